@@ -1,0 +1,301 @@
+"""RunAssembler: buffers steps per trace, builds the span tree and cuts it into AgentRuns.
+
+A trace's subtree is assembled when its local root ends (children end before parents), or
+early when it sits idle past the TTL or hits a bound; every early flush is counted.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
+
+_RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
+
+
+@dataclass(slots=True)
+class AgentRun:
+    """One agent invocation: its own steps in start order, nested agents as `delegate` steps."""
+
+    agent: str
+    trace_id: int
+    start_ns: int
+    end_ns: int
+    error: str | None = None
+    limits: frozenset[str] = frozenset()
+    steps: list[Step] = field(default_factory=list)
+    delegations: list[tuple[str, str]] = field(default_factory=list)
+    input_chars: int | None = None
+    scores: tuple[float, ...] = ()
+    tool_definitions: frozenset[str] = frozenset()
+
+    @property
+    def duration_s(self) -> float:
+        return max(self.end_ns - self.start_ns, 0) / 1e9
+
+
+class _Builder:
+    """A run under construction while the tree is walked."""
+
+    __slots__ = ("agent", "span", "parent_span_id", "steps", "delegations", "extra_spans")
+
+    def __init__(self, agent: str, span: Step | None) -> None:
+        self.agent = agent
+        self.span = span
+        self.parent_span_id = span.parent_id if span is not None else None
+        self.steps: list[Step] = []
+        self.delegations: list[tuple[str, str]] = []
+        self.extra_spans: list[Step] = []
+
+    def add(self, step: Step) -> None:
+        self.steps.append(step)
+        if step.handoff_to is not None:
+            self.delegations.append((step.handoff_from or self.agent, step.handoff_to))
+
+    def build(self, trace_id: int) -> AgentRun:
+        steps = sorted(self.steps, key=lambda s: (s.start_ns, s.end_ns))
+        spans = ([self.span] if self.span is not None else []) + self.extra_spans
+        if self.span is not None:
+            start, end = self.span.start_ns, self.span.end_ns
+            error = next((s.error for s in spans if s.error), None)
+        else:
+            start = min((s.start_ns for s in steps), default=0)
+            end = max((s.end_ns for s in steps), default=0)
+            llm = [s for s in steps if s.kind == LLM]
+            error = llm[-1].error if llm else None
+        limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
+        input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
+        if input_chars is None:
+            input_chars = next(
+                (s.input_chars for s in steps if s.kind == LLM and s.input_chars is not None), None
+            )
+        return AgentRun(
+            agent=self.agent,
+            trace_id=trace_id,
+            start_ns=start,
+            end_ns=end,
+            error=error,
+            limits=limits,
+            steps=steps,
+            delegations=self.delegations,
+            input_chars=input_chars,
+            scores=tuple(x for s in (*spans, *steps) for x in s.scores),
+            tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+        )
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace(" ", "_").replace("-", "_")
+
+
+def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
+    """A hand-off tool in A followed by a sibling invocation of B is the edge A -> B."""
+    pending: list[tuple[_Builder, Step]] = [
+        (b, s)
+        for b in builders
+        for s in b.steps
+        if (s.handoff_tool or s.kind == HANDOFF) and s.handoff_to is None
+    ]
+    if not pending:
+        return
+    used: set[int] = set()
+    targets = sorted((b for b in builders if b.span is not None), key=lambda b: b.span.start_ns)  # type: ignore[union-attr]
+    for target in targets:
+        assert target.span is not None
+        candidates = [
+            (src, step)
+            for src, step in pending
+            if step.span_id not in used
+            and src is not target
+            and src.agent != target.agent
+            and src.parent_span_id == target.parent_span_id
+            and step.start_ns <= target.span.start_ns
+        ]
+        if not candidates:
+            continue
+        named = [c for c in candidates if c[1].handoff_hint and _norm(c[1].handoff_hint) == _norm(target.agent)]
+        src, step = max(named or candidates, key=lambda c: c[1].start_ns)
+        used.add(step.span_id)
+        src.delegations.append((src.agent, target.agent))
+    for src, step in pending:
+        if step.span_id not in used and step.handoff_hint:
+            src.delegations.append((src.agent, step.handoff_hint))
+
+
+def assemble(steps: Iterable[Step]) -> list[AgentRun]:
+    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules)."""
+    by_id: dict[int, Step] = {}
+    for s in steps:
+        by_id.setdefault(s.span_id, s)
+    if not by_id:
+        return []
+    trace_id = next(iter(by_id.values())).trace_id
+    children: dict[int, list[Step]] = defaultdict(list)
+    roots: list[Step] = []
+    for s in by_id.values():
+        if s.parent_id is not None and s.parent_id != s.span_id and s.parent_id in by_id:
+            children[s.parent_id].append(s)
+        else:
+            roots.append(s)
+    builders: list[_Builder] = []
+    orphans: dict[str, _Builder] = {}
+    visited: set[int] = set()
+
+    def walk(root: Step) -> None:
+        stack: list[tuple[Step, _Builder | None]] = [(root, None)]
+        while stack:
+            step, current = stack.pop()
+            if step.span_id in visited:
+                continue
+            visited.add(step.span_id)
+            here = current
+            if step.kind == AGENT and step.agent:
+                if current is not None and current.agent == step.agent:
+                    current.extra_spans.append(step)
+                else:
+                    here = _Builder(step.agent, step)
+                    builders.append(here)
+                    if current is not None:
+                        current.steps.append(_delegate_step(step))
+                        current.delegations.append((current.agent, step.agent))
+            elif step.kind in _RUN_STEP_KINDS:
+                owner = current
+                if owner is None:
+                    owner = orphans.get(step.fallback_agent)
+                    if owner is None:
+                        owner = orphans[step.fallback_agent] = _Builder(step.fallback_agent, None)
+                owner.add(step)
+            kids = children.get(step.span_id)
+            if kids:
+                kids.sort(key=lambda k: k.start_ns, reverse=True)
+                stack.extend((k, here) for k in kids)
+
+    for root in sorted(roots, key=lambda r: r.start_ns):
+        walk(root)
+    for s in sorted(by_id.values(), key=lambda r: r.start_ns):
+        if s.span_id not in visited:  # parent-id cycles leave no root: start anywhere
+            walk(s)
+    all_builders = builders + list(orphans.values())
+    _resolve_sibling_handoffs(builders)
+    return [b.build(trace_id) for b in all_builders]
+
+
+def _delegate_step(agent_span: Step) -> Step:
+    return Step(
+        trace_id=agent_span.trace_id,
+        span_id=agent_span.span_id,
+        parent_id=agent_span.parent_id,
+        kind=DELEGATE,
+        start_ns=agent_span.start_ns,
+        end_ns=agent_span.end_ns,
+        fallback_agent=agent_span.fallback_agent,
+        agent=agent_span.agent,
+        error=agent_span.error,
+    )
+
+
+class _TraceBuffer:
+    __slots__ = ("steps", "last_seen")
+
+    def __init__(self, now: float) -> None:
+        self.steps: dict[int, Step] = {}
+        self.last_seen = now
+
+
+class RunAssembler:
+    """Bounded per-trace buffering; thread-safe; returns the runs each call completes."""
+
+    def __init__(
+        self,
+        *,
+        max_traces: int = 10_000,
+        max_spans_per_trace: int = 10_000,
+        idle_ttl_s: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.max_traces = max_traces
+        self.max_spans_per_trace = max_spans_per_trace
+        self.idle_ttl_s = idle_ttl_s
+        self._clock = clock
+        self._traces: OrderedDict[int, _TraceBuffer] = OrderedDict()
+        self._lock = threading.Lock()
+        self.flushed_early: dict[str, int] = {
+            "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "shutdown": 0
+        }
+
+    @property
+    def traces_in_flight(self) -> int:
+        return len(self._traces)
+
+    def add(self, step: Step, local_root: bool) -> list[AgentRun]:
+        """Buffer a step; when it is a local root, assemble its finished subtree."""
+        now = self._clock()
+        runs: list[AgentRun] = []
+        with self._lock:
+            buf = self._traces.get(step.trace_id)
+            if buf is None:
+                if len(self._traces) >= self.max_traces:
+                    _, oldest = self._traces.popitem(last=False)
+                    self.flushed_early["trace_limit"] += 1
+                    runs.extend(assemble(oldest.steps.values()))
+                buf = self._traces[step.trace_id] = _TraceBuffer(now)
+            else:
+                self._traces.move_to_end(step.trace_id)
+                buf.last_seen = now
+            buf.steps[step.span_id] = step
+            if local_root:
+                subtree = _take_subtree(buf.steps, step.span_id)
+                if not buf.steps:
+                    del self._traces[step.trace_id]
+                runs.extend(assemble(subtree))
+            elif len(buf.steps) >= self.max_spans_per_trace:
+                del self._traces[step.trace_id]
+                self.flushed_early["span_limit"] += 1
+                runs.extend(assemble(buf.steps.values()))
+        return runs
+
+    def sweep(self) -> list[AgentRun]:
+        """Assemble traces idle past the TTL (stragglers whose root never ends here)."""
+        deadline = self._clock() - self.idle_ttl_s
+        runs: list[AgentRun] = []
+        with self._lock:
+            while self._traces:
+                trace_id, buf = next(iter(self._traces.items()))
+                if buf.last_seen > deadline:
+                    break
+                del self._traces[trace_id]
+                self.flushed_early["idle_ttl"] += 1
+                runs.extend(assemble(buf.steps.values()))
+        return runs
+
+    def flush_all(self, reason: str | None = None) -> list[AgentRun]:
+        """Assemble everything still buffered (shutdown, end of an offline file)."""
+        with self._lock:
+            buffers = list(self._traces.values())
+            self._traces.clear()
+            if reason is not None:
+                self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
+        return [run for buf in buffers for run in assemble(buf.steps.values())]
+
+
+def _take_subtree(steps: dict[int, Step], root_id: int) -> list[Step]:
+    """Remove and return the root and its buffered descendants; other subtrees stay."""
+    children: dict[int, list[int]] = defaultdict(list)
+    for s in steps.values():
+        if s.parent_id is not None:
+            children[s.parent_id].append(s.span_id)
+    taken: list[Step] = []
+    stack = [root_id]
+    seen: set[int] = set()
+    while stack:
+        sid = stack.pop()
+        if sid in seen or sid not in steps:
+            continue
+        seen.add(sid)
+        taken.append(steps.pop(sid))
+        stack.extend(children.get(sid, ()))
+    return taken

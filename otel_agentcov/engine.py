@@ -1,0 +1,95 @@
+"""CoverageEngine: SpanRecord -> classify -> RunAssembler -> CoverageState, behind one lock.
+
+Every front door (SDK processor, OTLP files and service, trial files) feeds this same engine.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from .assembler import RunAssembler
+from .records import SpanRecord
+from .semconv import KINDS, classify
+from .snapshot import Snapshot, compute_snapshot
+from .spec import CoverageSpec
+from .state import CoverageState, Limits
+
+MAX_NAME_CHARS = 256
+
+
+def _clip(value: str | None) -> str | None:
+    return value[:MAX_NAME_CHARS] if value is not None and len(value) > MAX_NAME_CHARS else value
+
+
+class CoverageEngine:
+    """Thread-safe ingestion and snapshots; counts every span it sees, keeps or drops."""
+
+    def __init__(
+        self,
+        spec: CoverageSpec | None = None,
+        *,
+        max_traces: int = 10_000,
+        max_spans_per_trace: int = 10_000,
+        idle_ttl_s: float = 60.0,
+        limits: Limits | None = None,
+    ) -> None:
+        self.spec = spec if spec is not None else CoverageSpec.empty()
+        self.assembler = RunAssembler(
+            max_traces=max_traces, max_spans_per_trace=max_spans_per_trace, idle_ttl_s=idle_ttl_s
+        )
+        self.state = CoverageState(limits)
+        self.lock = threading.RLock()
+        self.by_kind: dict[str, int] = dict.fromkeys(KINDS, 0)
+        self.dropped: dict[str, int] = {}
+        self.internal_errors = 0
+        self._state_attributes = self.spec.state_attribute_names
+
+    def count_drop(self, reason: str, n: int = 1) -> None:
+        with self.lock:
+            self.dropped[reason] = self.dropped.get(reason, 0) + n
+
+    def ingest(self, record: SpanRecord) -> None:
+        """Classify one span and fold any runs it completes; invalid spans are counted drops."""
+        if record.trace_id == 0 or record.span_id == 0:
+            self.count_drop("invalid_ids")
+            return
+        if record.end_ns < record.start_ns:
+            self.count_drop("end_before_start")
+            return
+        step = classify(record, self._state_attributes)
+        step.tool, step.model = _clip(step.tool), _clip(step.model)
+        step.agent, step.fallback_agent = _clip(step.agent), _clip(step.fallback_agent) or ""
+        local_root = record.parent_id is None or record.parent_remote
+        with self.lock:
+            self.by_kind[step.kind] += 1
+            for run in self.assembler.add(step, local_root):
+                self.state.update(run, self.spec.for_agent(run.agent))
+
+    def sweep(self) -> None:
+        with self.lock:
+            for run in self.assembler.sweep():
+                self.state.update(run, self.spec.for_agent(run.agent))
+
+    def flush_all(self, reason: str | None = None) -> None:
+        """Finish every buffered trace now (end of input, or shutdown)."""
+        with self.lock:
+            for run in self.assembler.flush_all(reason):
+                self.state.update(run, self.spec.for_agent(run.agent))
+
+    def span_stats(self) -> dict[str, Any]:
+        with self.lock:
+            classified = sum(self.by_kind.values())
+            return {
+                "processed": classified + sum(self.dropped.values()),
+                "by_kind": dict(self.by_kind),
+                "dropped": dict(sorted(self.dropped.items())),
+                "flushed_early": dict(self.assembler.flushed_early),
+                "traces_in_flight": self.assembler.traces_in_flight,
+                "label_overflow": dict(self.state.overflow),
+                "internal_errors": self.internal_errors,
+            }
+
+    def snapshot(self) -> Snapshot:
+        with self.lock:
+            return compute_snapshot(self.state, self.spec, self.span_stats())

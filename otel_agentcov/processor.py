@@ -1,0 +1,146 @@
+"""AgentCoverageProcessor: the in-process front door, an OpenTelemetry SpanProcessor.
+
+`on_end` only appends the span to a bounded queue (no I/O, no locks on the common path,
+never raises); a worker thread classifies and assembles off the host's threads.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from typing import Any
+
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+
+from .engine import CoverageEngine
+from .records import from_readable_span
+from .snapshot import Snapshot
+from .spec import CoverageSpec
+from .state import Limits
+
+_log = logging.getLogger(__name__)
+
+
+class AgentCoverageProcessor(SpanProcessor):
+    """Maps ended GenAI spans into coverage state; `snapshot()` is the computed report."""
+
+    def __init__(
+        self,
+        spec: CoverageSpec | None = None,
+        *,
+        max_queue: int = 100_000,
+        max_traces: int = 10_000,
+        max_spans_per_trace: int = 10_000,
+        idle_ttl_s: float = 60.0,
+        flush_interval_s: float = 0.5,
+        limits: Limits | None = None,
+    ) -> None:
+        self.engine = CoverageEngine(
+            spec,
+            max_traces=max_traces,
+            max_spans_per_trace=max_spans_per_trace,
+            idle_ttl_s=idle_ttl_s,
+            limits=limits,
+        )
+        self._queue: deque[ReadableSpan] = deque()
+        self._max_queue = max_queue
+        self._wake_at = max(1, min(max_queue // 4, 4096))
+        self._flush_interval_s = flush_interval_s
+        self._drain_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopped = threading.Event()
+        self._shutdown_lock = threading.Lock()
+        self._is_shutdown = False
+        self._worker = threading.Thread(target=self._work, name="agentcov-worker", daemon=True)
+        self._worker.start()
+
+    @property
+    def spec(self) -> CoverageSpec:
+        return self.engine.spec
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        """Nothing to do: GenAI attributes are only complete when the span ends."""
+
+    def on_end(self, span: ReadableSpan) -> None:
+        """Enqueue only; the host thread never waits on coverage work."""
+        try:
+            if self._is_shutdown:
+                self.engine.count_drop("after_shutdown")
+                return
+            queue = self._queue
+            if len(queue) >= self._max_queue:
+                self.engine.count_drop("queue_full")
+                return
+            queue.append(span)
+            if len(queue) >= self._wake_at:
+                self._wake.set()
+        except Exception:  # never raise into the host application
+            self._internal_error()
+
+    def _internal_error(self) -> None:
+        try:
+            with self.engine.lock:
+                self.engine.internal_errors += 1
+            _log.debug("agentcov internal error", exc_info=True)
+        except Exception:  # pragma: no cover - last line of defence
+            pass
+
+    def _drain(self) -> None:
+        with self._drain_lock:
+            queue = self._queue
+            ingest = self.engine.ingest
+            while True:
+                try:
+                    span = queue.popleft()
+                except IndexError:
+                    break
+                try:
+                    ingest(from_readable_span(span))
+                except Exception:
+                    self.engine.count_drop("malformed")
+                    self._internal_error()
+            self.engine.sweep()
+
+    def _work(self) -> None:
+        while not self._stopped.is_set():
+            self._wake.wait(self._flush_interval_s)
+            self._wake.clear()
+            try:
+                self._drain()
+            except Exception:
+                self._internal_error()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        """Every span ended before this call is classified and visible to `snapshot()`."""
+        try:
+            self._drain()
+            return True
+        except Exception:
+            self._internal_error()
+            return False
+
+    def shutdown(self) -> None:
+        """Idempotent: stops the worker, processes what is queued and finishes open traces."""
+        with self._shutdown_lock:
+            if self._is_shutdown:
+                return
+            self._is_shutdown = True
+        self._stopped.set()
+        self._wake.set()
+        if self._worker is not threading.current_thread():
+            self._worker.join(timeout=5.0)
+        try:
+            self._drain()
+            self.engine.flush_all("shutdown")
+        except Exception:
+            self._internal_error()
+
+    def snapshot(self) -> Snapshot:
+        """The current report; spans queued so far are processed first."""
+        self._drain()
+        return self.engine.snapshot()
+
+    def span_stats(self) -> dict[str, Any]:
+        return self.engine.span_stats()

@@ -1,0 +1,60 @@
+"""SpanRecord: the one normalized view every input (SDK, OTLP, trial files) is converted to.
+
+Converting is the only input-specific code; everything downstream reads SpanRecords only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from opentelemetry.sdk.trace import ReadableSpan
+
+STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
+_EMPTY: Mapping[str, Any] = {}
+
+
+@dataclass(slots=True)
+class SpanRecord:
+    """Just what classification needs; attribute values are read, never stored past classify."""
+
+    trace_id: int
+    span_id: int
+    parent_id: int | None
+    name: str
+    kind: int = 0
+    start_ns: int = 0
+    end_ns: int = 0
+    status_code: int = STATUS_UNSET
+    status_description: str | None = None
+    attributes: Mapping[str, Any] = field(default_factory=dict)
+    events: Sequence[tuple[str, Mapping[str, Any]]] = ()
+    scope_name: str = ""
+    resource_attributes: Mapping[str, Any] = field(default_factory=dict)
+    parent_remote: bool = False
+
+
+def from_readable_span(span: ReadableSpan) -> SpanRecord:
+    """Convert an SDK span; runs off the host's hot path (in the processor's worker)."""
+    ctx = span.context
+    parent = span.parent
+    status = span.status
+    scope = span.instrumentation_scope
+    resource = span.resource
+    return SpanRecord(
+        trace_id=ctx.trace_id if ctx is not None else 0,
+        span_id=ctx.span_id if ctx is not None else 0,
+        parent_id=parent.span_id if parent is not None else None,
+        parent_remote=bool(parent.is_remote) if parent is not None else False,
+        name=span.name or "",
+        kind=span.kind.value,
+        start_ns=span.start_time or 0,
+        end_ns=span.end_time or 0,
+        status_code=status.status_code.value,
+        status_description=status.description,
+        attributes=span.attributes or _EMPTY,
+        events=tuple((e.name, e.attributes or _EMPTY) for e in span.events),
+        scope_name=scope.name if scope is not None else "",
+        resource_attributes=resource.attributes if resource is not None else _EMPTY,
+    )

@@ -1,0 +1,28 @@
+"""Reporters: each renders the same report dict (``Snapshot.to_dict()``), none recomputes it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from otel_agentcov.reporting.json_report import render_json
+from otel_agentcov.reporting.markdown import render_markdown
+from otel_agentcov.reporting.text import render_text
+
+_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+    "text": render_text,
+    "json": render_json,
+    "markdown": render_markdown,
+}
+FORMATS = tuple(_RENDERERS)  # ("text", "json", "markdown")
+
+
+def render(report: Mapping[str, Any], fmt: str) -> str:
+    """Render ``report`` in ``fmt``; an unknown format is a one-line user error."""
+    renderer = _RENDERERS.get(fmt)
+    if renderer is None:
+        raise ValueError(f"unknown report format {fmt!r} (expected one of: {', '.join(FORMATS)})")
+    return renderer(report)
+
+
+__all__ = ["FORMATS", "render", "render_json", "render_markdown", "render_text"]

@@ -1,0 +1,171 @@
+"""Formatting shared by the text and Markdown reporters.
+
+Both reporters phrase numbers, statuses and per-dimension details the same way, so the wording
+lives here once; the reporters only decide layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+DIMENSIONS = ("tool", "path", "state", "boundary", "model")
+BAR_WIDTH = 20
+STRONG_AT = 0.80
+MODERATE_AT = 0.50
+NA = "n/a"
+FILLED, EMPTY, ABSENT = "█", "░", "·"
+INSUFFICIENT_NOTE = "fewer runs than min_runs: estimates are unreliable"
+NO_RUNS = "no agent runs recorded"
+
+
+def scaled(ratio: float, steps: int) -> int:
+    """Round ``ratio * steps``, but never to full unless complete nor to zero unless nothing.
+
+    A 99.6% dimension shown as "100%" or a full bar would hide a gap, so the ends are exact.
+    """
+    value = round(ratio * steps)
+    if ratio < 1.0:
+        value = min(value, steps - 1)
+    if ratio > 0.0:
+        value = max(value, 1)
+    return value
+
+
+def percent(ratio: float | None) -> str:
+    """A 0..1 ratio as a whole percentage (``80%``), ``n/a`` when there is nothing to measure."""
+    return NA if ratio is None else f"{scaled(ratio, 100)}%"
+
+
+def percent_of_100(value: float | None) -> str:
+    """A 0..100 value (the ``edges.*_pct`` fields) phrased like :func:`percent`."""
+    return percent(None if value is None else value / 100.0)
+
+
+def bar(ratio: float | None) -> str:
+    """A fixed-width bar; a dotted bar for n/a so it cannot be mistaken for 0%."""
+    if ratio is None:
+        return ABSENT * BAR_WIDTH
+    filled = scaled(ratio, BAR_WIDTH)
+    return FILLED * filled + EMPTY * (BAR_WIDTH - filled)
+
+
+def status(overall: float | None) -> str:
+    """The AgentAssay verdict for an overall score (thresholds are inclusive)."""
+    if overall is None:
+        return NA
+    if overall >= STRONG_AT:
+        return "STRONG"
+    if overall >= MODERATE_AT:
+        return "MODERATE"
+    return "WEAK"
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 run`` / ``2 runs``: reports read as prose."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def number(value: float | int | None) -> str:
+    """A measured value without float noise (``0.8``, ``12``), ``n/a`` for None."""
+    if value is None:
+        return NA
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def excluded_reason(agent: Mapping[str, Any], dimension: str) -> str:
+    """Why a dimension is n/a, as the snapshot recorded it."""
+    reason = agent["coverage"].get("excluded", {}).get(dimension)
+    return str(reason) if reason else "nothing to measure"
+
+
+def _estimate(observed: int, estimated: float | None, noun: str) -> str:
+    if estimated is None:
+        return f"{plural(observed, noun)} seen"
+    return f"{plural(observed, noun)} seen of ~{round(estimated)} estimated"
+
+
+def dimension_detail(agent: Mapping[str, Any], dimension: str) -> str:
+    """What a dimension's ratio counts (``4/5 tools``), or why it is n/a."""
+    ratio = agent["coverage"][dimension]
+    if ratio is None:
+        return excluded_reason(agent, dimension)
+    if dimension == "tool":
+        tools = agent["tools"]
+        known: Sequence[str] = tools["known"]
+        called = sum(1 for tool in known if tool in tools["called"])
+        kind = "discovered tools" if tools.get("discovered") else "tools"
+        return f"{called}/{len(known)} {kind}"
+    if dimension == "path":
+        paths = agent["paths"]
+        expected = paths.get("expected")
+        if expected:
+            return f"{round(ratio * expected)}/{expected} expected paths"
+        return _estimate(paths["observed"], paths["estimated"], "path")
+    if dimension == "state":
+        states = agent["states"]
+        return _estimate(states["observed"], states["estimated"], "state")
+    if dimension == "boundary":
+        hits: Mapping[str, bool] = agent["boundaries"]
+        return f"{sum(1 for hit in hits.values() if hit)}/{len(hits)} conditions"
+    known_models = len(agent["models"]["known"])
+    return f"{round(ratio * known_models)}/{known_models} models"
+
+
+def restricted_totals(edges: Mapping[str, Any]) -> dict[str, int]:
+    """Restricted attempts summed per tool over outcomes, in first-seen order."""
+    totals: dict[str, int] = {}
+    for attempt in edges["restricted"]:
+        totals[attempt["tool"]] = totals.get(attempt["tool"], 0) + attempt["count"]
+    return totals
+
+
+def edges_summary(edges: Mapping[str, Any]) -> str:
+    """The one-line tool-edge verdict: allowed and delegation coverage, attempts, gate."""
+    attempts = f"restricted attempts {edges['restricted_attempts']}"
+    totals = restricted_totals(edges)
+    if totals:
+        attempts += " (" + ", ".join(f"{tool} ×{n}" for tool, n in totals.items()) + ")"
+    gate = "gate passed" if edges["gate_passed"] == 1 else "gate FAILED"
+    return " · ".join(
+        (
+            f"allowed {percent_of_100(edges['allowed_pct'])}",
+            f"delegation {percent_of_100(edges['delegation_pct'])}",
+            attempts,
+            gate,
+        )
+    )
+
+
+def concern_text(concern: Mapping[str, Any]) -> str:
+    """``high: pass rate ... below 80%``."""
+    return f"{concern['severity']}: {concern['message']}"
+
+
+def weakest_summary(coverage: Mapping[str, Any]) -> str:
+    """``boundary (40%)``, or n/a when no dimension was measured."""
+    weakest = coverage.get("weakest")
+    if weakest is None:
+        return NA
+    return f"{weakest} ({percent(coverage[weakest])})"
+
+
+def runs_header(agent_name: str, agent: Mapping[str, Any]) -> str:
+    """``agent coverage: triage_agent (50 runs)``."""
+    return f"agent coverage: {agent_name} ({plural(agent['runs']['count'], 'run')})"
+
+
+def spans_summary(spans: Mapping[str, Any]) -> str:
+    """Self-accounting of the input: what was processed by kind, and what was dropped why."""
+    by_kind: Mapping[str, int] = spans.get("by_kind", {})
+    line = f"spans: {spans['processed']} processed"
+    if by_kind:
+        line += " (" + " · ".join(f"{kind} {n}" for kind, n in by_kind.items()) + ")"
+    dropped = {reason: n for reason, n in spans.get("dropped", {}).items() if n}
+    line += f", dropped {sum(dropped.values())}"
+    if dropped:
+        line += " (" + " · ".join(f"{reason} {n}" for reason, n in dropped.items()) + ")"
+    return line
+

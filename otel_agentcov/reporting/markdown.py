@@ -1,0 +1,147 @@
+"""GitHub-flavoured Markdown report, sized for a pull-request comment."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from otel_agentcov.reporting import _format as fmt
+
+# Characters that start Markdown/HTML syntax anywhere; `_` only acts at a word boundary in GFM, so
+# intraword underscores (snake_case names) are left alone to keep the source readable.
+_SPECIAL = re.compile(r"([\\`*\[\]<>|])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+_NONE = "_none_"
+_SUMMARY_HEAD = (
+    "agent", "runs", "overall", "status", "tool", "path", "state", "boundary", "model",
+    "restricted attempts", "gate",
+)
+
+
+def escape(text: object) -> str:
+    """Make a name or message from a trace safe inside a table cell or heading."""
+    flat = " ".join(str(text).splitlines())
+    return _SPECIAL.sub(lambda m: "\\" + m.group(0), flat)
+
+
+def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
+    """A GFM table; cells must already be escaped."""
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines.extend("| " + " | ".join(row) + " |" for row in rows)
+    return lines
+
+
+def _gate(edges: Mapping[str, Any]) -> str:
+    return "passed" if edges["gate_passed"] == 1 else "**FAILED**"
+
+
+def _summary_row(name: str, agent: Mapping[str, Any]) -> list[str]:
+    coverage = agent["coverage"]
+    return [
+        escape(name),
+        str(agent["runs"]["count"]),
+        fmt.percent(coverage["overall"]),
+        fmt.status(coverage["overall"]),
+        *(fmt.percent(coverage[d]) for d in fmt.DIMENSIONS),
+        str(agent["edges"]["restricted_attempts"]),
+        _gate(agent["edges"]),
+    ]
+
+
+def _runs_line(agent: Mapping[str, Any]) -> str:
+    runs = agent["runs"]
+    parts = [f"**{fmt.plural(runs['count'], 'run')}**", fmt.plural(runs["errors"], "error")]
+    if runs["pass_rate"] is not None:
+        rate = f"pass rate {fmt.percent(runs['pass_rate'])}"
+        ci = runs.get("pass_rate_ci95")
+        if ci is not None:
+            rate += f" (95% CI {fmt.percent(ci[0])}–{fmt.percent(ci[1])})"
+        parts.append(rate)
+    return " · ".join(parts)
+
+
+def _tool_status(tool: str, agent: Mapping[str, Any], restricted: Mapping[str, int]) -> str:
+    tools = agent["tools"]
+    if tool in restricted:
+        return "restricted"
+    if tool in tools["known"]:
+        return "covered" if tool in tools["called"] else "uncovered"
+    if tool in tools["undeclared"]:
+        return "undeclared"
+    return "called"  # declared elsewhere in the spec (e.g. only under tool_edges), outside K
+
+
+def _tools_section(agent: Mapping[str, Any]) -> list[str]:
+    tools = agent["tools"]
+    restricted = fmt.restricted_totals(agent["edges"])
+    listed = [*tools["known"], *tools["called"], *tools["undeclared"], *restricted]
+    names = list(dict.fromkeys(listed))
+    rows = []
+    for tool in names:
+        counts = tools["called"].get(tool, {"ok": 0, "error": 0})
+        status = _tool_status(tool, agent, restricted)
+        rows.append([escape(tool), str(counts["ok"]), str(counts["error"]), status])
+    return _table_or_none(("tool", "ok", "error", "status"), rows)
+
+
+def _or_none(lines: list[str]) -> list[str]:
+    """An explicit "none" keeps every section present, so readers can tell empty from missing."""
+    return lines if lines else [_NONE]
+
+
+def _table_or_none(head: Sequence[str], rows: list[list[str]]) -> list[str]:
+    return _table(head, rows) if rows else [_NONE]
+
+
+def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
+    coverage = agent["coverage"]
+    edges = agent["edges"]
+    lines = [f"## {escape(name)}", "", _runs_line(agent)]
+    if coverage["insufficient_data"]:
+        lines += ["", f"> **Note:** {fmt.INSUFFICIENT_NOTE}"]
+    dimension_rows = [
+        [d, fmt.percent(coverage[d]), escape(fmt.dimension_detail(agent, d))]
+        for d in fmt.DIMENSIONS
+    ]
+    overall = coverage["overall"]
+    overall_detail = (
+        fmt.status(overall) if overall is not None else fmt.excluded_reason(agent, "overall")
+    )
+    dimension_rows.append(["**overall**", f"**{fmt.percent(overall)}**", escape(overall_detail)])
+    lines += ["", *_table(("dimension", "coverage", "detail"), dimension_rows)]
+    lines += ["", f"Weakest dimension: {escape(fmt.weakest_summary(coverage))}"]
+    lines += ["", f"Tool edges: {escape(fmt.edges_summary(edges))}"]
+    lines += ["", "### Tools", "", *_tools_section(agent)]
+    attempts = [
+        [escape(a["tool"]), escape(a["outcome"]), str(a["count"])] for a in edges["restricted"]
+    ]
+    lines += ["", "### Restricted attempts", ""]
+    lines += _table_or_none(("tool", "outcome", "count"), attempts)
+    delegations = [
+        [escape(d["from"]), escape(d["to"]), str(d["count"])] for d in agent["delegations"]
+    ]
+    lines += ["", "### Delegations", ""]
+    lines += _table_or_none(("from", "to", "count"), delegations)
+    lines += ["", "### Concerns", ""]
+    lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
+    results = [
+        [escape(e["target"]), fmt.number(e["value"]), "pass" if e["passed"] else "**FAIL**"]
+        for e in agent["expect"]
+    ]
+    lines += ["", "### Expectations", ""]
+    lines += _table_or_none(("target", "value", "result"), results)
+    return lines
+
+
+def render_markdown(report: Mapping[str, Any]) -> str:
+    """Render the report dict as Markdown: a fleet summary, then one section per agent."""
+    agents: Mapping[str, Any] = report["agents"]
+    lines = ["# Agent coverage", ""]
+    if agents:
+        lines += _table(_SUMMARY_HEAD, (_summary_row(name, a) for name, a in agents.items()))
+    else:
+        lines.append(fmt.NO_RUNS.capitalize() + ".")
+    for name, agent in agents.items():
+        lines += ["", *_agent_section(name, agent)]
+    lines += ["", f"_{escape(fmt.spans_summary(report['spans']))}_"]
+    return "\n".join(lines) + "\n"

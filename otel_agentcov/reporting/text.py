@@ -1,0 +1,57 @@
+"""Terminal report: the AgentAssay bar layout (DESIGN §6), one block per agent."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from otel_agentcov.reporting import _format as fmt
+
+WIDTH = 100
+LABEL_WIDTH = 20
+_MIN_RULE = 3
+
+
+def _header(title: str) -> str:
+    """Centre the title in a rule of ``=`` so every agent block starts at the same width."""
+    side = max(_MIN_RULE, (WIDTH - len(title) - 2) // 2)
+    line = f"{'=' * side} {title} {'=' * side}"
+    return line + "=" * (WIDTH - len(line))
+
+
+def _row(label: str, value: str) -> str:
+    return f"{label:<{LABEL_WIDTH}}{value}"
+
+
+def _score_row(label: str, ratio: float | None, detail: str) -> str:
+    return _row(label, f"{fmt.bar(ratio)} {fmt.percent(ratio):>5}  {detail}")
+
+
+def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
+    coverage = agent["coverage"]
+    lines = [_header(fmt.runs_header(name, agent))]
+    for dimension in fmt.DIMENSIONS:
+        label = f"{dimension.capitalize()} coverage"
+        detail = f"({fmt.dimension_detail(agent, dimension)})"
+        lines.append(_score_row(label, coverage[dimension], detail))
+    overall = coverage["overall"]
+    overall_detail = (
+        fmt.status(overall) if overall is not None else f"({fmt.excluded_reason(agent, 'overall')})"
+    )
+    lines.append(_score_row("Overall", overall, overall_detail))
+    lines.append(_row("Weakest dimension", fmt.weakest_summary(coverage)))
+    lines.append(_row("Tool edges", fmt.edges_summary(agent["edges"])))
+    concerns = "; ".join(fmt.concern_text(c) for c in agent["concerns"]) or "none"
+    lines.append(_row("Concerns", concerns))
+    if coverage["insufficient_data"]:
+        lines.append(_row("Note", fmt.INSUFFICIENT_NOTE))
+    return lines
+
+
+def render_text(report: Mapping[str, Any]) -> str:
+    """Render the report dict as the fixed-width terminal layout, ending with a newline."""
+    blocks = [_agent_block(name, agent) for name, agent in report["agents"].items()]
+    if not blocks:
+        blocks = [[fmt.NO_RUNS]]
+    blocks.append([fmt.spans_summary(report["spans"])])
+    return "\n\n".join("\n".join(block) for block in blocks) + "\n"

@@ -1,0 +1,260 @@
+"""Field extraction shared by every adapter: errors, models, tokens, tool lists, hand-off hints.
+
+Adapters only decide a span's kind and names; the normalized fields come from here, so a
+new convention family is a new adapter module, not an edit of every field rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..records import STATUS_ERROR, SpanRecord
+from .step import LLM, MAX_STEPS, TIMEOUT, TOOL, Step
+
+PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
+MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
+_MAX_STEPS_TEXT = "max turns exceeded"
+_CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
+HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
+_TRANSFER_PREFIX = "transfer_to_"
+_HANDOFF_PREFIX = "handoff to "
+UNKNOWN_AGENT = "unknown_agent"
+
+
+def short_error_name(raw: str) -> str:
+    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` both become `RateLimitError`."""
+    text = raw.strip()
+    match = _CLASS_REPR.match(text)
+    if match:
+        text = match.group(1)
+    return text.rsplit(".", 1)[-1] or "_OTHER"
+
+
+def error_type(record: SpanRecord) -> str | None:
+    """error.type, else the first exception event's type, else `_OTHER` for an ERROR status."""
+    attrs = record.attributes
+    raw = attrs.get("error.type")
+    if isinstance(raw, str) and raw:
+        return short_error_name(raw)
+    failed = record.status_code == STATUS_ERROR or attrs.get("gen_ai.tool.status") == "error"
+    if not failed:
+        return None
+    for name, event_attrs in record.events:
+        if name == "exception":
+            etype = event_attrs.get("exception.type")
+            if isinstance(etype, str) and etype:
+                return short_error_name(etype)
+    return "_OTHER"
+
+
+def limit_signal(record: SpanRecord, error: str | None) -> str | None:
+    """Which boundary a failure signals; the status text is read here only, never used as a label."""
+    if error is None:
+        return None
+    if error in MAX_STEPS_ERRORS:
+        return MAX_STEPS
+    if "timeout" in error.lower() or error == "DeadlineExceeded":
+        return TIMEOUT
+    description = record.status_description or ""
+    if _MAX_STEPS_TEXT in description.lower():
+        return MAX_STEPS
+    return None
+
+
+def as_str(value: Any) -> str | None:
+    """A non-empty string attribute, else None (wrong types are ignored, not trusted)."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_int(value: Any) -> int:
+    """Token counts arrive as int, float or str depending on the exporter; anything else is 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return max(value, 0)
+    if isinstance(value, float) and value == value:
+        return max(int(value), 0)
+    if isinstance(value, str) and value.isdigit():
+        return int(value)
+    return 0
+
+
+def agent_name(attrs: Mapping[str, Any], span_name: str, prefix: str = "invoke_agent ") -> str | None:
+    """An agent span's name from its attributes, else its span name; placeholders are no name."""
+    for key in ("gen_ai.agent.name", "agent_name", "agent.name"):
+        name = as_str(attrs.get(key))
+        if name:
+            break
+    else:
+        name = span_name[len(prefix) :].strip() if span_name.startswith(prefix) else None
+    return None if name is None or name in PLACEHOLDER_AGENT_NAMES else name
+
+
+def fallback_agent(record: SpanRecord) -> str:
+    """Where a step under no agent span is counted (DESIGN §4)."""
+    own = as_str(record.attributes.get("gen_ai.agent.name"))
+    if own and own not in PLACEHOLDER_AGENT_NAMES:
+        return own
+    return as_str(record.resource_attributes.get("service.name")) or UNKNOWN_AGENT
+
+
+def _loads(value: Any) -> Any:
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
+def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Names of the tools offered to the model (for tool discovery); schemas are not kept."""
+    names: list[str] = []
+    defs = _loads(attrs.get("gen_ai.tool.definitions"))
+    if defs is None:
+        params = _loads(attrs.get("model_request_parameters"))
+        if isinstance(params, dict):
+            defs = list(params.get("function_tools") or ()) + list(params.get("output_tools") or ())
+    if isinstance(defs, list):
+        for item in defs:
+            if isinstance(item, dict):
+                fn = item.get("function")
+                name = fn.get("name") if isinstance(fn, dict) else item.get("name")
+                if isinstance(name, str) and name:
+                    names.append(name)
+    return tuple(names)
+
+
+def _messages(value: Any) -> list[dict[str, Any]]:
+    parsed = _loads(value)
+    return [m for m in parsed if isinstance(m, dict)] if isinstance(parsed, list) else []
+
+
+def requested_tool_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Tool calls the model asked for in captured output (to see requests that never ran)."""
+    names: list[str] = []
+    for message in _messages(attrs.get("gen_ai.output.messages")):
+        for part in message.get("parts") or ():
+            if isinstance(part, dict) and part.get("type") == "tool_call":
+                name = part.get("name")
+                if isinstance(name, str) and name:
+                    names.append(name)
+    return tuple(names)
+
+
+def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
+    """Length of the first captured user message, or None when no content was captured."""
+    messages = _messages(attrs.get("gen_ai.input.messages"))
+    for message in messages:
+        if message.get("role") != "user":
+            continue
+        total = 0
+        for part in message.get("parts") or ():
+            if isinstance(part, dict) and part.get("type") == "text":
+                content = part.get("content")
+                total += len(content.strip()) if isinstance(content, str) else 0
+        return total
+    return None
+
+
+def finish_reason(attrs: Mapping[str, Any]) -> str:
+    reasons = attrs.get("gen_ai.response.finish_reasons")
+    if isinstance(reasons, str):
+        return reasons
+    if isinstance(reasons, Sequence) and reasons and isinstance(reasons[0], str):
+        return reasons[0]
+    return as_str(attrs.get("gen_ai.response.finish_reason")) or ""
+
+
+def evaluation_scores(record: SpanRecord) -> tuple[float, ...]:
+    """GenAI evaluation results attached to the span (used for the run score)."""
+    scores: list[float] = []
+    for name, event_attrs in record.events:
+        if name == "gen_ai.evaluation.result":
+            value = event_attrs.get("gen_ai.evaluation.score.value")
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                scores.append(float(value))
+    return tuple(scores)
+
+
+def _is_empty_result(attrs: Mapping[str, Any]) -> bool:
+    for key in ("gen_ai.tool.call.result", "tool_response", "output.value"):
+        if key in attrs:
+            value = attrs[key]
+            return value is None or (isinstance(value, str) and not value.strip())
+    return False
+
+
+def build_step(
+    record: SpanRecord,
+    kind: str,
+    state_attributes: Sequence[str],
+    *,
+    agent: str | None = None,
+    tool: str | None = None,
+) -> Step:
+    """Fill the normalized fields every convention shares; `kind` and names come from the adapter."""
+    attrs = record.attributes
+    error = error_type(record)
+    step = Step(
+        trace_id=record.trace_id,
+        span_id=record.span_id,
+        parent_id=record.parent_id,
+        kind=kind,
+        start_ns=record.start_ns,
+        end_ns=record.end_ns,
+        fallback_agent=fallback_agent(record),
+        agent=agent,
+        tool=tool,
+        error=error,
+        limit=limit_signal(record, error),
+        handoff_from=as_str(attrs.get("gen_ai.handoff.from_agent")),
+        handoff_to=as_str(attrs.get("gen_ai.handoff.to_agent"))
+        or as_str(attrs.get("gen_ai.transfer.target.name")),
+        scores=evaluation_scores(record),
+    )
+    if state_attributes:
+        step.state_extra = tuple(str(attrs.get(name, "")) for name in state_attributes)
+    if kind == LLM:
+        step.model = (
+            as_str(attrs.get("gen_ai.response.model"))
+            or as_str(attrs.get("gen_ai.request.model"))
+            or as_str(attrs.get("llm.model_name"))
+        )
+        step.input_tokens = as_int(attrs.get("gen_ai.usage.input_tokens")) or as_int(
+            attrs.get("gen_ai.usage.prompt_tokens")
+        )
+        out_key = "gen_ai.usage.output_tokens"
+        if out_key not in attrs:
+            out_key = "gen_ai.usage.completion_tokens"
+        step.output_tokens = as_int(attrs.get(out_key))
+        step.empty = out_key in attrs and step.output_tokens == 0 and error is None
+        step.finish_reason = finish_reason(attrs)
+        step.tool_definitions = tool_definition_names(attrs)
+        step.requested_tools = requested_tool_names(attrs)
+        step.input_chars = user_input_chars(attrs)
+        cost = attrs.get("gen_ai.usage.cost")
+        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
+            step.cost_usd = float(cost)
+    elif kind == TOOL:
+        step.decision = as_str(attrs.get("gen_ai.tool.call.decision"))
+        step.empty = error is None and _is_empty_result(attrs)
+        if tool is not None:
+            if tool in HANDOFF_TOOLS:
+                step.handoff_tool = True
+            elif tool.startswith(_TRANSFER_PREFIX):
+                step.handoff_tool = True
+                step.handoff_hint = tool[len(_TRANSFER_PREFIX) :]
+    else:
+        step.input_chars = user_input_chars(attrs)
+    return step
+
+
+def handoff_target_from_name(span_name: str) -> str | None:
+    """`handoff to <agent>` span names (OpenAI Agents via OpenInference)."""
+    if span_name.startswith(_HANDOFF_PREFIX):
+        return span_name[len(_HANDOFF_PREFIX) :].strip() or None
+    return None

@@ -1,0 +1,72 @@
+"""OpenTelemetry GenAI semantic conventions, every published shape (v1.27 to v1.41).
+
+Keyed on `gen_ai.operation.name`, falling back to the spec's span-name patterns for emitters
+that omit it (pydantic-ai v3, older instrumentations).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..records import SpanRecord
+from .common import agent_name, as_str, build_step
+from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
+
+LLM_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
+WORKFLOW_OPERATIONS = frozenset(
+    {"invoke_workflow", "invoke_swarm", "invoke_graph", "handle_conversation_turn"}
+)
+HANDOFF_OPERATIONS = frozenset({"agent_handoff", "handoff"})
+MERGED_TOOL = "(merged tools)"
+_NAME_PREFIXES = (
+    ("chat", LLM),
+    ("generate_content", LLM),
+    ("text_completion", LLM),
+    ("execute_tool", TOOL),
+    ("invoke_agent", AGENT),
+    ("invoke_workflow", WORKFLOW),
+)
+
+
+def _kind_from_operation(op: str) -> str:
+    if op in LLM_OPERATIONS:
+        return LLM
+    if op == "execute_tool":
+        return TOOL
+    if op == "invoke_agent":
+        return AGENT
+    if op in WORKFLOW_OPERATIONS:
+        return WORKFLOW
+    if op in HANDOFF_OPERATIONS:
+        return HANDOFF
+    return OTHER
+
+
+def _kind_from_name(name: str) -> str | None:
+    for prefix, kind in _NAME_PREFIXES:
+        if name == prefix or name.startswith(prefix + " "):
+            return kind
+    return None
+
+
+def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
+    """A Step for GenAI-convention spans; None when the span is not one of ours."""
+    attrs = record.attributes
+    op = as_str(attrs.get("gen_ai.operation.name"))
+    if op is not None:
+        kind = _kind_from_operation(op)
+    else:
+        by_name = _kind_from_name(record.name)
+        if by_name is None:
+            return None
+        kind = by_name
+    if kind == TOOL:
+        tool = as_str(attrs.get("gen_ai.tool.name"))
+        if tool is None and record.name.startswith("execute_tool "):
+            tool = record.name[len("execute_tool ") :].strip() or None
+        if tool is None or tool == MERGED_TOOL:
+            return build_step(record, OTHER, state_attributes)
+        return build_step(record, TOOL, state_attributes, tool=tool)
+    if kind == AGENT:
+        return build_step(record, AGENT, state_attributes, agent=agent_name(attrs, record.name))
+    return build_step(record, kind, state_attributes)

@@ -1,0 +1,43 @@
+"""Step: a classified span, with only the normalized fields coverage needs (no content)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER = "llm", "tool", "agent", "handoff", "workflow", "other"
+KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER)
+DELEGATE = "delegate"  # not a span kind: the token a nested agent run leaves in its caller's run
+MAX_STEPS, TIMEOUT = "max_steps", "timeout"
+
+
+@dataclass(slots=True)
+class Step:
+    """One span after classification; names and counts only, so nothing sensitive is kept."""
+
+    trace_id: int
+    span_id: int
+    parent_id: int | None
+    kind: str
+    start_ns: int
+    end_ns: int
+    fallback_agent: str
+    agent: str | None = None
+    tool: str | None = None
+    model: str | None = None
+    error: str | None = None
+    limit: str | None = None
+    finish_reason: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    empty: bool = False
+    handoff_from: str | None = None
+    handoff_to: str | None = None
+    handoff_tool: bool = False
+    handoff_hint: str | None = None
+    decision: str | None = None
+    tool_definitions: tuple[str, ...] = ()
+    requested_tools: tuple[str, ...] = ()
+    input_chars: int | None = None
+    scores: tuple[float, ...] = ()
+    state_extra: tuple[str, ...] = ()

@@ -1,0 +1,517 @@
+"""The coverage spec (``agentcov.yaml``, DESIGN §5).
+
+It is validated once, up front, so that a bad file is refused with one line naming the file and the
+place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the processing path.
+"""
+
+from __future__ import annotations
+
+import os
+import reprlib
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError, ValidationError, best_match
+
+CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
+DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
+EXPECT_TARGETS = (
+    "edges.allowed_pct",
+    "edges.restricted_attempts",
+    "edges.delegation_pct",
+    "edges.gate_passed",
+    *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
+    "runs.count",
+    "runs.pass_rate",
+    "runs.pass_rate_lower",
+    "runs.p95_duration_s",
+    "runs.behavior_consistency",
+)
+
+# Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
+_CACHE_LIMIT = 4096
+
+# Keywords a matcher schema may use at its top level: anything else is almost surely a typo
+# (``maximun: 0``) that JSON Schema would silently ignore, turning the gate into a no-op.
+_SCHEMA_KEYWORDS = frozenset(Draft202012Validator.VALIDATORS) | {
+    "$schema", "$id", "$anchor", "$dynamicAnchor", "$vocabulary", "$comment", "$defs",
+    "title", "description", "default", "examples", "deprecated", "readOnly", "writeOnly",
+    "then", "else", "contentEncoding", "contentMediaType", "contentSchema",
+}  # fmt: skip
+
+
+class SpecError(ValueError):
+    """A spec the user must fix; ``str()`` is one line: ``<source>: <path.inside>: <what>``."""
+
+
+@dataclass(frozen=True)
+class BoundarySpec:
+    """Thresholds that decide when a run counts as hitting a boundary condition (DESIGN §4)."""
+
+    max_steps: int | None = 25
+    timeout_s: float | None = 120.0
+    cost_limit_tokens: int | None = 200_000
+    cost_limit_usd: float | None = None
+    min_input_chars: int = 1
+    conditions: tuple[str, ...] = CONDITIONS  # enabled conditions, in CONDITIONS order
+
+
+@dataclass(frozen=True)
+class ExpectItem:
+    """One gate check: the value at ``target`` must validate against the JSON Schema ``schema``."""
+
+    target: str
+    schema: Mapping[str, Any] = field(hash=False)
+
+
+def _default_gate() -> tuple[ExpectItem, ...]:
+    """A fresh default gate, so no two specs share (and could mutate) one schema dict."""
+    return (ExpectItem(DEFAULT_GATE_TARGET, {"maximum": 0}),)
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """Everything the engine needs to know about one agent, with defaults already merged in."""
+
+    name: str
+    tools: tuple[str, ...] | None = None  # None = not declared
+    models: tuple[str, ...] = ()
+    allowed: tuple[str, ...] | None = None  # tool_edges.allowed; None = not declared
+    restricted: tuple[str, ...] = ()  # tool_edges.restricted
+    delegation: tuple[tuple[str, str], ...] = ()  # tool_edges.delegation as (from, to)
+    must_call: tuple[str, ...] = ()  # contract.must_call
+    expect: tuple[ExpectItem, ...] = field(default_factory=_default_gate)
+    granularity: str = "action"  # paths.granularity: action | tool
+    max_depth: int = 10  # paths.max_depth
+    expected_paths: tuple[tuple[str, ...], ...] | None = None  # paths.expected
+    state_attributes: tuple[str, ...] = ()
+    boundaries: BoundarySpec = BoundarySpec()
+    min_runs: int = 10
+    consistency_window: int = 100
+
+
+@dataclass(frozen=True)
+class ExpectResult:
+    """The outcome of one ExpectItem; ``reason`` says why it failed ("" when it passed)."""
+
+    target: str
+    value: float | int | None
+    passed: bool
+    reason: str
+
+
+# --- JSON Schema of the spec file. ``description`` doubles as the "expected ..." wording. ---
+
+
+def _object(props: Mapping[str, Any], required: Sequence[str] = ()) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": dict(props),
+        "required": list(required),
+        "additionalProperties": False,
+    }
+
+
+_NAME = {"type": "string", "minLength": 1}
+_STRINGS = {"type": "array", "items": _NAME, "description": "an array of strings"}
+_POSITIVE_INT = {"type": "integer", "minimum": 1}
+_POSITIVE_INT_OR_NULL = {"type": ["integer", "null"], "minimum": 1}
+_POSITIVE_NUMBER_OR_NULL = {"type": ["number", "null"], "exclusiveMinimum": 0}
+_PATH_TOKEN = {
+    "type": "string",
+    "pattern": "^(llm|tool|delegate|tool:.+|delegate:.+)$",
+    "description": "a path token (llm, tool, delegate, tool:<name> or delegate:<agent>)",
+}
+
+_ENTRY_PROPERTIES: dict[str, Any] = {
+    "tools": _STRINGS,
+    "models": _STRINGS,
+    "tool_edges": _object(
+        {
+            "allowed": _STRINGS,
+            "restricted": _STRINGS,
+            "delegation": {
+                "type": "array",
+                "items": _object({"from": _NAME, "to": _NAME}, required=("from", "to")),
+                "description": "an array of {from, to} mappings",
+            },
+        }
+    ),
+    "contract": _object({"must_call": _STRINGS}),
+    "expect": {
+        "type": "array",
+        "items": _object(
+            {
+                "target": {"enum": list(EXPECT_TARGETS)},
+                "matcher": _object(
+                    {"schema": {"type": "object", "description": "a JSON Schema mapping"}},
+                    required=("schema",),
+                ),
+            },
+            required=("target", "matcher"),
+        ),
+        "description": "an array of {target, matcher} mappings",
+    },
+    "paths": _object(
+        {
+            "granularity": {"enum": ["action", "tool"]},
+            "max_depth": _POSITIVE_INT,
+            "expected": {
+                "type": "array",
+                "items": {
+                    "type": "array",
+                    "items": _PATH_TOKEN,
+                    "description": "an array of path tokens",
+                },
+                "description": "an array of paths (each an array of path tokens)",
+            },
+        }
+    ),
+    "state_attributes": _STRINGS,
+    "boundaries": _object(
+        {
+            "max_steps": _POSITIVE_INT_OR_NULL,
+            "timeout_s": _POSITIVE_NUMBER_OR_NULL,
+            "cost_limit_tokens": _POSITIVE_INT_OR_NULL,
+            "cost_limit_usd": _POSITIVE_NUMBER_OR_NULL,
+            "min_input_chars": _POSITIVE_INT,
+            "conditions": {
+                "type": "array",
+                "items": {"enum": list(CONDITIONS)},
+                "description": "an array of condition names",
+            },
+        }
+    ),
+    "min_runs": _POSITIVE_INT,
+    "consistency_window": _POSITIVE_INT,
+}
+
+SPEC_SCHEMA: Mapping[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    **_object(
+        {
+            "version": {"const": 1},
+            "defaults": _object(_ENTRY_PROPERTIES),
+            "agents": {
+                "type": "array",
+                "items": _object({"name": _NAME, **_ENTRY_PROPERTIES}, required=("name",)),
+                "description": "an array of agent entries",
+            },
+        },
+        required=("version",),
+    ),
+    "description": "a spec mapping (version: 1, defaults, agents)",
+}
+_SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
+
+_TYPE_WORDS = {
+    "object": "a mapping",
+    "array": "an array",
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "null": "null",
+}
+_BOUND_WORDS = {
+    "minimum": "is less than the minimum of",
+    "maximum": "is greater than the maximum of",
+    "exclusiveMinimum": "is less than or equal to the minimum of",
+    "exclusiveMaximum": "is greater than or equal to the maximum of",
+}
+_repr = reprlib.Repr()
+_repr.maxstring = 40
+_repr.maxother = 40
+
+_PathPart = str | int
+
+
+def _show(value: Any) -> str:
+    """Render a value the way the user wrote it in YAML (``null``, ``true``), kept short."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        return repr(round(value, 4))
+    return _repr.repr(value)
+
+
+def _expected(schema: Mapping[str, Any]) -> str:
+    if "description" in schema:
+        return str(schema["description"])
+    types = schema.get("type", ())
+    names = [types] if isinstance(types, str) else types
+    return " or ".join(_TYPE_WORDS.get(t, t) for t in names)
+
+
+def _explain(err: ValidationError | SchemaError) -> tuple[list[_PathPart], str]:
+    """Turn a jsonschema error into (path inside the document, what was expected), in user words."""
+    path: list[_PathPart] = list(err.absolute_path)
+    instance: Any = err.instance
+    limit: Any = err.validator_value
+    schema: Any = err.schema
+    kind, got = err.validator, _show(instance)
+    if kind == "required":
+        return path + [next(k for k in limit if k not in instance)], "required key is missing"
+    if kind == "additionalProperties":
+        known = list(schema.get("properties", {}))
+        extra = next(k for k in instance if k not in known)
+        return path + [extra], f"unknown key; expected one of: {', '.join(known)}"
+    if kind == "type" or kind == "pattern":
+        return path, f"expected {_expected(schema)}, got {got}"
+    if kind == "const":
+        return path, f"expected {_show(limit)}, got {got}"
+    if kind == "enum":
+        return path, f"expected one of: {', '.join(map(str, limit))}; got {got}"
+    if kind == "minLength":
+        return path, f"expected a non-empty string, got {got}"
+    if kind in ("minimum", "exclusiveMinimum"):
+        sign = ">=" if kind == "minimum" else ">"
+        return path, f"expected a value {sign} {_show(limit)}, got {got}"
+    if kind in ("anyOf", "oneOf"):
+        return path, f"expected a valid value for this keyword, got {got}"
+    return path, err.message
+
+
+def _dotted(path: Sequence[_PathPart]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out or "(top level)"
+
+
+def _error(source: str, path: Sequence[_PathPart], what: str) -> SpecError:
+    line = f"{source}: {_dotted(path)}: {what}"
+    return SpecError(" ".join(part.strip() for part in line.splitlines()))
+
+
+def _matchers(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], Mapping[str, Any]]]:
+    """Every matcher schema in the document, with its path, defaults first."""
+    entries: list[tuple[list[_PathPart], Mapping[str, Any]]] = [
+        (["defaults"], doc.get("defaults", {}))
+    ]
+    entries += [(["agents", i], e) for i, e in enumerate(doc.get("agents", []))]
+    for prefix, entry in entries:
+        for j, item in enumerate(entry.get("expect", [])):
+            yield [*prefix, "expect", j, "matcher", "schema"], item["matcher"]["schema"]
+
+
+def _validate(doc: Any, source: str) -> None:
+    """Raise SpecError for the most relevant problem in ``doc``; return if it is a usable spec."""
+    err = best_match(_SPEC_VALIDATOR.iter_errors(doc))
+    if err is not None:
+        raise _error(source, *_explain(err))
+    for path, schema in _matchers(doc):
+        try:
+            Draft202012Validator.check_schema(schema)
+        except SchemaError as bad:
+            inner, what = _explain(bad)
+            raise _error(source, path + inner, what) from None
+        unknown = next((k for k in schema if k not in _SCHEMA_KEYWORDS), None)
+        if unknown is not None:
+            raise _error(source, [*path, unknown], "unknown JSON Schema keyword")
+    first: dict[str, int] = {}
+    for i, entry in enumerate(doc.get("agents", [])):
+        name = entry["name"]
+        if name in first:
+            what = f"duplicate agent name {name!r} (first at agents[{first[name]}])"
+            raise _error(source, ["agents", i, "name"], what)
+        first[name] = i
+
+
+# --- Building AgentSpecs from validated (and merged) entries. ---
+
+
+def _plain(value: Any) -> Any:
+    """A deep copy made of dicts and lists, which is what jsonschema checks types against."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+def _merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """Deep-merge mappings (``over`` wins); lists are replaced whole, never concatenated."""
+    out = dict(base)
+    for key, value in over.items():
+        below = out.get(key)
+        both = isinstance(below, Mapping) and isinstance(value, Mapping)
+        out[key] = _merge(below, value) if both else value  # type: ignore[arg-type]
+    return out
+
+
+def _int_or_none(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
+def _float_or_none(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _conditions(names: Sequence[str]) -> tuple[str, ...]:
+    return tuple(c for c in CONDITIONS if c in names)
+
+
+def _paths(value: Sequence[Sequence[str]]) -> tuple[tuple[str, ...], ...]:
+    return tuple(tuple(p) for p in value)
+
+
+def _delegation(value: Sequence[Mapping[str, str]]) -> tuple[tuple[str, str], ...]:
+    return tuple((d["from"], d["to"]) for d in value)
+
+
+def _expect(value: Sequence[Mapping[str, Any]]) -> tuple[ExpectItem, ...]:
+    return tuple(ExpectItem(x["target"], x["matcher"]["schema"]) for x in value)
+
+
+# (AgentSpec field, location in the entry, converter); absent keys keep the dataclass default.
+_AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
+    ("tools", ("tools",), tuple),
+    ("models", ("models",), tuple),
+    ("allowed", ("tool_edges", "allowed"), tuple),
+    ("restricted", ("tool_edges", "restricted"), tuple),
+    ("delegation", ("tool_edges", "delegation"), _delegation),
+    ("must_call", ("contract", "must_call"), tuple),
+    ("expect", ("expect",), _expect),
+    ("granularity", ("paths", "granularity"), str),
+    ("max_depth", ("paths", "max_depth"), int),
+    ("expected_paths", ("paths", "expected"), _paths),
+    ("state_attributes", ("state_attributes",), tuple),
+    ("min_runs", ("min_runs",), int),
+    ("consistency_window", ("consistency_window",), int),
+)
+_BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
+    "max_steps": _int_or_none,
+    "timeout_s": _float_or_none,
+    "cost_limit_tokens": _int_or_none,
+    "cost_limit_usd": _float_or_none,
+    "min_input_chars": int,
+    "conditions": _conditions,
+}
+
+
+def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
+    kwargs: dict[str, Any] = {}
+    for attr, where, convert in _AGENT_FIELDS:
+        node: Any = entry
+        for key in where:
+            node = node.get(key) if isinstance(node, Mapping) else None
+        if node is not None:
+            kwargs[attr] = convert(node)
+    bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
+    return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), **kwargs)
+
+
+class CoverageSpec:
+    """A validated spec: declared agent entries plus the fallback for agents it does not name."""
+
+    source: str
+    agents: Mapping[str, AgentSpec]
+
+    def __init__(self, source: str, document: Mapping[str, Any]) -> None:
+        """Build from an already validated plain document; use the classmethods to get one."""
+        self.source = source
+        self._document = document
+        defaults = document.get("defaults", {})
+        entries = document.get("agents", [])
+        self.agents = MappingProxyType(
+            {e["name"]: _agent(e["name"], _merge(defaults, e)) for e in entries}
+        )
+        star = self.agents.get("*")
+        self._fallback = star if star is not None else _agent("*", defaults)
+        self._cache: dict[str, AgentSpec] = dict(self.agents)
+        specs = (*self.agents.values(), self._fallback)
+        self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
+
+    @classmethod
+    def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:
+        """Load ``agentcov.yaml``; any problem (unreadable, not YAML, invalid) is one SpecError."""
+        source = os.fspath(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise SpecError(f"{source}: not UTF-8 text (bad byte at offset {exc.start})") from None
+        except OSError as exc:
+            raise SpecError(f"{source}: cannot read: {exc.strerror or exc}") from None
+        try:
+            data = yaml.safe_load(text)
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(top level)"
+            raise _error(source, [where], f"not valid YAML: {exc.problem or exc.context}") from None
+        except yaml.YAMLError as exc:
+            raise _error(source, [], f"not valid YAML: {exc}") from None
+        if data is None:
+            raise _error(source, [], "the file is empty; expected a spec with version: 1")
+        return cls.from_dict(data, source)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> CoverageSpec:
+        """Validate ``data`` (already-parsed YAML/JSON) and build the spec; ``source`` names it."""
+        document = _plain(data)
+        _validate(document, source)
+        return cls(source, document)
+
+    @classmethod
+    def empty(cls) -> CoverageSpec:
+        """The spec used when none is given: defaults everywhere, default gate for every agent."""
+        return cls.from_dict({"version": 1})
+
+    def for_agent(self, name: str) -> AgentSpec:
+        """The entry for ``name``; else the ``*`` entry renamed; else the defaults. Cached."""
+        spec = self._cache.get(name)
+        if spec is None:
+            spec = replace(self._fallback, name=name)
+            if len(self._cache) < _CACHE_LIMIT:
+                self._cache[name] = spec
+        return spec
+
+    def with_inventory(
+        self, tools: Sequence[str] | None, models: Sequence[str] | None
+    ) -> CoverageSpec:
+        """CLI ``--tools``/``--models`` act as defaults: entries declaring their own keep them."""
+        defaults = dict(self._document.get("defaults", {}))
+        if tools is not None:
+            defaults["tools"] = list(tools)
+        if models is not None:
+            defaults["models"] = list(models)
+        return type(self).from_dict({**self._document, "defaults": defaults}, self.source)
+
+    @property
+    def state_attribute_names(self) -> tuple[str, ...]:
+        """Every span attribute any entry folds into states, so inputs know what to keep."""
+        return self._state_attributes
+
+
+def _reason(err: ValidationError) -> str:
+    """A short failure reason; numbers are rounded so ratios do not print 16 digits."""
+    words = _BOUND_WORDS.get(str(err.validator))
+    if words is not None:
+        return f"{_show(err.instance)} {words} {_show(err.validator_value)}"
+    return err.message
+
+
+def evaluate_expect(
+    items: Sequence[ExpectItem], values: Mapping[str, float | int | None]
+) -> list[ExpectResult]:
+    """Check each item against ``values``; a missing value or an unknown target never passes."""
+    results = []
+    for item in items:
+        if item.target not in values:
+            results.append(ExpectResult(item.target, None, False, "unknown target"))
+            continue
+        value = values[item.target]
+        if value is None:
+            results.append(ExpectResult(item.target, None, False, "n/a: no value"))
+            continue
+        err = best_match(Draft202012Validator(item.schema).iter_errors(value))
+        reason = "" if err is None else _reason(err)
+        results.append(ExpectResult(item.target, value, err is None, reason))
+    return results

@@ -1,0 +1,138 @@
+"""The estimators of DESIGN §3, as pure functions, so each formula is tested against hand values."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from itertools import combinations
+from typing import Any
+
+Z95 = 1.959963984540054
+
+
+def frequency_counts(counts: Iterable[int]) -> tuple[int, int, int, int]:
+    """(S_obs, f1, f2, n): distinct items, seen once, seen twice, total observations."""
+    s_obs = f1 = f2 = n = 0
+    for c in counts:
+        if c <= 0:
+            continue
+        s_obs += 1
+        n += c
+        if c == 1:
+            f1 += 1
+        elif c == 2:
+            f2 += 1
+    return s_obs, f1, f2, n
+
+
+def chao1(s_obs: int, f1: int, f2: int) -> float:
+    """Bias-corrected Chao1 richness estimate: S_obs + f1(f1-1) / (2(f2+1))."""
+    return s_obs + f1 * (f1 - 1) / (2 * (f2 + 1))
+
+
+def good_turing(f1: int, n: int) -> float | None:
+    """Sample coverage 1 - f1/n: the chance the next observation is an already-seen item."""
+    return None if n == 0 else 1.0 - f1 / n
+
+
+def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval; well-behaved at 0 and n, unlike the normal approximation."""
+    if n <= 0:
+        return None
+    p = successes / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def geometric_mean(values: Sequence[float]) -> float | None:
+    """Geometric mean; 0 if any value is 0 (one unexercised dimension sinks the score)."""
+    if not values:
+        return None
+    if any(v <= 0.0 for v in values):
+        return 0.0
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """Jaccard similarity; two empty sets are identical behaviour."""
+    union = len(a | b)
+    return 1.0 if union == 0 else len(a & b) / union
+
+
+def mean_pairwise_jaccard(sets: Sequence[frozenset[str]]) -> float | None:
+    """Behaviour consistency: mean Jaccard over all pairs; needs two runs to mean anything."""
+    if len(sets) < 2:
+        return None
+    pairs = list(combinations(sets, 2))
+    return sum(jaccard(a, b) for a, b in pairs) / len(pairs)
+
+
+class LogHistogram:
+    """Mergeable quantile sketch with 1 % relative error (DDSketch-style log buckets).
+
+    Exact count/sum/min/max; bounded memory; merging is a sum of bucket counts, so it is
+    associative and commutative like the rest of CoverageState.
+    """
+
+    __slots__ = ("buckets", "count", "total", "zeros")
+    GAMMA = 1.02
+    _LOG_GAMMA = math.log(GAMMA)
+
+    def __init__(self) -> None:
+        self.buckets: dict[int, int] = {}
+        self.count = 0
+        self.total = 0.0
+        self.zeros = 0
+
+    def add(self, value: float) -> None:
+        self.count += 1
+        if value <= 0.0 or not math.isfinite(value):
+            self.zeros += 1
+            return
+        self.total += value
+        key = math.ceil(math.log(value) / self._LOG_GAMMA)
+        self.buckets[key] = self.buckets.get(key, 0) + 1
+
+    def merge(self, other: LogHistogram) -> None:
+        self.count += other.count
+        self.total += other.total
+        self.zeros += other.zeros
+        for k, c in other.buckets.items():
+            self.buckets[k] = self.buckets.get(k, 0) + c
+
+    def mean(self) -> float | None:
+        return None if self.count == 0 else self.total / self.count
+
+    def quantile(self, q: float) -> float | None:
+        """Nearest-rank quantile, reported as the bucket's midpoint."""
+        if self.count == 0:
+            return None
+        rank = max(1, math.ceil(q * self.count))
+        if rank <= self.zeros:
+            return 0.0
+        seen = self.zeros
+        for key in sorted(self.buckets):
+            seen += self.buckets[key]
+            if seen >= rank:
+                return 2.0 * self.GAMMA**key / (self.GAMMA + 1.0)
+        return None  # unreachable: counts add up
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "count": self.count,
+            "sum": self.total,
+            "zeros": self.zeros,
+            "buckets": {str(k): v for k, v in sorted(self.buckets.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> LogHistogram:
+        h = cls()
+        h.count = int(data["count"])
+        h.total = float(data["sum"])
+        h.zeros = int(data["zeros"])
+        h.buckets = {int(k): int(v) for k, v in data["buckets"].items()}
+        return h
