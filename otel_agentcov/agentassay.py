@@ -75,7 +75,10 @@ def trace_to_records(trace: Any, trace_id: int, agent: str | None = None) -> lis
     total_ns = max(int(float(_get(trace, "total_duration_ms") or 0.0) * 1e6), clock)
     failed = bool(_get(trace, "error")) or _get(trace, "success") is False
     error_type = _get(trace, "error")
-    agent_attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+    agent_attrs: dict[str, Any] = {
+        "gen_ai.operation.name": "invoke_agent",
+        "gen_ai.agent.name": name,
+    }
     if failed:
         agent_attrs["error.type"] = error_type if isinstance(error_type, str) else "TrialFailed"
     cost = _get(trace, "total_cost_usd")

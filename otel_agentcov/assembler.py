@@ -103,9 +103,9 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
     if not pending:
         return
     used: set[int] = set()
-    targets = sorted((b for b in builders if b.span is not None), key=lambda b: b.span.start_ns)  # type: ignore[union-attr]
-    for target in targets:
-        assert target.span is not None
+    targets = [(b.span.start_ns, b) for b in builders if b.span is not None]
+    targets.sort(key=lambda t: t[0])
+    for started, target in targets:
         candidates = [
             (src, step)
             for src, step in pending
@@ -113,11 +113,12 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
             and src is not target
             and src.agent != target.agent
             and src.parent_span_id == target.parent_span_id
-            and step.start_ns <= target.span.start_ns
+            and step.start_ns <= started
         ]
         if not candidates:
             continue
-        named = [c for c in candidates if c[1].handoff_hint and _norm(c[1].handoff_hint) == _norm(target.agent)]
+        wanted = _norm(target.agent)
+        named = [c for c in candidates if c[1].handoff_hint and _norm(c[1].handoff_hint) == wanted]
         src, step = max(named or candidates, key=lambda c: c[1].start_ns)
         used.add(step.span_id)
         src.delegations.append((src.agent, target.agent))

@@ -21,6 +21,10 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
+from otel_agentcov.processor import AgentCoverageProcessor
+from otel_agentcov.reporting import render
+from otel_agentcov.spec import CoverageSpec
+
 WORKFLOW = "support_flow"
 MAX_STEPS = 10  # triage's request limit; the spec below declares the same max_steps boundary
 
@@ -34,10 +38,12 @@ DEMO_SPEC: dict[str, Any] = {
     "agents": [
         {
             "name": "triage_agent",
-            "tools": ["search", "summarize", "read_file"],
+            "tools": ["search", "summarize", "read_file", "research", "transfer_to_billing_agent"],
             "models": ["gpt-4o", "claude-sonnet-4-5"],
             "tool_edges": {
-                "allowed": ["search", "summarize", "read_file"],
+                "allowed": [
+                    "search", "summarize", "read_file", "research", "transfer_to_billing_agent"
+                ],
                 "restricted": ["delete_repo", "force_push"],
                 "delegation": [
                     {"from": "triage_agent", "to": "research_agent"},
@@ -300,11 +306,6 @@ def run_workload(tracer_provider: trace.TracerProvider, *, seed: int = 7, runs: 
 
 def main(*, seed: int = 7, runs: int = 60, fmt: str = "text", out: TextIO = sys.stdout) -> int:
     """Run the workload through a provider with the coverage processor and print its report."""
-    # Imported here so the workload itself (and its tests) needs nothing but the OTel SDK.
-    from otel_agentcov.processor import AgentCoverageProcessor
-    from otel_agentcov.reporting import render
-    from otel_agentcov.spec import CoverageSpec
-
     provider = TracerProvider(resource=Resource.create({"service.name": "agentcov-demo"}))
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
     provider.add_span_processor(processor)

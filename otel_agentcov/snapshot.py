@@ -107,19 +107,21 @@ def _agent_report(
 
     models = list(spec.models)
     if models:
-        dims["model"] = sum(any(model_matches(u, k) for u in st.models) for k in models) / len(models)
+        matched = sum(any(model_matches(u, k) for u in st.models) for k in models)
+        dims["model"] = matched / len(models)
     else:
         dims["model"] = None
         excluded["model"] = "no models declared"
 
     measured = [v for v in dims.values() if v is not None]
     overall = geometric_mean(measured)
-    weakest = min((d for d in DIMENSIONS if dims[d] is not None), key=lambda d: dims[d] or 0.0,
-                  default=None)
+    weakest = min(
+        (d for d in DIMENSIONS if dims[d] is not None), key=lambda d: dims[d] or 0.0, default=None
+    )
 
     attempts = sum(st.restricted.values())
     declared_edges = set(spec.delegation)
-    edges = {
+    edges: dict[str, Any] = {
         "allowed_pct": _pct(len(set(spec.allowed) & called), len(spec.allowed))
         if spec.allowed
         else None,
@@ -137,13 +139,14 @@ def _agent_report(
     pass_rate = st.passed / st.runs if st.runs else None
     window = sorted(st.tool_sets)[-spec.consistency_window :]
     consistency = mean_pairwise_jaccard([frozenset(s) for _, _, s in window])
-    runs = {
+    p95_duration = st.durations.quantile(0.95)
+    runs: dict[str, Any] = {
         "count": st.runs,
         "errors": st.errors,
         "passed": st.passed,
         "pass_rate": pass_rate,
         "pass_rate_ci95": list(ci) if ci else None,
-        "duration_s": {"mean": st.durations.mean(), "p95": st.durations.quantile(0.95)},
+        "duration_s": {"mean": st.durations.mean(), "p95": p95_duration},
         "tokens": {"mean": st.tokens.mean(), "p95": st.tokens.quantile(0.95)},
         "behavior_consistency": consistency,
     }
@@ -185,7 +188,7 @@ def _agent_report(
         "runs.count": st.runs,
         "runs.pass_rate": pass_rate,
         "runs.pass_rate_lower": ci[0] if ci else None,
-        "runs.p95_duration_s": runs["duration_s"]["p95"],
+        "runs.p95_duration_s": p95_duration,
         "runs.behavior_consistency": consistency,
     })
     expect = [
@@ -237,5 +240,6 @@ def compute_snapshot(
         name: _agent_report(name, st, spec.for_agent(name), observed_edges)
         for name, st in sorted(state.agents.items())
     }
-    span_stats = dict(spans) if spans is not None else {"processed": 0, "by_kind": {}, "dropped": {}}
+    empty: dict[str, Any] = {"processed": 0, "by_kind": {}, "dropped": {}}
+    span_stats = dict(spans) if spans is not None else empty
     return Snapshot({"version": REPORT_VERSION, "agents": agents, "spans": span_stats})

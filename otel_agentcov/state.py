@@ -164,11 +164,11 @@ class CoverageState:
 
         by_tool = spec.granularity == "tool"
         path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
-        key = stable_hash(path)
-        if key in st.paths or len(st.paths) < lim.max_paths:
-            _bump(st.paths, key)
-            if key in st.path_tokens or len(st.path_tokens) < lim.max_path_samples:
-                st.path_tokens[key] = path
+        path_key = stable_hash(path)
+        if path_key in st.paths or len(st.paths) < lim.max_paths:
+            _bump(st.paths, path_key)
+            if path_key in st.path_tokens or len(st.path_tokens) < lim.max_path_samples:
+                st.path_tokens[path_key] = path
         else:
             self._fold("path")
         for step in run.steps:

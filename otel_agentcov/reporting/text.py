@@ -7,16 +7,13 @@ from typing import Any
 
 from otel_agentcov.reporting import _format as fmt
 
-WIDTH = 100
 LABEL_WIDTH = 20
-_MIN_RULE = 3
+RULE = "=" * 20
 
 
 def _header(title: str) -> str:
-    """Centre the title in a rule of ``=`` so every agent block starts at the same width."""
-    side = max(_MIN_RULE, (WIDTH - len(title) - 2) // 2)
-    line = f"{'=' * side} {title} {'=' * side}"
-    return line + "=" * (WIDTH - len(line))
+    """The AgentAssay header exactly as DESIGN §6 shows it: 20 `=` either side of the title."""
+    return f"{RULE} {title} {RULE}"
 
 
 def _row(label: str, value: str) -> str:

@@ -25,7 +25,7 @@ UNKNOWN_AGENT = "unknown_agent"
 
 
 def short_error_name(raw: str) -> str:
-    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` both become `RateLimitError`."""
+    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`."""
     text = raw.strip()
     match = _CLASS_REPR.match(text)
     if match:
@@ -51,7 +51,7 @@ def error_type(record: SpanRecord) -> str | None:
 
 
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
-    """Which boundary a failure signals; the status text is read here only, never used as a label."""
+    """Which boundary a failure signals; status text is read here only, never used as a label."""
     if error is None:
         return None
     if error in MAX_STEPS_ERRORS:
@@ -82,7 +82,9 @@ def as_int(value: Any) -> int:
     return 0
 
 
-def agent_name(attrs: Mapping[str, Any], span_name: str, prefix: str = "invoke_agent ") -> str | None:
+def agent_name(
+    attrs: Mapping[str, Any], span_name: str, prefix: str = "invoke_agent "
+) -> str | None:
     """An agent span's name from its attributes, else its span name; placeholders are no name."""
     for key in ("gen_ai.agent.name", "agent_name", "agent.name"):
         name = as_str(attrs.get(key))
@@ -196,7 +198,7 @@ def build_step(
     agent: str | None = None,
     tool: str | None = None,
 ) -> Step:
-    """Fill the normalized fields every convention shares; `kind` and names come from the adapter."""
+    """Fill the fields every convention shares; `kind` and names come from the adapter."""
     attrs = record.attributes
     error = error_type(record)
     step = Step(

@@ -1,0 +1,59 @@
+"""`agentcov`: one subcommand per thing a user does (DESIGN §7).
+
+User errors are one line on stderr with exit code 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from . import demo
+from .reporting import FORMATS
+from .spec import SpecError
+from .state import StateError
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"agentcov: {message}\n")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agentcov", description="Agent behaviour coverage from OTel spans.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    p_demo = sub.add_parser(
+        "demo", help="run the built-in multi-agent workload through the real OTel SDK"
+    )
+    p_demo.add_argument("--seed", type=int, default=7, help="workload seed (default 7)")
+    p_demo.add_argument("--runs", type=_positive, default=60, help="requests to run (default 60)")
+    p_demo.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "demo":
+            return demo.main(seed=args.seed, runs=args.runs, fmt=args.format)
+    except (SpecError, StateError, OSError) as exc:
+        print(f"agentcov: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

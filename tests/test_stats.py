@@ -1,0 +1,117 @@
+"""Every DESIGN §3 formula against values worked out by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from otel_agentcov.snapshot import model_matches
+from otel_agentcov.stats import (
+    LogHistogram,
+    chao1,
+    frequency_counts,
+    geometric_mean,
+    good_turing,
+    jaccard,
+    mean_pairwise_jaccard,
+    wilson,
+)
+
+
+def test_frequency_counts() -> None:
+    # items seen 1,1,1,2,5 times -> S_obs 5, f1 3, f2 1, n 10; zeros ignored
+    assert frequency_counts([1, 1, 1, 2, 5, 0]) == (5, 3, 1, 10)
+
+
+def test_chao1_with_f2_zero() -> None:
+    # S_obs=4, f1=3, f2=0: 4 + 3*2 / (2*1) = 7
+    assert chao1(4, 3, 0) == pytest.approx(7.0)
+
+
+def test_chao1_with_f2_positive() -> None:
+    # S_obs=5, f1=3, f2=1: 5 + 3*2 / (2*2) = 6.5
+    assert chao1(5, 3, 1) == pytest.approx(6.5)
+
+
+def test_chao1_no_singletons_is_observed() -> None:
+    assert chao1(6, 0, 3) == 6.0
+    assert chao1(6, 1, 0) == 6.0  # f1(f1-1) = 0
+
+
+def test_good_turing() -> None:
+    assert good_turing(3, 10) == pytest.approx(0.7)
+    assert good_turing(0, 0) is None
+
+
+def test_wilson_at_zero_successes() -> None:
+    # n=10, p=0, z=1.96: centre = (z^2/20)/(1+z^2/10); half equals centre -> [0, 2*centre]
+    z2 = 1.959963984540054**2
+    upper = 2 * (z2 / 20) / (1 + z2 / 10)
+    lo, hi = wilson(0, 10) or (None, None)
+    assert lo == pytest.approx(0.0, abs=1e-12)
+    assert hi == pytest.approx(upper)
+    assert hi == pytest.approx(0.2775, abs=1e-4)
+
+
+def test_wilson_at_n_successes_is_mirror_of_zero() -> None:
+    lo, hi = wilson(10, 10) or (None, None)
+    lo0, hi0 = wilson(0, 10) or (None, None)
+    assert hi == pytest.approx(1.0)
+    assert lo == pytest.approx(1 - hi0)
+
+
+def test_wilson_interior_by_hand() -> None:
+    # 36 of 50, z=1.96: denom 1.076829, centre 0.704291, half 0.120961
+    lo, hi = wilson(36, 50) or (None, None)
+    assert lo == pytest.approx(0.58333, abs=1e-4)
+    assert hi == pytest.approx(0.82525, abs=1e-4)
+
+
+def test_wilson_no_runs() -> None:
+    assert wilson(0, 0) is None
+
+
+def test_geometric_mean() -> None:
+    assert geometric_mean([0.8, 0.5]) == pytest.approx(math.sqrt(0.4))
+    assert geometric_mean([0.9, 0.0, 1.0]) == 0.0
+    assert geometric_mean([]) is None
+
+
+def test_jaccard_and_consistency() -> None:
+    a, b, c = frozenset({"x", "y"}), frozenset({"y", "z"}), frozenset()
+    assert jaccard(a, b) == pytest.approx(1 / 3)
+    assert jaccard(c, frozenset()) == 1.0
+    # pairs: (a,b)=1/3, (a,a)=1, (b,a)=1/3 -> mean 5/9
+    assert mean_pairwise_jaccard([a, b, a]) == pytest.approx(5 / 9)
+    assert mean_pairwise_jaccard([a]) is None
+
+
+def test_dated_model_matching() -> None:
+    assert model_matches("gpt-4o-2024-08-06", "gpt-4o")
+    assert model_matches("gpt-4o", "gpt-4o")
+    assert not model_matches("gpt-4o-mini", "gpt-4")  # gpt-4 + "-" does not prefix gpt-4o-mini
+    assert model_matches("gpt-4o-mini", "gpt-4o")  # documented: any suffix after known + "-"
+    assert not model_matches("gpt-4", "gpt-4o")
+
+
+def test_log_histogram_quantiles_within_one_percent() -> None:
+    h = LogHistogram()
+    for v in range(1, 101):
+        h.add(float(v))
+    assert h.mean() == pytest.approx(50.5)
+    assert h.quantile(0.95) == pytest.approx(95.0, rel=0.01)
+    assert h.quantile(0.5) == pytest.approx(50.0, rel=0.01)
+
+
+def test_log_histogram_zeros_and_merge() -> None:
+    a, b = LogHistogram(), LogHistogram()
+    for _ in range(9):
+        a.add(0.0)
+    b.add(10.0)
+    a.merge(b)
+    assert a.count == 10
+    assert a.quantile(0.9) == 0.0
+    assert a.quantile(0.95) == pytest.approx(10.0, rel=0.01)
+    assert LogHistogram.from_dict(a.to_dict()).to_dict() == a.to_dict()
+    assert LogHistogram().quantile(0.95) is None
