@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean
+.PHONY: demo test lint typecheck clean bench
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/agentcov demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check otel_agentcov tests
+	$(BIN)/ruff check otel_agentcov tests benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy otel_agentcov
@@ -26,3 +26,6 @@ test: lint typecheck
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/on_end_cost.py

@@ -185,7 +185,8 @@ def test_boundaries_each_condition() -> None:
                                "empty_input": False, "error_path": False, "tool_failure": False}
     assert r["coverage"]["boundary"] == pytest.approx(1 / 6)
     run(eng, "a", [("llm", "m")], duration_s=10.0)  # timeout by duration
-    run(eng, "a", [("llm", "m", {"gen_ai.usage.input_tokens": 60, "gen_ai.usage.output_tokens": 30})])
+    usage = {"gen_ai.usage.input_tokens": 60, "gen_ai.usage.output_tokens": 30}
+    run(eng, "a", [("llm", "m", usage)])
     short = json.dumps([{"role": "user", "parts": [{"type": "text", "content": " hi "}]}])
     run(eng, "a", [("llm", "m", {"gen_ai.input.messages": short})])
     run(eng, "a", [("llm", "m", "RateLimitError")])
