@@ -1,0 +1,119 @@
+"""classify() across the published OTel GenAI shapes (v1.27 -> v1.41) and pydantic-ai's formats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from otel_agentcov.records import STATUS_ERROR, SpanRecord
+from otel_agentcov.semconv import classify
+from otel_agentcov.semconv.common import short_error_name
+
+
+def rec(name: str, attrs: dict[str, Any] | None = None, **kw: Any) -> SpanRecord:
+    return SpanRecord(trace_id=1, span_id=2, parent_id=None, name=name,
+                      attributes=attrs or {}, **kw)
+
+
+@pytest.mark.parametrize("op", ["chat", "generate_content", "text_completion"])
+def test_inference_operations_are_llm(op: str) -> None:
+    step = classify(rec(f"{op} m", {"gen_ai.operation.name": op, "gen_ai.request.model": "m",
+                                    "gen_ai.response.model": "m-2024-01-01"}))
+    assert (step.kind, step.model) == ("llm", "m-2024-01-01")
+
+
+def test_legacy_v127_usage_and_system() -> None:
+    step = classify(rec("chat gpt-4", {"gen_ai.operation.name": "chat", "gen_ai.system": "openai",
+                                       "gen_ai.request.model": "gpt-4",
+                                       "gen_ai.usage.prompt_tokens": 12,
+                                       "gen_ai.usage.completion_tokens": 5}))
+    assert (step.model, step.input_tokens, step.output_tokens) == ("gpt-4", 12, 5)
+
+
+def test_names_only_without_operation_name() -> None:
+    assert classify(rec("chat gpt-4o")).kind == "llm"
+    tool = classify(rec("execute_tool search"))
+    assert (tool.kind, tool.tool) == ("tool", "search")
+    agent = classify(rec("invoke_agent planner"))
+    assert (agent.kind, agent.agent) == ("agent", "planner")
+    assert classify(rec("invoke_workflow flow")).kind == "workflow"
+    assert classify(rec("HTTP GET")).kind == "other"
+
+
+def test_agent_tool_workflow_create_agent() -> None:
+    agent = classify(rec("invoke_agent x", {"gen_ai.operation.name": "invoke_agent",
+                                            "gen_ai.agent.name": "planner"}))
+    assert agent.agent == "planner"
+    wrapper = classify(rec("Agent workflow", {"gen_ai.operation.name": "invoke_agent"}))
+    assert (wrapper.kind, wrapper.agent) == ("agent", None)
+    placeholder = classify(rec("invoke_agent", {"gen_ai.operation.name": "invoke_agent",
+                                                "gen_ai.agent.name": "OpenAI Agent"}))
+    assert placeholder.agent is None
+    create = classify(rec("create_agent x", {"gen_ai.operation.name": "create_agent"}))
+    assert create.kind == "other"
+    wf = classify(rec("invoke_workflow f", {"gen_ai.operation.name": "invoke_workflow"}))
+    assert wf.kind == "workflow"
+    merged = classify(rec("execute_tool (merged)", {"gen_ai.operation.name": "execute_tool",
+                                                    "gen_ai.tool.name": "(merged tools)"}))
+    assert merged.kind == "other"
+
+
+def test_pydantic_ai_v2_names() -> None:
+    agent = classify(rec("agent run", {"agent_name": "support"}, scope_name="pydantic-ai"))
+    assert (agent.kind, agent.agent) == ("agent", "support")
+    tool = classify(rec("running tool", {"gen_ai.tool.name": "lookup"}, scope_name="pydantic-ai"))
+    assert (tool.kind, tool.tool) == ("tool", "lookup")
+    assert classify(rec("running tools", scope_name="pydantic-ai")).kind == "other"
+    # the same name from another scope is not pydantic-ai's
+    assert classify(rec("agent run", {"agent_name": "support"})).kind == "other"
+
+
+def test_errors_normalized_and_limits() -> None:
+    assert short_error_name("<class 'openai.RateLimitError'>") == "RateLimitError"
+    assert short_error_name("pydantic_ai.exceptions.UsageLimitExceeded") == "UsageLimitExceeded"
+    by_event = classify(rec("execute_tool t", {"gen_ai.operation.name": "execute_tool",
+                                               "gen_ai.tool.name": "t"},
+                            status_code=STATUS_ERROR,
+                            status_description="Traceback (most recent call last): ...",
+                            events=[("exception", {"exception.type": "builtins.ValueError"})]))
+    assert by_event.error == "ValueError"
+    other = classify(rec("chat m", {"gen_ai.operation.name": "chat"}, status_code=STATUS_ERROR))
+    assert other.error == "_OTHER"
+    turns = classify(rec("invoke_agent a", {"gen_ai.operation.name": "invoke_agent",
+                                            "gen_ai.agent.name": "a"}, status_code=STATUS_ERROR,
+                         status_description="Max turns exceeded: {'max_turns': 2}"))
+    assert turns.limit == "max_steps"
+    timeout = classify(rec("chat m", {"gen_ai.operation.name": "chat",
+                                      "error.type": "openai.APITimeoutError"},
+                           status_code=STATUS_ERROR))
+    assert timeout.limit == "timeout"
+    strands = classify(rec("execute_tool t", {"gen_ai.operation.name": "execute_tool",
+                                              "gen_ai.tool.name": "t",
+                                              "gen_ai.tool.status": "error"}))
+    assert strands.error == "_OTHER"
+
+
+def test_wrong_types_are_ignored_not_trusted() -> None:
+    step = classify(rec("chat m", {"gen_ai.operation.name": "chat", "gen_ai.request.model": 5,
+                                   "gen_ai.usage.input_tokens": "x",
+                                   "gen_ai.usage.output_tokens": -3,
+                                   "gen_ai.response.finish_reasons": [1, 2],
+                                   "gen_ai.tool.definitions": "{not json"}))
+    assert (step.model, step.input_tokens, step.output_tokens) == (None, 0, 0)
+    assert step.finish_reason == "" and step.tool_definitions == ()
+
+
+def test_handoff_forms() -> None:
+    explicit = classify(rec("agent_handoff", {"gen_ai.operation.name": "agent_handoff",
+                                              "gen_ai.handoff.from_agent": "a",
+                                              "gen_ai.handoff.to_agent": "b"}))
+    assert (explicit.kind, explicit.handoff_from, explicit.handoff_to) == ("handoff", "a", "b")
+    transfer = classify(rec("execute_tool transfer_to_billing", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "transfer_to_billing"}))
+    assert (transfer.kind, transfer.handoff_tool, transfer.handoff_hint) == (
+        "tool", True, "billing")
+    spec_transfer = classify(rec("execute_tool transfer", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "transfer",
+        "gen_ai.transfer.target.name": "weather"}))
+    assert spec_transfer.handoff_to == "weather"
