@@ -15,12 +15,6 @@ from .snapshot import Snapshot, compute_snapshot
 from .spec import CoverageSpec
 from .state import CoverageState, Limits
 
-MAX_NAME_CHARS = 256
-
-
-def _clip(value: str | None) -> str | None:
-    return value[:MAX_NAME_CHARS] if value is not None and len(value) > MAX_NAME_CHARS else value
-
 
 class CoverageEngine:
     """Thread-safe ingestion and snapshots; counts every span it sees, keeps or drops."""
@@ -58,8 +52,6 @@ class CoverageEngine:
             self.count_drop("end_before_start")
             return
         step = classify(record, self._state_attributes)
-        step.tool, step.model = _clip(step.tool), _clip(step.model)
-        step.agent, step.fallback_agent = _clip(step.agent), _clip(step.fallback_agent) or ""
         local_root = record.parent_id is None or record.parent_remote
         with self.lock:
             self.by_kind[step.kind] += 1

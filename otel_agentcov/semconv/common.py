@@ -7,6 +7,7 @@ new convention family is a new adapter module, not an edit of every field rule.
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -22,6 +23,11 @@ HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 _TRANSFER_PREFIX = "transfer_to_"
 _HANDOFF_PREFIX = "handoff to "
 UNKNOWN_AGENT = "unknown_agent"
+MAX_NAME_CHARS = 256  # names become state keys and metric labels: bound them at the source
+
+
+def clip(name: str) -> str:
+    return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS]
 
 
 def short_error_name(raw: str) -> str:
@@ -65,8 +71,8 @@ def limit_signal(record: SpanRecord, error: str | None) -> str | None:
 
 
 def as_str(value: Any) -> str | None:
-    """A non-empty string attribute, else None (wrong types are ignored, not trusted)."""
-    return value if isinstance(value, str) and value else None
+    """A non-empty string attribute, clipped, else None (wrong types are ignored, not trusted)."""
+    return clip(value) if isinstance(value, str) and value else None
 
 
 def as_int(value: Any) -> int:
@@ -75,9 +81,9 @@ def as_int(value: Any) -> int:
         return 0
     if isinstance(value, int):
         return max(value, 0)
-    if isinstance(value, float) and value == value:
+    if isinstance(value, float) and math.isfinite(value):
         return max(int(value), 0)
-    if isinstance(value, str) and value.isdigit():
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
         return int(value)
     return 0
 
@@ -91,7 +97,7 @@ def agent_name(
         if name:
             break
     else:
-        name = span_name[len(prefix) :].strip() if span_name.startswith(prefix) else None
+        name = clip(span_name[len(prefix) :].strip()) if span_name.startswith(prefix) else None
     return None if name is None or name in PLACEHOLDER_AGENT_NAMES else name
 
 
@@ -104,12 +110,17 @@ def fallback_agent(record: SpanRecord) -> str:
 
 
 def _loads(value: Any) -> Any:
+    """Parse captured JSON content; anything odd (bad, absurdly deep) counts as not captured."""
     if isinstance(value, str):
         try:
             return json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
     return value
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
 
 
 def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
@@ -119,14 +130,14 @@ def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
     if defs is None:
         params = _loads(attrs.get("model_request_parameters"))
         if isinstance(params, dict):
-            defs = list(params.get("function_tools") or ()) + list(params.get("output_tools") or ())
+            defs = _list(params.get("function_tools")) + _list(params.get("output_tools"))
     if isinstance(defs, list):
         for item in defs:
             if isinstance(item, dict):
                 fn = item.get("function")
                 name = fn.get("name") if isinstance(fn, dict) else item.get("name")
                 if isinstance(name, str) and name:
-                    names.append(name)
+                    names.append(clip(name))
     return tuple(names)
 
 
@@ -139,11 +150,11 @@ def requested_tool_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
     """Tool calls the model asked for in captured output (to see requests that never ran)."""
     names: list[str] = []
     for message in _messages(attrs.get("gen_ai.output.messages")):
-        for part in message.get("parts") or ():
+        for part in _list(message.get("parts")):
             if isinstance(part, dict) and part.get("type") == "tool_call":
                 name = part.get("name")
                 if isinstance(name, str) and name:
-                    names.append(name)
+                    names.append(clip(name))
     return tuple(names)
 
 
@@ -154,7 +165,7 @@ def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
         if message.get("role") != "user":
             continue
         total = 0
-        for part in message.get("parts") or ():
+        for part in _list(message.get("parts")):
             if isinstance(part, dict) and part.get("type") == "text":
                 content = part.get("content")
                 total += len(content.strip()) if isinstance(content, str) else 0
@@ -258,5 +269,5 @@ def build_step(
 def handoff_target_from_name(span_name: str) -> str | None:
     """`handoff to <agent>` span names (OpenAI Agents via OpenInference)."""
     if span_name.startswith(_HANDOFF_PREFIX):
-        return span_name[len(_HANDOFF_PREFIX) :].strip() or None
+        return clip(span_name[len(_HANDOFF_PREFIX) :].strip()) or None
     return None

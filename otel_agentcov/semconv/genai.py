@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..records import SpanRecord
-from .common import agent_name, as_str, build_step
+from .common import agent_name, as_str, build_step, clip
 from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 LLM_OPERATIONS = frozenset({"chat", "generate_content", "text_completion"})
@@ -63,7 +63,7 @@ def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None
     if kind == TOOL:
         tool = as_str(attrs.get("gen_ai.tool.name"))
         if tool is None and record.name.startswith("execute_tool "):
-            tool = record.name[len("execute_tool ") :].strip() or None
+            tool = clip(record.name[len("execute_tool ") :].strip()) or None
         if tool is None or tool == MERGED_TOOL:
             return build_step(record, OTHER, state_attributes)
         return build_step(record, TOOL, state_attributes, tool=tool)
