@@ -24,6 +24,7 @@ from .stats import (
 REPORT_VERSION = 1
 DIMENSIONS = ("tool", "path", "state", "boundary", "model")
 TOP_PATHS = 5
+DURATION_BUCKETS_S = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
 
 class Snapshot:
@@ -149,6 +150,12 @@ def _agent_report(
         "duration_s": {"mean": st.durations.mean(), "p95": p95_duration},
         "tokens": {"mean": st.tokens.mean(), "p95": st.tokens.quantile(0.95)},
         "behavior_consistency": consistency,
+        "duration_histogram": {
+            "bounds": list(DURATION_BUCKETS_S),
+            "cumulative": st.durations.cumulative(DURATION_BUCKETS_S),
+            "count": st.durations.count,
+            "sum": st.durations.total,
+        },
     }
 
     concerns: list[dict[str, str]] = []
@@ -220,6 +227,7 @@ def _agent_report(
         },
         "states": {"observed": s_states, "estimated": est_states, "sample_coverage": state_gt},
         "boundaries": boundaries,
+        "boundary_hits": {c: st.boundaries.get(c, 0) for c in enabled},
         "delegations": [
             {"from": a, "to": b, "count": c} for (a, b), c in sorted(st.delegations.items())
         ],

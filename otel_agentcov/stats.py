@@ -120,6 +120,17 @@ class LogHistogram:
                 return 2.0 * self.GAMMA**key / (self.GAMMA + 1.0)
         return None  # unreachable: counts add up
 
+    def cumulative(self, bounds: Sequence[float]) -> list[int]:
+        """Counts <= each bound (Prometheus `le` buckets), exact to the sketch's 1 % resolution."""
+        out: list[int] = []
+        for bound in bounds:
+            n = self.zeros
+            if bound > 0.0:
+                limit = math.floor(math.log(bound) / self._LOG_GAMMA + 1e-9)
+                n += sum(c for k, c in self.buckets.items() if k <= limit)
+            out.append(n)
+        return out
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "count": self.count,

@@ -115,3 +115,11 @@ def test_log_histogram_zeros_and_merge() -> None:
     assert a.quantile(0.95) == pytest.approx(10.0, rel=0.01)
     assert LogHistogram.from_dict(a.to_dict()).to_dict() == a.to_dict()
     assert LogHistogram().quantile(0.95) is None
+
+
+def test_log_histogram_cumulative_buckets() -> None:
+    h = LogHistogram()
+    for v in (0.0, 0.05, 0.3, 0.3, 2.0, 50.0):
+        h.add(v)
+    # <=0.1: 0.0, 0.05 ; <=0.5: +0.3 x2 ; <=1: same ; <=10: +2.0 ; <=100: +50
+    assert h.cumulative([0.1, 0.5, 1.0, 10.0, 100.0]) == [2, 4, 4, 5, 6]
