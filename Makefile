@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench
+.PHONY: demo test lint typecheck clean bench prometheus-tools
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -21,7 +21,14 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy otel_agentcov
 
-test: lint typecheck
+# The rules and end-to-end tests use a real Prometheus and promtool (Debian's `prometheus`).
+prometheus-tools:
+	@command -v prometheus >/dev/null 2>&1 && command -v promtool >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends prometheus; }
+
+test: lint typecheck prometheus-tools
 	$(BIN)/python -m pytest -q
 
 clean:

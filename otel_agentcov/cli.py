@@ -39,6 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--seed", type=int, default=7, help="workload seed (default 7)")
     p_demo.add_argument("--runs", type=_positive, default=60, help="requests to run (default 60)")
     p_demo.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    p_demo.add_argument(
+        "--serve", type=int, nargs="?", const=9464, default=None, metavar="PORT",
+        help="serve /metrics on 127.0.0.1:PORT (default 9464) while the workload runs",
+    )
+    p_demo.add_argument(
+        "--duration", type=float, default=0.0, metavar="SECONDS",
+        help="keep the workload running this long (useful with --serve)",
+    )
     return parser
 
 
@@ -46,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "demo":
-            return demo.main(seed=args.seed, runs=args.runs, fmt=args.format)
+            return demo.main(
+                seed=args.seed, runs=args.runs, fmt=args.format,
+                serve_port=args.serve, duration_s=args.duration,
+            )
     except (SpecError, StateError, OSError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ import json
 import math
 import random
 import sys
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -304,14 +305,39 @@ def run_workload(tracer_provider: trace.TracerProvider, *, seed: int = 7, runs: 
         workload.request(incident)
 
 
-def main(*, seed: int = 7, runs: int = 60, fmt: str = "text", out: TextIO = sys.stdout) -> int:
-    """Run the workload through a provider with the coverage processor and print its report."""
+def main(
+    *,
+    seed: int = 7,
+    runs: int = 60,
+    fmt: str = "text",
+    out: TextIO = sys.stdout,
+    serve_port: int | None = None,
+    duration_s: float = 0.0,
+) -> int:
+    """Run the workload through a provider with the coverage processor and print its report.
+
+    With `serve_port`, `/metrics` is served on 127.0.0.1 while the workload runs; `duration_s`
+    keeps the workload going (a new batch of `runs` each round) until that much time has passed.
+    """
     provider = TracerProvider(resource=Resource.create({"service.name": "agentcov-demo"}))
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
     provider.add_span_processor(processor)
-    run_workload(provider, seed=seed, runs=runs)
-    provider.force_flush()
+    server = None
+    if serve_port is not None:
+        server, _ = processor.serve_metrics(port=serve_port)
+        print(f"serving /metrics on http://127.0.0.1:{serve_port}/metrics", file=sys.stderr)
+    deadline = time.monotonic() + duration_s
+    round_seed = seed
+    while True:
+        run_workload(provider, seed=round_seed, runs=runs)
+        provider.force_flush()
+        if time.monotonic() >= deadline:
+            break
+        round_seed += 1
+        time.sleep(min(1.0, max(deadline - time.monotonic(), 0.0)))
     text = render(processor.snapshot().to_dict(), fmt)
     provider.shutdown()
+    if server is not None:
+        server.shutdown()
     out.write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -144,3 +144,20 @@ class AgentCoverageProcessor(SpanProcessor):
 
     def span_stats(self) -> dict[str, Any]:
         return self.engine.span_stats()
+
+    def serve_metrics(
+        self, port: int = 9464, addr: str = "127.0.0.1", **tls: Any
+    ) -> tuple[Any, threading.Thread]:
+        """Serve Prometheus `/metrics` for this processor (see `exporters.prometheus`).
+
+        Returns `(server, thread)`; TLS keyword arguments pass through to prometheus_client.
+        """
+        from .exporters.prometheus import serve_metrics
+
+        return serve_metrics(self, port=port, addr=addr, **tls)
+
+    def metrics_app(self) -> Any:
+        """A WSGI app serving the Prometheus exposition, for mounting behind an auth proxy."""
+        from .exporters.prometheus import wsgi_app
+
+        return wsgi_app(self)

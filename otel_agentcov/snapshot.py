@@ -37,6 +37,11 @@ class Snapshot:
         return copy.deepcopy(self._data)
 
     @property
+    def data(self) -> Mapping[str, Any]:
+        """The report without a copy, for renderers on a hot path (scrapes); do not mutate it."""
+        return self._data
+
+    @property
     def agents(self) -> Mapping[str, Mapping[str, Any]]:
         agents: Mapping[str, Mapping[str, Any]] = self._data["agents"]
         return agents

@@ -44,3 +44,31 @@ def test_usage_error_is_one_line_exit_2() -> None:
     assert proc.stderr.strip().count("\n") == 0
     assert "--runs" in proc.stderr and "Traceback" not in proc.stderr
     assert agentcov("nonsense").returncode == 2
+
+
+def test_demo_serve_keeps_metrics_up_while_running() -> None:
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "otel_agentcov.cli", "demo", "--runs", "10",
+         "--serve", str(port), "--duration", "4"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    body = ""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and "agentcov_runs_total" not in body:
+        time.sleep(0.3)
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=2) as resp:
+                body = resp.read().decode()
+        except OSError:
+            continue
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert 'agentcov_runs_total{agent="triage_agent"}' in body
+    assert "agent coverage: triage_agent" in out

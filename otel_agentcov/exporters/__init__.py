@@ -1,0 +1,1 @@
+"""Exporters that publish a Snapshot: Prometheus exposition and OpenTelemetry metrics."""

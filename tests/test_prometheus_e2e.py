@@ -1,0 +1,127 @@
+"""End to end with a real Prometheus server (Debian's `prometheus`, installed by `make test`).
+
+The demo workload runs through the real SDK with the processor serving `/metrics`; Prometheus
+scrapes it every second with the shipped rules loaded. The restricted-tool alert must fire and
+the scraped coverage must equal `processor.snapshot()`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import TracerProvider
+
+from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov.demo import DEMO_SPEC, run_workload
+
+RULES = Path(__file__).resolve().parent.parent / "dashboards" / "prometheus"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _need(binary: str) -> str:
+    path = shutil.which(binary)
+    if path is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{binary} is required under CI=true (make test installs it)")
+        pytest.skip(f"{binary} not installed (make test installs Debian's prometheus)")
+    return path
+
+
+def _get(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return json.loads(resp.read())
+
+
+@pytest.fixture()
+def served() -> Iterator[tuple[AgentCoverageProcessor, int]]:
+    provider = TracerProvider()
+    processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
+    provider.add_span_processor(processor)
+    run_workload(provider, seed=7, runs=60)
+    processor.force_flush()
+    port = _free_port()
+    server, _ = processor.serve_metrics(port=port)
+    yield processor, port
+    server.shutdown()
+    provider.shutdown()
+
+
+@pytest.mark.timeout(120)
+def test_prometheus_scrapes_and_restricted_alert_fires(
+    served: tuple[AgentCoverageProcessor, int], tmp_path: Path
+) -> None:
+    prometheus = _need("prometheus")
+    processor, metrics_port = served
+    prom_port = _free_port()
+    config = tmp_path / "prometheus.yml"
+    config.write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        f"rule_files: ['{RULES / 'agentcov-alerts.yaml'}', '{RULES / 'agentcov-rules.yaml'}']\n"
+        "scrape_configs:\n"
+        f"  - job_name: agentcov\n    static_configs: [{{targets: ['127.0.0.1:{metrics_port}']}}]\n"
+    )
+    proc = subprocess.Popen(
+        [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
+         f"--web.listen-address=127.0.0.1:{prom_port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    api = f"http://127.0.0.1:{prom_port}/api/v1"
+    try:
+        firing: list[dict[str, Any]] = []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not firing:
+            time.sleep(1)
+            try:
+                alerts = _get(f"{api}/alerts")["data"]["alerts"]
+            except OSError:
+                continue
+            firing = [
+                a for a in alerts
+                if a["labels"]["alertname"] == "AgentCovRestrictedToolAttempt"
+                and a["state"] == "firing"
+            ]
+        assert firing, "AgentCovRestrictedToolAttempt never fired"
+        assert {a["labels"]["tool"] for a in firing} >= {"delete_repo", "issue_credit"}
+        assert all(a["labels"]["severity"] == "critical" for a in firing)
+
+        report = processor.snapshot().to_dict()
+        query = urllib.parse.quote("agentcov_coverage_ratio")
+        result = _get(f"{api}/query?query={query}")["data"]["result"]
+        scraped = {(r["metric"]["agent"], r["metric"]["dimension"]): float(r["value"][1])
+                   for r in result}
+        expected = {(agent, dim): value
+                    for agent, data in report["agents"].items()
+                    for dim, value in data["coverage"].items()
+                    if dim in ("tool", "path", "state", "boundary", "model") and value is not None}
+        assert scraped.keys() == expected.keys()
+        for key, value in expected.items():
+            assert scraped[key] == pytest.approx(value, abs=1e-9), key
+        attempts = _get(f"{api}/query?query=agentcov_restricted_tool_attempts_total")
+        got = {(r["metric"]["agent"], r["metric"]["tool"], r["metric"]["outcome"]):
+               float(r["value"][1]) for r in attempts["data"]["result"]}
+        want = {(agent, e["tool"], e["outcome"]): float(e["count"])
+                for agent, data in report["agents"].items() for e in data["edges"]["restricted"]}
+        assert got == want
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
