@@ -97,40 +97,21 @@ def install_otlp_metrics(source: SnapshotSource, meter_provider: MeterProvider) 
 
         return observe
 
-    meter.create_observable_gauge(
-        "agentcov.coverage.ratio",
-        callbacks=[callback(_coverage, first=True)],
-        unit="1",
-        description="Coverage per agent and dimension.",
+    instruments: tuple[tuple[Callable[..., object], str, _Rows, str, str], ...] = (
+        (meter.create_observable_gauge, "agentcov.coverage.ratio", _coverage, "1",
+         "Coverage per agent and dimension."),
+        (meter.create_observable_gauge, "agentcov.coverage.overall", _overall, "1",
+         "Geometric mean of the measured coverage dimensions."),
+        (meter.create_observable_counter, "agentcov.restricted_tool.attempts", _restricted,
+         "{attempt}", "Attempts to call a restricted tool, by outcome."),
+        (meter.create_observable_counter, "agentcov.tool.calls", _tool_calls, "{call}",
+         "Tool calls by outcome."),
+        (meter.create_observable_counter, "agentcov.runs", _runs, "{run}", "Completed runs."),
+        (meter.create_observable_gauge, "agentcov.gate.passed", _gate, "1",
+         "1 when no restricted tool was attempted."),
     )
-    meter.create_observable_gauge(
-        "agentcov.coverage.overall",
-        callbacks=[callback(_overall)],
-        unit="1",
-        description="Geometric mean of the measured coverage dimensions.",
-    )
-    meter.create_observable_counter(
-        "agentcov.restricted_tool.attempts",
-        callbacks=[callback(_restricted)],
-        unit="{attempt}",
-        description="Attempts to call a restricted tool, by outcome.",
-    )
-    meter.create_observable_counter(
-        "agentcov.tool.calls",
-        callbacks=[callback(_tool_calls)],
-        unit="{call}",
-        description="Tool calls by outcome.",
-    )
-    meter.create_observable_counter(
-        "agentcov.runs",
-        callbacks=[callback(_runs)],
-        unit="{run}",
-        description="Completed runs.",
-    )
-    meter.create_observable_gauge(
-        "agentcov.gate.passed",
-        callbacks=[callback(_gate)],
-        unit="1",
-        description="1 when no restricted tool was attempted.",
-    )
+    for index, (create, name, rows, unit, description) in enumerate(instruments):
+        # the first instrument's callback takes the cycle's snapshot; the others reuse it
+        create(name, callbacks=[callback(rows, first=index == 0)], unit=unit,
+               description=description)
     return meter
