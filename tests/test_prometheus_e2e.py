@@ -8,9 +8,6 @@ the scraped coverage must equal `processor.snapshot()`.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import socket
 import subprocess
 import time
 import urllib.parse
@@ -20,28 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support import free_port, need_binary
 from opentelemetry.sdk.trace import TracerProvider
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.demo import DEMO_SPEC, run_workload
 
 RULES = Path(__file__).resolve().parent.parent / "dashboards" / "prometheus"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _need(binary: str) -> str:
-    path = shutil.which(binary)
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{binary} is required under CI=true (make test installs it)")
-        pytest.skip(f"{binary} not installed (make test installs Debian's prometheus)")
-    return path
 
 
 def _get(url: str) -> Any:
@@ -56,7 +38,7 @@ def served() -> Iterator[tuple[AgentCoverageProcessor, int]]:
     provider.add_span_processor(processor)
     run_workload(provider, seed=7, runs=60)
     processor.force_flush()
-    port = _free_port()
+    port = free_port()
     server, _ = processor.serve_metrics(port=port)
     yield processor, port
     server.shutdown()
@@ -67,9 +49,9 @@ def served() -> Iterator[tuple[AgentCoverageProcessor, int]]:
 def test_prometheus_scrapes_and_restricted_alert_fires(
     served: tuple[AgentCoverageProcessor, int], tmp_path: Path
 ) -> None:
-    prometheus = _need("prometheus")
+    prometheus = need_binary("prometheus")
     processor, metrics_port = served
-    prom_port = _free_port()
+    prom_port = free_port()
     config = tmp_path / "prometheus.yml"
     config.write_text(
         "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"

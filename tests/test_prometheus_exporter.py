@@ -7,9 +7,6 @@ the same text on loopback.
 
 from __future__ import annotations
 
-import os
-import shutil
-import socket
 import subprocess
 import threading
 import urllib.request
@@ -17,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _support import free_port, need_binary
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -61,19 +59,8 @@ def series(name: str, **labels: str) -> Key:
     return name, tuple(sorted(labels.items()))
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def test_promtool_check_metrics_accepts_exposition(processor: AgentCoverageProcessor) -> None:
-    promtool = shutil.which("promtool")
-    if promtool is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("promtool is required under CI=true (make test installs it)")
-        pytest.skip("promtool not installed (Debian's `prometheus` package provides it)")
+    promtool = need_binary("promtool")
     proc = subprocess.run(
         [promtool, "check", "metrics"],
         input=render(processor),
@@ -168,7 +155,7 @@ def test_histogram_buckets_are_cumulative(processor: AgentCoverageProcessor) -> 
 
 
 def test_serve_metrics_over_http_on_loopback(processor: AgentCoverageProcessor) -> None:
-    port = _free_port()
+    port = free_port()
     server, thread = processor.serve_metrics(port=port)
     try:
         assert server.server_address[0] == "127.0.0.1"

@@ -8,15 +8,14 @@ rule expressions only use metric names from the contract (catches typos promtool
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _support import need_binary
 
 PROM_DIR = Path(__file__).resolve().parent.parent / "dashboards" / "prometheus"
 ALERTS = PROM_DIR / "agentcov-alerts.yaml"
@@ -96,13 +95,7 @@ PROMQL_WORDS = {
 
 
 def _promtool() -> str:
-    path = shutil.which("promtool")
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("promtool is required under CI=true (make prometheus-tools installs it)")
-        pytest.skip("promtool not installed (Debian's `prometheus` package provides it; "
-                    "`make prometheus-tools` installs it)")
-    return path
+    return need_binary("promtool")
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
