@@ -34,14 +34,21 @@ class CoverageEngine:
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
+        # drops and errors are counted from the host's threads too: a lock of their own that is
+        # never held across work, so counting never waits behind ingestion or a snapshot
+        self._counters_lock = threading.Lock()
         self.by_kind: dict[str, int] = dict.fromkeys(KINDS, 0)
         self.dropped: dict[str, int] = {}
         self.internal_errors = 0
         self._state_attributes = self.spec.state_attribute_names
 
     def count_drop(self, reason: str, n: int = 1) -> None:
-        with self.lock:
+        with self._counters_lock:
             self.dropped[reason] = self.dropped.get(reason, 0) + n
+
+    def count_internal_error(self) -> None:
+        with self._counters_lock:
+            self.internal_errors += 1
 
     def ingest(self, record: SpanRecord) -> None:
         """Classify one span and fold any runs it completes; invalid spans are counted drops."""
@@ -70,16 +77,18 @@ class CoverageEngine:
                 self.state.update(run, self.spec.for_agent(run.agent))
 
     def span_stats(self) -> dict[str, Any]:
+        with self._counters_lock:
+            dropped = dict(sorted(self.dropped.items()))
+            internal_errors = self.internal_errors
         with self.lock:
-            classified = sum(self.by_kind.values())
             return {
-                "processed": classified + sum(self.dropped.values()),
+                "processed": sum(self.by_kind.values()) + sum(dropped.values()),
                 "by_kind": dict(self.by_kind),
-                "dropped": dict(sorted(self.dropped.items())),
+                "dropped": dropped,
                 "flushed_early": dict(self.assembler.flushed_early),
                 "traces_in_flight": self.assembler.traces_in_flight,
                 "label_overflow": dict(self.state.overflow),
-                "internal_errors": self.internal_errors,
+                "internal_errors": internal_errors,
             }
 
     def snapshot(self) -> Snapshot:

@@ -81,8 +81,7 @@ class AgentCoverageProcessor(SpanProcessor):
 
     def _internal_error(self) -> None:
         try:
-            with self.engine.lock:
-                self.engine.internal_errors += 1
+            self.engine.count_internal_error()
             _log.debug("agentcov internal error", exc_info=True)
         except Exception:  # pragma: no cover - last line of defence
             pass

@@ -480,6 +480,31 @@ def test_shutdown_is_idempotent_finishes_open_traces_and_counts_late_spans() -> 
 
 
 @pytest.mark.timeout(30)
+def test_dropping_never_waits_for_the_engine_lock() -> None:
+    """Counting a drop must not wait behind ingestion or a snapshot (which hold the engine lock)."""
+    processor, provider, tracer = _make(max_queue=2, flush_interval_s=3600.0)
+    spans = []
+    for i in range(5):
+        span = tracer.start_span(f"execute_tool t{i}", attributes=tool_attrs(f"t{i}"))
+        spans.append(span)
+    done = threading.Event()
+
+    def end_all() -> None:
+        for span in spans:
+            span.end()
+        done.set()
+
+    try:
+        with processor._drain_lock, processor.engine.lock:  # a long snapshot in progress
+            host = threading.Thread(target=end_all, daemon=True)
+            host.start()
+            assert done.wait(5.0), "on_end blocked on the engine lock"
+        assert processor.span_stats()["dropped"] == {"queue_full": 3}
+    finally:
+        provider.shutdown()
+
+
+@pytest.mark.timeout(30)
 def test_full_queue_drops_and_counts_without_blocking_the_host() -> None:
     processor, provider, tracer = _make(max_queue=10, flush_interval_s=3600.0)
     try:
