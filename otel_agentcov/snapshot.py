@@ -136,6 +136,7 @@ def _agent_report(
         if declared_edges
         else None,
         "gate_passed": 1 if attempts == 0 else 0,
+        "delegation_declared": [{"from": a, "to": b} for a, b in sorted(declared_edges)],
         "restricted": [
             {"tool": t, "outcome": o, "count": c} for (t, o), c in sorted(st.restricted.items())
         ],
@@ -195,7 +196,9 @@ def _agent_report(
     })
     values: dict[str, float | int | None] = {f"coverage.{d}": coverage[d] for d in DIMENSIONS}
     values["coverage.overall"] = overall
-    values.update({f"edges.{k}": v for k, v in edges.items() if k != "restricted"})
+    values.update({
+        f"edges.{k}": v for k, v in edges.items() if k not in ("restricted", "delegation_declared")
+    })
     values.update({
         "runs.count": st.runs,
         "runs.pass_rate": pass_rate,

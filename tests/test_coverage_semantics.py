@@ -279,6 +279,7 @@ def test_delegation_pct_and_edges() -> None:
     r = report(eng)
     assert r["delegations"] == [{"from": "a", "to": "b", "count": 1}]
     assert r["edges"]["delegation_pct"] == 50.0
+    assert r["edges"]["delegation_declared"] == [{"from": "a", "to": "b"}, {"from": "a", "to": "c"}]
     assert r["edges"]["allowed_pct"] == 50.0
     assert r["paths"]["top"][0]["path"] == ["tool", "delegate"]
     assert "x" not in report(eng, "b")["tools"]["called"]

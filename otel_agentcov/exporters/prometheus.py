@@ -26,7 +26,6 @@ from prometheus_client.metrics_core import (
 from prometheus_client.registry import Collector
 
 from ..snapshot import DIMENSIONS, Snapshot
-from ..spec import CoverageSpec
 
 __all__ = [
     "CoverageCollector",
@@ -47,13 +46,6 @@ class SnapshotSource(Protocol):
     def snapshot(self) -> Snapshot: ...
 
 
-def _declared_delegations(source: SnapshotSource, agent: str) -> Sequence[tuple[str, str]]:
-    spec = getattr(source, "spec", None)
-    if not isinstance(spec, CoverageSpec):
-        return ()
-    return spec.for_agent(agent).delegation
-
-
 def _gauge(name: str, doc: str, labels: Sequence[str] = ()) -> GaugeMetricFamily:
     return GaugeMetricFamily(name, doc, labels=list(labels))
 
@@ -68,7 +60,7 @@ def _add(family: GaugeMetricFamily | CounterMetricFamily, labels: list[str], val
         family.add_metric(labels, float(value))
 
 
-def families(data: Mapping[str, Any], source: SnapshotSource | None = None) -> list[Metric]:
+def families(data: Mapping[str, Any]) -> list[Metric]:
     """Every metric family of the contract, from one report dict (`Snapshot.to_dict()`)."""
     a = ["agent"]
     coverage = _gauge(
@@ -135,9 +127,8 @@ def families(data: Mapping[str, Any], source: SnapshotSource | None = None) -> l
             _add(model_info, [agent, model], 1)
         for d in rep.get("delegations", ()):
             _add(delegations, [agent, d["from"], d["to"]], d["count"])
-        if source is not None:
-            for src, dst in _declared_delegations(source, agent):
-                _add(delegation_info, [agent, src, dst], 1)
+        for d in rep["edges"].get("delegation_declared", ()):
+            _add(delegation_info, [agent, d["from"], d["to"]], 1)
         for cond, n in rep.get("boundary_hits", {}).items():
             _add(boundary_hits, [agent, cond], n)
         for cond in rep.get("boundaries", {}):
@@ -205,7 +196,7 @@ class CoverageCollector(Collector):
 
     def collect(self) -> Iterable[Metric]:
         data = self._source.snapshot().data
-        return iter(families(data, self._source))
+        return iter(families(data))
 
     def describe(self) -> Iterator[Metric]:
         """Nothing up front: registering must not take a snapshot."""
