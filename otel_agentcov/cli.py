@@ -6,6 +6,7 @@ User errors are one line on stderr with exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Sequence
 
@@ -30,6 +31,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agentcov", description="Agent behaviour coverage from OTel spans.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -44,7 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve /metrics on 127.0.0.1:PORT (default 9464) while the workload runs",
     )
     p_demo.add_argument(
-        "--duration", type=float, default=0.0, metavar="SECONDS",
+        "--duration", type=_seconds, default=0.0, metavar="SECONDS",
         help="keep the workload running this long (useful with --serve)",
     )
     return parser

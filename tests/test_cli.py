@@ -44,6 +44,10 @@ def test_usage_error_is_one_line_exit_2() -> None:
     assert proc.stderr.strip().count("\n") == 0
     assert "--runs" in proc.stderr and "Traceback" not in proc.stderr
     assert agentcov("nonsense").returncode == 2
+    for bad in ("nan", "-1", "soon"):
+        proc = agentcov("demo", "--duration", bad)
+        assert proc.returncode == 2, bad
+        assert "--duration" in proc.stderr and "Traceback" not in proc.stderr
 
 
 def test_demo_serve_keeps_metrics_up_while_running() -> None:

@@ -21,7 +21,6 @@ _MAX_STEPS_TEXT = "max turns exceeded"
 _CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 _TRANSFER_PREFIX = "transfer_to_"
-_HANDOFF_PREFIX = "handoff to "
 UNKNOWN_AGENT = "unknown_agent"
 MAX_NAME_CHARS = 256  # names become state keys and metric labels: bound them at the source
 
@@ -265,9 +264,3 @@ def build_step(
         step.input_chars = user_input_chars(attrs)
     return step
 
-
-def handoff_target_from_name(span_name: str) -> str | None:
-    """`handoff to <agent>` span names (OpenAI Agents via OpenInference)."""
-    if span_name.startswith(_HANDOFF_PREFIX):
-        return clip(span_name[len(_HANDOFF_PREFIX) :].strip()) or None
-    return None
