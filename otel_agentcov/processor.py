@@ -74,8 +74,8 @@ class AgentCoverageProcessor(SpanProcessor):
                 self.engine.count_drop("queue_full")
                 return
             queue.append(span)
-            if len(queue) >= self._wake_at:
-                self._wake.set()
+            if len(queue) >= self._wake_at and not self._wake.is_set():
+                self._wake.set()  # set() takes a lock: only when it changes something
         except Exception:  # never raise into the host application
             self._internal_error()
 
