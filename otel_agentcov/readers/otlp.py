@@ -1,0 +1,243 @@
+"""OTLP trace payloads (protobuf messages and OTLP/JSON objects) -> SpanRecords.
+
+One walk per encoding; both yield records lazily so callers can stream. Malformed input raises
+TraceFormatError naming the place inside the payload (`resourceSpans[0].scopeSpans[1].spans[3]`).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
+
+from ..records import SpanRecord
+
+# SpanFlags: bit 8 says whether bit 9 (parent is remote) is known
+_HAS_IS_REMOTE = 0x100
+_IS_REMOTE = 0x200
+_SPAN_KINDS = {
+    "SPAN_KIND_UNSPECIFIED": 0, "SPAN_KIND_INTERNAL": 1, "SPAN_KIND_SERVER": 2,
+    "SPAN_KIND_CLIENT": 3, "SPAN_KIND_PRODUCER": 4, "SPAN_KIND_CONSUMER": 5,
+}
+_STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
+_EMPTY: Mapping[str, Any] = {}
+
+
+class TraceFormatError(ValueError):
+    """A payload that is not OTLP traces; the message says where and what was expected."""
+
+
+# ---------------------------------------------------------------- protobuf
+
+
+def _pb_value(value: AnyValue) -> Any:
+    which = value.WhichOneof("value")
+    if which is None:
+        return None
+    if which == "array_value":
+        return tuple(_pb_value(v) for v in value.array_value.values)
+    if which == "kvlist_value":
+        return _pb_attributes(value.kvlist_value.values)
+    return getattr(value, which)
+
+
+def _pb_attributes(kvs: Iterable[KeyValue]) -> dict[str, Any]:
+    return {kv.key: _pb_value(kv.value) for kv in kvs}
+
+
+def _pb_id(raw: bytes, size: int, where: str) -> int:
+    if len(raw) not in (0, size):
+        raise TraceFormatError(f"{where}: expected a {size}-byte id, got {len(raw)} bytes")
+    return int.from_bytes(raw, "big")
+
+
+def records_from_request(request: ExportTraceServiceRequest) -> Iterator[SpanRecord]:
+    """Every span of a decoded ExportTraceServiceRequest (or TracesData: same layout)."""
+    for r, resource_spans in enumerate(request.resource_spans):
+        resource = _pb_attributes(resource_spans.resource.attributes)
+        for s, scope_spans in enumerate(resource_spans.scope_spans):
+            scope_name = scope_spans.scope.name
+            for i, span in enumerate(scope_spans.spans):
+                where = f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
+                yield _pb_record(span, scope_name, resource, where)
+
+
+def _pb_record(
+    span: PbSpan, scope_name: str, resource: Mapping[str, Any], where: str
+) -> SpanRecord:
+    parent = _pb_id(span.parent_span_id, 8, where + ".parentSpanId")
+    return SpanRecord(
+        trace_id=_pb_id(span.trace_id, 16, where + ".traceId"),
+        span_id=_pb_id(span.span_id, 8, where + ".spanId"),
+        parent_id=parent or None,
+        parent_remote=bool(span.flags & _HAS_IS_REMOTE and span.flags & _IS_REMOTE),
+        name=span.name,
+        kind=max(span.kind - 1, 0),  # OTLP counts UNSPECIFIED as 0; the SDK's INTERNAL is 0
+        start_ns=span.start_time_unix_nano,
+        end_ns=span.end_time_unix_nano,
+        status_code=span.status.code,
+        status_description=span.status.message or None,
+        attributes=_pb_attributes(span.attributes) if span.attributes else _EMPTY,
+        events=tuple((e.name, _pb_attributes(e.attributes)) for e in span.events),
+        scope_name=scope_name,
+        resource_attributes=resource,
+    )
+
+
+def decode_request(payload: bytes, where: str = "request") -> ExportTraceServiceRequest:
+    """Parse protobuf bytes; a DecodeError becomes one TraceFormatError line."""
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(payload)
+    except Exception as exc:  # protobuf raises DecodeError, or RuntimeWarning-ish errors from upb
+        raise TraceFormatError(f"{where}: not an OTLP ExportTraceServiceRequest ({exc})") from None
+    return request
+
+
+# ---------------------------------------------------------------- OTLP/JSON
+
+
+def _get(obj: Mapping[str, Any], camel: str, snake: str) -> Any:
+    value = obj.get(camel)
+    return obj.get(snake) if value is None else value
+
+
+def _list(obj: Mapping[str, Any], camel: str, snake: str, where: str) -> list[Any]:
+    value = _get(obj, camel, snake)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise TraceFormatError(f"{where}.{camel}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _object(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise TraceFormatError(f"{where}: expected an object, got {type(value).__name__}")
+    return value
+
+
+def _json_id(value: Any, size: int, where: str) -> int:
+    """Hex per the OTLP/JSON spec; base64 (protobuf's JSON mapping) is accepted too."""
+    if value is None or value == "":
+        return 0
+    if not isinstance(value, str):
+        raise TraceFormatError(f"{where}: expected a hex string, got {type(value).__name__}")
+    try:
+        if len(value) == 2 * size:
+            return int(value, 16)
+        raw = base64.b64decode(value, validate=True)
+    except (ValueError, binascii.Error):
+        raw = b""
+    if len(raw) != size:
+        raise TraceFormatError(f"{where}: expected {2 * size} hex digits, got {value[:40]!r}")
+    return int.from_bytes(raw, "big")
+
+
+def _json_int(value: Any, where: str) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, bool):
+        raise TraceFormatError(f"{where}: expected an integer, got a boolean")
+    try:
+        return int(value)  # uint64 fields are strings in OTLP/JSON
+    except (TypeError, ValueError):
+        raise TraceFormatError(f"{where}: expected an integer, got {str(value)[:40]!r}") from None
+
+
+def _json_enum(value: Any, names: Mapping[str, int], where: str) -> int:
+    if isinstance(value, str) and value in names:
+        return names[value]
+    return _json_int(value, where)
+
+
+def _json_value(value: Any, where: str) -> Any:
+    if not isinstance(value, Mapping):
+        raise TraceFormatError(f"{where}: expected an AnyValue object, got {type(value).__name__}")
+    for key, raw in value.items():
+        if key in ("stringValue", "string_value", "boolValue", "bool_value",
+                   "doubleValue", "double_value"):
+            return raw
+        if key in ("intValue", "int_value"):
+            return _json_int(raw, where)
+        if key in ("arrayValue", "array_value"):
+            values = _list(_object(raw, where), "values", "values", where)
+            return tuple(_json_value(v, f"{where}[{n}]") for n, v in enumerate(values))
+        if key in ("kvlistValue", "kvlist_value"):
+            return _json_attributes(_object(raw, where), where, "values")
+        if key in ("bytesValue", "bytes_value"):
+            return raw
+    return None
+
+
+def _json_attributes(obj: Mapping[str, Any], where: str, key: str = "attributes") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for n, kv in enumerate(_list(obj, key, key, where)):
+        kv = _object(kv, f"{where}.{key}[{n}]")
+        name = kv.get("key")
+        if not isinstance(name, str):
+            raise TraceFormatError(f"{where}.{key}[{n}].key: expected a string")
+        value = kv.get("value")
+        out[name] = None if value is None else _json_value(value, f"{where}.{key}[{n}]")
+    return out
+
+
+def records_from_json(document: Any, where: str = "") -> Iterator[SpanRecord]:
+    """Every span of an OTLP/JSON traces object (`{"resourceSpans": [...]}`)."""
+    doc = _object(document, where or "document")
+    prefix = f"{where}." if where else ""
+    if "resourceSpans" not in doc and "resource_spans" not in doc:
+        raise TraceFormatError(f"{where or 'document'}: expected an object with 'resourceSpans'")
+    for r, rs in enumerate(_list(doc, "resourceSpans", "resource_spans", where)):
+        rs_where = f"{prefix}resourceSpans[{r}]"
+        rs = _object(rs, rs_where)
+        resource = _json_attributes(_object(rs.get("resource") or {}, rs_where), rs_where)
+        scopes = _list(rs, "scopeSpans", "scope_spans", rs_where) or _list(
+            rs, "instrumentationLibrarySpans", "instrumentation_library_spans", rs_where
+        )
+        for s, ss in enumerate(scopes):
+            ss_where = f"{rs_where}.scopeSpans[{s}]"
+            ss = _object(ss, ss_where)
+            scope = _object(ss.get("scope") or ss.get("instrumentationLibrary") or {}, ss_where)
+            scope_name = scope.get("name") or ""
+            for i, span in enumerate(_list(ss, "spans", "spans", ss_where)):
+                span_where = f"{ss_where}.spans[{i}]"
+                yield _json_record(_object(span, span_where), str(scope_name), resource,
+                                   span_where)
+
+
+def _json_record(
+    span: Mapping[str, Any], scope_name: str, resource: Mapping[str, Any], where: str
+) -> SpanRecord:
+    status = _object(span.get("status") or {}, where + ".status")
+    flags = _json_int(span.get("flags"), where + ".flags")
+    events = tuple(
+        (str(_object(e, f"{where}.events[{n}]").get("name") or ""),
+         _json_attributes(e, f"{where}.events[{n}]"))
+        for n, e in enumerate(_list(span, "events", "events", where))
+    )
+    name = span.get("name")
+    parent = _json_id(_get(span, "parentSpanId", "parent_span_id"), 8, where + ".parentSpanId")
+    return SpanRecord(
+        trace_id=_json_id(_get(span, "traceId", "trace_id"), 16, where + ".traceId"),
+        span_id=_json_id(_get(span, "spanId", "span_id"), 8, where + ".spanId"),
+        parent_id=parent or None,
+        parent_remote=bool(flags & _HAS_IS_REMOTE and flags & _IS_REMOTE),
+        name=name if isinstance(name, str) else "",
+        kind=max(_json_enum(span.get("kind"), _SPAN_KINDS, where + ".kind") - 1, 0),
+        start_ns=_json_int(_get(span, "startTimeUnixNano", "start_time_unix_nano"),
+                           where + ".startTimeUnixNano"),
+        end_ns=_json_int(_get(span, "endTimeUnixNano", "end_time_unix_nano"),
+                         where + ".endTimeUnixNano"),
+        status_code=_json_enum(status.get("code"), _STATUS_CODES, where + ".status.code"),
+        status_description=status.get("message") or None,
+        attributes=_json_attributes(span, where) if span.get("attributes") else _EMPTY,
+        events=events,
+        scope_name=scope_name,
+        resource_attributes=resource,
+    )
