@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -549,7 +549,7 @@ def agent() -> dash.Dashboard:
 DASHBOARDS = {"agentcov-fleet.json": fleet, "agentcov-agent.json": agent}
 
 
-def render(build: Any) -> str:
+def render(build: Callable[[], dash.Dashboard]) -> str:
     """Stable JSON text of one dashboard (sorted keys, trailing newline) for diff-friendly files."""
     data = json.loads(json.dumps(build().build(), cls=JSONEncoder))
     for number, panel in enumerate(data["panels"], start=1):
