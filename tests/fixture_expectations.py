@@ -151,6 +151,30 @@ def _langgraph(tool_error: str) -> dict[str, Scenario]:
     }
 
 
+STRANDS = {
+    "two_tools": Scenario({"weather": A(
+        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    "tool_error": Scenario(  # ERROR + gen_ai.tool.status=error + exception event
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # Swarm: `handoff_to_agent` (target only in its arguments), then billing's invoke_agent as
+    # a sibling under invoke_swarm; the triage model answers once more after handing off
+    "handoff": Scenario({
+        "triage": A(llm=2, tools={"handoff_to_agent": (1, 0)}, models={"triage-model": 2},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)},
+                          models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+}
+
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -160,4 +184,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_agents_traceloop": _openai_agents("_OTHER"),
     "langgraph_openinference": _langgraph("RuntimeError"),
     "langgraph_traceloop": _langgraph("RuntimeError"),
+    "strands": STRANDS,
 }
