@@ -174,6 +174,30 @@ STRANDS = {
     }),
 }
 
+ADK = {
+    # parallel calls add the synthetic `execute_tool (merged)` span: not a third tool call
+    "two_tools": Scenario({"weather": A(
+        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    # ADK re-raises the tool's exception: the run fails after one LLM call
+    "tool_error": Scenario(
+        {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
+                     boundaries=b("tool_failure", "error_path"))},
+        b("RuntimeError"),
+    ),
+    # `transfer_to_agent`, then billing's invoke_agent as a sibling under invoke_workflow
+    "handoff": Scenario({
+        "triage": A(tools={"transfer_to_agent": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # AgentTool: the tool is named after the agent; billing's run nests under it
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"billing": (1, 0)}, models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -185,4 +209,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "langgraph_openinference": _langgraph("RuntimeError"),
     "langgraph_traceloop": _langgraph("RuntimeError"),
     "strands": STRANDS,
+    "adk": ADK,
 }
