@@ -198,6 +198,32 @@ ADK = {
     }),
 }
 
+PYDANTIC_AI = {
+    "two_tools": Scenario({"weather": A(
+        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    "tool_error": Scenario(  # an unexpected exception ends the run
+        {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
+                     boundaries=b("tool_failure", "error_path"))},
+        b("RuntimeError"),
+    ),
+    "tool_retry": Scenario(  # ModelRetry once, then the call succeeds and the model answers
+        {"orders": A(llm=3, tools={"lookup_order": (1, 1)}, models={"orders-model": 3},
+                     boundaries=b("tool_failure"))},
+        b("ToolRetryError"),
+    ),
+    "max_steps": Scenario(  # UsageLimits(request_limit=2)
+        {"looper": A(errors=1, llm=2, tools={"get_weather": (2, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps", "error_path"))},
+        b("UsageLimitExceeded"),
+    ),
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)},
+                          models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -210,4 +236,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "langgraph_traceloop": _langgraph("RuntimeError"),
     "strands": STRANDS,
     "adk": ADK,
+    "pydantic_ai": PYDANTIC_AI,
 }
