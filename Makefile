@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards
+.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards fixtures
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,7 +16,7 @@ demo: $(STAMP)
 	$(BIN)/agentcov demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards
+	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
 
 typecheck: $(STAMP)
 	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py
@@ -54,3 +54,18 @@ clean:
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/on_end_cost.py
+
+# Re-record tests/fixtures/ from the real libraries, offline. Each stack gets its own venv under
+# .venv-fixtures/ (some bridges share a module path, some pin their own SDK); the pins are in
+# fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
+FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
+  openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk
+FIXTURE_VENVS  := .venv-fixtures
+
+fixtures:
+	@set -e; for stack in $(FIXTURE_STACKS); do \
+	  venv=$(FIXTURE_VENVS)/$$stack; script=$$(echo $$stack | sed -E 's/_(legacy|openinference|contrib|traceloop)$$//'); \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/record_$$script.py; \
+	done
