@@ -35,4 +35,4 @@ clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/on_end_cost.py
+	$(BIN)/python benchmarks/run.py
