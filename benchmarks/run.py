@@ -16,7 +16,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import metrics_render  # noqa: E402
 import overhead  # noqa: E402
@@ -32,7 +33,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "metrics": metrics_render.section,
 }
 
-RESULTS = Path(__file__).resolve().parent / "RESULTS.md"
+RESULTS = HERE / "RESULTS.md"
 
 
 def machine() -> str:
