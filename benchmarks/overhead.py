@@ -155,5 +155,12 @@ def section(rounds: int) -> Section:
         "per run); added = configuration minus no processor, same round.",
         "Host wall covers the workload only (spans still queued are processed in force_flush, "
         "outside it); total CPU covers workload + force_flush, worker threads included.",
+        "Where the time goes (cProfile, thread CPU, worker drain of 10 k spans): classify 50 %, "
+        "assembler 26 %, state update 20 %, SDK span -> SpanRecord 16 %; ~13 us/span in all. "
+        "BatchSpanProcessor's added cost is mostly garbage collection of the spans its "
+        "in-memory exporter keeps (it grows with spans per round).",
+        "Total-CPU target gap: the coverage worker classifies and assembles every span in Python "
+        "while BatchSpanProcessor only moves it, so at <= 0.5x it would need < ~5 us/span "
+        "for conversion, classification, assembly and state together.",
     ]
     return Section("Overhead on the agent (real OpenTelemetry SDK spans)", rows, notes)
