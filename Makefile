@@ -53,7 +53,7 @@ clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/on_end_cost.py
+	$(BIN)/python benchmarks/run.py
 
 # Re-record tests/fixtures/ from the real libraries, offline. Each stack gets its own venv under
 # .venv-fixtures/ (some bridges share a module path, some pin their own SDK); the pins are in

@@ -35,6 +35,20 @@ def stable_hash(tokens: Iterable[str]) -> int:
     return int.from_bytes(digest.digest(), "big")
 
 
+_HASH_CACHE_LIMIT = 8192
+_hash_cache: dict[tuple[str, ...], int] = {}
+
+
+def _cached_hash(tokens: tuple[str, ...]) -> int:
+    """stable_hash of the state and path keys runs keep repeating (a dict hit, not a blake2b)."""
+    value = _hash_cache.get(tokens)
+    if value is None:
+        if len(_hash_cache) >= _HASH_CACHE_LIMIT:
+            _hash_cache.clear()
+        value = _hash_cache[tokens] = stable_hash(tokens)
+    return value
+
+
 @dataclass
 class Limits:
     """Caps that keep memory bounded whatever the input; folds are counted."""
@@ -164,7 +178,7 @@ class CoverageState:
 
         by_tool = spec.granularity == "tool"
         path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
-        path_key = stable_hash(path)
+        path_key = _cached_hash(path)
         if path_key in st.paths or len(st.paths) < lim.max_paths:
             _bump(st.paths, path_key)
             if path_key in st.path_tokens or len(st.path_tokens) < lim.max_path_samples:
@@ -173,7 +187,7 @@ class CoverageState:
             self._fold("path")
         for step in run.steps:
             if step.kind in (LLM, TOOL, DELEGATE, HANDOFF):
-                skey = stable_hash(_state_key(step))
+                skey = _cached_hash(_state_key(step))
                 if skey in st.states or len(st.states) < lim.max_states:
                     _bump(st.states, skey)
                 else:

@@ -186,7 +186,8 @@ def finish_reason(attrs: Mapping[str, Any]) -> str:
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
         return reasons
-    if isinstance(reasons, Sequence) and reasons and isinstance(reasons[0], str):
+    # `reasons` first: an ABC isinstance on the common None is a quarter of classify's time
+    if reasons and isinstance(reasons, Sequence) and isinstance(reasons[0], str):
         return reasons[0]
     return as_str(attrs.get("gen_ai.response.finish_reason")) or ""
 
