@@ -221,13 +221,11 @@ class CoverageStore:
                 self._restore(data)
             except (OSError, ValueError, KeyError, TypeError) as exc:  # StateError is ValueError
                 self._reset_engine()
-                self._set_aside(snap, "snapshot_unreadable", exc)
+                also = [journal] if os.path.exists(journal) else []
+                self._set_aside(snap, "snapshot_unreadable", f"cannot read state ({exc})", also)
                 base_ok = False
-        if os.path.exists(journal):
-            if base_ok:
-                self._replay(journal)
-            else:
-                self._set_aside(journal, "journal_without_snapshot", "its snapshot was set aside")
+        if base_ok and os.path.exists(journal):
+            self._replay(journal)
         self.compact()
         self.recovery_seconds = time.monotonic() - started
 
@@ -277,13 +275,17 @@ class CoverageStore:
     def _count(self, reason: str) -> None:
         self.recoveries[reason] = self.recoveries.get(reason, 0) + 1
 
-    def _set_aside(self, path: str, reason: str, detail: object) -> None:
-        """One line on stderr, the file renamed to `<path>.corrupt-<timestamp>`, counted."""
-        aside = f"{path}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
-        os.replace(path, aside)
+    def _set_aside(self, path: str, reason: str, detail: object, also: Iterable[str] = ()) -> None:
+        """One line on stderr, the file (and `also`, which depends on it) renamed to
+        `<path>.corrupt-<timestamp>`, counted once."""
+        suffix = f".corrupt-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+        moved = []
+        for name in (path, *also):
+            os.replace(name, name + suffix)
+            moved.append(name + suffix)
         self._count(reason)
-        print(f"agentcov serve: {path}: {detail}; moved to {aside}, continuing without it",
-              file=sys.stderr)
+        print(f"agentcov serve: {path}: {detail}; moved to {' and '.join(moved)}, "
+              "continuing without it", file=sys.stderr)
 
     def snapshot(self) -> Snapshot:
         """The current report (the engine is replaced when a corrupt state is set aside)."""
