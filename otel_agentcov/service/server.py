@@ -43,7 +43,7 @@ class ServeConfig:
     limits: RequestLimits = field(default_factory=RequestLimits)
     idle_ttl_s: float = 60.0
     max_traces: int = 10_000
-    compact_bytes: int = 64 << 20
+    compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
     sweep_interval_s: float = 1.0
 
 
