@@ -335,6 +335,13 @@ class RunAssembler:
                 runs.extend(assemble(buf.steps.values()))
         return runs
 
+    def open_traces(self) -> list[tuple[int, float, list[Step]]]:
+        """(trace id, last seen, buffered steps), least recently used first: what a durable
+        snapshot keeps so traces still open survive a restart (re-`add` them in this order)."""
+        with self._lock:
+            return [(tid, buf.last_seen, list(buf.steps.values()))
+                    for tid, buf in self._traces.items()]
+
     def sweep(self) -> list[AgentRun]:
         """Assemble traces idle past the TTL (stragglers whose root never ends here)."""
         deadline = self._clock() - self.idle_ttl_s

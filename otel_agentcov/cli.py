@@ -132,6 +132,31 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_merge.add_argument("states", nargs="+", metavar="STATE", help="state files to merge")
     p_merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged state file")
+
+    p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
+    p_serve.add_argument("--spec", required=True, help="coverage spec (agentcov.yaml)")
+    p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                         help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
+    for flag, port, what in (("--otlp-grpc", 4317, "OTLP/gRPC"), ("--otlp-http", 4318,
+                             "OTLP/HTTP"), ("--metrics", 9464, "/metrics and /healthz")):
+        p_serve.add_argument(flag, type=int, default=port, metavar="PORT",
+                             help=f"{what} port (default {port}; 0 disables)")
+    p_serve.add_argument("--state-file", metavar="F",
+                         help="durable state: acknowledge only what is on disk, restore at start")
+    p_serve.add_argument("--token-file", metavar="F", help="require this bearer token "
+                         "(or set AGENTCOV_TOKEN)")
+    p_serve.add_argument("--tls-cert", metavar="F", help="TLS certificate (PEM) for all ports")
+    p_serve.add_argument("--tls-key", metavar="F", help="TLS private key (PEM)")
+    p_serve.add_argument("--max-body-bytes", type=_positive, default=20 << 20, metavar="N",
+                         help="largest request on the wire (default 20 MiB)")
+    p_serve.add_argument("--max-decompressed-bytes", type=_positive, default=80 << 20,
+                         metavar="N", help="largest request after gunzip (default 80 MiB)")
+    p_serve.add_argument("--max-concurrent", type=_positive, default=32, metavar="N",
+                         help="requests processed at once; more get 503/UNAVAILABLE (default 32)")
+    p_serve.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                         help="time a client has to send a request (default 10)")
+    p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
+                         help="finish a trace whose root never arrives after this (default 60)")
     return parser
 
 
@@ -205,6 +230,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _gate(args)
         if args.command == "merge":
             return _merge(args)
+        if args.command == "serve":
+            from .service.server import serve_from_args
+
+            return serve_from_args(args)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)

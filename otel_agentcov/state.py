@@ -278,14 +278,17 @@ class CoverageState:
             raise StateError(f"malformed agent state: {exc!r}") from None
         return state
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one."""
+    def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:
+        """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one.
+
+        `extra` adds top-level keys (`agentcov serve` keeps its journal generation there);
+        readers of the state ignore them."""
         target = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(target))
         fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self.to_dict(), fh, separators=(",", ":"))
+                json.dump({**self.to_dict(), **(extra or {})}, fh, separators=(",", ":"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
