@@ -3,8 +3,8 @@
 The spans come from the demo's multi-agent workload (real SDK tracer, seeded), encoded by the SDK's
 own `encode_spans` in export-sized batches. `--workload diverse` uses benchmarks/workload.py's
 random tool sequences instead (about one new path per trace). Serialized requests are
-concatenated: protobuf merges repeated fields, so the file is one ExportTraceServiceRequest (as a single big export would be);
-`--delimited` writes a length-delimited stream of requests instead.
+concatenated: protobuf merges repeated fields, so the file is one ExportTraceServiceRequest (as
+a single big export would be); `--delimited` writes a length-delimited stream of requests instead.
 
     python benchmarks/make_trace_file.py --spans 1000000 --out /tmp/traces-1m.pb
     /usr/bin/time -v agentcov coverage --traces /tmp/traces-1m.pb --format json --output /dev/null
