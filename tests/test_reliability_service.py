@@ -515,7 +515,7 @@ def test_burst_past_capacity_is_retryable_and_the_sdk_delivers_everything(
 
     # real OTel SDK exporters, HTTP and gRPC, 16 at once: they retry and everything arrives
     batches = [workload_spans(seed=100 + n, runs=8) for n in range(16)]
-    sent = sum(len(b) for b in batches) * 2
+    sent = sum(len(batches[n // 2]) * 2 for n in range(32))  # 32 exporters, 2 exports each
     before = {t: (served.outcome(t, "overloaded"), served.scrape()[
         f'agentcov_receiver_spans_total{json.dumps({"outcome": "accepted", "transport": t})}'])
         for t in ("http", "grpc")}
@@ -577,3 +577,37 @@ def test_acknowledged_data_survives_kill9_after_the_abuse(served: Served) -> Non
     FIGURES["kill9"] = {"spans_acknowledged_to_tests": acked,
                         "spans_counted_before_kill_and_after_restart": int(spans),
                         "series_compared": len(counted), "series_equal_after_restart": True}
+
+
+# ---------------------------------------------------------------------------- journal failure
+
+
+def test_after_a_failed_fsync_nothing_more_is_acknowledged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that fails fsync cannot be simulated on a real filesystem here, so os.fsync is
+    made to fail (in-process). The failed request and every later one are refused (retryable),
+    so no acknowledgement is ever given for data that might not be on disk. Known gap: the
+    failed request was already applied in memory, and its bytes may be replayed at restart,
+    so the client's retry can count it twice (at-least-once after a disk failure)."""
+    from otel_agentcov import CoverageSpec
+    from otel_agentcov.service import journal
+    from otel_agentcov.service.store import PROTOBUF, CoverageStore, Unavailable, decode_records
+
+    store = CoverageStore(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"),
+                          str(tmp_path / "state.json"))
+    store.open()
+    payload = encoded(workload_spans(seed=15, runs=1))
+    records = decode_records(PROTOBUF, payload, "test")
+    store.submit(PROTOBUF, payload, records)
+
+    def failing_fsync(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(journal.os, "fsync", failing_fsync)
+    for _ in range(3):
+        with pytest.raises(Unavailable, match="journal"):
+            store.submit(PROTOBUF, payload, records)
+    monkeypatch.undo()  # the disk recovers, but the journal stays refused until a restart
+    with pytest.raises(Unavailable, match="journal"):
+        store.submit(PROTOBUF, payload, records)
