@@ -160,8 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
                          metavar="N", help="largest request after gunzip (default 80 MiB)")
     p_serve.add_argument("--max-concurrent", type=_positive, default=32, metavar="N",
                          help="requests processed at once; more get 503/UNAVAILABLE (default 32)")
+    p_serve.add_argument("--max-connections", type=_positive, default=256, metavar="N",
+                         help="open HTTP connections per port; more get 503 (default 256)")
     p_serve.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
-                         help="time a client has to send a request (default 10)")
+                         help="time a client has to send a whole request, headers included, "
+                         "and idle keep-alive time (default 10)")
     p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
                          help="finish a trace whose root never arrives after this (default 60)")
     return parser
