@@ -89,12 +89,13 @@ def section(rounds: int) -> Section:
         "of the semantics).",
         "Where the definitions differ: path - AgentAssay counts distinct action-type sequences "
         "(llm_response/tool_call) against (distinct actions)^(longest path) possible paths; "
-        "agentcov reports the sample coverage of its path frequencies (llm/tool tokens at the "
-        "default `granularity: action`). State - AgentAssay maps the count of distinct states "
-        "through a diminishing-returns curve; agentcov uses the sample coverage of (kind, "
-        "subject, outcome, finish) states. Boundary - AgentAssay's is 1.0 when no numeric "
-        "boundaries are configured (none are through its CLI); agentcov's is the share of "
-        "DESIGN §3's conditions (max_steps, timeout, cost_limit, empty_input, error_path, "
-        "tool_failure) hit. Tool and model: known names seen / known names in both.",
+        "agentcov reports observed / bias-corrected Chao1 estimate of its paths (llm/tool "
+        "tokens at the default `granularity: action`). State - AgentAssay maps the count of "
+        "distinct states through a diminishing-returns curve; agentcov uses the same Chao1 "
+        "ratio over (kind, subject, outcome, finish) states. Boundary - AgentAssay's is 1.0 "
+        "when no numeric boundaries are configured (none are through its CLI); agentcov's "
+        "is the share of DESIGN §3's conditions (max_steps, timeout, cost_limit, "
+        "empty_input, error_path, tool_failure) hit. Tool and model: known names seen / "
+        "known names in both.",
     ]
     return Section("Side by side with AgentAssay (20 k trials)", rows, notes)
