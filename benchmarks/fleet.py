@@ -30,6 +30,7 @@ import urllib.parse
 import urllib.request
 import zlib
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -70,58 +71,47 @@ def free_port() -> int:
         return port
 
 
-class Replica:
-    """One `agentcov serve` subprocess with its ports and state file."""
+class ServeProcess:
+    """One `agentcov serve` subprocess: started and waited for until /healthz answers, then
+    `kill -9`ed or stopped (tests/test_reliability_service.py drives its server with it too)."""
 
-    def __init__(self, index: int, workdir: Path, spec: Path) -> None:
-        self.index = index
-        self.grpc, self.http, self.metrics = free_port(), free_port(), free_port()
-        self.state = workdir / f"replica{index}.state.json"
-        self.spec = spec
+    def __init__(self, args: Sequence[str], metrics: int, stderr: Path | None = None) -> None:
+        self.argv = [sys.executable, "-m", "otel_agentcov.cli", "serve", *args]
+        self.metrics = metrics
+        self.stderr = stderr  # appended to across restarts; None discards it
         self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(self.spec),
-             "--otlp-grpc", str(self.grpc), "--otlp-http", str(self.http),
-             "--metrics", str(self.metrics), "--state-file", str(self.state)],
-            cwd=ROOT, stderr=subprocess.DEVNULL,
-        )
+        with open(self.stderr, "ab") if self.stderr else nullcontext(subprocess.DEVNULL) as err:
+            self.proc = subprocess.Popen(self.argv, cwd=ROOT, stderr=err)
         deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/healthz") as r:
-                    if r.status == 200:
-                        return
-            except OSError:
-                if time.monotonic() > deadline or self.proc.poll() is not None:
-                    raise RuntimeError(f"replica {self.index} did not start") from None
-                time.sleep(0.1)
+        while not self.healthy():
+            if time.monotonic() > deadline or self.proc.poll() is not None:
+                raise RuntimeError(f"agentcov serve (metrics :{self.metrics}) did not start")
+            time.sleep(0.1)
 
-    def exporter(self) -> SpanExporter:
-        if self.index % 2:
-            return HttpExporter(endpoint=f"http://127.0.0.1:{self.http}/v1/traces")
-        return GrpcExporter(endpoint=f"127.0.0.1:{self.grpc}", insecure=True)
+    def healthy(self) -> bool:
+        try:
+            url = f"http://127.0.0.1:{self.metrics}/healthz"
+            with urllib.request.urlopen(url, timeout=10) as resp:
+                return bool(resp.status == 200)
+        except OSError:
+            return False
 
     def scrape(self) -> dict[str, float]:
-        """Sample name + sorted labels -> value, from this replica's /metrics."""
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/metrics") as resp:
+        """Sample name + sorted labels -> value, from this server's /metrics."""
+        url = f"http://127.0.0.1:{self.metrics}/metrics"
+        with urllib.request.urlopen(url, timeout=10) as resp:
             text = resp.read().decode()
         return {
             f"{s.name}{json.dumps(dict(sorted(s.labels.items())))}": s.value
             for family in text_string_to_metric_families(text) for s in family.samples
         }
 
-    def spans_counted(self) -> int:
-        scraped = self.scrape()
-        return int(sum(v for k, v in scraped.items()
-                       if k.startswith(("agentcov_spans_processed_total{",
-                                        "agentcov_spans_dropped_total{"))))
-
     def kill9(self) -> None:
         assert self.proc is not None
         os.kill(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+        self.proc.wait(timeout=30)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -130,6 +120,29 @@ class Replica:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+
+
+class Replica(ServeProcess):
+    """One fleet replica: its ports, state file and the exporter that reaches it."""
+
+    def __init__(self, index: int, workdir: Path, spec: Path) -> None:
+        self.index = index
+        self.grpc, self.http, metrics = free_port(), free_port(), free_port()
+        self.state = workdir / f"replica{index}.state.json"
+        super().__init__(["--spec", str(spec), "--otlp-grpc", str(self.grpc),
+                          "--otlp-http", str(self.http), "--metrics", str(metrics),
+                          "--state-file", str(self.state)], metrics)
+
+    def exporter(self) -> SpanExporter:
+        if self.index % 2:
+            return HttpExporter(endpoint=f"http://127.0.0.1:{self.http}/v1/traces")
+        return GrpcExporter(endpoint=f"127.0.0.1:{self.grpc}", insecure=True)
+
+    def spans_counted(self) -> int:
+        scraped = self.scrape()
+        return int(sum(v for k, v in scraped.items()
+                       if k.startswith(("agentcov_spans_processed_total{",
+                                        "agentcov_spans_dropped_total{"))))
 
 
 class Router(SpanExporter):

@@ -16,7 +16,6 @@ import json
 import random
 import socket
 import struct
-import subprocess
 import sys
 import threading
 import time
@@ -29,7 +28,7 @@ from typing import Any
 import grpc
 import pytest
 import yaml
-from _support import free_port, poll
+from _support import free_port
 from google.protobuf.json_format import MessageToDict
 from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
@@ -41,9 +40,12 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov.demo import DEMO_SPEC, run_workload
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import fleet  # noqa: E402 - the fleet proof's ServeProcess drives this test's server too
 
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 TOKEN = "abuse-test-token"
@@ -70,50 +72,30 @@ def encoded(spans: list[ReadableSpan]) -> bytes:
     return data
 
 
-class Served:
-    """One `agentcov serve` subprocess and what the tests acknowledged into it."""
+class Served(fleet.ServeProcess):
+    """The abused `agentcov serve` subprocess and what the tests acknowledged into it."""
 
     def __init__(self, workdir: Path) -> None:
         spec = workdir / "agentcov.yaml"
         spec.write_text(yaml.safe_dump(DEMO_SPEC))
         token = workdir / "token"
         token.write_text(TOKEN + "\n")
-        self.grpc, self.http, self.metrics = free_port(), free_port(), free_port()
+        self.grpc, self.http, metrics = free_port(), free_port(), free_port()
         self.state = workdir / "state.json"
-        self.stderr = workdir / "serve.stderr"
-        self.argv = [
-            sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+        super().__init__([
+            "--spec", str(spec),
             "--otlp-grpc", str(self.grpc), "--otlp-http", str(self.http),
-            "--metrics", str(self.metrics), "--state-file", str(self.state),
+            "--metrics", str(metrics), "--state-file", str(self.state),
             "--token-file", str(token), "--max-body-bytes", str(MAX_BODY),
             "--max-decompressed-bytes", str(MAX_INFLATED), "--max-concurrent", "2",
             "--max-connections", str(MAX_CONNECTIONS), "--request-timeout", str(TIMEOUT_S),
             "--idle-ttl", "3600",  # no idle sweep between the scrapes around the kill -9
-        ]  # fmt: skip
-        self.proc: subprocess.Popen[bytes] | None = None
+        ], metrics, stderr=workdir / "serve.stderr")  # fmt: skip
         self.acked_spans = 0  # spans in requests the server answered 200
         self._lock = threading.Lock()
         self.good = encoded(workload_spans(seed=11, runs=2))
         self.good_spans = len(ExportRequest.FromString(self.good).resource_spans[0]
                               .scope_spans[0].spans)
-
-    def start(self) -> None:
-        with open(self.stderr, "ab") as err:
-            self.proc = subprocess.Popen(self.argv, stderr=err)
-        assert poll(self.healthy, 30), "agentcov serve did not come up"
-
-    def kill9(self) -> None:
-        assert self.proc is not None
-        self.proc.kill()
-        self.proc.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
     def proc_status(self) -> dict[str, int]:
         """VmRSS and VmHWM (peak RSS) in KiB and Threads, from /proc/<pid>/status."""
@@ -124,24 +106,6 @@ class Served:
             if key in ("VmRSS", "VmHWM", "Threads"):
                 fields[key] = int(value.split()[0])
         return fields
-
-    def healthy(self) -> bool:
-        conn = http.client.HTTPConnection("127.0.0.1", self.metrics, timeout=10)
-        try:
-            conn.request("GET", "/healthz")
-            return conn.getresponse().status == 200
-        finally:
-            conn.close()
-
-    def scrape(self) -> dict[str, float]:
-        conn = http.client.HTTPConnection("127.0.0.1", self.metrics, timeout=10)
-        try:
-            conn.request("GET", "/metrics")
-            text = conn.getresponse().read().decode()
-        finally:
-            conn.close()
-        return {f"{s.name}{json.dumps(dict(sorted(s.labels.items())))}": s.value
-                for family in text_string_to_metric_families(text) for s in family.samples}
 
     def outcome(self, transport: str, outcome: str, family: str = "requests") -> int:
         """agentcov_receiver_{requests|spans}_total for this transport and outcome."""
