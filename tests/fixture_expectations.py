@@ -79,6 +79,17 @@ def replay(library: str, scenario: str, spec: dict[str, Any] | None = None) -> A
 
 # ------------------------------------------------------------------ per family
 
+# The scripted models (fixtures/record/_common.py; pydantic-ai's FunctionModels follow the same
+# script) make these two runs identical wherever the framework reports model names and the
+# agent-as-tool is a plain `ask_billing` tool: one definition, so the frameworks must agree.
+TWO_TOOLS = Scenario({"weather": A(
+    llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})})
+AGENT_AS_TOOL = Scenario({
+    "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)}, models={"orchestrator-model": 2},
+                      delegations=("orchestrator->billing",)),
+    "billing": A(models={"billing-model": 1}),
+})
+
 OPENAI_V2 = {
     # the app runs the tool loop itself: openai-v2 emits chat spans only, no tool or agent spans,
     # so the steps count for the resource's service.name
@@ -102,9 +113,7 @@ OPENAI_V2 = {
 def _openai_agents(tool_error: str) -> dict[str, Scenario]:
     """The same five runs through each bridge must give the same coverage."""
     return {
-        "two_tools": Scenario({"weather": A(
-            llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)},
-            models={"weather-model": 2})}),
+        "two_tools": TWO_TOOLS,
         "tool_error": Scenario(
             {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
                          boundaries=b("tool_failure"))},  # non-fatal: the run recovers
@@ -119,12 +128,7 @@ def _openai_agents(tool_error: str) -> dict[str, Scenario]:
             "triage": A(models={"triage-model": 1}, delegations=("triage->billing",)),
             "billing": A(models={"billing-model": 1}),
         }),
-        "agent_as_tool": Scenario({
-            "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)},
-                              models={"orchestrator-model": 2},
-                              delegations=("orchestrator->billing",)),
-            "billing": A(models={"billing-model": 1}),
-        }),
+        "agent_as_tool": AGENT_AS_TOOL,
     }
 
 
@@ -152,8 +156,7 @@ def _langgraph(tool_error: str) -> dict[str, Scenario]:
 
 
 STRANDS = {
-    "two_tools": Scenario({"weather": A(
-        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    "two_tools": TWO_TOOLS,
     "tool_error": Scenario(  # ERROR + gen_ai.tool.status=error + exception event
         {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
                      boundaries=b("tool_failure"))},
@@ -166,18 +169,12 @@ STRANDS = {
                     delegations=("triage->billing",)),
         "billing": A(models={"billing-model": 1}),
     }),
-    "agent_as_tool": Scenario({
-        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)},
-                          models={"orchestrator-model": 2},
-                          delegations=("orchestrator->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
+    "agent_as_tool": AGENT_AS_TOOL,
 }
 
 ADK = {
     # parallel calls add the synthetic `execute_tool (merged)` span: not a third tool call
-    "two_tools": Scenario({"weather": A(
-        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    "two_tools": TWO_TOOLS,
     # ADK re-raises the tool's exception: the run fails after one LLM call
     "tool_error": Scenario(
         {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
@@ -199,8 +196,7 @@ ADK = {
 }
 
 PYDANTIC_AI = {
-    "two_tools": Scenario({"weather": A(
-        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    "two_tools": TWO_TOOLS,
     "tool_error": Scenario(  # an unexpected exception ends the run
         {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
                      boundaries=b("tool_failure", "error_path"))},
@@ -216,12 +212,7 @@ PYDANTIC_AI = {
                      boundaries=b("max_steps", "error_path"))},
         b("UsageLimitExceeded"),
     ),
-    "agent_as_tool": Scenario({
-        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)},
-                          models={"orchestrator-model": 2},
-                          delegations=("orchestrator->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
+    "agent_as_tool": AGENT_AS_TOOL,
 }
 
 
