@@ -200,10 +200,13 @@ def _delegate_step(agent_span: Step) -> Step:
 
 
 class _TraceBuffer:
-    __slots__ = ("steps", "last_seen")
+    """A trace's buffered steps, indexed by parent so taking a subtree never scans the buffer."""
+
+    __slots__ = ("steps", "children", "last_seen")
 
     def __init__(self, now: float) -> None:
         self.steps: dict[int, Step] = {}
+        self.children: dict[int, list[int]] = {}
         self.last_seen = now
 
 
@@ -247,13 +250,18 @@ class RunAssembler:
             else:
                 self._traces.move_to_end(step.trace_id)
                 buf.last_seen = now
+            if step.span_id in buf.steps:
+                return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
             if local_root:
-                subtree = _take_subtree(buf.steps, step.span_id)
+                subtree = _take_subtree(buf, step.span_id)
                 if not buf.steps:
                     del self._traces[step.trace_id]
                 runs.extend(assemble(subtree))
-            elif len(buf.steps) >= self.max_spans_per_trace:
+                return runs
+            if step.parent_id is not None:
+                buf.children.setdefault(step.parent_id, []).append(step.span_id)
+            if len(buf.steps) >= self.max_spans_per_trace:
                 del self._traces[step.trace_id]
                 self.flushed_early["span_limit"] += 1
                 runs.extend(assemble(buf.steps.values()))
@@ -283,12 +291,13 @@ class RunAssembler:
         return [run for buf in buffers for run in assemble(buf.steps.values())]
 
 
-def _take_subtree(steps: dict[int, Step], root_id: int) -> list[Step]:
-    """Remove and return the root and its buffered descendants; other subtrees stay."""
-    children: dict[int, list[int]] = defaultdict(list)
-    for s in steps.values():
-        if s.parent_id is not None:
-            children[s.parent_id].append(s.span_id)
+def _take_subtree(buf: _TraceBuffer, root_id: int) -> list[Step]:
+    """Remove and return the root and its buffered descendants; other subtrees stay.
+
+    Walks the parent index, so the cost is the subtree's size, not the buffer's (a trace of many
+    local roots next to many orphans would otherwise be quadratic).
+    """
+    steps, children = buf.steps, buf.children
     taken: list[Step] = []
     stack = [root_id]
     seen: set[int] = set()
@@ -298,5 +307,5 @@ def _take_subtree(steps: dict[int, Step], root_id: int) -> list[Step]:
             continue
         seen.add(sid)
         taken.append(steps.pop(sid))
-        stack.extend(children.get(sid, ()))
+        stack.extend(children.pop(sid, ()))
     return taken
