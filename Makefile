@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench prometheus-tools
+.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards fixtures
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,10 +16,10 @@ demo: $(STAMP)
 	$(BIN)/agentcov demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check otel_agentcov tests benchmarks
+	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
 
 typecheck: $(STAMP)
-	$(BIN)/mypy otel_agentcov
+	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py
 
 # The rules and end-to-end tests use a real Prometheus and promtool (Debian's `prometheus`).
 prometheus-tools:
@@ -28,11 +28,44 @@ prometheus-tools:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends prometheus; }
 
-test: lint typecheck prometheus-tools
+# The dashboard schema test generates a JSON Schema from @grafana/schema with npm (cached in build/).
+node-tools:
+	@command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends nodejs npm; }
+
+# The HTML report test renders the report in headless Chromium (Debian's `chromium`).
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
+
+# Rewrite dashboards/grafana/*.json from their code (tests fail when the committed JSON is stale).
+dashboards: $(STAMP)
+	$(BIN)/python dashboards/grafana/generate.py
+
+test: lint typecheck prometheus-tools node-tools chromium
 	$(BIN)/python -m pytest -q
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/on_end_cost.py
+	$(BIN)/python benchmarks/run.py
+
+# Re-record tests/fixtures/ from the real libraries, offline. Each stack gets its own venv under
+# .venv-fixtures/ (some bridges share a module path, some pin their own SDK); the pins are in
+# fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
+FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
+  openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk
+FIXTURE_VENVS  := .venv-fixtures
+
+fixtures:
+	@set -e; for stack in $(FIXTURE_STACKS); do \
+	  venv=$(FIXTURE_VENVS)/$$stack; script=$$(echo $$stack | sed -E 's/_(legacy|openinference|contrib|traceloop)$$//'); \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/record_$$script.py; \
+	done

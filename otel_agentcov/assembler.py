@@ -41,7 +41,9 @@ class AgentRun:
 class _Builder:
     """A run under construction while the tree is walked."""
 
-    __slots__ = ("agent", "span", "parent_span_id", "steps", "delegations", "extra_spans")
+    __slots__ = (
+        "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called"
+    )
 
     def __init__(self, agent: str, span: Step | None) -> None:
         self.agent = agent
@@ -50,6 +52,7 @@ class _Builder:
         self.steps: list[Step] = []
         self.delegations: list[tuple[str, str]] = []
         self.extra_spans: list[Step] = []
+        self.called = False  # another agent's run delegated to this one
 
     def add(self, step: Step) -> None:
         self.steps.append(step)
@@ -127,6 +130,70 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
             src.delegations.append((src.agent, step.handoff_hint))
 
 
+def _opens_run(step: Step, parent_is_tool: bool) -> bool:
+    """Agent spans open runs; a LangGraph graph inside a node only when a tool started it."""
+    return step.kind == AGENT and bool(step.agent) and (not step.graph_candidate or parent_is_tool)
+
+
+def _hosts(kids: list[Step]) -> dict[int, int]:
+    """Spans that ran inside a sibling agent span's time but were not parented to it.
+
+    Traceloop LangGraph puts a nested graph's work beside its `invoke_agent` span instead of
+    under it; that work belongs to the sibling agent, not to the caller.
+    """
+    agents = [k for k in kids if k.kind == AGENT and k.agent and not k.graph_candidate]
+    if not agents:
+        return {}
+    hosts: dict[int, int] = {}
+    for kid in kids:
+        if kid.kind == AGENT:
+            continue
+        for agent in agents:
+            if agent.start_ns <= kid.start_ns and kid.end_ns <= agent.end_ns:
+                hosts[kid.span_id] = agent.span_id
+                break
+    return hosts
+
+
+def _delegate(caller: _Builder, callee: _Builder) -> None:
+    assert callee.span is not None
+    caller.steps.append(_delegate_step(callee.span))
+    caller.delegations.append((caller.agent, callee.agent))
+    callee.called = True
+
+
+def _resolve_timed_agent_tools(builders: list[_Builder]) -> None:
+    """Agent-as-tool where the callee's span is not under the tool span (Traceloop OpenAI
+    Agents): a top-level agent run inside another agent's tool call was called by it."""
+    for callee in builders:
+        if callee.called or callee.span is None:
+            continue
+        start, end = callee.span.start_ns, callee.span.end_ns
+        best: tuple[int, _Builder] | None = None
+        for caller in builders:
+            if caller is callee or caller.agent == callee.agent:
+                continue
+            for s in caller.steps:
+                if s.kind == TOOL and s.start_ns <= start and end <= s.end_ns:
+                    if best is None or s.start_ns > best[0]:
+                        best = (s.start_ns, caller)
+        if best is not None:
+            _delegate(best[1], callee)
+
+
+def _resolve_declared_callers(builders: list[_Builder]) -> None:
+    """An agent span that names who handed over to it (`graph.node.parent_id`,
+    `gen_ai.caller.name`) adds that edge unless another form already recorded it."""
+    seen = {edge for b in builders for edge in b.delegations}
+    by_agent = {b.agent: b for b in reversed(builders)}
+    for b in builders:
+        source = b.span.handoff_from if b.span is not None else None
+        if source is None or source == b.agent or (source, b.agent) in seen:
+            continue
+        seen.add((source, b.agent))
+        by_agent.get(source, b).delegations.append((source, b.agent))
+
+
 def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules)."""
     by_id: dict[int, Step] = {}
@@ -143,26 +210,31 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
         else:
             roots.append(s)
     builders: list[_Builder] = []
+    by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
     visited: set[int] = set()
 
     def walk(root: Step) -> None:
-        stack: list[tuple[Step, _Builder | None]] = [(root, None)]
+        # (step, run it belongs to, parent is a tool, sibling agent span that hosts it)
+        stack: list[tuple[Step, _Builder | None, bool, int | None]] = [(root, None, False, None)]
         while stack:
-            step, current = stack.pop()
+            step, current, parent_is_tool, host = stack.pop()
             if step.span_id in visited:
                 continue
             visited.add(step.span_id)
+            if host is not None:
+                current = by_span.get(host, current)
             here = current
-            if step.kind == AGENT and step.agent:
+            if _opens_run(step, parent_is_tool):
+                assert step.agent is not None
                 if current is not None and current.agent == step.agent:
-                    current.extra_spans.append(step)
+                    current.extra_spans.append(step)  # one invocation, two spans
                 else:
                     here = _Builder(step.agent, step)
                     builders.append(here)
+                    by_span[step.span_id] = here
                     if current is not None:
-                        current.steps.append(_delegate_step(step))
-                        current.delegations.append((current.agent, step.agent))
+                        _delegate(current, here)
             elif step.kind in _RUN_STEP_KINDS:
                 owner = current
                 if owner is None:
@@ -173,7 +245,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
             kids = children.get(step.span_id)
             if kids:
                 kids.sort(key=lambda k: k.start_ns, reverse=True)
-                stack.extend((k, here) for k in kids)
+                hosts = _hosts(kids)
+                is_tool = step.kind == TOOL
+                stack.extend((k, here, is_tool, hosts.get(k.span_id)) for k in kids)
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
@@ -181,7 +255,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
         if s.span_id not in visited:  # parent-id cycles leave no root: start anywhere
             walk(s)
     all_builders = builders + list(orphans.values())
+    _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
+    _resolve_declared_callers(builders)
     return [b.build(trace_id) for b in all_builders]
 
 
@@ -266,6 +342,13 @@ class RunAssembler:
                 self.flushed_early["span_limit"] += 1
                 runs.extend(assemble(buf.steps.values()))
         return runs
+
+    def open_traces(self) -> list[tuple[int, float, list[Step]]]:
+        """(trace id, last seen, buffered steps), least recently used first: what a durable
+        snapshot keeps so traces still open survive a restart (re-`add` them in this order)."""
+        with self._lock:
+            return [(tid, buf.last_seen, list(buf.steps.values()))
+                    for tid, buf in self._traces.items()]
 
     def sweep(self) -> list[AgentRun]:
         """Assemble traces idle past the TTL (stragglers whose root never ends here)."""

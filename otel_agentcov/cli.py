@@ -10,10 +10,11 @@ import math
 import sys
 from collections.abc import Sequence
 
-from . import demo
-from .reporting import FORMATS
-from .spec import SpecError
-from .state import StateError
+from . import demo, gate, offline
+from .engine import CoverageEngine
+from .reporting import FORMATS, render
+from .spec import CoverageSpec, SpecError
+from .state import CoverageState, StateError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,6 +42,47 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _names(text: str) -> list[str]:
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
+    return names
+
+
+def _percent(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError(f"expected a percentage from 0 to 100, got {text!r}")
+    return value
+
+
+def _add_inputs(p: argparse.ArgumentParser) -> None:
+    """The input options `coverage` and `gate` share."""
+    p.add_argument(
+        "--traces", nargs="+", action="extend", default=[], metavar="PATH",
+        help="OTLP/JSON, Collector JSON Lines or OTLP protobuf files, .gz of any, directories "
+        "(recursive), or - for stdin; the format is read from the content",
+    )
+    p.add_argument(
+        "--results", nargs="+", action="extend", default=[], metavar="F",
+        help="AgentAssay-style trials JSON (a list, or an object with 'results' or 'trials')",
+    )
+    p.add_argument(
+        "--state", nargs="+", action="extend", default=[], metavar="F",
+        help="CoverageState files to merge in (from --state-file or `agentcov serve`)",
+    )
+    p.add_argument("--spec", metavar="F", help="agentcov.yaml (default: defaults everywhere)")
+    p.add_argument("--tools", type=_names, metavar="a,b", help="known tools (spec defaults)")
+    p.add_argument("--models", type=_names, metavar="x,y", help="known models (spec defaults)")
+    p.add_argument(
+        "--keep-going", action="store_true",
+        help="report a bad input file and count the rest instead of stopping with exit 2",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agentcov", description="Agent behaviour coverage from OTel spans.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -58,7 +100,120 @@ def build_parser() -> argparse.ArgumentParser:
         "--duration", type=_seconds, default=0.0, metavar="SECONDS",
         help="keep the workload running this long (useful with --serve)",
     )
+
+    p_cov = sub.add_parser(
+        "coverage", help="coverage report from trace, trial and state files",
+        description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage.",
+    )
+    _add_inputs(p_cov)
+    p_cov.add_argument("--format", choices=FORMATS, default="text", help="report format")
+    p_cov.add_argument("--output", metavar="F", help="write the report to F instead of stdout")
+    p_cov.add_argument(
+        "--fail-under", type=_percent, metavar="N",
+        help="exit 1 when the lowest agent's overall coverage is below N percent (like pytest-cov)",
+    )
+    p_cov.add_argument("--state-file", metavar="F", help="also save the merged CoverageState to F")
+
+    p_gate = sub.add_parser(
+        "gate", help="evaluate each agent's expect list (default gate where absent)",
+        description="Exit codes: 0 pass, 1 fail (or inconclusive), 2 bad input or usage.",
+    )
+    _add_inputs(p_gate)
+    p_gate.add_argument(
+        "--junit", metavar="F", help="write JUnit XML (one test case per agent x target)"
+    )
+    p_gate.add_argument(
+        "--allow-inconclusive", action="store_true",
+        help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default they fail",
+    )
+
+    p_merge = sub.add_parser(
+        "merge", help="merge CoverageState files from several processes into one (exact)",
+    )
+    p_merge.add_argument("states", nargs="+", metavar="STATE", help="state files to merge")
+    p_merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged state file")
+
+    p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
+    p_serve.add_argument("--spec", required=True, help="coverage spec (agentcov.yaml)")
+    p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
+                         help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
+    for flag, port, what in (("--otlp-grpc", 4317, "OTLP/gRPC"), ("--otlp-http", 4318,
+                             "OTLP/HTTP"), ("--metrics", 9464, "/metrics and /healthz")):
+        p_serve.add_argument(flag, type=int, default=port, metavar="PORT",
+                             help=f"{what} port (default {port}; 0 disables)")
+    p_serve.add_argument("--state-file", metavar="F",
+                         help="durable state: acknowledge only what is on disk, restore at start")
+    p_serve.add_argument("--token-file", metavar="F", help="require this bearer token "
+                         "(or set AGENTCOV_TOKEN)")
+    p_serve.add_argument("--tls-cert", metavar="F", help="TLS certificate (PEM) for all ports")
+    p_serve.add_argument("--tls-key", metavar="F", help="TLS private key (PEM)")
+    p_serve.add_argument("--max-body-bytes", type=_positive, default=20 << 20, metavar="N",
+                         help="largest request on the wire (default 20 MiB)")
+    p_serve.add_argument("--max-decompressed-bytes", type=_positive, default=80 << 20,
+                         metavar="N", help="largest request after gunzip (default 80 MiB)")
+    p_serve.add_argument("--max-concurrent", type=_positive, default=32, metavar="N",
+                         help="requests processed at once; more get 503/UNAVAILABLE (default 32)")
+    p_serve.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
+                         help="time a client has to send a request (default 10)")
+    p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
+                         help="finish a trace whose root never arrives after this (default 60)")
     return parser
+
+
+def _warn(message: str) -> None:
+    print(f"agentcov: {message}", file=sys.stderr)
+
+
+def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine]:
+    if not (args.traces or args.results or args.state):
+        raise offline.InputError("nothing to read; give --traces, --results or --state")
+    spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
+    if args.tools is not None or args.models is not None:
+        spec = spec.with_inventory(args.tools, args.models)
+    engine = offline.load(
+        spec, traces=args.traces, results=args.results, states=args.state,
+        keep_going=args.keep_going, warn=_warn,
+    )
+    return spec, engine
+
+
+def _write(path: str | None, text: str) -> None:
+    if path is None:
+        sys.stdout.write(text)
+        return
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _coverage(args: argparse.Namespace) -> int:
+    _, engine = _load(args)
+    report = offline.report(engine)
+    _write(args.output, render(report, args.format))
+    if args.state_file:
+        engine.state.save(args.state_file)
+    if args.fail_under is not None:
+        miss = gate.fail_under(report, args.fail_under)
+        if miss is not None:
+            _warn(miss)
+            return 1
+    return 0
+
+
+def _gate(args: argparse.Namespace) -> int:
+    spec, engine = _load(args)
+    checks = gate.evaluate(offline.report(engine), spec)
+    sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
+    if args.junit:
+        _write(args.junit, gate.junit_xml(checks, args.allow_inconclusive))
+    return 0 if gate.passed(checks, args.allow_inconclusive) else 1
+
+
+def _merge(args: argparse.Namespace) -> int:
+    merged = CoverageState()
+    for path in args.states:
+        merged.merge(offline.load_state(path))
+    merged.save(args.output)
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,7 +224,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                 seed=args.seed, runs=args.runs, fmt=args.format,
                 serve_port=args.serve, duration_s=args.duration,
             )
-    except (SpecError, StateError, OSError) as exc:
+        if args.command == "coverage":
+            return _coverage(args)
+        if args.command == "gate":
+            return _gate(args)
+        if args.command == "merge":
+            return _merge(args)
+        if args.command == "serve":
+            from .service.server import serve_from_args
+
+            return serve_from_args(args)
+    except OSError as exc:
+        name = f"{exc.filename}: " if exc.filename else ""
+        print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except (SpecError, StateError, offline.InputError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

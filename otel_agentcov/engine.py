@@ -6,6 +6,8 @@ Every front door (SDK processor, OTLP files and service, trial files) feeds this
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from typing import Any
 
 from .assembler import AgentRun, RunAssembler
@@ -27,10 +29,13 @@ class CoverageEngine:
         max_spans_per_trace: int = 10_000,
         idle_ttl_s: float = 60.0,
         limits: Limits | None = None,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
+        # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
-            max_traces=max_traces, max_spans_per_trace=max_spans_per_trace, idle_ttl_s=idle_ttl_s
+            max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
+            idle_ttl_s=idle_ttl_s, clock=clock,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()

@@ -37,6 +37,48 @@ class SpanRecord:
 
 def from_readable_span(span: ReadableSpan) -> SpanRecord:
     """Convert an SDK span; runs off the host's hot path (in the processor's worker)."""
+    if type(span) is ReadableSpan:  # subclasses may override properties: honour them
+        try:
+            return _from_sdk_fields(span)
+        except AttributeError:  # another SDK version's layout: the public properties it is
+            pass
+    return _from_properties(span)
+
+
+def _from_sdk_fields(span: Any) -> SpanRecord:
+    """The SDK ReadableSpan's own fields, read without its properties' per-call copies.
+
+    `span.attributes` wraps the frozen attribute dict in a proxy that `dict()` copies key by key,
+    and `span.events` copies the event list; the ended span never changes, so read them in place.
+    Equivalence with `_from_properties` is tested on real SDK spans.
+    """
+    ctx = span._context
+    parent = span._parent
+    status = span._status
+    scope = span._instrumentation_scope
+    resource = span._resource
+    raw = span._attributes
+    attributes = raw._dict if raw and raw._immutable else dict(raw) if raw else _EMPTY
+    events = span._events
+    return SpanRecord(
+        ctx.trace_id if ctx is not None else 0,
+        ctx.span_id if ctx is not None else 0,
+        parent.span_id if parent is not None else None,
+        span._name or "",
+        span._kind.value,
+        span._start_time or 0,
+        span._end_time or 0,
+        status.status_code.value,
+        status.description,
+        attributes,
+        tuple((e.name, e.attributes or _EMPTY) for e in events) if events else (),
+        scope.name if scope is not None else "",
+        resource.attributes if resource is not None else _EMPTY,
+        bool(parent.is_remote) if parent is not None else False,
+    )
+
+
+def _from_properties(span: ReadableSpan) -> SpanRecord:
     ctx = span.context
     parent = span.parent
     status = span.status

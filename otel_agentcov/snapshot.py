@@ -210,7 +210,10 @@ def _agent_report(
         {"target": r.target, "value": r.value, "passed": r.passed, "reason": r.reason}
         for r in evaluate_expect(spec.expect, values)
     ]
-    top = sorted(st.paths.items(), key=lambda kv: (-kv[1], kv[0]))
+    by_count = sorted(st.paths.items(), key=lambda kv: (-kv[1], kv[0]))
+    listed = [
+        {"path": list(st.path_tokens[k]), "count": c} for k, c in by_count if k in st.path_tokens
+    ]
     return {
         "runs": runs,
         "coverage": coverage,
@@ -227,11 +230,9 @@ def _agent_report(
             "estimated": est_paths,
             "sample_coverage": path_gt,
             "expected": len(expected) if expected else None,
-            "top": [
-                {"path": list(st.path_tokens[k]), "count": c}
-                for k, c in top
-                if k in st.path_tokens
-            ][:TOP_PATHS],
+            "top": listed[:TOP_PATHS],
+            # The least frequent paths not already in `top`, fewest first: the edge cases seen.
+            "rarest": listed[TOP_PATHS:][::-1][:TOP_PATHS],
         },
         "states": {"observed": s_states, "estimated": est_states, "sample_coverage": state_gt},
         "boundaries": boundaries,

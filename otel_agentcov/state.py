@@ -37,6 +37,20 @@ def stable_hash(tokens: Iterable[str]) -> int:
     return int.from_bytes(digest.digest(), "big")
 
 
+_HASH_CACHE_LIMIT = 8192
+_hash_cache: dict[tuple[str, ...], int] = {}
+
+
+def _cached_hash(tokens: tuple[str, ...]) -> int:
+    """stable_hash of the state and path keys runs keep repeating (a dict hit, not a blake2b)."""
+    value = _hash_cache.get(tokens)
+    if value is None:
+        if len(_hash_cache) >= _HASH_CACHE_LIMIT:
+            _hash_cache.clear()
+        value = _hash_cache[tokens] = stable_hash(tokens)
+    return value
+
+
 @dataclass
 class Limits:
     """Caps that keep memory bounded whatever the input; folds are counted."""
@@ -172,13 +186,13 @@ class CoverageState:
 
         by_tool = spec.granularity == "tool"
         path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
-        path_key = stable_hash(path)
+        path_key = _cached_hash(path)
         if self._counted(st.paths, path_key, lim.max_paths, "path", 1):
             if path_key in st.path_tokens or len(st.path_tokens) < lim.max_path_samples:
                 st.path_tokens[path_key] = path
         for step in run.steps:
             if step.kind in (LLM, TOOL, DELEGATE, HANDOFF):
-                self._counted(st.states, stable_hash(_state_key(step)), lim.max_states, "state", 1)
+                self._counted(st.states, _cached_hash(_state_key(step)), lim.max_states, "state", 1)
 
         b = spec.boundaries
         hits = {
@@ -293,14 +307,17 @@ class CoverageState:
             raise StateError(f"malformed agent state: {exc!r}") from None
         return state
 
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one."""
+    def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:
+        """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one.
+
+        `extra` adds top-level keys (`agentcov serve` keeps its journal generation there);
+        readers of the state ignore them."""
         target = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(target))
         fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(self.to_dict(), fh, separators=(",", ":"))
+                json.dump({**self.to_dict(), **(extra or {})}, fh, separators=(",", ":"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)

@@ -1,10 +1,18 @@
-"""Helpers shared by the tests that use real servers and Prometheus binaries."""
+"""Helpers shared by the tests that use real servers, Prometheus binaries and browsers."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,10 +26,61 @@ def free_port() -> int:
 
 
 def need_binary(name: str) -> str:
-    """Path of a Prometheus binary; skipped locally when absent, a failure under CI=true."""
+    """Path of a system binary; skipped locally when absent, a failure under CI=true."""
     path = shutil.which(name)
     if path is None:
         if os.environ.get("CI") == "true":
             pytest.fail(f"{name} is required under CI=true (make test installs it)")
-        pytest.skip(f"{name} not installed (make test installs Debian's prometheus)")
+        pytest.skip(f"{name} not installed (make test installs it)")
     return path
+
+
+def get_json(url: str) -> Any:
+    """GET a JSON document (the Prometheus HTTP API)."""
+    with urllib.request.urlopen(url, timeout=5) as resp:
+        return json.loads(resp.read())
+
+
+@contextmanager
+def prometheus(
+    tmp_path: Path, targets: Sequence[str], rule_files: Sequence[Path]
+) -> Iterator[str]:
+    """A real Prometheus scraping `targets` (job `agentcov`) every second with `rule_files`
+    loaded; yields its API base URL and stops it afterwards."""
+    binary = need_binary("prometheus")
+    port = free_port()
+    config = tmp_path / "prometheus.yml"
+    config.write_text(
+        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
+        f"rule_files: {json.dumps([str(f) for f in rule_files])}\n"
+        "scrape_configs:\n"
+        f"  - job_name: agentcov\n    static_configs: [{{targets: {json.dumps(list(targets))}}}]\n"
+    )
+    proc = subprocess.Popen(
+        [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
+         f"--web.listen-address=127.0.0.1:{port}"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        yield f"http://127.0.0.1:{port}/api/v1"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def poll(check: Any, timeout_s: float) -> Any:
+    """Call `check()` every second until it returns something truthy or time runs out."""
+    deadline = time.monotonic() + timeout_s
+    result = None
+    while time.monotonic() < deadline:
+        try:
+            result = check()
+        except OSError:
+            result = None
+        if result:
+            return result
+        time.sleep(1)
+    return result

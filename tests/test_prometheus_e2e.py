@@ -7,28 +7,19 @@ the scraped coverage must equal `processor.snapshot()`.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import time
 import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from _support import free_port, need_binary
+from _support import free_port, get_json, poll, prometheus
 from opentelemetry.sdk.trace import TracerProvider
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.demo import DEMO_SPEC, run_workload
 
 RULES = Path(__file__).resolve().parent.parent / "dashboards" / "prometheus"
-
-
-def _get(url: str) -> Any:
-    with urllib.request.urlopen(url, timeout=5) as resp:
-        return json.loads(resp.read())
 
 
 @pytest.fixture()
@@ -49,43 +40,25 @@ def served() -> Iterator[tuple[AgentCoverageProcessor, int]]:
 def test_prometheus_scrapes_and_restricted_alert_fires(
     served: tuple[AgentCoverageProcessor, int], tmp_path: Path
 ) -> None:
-    prometheus = need_binary("prometheus")
     processor, metrics_port = served
-    prom_port = free_port()
-    config = tmp_path / "prometheus.yml"
-    config.write_text(
-        "global: {scrape_interval: 1s, evaluation_interval: 1s}\n"
-        f"rule_files: ['{RULES / 'agentcov-alerts.yaml'}', '{RULES / 'agentcov-rules.yaml'}']\n"
-        "scrape_configs:\n"
-        f"  - job_name: agentcov\n    static_configs: [{{targets: ['127.0.0.1:{metrics_port}']}}]\n"
-    )
-    proc = subprocess.Popen(
-        [prometheus, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
-         f"--web.listen-address=127.0.0.1:{prom_port}"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
-    api = f"http://127.0.0.1:{prom_port}/api/v1"
-    try:
-        firing: list[dict[str, Any]] = []
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not firing:
-            time.sleep(1)
-            try:
-                alerts = _get(f"{api}/alerts")["data"]["alerts"]
-            except OSError:
-                continue
-            firing = [
-                a for a in alerts
+    rules = [RULES / "agentcov-alerts.yaml", RULES / "agentcov-rules.yaml"]
+    with prometheus(tmp_path, [f"127.0.0.1:{metrics_port}"], rules) as api:
+
+        def restricted_alerts() -> list[dict[str, Any]]:
+            return [
+                a for a in get_json(f"{api}/alerts")["data"]["alerts"]
                 if a["labels"]["alertname"] == "AgentCovRestrictedToolAttempt"
                 and a["state"] == "firing"
             ]
+
+        firing = poll(restricted_alerts, 60)
         assert firing, "AgentCovRestrictedToolAttempt never fired"
         assert {a["labels"]["tool"] for a in firing} >= {"delete_repo", "issue_credit"}
         assert all(a["labels"]["severity"] == "critical" for a in firing)
 
         report = processor.snapshot().to_dict()
         query = urllib.parse.quote("agentcov_coverage_ratio")
-        result = _get(f"{api}/query?query={query}")["data"]["result"]
+        result = get_json(f"{api}/query?query={query}")["data"]["result"]
         scraped = {(r["metric"]["agent"], r["metric"]["dimension"]): float(r["value"][1])
                    for r in result}
         expected = {(agent, dim): value
@@ -95,15 +68,9 @@ def test_prometheus_scrapes_and_restricted_alert_fires(
         assert scraped.keys() == expected.keys()
         for key, value in expected.items():
             assert scraped[key] == pytest.approx(value, abs=1e-9), key
-        attempts = _get(f"{api}/query?query=agentcov_restricted_tool_attempts_total")
+        attempts = get_json(f"{api}/query?query=agentcov_restricted_tool_attempts_total")
         got = {(r["metric"]["agent"], r["metric"]["tool"], r["metric"]["outcome"]):
                float(r["value"][1]) for r in attempts["data"]["result"]}
         want = {(agent, e["tool"], e["outcome"]): float(e["count"])
                 for agent, data in report["agents"].items() for e in data["edges"]["restricted"]}
         assert got == want
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()

@@ -117,3 +117,51 @@ def test_handoff_forms() -> None:
         "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "transfer",
         "gen_ai.transfer.target.name": "weather"}))
     assert spec_transfer.handoff_to == "weather"
+
+
+def test_unreleased_genai_attributes() -> None:
+    caller = classify(rec("invoke_agent weather", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather",
+        "gen_ai.caller.type": "agent", "gen_ai.caller.name": "planner"}))
+    assert (caller.agent, caller.handoff_from) == ("weather", "planner")
+    workflow_caller = classify(rec("invoke_agent weather", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather",
+        "gen_ai.caller.type": "workflow", "gen_ai.caller.name": "nightly"}))
+    assert workflow_caller.handoff_from is None
+    budget = classify(rec("invoke_agent a", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a",
+        "gen_ai.agent.iteration_budget.limit": 5, "gen_ai.agent.iteration_budget.consumed": 5}))
+    assert budget.limit == "max_steps" and budget.error is None
+    denied = classify(rec("execute_tool wipe", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "wipe",
+        "gen_ai.tool.call.decision": "deny"}))
+    assert denied.decision == "deny"
+
+
+def test_openinference_and_traceloop_dialects() -> None:
+    oi = "openinference.instrumentation.openai_agents"
+    wrapper = classify(rec("Agent workflow", {"openinference.span.kind": "AGENT"}, scope_name=oi))
+    assert (wrapper.kind, wrapper.agent) == ("agent", None)
+    agent = classify(rec("billing", {"openinference.span.kind": "AGENT", "agent.name": "billing",
+                                     "graph.node.parent_id": "triage"}, scope_name=oi))
+    assert (agent.agent, agent.handoff_from) == ("billing", "triage")
+    handoff = classify(rec("handoff to billing", {"openinference.span.kind": "TOOL"},
+                           scope_name=oi))
+    assert (handoff.kind, handoff.handoff_to) == ("handoff", "billing")
+    llm = classify(rec("generation", {"openinference.span.kind": "LLM", "llm.model_name": "m",
+                                      "llm.token_count.prompt": 3,
+                                      "llm.token_count.completion": 2}))
+    assert (llm.kind, llm.model, llm.input_tokens, llm.output_tokens) == ("llm", "m", 3, 2)
+    node = classify(rec("agent", {"openinference.span.kind": "AGENT",
+                                  "metadata": '{"ls_integration": "langgraph", '
+                                              '"langgraph_node": "agent"}'}))
+    assert node.kind == "other"  # a LangGraph node, not an agent
+    task = classify(rec("research.task", {"traceloop.span.kind": "task",
+                                          "gen_ai.operation.name": "invoke_agent"}))
+    assert task.kind == "other"  # Traceloop CrewAI tasks say invoke_agent too
+    crew = classify(rec("crewai.workflow", {"traceloop.span.kind": "workflow",
+                                            "gen_ai.operation.name": "invoke_agent"}))
+    assert crew.kind == "workflow"
+    unknown = classify(rec("FakeChat.chat", {"gen_ai.operation.name": "chat",
+                                             "gen_ai.request.model": "unknown"}))
+    assert unknown.model is None

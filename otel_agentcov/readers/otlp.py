@@ -13,6 +13,8 @@ from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from ..records import SpanRecord
@@ -59,15 +61,29 @@ def _pb_id(raw: bytes, size: int, where: str) -> int:
 def records_from_request(request: ExportTraceServiceRequest) -> Iterator[SpanRecord]:
     """Every span of a decoded ExportTraceServiceRequest (or TracesData: same layout)."""
     for r, resource_spans in enumerate(request.resource_spans):
-        resource = _pb_attributes(resource_spans.resource.attributes)
-        for s, scope_spans in enumerate(resource_spans.scope_spans):
-            scope_name = scope_spans.scope.name
-            for i, span in enumerate(scope_spans.spans):
-                where = f"resourceSpans[{r}].scopeSpans[{s}].spans[{i}]"
-                yield _pb_record(span, scope_name, resource, where)
+        yield from records_from_resource_spans(resource_spans, f"resourceSpans[{r}]")
 
 
-def _pb_record(
+def records_from_resource_spans(resource_spans: ResourceSpans, where: str) -> Iterator[SpanRecord]:
+    """Every span of one ResourceSpans, so a file reader can decode one at a time."""
+    resource = resource_attributes(resource_spans.resource)
+    for s, scope_spans in enumerate(resource_spans.scope_spans):
+        yield from records_from_scope_spans(scope_spans, resource, f"{where}.scopeSpans[{s}]")
+
+
+def records_from_scope_spans(
+    scope_spans: ScopeSpans, resource: Mapping[str, Any], where: str
+) -> Iterator[SpanRecord]:
+    scope_name = scope_spans.scope.name
+    for i, span in enumerate(scope_spans.spans):
+        yield record_from_span(span, scope_name, resource, f"{where}.spans[{i}]")
+
+
+def resource_attributes(resource: Resource) -> dict[str, Any]:
+    return _pb_attributes(resource.attributes)
+
+
+def record_from_span(
     span: PbSpan, scope_name: str, resource: Mapping[str, Any], where: str
 ) -> SpanRecord:
     parent = _pb_id(span.parent_span_id, 8, where + ".parentSpanId")

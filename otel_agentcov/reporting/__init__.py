@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from otel_agentcov.reporting.html import write_html
 from otel_agentcov.reporting.json_report import render_json
 from otel_agentcov.reporting.markdown import render_markdown
 from otel_agentcov.reporting.text import render_text
@@ -25,4 +26,4 @@ def render(report: Mapping[str, Any], fmt: str) -> str:
     return renderer(report)
 
 
-__all__ = ["FORMATS", "render", "render_json", "render_markdown", "render_text"]
+__all__ = ["FORMATS", "render", "render_json", "render_markdown", "render_text", "write_html"]

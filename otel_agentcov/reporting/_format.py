@@ -7,7 +7,7 @@ lives here once; the reporters only decide layout.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 DIMENSIONS = ("tool", "path", "state", "boundary", "model")
 BAR_WIDTH = 20
@@ -120,6 +120,39 @@ def restricted_totals(edges: Mapping[str, Any]) -> dict[str, int]:
     for attempt in edges["restricted"]:
         totals[attempt["tool"]] = totals.get(attempt["tool"], 0) + attempt["count"]
     return totals
+
+
+class ToolRow(NamedTuple):
+    """One tool of an agent as every report lists it."""
+
+    tool: str
+    ok: int
+    error: int
+    status: str  # covered | uncovered | restricted | undeclared | called
+
+
+def _tool_status(tool: str, agent: Mapping[str, Any], restricted: Mapping[str, int]) -> str:
+    tools = agent["tools"]
+    if tool in restricted:
+        return "restricted"
+    if tool in tools["known"]:
+        return "covered" if tool in tools["called"] else "uncovered"
+    if tool in tools["undeclared"]:
+        return "undeclared"
+    return "called"  # declared elsewhere in the spec (e.g. only under tool_edges), outside K
+
+
+def tool_rows(agent: Mapping[str, Any]) -> list[ToolRow]:
+    """Known, called, undeclared and restricted tools once each, with their call counts."""
+    tools = agent["tools"]
+    restricted = restricted_totals(agent["edges"])
+    listed = [*tools["known"], *tools["called"], *tools["undeclared"], *restricted]
+    rows = []
+    for tool in dict.fromkeys(listed):
+        counts = tools["called"].get(tool, {"ok": 0, "error": 0})
+        status = _tool_status(tool, agent, restricted)
+        rows.append(ToolRow(tool, counts["ok"], counts["error"], status))
+    return rows
 
 
 def edges_summary(edges: Mapping[str, Any]) -> str:

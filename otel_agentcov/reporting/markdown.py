@@ -60,27 +60,11 @@ def _runs_line(agent: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _tool_status(tool: str, agent: Mapping[str, Any], restricted: Mapping[str, int]) -> str:
-    tools = agent["tools"]
-    if tool in restricted:
-        return "restricted"
-    if tool in tools["known"]:
-        return "covered" if tool in tools["called"] else "uncovered"
-    if tool in tools["undeclared"]:
-        return "undeclared"
-    return "called"  # declared elsewhere in the spec (e.g. only under tool_edges), outside K
-
-
 def _tools_section(agent: Mapping[str, Any]) -> list[str]:
-    tools = agent["tools"]
-    restricted = fmt.restricted_totals(agent["edges"])
-    listed = [*tools["known"], *tools["called"], *tools["undeclared"], *restricted]
-    names = list(dict.fromkeys(listed))
-    rows = []
-    for tool in names:
-        counts = tools["called"].get(tool, {"ok": 0, "error": 0})
-        status = _tool_status(tool, agent, restricted)
-        rows.append([escape(tool), str(counts["ok"]), str(counts["error"]), status])
+    rows = [
+        [escape(row.tool), str(row.ok), str(row.error), row.status]
+        for row in fmt.tool_rows(agent)
+    ]
     return _table_or_none(("tool", "ok", "error", "status"), rows)
 
 

@@ -1,7 +1,8 @@
 """classify: SpanRecord -> Step through a fixed cascade of convention adapters.
 
 Adding a convention family is one new module and one entry in ADAPTERS (most specific first:
-scope-keyed dialects before attribute-keyed conventions before name patterns).
+scope-keyed dialects before attribute-keyed conventions before name patterns). Strands, Google
+ADK, python-contrib openai-v2 and openai-agents-v2 emit GenAI shapes and need no dialect.
 """
 
 from __future__ import annotations
@@ -9,12 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, pydantic_ai
+from . import genai, openinference, pydantic_ai, traceloop
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
 Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
-ADAPTERS: tuple[Adapter, ...] = (pydantic_ai.classify, genai.classify)
+ADAPTERS: tuple[Adapter, ...] = (
+    pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
+    openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
+    traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
+    genai.classify,  # `gen_ai.operation.name`
+    genai.classify_by_name,  # span names last
+)
 
 __all__ = ["ADAPTERS", "KINDS", "Step", "classify"]
 

@@ -1,7 +1,9 @@
-"""OpenTelemetry GenAI semantic conventions, every published shape (v1.27 to v1.41).
+"""OpenTelemetry GenAI semantic conventions, every published shape (v1.27 to v1.41) and the
+unreleased GenAI-repo attributes (`gen_ai.transfer.*`, `gen_ai.caller.*`, tool-call decisions,
+iteration budgets; read in common.build_step).
 
-Keyed on `gen_ai.operation.name`, falling back to the spec's span-name patterns for emitters
-that omit it (pydantic-ai v3, older instrumentations).
+`classify` keys on `gen_ai.operation.name`; `classify_by_name` is the cascade's last resort,
+the spec's span-name patterns for emitters that omit it (pydantic-ai v3, older libraries).
 """
 
 from __future__ import annotations
@@ -50,16 +52,19 @@ def _kind_from_name(name: str) -> str | None:
 
 
 def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
-    """A Step for GenAI-convention spans; None when the span is not one of ours."""
+    """A Step for spans with a GenAI operation name; None otherwise."""
+    op = as_str(record.attributes.get("gen_ai.operation.name"))
+    return None if op is None else _step(record, _kind_from_operation(op), state_attributes)
+
+
+def classify_by_name(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
+    """Span-name patterns only (`chat m`, `execute_tool t`, `invoke_agent a`, ...)."""
+    kind = _kind_from_name(record.name)
+    return None if kind is None else _step(record, kind, state_attributes)
+
+
+def _step(record: SpanRecord, kind: str, state_attributes: Sequence[str]) -> Step:
     attrs = record.attributes
-    op = as_str(attrs.get("gen_ai.operation.name"))
-    if op is not None:
-        kind = _kind_from_operation(op)
-    else:
-        by_name = _kind_from_name(record.name)
-        if by_name is None:
-            return None
-        kind = by_name
     if kind == TOOL:
         tool = as_str(attrs.get("gen_ai.tool.name"))
         if tool is None and record.name.startswith("execute_tool "):

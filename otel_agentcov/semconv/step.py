@@ -35,6 +35,7 @@ class Step:
     handoff_to: str | None = None
     handoff_tool: bool = False
     handoff_hint: str | None = None
+    graph_candidate: bool = False  # a LangGraph graph span: an agent only when a tool started it
     decision: str | None = None
     tool_definitions: tuple[str, ...] = ()
     requested_tools: tuple[str, ...] = ()

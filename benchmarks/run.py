@@ -1,0 +1,108 @@
+"""`make bench`: every benchmark section, one table, written to benchmarks/RESULTS.md.
+
+Sections are functions `(rounds) -> Section` listed in SECTIONS, run in order in one process; each
+reports medians with min/max over rounds, and targets are checked on medians of ratios or timings
+measured in the same run. Run: `.venv/bin/python benchmarks/run.py [--rounds N] [--only NAME]
+[--no-write]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
+
+import metrics_render  # noqa: E402
+import overhead  # noqa: E402
+from harness import Section, fmt  # noqa: E402
+
+# Extension points, in the order `make bench` runs them. Planned sections not written yet, each a
+# module with `section(rounds) -> Section` appended here when its feature lands on main:
+#   ingestion  - `agentcov coverage` over a 1 M-span OTLP protobuf file (spans/s, peak RSS)
+#   agentassay - the same traces through `agentassay coverage` vs `agentcov coverage --results`
+#   service    - sustained OTLP/HTTP spans/s into one `agentcov serve` replica, zero drops
+SECTIONS: dict[str, Callable[[int], Section]] = {
+    "overhead": overhead.section,
+    "metrics": metrics_render.section,
+}
+
+RESULTS = HERE / "RESULTS.md"
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    try:
+        load = "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    except OSError:
+        load = "load average n/a"
+    return (
+        f"{os.cpu_count()} cores, {cpu}, Python {platform.python_version()} "
+        f"({platform.python_implementation()}), {platform.system()} {platform.release()}, {load}"
+    )
+
+
+def table(sections: list[Section]) -> str:
+    lines = [
+        "| section | measure | median | min | max | unit | target | status |",
+        "|---|---|---:|---:|---:|---|---|---|",
+    ]
+    for s in sections:
+        for r in s.rows:
+            lines.append(
+                f"| {s.title} | {r.name} | {fmt(r.median)} | {fmt(min(r.samples))} | "
+                f"{fmt(max(r.samples))} | {r.unit} | {r.target} | {r.status} |"
+            )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7, help="rounds per section (default 7)")
+    parser.add_argument("--only", action="append", choices=sorted(SECTIONS), help="run only these")
+    parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    where = machine()
+    print(f"machine: {where}", flush=True)
+    sections: list[Section] = []
+    for name, run in SECTIONS.items():
+        if args.only and name not in args.only:
+            continue
+        print(f"running {name} ({args.rounds} rounds)...", flush=True)
+        sections.append(run(args.rounds))
+    elapsed = time.perf_counter() - started
+    text = table(sections)
+    notes = [f"- **{s.title}**: {n}" for s in sections for n in s.notes]
+    print()
+    print(text)
+    print("\n".join(notes))
+    print(f"\n{elapsed:.0f} s")
+    if not args.no_write:
+        RESULTS.write_text(
+            "# Benchmark results\n\n"
+            "Written by `make bench` (`benchmarks/run.py`); medians with min/max over rounds, "
+            "every ratio measured within the same run.\n\n"
+            f"Machine: {where}.  \nCommand: `python benchmarks/run.py --rounds {args.rounds}"
+            f"{''.join(f' --only {o}' for o in args.only or [])}`, {elapsed:.0f} s.\n\n"
+            f"{text}\n\n" + "\n".join(notes) + "\n",
+            encoding="utf-8",
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

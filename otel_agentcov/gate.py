@@ -1,0 +1,160 @@
+"""The CI gate: each agent's `expect` list as PASS / FAIL / INCONCLUSIVE checks, a table, JUnit XML.
+
+A pass-rate target with a minimum gets a statistical verdict from the Wilson 95 % interval: PASS
+when the lower bound clears the threshold, FAIL when the upper bound is below it, INCONCLUSIVE
+below `min_runs` or in between. INCONCLUSIVE fails the gate unless the caller allows it, so a
+suite too small to tell never passes silently.
+"""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .spec import AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
+from .stats import wilson
+
+PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
+PASS_RATE = "runs.pass_rate"
+_MINIMA = ("minimum", "exclusiveMinimum")
+
+
+@dataclass(frozen=True)
+class Check:
+    """One agent x target outcome; `reason` says why it did not pass ("" when it did)."""
+
+    agent: str
+    target: str
+    value: float | int | None
+    matcher: Mapping[str, Any]
+    verdict: str
+    reason: str
+
+
+def _pass_rate_verdict(
+    item: ExpectItem, runs: Mapping[str, Any], spec: AgentSpec
+) -> tuple[str, str] | None:
+    """(verdict, reason) from the Wilson interval, or None when the matcher has no minimum."""
+    key = next((k for k in _MINIMA if k in item.schema), None)
+    if key is None:
+        return None
+    threshold = float(item.schema[key])
+    rest = {k: v for k, v in item.schema.items() if k not in _MINIMA}
+    if rest and runs["pass_rate"] is not None:
+        value = {item.target: runs["pass_rate"]}
+        (other,) = evaluate_expect([ExpectItem(item.target, rest)], value)
+        if not other.passed:
+            return FAIL, other.reason
+    count, passed = int(runs["count"]), int(runs["passed"])
+    if count < spec.min_runs:
+        return INCONCLUSIVE, f"{count} runs, fewer than min_runs {spec.min_runs}"
+    ci = wilson(passed, count)
+    assert ci is not None  # count >= min_runs >= 1
+    lower, upper = ci
+    clears = lower > threshold if key == "exclusiveMinimum" else lower >= threshold
+    below = upper <= threshold if key == "exclusiveMinimum" else upper < threshold
+    interval = f"pass rate {passed / count:.1%}, 95% interval [{lower:.1%}, {upper:.1%}]"
+    if clears:
+        return PASS, ""
+    if below:
+        return FAIL, f"{interval} entirely below {threshold:g}"
+    return INCONCLUSIVE, f"{interval} straddles {threshold:g}"
+
+
+def evaluate(report: Mapping[str, Any], spec: CoverageSpec) -> list[Check]:
+    """Every agent's checks, in report order; the report's own expect results are reused."""
+    checks: list[Check] = []
+    for agent, data in report["agents"].items():
+        aspec = spec.for_agent(agent)
+        for item, result in zip(aspec.expect, data["expect"], strict=True):
+            verdict, reason = (PASS, "") if result["passed"] else (FAIL, result["reason"])
+            if item.target == PASS_RATE:
+                verdict, reason = _pass_rate_verdict(item, data["runs"], aspec) or (verdict, reason)
+            checks.append(Check(agent, item.target, result["value"], item.schema, verdict, reason))
+    return checks
+
+
+def passed(checks: Sequence[Check], allow_inconclusive: bool = False) -> bool:
+    ok = {PASS, INCONCLUSIVE} if allow_inconclusive else {PASS}
+    return all(c.verdict in ok for c in checks)
+
+
+def _value(value: float | int | None) -> str:
+    if value is None:
+        return "n/a"
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    return str(value)
+
+
+def _matcher(schema: Mapping[str, Any]) -> str:
+    return json.dumps(schema, separators=(", ", ": "), sort_keys=True)
+
+
+def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
+    """A fixed-width table, one row per check, and a one-line summary."""
+    header = ("agent", "target", "value", "matcher", "verdict")
+    rows = [
+        (c.agent, c.target, _value(c.value), _matcher(c.matcher),
+         c.verdict + (f"  ({c.reason})" if c.reason else ""))
+        for c in checks
+    ]
+    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(4)]
+    lines = ["  ".join(f"{cell:<{w}}" for cell, w in zip(r, widths, strict=False)) + "  " + r[4]
+             for r in (header, *rows)]
+    counts = {v: sum(c.verdict == v for c in checks) for v in (PASS, FAIL, INCONCLUSIVE)}
+    status = "PASSED" if passed(checks, allow_inconclusive) else "FAILED"
+    lines.append(
+        f"gate {status}: {counts[PASS]} passed, {counts[FAIL]} failed, "
+        f"{counts[INCONCLUSIVE]} inconclusive"
+        + (" (allowed)" if allow_inconclusive and counts[INCONCLUSIVE] else "")
+    )
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
+    """JUnit XML: one testcase per agent x target. FAIL is a <failure>; INCONCLUSIVE is a
+    <failure> too, or <skipped> when allowed, so the CI view matches the exit code."""
+    suite = ET.Element("testsuite", name="agentcov.gate")
+    failures = skipped = 0
+    for c in checks:
+        case = ET.SubElement(suite, "testcase", classname=f"agentcov.{c.agent}", name=c.target,
+                             time="0")
+        message = f"value {_value(c.value)}, matcher {_matcher(c.matcher)}: {c.reason}"
+        if c.verdict == FAIL or (c.verdict == INCONCLUSIVE and not allow_inconclusive):
+            failures += 1
+            ET.SubElement(case, "failure", message=message, type=c.verdict).text = message
+        elif c.verdict == INCONCLUSIVE:
+            skipped += 1
+            ET.SubElement(case, "skipped", message=message)
+    suite.set("tests", str(len(checks)))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    suite.set("skipped", str(skipped))
+    root = ET.Element("testsuites", name="agentcov", tests=str(len(checks)),
+                      failures=str(failures), errors="0", skipped=str(skipped))
+    root.append(suite)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def fail_under(report: Mapping[str, Any], minimum_pct: float) -> str | None:
+    """Why the report misses `--fail-under` (lowest agent overall coverage, in percent), or None.
+
+    No agents, or an agent whose overall is n/a, counts as 0 %: nothing measured is not covered.
+    """
+    agents = report["agents"]
+    if not agents:
+        return f"no agent runs to measure; required {minimum_pct:g}%"
+    name, overall = min(
+        ((n, a["coverage"]["overall"] or 0.0) for n, a in agents.items()), key=lambda x: x[1]
+    )
+    pct = 100.0 * overall
+    if pct >= minimum_pct:
+        return None
+    return (
+        f"coverage {pct:.1f}% ({name}, lowest agent overall) is below fail-under {minimum_pct:g}%"
+    )

@@ -1,0 +1,138 @@
+"""pytest plugin (entry point `pytest11`): agent coverage of a test suite, like pytest-cov.
+
+`pytest --agentcov[=agentcov.yaml]` attaches AgentCoverageProcessor to the global SDK
+TracerProvider (installing one when the global is not an SDK provider), prints the report and the
+gate table in the terminal summary, writes `--agentcov-report=json:PATH|markdown:PATH|text:PATH`,
+and fails the session (exit 1) when the gate fails or coverage is below `--agentcov-fail-under`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+
+from . import gate, offline
+from .processor import AgentCoverageProcessor
+from .reporting import FORMATS, render
+from .spec import CoverageSpec, SpecError
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agentcov", "agent behaviour coverage (otel_agentcov)")
+    group.addoption(
+        "--agentcov", nargs="?", const="", default=None, metavar="SPEC", dest="agentcov",
+        help="measure agent coverage from the suite's OpenTelemetry spans; optional spec file",
+    )
+    group.addoption(
+        "--agentcov-report", action="append", default=[], metavar="FORMAT:PATH",
+        dest="agentcov_report",
+        help=f"also write the report ({'|'.join(FORMATS)}:PATH; repeatable)",
+    )
+    group.addoption(
+        "--agentcov-fail-under", type=float, default=None, metavar="N",
+        dest="agentcov_fail_under",
+        help="fail when the lowest agent's overall coverage is below N percent",
+    )
+    group.addoption(
+        "--agentcov-allow-inconclusive", action="store_true", dest="agentcov_allow_inconclusive",
+        help="let INCONCLUSIVE pass-rate verdicts pass the gate",
+    )
+
+
+def _targets(values: list[str]) -> list[tuple[str, Path]]:
+    targets = []
+    for value in values:
+        fmt, sep, path = value.partition(":")
+        if not sep or fmt not in FORMATS or not path:
+            raise pytest.UsageError(
+                f"--agentcov-report={value}: expected FORMAT:PATH with FORMAT one of "
+                f"{', '.join(FORMATS)}"
+            )
+        targets.append((fmt, Path(path)))
+    return targets
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    spec_path = config.getoption("agentcov")
+    if spec_path is None:
+        return
+    try:
+        spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
+    except SpecError as exc:
+        raise pytest.UsageError(f"--agentcov: {exc}") from None
+    config.pluginmanager.register(
+        AgentCovSession(
+            spec,
+            _targets(config.getoption("agentcov_report")),
+            config.getoption("agentcov_fail_under"),
+            config.getoption("agentcov_allow_inconclusive"),
+        ),
+        "agentcov-session",
+    )
+
+
+class AgentCovSession:
+    """One processor for the session; the report and verdicts are computed once, at the end."""
+
+    def __init__(
+        self,
+        spec: CoverageSpec,
+        targets: list[tuple[str, Path]],
+        fail_under: float | None,
+        allow_inconclusive: bool,
+    ) -> None:
+        self.spec = spec
+        self.targets = targets
+        self.fail_under = fail_under
+        self.allow_inconclusive = allow_inconclusive
+        self.processor = AgentCoverageProcessor(spec)
+        self.report: dict[str, Any] | None = None
+        self.problems: list[str] = []
+        self.table = ""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        """Attach after conftests had their say, before collection imports the agents."""
+        provider = trace.get_tracer_provider()
+        if not isinstance(provider, TracerProvider):
+            provider = TracerProvider()
+            trace.set_tracer_provider(provider)
+        provider.add_span_processor(self.processor)
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Any:
+        yield
+        self.processor.shutdown()  # drains the queue and assembles traces still open
+        report = self.report = offline.report(self.processor.engine)
+        checks = gate.evaluate(report, self.spec)
+        self.table = gate.render_table(checks, self.allow_inconclusive)
+        if not gate.passed(checks, self.allow_inconclusive):
+            self.problems.append("agentcov gate FAILED")
+        if self.fail_under is not None:
+            miss = gate.fail_under(report, self.fail_under)
+            if miss is not None:
+                self.problems.append(f"FAIL Required agent coverage not reached: {miss}")
+        for fmt, path in self.targets:
+            try:
+                path.write_text(render(report, fmt), encoding="utf-8")
+            except OSError as exc:
+                self.problems.append(f"agentcov: cannot write {path}: {exc.strerror or exc}")
+        if self.problems:
+            session.testsfailed += 1  # how pytest-cov fails a green run: exit code 1
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+        tr = terminalreporter
+        tr.write_sep("-", "agent coverage (otel_agentcov)")
+        tr.write(render(self.report, "text"))
+        tr.write_line("")
+        tr.write(self.table)
+        for fmt, path in self.targets:
+            tr.write_line(f"agentcov: {fmt} report written to {path}")
+        for problem in self.problems:
+            tr.write_line(problem, red=True, bold=True)

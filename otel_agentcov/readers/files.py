@@ -1,0 +1,349 @@
+"""Trace files -> SpanRecords: OTLP/JSON, Collector JSON Lines, OTLP protobuf, gzip, dirs, stdin.
+
+The format is read from the content (gzip magic, then `{`/`[` for JSON, else protobuf), never from
+the extension. Memory is bounded by one batch, not the file: JSON Lines go line by line and a
+protobuf request is walked field by field (one ResourceSpans, or for a huge one one ScopeSpans or
+Span, at a time). A JSON document that is not line-delimited is loaded whole. Every problem is one
+TraceFormatError line naming the file and the line or byte offset.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import sys
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO, TypeVar
+
+from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
+from opentelemetry.proto.resource.v1.resource_pb2 import Resource
+from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
+
+from ..records import SpanRecord
+from .otlp import (
+    TraceFormatError,
+    record_from_span,
+    records_from_json,
+    records_from_resource_spans,
+    records_from_scope_spans,
+    resource_attributes,
+)
+
+STDIN = "-"
+# A ResourceSpans or ScopeSpans up to this size is decoded in one C call; a bigger one is walked.
+CHUNK_LIMIT = 8 << 20
+EXPECTED = "expected OTLP/JSON, JSON Lines or a protobuf ExportTraceServiceRequest"
+_GZIP_MAGIC = b"\x1f\x8b"
+_WHITESPACE = b" \t\r\n"
+_BOM = b"\xef\xbb\xbf"
+_LEN = 2  # protobuf wire type of length-delimited fields
+_M = TypeVar("_M", ResourceSpans, ScopeSpans, Span, Resource, InstrumentationScope)
+
+
+def trace_files(paths: Iterable[str]) -> Iterator[str]:
+    """Expand directories recursively (sorted, hidden entries skipped); other paths pass through."""
+    for path in paths:
+        if path != STDIN and os.path.isdir(path):
+            for root, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+                for name in sorted(files):
+                    if not name.startswith("."):
+                        yield os.path.join(root, name)
+        else:
+            yield path
+
+
+def read_trace_file(path: str) -> Iterator[SpanRecord]:
+    """Every span in one file (or stdin for `-`), in a batch-wise order fit for assembly."""
+    name = "<stdin>" if path == STDIN else path
+    try:
+        raw: BinaryIO = sys.stdin.buffer if path == STDIN else open(path, "rb")  # noqa: SIM115
+    except OSError as exc:
+        raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    source = _Source(raw, name)
+    try:
+        yield from _records(source)
+    except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+        raise TraceFormatError(
+            f"{name}: corrupt or truncated gzip data after {source.pos} decompressed bytes ({exc})"
+        ) from None
+    except OSError as exc:
+        raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
+    finally:
+        if path != STDIN:
+            raw.close()
+
+
+def _records(source: _Source) -> Iterator[SpanRecord]:
+    if source.peek(2).startswith(_GZIP_MAGIC):
+        source.stream = io.BufferedReader(gzip.GzipFile(fileobj=source.stream, mode="rb"))
+    head = source.peek(64)
+    if not head:
+        raise TraceFormatError(f"{source.name}: empty input; {EXPECTED}")
+    text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
+    if not text or text[:1] in (b"{", b"["):
+        yield from _json_records(source)
+    else:
+        yield from _protobuf_records(source)
+
+
+def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
+    """One batch in end-time order (roots last), so a root listed before its children still
+    closes its run; errors inside the batch get the file and line/offset prefix."""
+    try:
+        batch = list(records)
+    except TraceFormatError as exc:
+        raise TraceFormatError(f"{where}: {exc}") from None
+    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
+    return batch
+
+
+class _Source:
+    """A binary stream with its byte offset, for protobuf walking and error messages."""
+
+    def __init__(self, stream: BinaryIO, name: str) -> None:
+        self.stream: Any = stream  # a BufferedReader: it can peek
+        self.name = name
+        self.pos = 0
+
+    def peek(self, n: int) -> bytes:
+        data: bytes = self.stream.peek(n)
+        return data[:n]
+
+    def error(self, at: int, what: str) -> TraceFormatError:
+        return TraceFormatError(f"{self.name}: byte {at}: {what}")
+
+    def read(self, n: int, what: str) -> bytes:
+        data: bytes = self.stream.read(n)
+        if len(data) < n:
+            raise self.error(self.pos, f"truncated: expected {n} bytes of {what}, got {len(data)}")
+        self.pos += n
+        return data
+
+    def varint(self, what: str, eof_ok: bool = False) -> int | None:
+        result = shift = 0
+        at = self.pos
+        read = self.stream.read
+        while True:
+            b = read(1)
+            if not b:
+                if eof_ok and shift == 0:
+                    return None
+                raise self.error(at, f"truncated: expected a varint ({what})")
+            self.pos += 1
+            byte: int = b[0]
+            result |= (byte & 0x7F) << shift
+            if byte < 0x80:
+                return result
+            shift += 7
+            if shift >= 64:
+                raise self.error(at, f"malformed varint ({what}); {EXPECTED}")
+
+    def length(self, end: int | None, what: str) -> int:
+        at = self.pos
+        n = self.varint(what + " length")
+        assert n is not None
+        if end is not None and self.pos + n > end:
+            raise self.error(at, f"{what} of {n} bytes runs past its enclosing message")
+        return n
+
+    def skip(self, wire: int, end: int | None, at: int) -> None:
+        """Skip an unknown field, as protobuf parsers do (forward compatibility)."""
+        if wire == 0:
+            self.varint("field value")
+        elif wire in (1, 5):
+            self.read(8 if wire == 1 else 4, "fixed-width field")
+        elif wire == _LEN:
+            self.read(self.length(end, "field"), "field")
+        else:
+            raise self.error(at, f"invalid protobuf wire type {wire}; {EXPECTED}")
+
+
+# ---------------------------------------------------------------- JSON and JSON Lines
+
+
+def _decode(line: bytes, source: _Source, line_no: int, start: int) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(
+            f"{source.name}: line {line_no} (byte {start + exc.start}): not UTF-8 text; {EXPECTED}"
+        ) from None
+
+
+def _json_batches(doc: Any, where: str) -> Iterator[list[SpanRecord]]:
+    """One batch per OTLP/JSON traces object; a list of them is accepted too."""
+    docs = doc if isinstance(doc, list) else [doc]
+    for n, item in enumerate(docs):
+        at = f"{where}: [{n}]" if isinstance(doc, list) else where
+        if not isinstance(item, dict) or not ("resourceSpans" in item or "resource_spans" in item):
+            got = (f"an object with keys {', '.join(list(item)[:5]) or '(none)'}"
+                   if isinstance(item, dict) else type(item).__name__)
+            raise TraceFormatError(
+                f"{at}: expected an OTLP/JSON object with 'resourceSpans', got {got}"
+            )
+        yield _batch(records_from_json(item, ""), at)
+
+
+def _json_records(source: _Source) -> Iterator[SpanRecord]:
+    """JSON Lines (the Collector's file exporter) line by line; else one document, loaded whole."""
+    stream, name = source.stream, source.name
+    line_no = offset = 0
+    before: list[str] = []  # blank lines ahead of the first value, kept for line numbers
+    lines_mode = False
+    for raw_line in stream:
+        line_no += 1
+        start, offset = offset, offset + len(raw_line)
+        text = _decode(raw_line, source, line_no, start)
+        if line_no == 1:
+            text = text.removeprefix("\ufeff")
+        if not text.strip():
+            if not lines_mode:
+                before.append(text)
+            continue
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            if lines_mode:
+                raise TraceFormatError(
+                    f"{name}: line {line_no} column {exc.colno}: not valid JSON ({exc.msg}); "
+                    "expected one OTLP/JSON object per line"
+                ) from None
+            yield from _json_document(source, "".join(before) + text, offset)
+            return
+        lines_mode = True
+        for batch in _json_batches(doc, f"{name}: line {line_no}"):
+            yield from batch
+
+
+def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanRecord]:
+    rest: bytes = source.stream.read()
+    try:
+        text = head + rest.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise TraceFormatError(
+            f"{source.name}: byte {offset + exc.start}: not UTF-8 text; {EXPECTED}"
+        ) from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TraceFormatError(
+            f"{source.name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}); "
+            f"{EXPECTED}"
+        ) from None
+    for batch in _json_batches(doc, source.name):
+        yield from batch
+
+
+# ---------------------------------------------------------------- protobuf
+
+
+def _parse(cls: type[_M], data: bytes, source: _Source, at: int, what: str) -> _M:
+    message = cls()
+    try:
+        message.ParseFromString(data)
+    except Exception as exc:  # DecodeError, or upb's errors for invalid UTF-8 in strings
+        raise source.error(at, f"not a valid OTLP {what} ({exc})") from None
+    return message
+
+
+def _protobuf_records(source: _Source) -> Iterator[SpanRecord]:
+    """A single ExportTraceServiceRequest (or TracesData), else a length-delimited stream."""
+    if source.peek(1) == b"\n":  # tag of field 1 (resource_spans), length-delimited
+        yield from _request(source, None)
+        return
+    while True:
+        at = source.pos
+        n = source.varint("message length", eof_ok=True)
+        if n is None:
+            return
+        if n and source.peek(1) != b"\n":
+            raise source.error(at, f"not OTLP traces; {EXPECTED} (or a length-delimited stream)")
+        yield from _request(source, source.pos + n)
+
+
+def _fields(source: _Source, end: int | None) -> Iterator[tuple[int, int, int]]:
+    """(field number, wire type, offset) of each field up to `end` (None: end of input)."""
+    while end is None or source.pos < end:
+        at = source.pos
+        tag = source.varint("field tag", eof_ok=end is None)
+        if tag is None:
+            return
+        yield tag >> 3, tag & 7, at
+    if source.pos != end:
+        raise source.error(source.pos, "a field runs past its enclosing message")
+
+
+def _request(source: _Source, end: int | None) -> Iterator[SpanRecord]:
+    r = 0
+    for field, wire, at in _fields(source, end):
+        if field == 1 and wire == _LEN:
+            n = source.length(end, "resource_spans")
+            yield from _resource_spans(source, n, at, f"resourceSpans[{r}]")
+            r += 1
+        else:
+            source.skip(wire, end, at)
+
+
+def _chunk(
+    source: _Source, n: int, at: int, cls: type[_M], what: str,
+    records: Callable[[_M], Iterable[SpanRecord]],
+) -> list[SpanRecord] | None:
+    """Decode a message of at most CHUNK_LIMIT bytes whole; None means walk it instead."""
+    if n > CHUNK_LIMIT:
+        return None
+    message = _parse(cls, source.read(n, what), source, at, what)
+    return _batch(records(message), f"{source.name}: byte {at}")
+
+
+def _resource_spans(source: _Source, n: int, at: int, where: str) -> Iterator[SpanRecord]:
+    batch = _chunk(source, n, at, ResourceSpans, "ResourceSpans",
+                   lambda rs: records_from_resource_spans(rs, where))
+    if batch is not None:
+        yield from batch
+        return
+    end = source.pos + n
+    resource: dict[str, Any] = {}
+    s = 0
+    for field, wire, f_at in _fields(source, end):
+        if field == 1 and wire == _LEN:  # serializers write fields in number order: resource first
+            data = source.read(source.length(end, "resource"), "resource")
+            resource = resource_attributes(_parse(Resource, data, source, f_at, "Resource"))
+        elif field == 2 and wire == _LEN:
+            size = source.length(end, "scope_spans")
+            yield from _scope_spans(source, size, f_at, resource, f"{where}.scopeSpans[{s}]")
+            s += 1
+        else:
+            source.skip(wire, end, f_at)
+
+
+def _scope_spans(
+    source: _Source, n: int, at: int, resource: dict[str, Any], where: str
+) -> Iterator[SpanRecord]:
+    batch = _chunk(source, n, at, ScopeSpans, "ScopeSpans",
+                   lambda ss: records_from_scope_spans(ss, resource, where))
+    if batch is not None:
+        yield from batch
+        return
+    end = source.pos + n
+    scope_name = ""
+    i = 0
+    for field, wire, f_at in _fields(source, end):
+        if field == 1 and wire == _LEN:
+            data = source.read(source.length(end, "scope"), "scope")
+            scope = _parse(InstrumentationScope, data, source, f_at, "InstrumentationScope")
+            scope_name = scope.name
+        elif field == 2 and wire == _LEN:
+            span = _parse(Span, source.read(source.length(end, "span"), "span"), source, f_at,
+                          "Span")
+            try:
+                yield record_from_span(span, scope_name, resource, f"{where}.spans[{i}]")
+            except TraceFormatError as exc:
+                raise source.error(f_at, str(exc)) from None
+            i += 1
+        else:
+            source.skip(wire, end, f_at)
+

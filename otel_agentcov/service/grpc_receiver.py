@@ -1,0 +1,70 @@
+"""OTLP/gRPC receiver: `opentelemetry.proto.collector.trace.v1.TraceService/Export`.
+
+The method is registered with no request deserializer, so the handler gets the raw bytes: they
+are decoded once by the shared intake and journaled as they came. grpcio itself handles gzip
+and rejects messages over the decompressed limit with RESOURCE_EXHAUSTED.
+"""
+
+from __future__ import annotations
+
+from concurrent import futures
+from typing import Any
+
+import grpc
+
+from .intake import Intake, RequestError
+from .store import PROTOBUF
+
+SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+_CODES = {
+    "malformed": grpc.StatusCode.INVALID_ARGUMENT,
+    "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
+    "too_large": grpc.StatusCode.RESOURCE_EXHAUSTED,
+    "overloaded": grpc.StatusCode.UNAVAILABLE,  # retryable per the OTLP spec
+    "unavailable": grpc.StatusCode.UNAVAILABLE,
+}
+
+
+def _serialize(message: Any) -> bytes:
+    data: bytes = message.SerializeToString()
+    return data
+
+
+def make_grpc_server(
+    intake: Intake,
+    address: str,
+    credentials: grpc.ServerCredentials | None = None,
+) -> tuple[grpc.Server, int]:
+    """A started-ready (not started) server bound to `address` ("host:port"); returns its port."""
+    limits = intake.limits
+
+    def export(request: bytes, context: grpc.ServicerContext) -> Any:
+        try:
+            auth = dict(context.invocation_metadata()).get("authorization")
+            intake.check_token(auth if isinstance(auth, str) else None)
+            if len(request) > limits.max_decompressed_bytes:
+                raise RequestError("too_large", f"message exceeds {limits.max_decompressed_bytes}")
+            with intake.admitted():
+                return intake.export("grpc", PROTOBUF, request)
+        except RequestError as exc:
+            intake.count_failure("grpc", exc.reason)
+            context.abort(_CODES[exc.reason], str(exc))
+
+    handler = grpc.method_handlers_generic_handler(
+        SERVICE,
+        {"Export": grpc.unary_unary_rpc_method_handler(export, response_serializer=_serialize)},
+    )
+    server = grpc.server(
+        futures.ThreadPoolExecutor(max_workers=limits.max_concurrent + 4,
+                                   thread_name_prefix="agentcov-grpc"),
+        handlers=[handler],
+        options=[
+            ("grpc.max_receive_message_length", limits.max_decompressed_bytes),
+            ("grpc.so_reuseport", 0),
+        ],
+    )
+    if credentials is None:
+        port = server.add_insecure_port(address)
+    else:
+        port = server.add_secure_port(address, credentials)
+    return server, port

@@ -1,0 +1,190 @@
+"""`agentcov serve`: wires the store, the two receivers and `/metrics`, and shuts down cleanly.
+
+SIGTERM/SIGINT: `/healthz` turns 503, listeners stop accepting, in-flight requests finish,
+the journal is committed and folded into a snapshot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import ssl
+import sys
+import threading
+from dataclasses import dataclass, field
+from types import FrameType
+
+import grpc
+from prometheus_client import CollectorRegistry
+
+from ..exporters.prometheus import make_registry
+from ..spec import CoverageSpec
+from .grpc_receiver import make_grpc_server
+from .http_receiver import ServiceHTTPServer
+from .intake import Intake, RequestLimits
+from .metrics import ServiceCollector
+from .store import CoverageStore
+
+
+@dataclass
+class ServeConfig:
+    """Everything `agentcov serve` takes; a port of 0 disables that listener."""
+
+    spec: CoverageSpec
+    listen: str = "127.0.0.1"
+    otlp_grpc: int = 4317
+    otlp_http: int = 4318
+    metrics: int = 9464
+    state_file: str | None = None
+    token: str | None = None
+    tls_cert: str | None = None
+    tls_key: str | None = None
+    limits: RequestLimits = field(default_factory=RequestLimits)
+    idle_ttl_s: float = 60.0
+    max_traces: int = 10_000
+    compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
+    sweep_interval_s: float = 1.0
+
+
+class Service:
+    """A running `agentcov serve`; `start()` recovers state and binds, `stop()` is graceful."""
+
+    def __init__(self, config: ServeConfig) -> None:
+        self.config = config
+        self.store = CoverageStore(
+            config.spec, config.state_file, max_traces=config.max_traces,
+            idle_ttl_s=config.idle_ttl_s, max_record_bytes=config.limits.max_decompressed_bytes,
+        )
+        self.intake = Intake(self.store, config.limits, config.token)
+        self.healthy = threading.Event()
+        self._stopping = threading.Event()
+        self._http: list[ServiceHTTPServer] = []
+        self._grpc: grpc.Server | None = None
+        self._threads: list[threading.Thread] = []
+        self.endpoints: dict[str, str] = {}
+
+    def start(self) -> None:
+        cfg = self.config
+        self.store.open()
+        registry = make_registry(self.store)
+        registry.register(ServiceCollector(self.intake))
+        tls = None
+        if cfg.tls_cert and cfg.tls_key:
+            tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+        scheme = "https" if tls else "http"
+        host = f"[{cfg.listen}]" if ":" in cfg.listen else cfg.listen
+        shared = cfg.metrics == cfg.otlp_http and cfg.metrics != 0
+        if cfg.otlp_http:
+            self._add_http(cfg.otlp_http, self.intake, registry if shared else None, tls)
+            self.endpoints["otlp_http"] = f"{scheme}://{host}:{cfg.otlp_http}/v1/traces"
+        if cfg.metrics and not shared:
+            self._add_http(cfg.metrics, None, registry, tls)
+        if cfg.metrics:
+            self.endpoints["metrics"] = f"{scheme}://{host}:{cfg.metrics}/metrics"
+        if cfg.otlp_grpc:
+            credentials = None
+            if cfg.tls_cert and cfg.tls_key:
+                with open(cfg.tls_key, "rb") as k, open(cfg.tls_cert, "rb") as c:
+                    credentials = grpc.ssl_server_credentials([(k.read(), c.read())])
+            try:
+                self._grpc, _ = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}",
+                                                 credentials)
+            except RuntimeError as exc:  # grpcio's "Failed to bind"
+                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {exc}") from None
+            self._grpc.start()
+            self.endpoints["otlp_grpc"] = f"{host}:{cfg.otlp_grpc}"
+        maintenance = threading.Thread(target=self._maintain, name="agentcov-maintenance",
+                                       daemon=True)
+        maintenance.start()
+        self._threads.append(maintenance)
+        self.healthy.set()
+
+    def _add_http(self, port: int, intake: Intake | None, registry: CollectorRegistry | None,
+                  tls: ssl.SSLContext | None) -> None:
+        try:
+            server = ServiceHTTPServer(
+                (self.config.listen, port), intake=intake, registry=registry, healthy=self.healthy,
+                tls=tls, request_timeout_s=self.config.limits.request_timeout_s,
+            )
+        except OSError as exc:
+            raise OSError(f"cannot listen on {self.config.listen}:{port}: {exc.strerror}") from None
+        thread = threading.Thread(target=server.serve_forever, name=f"agentcov-http-{port}",
+                                  daemon=True)
+        thread.start()
+        self._http.append(server)
+        self._threads.append(thread)
+
+    def _maintain(self) -> None:
+        """Idle sweeps and size-triggered compaction; errors are reported, never fatal."""
+        while not self._stopping.wait(self.config.sweep_interval_s):
+            try:
+                self.store.sweep()
+                if self.store.journal_bytes > self.config.compact_bytes:
+                    self.store.compact()
+            except OSError as exc:
+                print(f"agentcov serve: maintenance: {exc}", file=sys.stderr)
+
+    def stop(self) -> None:
+        """Stop accepting, let in-flight requests finish, commit and compact."""
+        self.healthy.clear()
+        self._stopping.set()
+        if self._grpc is not None:
+            self._grpc.stop(grace=5.0).wait()
+        for server in self._http:
+            server.shutdown()
+            server.server_close()
+        self.store.close()
+
+
+
+def serve_from_args(args: argparse.Namespace) -> int:
+    """`agentcov serve` from parsed arguments; configuration errors are one line, exit 2."""
+    token = os.environ.get("AGENTCOV_TOKEN") or None
+    if args.token_file:
+        with open(args.token_file, encoding="utf-8") as fh:
+            token = fh.read().strip()
+        if not token:
+            print(f"agentcov: {args.token_file}: token file is empty", file=sys.stderr)
+            return 2
+    if bool(args.tls_cert) != bool(args.tls_key):
+        print("agentcov: --tls-cert and --tls-key go together", file=sys.stderr)
+        return 2
+    for flag in ("otlp_grpc", "otlp_http", "metrics"):
+        if not 0 <= getattr(args, flag) <= 65535:
+            print(f"agentcov: --{flag.replace('_', '-')}: not a port: {getattr(args, flag)}",
+                  file=sys.stderr)
+            return 2
+    config = ServeConfig(
+        spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
+        otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.state_file, token=token,
+        tls_cert=args.tls_cert, tls_key=args.tls_key, idle_ttl_s=args.idle_ttl,
+        limits=RequestLimits(
+            max_body_bytes=args.max_body_bytes,
+            max_decompressed_bytes=args.max_decompressed_bytes,
+            max_concurrent=args.max_concurrent, request_timeout_s=args.request_timeout,
+        ),
+    )
+    return run(config)
+
+
+def run(config: ServeConfig) -> int:
+    """Run until SIGTERM/SIGINT; prints where it listens; returns the exit code."""
+    service = Service(config)
+    service.start()
+    done = threading.Event()
+
+    def _stop(signum: int, frame: FrameType | None) -> None:
+        done.set()
+
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
+    listening = ", ".join(f"{k} {v}" for k, v in service.endpoints.items())
+    state = f"; state {config.state_file}" if config.state_file else ""
+    print(f"agentcov serve: {listening}{state}", file=sys.stderr, flush=True)
+    while not done.wait(1.0):
+        pass
+    service.stop()
+    print("agentcov serve: stopped", file=sys.stderr, flush=True)
+    return 0

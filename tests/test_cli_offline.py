@@ -1,0 +1,261 @@
+"""`agentcov coverage`, `gate` and `merge` as a CI job runs them: exit codes, output, files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from _trace_files import demo_spans, protobuf_bytes, write_jsonl, write_spec
+
+from otel_agentcov.demo import DEMO_SPEC
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.records import from_readable_span
+from otel_agentcov.spec import CoverageSpec
+
+SPANS = demo_spans(runs=40)
+
+
+def agentcov(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[str]:
+    raw = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", *args],
+        input=stdin, capture_output=True, timeout=120, check=False,
+    )
+    proc = subprocess.CompletedProcess(
+        raw.args, raw.returncode, raw.stdout.decode(), raw.stderr.decode()
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def _in_process_report() -> dict[str, Any]:
+    """What the in-process processor path reports for the same spans (minus span counters)."""
+    engine = CoverageEngine(CoverageSpec.from_dict(DEMO_SPEC))
+    for span in SPANS:
+        engine.ingest(from_readable_span(span))
+    engine.flush_all()
+    report = engine.snapshot().to_dict()
+    report.pop("spans")
+    return report
+
+
+def _rounded(node: Any) -> Any:
+    if isinstance(node, float):
+        return round(node, 9)
+    if isinstance(node, dict):
+        return {k: _rounded(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_rounded(v) for v in node]
+    return node
+
+
+def _json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert proc.returncode == 0, proc.stderr
+    report: dict[str, Any] = json.loads(proc.stdout)
+    return report
+
+
+def test_coverage_over_files_matches_the_in_process_report(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "agentcov.yaml")
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS))
+    (tmp_path / "collector").mkdir()
+    jsonl = write_jsonl(tmp_path / "collector" / "traces.jsonl", SPANS)
+    gz = tmp_path / "traces.jsonl.gz"
+    gz.write_bytes(gzip.compress(jsonl.read_bytes()))
+    expected = _in_process_report()
+    for args in (["--traces", str(pb)], ["--traces", str(tmp_path / "collector")],
+                 ["--traces", str(gz)]):
+        report = _json(agentcov("coverage", "--spec", str(spec), "--format", "json", *args))
+        assert report.pop("spans")["processed"] == len(SPANS)
+        assert report == expected
+    # stdin, markdown to --output
+    out = tmp_path / "report.md"
+    proc = agentcov("coverage", "--spec", str(spec), "--traces", "-", "--format", "markdown",
+                    "--output", str(out), stdin=pb.read_bytes())
+    assert proc.returncode == 0 and proc.stdout == ""
+    assert "triage_agent" in out.read_text()
+
+
+def test_fail_under_uses_the_lowest_agent_overall(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "agentcov.yaml")
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS))
+    report = _json(agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
+                            "--format", "json"))
+    lowest = min(a["coverage"]["overall"] for a in report["agents"].values())
+    ok = agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
+                  "--fail-under", f"{100 * lowest - 1:.1f}")
+    assert ok.returncode == 0, ok.stderr
+    miss = agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
+                    "--fail-under", f"{100 * lowest + 1:.1f}")
+    assert miss.returncode == 1
+    assert "lowest agent overall" in miss.stderr and "agent coverage:" in miss.stdout
+    assert agentcov("coverage", "--traces", str(pb), "--fail-under", "120").returncode == 2
+
+
+def _trials(n: int, passed: int, tools: tuple[str, ...] = ("search", "summarize")) -> list[Any]:
+    return [
+        {"trial_id": i, "passed": i < passed, "trace": {
+            "steps": [
+                {"step_index": 0, "action": "llm_response", "model": "gpt-4o",
+                 "duration_ms": 12.0},
+                *({"step_index": k + 1, "action": "tool_call", "tool_name": t,
+                   "duration_ms": 3.0} for k, t in enumerate(tools[: 1 + i % len(tools)])),
+            ],
+            "success": i < passed, "error": None if i < passed else "AssertionError",
+            "total_duration_ms": 40.0, "metadata": {"agent": "assay_agent"}}}
+        for i in range(n)
+    ]
+
+
+def test_results_files_with_and_without_tools(tmp_path: Path) -> None:
+    trials = tmp_path / "trials.json"
+    trials.write_text(json.dumps({"results": _trials(10, 10)}))
+    found = _json(agentcov("coverage", "--results", str(trials), "--format", "json"))
+    agent = found["agents"]["assay_agent"]
+    assert agent["runs"]["count"] == 10
+    assert agent["tools"]["discovered"] and agent["tools"]["known"] == ["search", "summarize"]
+    declared = _json(agentcov("coverage", "--results", str(trials), "--tools",
+                              "search,summarize,read_file", "--models", "gpt-4o,claude",
+                              "--format", "json"))
+    agent = declared["agents"]["assay_agent"]
+    assert agent["coverage"]["tool"] == 2 / 3 and agent["tools"]["uncovered"] == ["read_file"]
+    assert agent["coverage"]["model"] == 0.5
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps(_trials(4, 4)))
+    assert _json(agentcov("coverage", "--results", str(listed), "--format", "json"))[
+        "agents"]["assay_agent"]["runs"]["count"] == 4
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"trials": [{"trace": {"steps": [{"action": "tool_call"}]}}]}))
+    proc = agentcov("coverage", "--results", str(bad))
+    assert proc.returncode == 2
+    assert proc.stderr.strip() == (
+        f"agentcov: {bad}: trials[0].trace: step 0: a tool_call step needs 'tool_name'"
+    )
+
+
+def _gate_spec(tmp_path: Path, min_runs: int = 10) -> Path:
+    return write_spec(tmp_path / "gate.yaml", {"version": 1, "agents": [{
+        "name": "assay_agent", "min_runs": min_runs,
+        "expect": [
+            {"target": "runs.pass_rate", "matcher": {"schema": {"minimum": 0.8}}},
+            {"target": "edges.restricted_attempts", "matcher": {"schema": {"maximum": 0}}},
+        ]}]})
+
+
+def _junit(path: Path) -> dict[str, ET.Element]:
+    root = ET.parse(path).getroot()
+    assert root.tag == "testsuites"
+    return {f"{c.get('classname')}::{c.get('name')}": c for c in root.iter("testcase")}
+
+
+def test_gate_pass_rate_verdicts_exit_codes_and_junit(tmp_path: Path) -> None:
+    spec = _gate_spec(tmp_path)
+    junit = tmp_path / "junit.xml"
+    cases = {  # (trials, passed) -> pass-rate verdict
+        (100, 100): "PASS",  # Wilson lower 0.963 >= 0.8
+        (50, 20): "FAIL",  # upper 0.54 < 0.8
+        (20, 16): "INCONCLUSIVE",  # [0.58, 0.92] straddles 0.8
+        (5, 5): "INCONCLUSIVE",  # fewer than min_runs
+    }
+    for (n, passed), verdict in cases.items():
+        trials = tmp_path / f"t{n}.json"
+        trials.write_text(json.dumps(_trials(n, passed)))
+        proc = agentcov("gate", "--spec", str(spec), "--results", str(trials),
+                        "--junit", str(junit))
+        assert proc.returncode == (0 if verdict == "PASS" else 1), proc.stdout
+        row = next(line for line in proc.stdout.splitlines() if "runs.pass_rate" in line)
+        assert verdict in row, row
+        case = _junit(junit)["agentcov.assay_agent::runs.pass_rate"]
+        failure = case.find("failure")
+        if verdict == "PASS":
+            assert failure is None and case.find("skipped") is None
+        else:
+            assert failure is not None and failure.get("type") == verdict
+            assert '{"minimum": 0.8}' in (failure.get("message") or "")
+        if verdict == "INCONCLUSIVE":
+            allowed = agentcov("gate", "--spec", str(spec), "--results", str(trials),
+                               "--junit", str(junit), "--allow-inconclusive")
+            assert allowed.returncode == 0
+            assert _junit(junit)["agentcov.assay_agent::runs.pass_rate"].find("skipped") is not None
+
+
+def test_gate_default_gate_restricted_attempts_and_declared_agents(tmp_path: Path) -> None:
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS))
+    spec = write_spec(tmp_path / "s.yaml", {**DEMO_SPEC, "agents": [
+        *DEMO_SPEC["agents"], {"name": "never_ran", "tools": ["x"],
+                               "expect": [{"target": "runs.count",
+                                           "matcher": {"schema": {"minimum": 1}}}]}]})
+    junit = tmp_path / "j.xml"
+    proc = agentcov("gate", "--spec", str(spec), "--traces", str(pb), "--junit", str(junit))
+    assert proc.returncode == 1
+    cases = _junit(junit)
+    failure = cases["agentcov.billing_agent::edges.restricted_attempts"].find("failure")
+    assert failure is not None
+    message = failure.get("message") or ""
+    assert message.startswith("value ") and '{"maximum": 0}' in message
+    assert "greater than the maximum of 0" in message
+    assert cases["agentcov.research_agent::edges.restricted_attempts"].find("failure") is None
+    never = cases["agentcov.never_ran::runs.count"].find("failure")
+    assert never is not None and "value 0" in (never.get("message") or "")
+    root = ET.parse(junit).getroot()
+    assert int(root.get("tests") or 0) == len(cases)
+    assert int(root.get("failures") or 0) == sum(c.find("failure") is not None
+                                                 for c in cases.values())
+
+
+def test_bad_input_exit_2_one_line_unless_keep_going(tmp_path: Path) -> None:
+    good = tmp_path / "good.pb"
+    good.write_bytes(protobuf_bytes(SPANS))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"resourceSpans": []}\nnot json\n')
+    for command in ("coverage", "gate"):
+        proc = agentcov(command, "--traces", str(good), str(bad))
+        assert proc.returncode == 2
+        assert proc.stderr.count("\n") == 1 and f"{bad}: line 2" in proc.stderr
+    kept = agentcov("coverage", "--traces", str(bad), str(good), "--keep-going",
+                    "--format", "json")
+    assert kept.returncode == 0
+    assert f"{bad}: line 2" in kept.stderr and "--keep-going" in kept.stderr
+    assert json.loads(kept.stdout)["spans"]["processed"] == len(SPANS)
+    empty = tmp_path / "empty.json"
+    empty.write_bytes(b"")
+    proc = agentcov("coverage", "--traces", str(empty))
+    assert proc.returncode == 2 and "empty input" in proc.stderr
+    assert agentcov("coverage").returncode == 2  # nothing to read
+    proc = agentcov("coverage", "--traces", str(good), "--spec", str(tmp_path / "none.yaml"))
+    assert proc.returncode == 2 and "none.yaml" in proc.stderr
+
+
+def test_state_files_merge_exactly(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "agentcov.yaml")
+    half = len(SPANS) // 2
+    # split at a trace boundary so each process sees whole traces
+    while SPANS[half - 1].parent is not None and half < len(SPANS):
+        half += 1
+    parts = [SPANS[:half], SPANS[half:]]
+    states = []
+    for n, part in enumerate(parts):
+        pb = tmp_path / f"p{n}.pb"
+        pb.write_bytes(protobuf_bytes(part))
+        state = tmp_path / f"p{n}.state.json"
+        assert agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
+                        "--state-file", str(state)).returncode == 0
+        states.append(str(state))
+    merged = tmp_path / "merged.state.json"
+    assert agentcov("merge", *states, "-o", str(merged)).returncode == 0
+    report = _json(agentcov("coverage", "--spec", str(spec), "--state", str(merged),
+                            "--format", "json"))
+    report.pop("spans")
+    assert _rounded(report) == _rounded(_in_process_report())  # sums differ in the last bit
+    # a JSON report cannot be merged exactly: refused with the reason
+    as_report = tmp_path / "report.json"
+    as_report.write_text(json.dumps(report | {"spans": {}}))
+    proc = agentcov("merge", states[0], str(as_report), "-o", str(tmp_path / "x"))
+    assert proc.returncode == 2 and "cannot be merged exactly" in proc.stderr

@@ -1,0 +1,181 @@
+"""HTML report: rendered from the demo workload's report, then opened in headless Chromium.
+
+The browser part uses Debian's `chromium` (installed by `make test`): no console message on any
+page (the pages carry no script, and their Content-Security-Policy turns any attempted fetch
+into a console error), every agent shown, and a screenshot taken. With
+AGENTCOV_UPDATE_SCREENSHOT=1 the screenshots are copied to docs/ for the README.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _support import need_binary
+from opentelemetry.sdk.trace import TracerProvider
+
+from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov.demo import DEMO_SPEC, run_workload
+from otel_agentcov.reporting import write_html
+from otel_agentcov.reporting.html import page_name
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+HOSTILE = '<script>alert("agent")</script> & "quoted" \'single\''
+HOSTILE_TOOL = '"><img src=x onerror=alert(1)>'
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def demo_report() -> dict[str, Any]:
+    provider = TracerProvider()
+    processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
+    provider.add_span_processor(processor)
+    run_workload(provider, seed=7, runs=60)
+    processor.force_flush()
+    report = processor.snapshot().to_dict()
+    provider.shutdown()
+    return report
+
+
+@pytest.fixture(scope="module")
+def hostile_report(demo_report: dict[str, Any]) -> dict[str, Any]:
+    """The demo report plus an agent whose names try to break out of the markup."""
+    report = copy.deepcopy(demo_report)
+    agent = copy.deepcopy(report["agents"]["triage_agent"])
+    agent["tools"]["called"][HOSTILE_TOOL] = {"ok": 1, "error": 0}
+    agent["tools"]["undeclared"].append(HOSTILE_TOOL)
+    agent["delegations"].append({"from": HOSTILE, "to": HOSTILE_TOOL, "count": 1})
+    report["agents"][HOSTILE] = agent
+    return report
+
+
+class _Text(HTMLParser):
+    """Visible text and the href/src attributes of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.text: list[str] = []
+        self.links: list[tuple[str, str]] = []
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.links += [(k, v or "") for k, v in attrs if k in ("href", "src")]
+
+
+def _parse(html: str) -> _Text:
+    parser = _Text()
+    parser.feed(html)
+    return parser
+
+
+def test_every_agent_has_a_page_linked_from_the_index(
+    hostile_report: dict[str, Any], tmp_path: Path
+) -> None:
+    index = write_html(hostile_report, tmp_path / "out")
+    assert index == tmp_path / "out" / "index.html"
+    parsed = _parse(index.read_text())
+    for name in hostile_report["agents"]:
+        assert ("href", page_name(name)) in parsed.links
+        page = _parse((index.parent / page_name(name)).read_text())
+        assert name in "".join(page.text)
+    # Nothing but the pages themselves is referenced: the report opens offline.
+    pages = {"index.html", *(page_name(n) for n in hostile_report["agents"])}
+    for path in index.parent.iterdir():
+        for _, target in _parse(path.read_text()).links:
+            assert target in pages, (path.name, target)
+
+
+def test_untrusted_names_are_escaped(hostile_report: dict[str, Any], tmp_path: Path) -> None:
+    index = write_html(hostile_report, tmp_path)
+    for path in [index, tmp_path / page_name(HOSTILE)]:
+        html = path.read_text()
+        assert "<script" not in html and "<img" not in html
+        assert "&lt;script&gt;alert(&#34;agent&#34;)&lt;/script&gt; &amp; &#34;quoted&#34;" in html
+    page = (tmp_path / page_name(HOSTILE)).read_text()
+    assert "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_page_names_are_safe_and_distinct() -> None:
+    names = ["../../etc/passwd", "a/b", "a_b", "", "é" * 100, HOSTILE]
+    files = [page_name(n) for n in names]
+    assert len(set(files)) == len(names)
+    assert all(re.fullmatch(r"agent-[A-Za-z0-9_.-]+-[0-9a-f]{10}\.html", f) for f in files)
+    assert not any(".." in f.removeprefix("agent-") for f in files)
+
+
+def test_report_sections(demo_report: dict[str, Any], tmp_path: Path) -> None:
+    write_html(demo_report, tmp_path)
+    triage = "".join(_parse((tmp_path / page_name("triage_agent")).read_text()).text)
+    for section in ("Tools: called vs declared", "Restricted attempts", "Boundary conditions",
+                    "most common", "rarest", "Delegation edges", "95% interval"):
+        assert section in triage
+    assert "research_agent" in triage and "billing_agent" in triage  # delegation graph nodes
+    rarest = demo_report["agents"]["triage_agent"]["paths"]["rarest"]
+    assert rarest and rarest[0]["count"] <= rarest[-1]["count"]
+    index = "".join(_parse((tmp_path / "index.html").read_text()).text)
+    assert "STRONG" in index and "MODERATE" in index
+
+
+def test_empty_report_says_so(tmp_path: Path) -> None:
+    index = write_html({"version": 1, "agents": {}, "spans": {"processed": 0}}, tmp_path)
+    assert "no agent runs recorded" in index.read_text()
+
+
+def _chromium(page: Path, tmp_path: Path, *args: str) -> tuple[str, list[str]]:
+    """Open `page` in headless Chromium; returns stdout and every console message logged."""
+    result = subprocess.run(
+        [need_binary("chromium"), "--headless", "--no-sandbox", "--disable-gpu",
+         "--hide-scrollbars", f"--user-data-dir={tmp_path / 'profile'}",
+         "--enable-logging=stderr", "--v=0", *args, page.as_uri()],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    console = [line for line in result.stderr.splitlines() if ":CONSOLE" in line]
+    return result.stdout, console
+
+
+@pytest.mark.timeout(180)
+def test_report_in_headless_chromium(
+    demo_report: dict[str, Any], hostile_report: dict[str, Any], tmp_path: Path
+) -> None:
+    need_binary("chromium")
+    # The check has teeth: a page that logs an error or fetches something is caught.
+    control = tmp_path / "control.html"
+    control.write_text("<!DOCTYPE html><script>console.error('control')</script>")
+    assert _chromium(control, tmp_path, "--dump-dom")[1]
+
+    index = write_html(hostile_report, tmp_path / "report")
+    shot = tmp_path / "index.png"
+    _, console = _chromium(index, tmp_path, f"--screenshot={shot}", "--window-size=1200,520")
+    assert console == []
+    assert shot.read_bytes().startswith(PNG) and shot.stat().st_size > 10_000
+
+    dom, console = _chromium(index, tmp_path, "--dump-dom")
+    assert console == []
+    shown = "".join(_parse(dom).text)
+    for name in hostile_report["agents"]:
+        assert name in shown, name
+    for name in hostile_report["agents"]:
+        dom, console = _chromium(index.parent / page_name(name), tmp_path, "--dump-dom")
+        assert console == [], name
+        assert name in "".join(_parse(dom).text)
+
+    if os.environ.get("AGENTCOV_UPDATE_SCREENSHOT") == "1":
+        clean = write_html(demo_report, tmp_path / "docs")
+        DOCS.mkdir(exist_ok=True)
+        _chromium(clean, tmp_path, f"--screenshot={DOCS / 'html-report.png'}",
+                  "--window-size=1200,480")
+        agent_page = clean.parent / page_name("triage_agent")
+        _chromium(agent_page, tmp_path, f"--screenshot={DOCS / 'html-report-agent.png'}",
+                  "--window-size=1200,1900")
+
+
+def test_screenshot_is_committed() -> None:
+    assert (DOCS / "html-report.png").read_bytes().startswith(PNG)

@@ -1,0 +1,89 @@
+"""The direct text writer behind `render()` equals prometheus_client's `generate_latest` byte for
+byte over the collector's Metric objects, so the fast /metrics path and the registry path agree."""
+
+from __future__ import annotations
+
+import subprocess
+
+from _support import need_binary
+from opentelemetry.sdk.trace import TracerProvider
+from prometheus_client import generate_latest
+
+from otel_agentcov import demo
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.exporters.prometheus import exposition, make_registry, render
+from otel_agentcov.processor import AgentCoverageProcessor
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.spec import CoverageSpec
+
+# label values the exposition must escape, or could confuse a naive writer
+AWKWARD = ['quo"te', "back\\slash", "new\nline", "ünïcødé ✓", "pct %s %d", "", "a,b=c}"]
+
+
+def _slow(source: CoverageEngine | AgentCoverageProcessor) -> bytes:
+    return generate_latest(make_registry(source))
+
+
+def _awkward_engine() -> CoverageEngine:
+    named = [n for n in AWKWARD if n]
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [
+        {"name": name, "models": ["m\\1", 'm"2'], "tools": named,
+         "tool_edges": {"restricted": ["pct %s %d"]}} for name in named
+    ]}, source="<test>")  # fmt: skip
+    engine = CoverageEngine(spec)
+    t0 = 1_700_000_000 * 10**9
+    for trace, agent in enumerate(AWKWARD, start=1):
+        root = trace << 8
+        for i, tool in enumerate(AWKWARD, start=1):
+            engine.ingest(SpanRecord(
+                trace_id=trace, span_id=root + i, parent_id=root, name="execute_tool x",
+                start_ns=t0 + i, end_ns=t0 + i + 1, status_code=2 if i % 2 else 0,
+                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool},
+            ))  # fmt: skip
+        engine.ingest(SpanRecord(
+            trace_id=trace, span_id=root + 99, parent_id=root, name="chat", start_ns=t0,
+            end_ns=t0 + 5, attributes={"gen_ai.operation.name": "chat",
+                                       "gen_ai.request.model": AWKWARD[trace - 1] or "m"},
+        ))  # fmt: skip
+        engine.ingest(SpanRecord(
+            trace_id=trace, span_id=root, parent_id=None, name="invoke_agent", start_ns=t0,
+            end_ns=t0 + 3 * 10**9 * trace,
+            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent},
+        ))  # fmt: skip
+    return engine
+
+
+def test_demo_workload_exposition_is_byte_equal_to_generate_latest() -> None:
+    provider = TracerProvider()
+    proc = AgentCoverageProcessor(CoverageSpec.from_dict(demo.DEMO_SPEC, source="<demo>"))
+    provider.add_span_processor(proc)
+    demo.run_workload(provider)
+    provider.force_flush()
+    try:
+        fast = render(proc)
+        assert fast == _slow(proc)
+        # the demo exercises delegations, restricted attempts, boundaries and the histogram
+        for family in ("agentcov_delegations_total{", "agentcov_restricted_tool_attempts_total{",
+                       "agentcov_boundary_hits_total{", "agentcov_run_duration_seconds_bucket{"):
+            assert family.encode() in fast
+    finally:
+        provider.shutdown()
+
+
+def test_awkward_label_values_are_escaped_exactly_like_generate_latest() -> None:
+    engine = _awkward_engine()
+    fast = render(engine)
+    assert fast == _slow(engine)
+    assert b'tool="quo\\"te"' in fast and b'agent="new\\nline"' in fast
+    promtool = need_binary("promtool")
+    proc = subprocess.run(
+        [promtool, "check", "metrics"], input=fast, capture_output=True, timeout=60, check=False
+    )
+    assert proc.returncode == 0, (proc.stdout + proc.stderr).decode()
+
+
+def test_empty_state_and_raw_report_dicts() -> None:
+    engine = CoverageEngine()
+    assert render(engine) == _slow(engine)
+    assert exposition({}) == exposition({"agents": {}, "spans": {}})
+    assert b"agentcov_spans_dropped_total{reason=\"queue_full\"} 0.0\n" in exposition({})
