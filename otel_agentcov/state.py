@@ -303,7 +303,7 @@ class CoverageState:
             state.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
             for name, d in data["agents"].items():
                 state.agents[str(name)] = _agent_from_dict(d)
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise StateError(f"malformed agent state: {exc!r}") from None
         return state
 

@@ -23,6 +23,7 @@ from otel_agentcov.records import STATUS_ERROR, SpanRecord
 from otel_agentcov.state import OVERFLOW, CoverageState, Limits, StateError
 
 _ids = itertools.count(1)
+_trace_ids: dict[int, int] = {}
 AGENTS = ("a", "b", "c", "d")
 
 step = st.one_of(
@@ -49,12 +50,17 @@ def _attrs(kind: str, name: str) -> dict[str, Any]:
 
 
 def feed(engine: CoverageEngine, spec: list[tuple[Any, ...]]) -> None:
-    """Each run is one trace: an agent span over its steps (nested agents are delegations)."""
-    for agent, steps, duration, score in spec:
-        trace, root = next(_ids), next(_ids)
+    """Each run is one trace: an agent span over its steps (nested agents are delegations).
+
+    A run's trace id is fixed by the run object, so the same run fed anywhere is the same trace.
+    """
+    for entry in spec:
+        agent, steps, duration, score = entry
+        trace = _trace_ids.setdefault(id(entry), next(_ids))
+        root = 1
         for i, (kind, name, failed) in enumerate(steps):
             engine.ingest(SpanRecord(
-                trace_id=trace, span_id=next(_ids), parent_id=root, name=kind,
+                trace_id=trace, span_id=i + 2, parent_id=root, name=kind,
                 start_ns=i + 1, end_ns=i + 2, status_code=STATUS_ERROR if failed else 0,
                 attributes=_attrs(kind, name),
             ))
@@ -67,6 +73,7 @@ def feed(engine: CoverageEngine, spec: list[tuple[Any, ...]]) -> None:
 
 
 def state_of(spec: list[tuple[Any, ...]], limits: Limits | None = None) -> CoverageState:
+    """The state one engine builds from these runs."""
     engine = CoverageEngine(limits=limits)
     feed(engine, spec)
     return engine.state
@@ -129,16 +136,18 @@ def _check_caps_and_conservation(state: CoverageState, spec: list[Any]) -> None:
         assert all(len(names) <= lim.max_tools + 1 for _, _, names in st_.tool_sets)
     folds = state.overflow
     agents = state.agents.values()
-    runs_seen = sum(1 + sum(k == "agent" for k, _, _ in steps) for _, steps, _, _ in spec)
+    # an agent nested in a same-name agent is the same invocation (DESIGN §4), not a new run
+    delegations = sum(k == "agent" and n != a for a, steps, _, _ in spec for k, n, _ in steps)
+    runs_seen = len(spec) + delegations
     assert sum(s.runs for s in agents) == runs_seen  # folded runs land in __overflow__
     assert sum(sum(s.paths.values()) for s in agents) + folds.get("path", 0) == runs_seen
     tool_calls = sum(k == "tool" for _, steps, _, _ in spec for k, _, _ in steps)
     assert sum(ok + err for s in agents for ok, err in s.tools.values()) == tool_calls
     llm_calls = sum(k == "llm" for _, steps, _, _ in spec for k, _, _ in steps)
     assert sum(sum(s.models.values()) for s in agents) == llm_calls
-    delegations = sum(k == "agent" for _, steps, _, _ in spec for k, _, _ in steps)
     assert sum(sum(s.delegations.values()) for s in agents) == delegations
-    states_seen = sum(len(steps) for _, steps, _, _ in spec)  # every step is a state
+    same_name = sum(k == "agent" and n == a for a, steps, _, _ in spec for k, n, _ in steps)
+    states_seen = sum(len(steps) for _, steps, _, _ in spec) - same_name
     assert sum(sum(s.states.values()) for s in agents) + folds.get("state", 0) == states_seen
 
 
