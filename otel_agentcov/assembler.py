@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
+# The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
+# (no real workflow, a hostile or runaway one) they are skipped so assembly stays near-linear.
+MAX_PAIRED_AGENTS = 256
 
 
 @dataclass(slots=True)
@@ -103,7 +106,7 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         for s in b.steps
         if (s.handoff_tool or s.kind == HANDOFF) and s.handoff_to is None
     ]
-    if not pending:
+    if not pending or len(builders) > MAX_PAIRED_AGENTS:
         return
     used: set[int] = set()
     targets = [(b.span.start_ns, b) for b in builders if b.span is not None]
@@ -142,7 +145,7 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
     under it; that work belongs to the sibling agent, not to the caller.
     """
     agents = [k for k in kids if k.kind == AGENT and k.agent and not k.graph_candidate]
-    if not agents:
+    if not agents or len(agents) > MAX_PAIRED_AGENTS:
         return {}
     hosts: dict[int, int] = {}
     for kid in kids:
@@ -165,6 +168,8 @@ def _delegate(caller: _Builder, callee: _Builder) -> None:
 def _resolve_timed_agent_tools(builders: list[_Builder]) -> None:
     """Agent-as-tool where the callee's span is not under the tool span (Traceloop OpenAI
     Agents): a top-level agent run inside another agent's tool call was called by it."""
+    if len(builders) > MAX_PAIRED_AGENTS:
+        return
     for callee in builders:
         if callee.called or callee.span is None:
             continue

@@ -108,6 +108,7 @@ def test_duplicate_span_ids_never_raise_and_never_invent_steps(
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("shape", ["chain", "cycle", "star"])
 def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None:
+    """Pairwise hand-off/hosting rules once made a 10k-span star take ~10 s (a CPU DoS)."""
     n = 100_000
     parent = {
         "chain": lambda i: i - 1 if i > 1 else None,
@@ -116,8 +117,8 @@ def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None
     }[shape]
     steps = [
         Step(trace_id=1, span_id=i, parent_id=parent(i), kind=TOOL if i % 2 else AGENT,
-             start_ns=i, end_ns=2 * n - i, fallback_agent="svc", tool="t",
-             agent=None if i % 2 else f"agent{i % 10}")
+             start_ns=i, end_ns=2 * n - i, fallback_agent="svc", tool="transfer_to_b",
+             handoff_tool=True, agent=None if i % 2 else f"agent{i}")  # 50k agents, 50k hand-offs
         for i in range(1, n + 1)
     ]
     runs = assemble(steps)
