@@ -146,7 +146,10 @@ def _json_id(value: Any, size: int, where: str) -> int:
         raise TraceFormatError(f"{where}: expected a hex string, got {type(value).__name__}")
     try:
         # bytes.fromhex, not int(_, 16): that one takes signs, "0x" and "_" as part of an id
-        raw = bytes.fromhex(value) if len(value) == 2 * size else base64.b64decode(value, True)
+        if len(value) == 2 * size:
+            raw = bytes.fromhex(value)
+        else:
+            raw = base64.b64decode(value, validate=True)
     except (ValueError, binascii.Error):
         raw = b""
     if len(raw) != size:
