@@ -96,7 +96,7 @@ def test_no_captured_content_reaches_metrics_state_or_reports(tmp_path: Path) ->
         **{f"{fmt} report": render_report(report, fmt) for fmt in FORMATS},
     }
     for where, text in outputs.items():
-        assert "lookup" in text, where  # the names are there: the search looks at real output
+        assert "planner" in text, where  # the names are there: the search looks at real output
         assert CANARY not in text, f"captured content leaked into the {where}"
         assert CANARY.encode().hex() not in text  # nor hex/escaped forms of it
     processor.shutdown()
