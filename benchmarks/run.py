@@ -19,17 +19,20 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
+import agentassay_compare  # noqa: E402
+import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import overhead  # noqa: E402
+import service  # noqa: E402
 from harness import Section, fmt  # noqa: E402
 
-# Extension points, in the order `make bench` runs them. Planned sections not written yet, each a
-# module with `section(rounds) -> Section` appended here when its feature lands on main:
-#   ingestion  - `agentcov coverage` over a 1 M-span OTLP protobuf file (spans/s, peak RSS)
-#   agentassay - the same traces through `agentassay coverage` vs `agentcov coverage --results`
-#   service    - sustained OTLP/HTTP spans/s into one `agentcov serve` replica, zero drops
+# In the order `make bench` runs them; each is a module with `section(rounds) -> Section`. The
+# process-level sections cap their own rounds (a 1 M-span run takes tens of seconds here).
 SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
+    "ingestion": ingestion.section,
+    "agentassay": agentassay_compare.section,
+    "service": service.section,
     "metrics": metrics_render.section,
 }
 

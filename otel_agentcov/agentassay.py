@@ -24,6 +24,8 @@ class TrialError(ValueError):
 
 
 def _get(obj: Any, key: str, default: Any = None) -> Any:
+    if type(obj) is dict:  # trial files: skip the (slow) ABC check below
+        return obj.get(key, default)
     if isinstance(obj, Mapping):
         return obj.get(key, default)
     return getattr(obj, key, default)

@@ -9,10 +9,11 @@ import argparse
 import math
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from . import demo, gate, offline
 from .engine import CoverageEngine
-from .reporting import FORMATS, render
+from .reporting import FORMATS, render, write_html
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 
@@ -106,8 +107,14 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage.",
     )
     _add_inputs(p_cov)
-    p_cov.add_argument("--format", choices=FORMATS, default="text", help="report format")
-    p_cov.add_argument("--output", metavar="F", help="write the report to F instead of stdout")
+    p_cov.add_argument(
+        "--format", choices=(*FORMATS, "html"), default="text",
+        help="report format (html writes a directory: give --output DIR)",
+    )
+    p_cov.add_argument(
+        "--output", metavar="PATH",
+        help="write the report to this file instead of stdout (html: this directory)",
+    )
     p_cov.add_argument(
         "--fail-under", type=_percent, metavar="N",
         help="exit 1 when the lowest agent's overall coverage is below N percent (like pytest-cov)",
@@ -153,8 +160,11 @@ def build_parser() -> argparse.ArgumentParser:
                          metavar="N", help="largest request after gunzip (default 80 MiB)")
     p_serve.add_argument("--max-concurrent", type=_positive, default=32, metavar="N",
                          help="requests processed at once; more get 503/UNAVAILABLE (default 32)")
+    p_serve.add_argument("--max-connections", type=_positive, default=256, metavar="N",
+                         help="open HTTP connections per port; more get 503 (default 256)")
     p_serve.add_argument("--request-timeout", type=_seconds, default=10.0, metavar="SECONDS",
-                         help="time a client has to send a request (default 10)")
+                         help="time a client has to send a whole request, headers included, "
+                         "and idle keep-alive time (default 10)")
     p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
                          help="finish a trace whose root never arrives after this (default 60)")
     return parser
@@ -186,9 +196,14 @@ def _write(path: str | None, text: str) -> None:
 
 
 def _coverage(args: argparse.Namespace) -> int:
+    if args.format == "html" and not args.output:
+        raise offline.InputError("--format html writes a directory; give --output DIR")
     _, engine = _load(args)
     report = offline.report(engine)
-    _write(args.output, render(report, args.format))
+    if args.format == "html":
+        print(write_html(report, Path(args.output)))
+    else:
+        _write(args.output, render(report, args.format))
     if args.state_file:
         engine.state.save(args.state_file)
     if args.fail_under is not None:

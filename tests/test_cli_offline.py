@@ -81,6 +81,23 @@ def test_coverage_over_files_matches_the_in_process_report(tmp_path: Path) -> No
     assert "triage_agent" in out.read_text()
 
 
+def test_html_report_writes_a_directory_with_every_agent(tmp_path: Path) -> None:
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS))
+    spec = write_spec(tmp_path / "agentcov.yaml")
+    out = tmp_path / "html"
+    proc = agentcov("coverage", "--spec", str(spec), "--traces", str(pb), "--format", "html",
+                    "--output", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == str(out / "index.html")
+    index = (out / "index.html").read_text()
+    for agent in ("triage_agent", "research_agent", "billing_agent"):
+        assert agent in index
+    assert len(list(out.glob("*.html"))) == 4  # index + one page per agent
+    missing = agentcov("coverage", "--traces", str(pb), "--format", "html")
+    assert missing.returncode == 2 and "give --output DIR" in missing.stderr
+
+
 def test_fail_under_uses_the_lowest_agent_overall(tmp_path: Path) -> None:
     spec = write_spec(tmp_path / "agentcov.yaml")
     pb = tmp_path / "traces.pb"

@@ -340,7 +340,7 @@ def _scope_spans(
             span = _parse(Span, source.read(source.length(end, "span"), "span"), source, f_at,
                           "Span")
             try:
-                yield record_from_span(span, scope_name, resource, f"{where}.spans[{i}]")
+                yield record_from_span(span, scope_name, resource, where, i)
             except TraceFormatError as exc:
                 raise source.error(f_at, str(exc)) from None
             i += 1

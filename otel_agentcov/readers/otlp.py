@@ -28,6 +28,7 @@ _SPAN_KINDS = {
 }
 _STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 _EMPTY: Mapping[str, Any] = {}
+_SCALARS = frozenset({str, bool, int, float, bytes})
 
 
 class TraceFormatError(ValueError):
@@ -39,6 +40,8 @@ class TraceFormatError(ValueError):
 
 def _pb_value(value: AnyValue) -> Any:
     which = value.WhichOneof("value")
+    if which == "string_value":
+        return value.string_value
     if which is None:
         return None
     if which == "array_value":
@@ -49,7 +52,18 @@ def _pb_value(value: AnyValue) -> Any:
 
 
 def _pb_attributes(kvs: Iterable[KeyValue]) -> dict[str, Any]:
-    return {kv.key: _pb_value(kv.value) for kv in kvs}
+    # the hot loop of file and service ingestion: ListFields yields the one set member of the
+    # oneof in a single C call (cheaper than WhichOneof + getattr); scalars are used as they are
+    out: dict[str, Any] = {}
+    for kv in kvs:
+        value = kv.value
+        fields = value.ListFields()
+        if not fields:
+            out[kv.key] = None
+        else:
+            raw = fields[0][1]
+            out[kv.key] = raw if type(raw) in _SCALARS else _pb_value(value)
+    return out
 
 
 def _pb_id(raw: bytes, size: int, where: str) -> int:
@@ -76,7 +90,7 @@ def records_from_scope_spans(
 ) -> Iterator[SpanRecord]:
     scope_name = scope_spans.scope.name
     for i, span in enumerate(scope_spans.spans):
-        yield record_from_span(span, scope_name, resource, f"{where}.spans[{i}]")
+        yield record_from_span(span, scope_name, resource, where, i)
 
 
 def resource_attributes(resource: Resource) -> dict[str, Any]:
@@ -84,24 +98,32 @@ def resource_attributes(resource: Resource) -> dict[str, Any]:
 
 
 def record_from_span(
-    span: PbSpan, scope_name: str, resource: Mapping[str, Any], where: str
+    span: PbSpan, scope_name: str, resource: Mapping[str, Any], where: str, index: int | None = None
 ) -> SpanRecord:
-    parent = _pb_id(span.parent_span_id, 8, where + ".parentSpanId")
+    """One span; `where` (plus `.spans[index]` when given) is formatted only for an error."""
+    trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
+    if len(trace_id) not in (0, 16) or len(span_id) not in (0, 8) or len(parent_id) not in (0, 8):
+        at = where if index is None else f"{where}.spans[{index}]"
+        _pb_id(trace_id, 16, at + ".traceId")
+        _pb_id(span_id, 8, at + ".spanId")
+        _pb_id(parent_id, 8, at + ".parentSpanId")
+    flags = span.flags
+    status = span.status
     return SpanRecord(
-        trace_id=_pb_id(span.trace_id, 16, where + ".traceId"),
-        span_id=_pb_id(span.span_id, 8, where + ".spanId"),
-        parent_id=parent or None,
-        parent_remote=bool(span.flags & _HAS_IS_REMOTE and span.flags & _IS_REMOTE),
-        name=span.name,
-        kind=max(span.kind - 1, 0),  # OTLP counts UNSPECIFIED as 0; the SDK's INTERNAL is 0
-        start_ns=span.start_time_unix_nano,
-        end_ns=span.end_time_unix_nano,
-        status_code=span.status.code,
-        status_description=span.status.message or None,
-        attributes=_pb_attributes(span.attributes) if span.attributes else _EMPTY,
-        events=tuple((e.name, _pb_attributes(e.attributes)) for e in span.events),
-        scope_name=scope_name,
-        resource_attributes=resource,
+        int.from_bytes(trace_id, "big"),
+        int.from_bytes(span_id, "big"),
+        int.from_bytes(parent_id, "big") or None,
+        span.name,
+        max(span.kind - 1, 0),  # OTLP counts UNSPECIFIED as 0; the SDK's INTERNAL is 0
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+        status.code,
+        status.message or None,
+        _pb_attributes(span.attributes) if span.attributes else _EMPTY,
+        tuple((e.name, _pb_attributes(e.attributes)) for e in span.events) if span.events else (),
+        scope_name,
+        resource,
+        bool(flags & _HAS_IS_REMOTE and flags & _IS_REMOTE),
     )
 
 

@@ -26,6 +26,13 @@ _OUTPUT_TOKEN_KEYS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"
 )
 UNKNOWN_AGENT = "unknown_agent"
+_HANDOFF_KEYS = frozenset(
+    {"gen_ai.handoff.from_agent", "gen_ai.handoff.to_agent", "gen_ai.transfer.target.name"}
+)
+_CONTENT_KEYS = frozenset(
+    {"gen_ai.tool.definitions", "model_request_parameters", "gen_ai.output.messages",
+     "gen_ai.input.messages"}
+)
 MAX_NAME_CHARS = 256  # names become state keys and metric labels: bound them at the source
 
 
@@ -239,22 +246,27 @@ def build_step(
     attrs = record.attributes
     error = error_type(record)
     step = Step(
-        trace_id=record.trace_id,
-        span_id=record.span_id,
-        parent_id=record.parent_id,
-        kind=kind,
-        start_ns=record.start_ns,
-        end_ns=record.end_ns,
-        fallback_agent=fallback_agent(record),
-        agent=agent,
-        tool=tool,
-        error=error,
-        limit=limit_signal(record, error),
-        handoff_from=as_str(attrs.get("gen_ai.handoff.from_agent")),
-        handoff_to=as_str(attrs.get("gen_ai.handoff.to_agent"))
-        or as_str(attrs.get("gen_ai.transfer.target.name")),
-        scores=evaluation_scores(record),
+        record.trace_id,
+        record.span_id,
+        record.parent_id,
+        kind,
+        record.start_ns,
+        record.end_ns,
+        fallback_agent(record),
+        agent,
+        tool,
+        None,
+        error,
+        limit_signal(record, error) if error is not None else None,
     )
+    # hot path: the optional fields below are absent from most spans, so test before parsing
+    if not _HANDOFF_KEYS.isdisjoint(attrs):
+        step.handoff_from = as_str(attrs.get("gen_ai.handoff.from_agent"))
+        step.handoff_to = as_str(attrs.get("gen_ai.handoff.to_agent")) or as_str(
+            attrs.get("gen_ai.transfer.target.name")
+        )
+    if record.events:
+        step.scores = evaluation_scores(record)
     if state_attributes:
         step.state_extra = tuple(str(attrs.get(name, "")) for name in state_attributes)
     if kind == LLM:
@@ -270,9 +282,10 @@ def build_step(
         step.output_tokens = as_int(attrs.get(out_key))
         step.empty = out_key in attrs and step.output_tokens == 0 and error is None
         step.finish_reason = finish_reason(attrs)
-        step.tool_definitions = tool_definition_names(attrs)
-        step.requested_tools = requested_tool_names(attrs)
-        step.input_chars = user_input_chars(attrs)
+        if not _CONTENT_KEYS.isdisjoint(attrs):
+            step.tool_definitions = tool_definition_names(attrs)
+            step.requested_tools = requested_tool_names(attrs)
+            step.input_chars = user_input_chars(attrs)
         cost = as_float(attrs.get("gen_ai.usage.cost"))
         if cost is not None and cost > 0:
             step.cost_usd = cost

@@ -2,14 +2,18 @@
 
 The stdlib ThreadingHTTPServer is enough here: requests are few and large (batches), the work
 is CPU-bound under one lock, and every limit the spec asks for (size before reading, gunzip cap,
-per-read timeouts and a whole-body deadline, concurrency cap) is a few lines on top of it.
+one deadline per request covering headers and body, connection and concurrency caps) is a few
+lines on top of it.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import socket
 import ssl
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -26,6 +30,8 @@ from .store import JSON, PROTOBUF
 TRACES_PATH = "/v1/traces"
 _MEDIA_TYPES = {"application/x-protobuf": PROTOBUF, "application/json": JSON}
 _READ_CHUNK = 64 << 10
+_REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n"
+            b"Connection: close\r\n\r\n")
 
 
 class ServiceHTTPServer(ThreadingHTTPServer):
@@ -43,6 +49,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         healthy: threading.Event,
         tls: ssl.SSLContext | None = None,
         request_timeout_s: float = 10.0,
+        max_connections: int = 256,
     ) -> None:
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
@@ -50,11 +57,67 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         self.registry = registry
         self.healthy = healthy
         self.request_timeout_s = request_timeout_s
+        self.tls = tls is not None
+        # one thread per connection: the cap bounds threads however many clients hold sockets open
+        self._connections = threading.BoundedSemaphore(max_connections)
         if tls is not None:
             # handshake in the handler thread, so a slow client never stalls accept()
             self.socket = tls.wrap_socket(
                 self.socket, server_side=True, do_handshake_on_connect=False
             )
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread for the connection, or (past `max_connections`) 503 and close at once."""
+        if not self._connections.acquire(blocking=False):
+            if self.intake is not None:
+                self.intake.count_failure("http", "overloaded")
+            if not self.tls:  # a TLS client would not read a plaintext reply: just close
+                request.setblocking(False)
+                try:
+                    request.send(_REFUSED)
+                except OSError:
+                    pass
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._connections.release()
+            raise
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client hanging up mid-request is routine; anything else is one line, no traceback
+        (socketserver would print one per connection)."""
+        exc = sys.exc_info()[1]
+        if not isinstance(exc, OSError):
+            print(f"agentcov serve: request from {client_address[0]}: internal error: "
+                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._connections.release()
+
+
+class _DeadlineReader(io.RawIOBase):
+    """Socket reads that share one deadline per request, so a client sending its headers (or
+    body) a byte at a time cannot hold a connection past `--request-timeout`."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__()
+        self._sock = sock
+        self.deadline = math.inf
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise TimeoutError("request not received in time")
+        self._sock.settimeout(remaining)
+        return self._sock.recv_into(buffer)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -64,7 +127,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def setup(self) -> None:
         super().setup()
-        self.connection.settimeout(self.server.request_timeout_s)  # every read, headers too
+        self.rfile.close()
+        self._reader = _DeadlineReader(self.connection)
+        self.rfile = io.BufferedReader(self._reader)
+
+    def handle_one_request(self) -> None:
+        """Each request (and the keep-alive wait before it) must arrive within the timeout."""
+        self._reader.deadline = time.monotonic() + self.server.request_timeout_s
+        super().handle_one_request()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: outcomes are counted in the self-metrics instead of logged per request."""
@@ -137,19 +207,18 @@ class _Handler(BaseHTTPRequestHandler):
                 "too_large", f"body of {length} bytes exceeds {limits.max_body_bytes}"
             )
         with intake.admitted():
-            body = self._read_body(length, time.monotonic() + limits.request_timeout_s)
+            body = self._read_body(length)
             if encoding == "gzip":
                 body = gunzip(body, limits.max_decompressed_bytes, "http request")
             elif len(body) > limits.max_decompressed_bytes:
                 raise RequestError("too_large", f"body exceeds {limits.max_decompressed_bytes}")
             return intake.export("http", kind, body)
 
-    def _read_body(self, length: int, deadline: float) -> bytes:
+    def _read_body(self, length: int) -> bytes:
+        """`length` bytes in chunks (the reader enforces the request's deadline)."""
         chunks: list[bytes] = []
         remaining = length
         while remaining:
-            if time.monotonic() > deadline:
-                raise TimeoutError
             chunk = self.rfile.read1(min(remaining, _READ_CHUNK))
             if not chunk:
                 self.close_connection = True
@@ -188,6 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._end(body, ctype)
 
     def _end(self, body: bytes, ctype: str) -> None:
+        self.connection.settimeout(self.server.request_timeout_s)  # a client that never reads
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         if self.close_connection:

@@ -44,12 +44,14 @@ class RequestError(Exception):
 
 @dataclass(frozen=True)
 class RequestLimits:
-    """Per-request limits: `max_body_bytes` on the wire, `max_decompressed_bytes` after gunzip."""
+    """Per-request limits: `max_body_bytes` on the wire, `max_decompressed_bytes` after gunzip;
+    `max_connections` open HTTP connections per listener (each holds a thread)."""
 
     max_body_bytes: int = 20 << 20
     max_decompressed_bytes: int = 80 << 20
     max_concurrent: int = 32
     request_timeout_s: float = 10.0
+    max_connections: int = 256
 
 
 def gunzip(data: bytes, cap: int, where: str) -> bytes:

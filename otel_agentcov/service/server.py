@@ -107,6 +107,7 @@ class Service:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, registry=registry, healthy=self.healthy,
                 tls=tls, request_timeout_s=self.config.limits.request_timeout_s,
+                max_connections=self.config.limits.max_connections,
             )
         except OSError as exc:
             raise OSError(f"cannot listen on {self.config.listen}:{port}: {exc.strerror}") from None
@@ -164,6 +165,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
             max_body_bytes=args.max_body_bytes,
             max_decompressed_bytes=args.max_decompressed_bytes,
             max_concurrent=args.max_concurrent, request_timeout_s=args.request_timeout,
+            max_connections=args.max_connections,
         ),
     )
     return run(config)

@@ -1,0 +1,86 @@
+"""Service: sustained OTLP/HTTP protobuf spans/s into one `agentcov serve` replica, zero drops.
+
+Reuses benchmarks/serve_throughput.py (a fresh in-memory `serve` per round, 512-span requests on
+keep-alive connections from 4 client threads). Baseline, same round: the same requests decoded and
+ingested in this process by one CoverageEngine (no HTTP, no threads), so the ratio is what the
+service path costs on top of decoding and coverage themselves.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import serve_throughput as st
+from harness import Row, Section
+
+from otel_agentcov.demo import DEMO_SPEC
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.readers.otlp import decode_request, records_from_request
+from otel_agentcov.spec import CoverageSpec
+
+SPANS = 100_000
+CLIENTS = 4
+
+
+def metric_sum(serve: st.Serve, name: str) -> float:
+    """Sum of one metric over its label sets, from the replica's /metrics."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{serve.metrics}/metrics") as resp:
+        lines = resp.read().decode().splitlines()
+    return sum(float(line.rsplit(" ", 1)[1]) for line in lines
+               if line.startswith((name + " ", name + "{")))
+
+
+def in_process(payloads: list[bytes]) -> float:
+    engine = CoverageEngine(CoverageSpec.from_dict(DEMO_SPEC))
+    started = time.perf_counter()
+    for payload in payloads:
+        for record in records_from_request(decode_request(payload)):
+            engine.ingest(record)
+    return time.perf_counter() - started
+
+
+def section(rounds: int) -> Section:
+    rounds = max(1, min(rounds, 5))
+    payloads = st.batches(SPANS)
+    served: list[float] = []
+    baseline: list[float] = []
+    failed: list[float] = []
+    processed: list[float] = []
+    dropped: list[float] = []
+    for _ in range(rounds):
+        baseline.append(SPANS / in_process(payloads))
+        with tempfile.TemporaryDirectory() as tmp:
+            serve = st.Serve(Path(tmp), state=False)
+            serve.start()
+            st.load(serve, payloads[:4], "http", 1)  # warm up (not counted)
+            seconds, failures = st.load(serve, payloads, "http", CLIENTS)
+            processed.append(metric_sum(serve, "agentcov_spans_processed_total"))
+            dropped.append(metric_sum(serve, "agentcov_spans_dropped_total"))
+            serve.stop()
+        served.append(SPANS / seconds)
+        failed.append(failures)
+    rows = [
+        Row("serve: OTLP/HTTP protobuf spans/s, zero drops", served, "spans/s", ">= 50,000",
+            lambda v: v >= 50_000),
+        Row("serve: failed or partially rejected requests", failed, "requests", "0",
+            lambda v: v == 0),
+        Row("serve: spans dropped (agentcov_spans_dropped_total)", dropped, "spans", "0",
+            lambda v: v == 0),
+        Row("in-process decode + ingest (baseline)", baseline, "spans/s"),
+        Row("serve / in-process", [s / b for s, b in zip(served, baseline, strict=True)],
+            "ratio"),
+    ]
+    notes = [
+        f"{SPANS:,} demo-workload spans in {len(payloads)} requests of {st.BATCH}, {CLIENTS} "
+        "client threads on keep-alive connections; client and server share the 2 cores.",
+        "Gap to 50 k spans/s: the replica is bounded by the same per-span Python work as the "
+        "in-process baseline (decode -> SpanRecord ~8.5 us, classify ~6 us, assembly + state "
+        "~3.5 us a span, see the ingestion notes); HTTP handling and "
+        "the 4 load-generating client threads on the same 2 cores cost ~25 % more (ratio).",
+        f"Spans the replica counted per round (incl. {4 * st.BATCH} warm-up): "
+        f"{', '.join(f'{p:,.0f}' for p in processed)}.",
+    ]
+    return Section("Service (agentcov serve, one replica)", rows, notes)
