@@ -35,7 +35,8 @@ SPAN_NAMES = (
 # any unicode, lone surrogates included: a Python str from an SDK or json.loads can hold them
 text = st.text(st.characters(codec=None), max_size=40)
 huge_text = st.integers(257, 5000).map(lambda n: "x" * n)
-names = st.one_of(st.sampled_from(OPERATIONS + SPAN_NAMES), text, huge_text)
+names = st.one_of(st.sampled_from((*OPERATIONS, *SPAN_NAMES, "lone\udc80surrogate")), text,
+                  huge_text)
 
 scalars = st.one_of(
     st.none(), st.booleans(), st.integers(), st.integers(min_value=10**18, max_value=10**400),
