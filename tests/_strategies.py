@@ -45,14 +45,16 @@ scalars = st.one_of(
     st.just('[{"role":"assistant","parts":[{"type":"tool_call","name":"t"}]}]'),
     st.just('[{"type":"function","function":{"name":"f"}}]'), st.just("[" * 5000),
 )  # fmt: skip
-values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(
+
+
+def _containers(inner: st.SearchStrategy[object]) -> st.SearchStrategy[object]:
+    return st.one_of(
         st.lists(inner, max_size=4), st.lists(inner, max_size=4).map(tuple),
         st.dictionaries(st.one_of(text, st.integers()), inner, max_size=4),
-    ),
-    max_leaves=12,
-)  # fmt: skip
+    )
+
+
+values = st.recursive(scalars, _containers, max_leaves=12)
 noise = st.dictionaries(st.one_of(st.sampled_from(KNOWN_KEYS), text), values, max_size=4)
 # GenAI-shaped spans most of the time, so hostile values reach the name and count rules
 shaped = st.fixed_dictionaries(
