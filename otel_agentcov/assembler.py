@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
+# The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
+# (no real workflow, a hostile or runaway one) they are skipped so assembly stays near-linear.
+MAX_PAIRED_AGENTS = 256
 
 
 @dataclass(slots=True)
@@ -103,7 +106,7 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         for s in b.steps
         if (s.handoff_tool or s.kind == HANDOFF) and s.handoff_to is None
     ]
-    if not pending:
+    if not pending or len(builders) > MAX_PAIRED_AGENTS:
         return
     used: set[int] = set()
     targets = [(b.span.start_ns, b) for b in builders if b.span is not None]
@@ -142,7 +145,7 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
     under it; that work belongs to the sibling agent, not to the caller.
     """
     agents = [k for k in kids if k.kind == AGENT and k.agent and not k.graph_candidate]
-    if not agents:
+    if not agents or len(agents) > MAX_PAIRED_AGENTS:
         return {}
     hosts: dict[int, int] = {}
     for kid in kids:
@@ -165,6 +168,8 @@ def _delegate(caller: _Builder, callee: _Builder) -> None:
 def _resolve_timed_agent_tools(builders: list[_Builder]) -> None:
     """Agent-as-tool where the callee's span is not under the tool span (Traceloop OpenAI
     Agents): a top-level agent run inside another agent's tool call was called by it."""
+    if len(builders) > MAX_PAIRED_AGENTS:
+        return
     for callee in builders:
         if callee.called or callee.span is None:
             continue
@@ -276,10 +281,13 @@ def _delegate_step(agent_span: Step) -> Step:
 
 
 class _TraceBuffer:
-    __slots__ = ("steps", "last_seen")
+    """A trace's buffered steps, indexed by parent so taking a subtree never scans the buffer."""
+
+    __slots__ = ("steps", "children", "last_seen")
 
     def __init__(self, now: float) -> None:
         self.steps: dict[int, Step] = {}
+        self.children: dict[int, list[int]] = {}
         self.last_seen = now
 
 
@@ -323,13 +331,18 @@ class RunAssembler:
             else:
                 self._traces.move_to_end(step.trace_id)
                 buf.last_seen = now
+            if step.span_id in buf.steps:
+                return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
             if local_root:
-                subtree = _take_subtree(buf.steps, step.span_id)
+                subtree = _take_subtree(buf, step.span_id)
                 if not buf.steps:
                     del self._traces[step.trace_id]
                 runs.extend(assemble(subtree))
-            elif len(buf.steps) >= self.max_spans_per_trace:
+                return runs
+            if step.parent_id is not None:
+                buf.children.setdefault(step.parent_id, []).append(step.span_id)
+            if len(buf.steps) >= self.max_spans_per_trace:
                 del self._traces[step.trace_id]
                 self.flushed_early["span_limit"] += 1
                 runs.extend(assemble(buf.steps.values()))
@@ -366,12 +379,13 @@ class RunAssembler:
         return [run for buf in buffers for run in assemble(buf.steps.values())]
 
 
-def _take_subtree(steps: dict[int, Step], root_id: int) -> list[Step]:
-    """Remove and return the root and its buffered descendants; other subtrees stay."""
-    children: dict[int, list[int]] = defaultdict(list)
-    for s in steps.values():
-        if s.parent_id is not None:
-            children[s.parent_id].append(s.span_id)
+def _take_subtree(buf: _TraceBuffer, root_id: int) -> list[Step]:
+    """Remove and return the root and its buffered descendants; other subtrees stay.
+
+    Walks the parent index, so the cost is the subtree's size, not the buffer's (a trace of many
+    local roots next to many orphans would otherwise be quadratic).
+    """
+    steps, children = buf.steps, buf.children
     taken: list[Step] = []
     stack = [root_id]
     seen: set[int] = set()
@@ -381,5 +395,5 @@ def _take_subtree(steps: dict[int, Step], root_id: int) -> list[Step]:
             continue
         seen.add(sid)
         taken.append(steps.pop(sid))
-        stack.extend(children.get(sid, ()))
+        stack.extend(children.pop(sid, ()))
     return taken

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .assembler import RunAssembler
+from .assembler import AgentRun, RunAssembler
 from .records import SpanRecord
 from .semconv import KINDS, classify
 from .snapshot import Snapshot, compute_snapshot
@@ -56,30 +56,49 @@ class CoverageEngine:
             self.internal_errors += 1
 
     def ingest(self, record: SpanRecord) -> None:
-        """Classify one span and fold any runs it completes; invalid spans are counted drops."""
+        """Classify one span and fold any runs it completes; never raises, counts it exactly once.
+
+        Invalid spans and spans classify cannot read are counted drops; a failure after the span
+        was counted is an internal error (so processed = classified + dropped always holds).
+        """
         if record.trace_id == 0 or record.span_id == 0:
             self.count_drop("invalid_ids")
             return
         if record.end_ns < record.start_ns:
             self.count_drop("end_before_start")
             return
-        step = classify(record, self._state_attributes)
+        try:
+            step = classify(record, self._state_attributes)
+        except Exception:
+            self.count_drop("malformed")
+            self.count_internal_error()
+            return
         local_root = record.parent_id is None or record.parent_remote
         with self.lock:
             self.by_kind[step.kind] += 1
-            for run in self.assembler.add(step, local_root):
+            try:
+                runs = self.assembler.add(step, local_root)
+            except Exception:
+                self.count_internal_error()
+                return
+            self._fold(runs)
+
+    def _fold(self, runs: list[AgentRun]) -> None:
+        """Fold finished runs; one that cannot be folded is counted and does not lose the rest."""
+        for run in runs:
+            try:
                 self.state.update(run, self.spec.for_agent(run.agent))
+            except Exception:
+                self.count_internal_error()
 
     def sweep(self) -> None:
         with self.lock:
-            for run in self.assembler.sweep():
-                self.state.update(run, self.spec.for_agent(run.agent))
+            self._fold(self.assembler.sweep())
 
     def flush_all(self, reason: str | None = None) -> None:
         """Finish every buffered trace now (end of input, or shutdown)."""
         with self.lock:
-            for run in self.assembler.flush_all(reason):
-                self.state.update(run, self.spec.for_agent(run.agent))
+            self._fold(self.assembler.flush_all(reason))
 
     def span_stats(self) -> dict[str, Any]:
         with self._counters_lock:

@@ -77,7 +77,9 @@ class AgentCoverageProcessor(SpanProcessor):
                 self.engine.count_drop("queue_full")
                 return
             queue.append(span)
-            if len(queue) >= self._wake_at and not self._wake.is_set():
+            if self._is_shutdown:  # shutdown finished between the check and the append:
+                self._drain()  # its final drain missed this span, so count it here
+            elif len(queue) >= self._wake_at and not self._wake.is_set():
                 self._wake.set()  # set() takes a lock: only when it changes something
         except Exception:  # never raise into the host application
             self._internal_error()
@@ -90,14 +92,13 @@ class AgentCoverageProcessor(SpanProcessor):
             pass
 
     def _drain(self) -> None:
+        """Process what was queued when the drain began: under sustained load a scrape or
+        force_flush that kept draining spans ended after it started would never return."""
         with self._drain_lock:
             queue = self._queue
             ingest = self.engine.ingest
-            while True:
-                try:
-                    span = queue.popleft()
-                except IndexError:
-                    break
+            for _ in range(len(queue)):
+                span = queue.popleft()
                 try:
                     ingest(from_readable_span(span))
                 except Exception:

@@ -13,7 +13,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .assembler import AgentRun
 from .semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
@@ -23,6 +23,8 @@ from .stats import LogHistogram
 STATE_FORMAT = "otel_agentcov.state"
 STATE_VERSION = 1
 OVERFLOW = "__overflow__"
+OVERFLOW_EDGE = (OVERFLOW, OVERFLOW)
+K = TypeVar("K")
 
 
 class StateError(ValueError):
@@ -111,25 +113,28 @@ class CoverageState:
         self.agents: dict[str, AgentState] = {}
         self.overflow: dict[str, int] = {}
 
-    def _fold(self, dimension: str) -> None:
-        _bump(self.overflow, dimension)
+    def _fold(self, dimension: str, n: int = 1) -> None:
+        _bump(self.overflow, dimension, n)
 
-    def agent(self, name: str) -> AgentState:
-        st = self.agents.get(name)
+    def agent(self, name: str, runs: int = 1) -> AgentState:
+        """The agent's state; past the cap the `runs` it is asked for fold into __overflow__."""
+        key = self._capped(self.agents, name, self.limits.max_agents, "agent", OVERFLOW, runs)
+        st = self.agents.get(key)
         if st is None:
-            if len(self.agents) >= self.limits.max_agents:
-                self._fold("agent")
-                name = OVERFLOW
-                st = self.agents.get(name)
-            if st is None:
-                st = self.agents[name] = AgentState()
+            st = self.agents[key] = AgentState()
         return st
 
-    def _capped(self, table: Mapping[str, Any], name: str, cap: int, dimension: str) -> str:
-        if name in table or len(table) < cap:
-            return name
-        self._fold(dimension)
-        return OVERFLOW
+    def _capped(
+        self, table: Mapping[K, Any], key: K, cap: int, dimension: str, overflow: K, n: int = 1
+    ) -> K:
+        """`key` while the table has room (or holds it), else the overflow key, counting n folds.
+
+        An overflow key arriving from a merged state was counted where it was folded.
+        """
+        if key in table or key == overflow or len(table) < cap:
+            return key
+        self._fold(dimension, n)
+        return overflow
 
     def update(self, run: AgentRun, spec: AgentSpec) -> None:
         """Fold one finished run into its agent's state under that agent's spec."""
@@ -137,6 +142,7 @@ class CoverageState:
         lim = self.limits
         restricted = set(spec.restricted)
         called: set[str] = set()
+        called_keys: set[str] = set()  # capped names: what tool_sets keep, so entries stay bounded
         seen_tools: Counter[str] = Counter()
         requested: Counter[str] = Counter()
         attempts = llm_calls = tokens = 0
@@ -152,7 +158,8 @@ class CoverageState:
                         _bump(st.restricted, (name, "denied"))
                     continue
                 called.add(name)
-                key = self._capped(st.tools, name, lim.max_tools, "tool")
+                key = self._capped(st.tools, name, lim.max_tools, "tool", OVERFLOW)
+                called_keys.add(key)
                 st.tools.setdefault(key, [0, 0])[1 if step.error else 0] += 1
                 tool_failed = tool_failed or step.error is not None
                 if name in restricted:
@@ -165,7 +172,8 @@ class CoverageState:
                 llm_failed = llm_failed or step.error is not None
                 requested.update(step.requested_tools)
                 if step.model:
-                    _bump(st.models, self._capped(st.models, step.model, lim.max_models, "model"))
+                    model = self._capped(st.models, step.model, lim.max_models, "model", OVERFLOW)
+                    _bump(st.models, model)
         for name, count in requested.items():
             if name in restricted and count > seen_tools[name]:
                 attempts += count - seen_tools[name]
@@ -179,19 +187,12 @@ class CoverageState:
         by_tool = spec.granularity == "tool"
         path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
         path_key = _cached_hash(path)
-        if path_key in st.paths or len(st.paths) < lim.max_paths:
-            _bump(st.paths, path_key)
+        if self._counted(st.paths, path_key, lim.max_paths, "path", 1):
             if path_key in st.path_tokens or len(st.path_tokens) < lim.max_path_samples:
                 st.path_tokens[path_key] = path
-        else:
-            self._fold("path")
         for step in run.steps:
             if step.kind in (LLM, TOOL, DELEGATE, HANDOFF):
-                skey = _cached_hash(_state_key(step))
-                if skey in st.states or len(st.states) < lim.max_states:
-                    _bump(st.states, skey)
-                else:
-                    self._fold("state")
+                self._counted(st.states, _cached_hash(_state_key(step)), lim.max_states, "state", 1)
 
         b = spec.boundaries
         hits = {
@@ -209,7 +210,7 @@ class CoverageState:
             if hits[condition]:
                 _bump(st.boundaries, condition)
         for edge in run.delegations:
-            _bump(st.delegations, edge)
+            _bump(st.delegations, self._edge(st, edge))
 
         passed = run.error is None and attempts == 0 and set(spec.must_call) <= called
         st.runs += 1
@@ -221,33 +222,61 @@ class CoverageState:
         st.score_n += 1
         st.score_sum += score
         st.score_sq += score * score
-        st.tool_sets.append((run.end_ns, run.trace_id, tuple(sorted(called))))
+        st.tool_sets.append((run.end_ns, run.trace_id, tuple(sorted(called_keys))))
         if len(st.tool_sets) > 2 * spec.consistency_window:
             st.tool_sets = sorted(st.tool_sets)[-spec.consistency_window :]
 
+    def _edge(self, st: AgentState, edge: tuple[str, str], n: int = 1) -> tuple[str, str]:
+        """Delegation edges are agent names: capped like agents, per agent."""
+        return self._capped(st.delegations, edge, self.limits.max_agents, "agent", OVERFLOW_EDGE, n)
+
+    def _counted(self, table: dict[int, int], key: int, cap: int, dimension: str, n: int) -> bool:
+        """Count a path/state hash while there is room; otherwise only the fold is counted."""
+        if key in table or len(table) < cap:
+            _bump(table, key, n)
+            return True
+        self._fold(dimension, n)
+        return False
+
     def merge(self, other: CoverageState) -> None:
-        """Union of sets, sum of counters: merged coverage equals one process seeing all."""
+        """Union of sets, sum of counters: merged coverage equals one process seeing all.
+
+        The caps hold for the merged state too; what does not fit folds and is counted, as in
+        `update` (below the caps, merge is associative and commutative).
+        """
+        lim = self.limits
         for name, o in other.agents.items():
-            st = self.agent(name)
+            st = self.agent(name, o.runs)
             st.runs += o.runs
             st.errors += o.errors
             st.passed += o.passed
             for tool, (ok, err) in o.tools.items():
-                counts = st.tools.setdefault(tool, [0, 0])
+                key = self._capped(st.tools, tool, lim.max_tools, "tool", OVERFLOW, ok + err)
+                counts = st.tools.setdefault(key, [0, 0])
                 counts[0] += ok
                 counts[1] += err
-            st.tool_definitions |= o.tool_definitions
-            for table, theirs in (
-                (st.models, o.models),
-                (st.paths, o.paths),
-                (st.states, o.states),
-                (st.boundaries, o.boundaries),
-                (st.delegations, o.delegations),
-                (st.restricted, o.restricted),
-            ):
+            for tool in sorted(o.tool_definitions - st.tool_definitions):
+                if len(st.tool_definitions) < lim.max_tools:
+                    st.tool_definitions.add(tool)
+                else:
+                    self._fold("tool")
+            for model, n in o.models.items():
+                _bump(st.models, self._capped(st.models, model, lim.max_models, "model",
+                                              OVERFLOW, n), n)
+            for path, n in o.paths.items():
+                if self._counted(st.paths, path, lim.max_paths, "path", n):
+                    tokens = o.path_tokens.get(path)
+                    if tokens is not None and (
+                        path in st.path_tokens or len(st.path_tokens) < lim.max_path_samples
+                    ):
+                        st.path_tokens[path] = tokens
+            for state_key, n in o.states.items():
+                self._counted(st.states, state_key, lim.max_states, "state", n)
+            for edge, n in o.delegations.items():
+                _bump(st.delegations, self._edge(st, edge, n), n)
+            for table, theirs in ((st.boundaries, o.boundaries), (st.restricted, o.restricted)):
                 for k, v in theirs.items():
                     _bump(table, k, v)
-            st.path_tokens.update(o.path_tokens)
             st.durations.merge(o.durations)
             st.tokens.merge(o.tokens)
             st.tool_sets = sorted(st.tool_sets + o.tool_sets)
@@ -270,11 +299,11 @@ class CoverageState:
         if data.get("format") != STATE_FORMAT or data.get("version") != STATE_VERSION:
             raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
         state = cls(limits)
-        state.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
         try:
+            state.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
             for name, d in data["agents"].items():
                 state.agents[str(name)] = _agent_from_dict(d)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise StateError(f"malformed agent state: {exc!r}") from None
         return state
 
@@ -302,7 +331,7 @@ class CoverageState:
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
-        except (OSError, UnicodeDecodeError, ValueError) as exc:
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise StateError(f"{os.fspath(path)}: cannot read state: {exc}") from None
         if not isinstance(data, dict):
             raise StateError(f"{os.fspath(path)}: not a state file (expected a JSON object)")

@@ -167,14 +167,21 @@ def _json_id(value: Any, size: int, where: str) -> int:
     if not isinstance(value, str):
         raise TraceFormatError(f"{where}: expected a hex string, got {type(value).__name__}")
     try:
+        # bytes.fromhex, not int(_, 16): that one takes signs, "0x" and "_" as part of an id
         if len(value) == 2 * size:
-            return int(value, 16)
-        raw = base64.b64decode(value, validate=True)
+            raw = bytes.fromhex(value)
+        else:
+            raw = base64.b64decode(value, validate=True)
     except (ValueError, binascii.Error):
         raw = b""
     if len(raw) != size:
         raise TraceFormatError(f"{where}: expected {2 * size} hex digits, got {value[:40]!r}")
     return int.from_bytes(raw, "big")
+
+
+def _json_str(value: Any) -> str:
+    """Free text the format says is a string; anything else is absent, never trusted."""
+    return value if isinstance(value, str) else ""
 
 
 def _json_int(value: Any, where: str) -> int:
@@ -184,7 +191,7 @@ def _json_int(value: Any, where: str) -> int:
         raise TraceFormatError(f"{where}: expected an integer, got a boolean")
     try:
         return int(value)  # uint64 fields are strings in OTLP/JSON
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: 1e999 parses as infinity
         raise TraceFormatError(f"{where}: expected an integer, got {str(value)[:40]!r}") from None
 
 
@@ -273,7 +280,7 @@ def _json_record(
         end_ns=_json_int(_get(span, "endTimeUnixNano", "end_time_unix_nano"),
                          where + ".endTimeUnixNano"),
         status_code=_json_enum(status.get("code"), _STATUS_CODES, where + ".status.code"),
-        status_description=status.get("message") or None,
+        status_description=_json_str(status.get("message")) or None,
         attributes=_json_attributes(span, where) if span.get("attributes") else _EMPTY,
         events=events,
         scope_name=scope_name,

@@ -36,7 +36,13 @@ _CONTENT_KEYS = frozenset(
 MAX_NAME_CHARS = 256  # names become state keys and metric labels: bound them at the source
 
 
+MAX_COUNT = 2**63 - 1  # token counts are int64 on the wire; bigger values would overflow floats
+
+
 def clip(name: str) -> str:
+    """Bound a name and make it encodable: a lone surrogate in one label would fail every scrape."""
+    if not name.isascii():
+        name = name.encode("utf-8", "replace").decode("utf-8")
     return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS]
 
 
@@ -96,12 +102,22 @@ def as_int(value: Any) -> int:
     if isinstance(value, bool):
         return 0
     if isinstance(value, int):
-        return max(value, 0)
+        return min(max(value, 0), MAX_COUNT)
     if isinstance(value, float) and math.isfinite(value):
-        return max(int(value), 0)
+        return min(max(int(value), 0), MAX_COUNT)
     if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= 18:
         return int(value)
     return 0
+
+
+def as_float(value: Any) -> float | None:
+    """A finite number (int or float, not bool), else None: costs and scores are summed later."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and abs(value) > MAX_COUNT:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
 
 
 def agent_name(
@@ -204,9 +220,9 @@ def evaluation_scores(record: SpanRecord) -> tuple[float, ...]:
     scores: list[float] = []
     for name, event_attrs in record.events:
         if name == "gen_ai.evaluation.result":
-            value = event_attrs.get("gen_ai.evaluation.score.value")
-            if isinstance(value, int | float) and not isinstance(value, bool):
-                scores.append(float(value))
+            value = as_float(event_attrs.get("gen_ai.evaluation.score.value"))
+            if value is not None:
+                scores.append(value)
     return tuple(scores)
 
 
@@ -270,9 +286,9 @@ def build_step(
             step.tool_definitions = tool_definition_names(attrs)
             step.requested_tools = requested_tool_names(attrs)
             step.input_chars = user_input_chars(attrs)
-        cost = attrs.get("gen_ai.usage.cost")
-        if isinstance(cost, int | float) and not isinstance(cost, bool) and cost > 0:
-            step.cost_usd = float(cost)
+        cost = as_float(attrs.get("gen_ai.usage.cost"))
+        if cost is not None and cost > 0:
+            step.cost_usd = cost
     elif kind == TOOL:
         step.decision = as_str(attrs.get("gen_ai.tool.call.decision"))
         step.empty = error is None and _is_empty_result(attrs)
