@@ -210,10 +210,12 @@ def _agent_report(
         {"target": r.target, "value": r.value, "passed": r.passed, "reason": r.reason}
         for r in evaluate_expect(spec.expect, values)
     ]
-    by_count = sorted(st.paths.items(), key=lambda kv: (-kv[1], kv[0]))
-    listed = [
-        {"path": list(st.path_tokens[k]), "count": c} for k, c in by_count if k in st.path_tokens
-    ]
+    # only paths with kept tokens can be listed: sort those (<= max_path_samples), not every path
+    sampled = sorted(
+        ((k, st.paths[k]) for k in st.path_tokens if k in st.paths), key=lambda kv: (-kv[1], kv[0])
+    )
+    top = sampled[:TOP_PATHS]
+    rarest = sampled[TOP_PATHS:][-TOP_PATHS:][::-1]
     return {
         "runs": runs,
         "coverage": coverage,
@@ -230,9 +232,9 @@ def _agent_report(
             "estimated": est_paths,
             "sample_coverage": path_gt,
             "expected": len(expected) if expected else None,
-            "top": listed[:TOP_PATHS],
+            "top": [{"path": list(st.path_tokens[k]), "count": c} for k, c in top],
             # The least frequent paths not already in `top`, fewest first: the edge cases seen.
-            "rarest": listed[TOP_PATHS:][::-1][:TOP_PATHS],
+            "rarest": [{"path": list(st.path_tokens[k]), "count": c} for k, c in rarest],
         },
         "states": {"observed": s_states, "estimated": est_states, "sample_coverage": state_gt},
         "boundaries": boundaries,

@@ -14,7 +14,7 @@ import pytest
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.records import STATUS_ERROR, SpanRecord
 from otel_agentcov.spec import CoverageSpec
-from otel_agentcov.state import CoverageState, StateError
+from otel_agentcov.state import CoverageState, Limits, StateError
 from otel_agentcov.stats import wilson
 
 _ids = itertools.count(1)
@@ -150,6 +150,17 @@ def test_path_chao1_and_sample_coverage() -> None:
     assert r["coverage"]["path"] == pytest.approx(3 / 3.5)
     assert r["paths"]["sample_coverage"] == pytest.approx(0.5)  # 1 - 2/4
     assert r["paths"]["top"][0] == {"path": ["llm", "tool"], "count": 2}
+
+
+def test_top_and_rarest_paths_list_only_sampled_paths_without_overlap() -> None:
+    eng = CoverageEngine(spec(paths={"max_depth": 12}), limits=Limits(max_path_samples=11))
+    for n in range(1, 13):  # path of n tools, seen n times; the 12th distinct path keeps no tokens
+        for _ in range(n):
+            run(eng, "a", [("tool", "t")] * n)
+    paths = report(eng)["paths"]
+    assert paths["observed"] == 12
+    assert [len(p["path"]) for p in paths["top"]] == [11, 10, 9, 8, 7]
+    assert [p["count"] for p in paths["rarest"]] == [1, 2, 3, 4, 5]
 
 
 def test_tool_granularity_and_max_depth() -> None:
