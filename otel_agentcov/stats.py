@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
-from itertools import combinations
+from itertools import accumulate, combinations
 from typing import Any
 
 Z95 = 1.959963984540054
@@ -122,12 +123,14 @@ class LogHistogram:
 
     def cumulative(self, bounds: Sequence[float]) -> list[int]:
         """Counts <= each bound (Prometheus `le` buckets), exact to the sketch's 1 % resolution."""
+        keys = sorted(self.buckets)
+        below = list(accumulate((self.buckets[k] for k in keys), initial=0))  # below[i]: keys[:i]
         out: list[int] = []
         for bound in bounds:
             n = self.zeros
             if bound > 0.0:
                 limit = math.floor(math.log(bound) / self._LOG_GAMMA + 1e-9)
-                n += sum(c for k, c in self.buckets.items() if k <= limit)
+                n += below[bisect_right(keys, limit)]
             out.append(n)
         return out
 
