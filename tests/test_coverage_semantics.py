@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -333,3 +334,13 @@ def test_serialize_round_trip_and_file(tmp_path: Path) -> None:
     path.write_text(json.dumps({"format": "otel_agentcov.state", "version": 99, "agents": {}}))
     with pytest.raises(StateError, match="version 1"):
         CoverageState.load(path)
+
+
+@pytest.mark.parametrize("where", ["missing/state.json", "."])
+def test_a_failed_save_names_the_target_and_leaves_no_temp_file(tmp_path: Path,
+                                                                 where: str) -> None:
+    target = tmp_path / where
+    with pytest.raises(OSError) as caught:
+        CoverageState().save(target)
+    assert caught.value.filename == os.fspath(target)  # what `agentcov` prints, not a temp name
+    assert [p.name for p in tmp_path.iterdir()] == []
