@@ -314,7 +314,10 @@ class CoverageState:
         readers of the state ignore them."""
         target = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(target))
-        fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
+        except OSError as exc:  # name the state file, not the temp file nobody asked for
+            raise OSError(exc.errno, exc.strerror, target) from None
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump({**self.to_dict(), **(extra or {})}, fh, separators=(",", ":"))

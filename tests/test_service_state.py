@@ -195,3 +195,16 @@ def test_cli_serve_sigterm_compacts_and_errors_are_one_line(tmp_path: Path) -> N
     bad = subprocess.run(argv[:4] + ["--spec", str(tmp_path / "missing.yaml")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "missing.yaml" in bad.stderr
+
+
+def test_cli_serve_state_file_in_a_missing_directory_is_one_line(tmp_path: Path) -> None:
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n")
+    state = tmp_path / "no-such-dir" / "state.json"
+    bad = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--state-file", str(state)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == f"agentcov: {state}: No such file or directory\n"
