@@ -208,3 +208,18 @@ def test_cli_serve_state_file_in_a_missing_directory_is_one_line(tmp_path: Path)
     )
     assert bad.returncode == 2
     assert bad.stderr == f"agentcov: {state}: No such file or directory\n"
+
+
+def test_cli_serve_state_file_that_is_a_directory_is_refused_not_moved(tmp_path: Path) -> None:
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n")
+    state = tmp_path / "states"
+    state.mkdir()
+    bad = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--state-file", str(state)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == f"agentcov: {state}: Is a directory\n"
+    assert state.is_dir() and not glob.glob(f"{state}.corrupt-*")
