@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import ssl
 import sys
 import threading
@@ -89,10 +90,12 @@ class Service:
                 with open(cfg.tls_key, "rb") as k, open(cfg.tls_cert, "rb") as c:
                     credentials = grpc.ssl_server_credentials([(k.read(), c.read())])
             try:
+                _probe(cfg.listen, cfg.otlp_grpc)
                 self._grpc, _ = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}",
                                                  credentials)
-            except RuntimeError as exc:  # grpcio's "Failed to bind"
-                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {exc}") from None
+            except (OSError, RuntimeError) as exc:  # RuntimeError: grpcio's "Failed to bind"
+                reason = exc.strerror if isinstance(exc, OSError) else exc
+                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {reason}") from None
             self._grpc.start()
             self.endpoints["otlp_grpc"] = f"{host}:{cfg.otlp_grpc}"
         maintenance = threading.Thread(target=self._maintain, name="agentcov-maintenance",
@@ -138,6 +141,16 @@ class Service:
             server.server_close()
         self.store.close()
 
+
+
+def _probe(host: str, port: int) -> None:
+    """Bind and release `host:port` (OSError if busy or unresolvable), so that failure is one
+    line: grpcio would also log its own C-core error line to stderr."""
+    for family, type_, proto, _, address in socket.getaddrinfo(host, port,
+                                                               type=socket.SOCK_STREAM):
+        with socket.socket(family, type_, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpcio does
+            sock.bind(address)
 
 
 def serve_from_args(args: argparse.Namespace) -> int:
