@@ -73,7 +73,11 @@ class Service:
         tls = None
         if cfg.tls_cert and cfg.tls_key:
             tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+            try:
+                tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+            except OSError as exc:  # ssl names neither file ("[SSL] PEM lib (_ssl.c:3905)")
+                raise OSError(f"--tls-cert {cfg.tls_cert} / --tls-key {cfg.tls_key}: cannot "
+                              f"load: {exc.strerror or exc}") from None
         scheme = "https" if tls else "http"
         host = f"[{cfg.listen}]" if ":" in cfg.listen else cfg.listen
         shared = cfg.metrics == cfg.otlp_http and cfg.metrics != 0
@@ -157,8 +161,12 @@ def serve_from_args(args: argparse.Namespace) -> int:
     """`agentcov serve` from parsed arguments; configuration errors are one line, exit 2."""
     token = os.environ.get("AGENTCOV_TOKEN") or None
     if args.token_file:
-        with open(args.token_file, encoding="utf-8") as fh:
-            token = fh.read().strip()
+        try:
+            with open(args.token_file, encoding="utf-8") as fh:
+                token = fh.read().strip()
+        except UnicodeDecodeError:
+            print(f"agentcov: {args.token_file}: token file is not UTF-8 text", file=sys.stderr)
+            return 2
         if not token:
             print(f"agentcov: {args.token_file}: token file is empty", file=sys.stderr)
             return 2
