@@ -13,13 +13,14 @@ import socket
 import ssl
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
 
 import grpc
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, generate_latest
 
-from ..exporters.prometheus import make_registry
+from ..exporters.prometheus import render
 from ..spec import CoverageSpec
 from .grpc_receiver import make_grpc_server
 from .http_receiver import ServiceHTTPServer
@@ -68,8 +69,14 @@ class Service:
     def start(self) -> None:
         cfg = self.config
         self.store.open()
-        registry = make_registry(self.store)
-        registry.register(ServiceCollector(self.intake))
+        own = CollectorRegistry(auto_describe=False)
+        own.register(ServiceCollector(self.intake))
+
+        def metrics() -> bytes:
+            """The coverage families by the exporter's direct renderer (the fast path: ~4x
+            quicker than a registry at 20 k series), then the service's own few."""
+            return render(self.store) + generate_latest(own)
+
         tls = None
         if cfg.tls_cert and cfg.tls_key:
             tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
@@ -82,10 +89,10 @@ class Service:
         host = f"[{cfg.listen}]" if ":" in cfg.listen else cfg.listen
         shared = cfg.metrics == cfg.otlp_http and cfg.metrics != 0
         if cfg.otlp_http:
-            self._add_http(cfg.otlp_http, self.intake, registry if shared else None, tls)
+            self._add_http(cfg.otlp_http, self.intake, metrics if shared else None, tls)
             self.endpoints["otlp_http"] = f"{scheme}://{host}:{cfg.otlp_http}/v1/traces"
         if cfg.metrics and not shared:
-            self._add_http(cfg.metrics, None, registry, tls)
+            self._add_http(cfg.metrics, None, metrics, tls)
         if cfg.metrics:
             self.endpoints["metrics"] = f"{scheme}://{host}:{cfg.metrics}/metrics"
         if cfg.otlp_grpc:
@@ -108,11 +115,11 @@ class Service:
         self._threads.append(maintenance)
         self.healthy.set()
 
-    def _add_http(self, port: int, intake: Intake | None, registry: CollectorRegistry | None,
+    def _add_http(self, port: int, intake: Intake | None, metrics: Callable[[], bytes] | None,
                   tls: ssl.SSLContext | None) -> None:
         try:
             server = ServiceHTTPServer(
-                (self.config.listen, port), intake=intake, registry=registry, healthy=self.healthy,
+                (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
                 tls=tls, request_timeout_s=self.config.limits.request_timeout_s,
                 max_connections=self.config.limits.max_connections,
             )
