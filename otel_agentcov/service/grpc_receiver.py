@@ -16,7 +16,7 @@ from .intake import Intake, RequestError
 from .store import PROTOBUF
 
 SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
-_CODES = {
+GRPC_CODES = {  # reason -> status code; also the self-metrics' outcome labels
     "malformed": grpc.StatusCode.INVALID_ARGUMENT,
     "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
     "too_large": grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -48,7 +48,7 @@ def make_grpc_server(
                 return intake.export("grpc", PROTOBUF, request)
         except RequestError as exc:
             intake.count_failure("grpc", exc.reason)
-            context.abort(_CODES[exc.reason], str(exc))
+            context.abort(GRPC_CODES[exc.reason], str(exc))
 
     handler = grpc.method_handlers_generic_handler(
         SERVICE,
