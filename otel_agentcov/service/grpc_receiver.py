@@ -34,8 +34,8 @@ def make_grpc_server(
     intake: Intake,
     address: str,
     credentials: grpc.ServerCredentials | None = None,
-) -> tuple[grpc.Server, int]:
-    """A started-ready (not started) server bound to `address` ("host:port"); returns its port."""
+) -> grpc.Server:
+    """A server bound to `address` ("host:port"), ready for `start()`."""
     limits = intake.limits
 
     def export(request: bytes, context: grpc.ServicerContext) -> Any:
@@ -64,7 +64,7 @@ def make_grpc_server(
         ],
     )
     if credentials is None:
-        port = server.add_insecure_port(address)
+        server.add_insecure_port(address)
     else:
-        port = server.add_secure_port(address, credentials)
-    return server, port
+        server.add_secure_port(address, credentials)
+    return server

@@ -102,8 +102,7 @@ class Service:
                     credentials = grpc.ssl_server_credentials([(k.read(), c.read())])
             try:
                 _probe(cfg.listen, cfg.otlp_grpc)
-                self._grpc, _ = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}",
-                                                 credentials)
+                self._grpc = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}", credentials)
             except (OSError, RuntimeError) as exc:  # RuntimeError: grpcio's "Failed to bind"
                 reason = exc.strerror if isinstance(exc, OSError) else exc
                 raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {reason}") from None
