@@ -88,7 +88,7 @@ class ServeProcess:
         while not self.healthy():
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise RuntimeError(f"agentcov serve (metrics :{self.metrics}) did not start")
-            time.sleep(0.1)
+            time.sleep(0.02)  # serve_throughput.py reports the time to healthy
 
     def healthy(self) -> bool:
         try:

@@ -13,14 +13,10 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import os
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import grpc
@@ -34,19 +30,12 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from fleet import ServeProcess, free_port  # noqa: E402
+
 from otel_agentcov.demo import DEMO_SPEC, run_workload  # noqa: E402
 from otel_agentcov.service.grpc_receiver import SERVICE  # noqa: E402
 
 BATCH = 512
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def batches(spans_wanted: int) -> list[bytes]:
@@ -62,39 +51,24 @@ def batches(spans_wanted: int) -> list[bytes]:
             for i in range(0, len(spans), BATCH)]
 
 
-class Serve:
+class Serve(ServeProcess):
+    """One `agentcov serve` on free ports, in memory or with a state file in `workdir`."""
+
     def __init__(self, workdir: Path, state: bool) -> None:
         spec = workdir / "agentcov.yaml"
         spec.write_text(yaml.safe_dump(DEMO_SPEC))
-        self.grpc, self.http, self.metrics = free_port(), free_port(), free_port()
-        self.argv = [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
-                     "--otlp-grpc", str(self.grpc), "--otlp-http", str(self.http),
-                     "--metrics", str(self.metrics)]
+        self.grpc, self.http, metrics = free_port(), free_port(), free_port()
+        args = ["--spec", str(spec), "--otlp-grpc", str(self.grpc), "--otlp-http",
+                str(self.http), "--metrics", str(metrics)]
         if state:
-            self.argv += ["--state-file", str(workdir / "state.json")]
-        self.proc: subprocess.Popen[bytes] | None = None
+            args += ["--state-file", str(workdir / "state.json")]
+        super().__init__(args, metrics)
 
     def start(self) -> float:
+        """Start and wait for /healthz; returns the seconds that took."""
         started = time.monotonic()
-        self.proc = subprocess.Popen(self.argv, cwd=ROOT, stderr=subprocess.DEVNULL)
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/healthz"):
-                    return time.monotonic() - started
-            except OSError:
-                time.sleep(0.02)
-
-    def metric(self, name: str) -> float:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.metrics}/metrics") as resp:
-            for line in resp.read().decode().splitlines():
-                if line.startswith(name + " "):
-                    return float(line.split()[1])
-        raise KeyError(name)
-
-    def stop(self, sig: int = signal.SIGTERM) -> None:
-        assert self.proc is not None
-        os.kill(self.proc.pid, sig)
-        self.proc.wait(timeout=120)
+        super().start()
+        return time.monotonic() - started
 
 
 def load(serve: Serve, payloads: list[bytes], transport: str, clients: int) -> tuple[float, int]:
@@ -165,9 +139,9 @@ def main() -> int:
         load(serve, payloads, "http", args.clients)
         journal = Path(tmp) / "state.json.journal"
         size = journal.stat().st_size
-        serve.stop(signal.SIGKILL)  # no compaction: the restart replays the whole journal
+        serve.kill9()  # no compaction: the restart replays the whole journal
         wall = serve.start()
-        replay = serve.metric("agentcov_state_recovery_seconds")
+        replay = serve.scrape()["agentcov_state_recovery_seconds{}"]
         serve.stop()
         print(f"restart after kill -9 with a {size / 1e6:.1f} MB journal of {n_spans} spans: "
               f"state restored in {replay:.2f} s (healthy {wall:.2f} s after exec)")

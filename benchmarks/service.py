@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import serve_throughput as st
@@ -27,10 +26,7 @@ CLIENTS = 4
 
 def metric_sum(serve: st.Serve, name: str) -> float:
     """Sum of one metric over its label sets, from the replica's /metrics."""
-    with urllib.request.urlopen(f"http://127.0.0.1:{serve.metrics}/metrics") as resp:
-        lines = resp.read().decode().splitlines()
-    return sum(float(line.rsplit(" ", 1)[1]) for line in lines
-               if line.startswith((name + " ", name + "{")))
+    return sum(v for k, v in serve.scrape().items() if k.startswith(name + "{"))
 
 
 def in_process(payloads: list[bytes]) -> float:

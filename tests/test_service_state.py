@@ -10,6 +10,7 @@ from __future__ import annotations
 import glob
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import time
@@ -189,3 +190,55 @@ def test_cli_serve_sigterm_compacts_and_errors_are_one_line(tmp_path: Path) -> N
     bad = subprocess.run(argv[:4] + ["--spec", str(tmp_path / "missing.yaml")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "missing.yaml" in bad.stderr
+
+
+def test_cli_serve_state_file_in_a_missing_directory_is_one_line(tmp_path: Path) -> None:
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n")
+    state = tmp_path / "no-such-dir" / "state.json"
+    bad = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--state-file", str(state)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == f"agentcov: {state}: No such file or directory\n"
+
+
+def test_cli_serve_state_file_that_is_a_directory_is_refused_not_moved(tmp_path: Path) -> None:
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n")
+    state = tmp_path / "states"
+    state.mkdir()
+    bad = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--state-file", str(state)],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert bad.returncode == 2
+    assert bad.stderr == f"agentcov: {state}: Is a directory\n"
+    assert state.is_dir() and not glob.glob(f"{state}.corrupt-*")
+
+
+@pytest.mark.parametrize("case", ["grpc_port_busy", "tls_not_pem", "token_not_utf8"])
+def test_cli_serve_config_errors_are_one_line_naming_the_culprit(
+    tmp_path: Path, case: str
+) -> None:
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n")
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"\xff\xfe not text\n")
+    argv = [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+            "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0"]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        extra, culprit = {
+            "grpc_port_busy": (["--otlp-grpc", str(port)], f"127.0.0.1:{port}"),
+            "tls_not_pem": (["--tls-cert", str(garbage), "--tls-key", str(garbage)], "--tls-cert"),
+            "token_not_utf8": (["--token-file", str(garbage)], str(garbage)),
+        }[case]
+        bad = subprocess.run(argv + extra, capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2
+    assert bad.stderr.count("\n") == 1 and culprit in bad.stderr, bad.stderr

@@ -16,7 +16,7 @@ from .intake import Intake, RequestError
 from .store import PROTOBUF
 
 SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
-_CODES = {
+GRPC_CODES = {  # reason -> status code; also the self-metrics' outcome labels
     "malformed": grpc.StatusCode.INVALID_ARGUMENT,
     "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
     "too_large": grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -34,8 +34,8 @@ def make_grpc_server(
     intake: Intake,
     address: str,
     credentials: grpc.ServerCredentials | None = None,
-) -> tuple[grpc.Server, int]:
-    """A started-ready (not started) server bound to `address` ("host:port"); returns its port."""
+) -> grpc.Server:
+    """A server bound to `address` ("host:port"), ready for `start()`."""
     limits = intake.limits
 
     def export(request: bytes, context: grpc.ServicerContext) -> Any:
@@ -48,7 +48,7 @@ def make_grpc_server(
                 return intake.export("grpc", PROTOBUF, request)
         except RequestError as exc:
             intake.count_failure("grpc", exc.reason)
-            context.abort(_CODES[exc.reason], str(exc))
+            context.abort(GRPC_CODES[exc.reason], str(exc))
 
     handler = grpc.method_handlers_generic_handler(
         SERVICE,
@@ -64,7 +64,7 @@ def make_grpc_server(
         ],
     )
     if credentials is None:
-        port = server.add_insecure_port(address)
+        server.add_insecure_port(address)
     else:
-        port = server.add_secure_port(address, credentials)
-    return server, port
+        server.add_secure_port(address, credentials)
+    return server

@@ -16,13 +16,14 @@ import ssl
 import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 from google.rpc.status_pb2 import Status
-from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
 
 from .intake import HTTP_STATUS, Intake, RequestError, gunzip
 from .store import JSON, PROTOBUF
@@ -35,7 +36,8 @@ _REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Leng
 
 
 class ServiceHTTPServer(ThreadingHTTPServer):
-    """One listener; `intake` set for OTLP, `registry` set for `/metrics` (either or both)."""
+    """One listener; `intake` set for OTLP, `metrics` (the exposition's renderer) set for
+    `/metrics` (either or both)."""
 
     daemon_threads = True
     request_queue_size = 128
@@ -45,7 +47,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         address: tuple[str, int],
         *,
         intake: Intake | None,
-        registry: CollectorRegistry | None,
+        metrics: Callable[[], bytes] | None,
         healthy: threading.Event,
         tls: ssl.SSLContext | None = None,
         request_timeout_s: float = 10.0,
@@ -54,7 +56,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
         self.intake = intake
-        self.registry = registry
+        self.metrics = metrics
         self.healthy = healthy
         self.request_timeout_s = request_timeout_s
         self.tls = tls is not None
@@ -146,8 +148,8 @@ class _Handler(BaseHTTPRequestHandler):
         if path == "/healthz":
             ok = self.server.healthy.is_set()
             self._send(200 if ok else 503, b"ok\n" if ok else b"shutting down\n", "text/plain")
-        elif path == "/metrics" and self.server.registry is not None:
-            self._send(200, generate_latest(self.server.registry), CONTENT_TYPE_LATEST)
+        elif path == "/metrics" and self.server.metrics is not None:
+            self._send(200, self.server.metrics(), CONTENT_TYPE_LATEST)
         else:
             self._other_method()
 

@@ -7,14 +7,12 @@ from collections.abc import Iterable, Iterator
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from .intake import Intake
+from .grpc_receiver import GRPC_CODES
+from .intake import HTTP_STATUS, Intake
 
-OUTCOMES = {
-    "grpc": ("accepted", "malformed", "unauthenticated", "too_large", "overloaded", "unavailable"),
-    "http": ("accepted", "malformed", "unauthenticated", "method_not_allowed", "timeout",
-             "length_required", "too_large", "unsupported_media_type", "overloaded",
-             "unavailable"),
-}
+# every outcome a transport can count, so each series exists (at 0) from the first scrape;
+# derived from the reason maps so a new refusal reason cannot be left out here
+OUTCOMES = {"grpc": ("accepted", *GRPC_CODES), "http": ("accepted", *HTTP_STATUS)}
 RECOVERY_REASONS = (
     "snapshot_unreadable", "journal_unreadable", "journal_corrupt", "journal_torn_tail",
     "journal_without_snapshot",
@@ -33,21 +31,15 @@ class ServiceCollector(Collector):
             "agentcov_receiver_requests", "OTLP export requests by transport and outcome.",
             labels=["transport", "outcome"],
         )
-        seen = dict(intake.requests)
-        for transport, outcomes in OUTCOMES.items():
-            for outcome in outcomes:
-                seen.setdefault((transport, outcome), 0)
-        for (transport, outcome), n in sorted(seen.items()):
+        seen = {(t, o): 0 for t, outcomes in OUTCOMES.items() for o in outcomes}
+        for (transport, outcome), n in sorted((seen | dict(intake.requests)).items()):
             requests.add_metric([transport, outcome], n)
         spans = CounterMetricFamily(
             "agentcov_receiver_spans", "Spans received, accepted or rejected (partial success).",
             labels=["transport", "outcome"],
         )
-        counted = dict(intake.spans)
-        for transport in ("grpc", "http"):
-            for outcome in ("accepted", "rejected"):
-                counted.setdefault((transport, outcome), 0)
-        for (transport, outcome), n in sorted(counted.items()):
+        counted = {(t, o): 0 for t in OUTCOMES for o in ("accepted", "rejected")}
+        for (transport, outcome), n in sorted((counted | dict(intake.spans)).items()):
             spans.add_metric([transport, outcome], n)
         recoveries = CounterMetricFamily(
             "agentcov_state_recoveries", "State files set aside or repaired at start, by reason.",

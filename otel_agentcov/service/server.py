@@ -9,16 +9,18 @@ from __future__ import annotations
 import argparse
 import os
 import signal
+import socket
 import ssl
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
 
 import grpc
-from prometheus_client import CollectorRegistry
+from prometheus_client import CollectorRegistry, generate_latest
 
-from ..exporters.prometheus import make_registry
+from ..exporters.prometheus import render
 from ..spec import CoverageSpec
 from .grpc_receiver import make_grpc_server
 from .http_receiver import ServiceHTTPServer
@@ -67,20 +69,30 @@ class Service:
     def start(self) -> None:
         cfg = self.config
         self.store.open()
-        registry = make_registry(self.store)
-        registry.register(ServiceCollector(self.intake))
+        own = CollectorRegistry(auto_describe=False)
+        own.register(ServiceCollector(self.intake))
+
+        def metrics() -> bytes:
+            """The coverage families by the exporter's direct renderer (the fast path: ~4x
+            quicker than a registry at 20 k series), then the service's own few."""
+            return render(self.store) + generate_latest(own)
+
         tls = None
         if cfg.tls_cert and cfg.tls_key:
             tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+            try:
+                tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+            except OSError as exc:  # ssl names neither file ("[SSL] PEM lib (_ssl.c:3905)")
+                raise OSError(f"--tls-cert {cfg.tls_cert} / --tls-key {cfg.tls_key}: cannot "
+                              f"load: {exc.strerror or exc}") from None
         scheme = "https" if tls else "http"
         host = f"[{cfg.listen}]" if ":" in cfg.listen else cfg.listen
         shared = cfg.metrics == cfg.otlp_http and cfg.metrics != 0
         if cfg.otlp_http:
-            self._add_http(cfg.otlp_http, self.intake, registry if shared else None, tls)
+            self._add_http(cfg.otlp_http, self.intake, metrics if shared else None, tls)
             self.endpoints["otlp_http"] = f"{scheme}://{host}:{cfg.otlp_http}/v1/traces"
         if cfg.metrics and not shared:
-            self._add_http(cfg.metrics, None, registry, tls)
+            self._add_http(cfg.metrics, None, metrics, tls)
         if cfg.metrics:
             self.endpoints["metrics"] = f"{scheme}://{host}:{cfg.metrics}/metrics"
         if cfg.otlp_grpc:
@@ -89,10 +101,11 @@ class Service:
                 with open(cfg.tls_key, "rb") as k, open(cfg.tls_cert, "rb") as c:
                     credentials = grpc.ssl_server_credentials([(k.read(), c.read())])
             try:
-                self._grpc, _ = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}",
-                                                 credentials)
-            except RuntimeError as exc:  # grpcio's "Failed to bind"
-                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {exc}") from None
+                _probe(cfg.listen, cfg.otlp_grpc)
+                self._grpc = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}", credentials)
+            except (OSError, RuntimeError) as exc:  # RuntimeError: grpcio's "Failed to bind"
+                reason = exc.strerror if isinstance(exc, OSError) else exc
+                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {reason}") from None
             self._grpc.start()
             self.endpoints["otlp_grpc"] = f"{host}:{cfg.otlp_grpc}"
         maintenance = threading.Thread(target=self._maintain, name="agentcov-maintenance",
@@ -101,11 +114,11 @@ class Service:
         self._threads.append(maintenance)
         self.healthy.set()
 
-    def _add_http(self, port: int, intake: Intake | None, registry: CollectorRegistry | None,
+    def _add_http(self, port: int, intake: Intake | None, metrics: Callable[[], bytes] | None,
                   tls: ssl.SSLContext | None) -> None:
         try:
             server = ServiceHTTPServer(
-                (self.config.listen, port), intake=intake, registry=registry, healthy=self.healthy,
+                (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
                 tls=tls, request_timeout_s=self.config.limits.request_timeout_s,
                 max_connections=self.config.limits.max_connections,
             )
@@ -140,12 +153,26 @@ class Service:
 
 
 
+def _probe(host: str, port: int) -> None:
+    """Bind and release `host:port` (OSError if busy or unresolvable), so that failure is one
+    line: grpcio would also log its own C-core error line to stderr."""
+    for family, type_, proto, _, address in socket.getaddrinfo(host, port,
+                                                               type=socket.SOCK_STREAM):
+        with socket.socket(family, type_, proto) as sock:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as grpcio does
+            sock.bind(address)
+
+
 def serve_from_args(args: argparse.Namespace) -> int:
     """`agentcov serve` from parsed arguments; configuration errors are one line, exit 2."""
     token = os.environ.get("AGENTCOV_TOKEN") or None
     if args.token_file:
-        with open(args.token_file, encoding="utf-8") as fh:
-            token = fh.read().strip()
+        try:
+            with open(args.token_file, encoding="utf-8") as fh:
+                token = fh.read().strip()
+        except UnicodeDecodeError:
+            print(f"agentcov: {args.token_file}: token file is not UTF-8 text", file=sys.stderr)
+            return 2
         if not token:
             print(f"agentcov: {args.token_file}: token file is empty", file=sys.stderr)
             return 2

@@ -205,8 +205,10 @@ class CoverageStore:
     # ------------------------------------------------------------------ recovery
 
     def open(self) -> None:
-        """Recover snapshot + journal (setting aside what is unreadable), then compact so the
-        next start replays nothing. Without a state file this does nothing."""
+        """Recover snapshot + journal (setting aside what is corrupt), then compact so the
+        next start replays nothing. Without a state file this does nothing. A file that cannot
+        be opened at all (a directory, no permission) raises OSError: moving it aside would not
+        help, and it may be something other than ours."""
         if self.state_file is None or self.journal_path is None:
             return
         started = time.monotonic()
@@ -219,7 +221,7 @@ class CoverageStore:
                 if not isinstance(data, dict) or "serve" not in data:
                     raise StateError("not an agentcov serve state file")
                 self._restore(data)
-            except (OSError, ValueError, KeyError, TypeError) as exc:  # StateError is ValueError
+            except (ValueError, KeyError, TypeError, RecursionError) as exc:  # incl. StateError
                 self._reset_engine()
                 also = [journal] if os.path.exists(journal) else []
                 self._set_aside(snap, "snapshot_unreadable", f"cannot read state ({exc})", also)
@@ -232,7 +234,7 @@ class CoverageStore:
     def _replay(self, path: str) -> None:
         try:
             result = read_journal(path, self._max_record + 64)
-        except (OSError, JournalError) as exc:
+        except JournalError as exc:
             self._set_aside(path, "journal_unreadable", exc)
             return
         if result.generation < self._generation:
