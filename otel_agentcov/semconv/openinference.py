@@ -75,7 +75,7 @@ def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None
     if not record.scope_name.startswith(SCOPE_PREFIX) and "gen_ai.operation.name" in attrs:
         return None  # GenAI spans enriched with OI keys (openinference pydantic-ai processor)
     kind = kind.upper()
-    if kind == LLM.upper():
+    if kind == "LLM":
         return build_step(record, LLM, state_attributes)
     if kind == "TOOL":
         if record.name.startswith(HANDOFF_PREFIX):
