@@ -192,8 +192,10 @@ def requested_tool_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
 
 def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
     """Length of the first captured user message, or None when no content was captured."""
-    messages = _messages(attrs.get("gen_ai.input.messages"))
-    for message in messages:
+    raw = attrs.get("gen_ai.input.messages")
+    if raw is None:  # content not captured, as on every non-GenAI span: nothing to parse
+        return None
+    for message in _messages(raw):
         if message.get("role") != "user":
             continue
         total = 0
