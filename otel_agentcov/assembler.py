@@ -144,7 +144,7 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
     Traceloop LangGraph puts a nested graph's work beside its `invoke_agent` span instead of
     under it; that work belongs to the sibling agent, not to the caller.
     """
-    agents = [k for k in kids if k.kind == AGENT and k.agent and not k.graph_candidate]
+    agents = [k for k in kids if _opens_run(k, False)]
     if not agents or len(agents) > MAX_PAIRED_AGENTS:
         return {}
     hosts: dict[int, int] = {}
