@@ -249,7 +249,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 owner.add(step)
             kids = children.get(step.span_id)
             if kids:
-                kids.sort(key=lambda k: k.start_ns, reverse=True)
+                # popped in start order; at a tie agent spans first, so a host's run exists
+                # before the work it hosts is placed
+                kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
                 is_tool = step.kind == TOOL
                 stack.extend((k, here, is_tool, hosts.get(k.span_id)) for k in kids)
