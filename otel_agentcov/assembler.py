@@ -258,9 +258,10 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
-    for s in sorted(by_id.values(), key=lambda r: r.start_ns):
-        if s.span_id not in visited:  # parent-id cycles leave no root: start anywhere
-            walk(s)
+    if len(visited) < len(by_id):  # parent-id cycles leave no root: start anywhere
+        for s in sorted(by_id.values(), key=lambda r: r.start_ns):
+            if s.span_id not in visited:
+                walk(s)
     all_builders = builders + list(orphans.values())
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
