@@ -144,7 +144,7 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
     Traceloop LangGraph puts a nested graph's work beside its `invoke_agent` span instead of
     under it; that work belongs to the sibling agent, not to the caller.
     """
-    agents = [k for k in kids if k.kind == AGENT and k.agent and not k.graph_candidate]
+    agents = [k for k in kids if _opens_run(k, False)]
     if not agents or len(agents) > MAX_PAIRED_AGENTS:
         return {}
     hosts: dict[int, int] = {}
@@ -249,16 +249,19 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 owner.add(step)
             kids = children.get(step.span_id)
             if kids:
-                kids.sort(key=lambda k: k.start_ns, reverse=True)
+                # popped in start order; at a tie agent spans first, so a host's run exists
+                # before the work it hosts is placed
+                kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
                 is_tool = step.kind == TOOL
                 stack.extend((k, here, is_tool, hosts.get(k.span_id)) for k in kids)
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
-    for s in sorted(by_id.values(), key=lambda r: r.start_ns):
-        if s.span_id not in visited:  # parent-id cycles leave no root: start anywhere
-            walk(s)
+    if len(visited) < len(by_id):  # parent-id cycles leave no root: start anywhere
+        for s in sorted(by_id.values(), key=lambda r: r.start_ns):
+            if s.span_id not in visited:
+                walk(s)
     all_builders = builders + list(orphans.values())
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)

@@ -44,7 +44,8 @@ def b(*names: str) -> frozenset[str]:
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
-    """Feed an OTLP/JSON document through the engine; returns (agents, error types, engine)."""
+    """Feed an OTLP/JSON document through the engine; returns (agents, error types, traces in
+    flight before the final flush)."""
     engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
     errors: set[str] = set()
     for record in records_from_json(document, where):

@@ -270,6 +270,21 @@ def test_explicit_handoff_span_is_an_edge() -> None:
     assert kinds(runs["triage"]) == [HANDOFF, HANDOFF]
 
 
+@pytest.mark.parametrize("tool_start", [10, 20], ids=["same_start", "later"])
+@pytest.mark.parametrize("tool_first", [False, True], ids=["agent_first", "tool_first"])
+def test_work_beside_an_agent_span_in_its_time_is_that_agents(
+    tool_start: int, tool_first: bool
+) -> None:
+    """Traceloop LangGraph parents a nested graph's work to the caller, beside the callee's
+    span; it belongs to the callee whatever the arrival order, even starting at the same ns."""
+    callee = agent(2, 1, "callee", 10, 50)
+    work = tool(3, 1, "work", tool_start)
+    steps = [agent(1, None, "caller", 0, 100), *([work, callee] if tool_first else [callee, work])]
+    runs = by_agent(assemble(steps))
+    assert kinds(runs["caller"]) == [DELEGATE]
+    assert [s.tool for s in runs["callee"].steps] == ["work"]
+
+
 # --------------------------------------------------------------------------- malformed trees
 
 

@@ -38,7 +38,6 @@ RATIO_STEPS = [
     model.Threshold(value=0.5, color="yellow"),  # MODERATE at 0.50, as in the text report
     model.Threshold(value=0.8, color="green"),  # STRONG at 0.80
 ]
-WIDTH = 24
 
 
 @dataclass(frozen=True)

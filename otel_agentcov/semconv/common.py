@@ -141,7 +141,7 @@ def fallback_agent(record: SpanRecord) -> str:
     return as_str(record.resource_attributes.get("service.name")) or UNKNOWN_AGENT
 
 
-def _loads(value: Any) -> Any:
+def parse_json(value: Any) -> Any:
     """Parse captured JSON content; anything odd (bad, absurdly deep) counts as not captured."""
     if isinstance(value, str):
         try:
@@ -158,9 +158,9 @@ def _list(value: Any) -> list[Any]:
 def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
     """Names of the tools offered to the model (for tool discovery); schemas are not kept."""
     names: list[str] = []
-    defs = _loads(attrs.get("gen_ai.tool.definitions"))
+    defs = parse_json(attrs.get("gen_ai.tool.definitions"))
     if defs is None:
-        params = _loads(attrs.get("model_request_parameters"))
+        params = parse_json(attrs.get("model_request_parameters"))
         if isinstance(params, dict):
             defs = _list(params.get("function_tools")) + _list(params.get("output_tools"))
     if isinstance(defs, list):
@@ -174,7 +174,7 @@ def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def _messages(value: Any) -> list[dict[str, Any]]:
-    parsed = _loads(value)
+    parsed = parse_json(value)
     return [m for m in parsed if isinstance(m, dict)] if isinstance(parsed, list) else []
 
 
@@ -192,8 +192,10 @@ def requested_tool_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
 
 def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
     """Length of the first captured user message, or None when no content was captured."""
-    messages = _messages(attrs.get("gen_ai.input.messages"))
-    for message in messages:
+    raw = attrs.get("gen_ai.input.messages")
+    if raw is None:  # content not captured, as on every non-GenAI span: nothing to parse
+        return None
+    for message in _messages(raw):
         if message.get("role") != "user":
             continue
         total = 0

@@ -20,14 +20,15 @@ WORKFLOW_OPERATIONS = frozenset(
 )
 HANDOFF_OPERATIONS = frozenset({"agent_handoff", "handoff"})
 MERGED_TOOL = "(merged tools)"
-_NAME_PREFIXES = (
-    ("chat", LLM),
-    ("generate_content", LLM),
-    ("text_completion", LLM),
-    ("execute_tool", TOOL),
-    ("invoke_agent", AGENT),
-    ("invoke_workflow", WORKFLOW),
-)
+# a span name's first word (`chat gpt-4o`, `execute_tool get_weather`) -> kind
+_NAME_KINDS = {
+    "chat": LLM,
+    "generate_content": LLM,
+    "text_completion": LLM,
+    "execute_tool": TOOL,
+    "invoke_agent": AGENT,
+    "invoke_workflow": WORKFLOW,
+}
 
 
 def _kind_from_operation(op: str) -> str:
@@ -45,10 +46,8 @@ def _kind_from_operation(op: str) -> str:
 
 
 def _kind_from_name(name: str) -> str | None:
-    for prefix, kind in _NAME_PREFIXES:
-        if name == prefix or name.startswith(prefix + " "):
-            return kind
-    return None
+    # one lookup: every non-GenAI span (HTTP, DB, ...) in the host reaches this last adapter
+    return _NAME_KINDS.get(name.partition(" ")[0])
 
 
 def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:

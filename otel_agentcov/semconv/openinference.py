@@ -6,12 +6,11 @@ Covers the OpenAI Agents bridge (`Agent workflow` wrappers, `handoff to X` spans
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..records import SpanRecord
-from .common import PLACEHOLDER_AGENT_NAMES, as_str, build_step, clip
+from .common import PLACEHOLDER_AGENT_NAMES, as_str, build_step, clip, parse_json
 from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, Step
 
 SCOPE_PREFIX = "openinference.instrumentation"
@@ -25,10 +24,7 @@ def _langgraph(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
     raw = attrs.get("metadata")
     if not isinstance(raw, str) or "langgraph" not in raw:
         return None
-    try:
-        meta = json.loads(raw)
-    except (ValueError, RecursionError):
-        return None
+    meta = parse_json(raw)
     return meta if isinstance(meta, dict) and meta.get("ls_integration") == "langgraph" else None
 
 
@@ -75,7 +71,7 @@ def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None
     if not record.scope_name.startswith(SCOPE_PREFIX) and "gen_ai.operation.name" in attrs:
         return None  # GenAI spans enriched with OI keys (openinference pydantic-ai processor)
     kind = kind.upper()
-    if kind == LLM.upper():
+    if kind == "LLM":
         return build_step(record, LLM, state_attributes)
     if kind == "TOOL":
         if record.name.startswith(HANDOFF_PREFIX):
