@@ -303,3 +303,9 @@ def test_trial_duration_out_of_float_range(tmp_path: Path, capsys: Any) -> None:
     err = _one_line_exit_2(capsys, "coverage", "--results", str(trials))
     assert f"{trials}: [0].trace: malformed trace" in err
 
+
+def test_deeply_nested_state_file(tmp_path: Path, capsys: Any) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP_JSON)
+    assert f"{deep}: cannot read state" in _one_line_exit_2(capsys, "merge", str(deep), "-o",
+                                                            str(tmp_path / "out.json"))
