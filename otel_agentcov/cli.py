@@ -43,6 +43,7 @@ def _number(convert: Callable[[str], _N], what: str, low: float,
 
 
 _positive = _number(int, "a whole number >= 1", 1)
+_port = _number(int, "a port number from 0 to 65535", 0, 65535)
 _seconds = _number(float, "a finite number of seconds >= 0", 0)
 _percent = _number(float, "a percentage from 0 to 100", 0, 100)
 
@@ -88,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--runs", type=_positive, default=60, help="requests to run (default 60)")
     p_demo.add_argument("--format", choices=FORMATS, default="text", help="report format")
     p_demo.add_argument(
-        "--serve", type=int, nargs="?", const=9464, default=None, metavar="PORT",
+        "--serve", type=_port, nargs="?", const=9464, default=None, metavar="PORT",
         help="serve /metrics on 127.0.0.1:PORT (default 9464) while the workload runs",
     )
     p_demo.add_argument(
@@ -140,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
     for flag, port, what in (("--otlp-grpc", 4317, "OTLP/gRPC"), ("--otlp-http", 4318,
                              "OTLP/HTTP"), ("--metrics", 9464, "/metrics and /healthz")):
-        p_serve.add_argument(flag, type=int, default=port, metavar="PORT",
+        p_serve.add_argument(flag, type=_port, default=port, metavar="PORT",
                              help=f"{what} port (default {port}; 0 disables)")
     p_serve.add_argument("--state-file", metavar="F",
                          help="durable state: acknowledge only what is on disk, restore at start")

@@ -76,3 +76,12 @@ def test_demo_serve_keeps_metrics_up_while_running() -> None:
     assert proc.returncode == 0, err
     assert 'agentcov_runs_total{agent="triage_agent"}' in body
     assert "agent coverage: triage_agent" in out
+
+
+def test_port_out_of_range_is_a_usage_error() -> None:
+    """`demo --serve 70000` used to reach socket.bind and end in an OverflowError traceback."""
+    for args in (("demo", "--serve", "70000"), ("serve", "--spec", "x.yaml", "--metrics", "-1")):
+        proc = agentcov(*args)
+        assert proc.returncode == 2, args
+        assert proc.stderr.startswith("agentcov: argument --") and "port" in proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
