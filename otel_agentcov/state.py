@@ -314,16 +314,19 @@ class CoverageState:
         readers of the state ignore them."""
         target = os.fspath(path)
         directory = os.path.dirname(os.path.abspath(target))
-        fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
+        tmp = None
         try:
+            fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
                 json.dump({**self.to_dict(), **(extra or {})}, fh, separators=(",", ":"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)
-        except BaseException:
-            if os.path.exists(tmp):
+        except BaseException as exc:
+            if tmp is not None and os.path.exists(tmp):
                 os.unlink(tmp)
+            if isinstance(exc, OSError):  # name the file asked for, not the temp file beside it
+                raise OSError(exc.errno, exc.strerror, target) from None
             raise
 
     @classmethod

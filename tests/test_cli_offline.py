@@ -309,3 +309,16 @@ def test_deeply_nested_state_file(tmp_path: Path, capsys: Any) -> None:
     deep.write_text(DEEP_JSON)
     assert f"{deep}: cannot read state" in _one_line_exit_2(capsys, "merge", str(deep), "-o",
                                                             str(tmp_path / "out.json"))
+
+
+def test_unwritable_state_file_names_that_file(tmp_path: Path, capsys: Any) -> None:
+    """CoverageState.save writes a temp file beside the target; its error named the temp file."""
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS[:5]))
+    (tmp_path / "a_dir").mkdir()
+    for target, why in ((tmp_path / "missing" / "s.json", "No such file or directory"),
+                        (tmp_path / "a_dir", "Is a directory")):
+        err = _one_line_exit_2(capsys, "coverage", "--traces", str(pb), "--format", "json",
+                               "--state-file", str(target))
+        assert err == f"agentcov: {target}: {why}\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left
