@@ -27,7 +27,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from otel_agentcov import CoverageSpec, CoverageState
 from otel_agentcov.demo import DEMO_SPEC, run_workload
-from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
+from otel_agentcov.readers import TraceFormatError
+from otel_agentcov.service.store import JSON, PROTOBUF, CoverageStore, decode_records
 
 SPEC = CoverageSpec.from_dict(DEMO_SPEC, source="<demo>")
 
@@ -128,14 +129,19 @@ def test_corrupt_journal_keeps_the_records_before_the_damage(tmp_path: Path) -> 
     assert len(glob.glob(f"{journal}.corrupt-*")) == 1
 
 
+@pytest.mark.parametrize(
+    "damage",
+    ['{"format": "otel_agentcov.state", "version": 1, "agents": {',
+     "[" * 100_000 + "]" * 100_000],  # json.load raises RecursionError, not ValueError
+)
 def test_unreadable_snapshot_is_set_aside_and_the_service_starts_fresh(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
     state = tmp_path / "state.json"
     first = opened(state)
     submit(first, workload_spans(2)[0])
     first.close()
-    state.write_text('{"format": "otel_agentcov.state", "version": 1, "agents": {')
+    state.write_text(damage)
     second = opened(state)
     assert second.recoveries == {"snapshot_unreadable": 1}
     assert report(second)["agents"] == {}
@@ -195,3 +201,9 @@ def test_cli_serve_sigterm_compacts_and_errors_are_one_line(tmp_path: Path) -> N
     bad = subprocess.run(argv[:4] + ["--spec", str(tmp_path / "missing.yaml")],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "missing.yaml" in bad.stderr
+
+
+def test_deeply_nested_json_request_is_malformed_not_an_internal_error() -> None:
+    """A RecursionError here used to drop the HTTP connection instead of answering 400."""
+    with pytest.raises(TraceFormatError, match="^http request: not JSON"):
+        decode_records(JSON, b"[" * 100_000 + b"]" * 100_000, "http request")

@@ -52,7 +52,7 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
         return list(records_from_request(decode_request(payload, where)))
     try:
         document = json.loads(payload)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
     return list(records_from_json(document, where))
 
@@ -219,7 +219,8 @@ class CoverageStore:
                 if not isinstance(data, dict) or "serve" not in data:
                     raise StateError("not an agentcov serve state file")
                 self._restore(data)
-            except (OSError, ValueError, KeyError, TypeError) as exc:  # StateError is ValueError
+            except (OSError, ValueError, KeyError, TypeError, RecursionError) as exc:
+                # StateError is a ValueError; RecursionError is json.load on deep nesting
                 self._reset_engine()
                 also = [journal] if os.path.exists(journal) else []
                 self._set_aside(snap, "snapshot_unreadable", f"cannot read state ({exc})", also)
