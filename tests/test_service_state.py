@@ -207,3 +207,19 @@ def test_deeply_nested_json_request_is_malformed_not_an_internal_error() -> None
     """A RecursionError here used to drop the HTTP connection instead of answering 400."""
     with pytest.raises(TraceFormatError, match="^http request: not JSON"):
         decode_records(JSON, b"[" * 100_000 + b"]" * 100_000, "http request")
+
+
+def test_unusable_tls_files_are_named(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """ssl's own errors ("No such file or directory", "[SSL] PEM lib") named neither file."""
+    from otel_agentcov import cli
+
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n")
+    garbage = tmp_path / "garbage.pem"
+    garbage.write_bytes(b"not a certificate")
+    for pem in (tmp_path / "missing.pem", garbage):
+        code = cli.main(["serve", "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", "0",
+                         "--metrics", "0", "--tls-cert", str(pem), "--tls-key", str(pem)])
+        err = capsys.readouterr().err
+        assert code == 2 and err.count("\n") == 1
+        assert err.startswith(f"agentcov: --tls-cert {pem}, --tls-key {pem}: cannot load: ")

@@ -72,7 +72,11 @@ class Service:
         tls = None
         if cfg.tls_cert and cfg.tls_key:
             tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-            tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+            try:
+                tls.load_cert_chain(cfg.tls_cert, cfg.tls_key)
+            except OSError as exc:  # ssl names neither file ("[SSL] PEM lib", "No such file")
+                raise OSError(f"--tls-cert {cfg.tls_cert}, --tls-key {cfg.tls_key}: cannot "
+                              f"load: {exc.strerror or exc}") from None
         scheme = "https" if tls else "http"
         host = f"[{cfg.listen}]" if ":" in cfg.listen else cfg.listen
         shared = cfg.metrics == cfg.otlp_http and cfg.metrics != 0
