@@ -5,21 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from _trace_files import demo_spans
+from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
-from otel_agentcov.demo import MAX_STEPS, run_workload
+from otel_agentcov.demo import MAX_STEPS
 
 
 def _spans(seed: int = 7, runs: int = 60) -> list[ReadableSpan]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    run_workload(provider, seed=seed, runs=runs)
-    provider.shutdown()
-    return list(exporter.get_finished_spans())
+    return list(demo_spans(runs=runs, seed=seed))
 
 
 @pytest.fixture(scope="module")

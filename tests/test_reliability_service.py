@@ -29,19 +29,18 @@ import grpc
 import pytest
 import yaml
 from _support import free_port
+from _trace_files import demo_spans, protobuf_bytes
 from google.protobuf.json_format import MessageToDict
 from google.rpc.status_pb2 import Status
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter as HttpExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest as ExportRequest,
 )
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExportResult
 
-from otel_agentcov.demo import DEMO_SPEC, run_workload
+from otel_agentcov.demo import DEMO_SPEC
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -59,17 +58,7 @@ FIGURES: dict[str, Any] = {}
 
 
 def workload_spans(seed: int, runs: int) -> list[ReadableSpan]:
-    provider = TracerProvider()
-    memory = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    run_workload(provider, seed=seed, runs=runs)
-    provider.shutdown()
-    return list(memory.get_finished_spans())
-
-
-def encoded(spans: list[ReadableSpan]) -> bytes:
-    data: bytes = encode_spans(spans).SerializeToString()
-    return data
+    return list(demo_spans(runs=runs, seed=seed))
 
 
 class Served(fleet.ServeProcess):
@@ -93,7 +82,7 @@ class Served(fleet.ServeProcess):
         ], metrics, stderr=workdir / "serve.stderr")  # fmt: skip
         self.acked_spans = 0  # spans in requests the server answered 200
         self._lock = threading.Lock()
-        self.good = encoded(workload_spans(seed=11, runs=2))
+        self.good = protobuf_bytes(workload_spans(seed=11, runs=2))
         self.good_spans = len(ExportRequest.FromString(self.good).resource_spans[0]
                               .scope_spans[0].spans)
 
@@ -199,7 +188,7 @@ def test_oversized_bodies_get_413_whether_or_not_content_length_tells_the_truth(
         served.still_serving()
     # an honest client with a too-large batch gets 413 through the real SDK exporter too
     big = workload_spans(seed=12, runs=120) * 4  # repeated spans: only the size matters here
-    assert len(encoded(big)) > MAX_BODY
+    assert len(protobuf_bytes(big)) > MAX_BODY
     exporter = HttpExporter(endpoint=f"http://127.0.0.1:{served.http}/v1/traces", headers=AUTH)
     assert exporter.export(big) == SpanExportResult.FAILURE  # 413 is final, not retried
     exporter.shutdown()
@@ -455,7 +444,7 @@ def test_burst_past_capacity_is_retryable_and_the_sdk_delivers_everything(
     served: Served,
 ) -> None:
     # raw burst: every answer is 200 or the retryable 503 + Retry-After, never anything else
-    big = encoded(workload_spans(seed=14, runs=60))
+    big = protobuf_bytes(workload_spans(seed=14, runs=60))
     big_spans = len(ExportRequest.FromString(big).resource_spans[0].scope_spans[0].spans)
     answers: dict[int, int] = {}
     barrier = threading.Barrier(32)
@@ -561,7 +550,7 @@ def test_after_a_failed_fsync_nothing_more_is_acknowledged(
     store = CoverageStore(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"),
                           str(tmp_path / "state.json"))
     store.open()
-    payload = encoded(workload_spans(seed=15, runs=1))
+    payload = protobuf_bytes(workload_spans(seed=15, runs=1))
     records = decode_records(PROTOBUF, payload, "test")
     store.submit(PROTOBUF, payload, records)
 

@@ -13,6 +13,7 @@ from typing import Any
 import grpc
 import pytest
 from _support import free_port
+from _trace_files import demo_spans, protobuf_bytes
 from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
 from opentelemetry.exporter.otlp.proto.http import Compression
@@ -83,15 +84,7 @@ def reference_state(runs: int = 20) -> dict[str, Any]:
 
 def request_bytes(runs: int = 3) -> bytes:
     """An ExportTraceServiceRequest of real SDK spans, encoded by the OTLP exporter's encoder."""
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    provider = TracerProvider()
-    memory = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    run_workload(provider, seed=3, runs=runs)
-    data: bytes = encode_spans(memory.get_finished_spans()).SerializeToString()
-    return data
+    return protobuf_bytes(demo_spans(runs=runs, seed=3))
 
 
 @pytest.mark.parametrize("transport", ["http", "http-gzip", "grpc"])

@@ -20,13 +20,11 @@ from typing import Any
 
 import pytest
 from _support import free_port
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from _trace_files import demo_spans, protobuf_bytes
+from opentelemetry.sdk.trace import ReadableSpan
 
 from otel_agentcov import CoverageSpec, CoverageState
-from otel_agentcov.demo import DEMO_SPEC, run_workload
+from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.readers import TraceFormatError
 from otel_agentcov.service.store import JSON, PROTOBUF, CoverageStore, decode_records
 
@@ -35,19 +33,15 @@ SPEC = CoverageSpec.from_dict(DEMO_SPEC, source="<demo>")
 
 def workload_spans(runs: int = 12) -> list[list[ReadableSpan]]:
     """The demo workload's spans grouped by trace, in end order."""
-    provider = TracerProvider()
-    memory = InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    run_workload(provider, seed=5, runs=runs)
     by_trace: dict[int, list[ReadableSpan]] = defaultdict(list)
-    for span in memory.get_finished_spans():
+    for span in demo_spans(runs=runs, seed=5):
         assert span.context is not None
         by_trace[span.context.trace_id].append(span)
     return list(by_trace.values())
 
 
 def submit(store: CoverageStore, spans: list[ReadableSpan]) -> None:
-    payload = encode_spans(spans).SerializeToString()
+    payload = protobuf_bytes(spans)
     store.submit(PROTOBUF, payload, decode_records(PROTOBUF, payload, "test"))
 
 
