@@ -6,10 +6,10 @@ User errors are one line on stderr with exit code 2, never a traceback.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TypeVar
 
 from . import demo, gate, offline
 from .engine import CoverageEngine
@@ -23,24 +23,29 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"agentcov: {message}\n")
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number >= 1, got {value}")
-    return value
+_N = TypeVar("_N", int, float)
 
 
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"expected a finite number >= 0, got {text!r}")
-    return value
+def _number(convert: Callable[[str], _N], what: str, low: float,
+            high: float = sys.float_info.max) -> Callable[[str], _N]:
+    """An argparse type: `convert(text)` within [low, high] (so never NaN or inf), else a usage
+    error naming the flag."""
+    def parse(text: str) -> _N:
+        try:
+            value = convert(text)
+            ok = low <= value <= high
+        except ValueError:
+            ok = False
+        if not ok:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}")
+        return value
+    return parse
+
+
+_positive = _number(int, "a whole number >= 1", 1)
+_port = _number(int, "a port number from 0 to 65535", 0, 65535)
+_seconds = _number(float, "a finite number of seconds >= 0", 0)
+_percent = _number(float, "a percentage from 0 to 100", 0, 100)
 
 
 def _names(text: str) -> list[str]:
@@ -48,16 +53,6 @@ def _names(text: str) -> list[str]:
     if not names:
         raise argparse.ArgumentTypeError(f"expected comma-separated names, got {text!r}")
     return names
-
-
-def _percent(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage, got {text!r}") from None
-    if not 0 <= value <= 100:
-        raise argparse.ArgumentTypeError(f"expected a percentage from 0 to 100, got {text!r}")
-    return value
 
 
 def _add_inputs(p: argparse.ArgumentParser) -> None:
@@ -94,7 +89,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--runs", type=_positive, default=60, help="requests to run (default 60)")
     p_demo.add_argument("--format", choices=FORMATS, default="text", help="report format")
     p_demo.add_argument(
-        "--serve", type=int, nargs="?", const=9464, default=None, metavar="PORT",
+        "--serve", type=_port, nargs="?", const=9464, default=None, metavar="PORT",
         help="serve /metrics on 127.0.0.1:PORT (default 9464) while the workload runs",
     )
     p_demo.add_argument(
@@ -146,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
     for flag, port, what in (("--otlp-grpc", 4317, "OTLP/gRPC"), ("--otlp-http", 4318,
                              "OTLP/HTTP"), ("--metrics", 9464, "/metrics and /healthz")):
-        p_serve.add_argument(flag, type=int, default=port, metavar="PORT",
+        p_serve.add_argument(flag, type=_port, default=port, metavar="PORT",
                              help=f"{what} port (default {port}; 0 disables)")
     p_serve.add_argument("--state-file", metavar="F",
                          help="durable state: acknowledge only what is on disk, restore at start")

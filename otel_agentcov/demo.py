@@ -324,8 +324,14 @@ def main(
     provider.add_span_processor(processor)
     server = None
     if serve_port is not None:
-        server, _ = processor.serve_metrics(port=serve_port)
-        print(f"serving /metrics on http://127.0.0.1:{serve_port}/metrics", file=sys.stderr)
+        try:
+            server, _ = processor.serve_metrics(port=serve_port)
+        except OSError as exc:  # the CLI prints it as one line: say which address
+            raise OSError(exc.errno, f"cannot serve /metrics on 127.0.0.1:{serve_port}: "
+                          f"{exc.strerror or exc}") from None
+        # the bound port, not the asked one: --serve 0 picks a free port
+        print(f"serving /metrics on http://127.0.0.1:{server.server_port}/metrics",
+              file=sys.stderr)
     deadline = time.monotonic() + duration_s
     round_seed = seed
     while True:

@@ -39,7 +39,7 @@ def load_state(path: str) -> CoverageState:
         try:
             with open(path, encoding="utf-8") as fh:
                 doc = json.load(fh)
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             doc = None
         if isinstance(doc, dict) and "agents" in doc and "spans" in doc:
             raise StateError(

@@ -16,6 +16,7 @@ from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
 from . import gate, offline
+from .cli import _percent  # the same check as `agentcov coverage --fail-under`
 from .processor import AgentCoverageProcessor
 from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
@@ -33,7 +34,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"also write the report ({'|'.join(FORMATS)}:PATH; repeatable)",
     )
     group.addoption(
-        "--agentcov-fail-under", type=float, default=None, metavar="N",
+        "--agentcov-fail-under", type=_percent, default=None, metavar="N",
         dest="agentcov_fail_under",
         help="fail when the lowest agent's overall coverage is below N percent",
     )

@@ -302,6 +302,9 @@ def _matchers(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], Mapping
             yield [*prefix, "expect", j, "matcher", "schema"], item["matcher"]["schema"]
 
 
+_TOO_DEEP = "nested too deeply to be a spec"
+
+
 def _validate(doc: Any, source: str) -> None:
     """Raise SpecError for the most relevant problem in ``doc``; return if it is a usable spec."""
     err = best_match(_SPEC_VALIDATOR.iter_errors(doc))
@@ -448,6 +451,8 @@ class CoverageSpec:
             raise _error(source, [where], f"not valid YAML: {exc.problem or exc.context}") from None
         except yaml.YAMLError as exc:
             raise _error(source, [], f"not valid YAML: {exc}") from None
+        except RecursionError:  # PyYAML composes nested collections recursively
+            raise _error(source, [], _TOO_DEEP) from None
         if data is None:
             raise _error(source, [], "the file is empty; expected a spec with version: 1")
         return cls.from_dict(data, source)
@@ -455,8 +460,11 @@ class CoverageSpec:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], source: str = "<dict>") -> CoverageSpec:
         """Validate ``data`` (already-parsed YAML/JSON) and build the spec; ``source`` names it."""
-        document = _plain(data)
-        _validate(document, source)
+        try:
+            document = _plain(data)
+            _validate(document, source)
+        except RecursionError:  # jsonschema checks a nested matcher schema recursively
+            raise _error(source, [], _TOO_DEEP) from None
         return cls(source, document)
 
     @classmethod

@@ -76,3 +76,30 @@ def test_demo_serve_keeps_metrics_up_while_running() -> None:
     assert proc.returncode == 0, err
     assert 'agentcov_runs_total{agent="triage_agent"}' in body
     assert "agent coverage: triage_agent" in out
+
+
+def test_port_out_of_range_is_a_usage_error() -> None:
+    """`demo --serve 70000` used to reach socket.bind and end in an OverflowError traceback."""
+    for args in (("demo", "--serve", "70000"), ("serve", "--spec", "x.yaml", "--metrics", "-1")):
+        proc = agentcov(*args)
+        assert proc.returncode == 2, args
+        assert proc.stderr.startswith("agentcov: argument --") and "port" in proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_demo_serve_names_the_port_it_bound_or_could_not_bind() -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        proc = agentcov("demo", "--runs", "1", "--serve", str(port))
+        assert proc.returncode == 2
+        assert proc.stderr == (
+            f"agentcov: cannot serve /metrics on 127.0.0.1:{port}: Address already in use\n"
+        )
+    free = agentcov("demo", "--runs", "1", "--serve", "0")
+    assert free.returncode == 0, free.stderr
+    assert "serving /metrics on http://127.0.0.1:" in free.stderr
+    assert "127.0.0.1:0/" not in free.stderr

@@ -276,3 +276,49 @@ def test_state_files_merge_exactly(tmp_path: Path) -> None:
     as_report.write_text(json.dumps(report | {"spans": {}}))
     proc = agentcov("merge", states[0], str(as_report), "-o", str(tmp_path / "x"))
     assert proc.returncode == 2 and "cannot be merged exactly" in proc.stderr
+
+
+DEEP_JSON = "[" * 100_000 + "]" * 100_000
+
+
+def _one_line_exit_2(capsys: Any, *args: str) -> str:
+    """In process (fast): exit 2 and one `agentcov: ...` line, where a traceback used to be."""
+    from otel_agentcov import cli
+
+    assert cli.main(list(args)) == 2
+    err: str = capsys.readouterr().err
+    assert err.startswith("agentcov: ") and err.count("\n") == 1, err
+    return err
+
+
+def test_deeply_nested_trials_file(tmp_path: Path, capsys: Any) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP_JSON)
+    assert "nested too deeply" in _one_line_exit_2(capsys, "coverage", "--results", str(deep))
+
+
+def test_trial_duration_out_of_float_range(tmp_path: Path, capsys: Any) -> None:
+    trials = tmp_path / "trials.json"
+    trials.write_text('[{"trace": {"steps": [], "total_duration_ms": 1e999}}]')
+    err = _one_line_exit_2(capsys, "coverage", "--results", str(trials))
+    assert f"{trials}: [0].trace: malformed trace" in err
+
+
+def test_deeply_nested_state_file(tmp_path: Path, capsys: Any) -> None:
+    deep = tmp_path / "deep.json"
+    deep.write_text(DEEP_JSON)
+    assert f"{deep}: cannot read state" in _one_line_exit_2(capsys, "merge", str(deep), "-o",
+                                                            str(tmp_path / "out.json"))
+
+
+def test_unwritable_state_file_names_that_file(tmp_path: Path, capsys: Any) -> None:
+    """CoverageState.save writes a temp file beside the target; its error named the temp file."""
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS[:5]))
+    (tmp_path / "a_dir").mkdir()
+    for target, why in ((tmp_path / "missing" / "s.json", "No such file or directory"),
+                        (tmp_path / "a_dir", "Is a directory")):
+        err = _one_line_exit_2(capsys, "coverage", "--traces", str(pb), "--format", "json",
+                               "--state-file", str(target))
+        assert err == f"agentcov: {target}: {why}\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left

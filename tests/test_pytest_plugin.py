@@ -107,3 +107,11 @@ def test_bad_spec_is_a_usage_error(pytester: pytest.Pytester,
     result = _run(pytester, monkeypatch, {"version": 2})
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--agentcov: agentcov.yaml: version: expected 1, got 2*"])
+
+
+def test_fail_under_out_of_range_is_a_usage_error(pytester: pytest.Pytester,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """As for `agentcov coverage --fail-under`: 150 or nan could never pass, so say so."""
+    result = _run(pytester, monkeypatch, {"version": 1}, "--agentcov-fail-under=150")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--agentcov-fail-under: expected a percentage from 0 to 100*"])

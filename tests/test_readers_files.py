@@ -159,3 +159,10 @@ def test_bad_span_id_in_protobuf_names_the_byte_offset(tmp_path: Path, monkeypat
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(TraceFormatError, match="nope.pb: cannot read: No such file"):
         list(read_trace_file(str(tmp_path / "nope.pb")))
+
+
+def test_json_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
+    """json.loads raises RecursionError, not JSONDecodeError, on deep nesting."""
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for data in (deep, deep + b"\n"):  # a whole document, a JSON Lines line
+        assert "nested too deeply" in _error(tmp_path, data)

@@ -26,7 +26,8 @@ from opentelemetry.sdk.trace import ReadableSpan
 
 from otel_agentcov import CoverageSpec, CoverageState
 from otel_agentcov.demo import DEMO_SPEC
-from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
+from otel_agentcov.readers import TraceFormatError
+from otel_agentcov.service.store import JSON, PROTOBUF, CoverageStore, decode_records
 
 SPEC = CoverageSpec.from_dict(DEMO_SPEC, source="<demo>")
 
@@ -123,14 +124,19 @@ def test_corrupt_journal_keeps_the_records_before_the_damage(tmp_path: Path) -> 
     assert len(glob.glob(f"{journal}.corrupt-*")) == 1
 
 
+@pytest.mark.parametrize(
+    "damage",
+    ['{"format": "otel_agentcov.state", "version": 1, "agents": {',
+     "[" * 100_000 + "]" * 100_000],  # json.load raises RecursionError, not ValueError
+)
 def test_unreadable_snapshot_is_set_aside_and_the_service_starts_fresh(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
     state = tmp_path / "state.json"
     first = opened(state)
     submit(first, workload_spans(2)[0])
     first.close()
-    state.write_text('{"format": "otel_agentcov.state", "version": 1, "agents": {')
+    state.write_text(damage)
     second = opened(state)
     assert second.recoveries == {"snapshot_unreadable": 1}
     assert report(second)["agents"] == {}
@@ -220,7 +226,9 @@ def test_cli_serve_state_file_that_is_a_directory_is_refused_not_moved(tmp_path:
     assert state.is_dir() and not glob.glob(f"{state}.corrupt-*")
 
 
-@pytest.mark.parametrize("case", ["grpc_port_busy", "tls_not_pem", "token_not_utf8"])
+@pytest.mark.parametrize(
+    "case", ["grpc_port_busy", "tls_not_pem", "tls_missing", "token_not_utf8"]
+)
 def test_cli_serve_config_errors_are_one_line_naming_the_culprit(
     tmp_path: Path, case: str
 ) -> None:
@@ -228,6 +236,7 @@ def test_cli_serve_config_errors_are_one_line_naming_the_culprit(
     spec.write_text("version: 1\n")
     garbage = tmp_path / "garbage"
     garbage.write_bytes(b"\xff\xfe not text\n")
+    missing = tmp_path / "missing.pem"
     argv = [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
             "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0"]
     with socket.socket() as busy:
@@ -236,9 +245,18 @@ def test_cli_serve_config_errors_are_one_line_naming_the_culprit(
         port = busy.getsockname()[1]
         extra, culprit = {
             "grpc_port_busy": (["--otlp-grpc", str(port)], f"127.0.0.1:{port}"),
-            "tls_not_pem": (["--tls-cert", str(garbage), "--tls-key", str(garbage)], "--tls-cert"),
+            "tls_not_pem": (["--tls-cert", str(garbage), "--tls-key", str(garbage)],
+                            f"--tls-cert {garbage} / --tls-key {garbage}: cannot load"),
+            "tls_missing": (["--tls-cert", str(missing), "--tls-key", str(missing)],
+                            f"--tls-cert {missing} / --tls-key {missing}: cannot load"),
             "token_not_utf8": (["--token-file", str(garbage)], str(garbage)),
         }[case]
         bad = subprocess.run(argv + extra, capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert bad.stderr.count("\n") == 1 and culprit in bad.stderr, bad.stderr
+
+
+def test_deeply_nested_json_request_is_malformed_not_an_internal_error() -> None:
+    """A RecursionError here used to drop the HTTP connection instead of answering 400."""
+    with pytest.raises(TraceFormatError, match="^http request: not JSON"):
+        decode_records(JSON, b"[" * 100_000 + b"]" * 100_000, "http request")

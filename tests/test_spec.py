@@ -413,6 +413,9 @@ def test_tab_indented_yaml_reports_line(tmp_path: Path) -> None:
     [
         (b"", "the file is empty"),
         (b"version: 1\n\xff\xfe\n", "not UTF-8 text"),
+        (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+        (b"version: 1\ndefaults: {expect: [{target: runs.count, matcher: {schema: "
+         + b'{"not": ' * 180 + b"{}" + b"}" * 180 + b"}}]}", "nested too deeply"),
     ],
 )
 def test_unusable_file_contents(tmp_path: Path, content: bytes, expected: str) -> None:

@@ -40,6 +40,7 @@ _GZIP_MAGIC = b"\x1f\x8b"
 _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 _LEN = 2  # protobuf wire type of length-delimited fields
+_TOO_DEEP = "JSON nested too deeply to be OTLP traces"
 _M = TypeVar("_M", ResourceSpans, ScopeSpans, Span, Resource, InstrumentationScope)
 
 
@@ -206,6 +207,8 @@ def _json_records(source: _Source) -> Iterator[SpanRecord]:
             continue
         try:
             doc = json.loads(text)
+        except RecursionError:
+            raise TraceFormatError(f"{name}: line {line_no}: {_TOO_DEEP}") from None
         except json.JSONDecodeError as exc:
             if lines_mode:
                 raise TraceFormatError(
@@ -229,6 +232,8 @@ def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanReco
         ) from None
     try:
         doc = json.loads(text)
+    except RecursionError:
+        raise TraceFormatError(f"{source.name}: {_TOO_DEEP}") from None
     except json.JSONDecodeError as exc:
         raise TraceFormatError(
             f"{source.name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}); "

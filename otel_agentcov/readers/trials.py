@@ -46,6 +46,8 @@ def read_trials(path: str, first_trace_id: int = 0) -> Iterator[SpanRecord]:
         doc = json.loads(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise TraceFormatError(f"{name}: byte {exc.start}: not UTF-8 text") from None
+    except RecursionError:
+        raise TraceFormatError(f"{name}: JSON nested too deeply to be trials") from None
     except json.JSONDecodeError as exc:
         raise TraceFormatError(
             f"{name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})"
@@ -60,5 +62,5 @@ def read_trials(path: str, first_trace_id: int = 0) -> Iterator[SpanRecord]:
             yield from trace_to_records(trace, _TRACE_ID_BASE + first_trace_id + n)
         except TrialError as exc:
             raise TraceFormatError(f"{name}: {where}.trace: {exc}") from None
-        except (TypeError, ValueError) as exc:  # e.g. a duration that is not a number
+        except (TypeError, ValueError, OverflowError) as exc:  # a duration not a finite number
             raise TraceFormatError(f"{name}: {where}.trace: malformed trace ({exc})") from None

@@ -179,11 +179,6 @@ def serve_from_args(args: argparse.Namespace) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         print("agentcov: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
-    for flag in ("otlp_grpc", "otlp_http", "metrics"):
-        if not 0 <= getattr(args, flag) <= 65535:
-            print(f"agentcov: --{flag.replace('_', '-')}: not a port: {getattr(args, flag)}",
-                  file=sys.stderr)
-            return 2
     config = ServeConfig(
         spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
         otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.state_file, token=token,

@@ -52,7 +52,7 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
         return list(records_from_request(decode_request(payload, where)))
     try:
         document = json.loads(payload)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
     return list(records_from_json(document, where))
 
