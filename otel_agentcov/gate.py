@@ -115,13 +115,15 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
     return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
-def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
+def junit_xml(
+    checks: Sequence[Check], allow_inconclusive: bool = False, suite: str = "agentcov.gate"
+) -> str:
     """JUnit XML: one testcase per agent x target. FAIL is a <failure>; INCONCLUSIVE is a
     <failure> too, or <skipped> when allowed, so the CI view matches the exit code."""
-    suite = ET.Element("testsuite", name="agentcov.gate")
+    suite_el = ET.Element("testsuite", name=suite)
     failures = skipped = 0
     for c in checks:
-        case = ET.SubElement(suite, "testcase", classname=f"agentcov.{c.agent}", name=c.target,
+        case = ET.SubElement(suite_el, "testcase", classname=f"agentcov.{c.agent}", name=c.target,
                              time="0")
         message = f"value {_value(c.value)}, matcher {_matcher(c.matcher)}: {c.reason}"
         if c.verdict == FAIL or (c.verdict == INCONCLUSIVE and not allow_inconclusive):
@@ -130,13 +132,13 @@ def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
         elif c.verdict == INCONCLUSIVE:
             skipped += 1
             ET.SubElement(case, "skipped", message=message)
-    suite.set("tests", str(len(checks)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suite.set("skipped", str(skipped))
+    suite_el.set("tests", str(len(checks)))
+    suite_el.set("failures", str(failures))
+    suite_el.set("errors", "0")
+    suite_el.set("skipped", str(skipped))
     root = ET.Element("testsuites", name="agentcov", tests=str(len(checks)),
                       failures=str(failures), errors="0", skipped=str(skipped))
-    root.append(suite)
+    root.append(suite_el)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

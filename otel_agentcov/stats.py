@@ -36,8 +36,10 @@ def good_turing(f1: int, n: int) -> float | None:
     return None if n == 0 else 1.0 - f1 / n
 
 
-def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None:
-    """Wilson score interval; well-behaved at 0 and n, unlike the normal approximation."""
+def wilson(successes: float, n: float, z: float = Z95) -> tuple[float, float] | None:
+    """Wilson score interval; well-behaved at 0 and n, unlike the normal approximation.
+
+    Counts may be fractional: `compare` plans sample sizes from expected counts."""
     if n <= 0:
         return None
     p = successes / n
@@ -45,7 +47,10 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # exact at the ends (rounding would put 400/400's upper bound a hair below 1)
+    lower = 0.0 if successes <= 0 else max(0.0, centre - half)
+    upper = 1.0 if successes >= n else min(1.0, centre + half)
+    return lower, upper
 
 
 def geometric_mean(values: Sequence[float]) -> float | None:
