@@ -81,6 +81,9 @@ def trace_to_records(trace: Any, trace_id: int, agent: str | None = None) -> lis
         "gen_ai.operation.name": "invoke_agent",
         "gen_ai.agent.name": name,
     }
+    version = _get(meta, "version") or _get(meta, "agent_version")
+    if isinstance(version, str) and version:
+        agent_attrs["gen_ai.agent.version"] = version
     if failed:
         agent_attrs["error.type"] = error_type if isinstance(error_type, str) else "TrialFailed"
     cost = _get(trace, "total_cost_usd")

@@ -35,6 +35,7 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
 
     @property
     def duration_s(self) -> float:
@@ -91,6 +92,8 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+            # the agent span's own version first: a child span may come from another service
+            version=next((s.version for s in (*spans, *steps) if s.version), None),
         )
 
 

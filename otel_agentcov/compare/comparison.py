@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..snapshot import DIMENSIONS
+from ..snapshot.coverage import DIMENSIONS
 from ..state import AgentState, CoverageState
 from ..verdicts import FAIL, INCONCLUSIVE, PASS
 from .hard import hard_regressions

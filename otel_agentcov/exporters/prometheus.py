@@ -40,7 +40,9 @@ __all__ = [
 ]
 
 DROP_REASONS = ("queue_full", "malformed", "invalid_ids", "end_before_start", "after_shutdown")
-OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state")
+OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state", "version")
+# agentcov_version_verdict: a version against the one before it (DESIGN §3c)
+VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 
 
 class SnapshotSource(Protocol):
@@ -116,6 +118,19 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
     paths_est = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.", a)
     states_obs = _gauge("agentcov_states_observed", "Distinct states observed.", a)
     states_est = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.", a)
+    av = [*a, "version"]
+    version_runs = _counter("agentcov_version_runs", "Completed runs per agent version.", av)
+    version_passed = _counter("agentcov_version_runs_passed", "Passed runs per agent version.", av)
+    version_rate = _gauge("agentcov_version_pass_rate_ratio", "Pass rate per agent version.", av)
+    version_tools = _counter(
+        "agentcov_version_tool_calls", "Executed tool calls per agent version.", [*av, "tool"]
+    )
+    version_verdict = _gauge(
+        "agentcov_version_verdict",
+        "Pass-rate verdict of a version against the one before it: 1 pass, 0 inconclusive, "
+        "-1 fail.",
+        [*av, "baseline_version"],
+    )
 
     for agent, rep in data.get("agents", {}).items():
         cov = rep["coverage"]
@@ -169,6 +184,17 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         paths_est.add((agent,), rep["paths"].get("estimated"))
         states_obs.add((agent,), rep["states"].get("observed"))
         states_est.add((agent,), rep["states"].get("estimated"))
+        for ver in rep.get("versions", ()):
+            agent_version = (agent, ver["version"])
+            version_runs.add(agent_version, ver["runs"])
+            version_passed.add(agent_version, ver["passed"])
+            version_rate.add(agent_version, ver["pass_rate"])
+            for tool, n in ver["tool_calls"].items():
+                version_tools.add((*agent_version, tool), n)
+            verdict = ver["verdict_vs_previous"]
+            if verdict is not None:
+                version_verdict.add((*agent_version, ver["baseline_version"]),
+                                    VERDICT_VALUES[verdict])
 
     spans = data.get("spans", {})
     by_kind = _counter("agentcov_spans_processed", "Spans classified, by kind.", ["kind"])
@@ -199,6 +225,7 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
         runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
         paths_obs, paths_est, states_obs, states_est,
+        version_runs, version_passed, version_rate, version_tools, version_verdict,
         by_kind, dropped, early, overflow, internal, in_flight,
     ]  # fmt: skip
 

@@ -42,3 +42,4 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
+    version: str | None = None  # gen_ai.agent.version, else the resource's service.version

@@ -24,6 +24,7 @@ class Limits:
     max_paths: int = 100_000
     max_states: int = 100_000
     max_path_samples: int = 1000
+    max_versions: int = 5  # per agent: the newest versions kept for version verdicts
 
 
 def bump(counter: dict[Any, int], key: Any, n: int = 1) -> None:
