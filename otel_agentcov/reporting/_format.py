@@ -202,3 +202,24 @@ def spans_summary(spans: Mapping[str, Any]) -> str:
         line += " (" + " · ".join(f"{reason} {n}" for reason, n in dropped.items()) + ")"
     return line
 
+
+
+def context_rows(agent: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """(tool, the tests that exercise it) for every known or called tool, untested ones too."""
+    contexts = agent["contexts"]
+    tools = dict.fromkeys([*agent["tools"]["known"], *contexts["tests_by_tool"]])
+    return [(tool, contexts["tests_by_tool"].get(tool, [])) for tool in tools]
+
+
+def untested_summary(contexts: Mapping[str, Any]) -> str:
+    """``untested tools: a, b · untested delegations: x -> y · single-test tools: c``."""
+    untested = contexts["untested"]
+    parts = [
+        f"untested tools: {', '.join(untested['tools']) or 'none'}",
+        "untested delegations: "
+        + (", ".join(f"{d['from']} -> {d['to']}" for d in untested["delegations"]) or "none"),
+        f"single-test tools: {', '.join(contexts['single_test']['tools']) or 'none'}",
+    ]
+    if untested["behaviors"]:
+        parts.insert(2, f"untested behaviours: {', '.join(untested['behaviors'])}")
+    return " · ".join(parts)
