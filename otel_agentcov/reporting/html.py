@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -17,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from otel_agentcov.reporting import _format as fmt
 
-__all__ = ["write_html"]
+__all__ = ["report_meta", "write_html"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 # Delegation graph geometry (px): row pitch, top/bottom margin, width, node half-width.
@@ -169,9 +171,9 @@ def agent_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
         note = f"{count} observed" + (", declared" if known else ", not declared")
         style = _edge_style(count, known)
         lines.append(Edge(x1 + _HALF, y1, x2 - _HALF, y2, count, style, note))
-    for key, (_, calls, style, note) in zip(tool_names, tools, strict=True):
-        x2, y2 = right[key]
-        lines.append(Edge(own[0] + _HALF, own[1], x2 - _HALF, y2, calls, style, note))
+    for slot, (_, calls, style, note) in zip(tool_names, tools, strict=True):
+        tx, ty = right[slot]
+        lines.append(Edge(own[0] + _HALF, own[1], tx - _HALF, ty, calls, style, note))
     return Graph(_GRAPH_WIDTH, int(height), _HALF, nodes, lines)
 
 
@@ -202,9 +204,35 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
     }
 
 
-def write_html(report: Mapping[str, Any], out_dir: Path) -> Path:
+def _orders(views: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The index's sort orders (weakest, busiest, most attempts, most gaps first)."""
+    def overall(v: dict[str, Any]) -> float:
+        return -1.0 if v["overall"] is None else float(v["overall"])
+
+    return [
+        ("agent", sorted(views, key=lambda v: v["name"])),
+        ("runs", sorted(views, key=lambda v: -v["agent"]["runs"]["count"])),
+        ("overall", sorted(views, key=overall)),
+        ("restricted", sorted(views, key=lambda v: -v["agent"]["edges"]["restricted_attempts"])),
+        ("uncovered", sorted(views, key=lambda v: -len(v["agent"]["tools"]["uncovered"]))),
+    ]
+
+
+def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str, Any]:
+    """What the index says about how the report was made: when, by which version, from what."""
+    try:
+        version = metadata.version("otel_agentcov")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        version = "unknown"
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return {"generated": generated, "version": version, "inputs": list(inputs), "spec": spec}
+
+
+def write_html(
+    report: Mapping[str, Any], out_dir: Path, meta: Mapping[str, Any] | None = None
+) -> Path:
     """Write the report dict (DESIGN §6) as `index.html` plus one page per agent into `out_dir`
-    (created if missing); returns the index path."""
+    (created if missing); returns the index path. `meta` (see `report_meta`) heads the index."""
     env = _environment()
     out_dir.mkdir(parents=True, exist_ok=True)
     views = [_agent_view(name, agent, report) for name, agent in report["agents"].items()]
@@ -214,7 +242,8 @@ def write_html(report: Mapping[str, Any], out_dir: Path) -> Path:
         (out_dir / view["page"]).write_text(html, encoding="utf-8")
     index = out_dir / "index.html"
     html = env.get_template("index.html").render(
-        views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS
+        views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS,
+        orders=_orders(views), meta=meta if meta is not None else report_meta(),
     )
     index.write_text(html, encoding="utf-8")
     return index
