@@ -21,6 +21,9 @@ from .processor import AgentCoverageProcessor
 from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
 
+# the statistical marker is a plugin of its own, active with or without --agentcov
+pytest_plugins = ["otel_agentcov.pytest_marker"]
+
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("agentcov", "agent behaviour coverage (otel_agentcov)")
