@@ -181,7 +181,7 @@ def test_report_in_headless_chromium(
                   "--window-size=1200,480")
         agent_page = clean.parent / page_name("triage_agent")
         _chromium(agent_page, tmp_path, f"--screenshot={DOCS / 'html-report-agent.png'}",
-                  "--window-size=1200,1900")
+                  "--window-size=1200,2500")
 
 
 def test_screenshot_is_committed() -> None:
