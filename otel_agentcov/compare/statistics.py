@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..stats import wilson
+from ..stats import wilson_interval_at
 from ..verdicts import FAIL, INCONCLUSIVE, PASS
 
 ALPHA = 0.05
@@ -25,15 +25,17 @@ POOLED = "(pooled)"
 _MAX_PLANNED_RUNS = 10_000_000
 
 
-def newcombe(x0: float, n0: float, x1: float, n1: float) -> tuple[float, float]:
+def newcombe(x0: int, n0: int, x1: int, n1: int) -> tuple[float, float]:
     """95 % Newcombe (hybrid Wilson score) interval for d = p0 - p1 (positive is a drop).
 
     Both sides need runs (n > 0); the caller decides what a missing side means.
     """
-    w0, w1 = wilson(x0, n0), wilson(x1, n1)
-    assert w0 is not None and w1 is not None, "both sides need runs"
-    p0, p1 = x0 / n0, x1 / n1
-    (l0, u0), (l1, u1) = w0, w1
+    return _newcombe_at(x0 / n0, n0, x1 / n1, n1)
+
+
+def _newcombe_at(p0: float, n0: int, p1: float, n1: int) -> tuple[float, float]:
+    """The interval for observed rates over n runs (rates need not be k/n: planning)."""
+    (l0, u0), (l1, u1) = wilson_interval_at(p0, n0), wilson_interval_at(p1, n1)
     d = p0 - p1
     return d - math.hypot(p0 - l0, u1 - p1), d + math.hypot(u0 - p0, p1 - l1)
 
@@ -71,7 +73,7 @@ def runs_needed(p0: float, p1: float, tolerance: float) -> int | None:
         return None
 
     def settles(n: int) -> bool:
-        return newcombe(p0 * n, n, p1 * n, n)[1] < tolerance
+        return _newcombe_at(p0, n, p1, n)[1] < tolerance
 
     low, high = 1, 2
     while not settles(high):

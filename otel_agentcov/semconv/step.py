@@ -43,3 +43,5 @@ class Step:
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
     version: str | None = None  # gen_ai.agent.version, else the resource's service.version
+    context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
+    resource_context: str | None = None  # ... on its resource: used when no ancestor names one
