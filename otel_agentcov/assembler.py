@@ -12,6 +12,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .judge.content import RunContent, run_content
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
@@ -35,6 +36,7 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    content: RunContent | None = None  # only when a check needs it; dropped once judged
 
     @property
     def duration_s(self) -> float:
@@ -91,6 +93,7 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+            content=run_content(spans, steps),
         )
 
 

@@ -94,6 +94,11 @@ class AgentSpec:
     min_runs: int = 10
     consistency_window: int = 100
 
+    @property
+    def needs_content(self) -> bool:
+        """A declared check reads output, input or tool arguments (classify then captures them)."""
+        return False
+
 
 @dataclass(frozen=True)
 class ExpectResult:
@@ -432,6 +437,7 @@ class CoverageSpec:
         self._cache: dict[str, AgentSpec] = dict(self.agents)
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
+        self._needs_content = any(s.needs_content for s in specs)
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:
@@ -496,6 +502,11 @@ class CoverageSpec:
     def state_attribute_names(self) -> tuple[str, ...]:
         """Every span attribute any entry folds into states, so inputs know what to keep."""
         return self._state_attributes
+
+    @property
+    def needs_content(self) -> bool:
+        """Some entry declares a check that reads content, so classify must capture it."""
+        return self._needs_content
 
 
 def _reason(err: ValidationError) -> str:
