@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .must_call import missing_calls
+from .contracts import Check, evaluate
 
 if TYPE_CHECKING:
     from ..assembler import AgentRun
@@ -22,6 +22,7 @@ class Verdicts:
     """What judging one run decided."""
 
     fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
 
 
 PASSING = Verdicts()
@@ -29,9 +30,10 @@ PASSING = Verdicts()
 
 def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
     """Every declared check, on every run; cheap when the spec declares none."""
-    if not spec.must_call:
+    if not spec.contracts:
         return PASSING
-    return Verdicts(fails_run=bool(missing_calls(run, spec.must_call)))
+    checks, fails = evaluate(run, spec.contracts)
+    return Verdicts(fails_run=fails, checks=checks)
 
 
-__all__ = ["PASSING", "Verdicts", "judge"]
+__all__ = ["PASSING", "Check", "Verdicts", "judge"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import evaluate_expect
+from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
 from .runs import concerns_section, runs_section
@@ -27,12 +28,13 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     coverage_section,
     runs_section,
     concerns_section,
+    contracts_section,
     expect_section,  # last: it reads every target
 )
 # the JSON report's key order per agent (DESIGN §6)
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "concerns", "expect",
+    "delegations", "edges", "concerns", "contracts", "expect",
 )
 
 __all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]

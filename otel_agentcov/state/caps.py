@@ -24,6 +24,7 @@ class Limits:
     max_paths: int = 100_000
     max_states: int = 100_000
     max_path_samples: int = 1000
+    max_checks: int = 10_000  # contract × behaviour rows (spec names; merged files could add more)
 
 
 def bump(counter: dict[Any, int], key: Any, n: int = 1) -> None:

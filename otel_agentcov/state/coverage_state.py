@@ -18,6 +18,7 @@ from ..assembler import AgentRun
 from ..judge import Verdicts
 from ..spec import AgentSpec
 from .caps import OVERFLOW, Caps, Limits
+from .contracts import Contracts
 from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
@@ -25,7 +26,8 @@ from .inventory import Inventory
 from .outcomes import Outcomes
 
 STATE_FORMAT = "otel_agentcov.state"
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2 added contract verdicts; version-1 files still load (with none)
+READABLE_VERSIONS = (1, 2)
 
 
 class StateError(ValueError):
@@ -40,12 +42,14 @@ class AgentState:
     inventory: Inventory = field(default_factory=Inventory)
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
+    contracts: Contracts = field(default_factory=Contracts)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
         self.outcomes.merge(other.outcomes)
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
+        self.contracts.merge(other.contracts, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +57,7 @@ class AgentState:
             **self.inventory.to_dict(),
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
+            **self.contracts.to_dict(),
         }
 
     @classmethod
@@ -62,6 +67,7 @@ class AgentState:
             inventory=Inventory.from_dict(d),
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
+            contracts=Contracts.from_dict(d),
         )
 
 
@@ -96,6 +102,7 @@ class CoverageState:
         called = st.inventory.add(facts, self.caps)
         st.diversity.add(facts, self.caps)
         st.edges.add(facts, self.caps)
+        st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
 
     def merge(self, other: CoverageState) -> None:
@@ -119,8 +126,9 @@ class CoverageState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], limits: Limits | None = None) -> CoverageState:
-        if data.get("format") != STATE_FORMAT or data.get("version") != STATE_VERSION:
-            raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
+        if data.get("format") != STATE_FORMAT or data.get("version") not in READABLE_VERSIONS:
+            versions = " or ".join(map(str, READABLE_VERSIONS))
+            raise StateError(f"not an {STATE_FORMAT} version {versions} document")
         state = cls(limits)
         try:
             state.caps.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}

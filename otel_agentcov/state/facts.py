@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..assembler import AgentRun
-from ..judge import Verdicts
+from ..judge import Check, Verdicts
 from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 from ..spec import AgentSpec
 
@@ -74,6 +74,8 @@ class RunFacts:
     score: float
     end_ns: int
     trace_id: int
+    checks: tuple[Check, ...] = ()  # contract verdicts (names and results, never content)
+    contract_failed: bool = False
 
     @property
     def attempts(self) -> int:
@@ -155,4 +157,6 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         score=score,
         end_ns=run.end_ns,
         trace_id=run.trace_id,
+        checks=verdicts.checks,
+        contract_failed=any(c.fails_run for c in verdicts.checks),
     )
