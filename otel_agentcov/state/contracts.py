@@ -28,7 +28,7 @@ class Contracts:
 
     def _add(self, key: CheckKey, counts: list[int], caps: Caps, n: int) -> None:
         cap = caps.limits.max_checks
-        key = caps.key(self.checks, key, cap, "contract_check", OVERFLOW_CHECK, n)
+        key = caps.key(self.checks, key, cap, "contract", OVERFLOW_CHECK, n)
         row = self.checks.setdefault(key, [0, 0, 0])
         for i, c in enumerate(counts):
             row[i] += c
