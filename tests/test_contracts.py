@@ -372,3 +372,67 @@ def test_must_call_shorthand_goes_through_the_same_evaluator() -> None:
         ("must_call", "called:summarize", "violated"),
     ]
     assert not judge(make_run("summarize", "search"), spec.for_agent("a")).fails_run
+
+
+# --- spec validation: one line naming the file, the path inside it and what was expected ---
+
+
+def _error(contract: dict[str, Any], **entry: Any) -> str:
+    from otel_agentcov.spec import SpecError
+
+    with pytest.raises(SpecError) as info:
+        CoverageSpec.from_dict(
+            {"version": 1, "agents": [{"name": "a", "contracts": [contract], **entry}]},
+            "agentcov.yaml",
+        )
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_spec_errors() -> None:
+    at = "agentcov.yaml: agents[0].contracts[0]"
+    assert _error({"name": "c", "must": [{"behavior": "x", "sometimes": "t"}]}) == (
+        f"{at}.must[0].sometimes: unknown key; expected one of: behavior, severity, called, "
+        "calls, eventually, before, after, sequence, trajectory, delegated, output, input")
+    assert _error({"name": "c", "must_not": [
+        {"behavior": "x", "called": "t", "calls": {"tool": "t", "max": 1}}]}) == (
+        f"{at}.must_not[0]: expected exactly one detector (called, calls, eventually, before, "
+        "after, sequence, trajectory, delegated, output, input); got called, calls")
+    assert _error({"name": "c", "must": [{"behavior": "x", "output": {"regex": "(ACCT"}}]}) \
+        .startswith(f"{at}.must[0].output.regex: invalid regex: missing )")
+    assert _error({"name": "c", "must": [
+        {"behavior": "x", "called": {"tool": "t", "args": {"amount": "[0-"}}}]}) \
+        .startswith(f"{at}.must[0].called.args.amount: invalid regex:")
+    assert _error({"name": "c", "must": [
+        {"behavior": "x", "output": {"schema": {"type": "nope"}}}]}) \
+        .startswith(f"{at}.must[0].output.schema: invalid JSON Schema:")
+    assert _error({"name": "c", "must": [{"behavior": "x", "called": "t", "severity": "urgent"}]}
+                  ) == (f"{at}.must[0].severity: expected one of: low, medium, high, critical; "
+                        "got 'urgent'")
+    assert _error({"name": "c", "fail_on": "urgent"}) == (
+        f"{at}.fail_on: expected one of: low, medium, high, critical; got 'urgent'")
+    assert _error({"name": "c", "must": [{"behavior": "x", "calls": {"tool": "t", "min": 2,
+                                                                     "max": 1}}]}) == (
+        f"{at}.must[0].calls.max: expected max >= min (2), got 1")
+    assert _error({"name": "c", "must": [
+        {"behavior": "x", "trajectory": {"tools": ["a"], "mode": "fuzzy"}}]}) == (
+        f"{at}.must[0].trajectory.mode: expected one of: exact, in_order, same_tools, contains, "
+        "only; got 'fuzzy'")
+    assert _error({"name": "c", "must": [{"behavior": "x", "called": "t"},
+                                         {"behavior": "x", "called": "u"}]}) == (
+        f"{at}.must[1].behavior: duplicate behavior name 'x' (first at must[0])")
+
+
+def test_needs_content_only_with_content_detectors() -> None:
+    def spec(*behaviours: dict[str, Any]) -> CoverageSpec:
+        return CoverageSpec.from_dict({"version": 1, "agents": [
+            {"name": "a", "contracts": [{"name": "c", "must": list(behaviours)}]}]})
+
+    assert not spec({"behavior": "x", "called": "t"}).needs_content
+    assert not spec({"behavior": "x", "trajectory": {"tools": ["a", "b*"]}}).needs_content
+    assert spec({"behavior": "x", "output": {"contains": "t"}}).needs_content
+    assert spec({"behavior": "x", "input": {"contains": "t"}}).needs_content
+    assert spec({"behavior": "x", "sequence": {"tools": [
+        "a", {"tool": "b", "args": {"k": "v"}}]}}).needs_content
+    assert not CoverageSpec.from_dict({"version": 1}).needs_content
