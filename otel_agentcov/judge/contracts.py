@@ -13,6 +13,7 @@ deciding with unknown = no match and with unknown = match brackets every possibi
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import re
 from collections.abc import Callable, Sequence
@@ -38,15 +39,29 @@ MODES = ("exact", "in_order", "same_tools", "contains", "only")
 Hit = bool | None  # a call matches / does not / cannot tell (arguments not captured)
 
 
+_GLOB_CHARS = frozenset("*?[")
+
+
 @dataclass(frozen=True)
 class Selector:
     """Tool names or shell globs (aliases already expanded), optionally with argument regexes."""
 
     patterns: tuple[str, ...]
     args: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    # derived once: plain names are a set lookup, globs one compiled regex (runs are judged
+    # on the hot path; fnmatch per call and pattern costs more than the rest of a check)
+    _names: frozenset[str] = field(init=False, compare=False, repr=False)
+    _glob: re.Pattern[str] | None = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        globs = [p for p in self.patterns if not _GLOB_CHARS.isdisjoint(p)]
+        names = frozenset(p for p in self.patterns if _GLOB_CHARS.isdisjoint(p))
+        object.__setattr__(self, "_names", names)
+        regex = re.compile("|".join(fnmatch.translate(g) for g in globs)) if globs else None
+        object.__setattr__(self, "_glob", regex)
 
     def hit(self, tool: str, args: Any) -> Hit:
-        if not any(fnmatchcase(tool, p) for p in self.patterns):
+        if tool not in self._names and (self._glob is None or self._glob.match(tool) is None):
             return False
         if not self.args:
             return True
