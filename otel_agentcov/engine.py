@@ -34,9 +34,10 @@ class CoverageEngine:
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
+        self._content = self.spec.needs_content
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            idle_ttl_s=idle_ttl_s, clock=clock,
+            idle_ttl_s=idle_ttl_s, clock=clock, content=self._content,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -47,7 +48,6 @@ class CoverageEngine:
         self.dropped: dict[str, int] = {}
         self.internal_errors = 0
         self._state_attributes = self.spec.state_attribute_names
-        self._content = self.spec.needs_content
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:

@@ -27,7 +27,7 @@ def _runs(library: str, content: bool = True) -> list[AgentRun]:
     records = list(records_from_json(json.loads(path.read_text()), str(path)))
     steps = [classify(r, (), content) for r in records]
     return [run for tid in dict.fromkeys(s.trace_id for s in steps)
-            for run in assemble(s for s in steps if s.trace_id == tid)]
+            for run in assemble((s for s in steps if s.trace_id == tid), content)]
 
 
 @pytest.mark.parametrize(

@@ -158,5 +158,5 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         end_ns=run.end_ns,
         trace_id=run.trace_id,
         checks=verdicts.checks,
-        contract_failed=any(c.fails_run for c in verdicts.checks),
+        contract_failed=any(c.fails_run for c in verdicts.checks) if verdicts.checks else False,
     )
