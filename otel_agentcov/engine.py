@@ -33,8 +33,8 @@ class CoverageEngine:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
+        self._content = self.spec.needs_content  # classify reads content only if a check needs it
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
-        self._content = self.spec.needs_content
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
             idle_ttl_s=idle_ttl_s, clock=clock, content=self._content,
@@ -122,6 +122,6 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
             }
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, *, contexts: bool = False) -> Snapshot:
         with self.lock:
-            return compute_snapshot(self.state, self.spec, self.span_stats())
+            return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts)

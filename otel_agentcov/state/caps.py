@@ -24,6 +24,8 @@ class Limits:
     max_paths: int = 100_000
     max_states: int = 100_000
     max_path_samples: int = 1000
+    max_contexts: int = 10_000  # tests per agent (DESIGN §3d)
+    max_context_items: int = 200_000  # tool/edge names held across an agent's tests
     max_checks: int = 10_000  # contract × behaviour rows (spec names; merged files could add more)
 
 

@@ -18,6 +18,7 @@ from ..assembler import AgentRun
 from ..judge import Verdicts
 from ..spec import AgentSpec
 from .caps import OVERFLOW, Caps, Limits
+from .contexts import Contexts
 from .contracts import Contracts
 from .diversity import Diversity
 from .edges import Edges
@@ -43,6 +44,7 @@ class AgentState:
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
     contracts: Contracts = field(default_factory=Contracts)
+    contexts: Contexts = field(default_factory=Contexts)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
         self.outcomes.merge(other.outcomes)
@@ -50,6 +52,7 @@ class AgentState:
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
         self.contracts.merge(other.contracts, caps)
+        self.contexts.merge(other.contexts, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +61,7 @@ class AgentState:
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
             **self.contracts.to_dict(),
+            **self.contexts.to_dict(),
         }
 
     @classmethod
@@ -68,6 +72,7 @@ class AgentState:
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
             contracts=Contracts.from_dict(d),
+            contexts=Contexts.from_dict(d),
         )
 
 
@@ -104,6 +109,7 @@ class CoverageState:
         st.edges.add(facts, self.caps)
         st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
+        st.contexts.add(facts, called, self.caps)
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.

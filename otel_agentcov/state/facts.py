@@ -74,6 +74,7 @@ class RunFacts:
     score: float
     end_ns: int
     trace_id: int
+    context: str | None
     checks: tuple[Check, ...] = ()  # contract verdicts (names and results, never content)
     contract_failed: bool = False
 
@@ -157,6 +158,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         score=score,
         end_ns=run.end_ns,
         trace_id=run.trace_id,
+        context=run.context,
         checks=verdicts.checks,
         contract_failed=any(c.fails_run for c in verdicts.checks) if verdicts.checks else False,
     )
