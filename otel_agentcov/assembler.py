@@ -12,6 +12,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .judge.content import RunContent, run_content
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
@@ -37,6 +38,7 @@ class AgentRun:
     tool_definitions: frozenset[str] = frozenset()
     version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
     context: str | None = None  # the test that ran it (DESIGN §3d)
+    content: RunContent | None = None  # only when a check needs it; dropped once judged
 
     @property
     def duration_s(self) -> float:
@@ -66,7 +68,7 @@ class _Builder:
         if step.handoff_to is not None:
             self.delegations.append((step.handoff_from or self.agent, step.handoff_to))
 
-    def build(self, trace_id: int) -> AgentRun:
+    def build(self, trace_id: int, content: bool) -> AgentRun:
         steps = sorted(self.steps, key=lambda s: (s.start_ns, s.end_ns))
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
@@ -98,6 +100,7 @@ class _Builder:
             # the agent span's own version first: a child span may come from another service
             version=next((s.version for s in (*spans, *steps) if s.version), None),
             context=self.context,
+            content=run_content(spans, steps) if content else None,
         )
 
 
@@ -206,8 +209,9 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
         by_agent.get(source, b).delegations.append((source, b.agent))
 
 
-def assemble(steps: Iterable[Step]) -> list[AgentRun]:
-    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules)."""
+def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
+    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules); `content`:
+    also gather the content classify captured into each run's `content`."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
@@ -280,7 +284,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)
-    return [b.build(trace_id) for b in all_builders]
+    return [b.build(trace_id, content) for b in all_builders]
 
 
 def _delegate_step(agent_span: Step) -> Step:
@@ -318,8 +322,10 @@ class RunAssembler:
         max_spans_per_trace: int = 10_000,
         idle_ttl_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        content: bool = False,
     ) -> None:
         self.max_traces = max_traces
+        self.content = content  # the spec judges content: runs carry what classify captured
         self.max_spans_per_trace = max_spans_per_trace
         self.idle_ttl_s = idle_ttl_s
         self._clock = clock
@@ -343,7 +349,7 @@ class RunAssembler:
                 if len(self._traces) >= self.max_traces:
                     _, oldest = self._traces.popitem(last=False)
                     self.flushed_early["trace_limit"] += 1
-                    runs.extend(assemble(oldest.steps.values()))
+                    runs.extend(assemble(oldest.steps.values(), self.content))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
             else:
                 self._traces.move_to_end(step.trace_id)
@@ -355,14 +361,14 @@ class RunAssembler:
                 subtree = _take_subtree(buf, step.span_id)
                 if not buf.steps:
                     del self._traces[step.trace_id]
-                runs.extend(assemble(subtree))
+                runs.extend(assemble(subtree, self.content))
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
             if len(buf.steps) >= self.max_spans_per_trace:
                 del self._traces[step.trace_id]
                 self.flushed_early["span_limit"] += 1
-                runs.extend(assemble(buf.steps.values()))
+                runs.extend(assemble(buf.steps.values(), self.content))
         return runs
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
@@ -383,7 +389,7 @@ class RunAssembler:
                     break
                 del self._traces[trace_id]
                 self.flushed_early["idle_ttl"] += 1
-                runs.extend(assemble(buf.steps.values()))
+                runs.extend(assemble(buf.steps.values(), self.content))
         return runs
 
     def flush_all(self, reason: str | None = None) -> list[AgentRun]:
@@ -393,7 +399,7 @@ class RunAssembler:
             self._traces.clear()
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
-        return [run for buf in buffers for run in assemble(buf.steps.values())]
+        return [run for buf in buffers for run in assemble(buf.steps.values(), self.content)]
 
 
 def _take_subtree(buf: _TraceBuffer, root_id: int) -> list[Step]:

@@ -250,8 +250,10 @@ def _coverage(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace) -> int:
     spec, engine = _load(args)
-    checks = gate.evaluate(offline.report(engine), spec)
+    report = offline.report(engine)
+    checks = gate.evaluate(report, spec)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
+    sys.stdout.write(gate.contract_violations(report))
     if args.junit:
         _write(args.junit, gate.junit_xml(checks, args.allow_inconclusive))
     return 0 if gate.passed(checks, args.allow_inconclusive) else 1

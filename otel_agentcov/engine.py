@@ -33,10 +33,11 @@ class CoverageEngine:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
+        self._content = self.spec.needs_content  # classify reads content only if a check needs it
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            idle_ttl_s=idle_ttl_s, clock=clock,
+            idle_ttl_s=idle_ttl_s, clock=clock, content=self._content,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -69,7 +70,7 @@ class CoverageEngine:
             self.count_drop("end_before_start")
             return
         try:
-            step = classify(record, self._state_attributes)
+            step = classify(record, self._state_attributes, self._content)
         except Exception:
             self.count_drop("malformed")
             self.count_internal_error()
@@ -85,11 +86,15 @@ class CoverageEngine:
             self._fold(runs)
 
     def _fold(self, runs: list[AgentRun]) -> None:
-        """Judge and fold finished runs; one that fails is counted and does not lose the rest."""
+        """Judge and fold finished runs; one that fails is counted and does not lose the rest.
+
+        A run's content is dropped as soon as it is judged: only verdicts reach the state."""
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                self.state.update(run, spec, judge(run, spec))
+                verdicts = judge(run, spec)
+                run.content = None
+                self.state.update(run, spec, verdicts)
             except Exception:
                 self.count_internal_error()
 

@@ -351,3 +351,34 @@ def test_cli_json_state_files_and_junit(tmp_path: Path) -> None:
     assert case is not None and case.get("classname") == "agentcov.writer"
     failure = case.find("failure")
     assert failure is not None and failure.get("type") == "FAIL"
+
+
+def test_newly_violated_critical_contract_behaviour_is_a_hard_regression(tmp_path: Path) -> None:
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "ag", "contracts": [{
+        "name": "safety", "fail_on": "critical", "must_not": [
+            {"behavior": "deletes", "called": "delete_*", "severity": "critical"},
+            {"behavior": "exports", "called": "export", "severity": "medium"},
+        ],
+    }]}]})
+    base = write_trials(tmp_path / "b.json", [
+        ("ag", 400, 400, lambda i: ["search", "export"] if i == 0 else ["search"])
+    ])
+    cur = write_trials(tmp_path / "c.json", [
+        ("ag", 400, 400,
+         lambda i: ["search", "delete_file"] if i == 0 else ["search", "export"] if i < 5
+         else ["search"])
+    ])
+    report = compare(side(base, spec), side(cur, spec))["agents"]["ag"]
+    assert report["pass_rate"]["current"]["passed"] == 399  # the critical violation failed it
+    # only the critical behaviour new in current; `exports` was violated in baseline already
+    assert report["hard_regressions"] == [
+        {"type": "contract_violation", "item": "safety.deletes", "count": 1}
+    ]
+    assert report["verdict"] == "FAIL"
+    # runs no contract failed, compared like the pass rate: 400/400 -> 399/400
+    assert report["contracts"]["baseline"] == [400, 400]
+    assert report["contracts"]["current"] == [399, 400]
+    assert report["contracts"]["diff_ci95"] == pytest.approx(newcombe_hand(400, 400, 399, 400))
+    assert report["contracts"]["verdict"] == "PASS"
+    same = compare(side(base, spec), side(base, spec))["agents"]["ag"]
+    assert same["hard_regressions"] == [] and same["verdict"] == "PASS"

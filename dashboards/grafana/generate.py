@@ -299,6 +299,30 @@ def fleet() -> dash.Dashboard:
         )
     )  # fmt: skip
 
+    d = d.with_row(dash.Row("Behaviour contracts"))
+    d = d.with_panel(
+        series(
+            "Contract violations",
+            "Runs that violated a behaviour contract, per agent, contract, behaviour and "
+            "severity (alert AgentContractViolation: critical pages, others ticket).",
+            [Query(f"sum by (agent, contract, behavior, severity) (increase("
+                   f'agentcov_contract_checks_total{{{SEL}, result="violated"}}'
+                   "[$__rate_interval]))",
+                   "{{agent}} · {{contract}}.{{behavior}} ({{severity}})")],
+            unit="short", w=12, bars=True,
+        )
+    )  # fmt: skip
+    d = d.with_panel(
+        tabular(
+            "Violation rate per behaviour, worst first",
+            "Violated / decided runs in the last hour over every replica (recording rule "
+            "agentcov:contract_violation:ratio); runs whose content was not captured are "
+            "unknown and counted in neither.",
+            [Query('agentcov:contract_violation:ratio{agent=~"$agent"}', "", True, True)],
+            w=12, unit="percentunit", sort_by="Value",
+        )
+    )  # fmt: skip
+
     d = d.with_row(dash.Row("Runs"))
     d = d.with_panel(
         series(

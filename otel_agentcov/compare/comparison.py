@@ -72,6 +72,19 @@ def _tool_calls(st: AgentState) -> dict[str, int]:
     return {t: ok + err for t, (ok, err) in st.inventory.tools.items()}
 
 
+def _contract_rate(b_st: AgentState, c_st: AgentState, settings: Settings
+                   ) -> dict[str, Any] | None:
+    """Runs no contract failed, among runs a contract applied to, compared like the pass rate
+    (DESIGN §3c; uncorrected: a secondary signal, the pass rate already counts these runs)."""
+    (j0, f0), (j1, f1) = ((s.contracts.judged, s.contracts.failed) for s in (b_st, c_st))
+    if not (j0 and j1):
+        return None
+    v = pass_rate_verdict(j0 - f0, j0, j1 - f1, j1, tolerance=settings.tolerance,
+                          alpha=settings.alpha)
+    return {"verdict": v.verdict, "baseline": [j0 - f0, j0], "current": [j1 - f1, j1],
+            "diff_ci95": list(v.diff_ci95), "p_value": v.p_value}
+
+
 def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
            settings: Settings) -> dict[str, Any]:
     b_st, b_rep = baseline.agent(name)
@@ -98,6 +111,9 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
     if hard:
         verdict = FAIL
         flags.append("hard_regression")
+    contracts = _contract_rate(b_st, c_st, settings)
+    if contracts is not None and contracts["verdict"] == FAIL:
+        flags.append("contract_regression")
     drift = tool_drift(_tool_calls(b_st), _tool_calls(c_st), settings.alpha)
     if drift.drift:
         flags.append("drift")
@@ -111,6 +127,7 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
         "lost": lost,
         "new": new,
         "coverage": _coverage(b_rep, c_rep),
+        "contracts": contracts,
         "drift": {"p_value": drift.p_value, "cramers_v": drift.cramers_v, "drift": drift.drift,
                   "categories": drift.categories},
     }

@@ -1,7 +1,7 @@
 """Hard regressions: changes that fail a comparison whatever the statistics say (DESIGN §3c).
 
-Each check reads the two agent states and returns what regressed; a new concern (critical
-contract behaviours newly violated, once the state records contracts) adds one check here.
+Each check reads the two agent states and returns what regressed; a new concern adds one check
+to `HARD_CHECKS`.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..state import AgentState
+from ..state import OVERFLOW, AgentState
 
 HardCheck = Callable[[AgentState, AgentState], list[dict[str, Any]]]
 
@@ -27,7 +27,18 @@ def new_restricted_attempts(baseline: AgentState, current: AgentState) -> list[d
     ]
 
 
-HARD_CHECKS: tuple[HardCheck, ...] = (new_restricted_attempts,)
+def new_critical_violations(baseline: AgentState, current: AgentState) -> list[dict[str, Any]]:
+    """A `critical` contract behaviour violated in current and never in baseline (§3a)."""
+    before = {(c, b) for (c, b, _, _), (_, violated, _) in baseline.contracts.checks.items()
+              if violated}
+    return [
+        {"type": "contract_violation", "item": f"{c}.{b}", "count": violated}
+        for (c, b, _, severity), (_, violated, _) in current.contracts.checks.items()
+        if severity == "critical" and violated and (c, b) not in before and c != OVERFLOW
+    ]
+
+
+HARD_CHECKS: tuple[HardCheck, ...] = (new_restricted_attempts, new_critical_violations)
 
 
 def hard_regressions(baseline: AgentState, current: AgentState) -> list[dict[str, Any]]:

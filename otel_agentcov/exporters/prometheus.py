@@ -40,7 +40,8 @@ __all__ = [
 ]
 
 DROP_REASONS = ("queue_full", "malformed", "invalid_ids", "end_before_start", "after_shutdown")
-OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state", "version")
+OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state", "contract", "version")
+CHECK_RESULTS = ("satisfied", "violated", "unknown")
 # agentcov_version_verdict: a version against the one before it (DESIGN §3c)
 VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 
@@ -118,6 +119,11 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
     paths_est = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.", a)
     states_obs = _gauge("agentcov_states_observed", "Distinct states observed.", a)
     states_est = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.", a)
+    checks = _counter(
+        "agentcov_contract_checks",
+        "Contract behaviour verdicts on runs, by result.",
+        [*a, "contract", "behavior", "severity", "result"],
+    )
     av = [*a, "version"]
     version_runs = _counter("agentcov_version_runs", "Completed runs per agent version.", av)
     version_passed = _counter("agentcov_version_runs_passed", "Passed runs per agent version.", av)
@@ -184,6 +190,9 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         paths_est.add((agent,), rep["paths"].get("estimated"))
         states_obs.add((agent,), rep["states"].get("observed"))
         states_est.add((agent,), rep["states"].get("estimated"))
+        for c in rep.get("contracts", ()):
+            for result in CHECK_RESULTS:
+                checks.add((agent, c["contract"], c["behavior"], c["severity"], result), c[result])
         for ver in rep.get("versions", ()):
             agent_version = (agent, ver["version"])
             version_runs.add(agent_version, ver["runs"])
@@ -224,7 +233,7 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
         model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
         runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
-        paths_obs, paths_est, states_obs, states_est,
+        paths_obs, paths_est, states_obs, states_est, checks,
         version_runs, version_passed, version_rate, version_tools, version_verdict,
         by_kind, dropped, early, overflow, internal, in_flight,
     ]  # fmt: skip

@@ -27,6 +27,7 @@ class Limits:
     max_versions: int = 5  # per agent: the newest versions kept for version verdicts
     max_contexts: int = 10_000  # tests per agent (DESIGN §3d)
     max_context_items: int = 200_000  # tool/edge names held across an agent's tests
+    max_checks: int = 10_000  # contract × behaviour rows (spec names; merged files could add more)
 
 
 def bump(counter: dict[Any, int], key: Any, n: int = 1) -> None:

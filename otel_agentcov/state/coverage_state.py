@@ -19,6 +19,7 @@ from ..judge import Verdicts
 from ..spec import AgentSpec
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
+from .contracts import Contracts
 from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
@@ -27,7 +28,8 @@ from .outcomes import Outcomes
 from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2 added contract verdicts; version-1 files still load (with none)
+READABLE_VERSIONS = (1, 2)
 
 
 class StateError(ValueError):
@@ -42,6 +44,7 @@ class AgentState:
     inventory: Inventory = field(default_factory=Inventory)
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
+    contracts: Contracts = field(default_factory=Contracts)
     versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
 
@@ -50,6 +53,7 @@ class AgentState:
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
+        self.contracts.merge(other.contracts, caps)
         self.versions.merge(other.versions, caps)
         self.contexts.merge(other.contexts, caps)
 
@@ -59,6 +63,7 @@ class AgentState:
             **self.inventory.to_dict(),
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
+            **self.contracts.to_dict(),
             **self.versions.to_dict(),
             **self.contexts.to_dict(),
         }
@@ -70,6 +75,7 @@ class AgentState:
             inventory=Inventory.from_dict(d),
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
+            contracts=Contracts.from_dict(d),
             versions=Versions.from_dict(d),
             contexts=Contexts.from_dict(d),
         )
@@ -106,6 +112,7 @@ class CoverageState:
         called = st.inventory.add(facts, self.caps)
         st.diversity.add(facts, self.caps)
         st.edges.add(facts, self.caps)
+        st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
         st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
@@ -131,8 +138,9 @@ class CoverageState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], limits: Limits | None = None) -> CoverageState:
-        if data.get("format") != STATE_FORMAT or data.get("version") != STATE_VERSION:
-            raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
+        if data.get("format") != STATE_FORMAT or data.get("version") not in READABLE_VERSIONS:
+            versions = " or ".join(map(str, READABLE_VERSIONS))
+            raise StateError(f"not an {STATE_FORMAT} version {versions} document")
         state = cls(limits)
         try:
             state.caps.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
