@@ -22,7 +22,7 @@ import pytest
 from _hand_stats import Z, fisher_hand, newcombe_hand, wilson_hand
 
 from otel_agentcov import cli, offline
-from otel_agentcov.compare import Settings, Side, compare
+from otel_agentcov.compare import RENDERERS, Settings, Side, compare
 from otel_agentcov.compare.statistics import pass_rate_verdict, pool_sparse, tool_drift
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import CoverageState
@@ -380,5 +380,8 @@ def test_newly_violated_critical_contract_behaviour_is_a_hard_regression(tmp_pat
     assert report["contracts"]["current"] == [399, 400]
     assert report["contracts"]["diff_ci95"] == pytest.approx(newcombe_hand(400, 400, 399, 400))
     assert report["contracts"]["verdict"] == "PASS"
+    markdown = RENDERERS["markdown"](compare(side(base, spec), side(cur, spec)))
+    assert "- contracts: runs no contract failed 400/400 → 399/400" in markdown
+    assert "contract_violation safety.deletes ×1" in markdown
     same = compare(side(base, spec), side(base, spec))["agents"]["ag"]
     assert same["hard_regressions"] == [] and same["verdict"] == "PASS"

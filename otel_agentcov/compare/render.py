@@ -89,6 +89,16 @@ def _drift(drift: Mapping[str, Any]) -> str:
             f"{drift['cramers_v']:.2f}, {drift['categories']} categories)")
 
 
+def _contracts(agent: Mapping[str, Any]) -> list[str]:
+    """`contracts: 400/400 → 399/400 runs unfailed, drop … : PASS`, when both sides had any."""
+    c = agent.get("contracts")
+    if c is None:
+        return []
+    (x0, n0), (x1, n1), (lo, hi) = c["baseline"], c["current"], c["diff_ci95"]
+    return [f"contracts: runs no contract failed {x0}/{n0} → {x1}/{n1}, drop "
+            f"{_points(x0 / n0 - x1 / n1)} pts [{_points(lo)}, {_points(hi)}]: {c['verdict']}"]
+
+
 def render_text(report: Mapping[str, Any]) -> str:
     tol = report["tolerance"]
     lines = [f"agentcov compare: {report['verdict']} (tolerated drop {100 * tol:g} pts, "
@@ -106,6 +116,7 @@ def render_text(report: Mapping[str, Any]) -> str:
         ]
         why = reason(a, tol)
         lines += [f"  why        {why}"] if why else []
+        lines += [f"  {line}" for line in _contracts(a)]
         lines += [f"  {line}" for line in _changes(a)]
     return "\n".join(lines) + "\n"
 
@@ -139,6 +150,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         notes = [f"- flags: {', '.join(a['flags'])}"] if a["flags"] else []
         why = reason(a, tol)
         notes += [f"- {escape(why)}"] if why else []
+        notes += [f"- {escape(line)}" for line in _contracts(a)]
         notes.append(f"- {escape(_drift(a['drift']))}")
         notes += [
             f"- {which} {kind}: {', '.join(escape(i) for i in a[which][kind])}"
