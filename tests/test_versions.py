@@ -158,3 +158,26 @@ def test_state_round_trip_merge_and_old_files(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc), encoding="utf-8")
     old = CoverageState.load(path)
     assert old.agents["triage"].outcomes.runs == 5 and old.agents["triage"].versions.counts == {}
+
+
+def test_merge_is_order_free_below_the_cap() -> None:
+    states = []
+    for versions in (("1.0", "1.1"), ("1.1", "2.0")):
+        provider = TracerProvider()
+        processor = AgentCoverageProcessor(SPEC)
+        provider.add_span_processor(processor)
+        for k, version in enumerate(versions, start=2):
+            emit(provider, version, k - 1, k)
+        provider.force_flush()
+        states.append(processor.engine.state.to_dict())
+        provider.shutdown()
+    ab, ba = CoverageState(), CoverageState()
+    for target, order in ((ab, states), (ba, states[::-1])):
+        for doc in order:
+            target.merge(CoverageState.from_dict(doc))
+    assert ab.to_dict() == ba.to_dict()
+    counts = ab.agents["triage"].versions.counts
+    # 1.1 came from both: 3 runs (2 passed) in the first state, 2 runs (1 passed) in the second
+    assert {v: (c.runs, c.passed) for v, c in counts.items()} == {
+        "1.0": (2, 1), "1.1": (5, 3), "2.0": (3, 2)
+    }
