@@ -12,7 +12,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -74,6 +74,8 @@ class _Builder:
             llm = [s for s in steps if s.kind == LLM]
             error = llm[-1].error if llm else None
         limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
+        if self.span is not None and 0 < self.span.step_limit < sum(s.kind == LLM for s in steps):
+            limits |= {MAX_STEPS}  # more model calls than the agent's own budget allows
         input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
         if input_chars is None:
             input_chars = next(

@@ -37,6 +37,7 @@ class Scenario:
     agents: dict[str, A]
     error_types: frozenset[str] = frozenset()  # step-level error names, short class names
     spec: dict[str, Any] | None = None
+    open_traces: int = 0  # traces whose root span the instrumentation never ended
 
 
 def b(*names: str) -> frozenset[str]:
@@ -217,6 +218,37 @@ PYDANTIC_AI = {
 }
 
 
+
+SMOLAGENTS = {
+    # `final_answer` (how a ToolCallingAgent answers) is no tool call
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    # the tool's error goes back to the model, which answers next step
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_steps=2: two steps, then one answer call past the budget; no error anywhere
+    "max_steps": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))}),
+    # the managed agent's run nests straight under the manager's step (no tool span)
+    "managed_agent": Scenario({
+        "orchestrator": A(llm=2, models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # the failed run's `<agent>.run` span is never ended (the run raises past the wrapper):
+    # its step and model spans are all there is, so they count for service.name; a failed
+    # model span carries no model name
+    "http_500": Scenario(
+        {"smolagents-app": A(errors=1, boundaries=b("error_path"))},
+        b("InternalServerError"),
+        open_traces=1,
+    ),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -229,4 +261,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "strands": STRANDS,
     "adk": ADK,
     "pydantic_ai": PYDANTIC_AI,
+    "smolagents": SMOLAGENTS,
 }

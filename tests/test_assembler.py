@@ -455,3 +455,11 @@ def test_flush_all_counts_a_reason_only_when_given() -> None:
     ra.add(tool(3, 100, "c", trace_id=3), False)
     ra.flush_all("shutdown")
     assert ra.flushed_early["shutdown"] == 1
+
+
+@pytest.mark.parametrize(("calls", "hit"), [(2, False), (3, True)])
+def test_more_model_calls_than_the_agents_step_budget_is_max_steps(calls: int, hit: bool) -> None:
+    looper = agent(1, None, "looper", end=100)
+    looper.step_limit = 2  # smolagents' `max_steps`: one answer call follows the last step
+    runs = assemble([looper, *(chat(10 + i, 1, start=1 + i) for i in range(calls))])
+    assert [r.limits for r in runs] == [frozenset({"max_steps"} if hit else ())]

@@ -165,3 +165,17 @@ def test_openinference_and_traceloop_dialects() -> None:
     unknown = classify(rec("FakeChat.chat", {"gen_ai.operation.name": "chat",
                                              "gen_ai.request.model": "unknown"}))
     assert unknown.model is None
+
+
+def test_smolagents_names_from_span_names_and_answer_tool() -> None:
+    scope = {"scope_name": "openinference.instrumentation.smolagents"}
+    run = {"openinference.span.kind": "AGENT", "smolagents.max_steps": 3}
+    named = classify(rec("billing.run", run, **scope))
+    assert (named.kind, named.agent, named.step_limit) == ("agent", "billing", 3)
+    assert classify(rec("ToolCallingAgent.run", run, **scope)).agent is None  # a class name
+    answer = {"openinference.span.kind": "TOOL", "tool.name": "final_answer"}
+    assert classify(rec("FinalAnswerTool", answer, **scope)).kind == "other"
+    real = classify(rec("_Tool", {**answer, "tool.name": "get_weather"}, **scope))
+    assert (real.kind, real.tool) == ("tool", "get_weather")
+    # the same shapes from another OpenInference library keep the generic reading
+    assert classify(rec("final_answer", answer)).kind == "tool"

@@ -35,6 +35,7 @@ class Step:
     handoff_to: str | None = None
     handoff_tool: bool = False
     handoff_hint: str | None = None
+    step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
     graph_candidate: bool = False  # a LangGraph graph span: an agent only when a tool started it
     decision: str | None = None
     tool_definitions: tuple[str, ...] = ()
