@@ -12,7 +12,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, Step
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, WORKFLOW, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -67,6 +67,8 @@ class _Builder:
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
             start, end = self.span.start_ns, self.span.end_ns
+            if self.span.turn:  # a turn marker opens the run; its work follows the marker
+                end = max((s.end_ns for s in steps), default=end)
             error = next((s.error for s in spans if s.error), None)
         else:
             start = min((s.start_ns for s in steps), default=0)
@@ -135,6 +137,12 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
             src.delegations.append((src.agent, step.handoff_hint))
 
 
+def _wraps_llm(step: Step, children: dict[int, list[Step]]) -> bool:
+    """An LLM span around another LLM span is one model call (LlamaIndex `achat` calling its
+    base class's `achat`): only the innermost, which carries usage and errors, is counted."""
+    return step.kind == LLM and any(k.kind == LLM for k in children.get(step.span_id, ()))
+
+
 def _opens_run(step: Step, parent_is_tool: bool) -> bool:
     """Agent spans open runs; a LangGraph graph inside a node only when a tool started it."""
     return step.kind == AGENT and bool(step.agent) and (not step.graph_candidate or parent_is_tool)
@@ -158,6 +166,38 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
                 hosts[kid.span_id] = agent.span_id
                 break
     return hosts
+
+
+def _turns(kids: list[Step], current: _Builder | None, builders: list[_Builder],
+           ) -> dict[int, _Builder]:
+    """Siblings after a turn marker (LlamaIndex `setup_agent`) are the marked agent's work, up
+    to the next marker naming another agent; a marker under another agent's run is a call."""
+    owners: dict[int, _Builder] = {}
+    turn: _Builder | None = None
+    for kid in sorted(kids, key=lambda k: k.start_ns):
+        if kid.turn and kid.agent is not None:
+            if turn is not None and turn.agent == kid.agent:
+                turn.extra_spans.append(kid)
+            elif current is not None and current.agent == kid.agent:
+                turn = current
+            else:
+                turn = _Builder(kid.agent, kid)
+                builders.append(turn)
+                if current is not None:
+                    _delegate(current, turn)
+        if turn is not None:
+            owners[kid.span_id] = turn
+    return owners
+
+
+def _adopt_failed_workflows(workflows: list[Step], builders: list[_Builder]) -> None:
+    """A workflow span that failed (an error or a limit raised past its agents) fails the last
+    agent run that ran directly under it."""
+    for workflow in workflows:
+        runs = [b for b in builders
+                if b.span is not None and b.parent_span_id == workflow.span_id]
+        if runs:
+            max(runs, key=lambda b: b.span.start_ns if b.span else 0).extra_spans.append(workflow)
 
 
 def _delegate(caller: _Builder, callee: _Builder) -> None:
@@ -220,6 +260,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
     visited: set[int] = set()
+    failed_workflows: list[Step] = []
 
     def walk(root: Step) -> None:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it)
@@ -242,7 +283,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                     by_span[step.span_id] = here
                     if current is not None:
                         _delegate(current, here)
-            elif step.kind in _RUN_STEP_KINDS:
+            elif step.kind == WORKFLOW and step.error is not None:
+                failed_workflows.append(step)
+            elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):
                 owner = current
                 if owner is None:
                     owner = orphans.get(step.fallback_agent)
@@ -255,8 +298,10 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 # before the work it hosts is placed
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
+                owners = _turns(kids, here, builders) if any(k.turn for k in kids) else {}
                 is_tool = step.kind == TOOL
-                stack.extend((k, here, is_tool, hosts.get(k.span_id)) for k in kids)
+                stack.extend((k, owners.get(k.span_id, here), is_tool, hosts.get(k.span_id))
+                             for k in kids)
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
@@ -265,6 +310,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
             if s.span_id not in visited:
                 walk(s)
     all_builders = builders + list(orphans.values())
+    _adopt_failed_workflows(failed_workflows, builders)
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)

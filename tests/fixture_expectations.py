@@ -249,6 +249,35 @@ SMOLAGENTS = {
     ),
 }
 
+
+LLAMA_INDEX = {
+    # no agent spans: `setup_agent` steps (the name read from their input event) start turns;
+    # `achat` inside `achat` and `_prepare_chat_with_tools` are one model call
+    "two_tools": TWO_TOOLS,
+    "not_streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the error goes back to the model, which answers
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_iterations=2: the workflow raises "Max iterations of 2 reached!" on its root span
+    "max_iterations": Scenario(
+        {"looper": A(errors=1, llm=2, tools={"get_weather": (1, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps", "error_path"))},
+    ),  # no step-level error: the failure is the workflow's, which fails looper's run
+    # AgentWorkflow: the `handoff` tool, then billing's turn under the same workflow span
+    "handoff": Scenario({
+        "triage": A(tools={"handoff": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -262,4 +291,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "adk": ADK,
     "pydantic_ai": PYDANTIC_AI,
     "smolagents": SMOLAGENTS,
+    "llama_index": LLAMA_INDEX,
 }

@@ -179,3 +179,22 @@ def test_smolagents_names_from_span_names_and_answer_tool() -> None:
     assert (real.kind, real.tool) == ("tool", "get_weather")
     # the same shapes from another OpenInference library keep the generic reading
     assert classify(rec("final_answer", answer)).kind == "tool"
+
+
+def test_llama_index_reads_only_the_agent_name_from_a_turns_input() -> None:
+    scope = {"scope_name": "openinference.instrumentation.llama_index"}
+    chain = {"openinference.span.kind": "CHAIN"}
+    secret = "CANARY-7f3a my card is 4111"
+    event = f"AgentInput(input=[ChatMessage(text='{secret}')], current_agent_name='billing')"
+    marker = classify(rec("AgentWorkflow.setup_agent", {**chain, "input.value": event}, **scope))
+    assert (marker.kind, marker.agent, marker.turn) == ("other", "billing", True)
+    assert secret not in repr(marker)  # the prompt beside the name is not kept
+    hidden = classify(rec("BaseWorkflowAgent.setup_agent", chain, **scope))  # inputs hidden
+    assert (hidden.agent, hidden.turn) == (None, False)
+    assert classify(rec("AgentWorkflow.run", chain, **scope)).kind == "workflow"
+    llm = {"openinference.span.kind": "LLM", "llm.model_name": "m"}
+    assert classify(rec("OpenAILike._prepare_chat_with_tools", llm, **scope)).kind == "other"
+    assert classify(rec("OpenAILike.achat", llm, **scope)).kind == "llm"
+    handoff = classify(rec("FunctionTool.acall", {"openinference.span.kind": "TOOL",
+                                                  "tool.name": "handoff"}, **scope))
+    assert (handoff.tool, handoff.handoff_tool) == ("handoff", True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, openinference, pydantic_ai, smolagents, traceloop
+from . import genai, llama_index, openinference, pydantic_ai, smolagents, traceloop
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
@@ -18,6 +18,7 @@ Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
 ADAPTERS: tuple[Adapter, ...] = (
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     smolagents.classify,  # scope `openinference.instrumentation.smolagents`
+    llama_index.classify,  # scope `openinference.instrumentation.llama_index`
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
     genai.classify,  # `gen_ai.operation.name`
