@@ -132,8 +132,11 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         src, step = max(named or candidates, key=lambda c: c[1].start_ns)
         used.add(step.span_id)
         src.delegations.append((src.agent, target.agent))
+    nested = {(b.span.parent_id, _norm(b.agent)) for b in builders if b.span is not None}
     for src, step in pending:
-        if step.span_id not in used and step.handoff_hint:
+        if step.span_id in used or not step.handoff_hint:
+            continue
+        if (step.span_id, _norm(step.handoff_hint)) not in nested:  # else: agent-as-tool's edge
             src.delegations.append((src.agent, step.handoff_hint))
 
 

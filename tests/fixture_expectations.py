@@ -278,6 +278,64 @@ LLAMA_INDEX = {
     ),
 }
 
+
+# CrewAI: agents are roles; the crew's kickoff is a workflow; "Delegate work to coworker" names
+# its coworker only in its arguments. The default wrappers emit no model spans (no models, no
+# LLM counts) and no span for the coworker's work; the event listener has both, with errors as
+# status only (`_OTHER`). `max_iter` is signalled by neither: at the limit CrewAI asks for a
+# final answer (a third model call for max_iter=2), so only the spec's max_steps sees it.
+CREWAI = {
+    "two_tools": Scenario(
+        {"weather": A(llm=0, tools={"get_weather": (1, 0), "get_time": (1, 0)})}),
+    "streaming": Scenario(
+        {"weather": A(llm=0, tools={"get_weather": (1, 0), "get_time": (1, 0)})}),
+    "tool_error": Scenario(
+        {"orders": A(llm=0, tools={"lookup_order": (0, 1)}, boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "max_iter": Scenario({"looper": A(llm=0, tools={"get_weather": (2, 0)})}),
+    "delegation": Scenario({"triage": A(
+        llm=0, tools={"Delegate work to coworker": (1, 0)}, delegations=("triage->billing",))}),
+    # the manager agent CrewAI creates for a hierarchical crew is named "Crew Manager"
+    "hierarchical": Scenario({"Crew Manager": A(
+        llm=0, tools={"Delegate work to coworker": (1, 0)},
+        delegations=("Crew Manager->billing",))}),
+    # CrewAI retries a failed task inside one `_execute_core`
+    "http_500": Scenario({"weather": A(errors=1, llm=0, boundaries=b("error_path"))},
+                         b("InternalServerError")),
+}
+CREWAI_EVENTS = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("_OTHER"),
+    ),
+    "max_iter": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    # the coworker's run nests under the delegate tool: one edge, not two
+    "delegation": Scenario({
+        "triage": A(llm=2, tools={"delegate_work_to_coworker": (1, 0)},
+                    models={"triage-model": 2}, delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "hierarchical": Scenario({
+        "Crew Manager": A(llm=2, tools={"delegate_work_to_coworker": (1, 0)},
+                          models={"triage-model": 2}, delegations=("Crew Manager->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # each of CrewAI's three attempts at the task is its own agent span
+    "http_500": Scenario(
+        {"weather": A(runs=3, errors=3, llm=3, models={"broken-model": 3},
+                      boundaries=b("error_path"))},
+        b("_OTHER"),
+    ),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -292,4 +350,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "pydantic_ai": PYDANTIC_AI,
     "smolagents": SMOLAGENTS,
     "llama_index": LLAMA_INDEX,
+    "crewai": CREWAI,
+    "crewai_events": CREWAI_EVENTS,
 }

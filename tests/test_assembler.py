@@ -511,3 +511,14 @@ def test_an_llm_span_around_an_llm_span_is_one_model_call() -> None:
     inner.error = "InternalServerError"
     runs = assemble([agent(1, None, "a", end=10), outer, inner])
     assert [(s.span_id, s.error) for s in runs[0].steps] == [(3, "InternalServerError")]
+
+
+def test_hand_off_tool_whose_target_runs_inside_it_is_one_edge() -> None:
+    delegate = tool(2, 1, "delegate_work_to_coworker", start=10)
+    delegate.handoff_tool, delegate.handoff_hint = True, "billing"
+    lone = tool(4, 1, "delegate_work_to_coworker", start=30)
+    lone.handoff_tool, lone.handoff_hint = True, "billing"  # the coworker left no span
+    steps = [agent(1, None, "triage", end=100), delegate, agent(3, 2, "billing", start=11, end=20),
+             lone]
+    runs = by_agent(assemble(steps))
+    assert runs["triage"].delegations == [("triage", "billing"), ("triage", "billing")]

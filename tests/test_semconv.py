@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -198,3 +199,23 @@ def test_llama_index_reads_only_the_agent_name_from_a_turns_input() -> None:
     handoff = classify(rec("FunctionTool.acall", {"openinference.span.kind": "TOOL",
                                                   "tool.name": "handoff"}, **scope))
     assert (handoff.tool, handoff.handoff_tool) == ("handoff", True)
+
+
+def test_crewai_coworker_tools_name_only_their_coworker() -> None:
+    scope = {"scope_name": "openinference.instrumentation.crewai"}
+    secret = "CANARY-91bd refund card 4111"
+    args = json.dumps({"task": secret, "context": secret, "coworker": "billing"})
+    tool_attrs = {"openinference.span.kind": "TOOL", "tool.name": "Delegate work to coworker",
+                  "input.value": args}
+    step = classify(rec("Delegate work to coworker.run", tool_attrs, **scope))
+    assert (step.kind, step.handoff_tool, step.handoff_hint) == ("tool", True, "billing")
+    assert secret not in repr(step)
+    plain = classify(rec("get_weather.run", {**tool_attrs, "tool.name": "get_weather"}, **scope))
+    assert (plain.handoff_tool, plain.handoff_hint) == (False, None)
+    listener = scope["scope_name"] + "._event_listener"
+    kickoff = classify(rec("crew.kickoff", {"openinference.span.kind": "CHAIN"},
+                           scope_name=listener))
+    assert kickoff.kind == "workflow"
+    agent = classify(rec("looper._execute_core", {"openinference.span.kind": "AGENT",
+                                                  "graph.node.id": "looper"}, **scope))
+    assert (agent.kind, agent.agent) == ("agent", "looper")

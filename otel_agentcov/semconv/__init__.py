@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, llama_index, openinference, pydantic_ai, smolagents, traceloop
+from . import crewai, genai, llama_index, openinference, pydantic_ai, smolagents, traceloop
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
@@ -19,6 +19,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     smolagents.classify,  # scope `openinference.instrumentation.smolagents`
     llama_index.classify,  # scope `openinference.instrumentation.llama_index`
+    crewai.classify,  # scopes `openinference.instrumentation.crewai[._event_listener]`
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
     genai.classify,  # `gen_ai.operation.name`
