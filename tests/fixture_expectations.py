@@ -336,6 +336,38 @@ CREWAI_EVENTS = {
     ),
 }
 
+
+# AutoGen AgentChat: GenAI `invoke_agent`/`execute_tool` spans, `create_agent` spans as their own
+# traces, runtime `autogen create/send/publish/process` spans (no agents); autogen-ext's model
+# client emits no model spans (no models, no LLM counts) and no limit is signalled.
+_AG_WEATHER = A(llm=0, tools={"get_weather": (1, 0), "get_time": (1, 0)})
+AUTOGEN = {
+    "two_tools": Scenario({"weather": _AG_WEATHER}),
+    "streaming": Scenario({"weather": _AG_WEATHER}),
+    "tool_error": Scenario(
+        {"orders": A(llm=0, tools={"lookup_order": (0, 1)}, boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_tool_iterations=2 ends the tool loop quietly (a reflection answer follows)
+    "max_tool_iterations": Scenario({"looper": A(llm=0, tools={"get_weather": (2, 0)})}),
+    # Swarm: `transfer_to_billing`; billing's invoke_agent is in another runtime trace
+    "swarm": Scenario({
+        "triage": A(llm=0, tools={"transfer_to_billing": (1, 0)},
+                    delegations=("triage->billing",)),
+        "billing": A(llm=0),
+    }),
+    # a round-robin group chat takes turns: no agent hands over to another
+    "round_robin": Scenario({"weather": _AG_WEATHER, "billing": A(llm=0)}),
+    # AgentTool: the tool is named after the agent, whose run nests under it
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=0, tools={"billing": (1, 0)},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(llm=0),
+    }),
+    "http_500": Scenario({"weather": A(errors=1, llm=0, boundaries=b("error_path"))},
+                         b("InternalServerError")),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -352,4 +384,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "llama_index": LLAMA_INDEX,
     "crewai": CREWAI,
     "crewai_events": CREWAI_EVENTS,
+    "autogen": AUTOGEN,
 }
