@@ -203,6 +203,21 @@ def _adopt_failed_workflows(workflows: list[Step], builders: list[_Builder]) -> 
             max(runs, key=lambda b: b.span.start_ns if b.span else 0).extra_spans.append(workflow)
 
 
+def _place_workflow_handoffs(handoffs: list[Step], builders: list[_Builder]) -> None:
+    """A hand-off a workflow records outside any agent (Agent Framework's edge from executor A
+    to executor B) is A's step when both ran as agents in the trace; an edge from or to an
+    orchestrator that is no agent is routing, not a hand-off."""
+    runs: dict[str, list[_Builder]] = defaultdict(list)
+    for b in builders:
+        runs[b.agent].append(b)
+    for step in handoffs:
+        sources = runs.get(step.handoff_from or "")
+        if not sources or step.handoff_to not in runs:
+            continue
+        before = [b for b in sources if b.span is None or b.span.start_ns <= step.start_ns]
+        (before or sources)[-1].add(step)
+
+
 def _delegate(caller: _Builder, callee: _Builder) -> None:
     assert callee.span is not None
     caller.steps.append(_delegate_step(callee.span))
@@ -264,6 +279,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     orphans: dict[str, _Builder] = {}
     visited: set[int] = set()
     failed_workflows: list[Step] = []
+    declared: list[Step] = []
 
     def walk(root: Step) -> None:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it)
@@ -288,6 +304,8 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                         _delegate(current, here)
             elif step.kind == WORKFLOW and step.error is not None:
                 failed_workflows.append(step)
+            elif current is None and step.kind == HANDOFF and step.handoff_from is not None:
+                declared.append(step)  # a workflow's edge: placed once the agents' runs exist
             elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):
                 owner = current
                 if owner is None:
@@ -314,6 +332,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 walk(s)
     all_builders = builders + list(orphans.values())
     _adopt_failed_workflows(failed_workflows, builders)
+    _place_workflow_handoffs(declared, builders)
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)

@@ -368,6 +368,41 @@ AUTOGEN = {
                          b("InternalServerError")),
 }
 
+
+# Microsoft Agent Framework, sensitive data off and on (content attributes change nothing here)
+AGENT_FRAMEWORK = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the error goes back to the model, which answers
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_iterations=2: two tool rounds, then one call with tools disallowed answers; no span
+    # says the limit was hit, so only the spec's max_steps (model calls) sees it
+    "max_iterations": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    # HandoffBuilder: the `handoff_to_billing` call leaves no tool span; the workflow's
+    # `edge_group.process` from triage to billing is the edge
+    "handoff": Scenario({
+        "triage": A(models={"triage-model": 1}, delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # GroupChatBuilder, round-robin: the orchestrator routes turns; no agent hands over
+    "group_chat": Scenario({
+        "weather": TWO_TOOLS.agents["weather"],
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("ChatClientException"),
+    ),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -385,4 +420,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "crewai": CREWAI,
     "crewai_events": CREWAI_EVENTS,
     "autogen": AUTOGEN,
+    "agent_framework": AGENT_FRAMEWORK,
+    "agent_framework_sensitive": AGENT_FRAMEWORK,
 }

@@ -522,3 +522,24 @@ def test_hand_off_tool_whose_target_runs_inside_it_is_one_edge() -> None:
              lone]
     runs = by_agent(assemble(steps))
     assert runs["triage"].delegations == [("triage", "billing"), ("triage", "billing")]
+
+
+def test_a_workflow_edge_between_two_agents_runs_is_the_sources_hand_off() -> None:
+    def edge(span_id: int, source: str, target: str, start: int) -> Step:
+        step = span(span_id, 1, "edge", start=start)
+        step.kind, step.handoff_from, step.handoff_to = HANDOFF, source, target
+        return step
+
+    steps = [
+        workflow(1, None, end=100),
+        span(2, 1, "executor triage", start=1, end=20), agent(3, 2, "triage", start=2, end=10),
+        edge(4, "triage", "billing", 21),
+        edge(5, "orchestrator", "triage", 22),  # routing by a non-agent: no edge
+        edge(6, "triage", "nobody", 23),  # a target that never ran: no edge
+        span(7, 1, "executor billing", start=30, end=50), agent(8, 7, "billing", start=31, end=40),
+    ]
+    runs = by_agent(assemble(steps))
+    assert runs["triage"].delegations == [("triage", "billing")]
+    assert kinds(runs["triage"]) == [HANDOFF]
+    assert runs["billing"].delegations == []
+    assert UNKNOWN_AGENT not in runs and "orchestrator" not in runs

@@ -219,3 +219,21 @@ def test_crewai_coworker_tools_name_only_their_coworker() -> None:
     agent = classify(rec("looper._execute_core", {"openinference.span.kind": "AGENT",
                                                   "graph.node.id": "looper"}, **scope))
     assert (agent.kind, agent.agent) == ("agent", "looper")
+
+
+def test_agent_framework_workflow_edges() -> None:
+    scope = {"scope_name": "agent_framework"}
+    edge = classify(rec("edge_group.process SingleEdgeGroup",
+                        {"message.source_id": "triage", "message.target_id": "billing"}, **scope))
+    assert (edge.kind, edge.handoff_from, edge.handoff_to) == ("handoff", "triage", "billing")
+    start = classify(rec("edge_group.process InternalEdgeGroup",
+                         {"message.source_id": "internal:triage", "message.target_id": "triage"},
+                         **scope))
+    assert start.kind == "other"
+    untargeted = classify(rec("edge_group.process SingleEdgeGroup",
+                              {"message.source_id": "triage"}, **scope))
+    assert untargeted.kind == "other"
+    assert classify(rec("workflow.run", {}, **scope)).kind == "workflow"
+    agent = classify(rec("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent",
+                                                 "gen_ai.agent.name": "triage"}, **scope))
+    assert (agent.kind, agent.agent) == ("agent", "triage")

@@ -2,7 +2,7 @@
 
 Adding a convention family is one new module and one entry in ADAPTERS (most specific first:
 scope-keyed dialects before attribute-keyed conventions before name patterns). Strands, Google
-ADK, python-contrib openai-v2 and openai-agents-v2 emit GenAI shapes and need no dialect.
+ADK, AutoGen, python-contrib openai-v2 and openai-agents-v2 emit GenAI shapes and need no dialect.
 """
 
 from __future__ import annotations
@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import crewai, genai, llama_index, openinference, pydantic_ai, smolagents, traceloop
+from . import (
+    agent_framework,
+    crewai,
+    genai,
+    llama_index,
+    openinference,
+    pydantic_ai,
+    smolagents,
+    traceloop,
+)
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
@@ -19,6 +28,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     smolagents.classify,  # scope `openinference.instrumentation.smolagents`
     llama_index.classify,  # scope `openinference.instrumentation.llama_index`
+    agent_framework.classify,  # scope `agent_framework`, workflow spans only
     crewai.classify,  # scopes `openinference.instrumentation.crewai[._event_listener]`
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
