@@ -60,7 +60,7 @@ bench: $(STAMP)
 # fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
 FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
   openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
-  smolagents llama_index crewai autogen agent_framework
+  smolagents llama_index crewai autogen agent_framework semantic_kernel
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

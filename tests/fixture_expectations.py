@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.readers.otlp import records_from_json
+from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.semconv import classify
 from otel_agentcov.spec import CoverageSpec
 
@@ -49,7 +49,7 @@ def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None
     flight before the final flush)."""
     engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
     errors: set[str] = set()
-    for record in records_from_json(document, where):
+    for record in in_end_order(records_from_json(document, where)):  # as the readers feed it
         step = classify(record)
         if step.error is not None and step.kind in ("llm", "tool", "agent"):
             errors.add(step.error)
@@ -403,6 +403,47 @@ AGENT_FRAMEWORK = {
     ),
 }
 
+
+# Semantic Kernel (experimental GenAI diagnostics): functions are `<plugin>-<function>`; a
+# payload lists the tool spans' scope after the agent's, so replay goes in end-time order
+_SK_WEATHER = A(llm=2, tools={"Weather-get_weather": (1, 0), "Weather-get_time": (1, 0)},
+                models={"weather-model": 2})
+SEMANTIC_KERNEL = {
+    "two_tools": Scenario({"weather": _SK_WEATHER}),
+    "streaming": Scenario({"weather": _SK_WEATHER}),
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"Orders-lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # maximum_auto_invoke_attempts=2: two tool rounds, then an answer with no tool allowed;
+    # no span says so, only the spec's max_steps (model calls) sees it
+    "max_auto_invoke": Scenario(
+        {"looper": A(llm=3, tools={"Weather-get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    # an agent in another agent's plugins: the function is `<agent>-<agent>`, its run nested
+    "agent_as_plugin": Scenario({
+        "orchestrator": A(llm=2, tools={"billing-billing": (1, 0)},
+                          models={"orchestrator-model": 2}, delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # HandoffOrchestration: each agent runs in its own runtime trace; `Handoff-transfer_to_billing`
+    # names the target; billing ends the task with `Handoff-complete_task`
+    "handoff": Scenario({
+        "triage": A(tools={"Handoff-transfer_to_billing": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(tools={"Handoff-complete_task": (1, 0)}, models={"billing-model": 1}),
+    }),
+    # GroupChatOrchestration, round-robin manager: turns, not hand-overs
+    "group_chat": Scenario({"weather": _SK_WEATHER, "billing": A(models={"billing-model": 1})}),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("ServiceResponseException"),
+    ),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -422,4 +463,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "autogen": AUTOGEN,
     "agent_framework": AGENT_FRAMEWORK,
     "agent_framework_sensitive": AGENT_FRAMEWORK,
+    "semantic_kernel": SEMANTIC_KERNEL,
 }

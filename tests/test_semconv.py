@@ -237,3 +237,20 @@ def test_agent_framework_workflow_edges() -> None:
     agent = classify(rec("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent",
                                                  "gen_ai.agent.name": "triage"}, **scope))
     assert (agent.kind, agent.agent) == ("agent", "triage")
+
+
+def test_semantic_kernel_finish_reasons_and_transfer_functions() -> None:
+    scope = {"scope_name": "semantic_kernel.functions.kernel_function"}
+    transfer = classify(rec("execute_tool Handoff-transfer_to_billing",
+                            {"gen_ai.operation.name": "execute_tool",
+                             "gen_ai.tool.name": "Handoff-transfer_to_billing"}, **scope))
+    assert (transfer.tool, transfer.handoff_tool, transfer.handoff_hint) == (
+        "Handoff-transfer_to_billing", True, "billing")
+    plain = classify(rec("execute_tool Weather-get_weather",
+                         {"gen_ai.operation.name": "execute_tool",
+                          "gen_ai.tool.name": "Weather-get_weather"}, **scope))
+    assert (plain.tool, plain.handoff_tool) == ("Weather-get_weather", False)
+    chat = classify(rec("chat m", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                                   "gen_ai.response.finish_reason": "FinishReason.TOOL_CALLS"},
+                        scope_name="semantic_kernel.utils.telemetry.model_diagnostics.decorators"))
+    assert (chat.kind, chat.finish_reason) == ("llm", "tool_calls")

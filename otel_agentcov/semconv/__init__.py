@@ -17,6 +17,7 @@ from . import (
     llama_index,
     openinference,
     pydantic_ai,
+    semantic_kernel,
     smolagents,
     traceloop,
 )
@@ -30,6 +31,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     llama_index.classify,  # scope `openinference.instrumentation.llama_index`
     agent_framework.classify,  # scope `agent_framework`, workflow spans only
     crewai.classify,  # scopes `openinference.instrumentation.crewai[._event_listener]`
+    semantic_kernel.classify,  # scopes `semantic_kernel.*`
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
     genai.classify,  # `gen_ai.operation.name`
