@@ -35,8 +35,6 @@ class Step:
     handoff_to: str | None = None
     handoff_tool: bool = False
     handoff_hint: str | None = None
-    step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
-    turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
     graph_candidate: bool = False  # a LangGraph graph span: an agent only when a tool started it
     decision: str | None = None
     tool_definitions: tuple[str, ...] = ()
@@ -44,3 +42,6 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
+    # new fields go last: a service snapshot stores steps as value lists in this order
+    step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
+    turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
