@@ -370,6 +370,41 @@ AUTOGEN = {
 }
 
 
+
+# AutoGen with python-contrib openai-v2 added: the same runs, now with their model calls
+AUTOGEN_OPENAI_V2 = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # two tool rounds, then the reflection call (no tools offered) answers: only the spec's
+    # max_steps (model calls) sees the limit
+    "max_tool_iterations": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    "swarm": Scenario({  # the hand-off ends triage's turn: one model call
+        "triage": A(tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "round_robin": Scenario({"weather": TWO_TOOLS.agents["weather"],
+                             "billing": A(models={"billing-model": 1})}),
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"billing": (1, 0)}, models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
 # Microsoft Agent Framework, sensitive data off and on (content attributes change nothing here)
 AGENT_FRAMEWORK = {
     "two_tools": TWO_TOOLS,
@@ -462,6 +497,7 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "crewai": CREWAI,
     "crewai_events": CREWAI_EVENTS,
     "autogen": AUTOGEN,
+    "autogen_openai_v2": AUTOGEN_OPENAI_V2,
     "agent_framework": AGENT_FRAMEWORK,
     "agent_framework_sensitive": AGENT_FRAMEWORK,
     "semantic_kernel": SEMANTIC_KERNEL,
