@@ -15,6 +15,7 @@ from .common import as_str, build_step, parse_json
 from .step import WORKFLOW, Step
 
 SCOPE = "openinference.instrumentation.crewai"
+SCOPES = (SCOPE, f"{SCOPE}._event_listener")  # default wrappers, event listener
 KICKOFF = ".kickoff"
 COWORKER_TOOLS = frozenset({
     "Delegate work to coworker", "Ask question to coworker",  # default wrappers
@@ -23,7 +24,7 @@ COWORKER_TOOLS = frozenset({
 
 
 def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
-    if not record.scope_name.startswith(SCOPE):
+    if record.scope_name not in SCOPES:
         return None
     attrs = record.attributes
     if attrs.get(openinference.KIND) == "CHAIN" and record.name.endswith(KICKOFF):
