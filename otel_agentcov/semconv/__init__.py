@@ -20,6 +20,7 @@ from . import (
     pydantic_ai,
     semantic_kernel,
     smolagents,
+    testspans,
     traceloop,
 )
 from .common import build_step
@@ -35,6 +36,7 @@ BY_SCOPE: dict[str, Adapter] = {
     **{scope: crewai.classify for scope in crewai.SCOPES},
 }
 ADAPTERS: tuple[Adapter, ...] = (
+    testspans.classify,  # a test case's span is a context, never an agent
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
