@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -200,26 +201,38 @@ def _turns(kids: list[Step], current: _Builder | None, builders: list[_Builder],
 def _adopt_failed_workflows(workflows: list[Step], builders: list[_Builder]) -> None:
     """A workflow span that failed (an error or a limit raised past its agents) fails the last
     agent run that ran directly under it."""
+    if not workflows:
+        return
+    last: dict[int, _Builder] = {}  # parent span -> the latest run directly under it
+    for b in builders:
+        if b.span is not None and b.parent_span_id is not None:
+            seen = last.get(b.parent_span_id)
+            if seen is None or (seen.span is not None and seen.span.start_ns <= b.span.start_ns):
+                last[b.parent_span_id] = b
     for workflow in workflows:
-        runs = [b for b in builders
-                if b.span is not None and b.parent_span_id == workflow.span_id]
-        if runs:
-            max(runs, key=lambda b: b.span.start_ns if b.span else 0).extra_spans.append(workflow)
+        run = last.get(workflow.span_id)
+        if run is not None:
+            run.extra_spans.append(workflow)
 
 
 def _place_workflow_handoffs(handoffs: list[Step], builders: list[_Builder]) -> None:
     """A hand-off a workflow records outside any agent (Agent Framework's edge from executor A
     to executor B) is A's step when both ran as agents in the trace; an edge from or to an
     orchestrator that is no agent is routing, not a hand-off."""
+    if not handoffs:
+        return
     runs: dict[str, list[_Builder]] = defaultdict(list)
-    for b in builders:
+    for b in sorted(builders, key=lambda b: b.span.start_ns if b.span is not None else 0):
         runs[b.agent].append(b)
+    starts = {agent: [b.span.start_ns if b.span is not None else 0 for b in bs]
+              for agent, bs in runs.items()}
     for step in handoffs:
         sources = runs.get(step.handoff_from or "")
         if not sources or step.handoff_to not in runs:
             continue
-        before = [b for b in sources if b.span is None or b.span.start_ns <= step.start_ns]
-        (before or sources)[-1].add(step)
+        # the source's latest run that started by the hand-off (bisect: traces can be huge)
+        at = bisect_right(starts[sources[0].agent], step.start_ns)
+        sources[max(at - 1, 0)].add(step)
 
 
 def _delegate(caller: _Builder, callee: _Builder) -> None:

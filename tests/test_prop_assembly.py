@@ -149,3 +149,25 @@ def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None
     ]
     runs = assemble(steps)
     assert _run_step_ids(runs) == _expected(steps)
+
+
+@pytest.mark.timeout(60)
+def test_a_hundred_thousand_workflow_edges_and_failed_workflows_assemble_in_one_pass() -> None:
+    """Workflow hand-offs and failed workflows are matched to runs by index, not pairwise."""
+    n = 100_000
+    steps = [Step(trace_id=1, span_id=1, parent_id=None, kind=WORKFLOW, start_ns=0,
+                  end_ns=3 * n, fallback_agent="svc", error="Boom")]
+    for i in range(2, n + 1):
+        if i % 4 == 0:  # a failed sub-workflow holding one agent run
+            steps.append(Step(trace_id=1, span_id=i, parent_id=1, kind=WORKFLOW, start_ns=i,
+                              end_ns=i + 2, fallback_agent="svc", error="Boom"))
+        elif i % 4 == 1:
+            steps.append(Step(trace_id=1, span_id=i, parent_id=i - 1, kind=AGENT, start_ns=i,
+                              end_ns=i + 1, fallback_agent="svc", agent=f"a{i % 8}"))
+        else:  # a workflow edge between the two agent names
+            steps.append(Step(trace_id=1, span_id=i, parent_id=1, kind=HANDOFF, start_ns=i,
+                              end_ns=i, fallback_agent="svc", handoff_from="a1",
+                              handoff_to="a5"))
+    runs = assemble(steps)
+    assert _run_step_ids(runs) == _expected(steps)
+    assert all(r.error == "Boom" for r in runs)
