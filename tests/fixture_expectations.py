@@ -280,6 +280,15 @@ LLAMA_INDEX = {
 }
 
 
+
+# LlamaIndex with inputs hidden: no turn names any agent, so nothing is guessed: the work counts
+# for service.name (and the hand-off has no target to name)
+LLAMA_INDEX_HIDDEN_INPUTS = {
+    "two_tools": Scenario({"llama-index-app": TWO_TOOLS.agents["weather"]}),
+    "handoff": Scenario({"llama-index-app": A(
+        llm=2, tools={"handoff": (1, 0)}, models={"triage-model": 1, "billing-model": 1})}),
+}
+
 # CrewAI: agents are roles; the crew's kickoff is a workflow; "Delegate work to coworker" names
 # its coworker only in its arguments. The default wrappers emit no model spans (no models, no
 # LLM counts) and no span for the coworker's work; the event listener has both, with errors as
@@ -494,6 +503,7 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "pydantic_ai": PYDANTIC_AI,
     "smolagents": SMOLAGENTS,
     "llama_index": LLAMA_INDEX,
+    "llama_index_hidden_inputs": LLAMA_INDEX_HIDDEN_INPUTS,
     "crewai": CREWAI,
     "crewai_events": CREWAI_EVENTS,
     "autogen": AUTOGEN,
