@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 from _hand_stats import Z, fisher_hand, newcombe_hand, wilson_hand
+from _trace_files import demo_spans, protobuf_bytes, write_jsonl, write_spec
 
 from otel_agentcov import cli, offline
 from otel_agentcov.compare import RENDERERS, Settings, Side, compare
@@ -385,3 +386,35 @@ def test_newly_violated_critical_contract_behaviour_is_a_hard_regression(tmp_pat
     assert "contract_violation safety.deletes ×1" in markdown
     same = compare(side(base, spec), side(base, spec))["agents"]["ag"]
     assert same["hard_regressions"] == [] and same["verdict"] == "PASS"
+
+
+def test_sides_may_be_trace_directories_protobuf_or_reports_are_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each side goes through the coverage loader: a directory of JSON Lines and a protobuf file
+    of the same demo spans compare as identical (same runs, no set changes)."""
+    spans = demo_spans(runs=20)
+    (tmp_path / "base").mkdir()
+    write_jsonl(tmp_path / "base" / "traces.jsonl", spans)
+    pb = tmp_path / "cur.pb"
+    pb.write_bytes(protobuf_bytes(spans))
+    spec = write_spec(tmp_path / "spec.yaml")
+    out = tmp_path / "out.json"
+    code = cli.main(["compare", str(tmp_path / "base"), str(pb), "--spec", str(spec),
+                     "--format", "json", "--output", str(out)])
+    doc = json.loads(out.read_text(encoding="utf-8"))
+    for agent in doc["agents"].values():
+        side_b = agent["pass_rate"]["baseline"]
+        assert side_b == agent["pass_rate"]["current"]
+        _, upper = newcombe_hand(side_b["passed"], side_b["runs"], side_b["passed"],
+                                 side_b["runs"])
+        assert agent["verdict"] == ("PASS" if upper < 0.05 else "INCONCLUSIVE")
+        assert all(v == [] for v in (*agent["lost"].values(), *agent["new"].values()))
+        assert agent["hard_regressions"] == []
+    assert doc["verdict"] == "INCONCLUSIVE" and code == 3  # 20 requests cannot rule out 5 points
+    report = tmp_path / "report.json"
+    assert cli.main(["coverage", "--traces", str(pb), "--format", "json", "--output",
+                     str(report)]) == 0
+    capsys.readouterr()
+    assert cli.main(["compare", str(report), str(pb)]) == 2
+    assert "a JSON report, not a state file" in capsys.readouterr().err
