@@ -12,12 +12,15 @@ from pathlib import Path
 import pytest
 from _hand_stats import fisher_hand, newcombe_hand
 from _support import need_binary
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, NumberDataPoint
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.trace import Status, StatusCode
 from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov.exporters.otlp_metrics import install_otlp_metrics
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.state import CoverageState, Limits
 
@@ -181,3 +184,18 @@ def test_merge_is_order_free_below_the_cap() -> None:
     assert {v: (c.runs, c.passed) for v, c in counts.items()} == {
         "1.0": (2, 1), "1.1": (5, 3), "2.0": (3, 2)
     }
+
+
+def test_otlp_metrics_carry_the_version_verdict(canary: AgentCoverageProcessor) -> None:
+    reader = InMemoryMetricReader()
+    install_otlp_metrics(canary, MeterProvider(metric_readers=[reader]))
+    data = reader.get_metrics_data()
+    assert data is not None
+    points = {
+        (m.name, tuple(sorted(dict(p.attributes or {}).items()))): p.value
+        for rm in data.resource_metrics for sm in rm.scope_metrics for m in sm.metrics
+        for p in m.data.data_points if isinstance(p, NumberDataPoint)
+    }
+    labels = (("agent", "triage"), ("baseline_version", "1.0"), ("version", "1.1"))
+    assert points[("agentcov.version.verdict", labels)] == -1
+    assert points[("agentcov.version.runs", (("agent", "triage"), ("version", "1.0")))] == 200
