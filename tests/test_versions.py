@@ -22,6 +22,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.exporters.otlp_metrics import install_otlp_metrics
 from otel_agentcov.exporters.prometheus import render
+from otel_agentcov.reporting import render as render_report
 from otel_agentcov.state import CoverageState, Limits
 
 SPEC = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "triage", "tools": ["search"]}]})
@@ -71,6 +72,10 @@ def test_report_versions_with_verdict_against_previous(canary: AgentCoverageProc
     assert versions[1]["baseline_version"] == "1.0"
     assert versions[1]["pass_rate"] == 0.75
     assert versions[1]["tool_calls"] == {"search": 200}
+    report = canary.snapshot().to_dict()
+    line = "1.0 95% (200 runs) · 1.1 75% (200 runs, FAIL vs 1.0)"
+    assert f"\nVersions            {line}\n" in render_report(report, "text")
+    assert f"\nVersions: {line}\n" in render_report(report, "markdown")
 
 
 def test_metrics_export_per_version_series_and_verdict(canary: AgentCoverageProcessor) -> None:
