@@ -27,6 +27,7 @@ class CoverageEngine:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 1_000_000,
         idle_ttl_s: float = 60.0,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -35,7 +36,7 @@ class CoverageEngine:
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            idle_ttl_s=idle_ttl_s, clock=clock,
+            max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=clock,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -111,6 +112,7 @@ class CoverageEngine:
                 "dropped": dropped,
                 "flushed_early": dict(self.assembler.flushed_early),
                 "traces_in_flight": self.assembler.traces_in_flight,
+                "spans_buffered": self.assembler.buffered_spans,
                 "label_overflow": dict(self.state.overflow),
                 "internal_errors": internal_errors,
             }

@@ -1,7 +1,10 @@
 """AgentCoverageProcessor: the in-process front door, an OpenTelemetry SpanProcessor.
 
 `on_end` only appends the span to a bounded queue (no I/O, no locks on the common path,
-never raises); a worker thread classifies and assembles off the host's threads.
+never raises); a worker thread classifies and assembles off the host's threads. The queue is
+bounded in spans and in bytes: a span is estimated at a flat `SPAN_BYTES` plus the length of its
+string attribute values (captured prompts and outputs), and only the part above the flat size
+is accounted under a lock, so spans without content never take one.
 """
 
 from __future__ import annotations
@@ -21,6 +24,26 @@ from .spec import CoverageSpec
 from .state import Limits
 
 _log = logging.getLogger(__name__)
+SPAN_BYTES = 2048  # a queued SDK span with a dozen short attributes, rounded up
+
+
+def _content_bytes(span: Any) -> int:
+    """The lengths of a span's string attribute values, its events' included: no copy, no
+    encoding, and where the bytes of captured content are. Reads the SDK's own dicts (its
+    `attributes` property walks a locked mapping key by key, ~10 us a span)."""
+    total = 0
+    raw = span._attributes
+    if raw:
+        for value in raw._dict.values():
+            if type(value) is str:
+                total += len(value)
+    for event in span._events or ():
+        raw = event._attributes
+        if raw:
+            for value in raw._dict.values():
+                if type(value) is str:
+                    total += len(value)
+    return total
 
 
 class AgentCoverageProcessor(SpanProcessor):
@@ -31,8 +54,10 @@ class AgentCoverageProcessor(SpanProcessor):
         spec: CoverageSpec | None = None,
         *,
         max_queue: int = 100_000,
+        max_queue_bytes: int = 256 << 20,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 1_000_000,
         idle_ttl_s: float = 60.0,
         flush_interval_s: float = 0.5,
         limits: Limits | None = None,
@@ -41,11 +66,15 @@ class AgentCoverageProcessor(SpanProcessor):
             spec,
             max_traces=max_traces,
             max_spans_per_trace=max_spans_per_trace,
+            max_buffered_spans=max_buffered_spans,
             idle_ttl_s=idle_ttl_s,
             limits=limits,
         )
-        self._queue: deque[ReadableSpan] = deque()
-        self._max_queue = max_queue
+        self._queue: deque[tuple[ReadableSpan, int]] = deque()  # (span, bytes above flat)
+        self._max_queue = min(max_queue, max_queue_bytes // SPAN_BYTES)
+        self._max_queue_bytes = max_queue_bytes
+        self._extra_bytes = 0  # sum of the queued spans' bytes above SPAN_BYTES
+        self._bytes_lock = threading.Lock()
         # wake the worker every 128 spans: a short queue retains fewer spans for the garbage
         # collector to scan, which the host thread pays for (benchmarks/overhead.py: host-thread
         # CPU added per span 6.8 us at 4096, 3.7 us at 128; total CPU lower too)
@@ -76,7 +105,20 @@ class AgentCoverageProcessor(SpanProcessor):
             if len(queue) >= self._max_queue:
                 self.engine.count_drop("queue_full")
                 return
-            queue.append(span)
+            try:
+                extra = _content_bytes(span) - SPAN_BYTES
+            except AttributeError:  # not the SDK's ReadableSpan layout: the flat estimate
+                extra = 0
+            if extra > 0:
+                with self._bytes_lock:
+                    queued = (len(queue) + 1) * SPAN_BYTES + self._extra_bytes + extra
+                    if queued > self._max_queue_bytes:
+                        self.engine.count_drop("queue_bytes")
+                        return
+                    self._extra_bytes += extra
+            else:
+                extra = 0
+            queue.append((span, extra))
             if self._is_shutdown:  # shutdown finished between the check and the append:
                 self._drain()  # its final drain missed this span, so count it here
             elif len(queue) >= self._wake_at and not self._wake.is_set():
@@ -98,7 +140,10 @@ class AgentCoverageProcessor(SpanProcessor):
             queue = self._queue
             ingest = self.engine.ingest
             for _ in range(len(queue)):
-                span = queue.popleft()
+                span, extra = queue.popleft()
+                if extra:
+                    with self._bytes_lock:
+                        self._extra_bytes -= extra
                 try:
                     ingest(from_readable_span(span))
                 except Exception:

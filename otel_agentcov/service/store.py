@@ -67,13 +67,14 @@ class CoverageStore:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 1_000_000,
         idle_ttl_s: float = 60.0,
         max_record_bytes: int = 1 << 30,
     ) -> None:
         self._clock = _Clock()
         self.engine = CoverageEngine(
             spec, max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            idle_ttl_s=idle_ttl_s, clock=self._clock,
+            max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=self._clock,
         )
         self.state_file = state_file
         self.journal_path = f"{state_file}.journal" if state_file else None
@@ -270,6 +271,7 @@ class CoverageStore:
         self.engine = CoverageEngine(
             old.spec, max_traces=old.assembler.max_traces,
             max_spans_per_trace=old.assembler.max_spans_per_trace,
+            max_buffered_spans=old.assembler.max_buffered_spans,
             idle_ttl_s=old.assembler.idle_ttl_s, limits=old.state.limits, clock=self._clock,
         )
         self._generation = 0
