@@ -311,8 +311,9 @@ class CoverageState:
         """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one.
 
         `extra` adds top-level keys (`agentcov serve` keeps its journal generation there);
-        readers of the state ignore them."""
-        target = os.fspath(path)
+        readers of the state ignore them. A symlinked path is written through to its target
+        (the link stays); the temporary file is created exclusively (never a planted link)."""
+        target = os.path.realpath(os.fspath(path))
         directory = os.path.dirname(os.path.abspath(target))
         tmp: str | None = None
         try:

@@ -542,7 +542,7 @@ def test_after_a_failed_fsync_nothing_more_is_acknowledged(
     """A disk that fails fsync cannot be simulated on a real filesystem here, so os.fsync is
     made to fail (in-process). The failed request and every later one are refused (retryable),
     so no acknowledgement is ever given for data that might not be on disk. Known gap: the
-    failed request was already applied in memory, and its bytes may be replayed at restart,
+    failed request was already applied in memory, and its record may be replayed at restart,
     so the client's retry can count it twice (at-least-once after a disk failure)."""
     from otel_agentcov import CoverageSpec
     from otel_agentcov.service import journal
@@ -553,7 +553,7 @@ def test_after_a_failed_fsync_nothing_more_is_acknowledged(
     store.open()
     payload = protobuf_bytes(workload_spans(seed=15, runs=1))
     records = decode_records(PROTOBUF, payload, "test")
-    store.submit(PROTOBUF, payload, records)
+    store.submit(records)
 
     def failing_fsync(fd: int) -> None:
         raise OSError(5, "Input/output error")
@@ -561,7 +561,7 @@ def test_after_a_failed_fsync_nothing_more_is_acknowledged(
     monkeypatch.setattr(journal.os, "fsync", failing_fsync)
     for _ in range(3):
         with pytest.raises(Unavailable, match="journal"):
-            store.submit(PROTOBUF, payload, records)
+            store.submit(records)
     monkeypatch.undo()  # the disk recovers, but the journal stays refused until a restart
     with pytest.raises(Unavailable, match="journal"):
-        store.submit(PROTOBUF, payload, records)
+        store.submit(records)

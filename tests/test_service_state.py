@@ -43,12 +43,28 @@ def workload_spans(runs: int = 12) -> list[list[ReadableSpan]]:
 
 def submit(store: CoverageStore, spans: list[ReadableSpan]) -> None:
     payload = protobuf_bytes(spans)
-    store.submit(PROTOBUF, payload, decode_records(PROTOBUF, payload, "test"))
+    store.submit(decode_records(PROTOBUF, payload, "test"))
+
+
+_OPEN: list[CoverageStore] = []
+
+
+def crash_all() -> None:
+    """What the kernel does when a service dies: its state-file lock is released (the store
+    object is left as it was, like the files)."""
+    while _OPEN:
+        store = _OPEN.pop()
+        if store._lock_fd is not None:
+            os.close(store._lock_fd)
+            store._lock_fd = None
 
 
 def opened(path: Path, idle_ttl_s: float = 60.0) -> CoverageStore:
+    """A store on `path` started as after a crash of every store opened before it."""
+    crash_all()
     store = CoverageStore(SPEC, str(path), idle_ttl_s=idle_ttl_s)
     store.open()
+    _OPEN.append(store)
     return store
 
 

@@ -185,7 +185,7 @@ class Intake:
         except TraceFormatError as exc:
             raise RequestError("malformed", str(exc)) from None
         try:
-            rejected = self.store.submit(kind, payload, records)
+            rejected = self.store.submit(records)
         except Unavailable as exc:
             raise RequestError("unavailable", str(exc)) from None
         response = ExportTraceServiceResponse()

@@ -60,7 +60,7 @@ class Service:
         self.store = CoverageStore(
             config.spec, config.state_file, max_traces=config.max_traces,
             max_buffered_spans=config.max_buffered_spans,
-            idle_ttl_s=config.idle_ttl_s, max_record_bytes=config.limits.max_decompressed_bytes,
+            idle_ttl_s=config.idle_ttl_s,
         )
         self.intake = Intake(self.store, config.limits, config.token)
         self.healthy = threading.Event()

@@ -3,12 +3,13 @@
 The engine's state is a pure function of the journal: every accepted request and every idle
 sweep that changed something is a record, applied with the engine's clock set to the time the
 record carries. Replaying snapshot + journal therefore rebuilds exactly what was acknowledged,
-including traces still open (the snapshot keeps their buffered steps).
+including traces still open (the snapshot keeps their buffered steps). A request is journaled
+as its classified Steps and drop counts, never as it came: the payload may carry prompts and
+outputs, and nothing of them may reach the disk.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import struct
@@ -26,10 +27,13 @@ from ..snapshot import Snapshot
 from ..spec import CoverageSpec
 from ..state import CoverageState, StateError
 from .journal import Journal, JournalError, create_journal, fsync_dir, read_journal
+from .lock import lock_state
+from .steps import from_row, to_row
 
-PROTOBUF, JSON, SWEEP = b"P", b"J", b"S"
+PROTOBUF, JSON = b"P", b"J"  # request payload encodings
+STEPS, SWEEP = b"R", b"S"  # journal record kinds
 _TIME = struct.Struct(">d")
-_STEP_FIELDS = tuple(f.name for f in dataclasses.fields(Step))
+MAX_RECORD_BYTES = 1 << 30  # a length past this in a journal frame is corruption
 
 
 class Unavailable(Exception):
@@ -57,6 +61,35 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
     return list(records_from_json(document, where))
 
 
+def _decode_record(body: bytes) -> tuple[float, dict[str, int], list[tuple[Step, bool]] | None]:
+    """(time, rejected spans by reason, steps) of a journal record; steps None for a sweep.
+    ValueError if any part is not what `submit` writes."""
+    kind = body[:1]
+    if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP):
+        raise ValueError(f"kind {kind!r}, {len(body)} bytes")
+    (when,) = _TIME.unpack_from(body, 1)
+    if when != when or when in (float("inf"), float("-inf")):
+        raise ValueError("time is not a number")
+    if kind == SWEEP:
+        return when, {}, None
+    try:
+        data = json.loads(body[1 + _TIME.size :])
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+    if type(data) is not dict or type(data.get("dropped")) is not dict or type(
+            data.get("steps")) is not list:
+        raise ValueError("expected {dropped: {...}, steps: [...]}")
+    rejected = data["dropped"]
+    if not all(type(n) is int and 0 < n < 1 << 63 for n in rejected.values()):
+        raise ValueError("drop counts must be positive integers")
+    steps: list[tuple[Step, bool]] = []
+    for item in data["steps"]:
+        if type(item) is not list or len(item) != 2 or type(item[0]) is not bool:
+            raise ValueError("a step entry is [local_root, step]")
+        steps.append((from_row(item[1]), item[0]))
+    return when, rejected, steps
+
+
 class CoverageStore:
     """Applies requests to the engine; with a state file, acknowledges only what is on disk."""
 
@@ -69,16 +102,17 @@ class CoverageStore:
         max_spans_per_trace: int = 10_000,
         max_buffered_spans: int = 1_000_000,
         idle_ttl_s: float = 60.0,
-        max_record_bytes: int = 1 << 30,
     ) -> None:
         self._clock = _Clock()
         self.engine = CoverageEngine(
             spec, max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
             max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=self._clock,
         )
-        self.state_file = state_file
-        self.journal_path = f"{state_file}.journal" if state_file else None
-        self._max_record = max_record_bytes
+        # a symlinked state path is written through to its target: the journal, the lock and
+        # the temporary files live beside the file itself, and the link stays a link
+        self.state_file = os.path.realpath(state_file) if state_file else None
+        self.journal_path = f"{self.state_file}.journal" if self.state_file else None
+        self._lock_fd: int | None = None
         self._apply_lock = threading.Lock()
         self._journal: Journal | None = None
         self._generation = 0
@@ -91,20 +125,30 @@ class CoverageStore:
 
     # ------------------------------------------------------------------ live path
 
-    def submit(self, kind: bytes, payload: bytes, records: list[SpanRecord]) -> dict[str, int]:
+    def submit(self, records: list[SpanRecord]) -> dict[str, int]:
         """Apply one accepted request; returns its rejected spans by reason once it is durable."""
         with self._apply_lock:
             if self._closed:
                 raise Unavailable("shutting down")
             now = time.time()
+            rejected: dict[str, int] = {}
+            steps: list[tuple[Step, bool]] = []
+            for record in records:
+                result = self.engine.to_step(record)
+                if isinstance(result, str):
+                    rejected[result] = rejected.get(result, 0) + 1
+                else:
+                    steps.append(result)
             journal = self._journal
             seq = 0
             if journal is not None:
+                body = {"dropped": rejected, "steps": [[root, to_row(s)] for s, root in steps]}
                 try:
-                    seq = journal.append(kind + _TIME.pack(now) + payload)
+                    seq = journal.append(STEPS + _TIME.pack(now) + json.dumps(
+                        body, separators=(",", ":")).encode())
                 except OSError as exc:
                     raise Unavailable(f"journal write failed: {exc}") from None
-            rejected = self._apply(now, records)
+            self._apply(now, rejected, steps)
         if journal is not None:
             try:
                 journal.commit(seq)
@@ -112,13 +156,14 @@ class CoverageStore:
                 raise Unavailable(f"journal fsync failed: {exc}") from None
         return rejected
 
-    def _apply(self, now: float, records: Iterable[SpanRecord]) -> dict[str, int]:
+    def _apply(self, now: float, rejected: Mapping[str, int],
+               steps: Iterable[tuple[Step, bool]]) -> None:
         engine = self.engine
         self._clock.now = now
-        before = dict(engine.dropped)
-        for record in records:
-            engine.ingest(record)
-        return {k: v - before.get(k, 0) for k, v in engine.dropped.items() if v != before.get(k)}
+        for reason, n in rejected.items():
+            engine.reject(reason, n)
+        for step, local_root in steps:
+            engine.apply(step, local_root)
 
     def sweep(self) -> None:
         """Finish traces idle past the TTL; journaled (not waited for) when it changed state."""
@@ -176,7 +221,7 @@ class CoverageStore:
                 "internal_errors": engine.internal_errors,
                 "flushed_early": dict(engine.assembler.flushed_early),
                 "open_traces": [
-                    [tid, last_seen, [[getattr(s, f) for f in _STEP_FIELDS] for s in steps]]
+                    [tid, last_seen, [to_row(s) for s in steps]]
                     for tid, last_seen, steps in engine.assembler.open_traces()
                 ],
             }
@@ -195,9 +240,7 @@ class CoverageStore:
         for trace_id, last_seen, steps in serve["open_traces"]:
             self._clock.now = float(last_seen)
             for values in steps:
-                fields = dict(zip(_STEP_FIELDS, values, strict=True))
-                fields = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-                step = Step(**fields)
+                step = from_row(values)
                 if step.trace_id != int(trace_id):
                     raise ValueError(f"open trace {trace_id:x} holds a step of another trace")
                 engine.assembler.add(step, False)
@@ -213,6 +256,8 @@ class CoverageStore:
         if self.state_file is None or self.journal_path is None:
             return
         started = time.monotonic()
+        if self._lock_fd is None:
+            self._lock_fd = lock_state(self.state_file)
         snap, journal = self.state_file, self.journal_path
         base_ok = True
         if os.path.exists(snap):
@@ -234,7 +279,7 @@ class CoverageStore:
 
     def _replay(self, path: str) -> None:
         try:
-            result = read_journal(path, self._max_record + 64)
+            result = read_journal(path, MAX_RECORD_BYTES)
         except JournalError as exc:
             self._set_aside(path, "journal_unreadable", exc)
             return
@@ -245,17 +290,18 @@ class CoverageStore:
                             f"journal generation {result.generation}, snapshot {self._generation}")
             return
         for n, body in enumerate(result.bodies):
-            kind, (when,) = body[:1], _TIME.unpack_from(body, 1)
-            if kind == SWEEP:
+            try:
+                when, rejected, steps = _decode_record(body)
+            except ValueError as exc:  # CRC-valid but not ours: as corrupt as a bad CRC
+                self._set_aside(path, "journal_corrupt", f"record {n} is malformed ({exc}); "
+                                f"kept the {n} records before it")
+                self.replayed_records += n
+                return
+            if steps is None:
                 self._clock.now = when
                 self.engine.sweep()
                 continue
-            try:
-                records = decode_records(kind, body[1 + _TIME.size :], f"{path} record {n}")
-            except TraceFormatError:
-                self.engine.count_internal_error()
-                continue
-            self._apply(when, records)
+            self._apply(when, rejected, steps)
         self.replayed_records += len(result.bodies)
         if result.torn_tail:
             self._count("journal_torn_tail")
@@ -303,3 +349,6 @@ class CoverageStore:
             if self._journal is not None:
                 self._journal.close()
                 self._journal = None
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the lock
+                self._lock_fd = None
