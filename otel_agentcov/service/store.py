@@ -22,10 +22,10 @@ from typing import Any
 from ..engine import CoverageEngine
 from ..readers.otlp import TraceFormatError, decode_request, records_from_json, records_from_request
 from ..records import SpanRecord
-from ..semconv.step import Step
+from ..semconv.step import KINDS, Step
 from ..snapshot import Snapshot
 from ..spec import CoverageSpec
-from ..state import CoverageState, StateError
+from ..state import CoverageState, StateError, fields
 from .journal import Journal, JournalError, create_journal, fsync_dir, read_journal
 from .lock import lock_state
 from .steps import from_row, to_row
@@ -227,24 +227,35 @@ class CoverageStore:
             }
 
     def _restore(self, data: Mapping[str, Any]) -> None:
-        """Install a snapshot's state, counters and open traces (raises on a malformed one)."""
-        serve = data["serve"]
+        """Install a snapshot's state, counters and open traces; ValueError or KeyError on a
+        malformed one (every field is checked before anything is installed)."""
+        serve = fields.table(data["serve"], "serve")
+        generation = fields.count(serve["generation"], "serve.generation")
+        by_kind = fields.counts(serve["by_kind"], "serve.by_kind")
+        if not set(by_kind) <= set(KINDS):
+            raise ValueError(f"serve.by_kind: unknown kind in {sorted(by_kind)[:8]}")
+        dropped = fields.counts(serve["dropped"], "serve.dropped")
+        internal_errors = fields.count(serve["internal_errors"], "serve.internal_errors")
+        flushed_early = fields.counts(serve["flushed_early"], "serve.flushed_early")
+        open_traces = []
+        for entry in fields.items(serve["open_traces"], "serve.open_traces"):
+            trace_id, last_seen, rows = fields.items(entry, "serve.open_traces entry", 3)
+            trace_id = fields.integer(trace_id, "serve.open_traces trace id")
+            steps = [from_row(row) for row in fields.items(rows, "serve.open_traces steps")]
+            if any(step.trace_id != trace_id for step in steps):
+                raise ValueError(f"open trace {trace_id:x} holds a step of another trace")
+            open_traces.append((fields.number(last_seen, "serve.open_traces time"), steps))
         engine = self.engine
         engine.state = CoverageState.from_dict(data, engine.state.limits)
-        engine.by_kind.update({str(k): int(v) for k, v in serve["by_kind"].items()})
-        engine.dropped.update({str(k): int(v) for k, v in serve["dropped"].items()})
-        engine.internal_errors = int(serve["internal_errors"])
-        engine.assembler.flushed_early.update(
-            {str(k): int(v) for k, v in serve["flushed_early"].items()}
-        )
-        for trace_id, last_seen, steps in serve["open_traces"]:
-            self._clock.now = float(last_seen)
-            for values in steps:
-                step = from_row(values)
-                if step.trace_id != int(trace_id):
-                    raise ValueError(f"open trace {trace_id:x} holds a step of another trace")
+        engine.by_kind.update(by_kind)
+        engine.dropped.update(dropped)
+        engine.internal_errors = internal_errors
+        engine.assembler.flushed_early.update(flushed_early)
+        for last_seen, steps in open_traces:
+            self._clock.now = last_seen
+            for step in steps:
                 engine.assembler.add(step, False)
-        self._generation = int(serve["generation"])
+        self._generation = generation
 
     # ------------------------------------------------------------------ recovery
 

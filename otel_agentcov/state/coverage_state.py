@@ -17,6 +17,7 @@ from typing import Any
 from ..assembler import AgentRun
 from ..judge import Verdicts
 from ..spec import AgentSpec
+from . import fields
 from .caps import OVERFLOW, Caps, Limits
 from .diversity import Diversity
 from .edges import Edges
@@ -123,11 +124,17 @@ class CoverageState:
             raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
         state = cls(limits)
         try:
-            state.caps.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
-            for name, d in data["agents"].items():
-                state.agents[str(name)] = AgentState.from_dict(d)
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-            raise StateError(f"malformed agent state: {exc!r}") from None
+            state.caps.overflow = fields.counts(data.get("overflow", {}), "overflow")
+            agents = fields.table(data.get("agents"), "agents")
+        except ValueError as exc:
+            raise StateError(str(exc)) from None
+        for name, d in agents.items():
+            try:
+                state.agents[name] = AgentState.from_dict(fields.table(d, "agent"))
+            except KeyError as exc:
+                raise StateError(f"agents.{name[:80]}: missing field {exc}") from None
+            except ValueError as exc:
+                raise StateError(f"agents.{name[:80]}: {exc}") from None
         return state
 
     def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:

@@ -6,8 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..spec import CONDITIONS
+from . import fields as f
 from .caps import OVERFLOW_EDGE, Caps, bump
 from .facts import RunFacts
+
+OUTCOMES = ("denied", "executed", "failed")  # of a restricted-tool attempt
 
 
 def _pairs(table: Mapping[tuple[str, str], int]) -> list[list[Any]]:
@@ -50,8 +54,22 @@ class Edges:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Edges:
-        return cls(
-            boundaries={str(k): int(v) for k, v in d["boundaries"].items()},
-            delegations={(str(a), str(b)): int(c) for a, b, c in d["delegations"]},
-            restricted={(str(a), str(b)): int(c) for a, b, c in d["restricted"]},
-        )
+        boundaries = f.counts(d["boundaries"], "boundaries")
+        unknown = next((c for c in boundaries if c not in CONDITIONS), None)
+        if unknown is not None:
+            raise ValueError(f"boundaries: unknown condition {unknown[:40]!r}")
+        restricted = _triples(d["restricted"], "restricted")
+        outcome = next((o for _, o in restricted if o not in OUTCOMES), None)
+        if outcome is not None:
+            raise ValueError(f"restricted: unknown outcome {outcome[:40]!r}")
+        return cls(boundaries=boundaries, delegations=_triples(d["delegations"], "delegations"),
+                   restricted=restricted)
+
+
+def _triples(value: Any, what: str) -> dict[tuple[str, str], int]:
+    """`[[a, b, n], ...]` as {(a, b): n}."""
+    out: dict[tuple[str, str], int] = {}
+    for entry in f.items(value, what):
+        a, b, n = f.items(entry, what, 3)
+        out[f.name(a, what), f.name(b, what)] = f.count(n, what)
+    return out
