@@ -173,9 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--max-inflight-bytes", type=_positive, default=256 << 20, metavar="N",
                         help="bodies of all requests in flight, wire + inflated; past it 503 "
                         "(default 256 MiB)")
-    limits.add_argument("--max-buffered-spans", type=_positive, default=1_000_000, metavar="N",
-                        help="spans buffered across traces awaiting their root; past it the "
-                        "oldest traces finish early (default 1000000)")
+    limits.add_argument("--max-buffered-spans", type=_positive, default=500_000, metavar="N",
+                        help="spans buffered across traces awaiting their root (~430 bytes "
+                        "each); past it the oldest traces finish early (default 500000)")
     limits.add_argument("--max-series", type=_positive, default=100_000, metavar="N",
                         help="series of the per-agent /metrics families together; past it the "
                         "largest families are cut, counters into __overflow__ (default 100000)")

@@ -28,7 +28,7 @@ class CoverageEngine:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 1_000_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,

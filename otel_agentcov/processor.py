@@ -57,7 +57,7 @@ class AgentCoverageProcessor(SpanProcessor):
         max_queue_bytes: int = 256 << 20,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 1_000_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         flush_interval_s: float = 0.5,
         limits: Limits | None = None,

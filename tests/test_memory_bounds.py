@@ -1,13 +1,20 @@
-"""Memory bounded in bytes, spans and series (issue 14, items 6-8), in-process.
+"""Memory bounded in bytes, spans and series (issue 14, items 5-8), in-process.
 
-The processor's queue is capped in bytes as well as spans (captured content makes a span
-100 KB), the assembler's buffer across all traces in spans, and a scrape in series whatever the
-labels multiply to. Expected figures are computed here from the inputs, not read back from the
-code: a queued span is accounted as max(its string attribute bytes, 2048).
+A request's spans and attributes are counted on the wire before decoding; the processor's queue
+is capped in bytes as well as spans (captured content makes a span 100 KB), the assembler's
+buffer across all traces in spans, and a scrape in series whatever the labels multiply to.
+Expected figures are computed here from the inputs, not read back from the code: a queued span
+is accounted as max(its string attribute bytes, 2048).
 """
 
 from __future__ import annotations
 
+from typing import Any
+
+import pytest
+from _trace_files import demo_spans
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -15,6 +22,7 @@ from otel_agentcov import AgentCoverageProcessor
 from otel_agentcov.assembler import RunAssembler
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import render
+from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge, protobuf_elements
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.step import TOOL, Step
 
@@ -141,3 +149,45 @@ def test_a_scrape_stays_within_the_series_budget_and_counts_what_it_cut() -> Non
             in [labels for labels, _ in cut["agentcov_tool_calls"]])
     # one-series-per-agent families are small enough to be kept whole
     assert len(cut["agentcov_runs"]) == agents
+
+
+def _decoded_elements(request: Any) -> tuple[int, int]:
+    """(spans, attributes) by walking the decoded message: every key-value at any level, every
+    array entry, event and link."""
+    def values(value: Any) -> int:
+        which = value.WhichOneof("value")
+        if which == "array_value":
+            return sum(1 + values(v) for v in value.array_value.values)
+        if which == "kvlist_value":
+            return kvs(value.kvlist_value.values)
+        return 0
+
+    def kvs(items: Any) -> int:
+        return sum(1 + values(kv.value) for kv in items)
+
+    spans = attributes = 0
+    for rs in request.resource_spans:
+        attributes += kvs(rs.resource.attributes)
+        for ss in rs.scope_spans:
+            attributes += kvs(ss.scope.attributes)
+            for span in ss.spans:
+                spans += 1
+                attributes += kvs(span.attributes) + len(span.events) + len(span.links)
+                attributes += sum(kvs(e.attributes) for e in span.events)
+                attributes += sum(kvs(link.attributes) for link in span.links)
+    return spans, attributes
+
+
+def test_the_wire_count_is_exact_on_a_real_request() -> None:
+    request = encode_pb(list(demo_spans(runs=40, seed=3)))
+    request.resource_spans[0].scope_spans[0].spans[0].attributes.add(
+        key="nested", value=AnyValue(array_value=ArrayValue(values=[
+            AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key="k")])), AnyValue()])))
+    payload = request.SerializeToString()
+    spans, attributes = _decoded_elements(request)
+    assert len(payload) > 2 * attributes  # long enough to be walked, not bounded by its size
+    protobuf_elements(payload, ElementCaps(spans, attributes))  # exactly at the caps: allowed
+    with pytest.raises(TooLarge, match=f"more than {spans - 1} spans"):
+        protobuf_elements(payload, ElementCaps(spans - 1, attributes))
+    with pytest.raises(TooLarge, match=f"more than {attributes - 1} attributes"):
+        protobuf_elements(payload, ElementCaps(spans, attributes - 1))

@@ -38,10 +38,10 @@ class TooLarge(ValueError):
 
 @dataclass(frozen=True)
 class ElementCaps:
-    """Per-request caps on what decoding would allocate."""
+    """Per-request caps on what decoding would allocate (defaults: `RequestLimits`)."""
 
-    max_spans: int = 50_000
-    max_attributes: int = 1_000_000
+    max_spans: int
+    max_attributes: int
 
 
 def _varint(data: bytes, pos: int, end: int) -> tuple[int, int]:

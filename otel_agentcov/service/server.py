@@ -46,7 +46,7 @@ class ServeConfig:
     limits: RequestLimits = field(default_factory=RequestLimits)
     idle_ttl_s: float = 60.0
     max_traces: int = 10_000
-    max_buffered_spans: int = 1_000_000
+    max_buffered_spans: int = 500_000
     max_series: int = MAX_SERIES
     compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
     sweep_interval_s: float = 1.0

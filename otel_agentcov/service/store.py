@@ -100,7 +100,7 @@ class CoverageStore:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 1_000_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
     ) -> None:
         self._clock = _Clock()
