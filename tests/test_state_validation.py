@@ -179,3 +179,30 @@ def test_merging_many_agents_past_the_cap_keeps_the_overflow_agent_bounded() -> 
     # without a bound this list held every folded run (40 000 here, re-sorted per agent)
     assert len(overflow.outcomes.tool_sets) == min(MERGED_TOOL_SETS, (agents - 10) * sets_each)
     assert overflow.outcomes.tool_sets[-1][0] == agents * sets_each - 1  # the most recent kept
+
+
+def test_step_rows_round_trip_and_refuse_wrong_types() -> None:
+    from otel_agentcov.semconv.step import Step
+    from otel_agentcov.service.steps import FIELDS, from_row, to_row
+
+    full = Step(trace_id=2**127, span_id=2**63, parent_id=None, kind="llm", start_ns=1, end_ns=2,
+                fallback_agent="svc", agent="a", tool="t", model="m", error="E", limit="timeout",
+                finish_reason="stop", input_tokens=3, output_tokens=4, cost_usd=0.5, empty=True,
+                handoff_from="x", handoff_to="y", handoff_tool=True, handoff_hint="h",
+                graph_candidate=True, decision="deny", tool_definitions=("d",),
+                requested_tools=("r",), input_chars=9, scores=(0.5, 1), state_extra=("s",))
+    bare = Step(trace_id=1, span_id=2, parent_id=1, kind="tool", start_ns=1, end_ns=2,
+                fallback_agent="svc")
+    for step in (full, bare):
+        row = json.loads(json.dumps(to_row(step)))
+        assert from_row(row) == step
+    assert len(to_row(bare)) == 7 < len(FIELDS)  # trailing defaults are left out
+    good = json.loads(json.dumps(to_row(full)))
+    for i, wrong in [(0, "1"), (0, True), (0, 2**130), (3, 5), (15, "0.5"), (16, 1),
+                     (23, ["d", 1]), (26, [None])]:
+        row = list(good)
+        row[i] = wrong
+        with pytest.raises(ValueError, match=FIELDS[i]):
+            from_row(row)
+    with pytest.raises(ValueError, match="kind"):
+        from_row([1, 2, None, "bogus", 1, 2, "svc"])
