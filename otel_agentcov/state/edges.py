@@ -12,6 +12,7 @@ from .caps import OVERFLOW_EDGE, Caps, bump
 from .facts import RunFacts
 
 OUTCOMES = ("denied", "executed", "failed")  # of a restricted-tool attempt
+LAST_ATTEMPTS = 5
 
 
 def _pairs(table: Mapping[tuple[str, str], int]) -> list[list[Any]]:
@@ -23,6 +24,12 @@ class Edges:
     boundaries: dict[str, int] = field(default_factory=dict)
     delegations: dict[tuple[str, str], int] = field(default_factory=dict)
     restricted: dict[tuple[str, str], int] = field(default_factory=dict)
+    # per restricted tool the newest attempts' (end_ns, trace_id): where to look in a trace UI
+    last_attempts: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+
+    def _remember(self, tool: str, attempts: list[tuple[int, int]]) -> None:
+        kept = self.last_attempts.get(tool, [])
+        self.last_attempts[tool] = sorted(set(kept) | set(attempts))[-LAST_ATTEMPTS:]
 
     def _edge(self, edge: tuple[str, str], caps: Caps, n: int) -> tuple[str, str]:
         """Delegation edges are agent names: capped like agents, per agent."""
@@ -35,6 +42,7 @@ class Edges:
             bump(self.delegations, self._edge(edge, caps, 1))
         for key, n in facts.restricted.items():
             bump(self.restricted, key, n)
+            self._remember(key[0], [(facts.end_ns, facts.trace_id)])
 
     def merge(self, other: Edges, caps: Caps) -> None:
         for edge, n in other.delegations.items():
@@ -44,12 +52,17 @@ class Edges:
         ):
             for k, v in theirs.items():
                 bump(table, k, v)
+        for tool, attempts in other.last_attempts.items():
+            self._remember(tool, attempts)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "boundaries": dict(sorted(self.boundaries.items())),
             "delegations": _pairs(self.delegations),
             "restricted": _pairs(self.restricted),
+            "restricted_traces": {
+                t: [list(a) for a in v] for t, v in sorted(self.last_attempts.items())
+            },
         }
 
     @classmethod
@@ -58,18 +71,17 @@ class Edges:
         unknown = next((c for c in boundaries if c not in CONDITIONS), None)
         if unknown is not None:
             raise ValueError(f"boundaries: unknown condition {unknown[:40]!r}")
-        restricted = _triples(d["restricted"], "restricted")
+        restricted = f.triples(d["restricted"], "restricted")
         outcome = next((o for _, o in restricted if o not in OUTCOMES), None)
         if outcome is not None:
             raise ValueError(f"restricted: unknown outcome {outcome[:40]!r}")
-        return cls(boundaries=boundaries, delegations=_triples(d["delegations"], "delegations"),
-                   restricted=restricted)
-
-
-def _triples(value: Any, what: str) -> dict[tuple[str, str], int]:
-    """`[[a, b, n], ...]` as {(a, b): n}."""
-    out: dict[tuple[str, str], int] = {}
-    for entry in f.items(value, what):
-        a, b, n = f.items(entry, what, 3)
-        out[f.name(a, what), f.name(b, what)] = f.count(n, what)
-    return out
+        last_attempts = {  # absent from state files written before it existed
+            tool: [
+                (f.integer(e, "restricted_traces end"), f.integer(t, "restricted_traces trace"))
+                for e, t in (f.items(a, f"restricted_traces.{tool}", 2)
+                             for a in f.items(v, f"restricted_traces.{tool}"))
+            ][-LAST_ATTEMPTS:]
+            for tool, v in f.table(d.get("restricted_traces", {}), "restricted_traces").items()
+        }
+        return cls(boundaries=boundaries, delegations=f.triples(d["delegations"], "delegations"),
+                   restricted=restricted, last_attempts=last_attempts)

@@ -73,3 +73,12 @@ def hashed_counts(value: Any, what: str) -> dict[int, int]:
 
 def names(value: Any, what: str) -> tuple[str, ...]:
     return tuple(name(x, what) for x in items(value, what))
+
+
+def triples(value: Any, what: str) -> dict[tuple[str, str], int]:
+    """`[[a, b, n], ...]` (name pairs with a count) as {(a, b): n}."""
+    out: dict[tuple[str, str], int] = {}
+    for entry in items(value, what):
+        a, b, n = items(entry, what, 3)
+        out[name(a, what), name(b, what)] = count(n, what)
+    return out
