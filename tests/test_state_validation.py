@@ -156,6 +156,15 @@ def test_merge_and_coverage_refuse_a_state_a_report_would_crash_on(tmp_path: Pat
     assert not (tmp_path / "out.json").exists()
     with pytest.raises(StateError, match="agents"):
         CoverageState.from_dict({**doc, "agents": {"a": {"runs": True}}})
+    agent = _first_agent(doc)
+    agent["durations"]["buckets"].pop("99999999999")
+    agent["durations"]["count"] -= 1
+    assert CoverageState.from_dict(doc).agents  # repaired: it loads
+    for key, wrong in (("contexts", {"test_x": {"runs": "1", "passed": 0, "tools": {},
+                                                "delegations": [], "restricted": {}}}),
+                       ("restricted_traces", {"t": [[1.5, 2]]})):
+        with pytest.raises(StateError, match=key):
+            CoverageState.from_dict({**doc, "agents": {"a": {**agent, key: wrong}}})
 
 
 def test_merging_many_agents_past_the_cap_keeps_the_overflow_agent_bounded() -> None:
