@@ -2,9 +2,11 @@
 
 `on_end` only appends the span to a bounded queue (no I/O, no locks on the common path,
 never raises); a worker thread classifies and assembles off the host's threads. The queue is
-bounded in spans and in bytes: a span is estimated at a flat `SPAN_BYTES` plus the length of its
-string attribute values (captured prompts and outputs), and only the part above the flat size
-is accounted under a lock, so spans without content never take one.
+bounded in spans and in bytes: a span counts a flat `SPAN_BYTES`, or the length of its string
+attribute values (captured prompts and outputs) when larger. Measuring costs ~1 us, so it is
+done only once the queue is long (the worker is behind, which is when bytes pile up): at most
+the first `_wake_at` (<= 128) queued spans go unmeasured. Only the part above the flat size is
+accounted, under a lock, so spans without content never take one.
 """
 
 from __future__ import annotations
@@ -70,7 +72,8 @@ class AgentCoverageProcessor(SpanProcessor):
             idle_ttl_s=idle_ttl_s,
             limits=limits,
         )
-        self._queue: deque[tuple[ReadableSpan, int]] = deque()  # (span, bytes above flat)
+        # a span, or (span, bytes above SPAN_BYTES) when it was measured
+        self._queue: deque[ReadableSpan | tuple[ReadableSpan, int]] = deque()
         self._max_queue = min(max_queue, max_queue_bytes // SPAN_BYTES)
         self._max_queue_bytes = max_queue_bytes
         self._extra_bytes = 0  # sum of the queued spans' bytes above SPAN_BYTES
@@ -105,20 +108,21 @@ class AgentCoverageProcessor(SpanProcessor):
             if len(queue) >= self._max_queue:
                 self.engine.count_drop("queue_full")
                 return
-            try:
-                extra = _content_bytes(span) - SPAN_BYTES
-            except AttributeError:  # not the SDK's ReadableSpan layout: the flat estimate
-                extra = 0
-            if extra > 0:
-                with self._bytes_lock:
-                    queued = (len(queue) + 1) * SPAN_BYTES + self._extra_bytes + extra
-                    if queued > self._max_queue_bytes:
-                        self.engine.count_drop("queue_bytes")
-                        return
-                    self._extra_bytes += extra
-            else:
-                extra = 0
-            queue.append((span, extra))
+            item: Any = span
+            if len(queue) >= self._wake_at:  # the worker is behind: only now is size measured
+                try:
+                    extra = _content_bytes(span) - SPAN_BYTES
+                except AttributeError:  # not the SDK's ReadableSpan layout: the flat estimate
+                    extra = 0
+                if extra > 0:
+                    with self._bytes_lock:
+                        queued = (len(queue) + 1) * SPAN_BYTES + self._extra_bytes + extra
+                        if queued > self._max_queue_bytes:
+                            self.engine.count_drop("queue_bytes")
+                            return
+                        self._extra_bytes += extra
+                    item = (span, extra)
+            queue.append(item)
             if self._is_shutdown:  # shutdown finished between the check and the append:
                 self._drain()  # its final drain missed this span, so count it here
             elif len(queue) >= self._wake_at and not self._wake.is_set():
@@ -140,10 +144,13 @@ class AgentCoverageProcessor(SpanProcessor):
             queue = self._queue
             ingest = self.engine.ingest
             for _ in range(len(queue)):
-                span, extra = queue.popleft()
-                if extra:
+                item = queue.popleft()
+                if isinstance(item, tuple):  # measured: (span, bytes above the flat size)
+                    span, extra = item
                     with self._bytes_lock:
                         self._extra_bytes -= extra
+                else:
+                    span = item
                 try:
                     ingest(from_readable_span(span))
                 except Exception:

@@ -3,8 +3,8 @@
 A request's spans and attributes are counted on the wire before decoding; the processor's queue
 is capped in bytes as well as spans (captured content makes a span 100 KB), the assembler's
 buffer across all traces in spans, and a scrape in series whatever the labels multiply to.
-Expected figures are computed here from the inputs, not read back from the code: a queued span
-is accounted as max(its string attribute bytes, 2048).
+Expected figures are computed here from the inputs and the documented rules (a queued span
+counts max(its string attribute bytes, 2 KiB), measured once the queue is long), not read back.
 """
 
 from __future__ import annotations
@@ -30,27 +30,33 @@ CONTENT = 100_000
 
 
 def test_queue_is_bounded_in_bytes_when_content_is_captured() -> None:
-    budget = 1 << 20
-    processor = AgentCoverageProcessor(max_queue_bytes=budget, flush_interval_s=3600.0)
+    budget, max_queue = 1 << 20, 40
+    processor = AgentCoverageProcessor(max_queue=max_queue, max_queue_bytes=budget,
+                                       flush_interval_s=3600.0)
     provider = TracerProvider()
     provider.add_span_processor(processor)
     tracer = provider.get_tracer("test")
     attributes = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": "x" * CONTENT}
-    per_span = CONTENT + len("chat")  # the string values a queued span is accounted for
-    sent = 40  # 4 MB of content against a 1 MiB budget; below the worker's wake-up (128)
-    for _ in range(sent):
-        with tracer.start_as_current_span("chat", attributes=attributes):
-            pass
-    queued = budget // per_span
-    stats = processor.span_stats()
-    assert stats["dropped"] == {"queue_bytes": sent - queued}
+    per_span = CONTENT + len("chat")  # the string values a measured span is accounted for
+    # the documented rule: the first max_queue // 4 (at most 128) queued spans count the flat
+    # 2 KiB unmeasured; from there each counts its string bytes, up to the budget
+    unmeasured = max_queue // 4
+    queued = unmeasured + (budget - unmeasured * 2048) // per_span
+    sent = 30  # 3 MB of content against a 1 MiB budget, under the count cap of 40
+
+    def emit(n: int) -> None:
+        # the worker is held (a worker that is behind: when bytes pile up)
+        with processor._drain_lock:
+            for _ in range(n):
+                with tracer.start_as_current_span("chat", attributes=attributes):
+                    pass
+
+    emit(sent)
+    assert processor.span_stats()["dropped"] == {"queue_bytes": sent - queued}
     processor.force_flush()
     stats = processor.span_stats()
     assert stats["processed"] == sent and stats["by_kind"]["llm"] == queued
-    # the budget is free again once the worker has drained the queue
-    for _ in range(queued):
-        with tracer.start_as_current_span("chat", attributes=attributes):
-            pass
+    emit(queued)  # the budget is free again once the worker has drained the queue
     assert processor.span_stats()["dropped"] == {"queue_bytes": sent - queued}
     provider.shutdown()
 
