@@ -12,6 +12,7 @@ from typing import Any
 
 from otel_agentcov import gate
 from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.pytest_reports import terminal_table
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.spec import CoverageSpec
@@ -62,8 +63,10 @@ def test_text_report_and_gate_table_never_start_a_line_with_a_name() -> None:
     report, spec = _report()
     text = render(report, "text")
     table = gate.render_table(gate.evaluate(report, spec))
-    for output in (text, table):
+    terminal = terminal_table(report, missing=True)  # the pytest plugin's summary
+    for output in (text, table, terminal):
         _no_command_lines(output)
+    assert "\\##vso[task.setvariable]x" in terminal
     assert "evil\\n::error file=x::pwned" in table  # escaped, on the agent's own row
     assert "\\##vso[task.setvariable]x" in table  # a row that would begin with ##vso[
     assert len(table.splitlines()) == 1 + len(AGENTS) + 1  # header, one row each, summary
