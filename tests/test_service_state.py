@@ -7,7 +7,9 @@ The subprocess kill -9 case is in test_fleet.py.
 
 from __future__ import annotations
 
+import dataclasses
 import glob
+import json
 import os
 import shutil
 import socket
@@ -27,6 +29,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from otel_agentcov import CoverageSpec, CoverageState
 from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.readers import TraceFormatError
+from otel_agentcov.semconv.step import Step
 from otel_agentcov.service.store import JSON, PROTOBUF, CoverageStore, decode_records
 
 SPEC = CoverageSpec.from_dict(DEMO_SPEC, source="<demo>")
@@ -103,6 +106,28 @@ def test_restart_restores_the_exact_snapshot_with_sweeps_and_open_traces(tmp_pat
     # the state file is an ordinary CoverageState file too (agentcov merge reads it)
     third.compact()
     assert CoverageState.load(state).to_dict() == third.engine.state.to_dict()
+
+
+def test_a_snapshot_from_before_the_newest_step_fields_restores(tmp_path: Path) -> None:
+    """Open traces are stored as value lists in Step's field order; a snapshot written before
+    the last fields were added (step_limit, turn) still restores, with their defaults."""
+    traces = workload_spans(runs=3)
+    state = tmp_path / "state.json"
+    first = opened(state)
+    submit(first, traces[-1][:-1])  # one trace left open
+    first.compact()
+    before = report(first)
+    data = json.loads(state.read_text())
+    open_traces = data["serve"]["open_traces"]
+    assert open_traces
+    defaults = [f.default for f in dataclasses.fields(Step)]
+    for _, _, steps in open_traces:
+        for values in steps:
+            # rows leave trailing defaults out; an old snapshot wrote every field it knew
+            full = values + defaults[len(values):]
+            values[:] = full[:-2]
+    state.write_text(json.dumps(data))
+    assert report(opened(state)) == before
 
 
 def test_torn_last_record_is_dropped_not_the_journal(tmp_path: Path) -> None:

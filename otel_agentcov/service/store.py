@@ -20,7 +20,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..engine import CoverageEngine
-from ..readers.otlp import TraceFormatError, decode_request, records_from_json, records_from_request
+from ..readers.otlp import (
+    TraceFormatError,
+    decode_request,
+    in_end_order,
+    records_from_json,
+    records_from_request,
+)
 from ..records import SpanRecord
 from ..semconv.step import KINDS, Step
 from ..snapshot import Snapshot
@@ -51,14 +57,15 @@ class _Clock:
 
 
 def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
-    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords; TraceFormatError if not."""
+    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end-time order;
+    TraceFormatError if not."""
     if kind == PROTOBUF:
-        return list(records_from_request(decode_request(payload, where)))
+        return in_end_order(records_from_request(decode_request(payload, where)))
     try:
         document = json.loads(payload)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
-    return list(records_from_json(document, where))
+    return in_end_order(records_from_json(document, where))
 
 
 def _decode_record(body: bytes) -> tuple[float, dict[str, int], list[tuple[Step, bool]] | None]:
