@@ -144,6 +144,10 @@ def test_bodies_past_the_inflight_budget_are_refused(server: Server) -> None:
     # alone larger than the whole budget: never servable, so final (413), body left unread
     reply = _raw(server.http, HEAD + f"Content-Length: {INFLIGHT + 1}\r\n\r\n".encode())
     assert reply.startswith(b"HTTP/1.1 413"), reply[:80]
+    # inflating past what the whole budget could hold: final too (not a 503 forever)
+    status, _ = server.post(gzip.compress(empty_spans(INFLIGHT // 2 + 1)),
+                            PROTO | {"Content-Encoding": "gzip"})
+    assert status == 413
     # inflating past what the budget has left while another body holds most of it: 503
     holder = socket.create_connection(("127.0.0.1", server.http), timeout=10)
     try:

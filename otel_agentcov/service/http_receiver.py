@@ -224,9 +224,12 @@ class _Handler(BaseHTTPRequestHandler):
             # read before admission: a slow body holds bytes of the budget, never a slot
             body = self._read_body(length)
             if encoding == "gzip":
-                room = min(limits.max_decompressed_bytes, held.available)
+                # past the cap (or what the whole budget could ever hold beside this body) the
+                # request is too large; past what the budget has left now, retry later
+                cap = min(limits.max_decompressed_bytes, limits.max_inflight_bytes - length)
+                room = min(cap, held.available)
                 held.reserve(room)
-                body = gunzip(body, limits.max_decompressed_bytes, "http request", room)
+                body = gunzip(body, cap, "http request", room)
                 held.give_back(room - len(body))
             elif len(body) > limits.max_decompressed_bytes:
                 raise RequestError("too_large", f"body exceeds {limits.max_decompressed_bytes}")
