@@ -22,6 +22,7 @@ from ..readers.otlp import TraceFormatError
 from ..readers.otlp_size import ElementCaps, TooLarge, json_elements, protobuf_elements
 from .store import PROTOBUF, CoverageStore, Unavailable, decode_records
 
+BUDGET_FULL = "requests in flight hold the memory budget; retry later"
 # reason -> HTTP status (503 is the retryable one); grpc_receiver maps reasons to gRPC codes
 HTTP_STATUS = {
     "malformed": 400,
@@ -82,22 +83,21 @@ def gunzip(data: bytes, cap: int, where: str, limit: int | None = None) -> bytes
         raise RequestError("malformed", f"{where}: bad gzip body ({exc})") from None
     if len(out) > bound:
         if bound < cap:
-            raise RequestError("overloaded", "requests in flight hold the memory budget; "
-                               "retry later")
+            raise RequestError("overloaded", BUDGET_FULL)
         raise RequestError("too_large", f"{where}: body inflates past {cap} bytes")
     if not inflater.eof:
         raise RequestError("malformed", f"{where}: gzip body is truncated")
     return out
 
 
-class Admission:
+class Hold:
     """Bytes one request holds of the shared in-flight budget; all returned when it ends."""
 
     def __init__(self, intake: Intake) -> None:
         self._intake = intake
         self.held = 0
 
-    def __enter__(self) -> Admission:
+    def __enter__(self) -> Hold:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -115,8 +115,7 @@ class Admission:
                                f"of {intake.limits.max_inflight_bytes}")
         with intake._lock:
             if intake.inflight_bytes + n > intake.limits.max_inflight_bytes:
-                raise RequestError("overloaded", "requests in flight hold the memory budget; "
-                                   "retry later")
+                raise RequestError("overloaded", BUDGET_FULL)
             intake.inflight_bytes += n
         self.held += n
 
@@ -152,12 +151,12 @@ class Intake:
         if self._token is not None and not bearer_matches(authorization, self._token):
             raise RequestError("unauthenticated", "missing or wrong bearer token")
 
-    def hold(self, n: int) -> Admission:
+    def hold(self, n: int) -> Hold:
         """`n` bytes of the in-flight budget (more can be reserved), or `overloaded`; use it
         as a context manager so every byte is returned."""
-        admission = Admission(self)
-        admission.reserve(n)
-        return admission
+        hold = Hold(self)
+        hold.reserve(n)
+        return hold
 
     @contextmanager
     def admitted(self) -> Iterator[None]:
