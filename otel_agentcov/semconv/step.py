@@ -55,5 +55,6 @@ class Step:
     # new fields go last: a service snapshot stores steps as value lists in this order
     step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
     turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
-    content: StepContent | None = None  # only when a check needs it; never persisted
     version: str | None = None  # gen_ai.agent.version, else the resource's service.version
+    # last, and never in a row (service/steps.py): only when a check needs it; never persisted
+    content: StepContent | None = None
