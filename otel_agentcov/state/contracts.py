@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judge.contracts import RESULTS
+from . import fields
 from .caps import OVERFLOW, Caps
 from .facts import RunFacts
 
@@ -58,12 +59,12 @@ class Contracts:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Contracts:
         """Version-1 state files have no contract keys: they load with none."""
-        judged, failed = d.get("contract_runs", (0, 0))
-        return cls(
-            checks={
-                (str(c), str(b), str(k), str(s)): [int(x), int(y), int(z)]
-                for c, b, k, s, x, y, z in d.get("contract_checks", [])
-            },
-            judged=int(judged),
-            failed=int(failed),
-        )
+        judged, failed = fields.items(d.get("contract_runs", [0, 0]), "contract_runs", 2)
+        checks: dict[CheckKey, list[int]] = {}
+        for entry in fields.items(d.get("contract_checks", []), "contract_checks"):
+            c, b, k, s, *counts = fields.items(entry, "contract_checks", 7)
+            w = "contract_checks"
+            key = (fields.name(c, w), fields.name(b, w), fields.name(k, w), fields.name(s, w))
+            checks[key] = [fields.count(x, w) for x in counts]
+        return cls(checks=checks, judged=fields.count(judged, "contract_runs"),
+                   failed=fields.count(failed, "contract_runs"))

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
 
@@ -26,10 +27,14 @@ class VersionCounts:
         return [self.first_ns, self.runs, self.passed, dict(sorted(self.tools.items()))]
 
     @classmethod
-    def from_list(cls, d: list[Any]) -> VersionCounts:
-        first_ns, runs, passed, tools = d
-        return cls(int(first_ns), int(runs), int(passed),
-                   {str(k): int(v) for k, v in tools.items()})
+    def from_list(cls, d: Any, what: str) -> VersionCounts:
+        """Read strictly (fields.py): a damaged entry is a ValueError naming it."""
+        first_ns, runs, passed, tools = fields.items(d, what, 4)
+        entry = cls(fields.integer(first_ns, f"{what}.first_ns", 64), fields.count(runs, what),
+                    fields.count(passed, what), fields.counts(tools, f"{what}.tools"))
+        if entry.passed > entry.runs:
+            raise ValueError(f"{what}: more runs passed than ran")
+        return entry
 
 
 @dataclass
@@ -84,4 +89,6 @@ class Versions:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Versions:
         """State files written before versions were kept have no `versions` key: none kept."""
-        return cls({str(v): VersionCounts.from_list(c) for v, c in d.get("versions", {}).items()})
+        table = fields.table(d.get("versions", {}), "versions")
+        return cls({fields.name(v, "versions"): VersionCounts.from_list(c, f"versions.{v[:80]}")
+                    for v, c in table.items()})
