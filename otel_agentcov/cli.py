@@ -9,18 +9,19 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from . import demo, gate, offline
 from .engine import CoverageEngine
 from .reporting import FORMATS, render, write_html
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
+from .verdicts import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, no_runs_message
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"agentcov: {message}\n")
+        self.exit(EXIT_USAGE, f"agentcov: {message}\n")
 
 
 _N = TypeVar("_N", int, float)
@@ -77,6 +78,11 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         "--keep-going", action="store_true",
         help="report a bad input file and count the rest instead of stopping with exit 2",
     )
+    p.add_argument(
+        "--allow-empty", action="store_true",
+        help="accept inputs holding no agent run (by default that is exit 2: a mistyped path "
+        "must not pass CI)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -99,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_cov = sub.add_parser(
         "coverage", help="coverage report from trace, trial and state files",
-        description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage.",
+        description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage "
+        "(no agent runs found, unless --allow-empty).",
     )
     _add_inputs(p_cov)
     p_cov.add_argument(
@@ -118,7 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_gate = sub.add_parser(
         "gate", help="evaluate each agent's expect list (default gate where absent)",
-        description="Exit codes: 0 pass, 1 fail (or inconclusive), 2 bad input or usage.",
+        description="Exit codes: 0 pass, 1 fail, 2 bad input or usage (no agent runs found, "
+        "unless --allow-empty), 3 inconclusive (0 with --allow-inconclusive).",
     )
     _add_inputs(p_gate)
     p_gate.add_argument(
@@ -126,7 +134,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_gate.add_argument(
         "--allow-inconclusive", action="store_true",
-        help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default they fail",
+        help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default the gate "
+        "exits 3",
     )
 
     p_merge = sub.add_parser(
@@ -169,8 +178,11 @@ def _warn(message: str) -> None:
     print(f"agentcov: {message}", file=sys.stderr)
 
 
-def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine]:
-    if not (args.traces or args.results or args.state):
+def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, dict[str, Any]]:
+    """The spec and the report of every input; no agent run at all is a usage error (exit 2)
+    unless --allow-empty."""
+    inputs = [*args.traces, *args.results, *args.state]
+    if not inputs:
         raise offline.InputError("nothing to read; give --traces, --results or --state")
     spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
     if args.tools is not None or args.models is not None:
@@ -179,7 +191,10 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine]:
         spec, traces=args.traces, results=args.results, states=args.state,
         keep_going=args.keep_going, warn=_warn,
     )
-    return spec, engine
+    report = offline.report(engine)
+    if not args.allow_empty and offline.run_count(report) == 0:
+        raise offline.InputError(no_runs_message(inputs))
+    return spec, engine, report
 
 
 def _write(path: str | None, text: str) -> None:
@@ -193,8 +208,7 @@ def _write(path: str | None, text: str) -> None:
 def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
-    _, engine = _load(args)
-    report = offline.report(engine)
+    _, engine, report = _load(args)
     if args.format == "html":
         print(write_html(report, Path(args.output)))
     else:
@@ -205,17 +219,17 @@ def _coverage(args: argparse.Namespace) -> int:
         miss = gate.fail_under(report, args.fail_under)
         if miss is not None:
             _warn(miss)
-            return 1
-    return 0
+            return EXIT_FAIL
+    return EXIT_PASS
 
 
 def _gate(args: argparse.Namespace) -> int:
-    spec, engine = _load(args)
-    checks = gate.evaluate(offline.report(engine), spec)
+    spec, _, report = _load(args)
+    checks = gate.evaluate(report, spec)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
     if args.junit:
         _write(args.junit, gate.junit_xml(checks, args.allow_inconclusive))
-    return 0 if gate.passed(checks, args.allow_inconclusive) else 1
+    return gate.outcome(checks, args.allow_inconclusive)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -247,13 +261,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except (SpecError, StateError, offline.InputError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    return 2
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .assembler import AgentRun, RunAssembler
@@ -16,6 +16,11 @@ from .semconv import KINDS, classify
 from .snapshot import Snapshot, compute_snapshot
 from .spec import CoverageSpec
 from .state import CoverageState, Limits
+
+
+def _add(counts: dict[str, int], more: Mapping[str, Any]) -> None:
+    for key, n in more.items():
+        counts[str(key)] = counts.get(str(key), 0) + int(n)
 
 
 class CoverageEngine:
@@ -114,6 +119,17 @@ class CoverageEngine:
                 "label_overflow": dict(self.state.overflow),
                 "internal_errors": internal_errors,
             }
+
+    def merge(self, state: CoverageState, spans: Mapping[str, Any]) -> None:
+        """Fold in what another engine saw (a pytest-xdist worker): its state, and the span
+        counters of its `span_stats()`, so the merged report equals one engine seeing it all."""
+        with self.lock:
+            self.state.merge(state)
+            _add(self.by_kind, spans["by_kind"])
+            _add(self.assembler.flushed_early, spans["flushed_early"])
+        with self._counters_lock:
+            _add(self.dropped, spans["dropped"])
+            self.internal_errors += int(spans["internal_errors"])
 
     def snapshot(self) -> Snapshot:
         with self.lock:

@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -80,6 +80,11 @@ def load(
                 raise InputError(str(exc)) from None
             warn(f"{exc} (skipped: --keep-going)")
     return engine
+
+
+def run_count(report: Mapping[str, Any]) -> int:
+    """Agent runs in a report, all agents together (0 means the inputs held nothing to judge)."""
+    return sum(int(a["runs"]["count"]) for a in report["agents"].values())
 
 
 def report(engine: CoverageEngine) -> dict[str, Any]:

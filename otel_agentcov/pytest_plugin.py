@@ -3,11 +3,16 @@
 `pytest --agentcov[=agentcov.yaml]` attaches AgentCoverageProcessor to the global SDK
 TracerProvider (installing one when the global is not an SDK provider), prints the report and the
 gate table in the terminal summary, writes `--agentcov-report=json:PATH|markdown:PATH|text:PATH`,
-and fails the session (exit 1) when the gate fails or coverage is below `--agentcov-fail-under`.
+and fails the session (exit 1) when the gate fails or is inconclusive, when no agent run was seen
+(unless `--agentcov-allow-empty`), or when coverage is below `--agentcov-fail-under`.
+
+Under pytest-xdist each worker sends its state and span counters to the controller (as pytest-cov
+does), which merges them exactly; a worker whose data is missing fails the session.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +25,10 @@ from .cli import _percent  # the same check as `agentcov coverage --fail-under`
 from .processor import AgentCoverageProcessor
 from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
+from .state import CoverageState, StateError
+from .verdicts import EXIT_PASS, no_runs_message
+
+WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutput`
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -41,6 +50,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--agentcov-allow-inconclusive", action="store_true", dest="agentcov_allow_inconclusive",
         help="let INCONCLUSIVE pass-rate verdicts pass the gate",
+    )
+    group.addoption(
+        "--agentcov-allow-empty", action="store_true", dest="agentcov_allow_empty",
+        help="accept a session in which no agent ran (by default that fails it)",
     )
 
 
@@ -71,13 +84,21 @@ def pytest_configure(config: pytest.Config) -> None:
             _targets(config.getoption("agentcov_report")),
             config.getoption("agentcov_fail_under"),
             config.getoption("agentcov_allow_inconclusive"),
+            config.getoption("agentcov_allow_empty"),
         ),
         "agentcov-session",
     )
 
 
+def _worker_payload(processor: AgentCoverageProcessor) -> str:
+    """What a worker sends: its state and span counters, as JSON text (execnet carries str)."""
+    engine = processor.engine
+    return json.dumps({"state": engine.state.to_dict(), "spans": engine.span_stats()})
+
+
 class AgentCovSession:
-    """One processor for the session; the report and verdicts are computed once, at the end."""
+    """One processor for the session; the report and verdicts are computed once, at the end
+    (on the controller under xdist, from every worker's merged data)."""
 
     def __init__(
         self,
@@ -85,15 +106,43 @@ class AgentCovSession:
         targets: list[tuple[str, Path]],
         fail_under: float | None,
         allow_inconclusive: bool,
+        allow_empty: bool = False,
     ) -> None:
         self.spec = spec
         self.targets = targets
         self.fail_under = fail_under
         self.allow_inconclusive = allow_inconclusive
+        self.allow_empty = allow_empty
         self.processor = AgentCoverageProcessor(spec)
         self.report: dict[str, Any] | None = None
         self.problems: list[str] = []
         self.table = ""
+        self.workers: dict[str, str | None] = {}  # xdist worker id -> its payload, None if none
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Controller: every worker started must report, or the session fails."""
+        self.workers[node.gateway.id] = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Controller: keep the payload of a worker that finished (a crashed one has none)."""
+        payload = getattr(node, "workeroutput", {}).get(WORKER_KEY)
+        self.workers[node.gateway.id] = payload if isinstance(payload, str) else None
+
+    def _merge_workers(self) -> None:
+        engine = self.processor.engine
+        for worker, payload in sorted(self.workers.items()):
+            try:
+                if payload is None:
+                    raise ValueError("sent no coverage data (it crashed or was stopped)")
+                data = json.loads(payload)
+                engine.merge(CoverageState.from_dict(data["state"]), data["spans"])
+            except (ValueError, KeyError, TypeError, StateError) as exc:
+                self.problems.append(
+                    f"agentcov: worker {worker} {exc}; its agent runs are missing, so the "
+                    "gate cannot pass"
+                )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -108,11 +157,20 @@ class AgentCovSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         yield
         self.processor.shutdown()  # drains the queue and assembles traces still open
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: the controller judges
+            workeroutput[WORKER_KEY] = _worker_payload(self.processor)
+            return
+        self._merge_workers()
         report = self.report = offline.report(self.processor.engine)
+        if not self.allow_empty and offline.run_count(report) == 0:
+            self.problems.append(
+                f"agentcov: {no_runs_message(['this test session'], '--agentcov-allow-empty')}"
+            )
         checks = gate.evaluate(report, self.spec)
         self.table = gate.render_table(checks, self.allow_inconclusive)
-        if not gate.passed(checks, self.allow_inconclusive):
-            self.problems.append("agentcov gate FAILED")
+        if gate.outcome(checks, self.allow_inconclusive) != EXIT_PASS:
+            self.problems.append(f"agentcov gate {gate.status(checks, self.allow_inconclusive)}")
         if self.fail_under is not None:
             miss = gate.fail_under(report, self.fail_under)
             if miss is not None:
