@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import demo, gate, offline
+from . import __version__, demo, gate, offline
 from .engine import CoverageEngine
 from .reporting import FORMATS, render, write_html
 from .spec import CoverageSpec, SpecError
@@ -87,6 +87,7 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agentcov", description="Agent behaviour coverage from OTel spans.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p_demo = sub.add_parser(
         "demo", help="run the built-in multi-agent workload through the real OTel SDK"
@@ -100,8 +101,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_demo.add_argument(
         "--duration", type=_seconds, default=0.0, metavar="SECONDS",
-        help="keep the workload running this long (useful with --serve)",
+        help="keep the workload running this long (useful with --serve; Ctrl-C stops it and "
+        "prints the report so far)",
     )
+    p_demo.add_argument(
+        "--traces-out", metavar="F",
+        help="also write the workload's spans to F (OTLP protobuf), input for every command",
+    )
+    p_demo.add_argument("--spec-out", metavar="F", help="also write the demo's spec to F (YAML)")
 
     p_cov = sub.add_parser(
         "coverage", help="coverage report from trace, trial and state files",
@@ -240,13 +247,36 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+# Subcommands that do nothing useful without arguments: bare, they print their help.
+_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve")
+
+
+def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
+    """Print the help a bare `agentcov` or bare subcommand calls for; True if it did (the
+    caller exits 2: a CI line whose arguments expanded to nothing must not pass)."""
+    if not argv:
+        parser.print_help()
+        return True
+    if len(argv) == 1 and argv[0] in _NEED_ARGUMENTS:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                action.choices[argv[0]].print_help()
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if _help(parser, argv):
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             return demo.main(
                 seed=args.seed, runs=args.runs, fmt=args.format,
                 serve_port=args.serve, duration_s=args.duration,
+                traces_out=args.traces_out, spec_out=args.spec_out,
             )
         if args.command == "coverage":
             return _coverage(args)
