@@ -178,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "and idle keep-alive time (default 10)")
     p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
                          help="finish a trace whose root never arrives after this (default 60)")
+    p_serve.add_argument("--log-summary", type=_seconds, default=60.0, metavar="SECONDS",
+                         help="log a one-line summary (spans, refusals, runs, restricted "
+                         "attempts) this often (default 60; 0 never)")
     return parser
 
 

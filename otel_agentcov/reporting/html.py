@@ -151,19 +151,25 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
     }
 
 
-def write_html(report: Mapping[str, Any], out_dir: Path) -> Path:
-    """Write the report dict (DESIGN §6) as `index.html` plus one page per agent into `out_dir`
-    (created if missing); returns the index path."""
+def html_pages(report: Mapping[str, Any]) -> dict[str, str]:
+    """The report dict (DESIGN §6) as pages by file name: `index.html` plus one per agent
+    (relative links between them), for a directory or for `agentcov serve`'s `/report/`."""
     env = _environment()
-    out_dir.mkdir(parents=True, exist_ok=True)
     views = [_agent_view(name, agent, report) for name, agent in report["agents"].items()]
     spans = fmt.spans_summary(report["spans"])
-    for view in views:
-        html = env.get_template("agent.html").render(view=view, spans=spans)
-        (out_dir / view["page"]).write_text(html, encoding="utf-8")
-    index = out_dir / "index.html"
-    html = env.get_template("index.html").render(
+    pages = {
+        view["page"]: env.get_template("agent.html").render(view=view, spans=spans)
+        for view in views
+    }
+    pages["index.html"] = env.get_template("index.html").render(
         views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS
     )
-    index.write_text(html, encoding="utf-8")
-    return index
+    return pages
+
+
+def write_html(report: Mapping[str, Any], out_dir: Path) -> Path:
+    """Write the report's pages into `out_dir` (created if missing); returns the index path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, html in html_pages(report).items():
+        (out_dir / name).write_text(html, encoding="utf-8")
+    return out_dir / "index.html"

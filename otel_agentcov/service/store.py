@@ -50,10 +50,14 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
     """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords; TraceFormatError if not."""
     if kind == PROTOBUF:
         return list(records_from_request(decode_request(payload, where)))
+    if not payload.strip():  # an empty request: as valid as an empty protobuf one
+        return []
     try:
         document = json.loads(payload)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
+    if document == {}:  # every field of ExportTraceServiceRequest is optional
+        return []
     return list(records_from_json(document, where))
 
 
