@@ -50,6 +50,7 @@ class CoverageEngine:
         self.by_kind: dict[str, int] = dict.fromkeys(KINDS, 0)
         self.dropped: dict[str, int] = {}
         self.internal_errors = 0
+        self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
 
     def count_drop(self, reason: str, n: int = 1) -> None:
@@ -118,6 +119,7 @@ class CoverageEngine:
                 "traces_in_flight": self.assembler.traces_in_flight,
                 "label_overflow": dict(self.state.overflow),
                 "internal_errors": internal_errors,
+                "state_files": self.state_files,
             }
 
     def merge(self, state: CoverageState, spans: Mapping[str, Any]) -> None:

@@ -52,6 +52,7 @@ def load_state(path: str) -> CoverageState:
 
 def _merge_state(engine: CoverageEngine, path: str) -> None:
     engine.state.merge(load_state(path))
+    engine.state_files += 1
 
 
 def load(

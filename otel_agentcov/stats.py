@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, combinations
 from typing import Any
 
@@ -78,7 +78,7 @@ class LogHistogram:
     associative and commutative like the rest of CoverageState.
     """
 
-    __slots__ = ("buckets", "count", "total", "zeros")
+    __slots__ = ("buckets", "count", "total", "zeros", "low", "high")
     GAMMA = 1.02
     _LOG_GAMMA = math.log(GAMMA)
 
@@ -87,6 +87,10 @@ class LogHistogram:
         self.count = 0
         self.total = 0.0
         self.zeros = 0
+        # exact extremes of the positive values (None: none seen); quantiles are clamped to
+        # them, so one run's p95 is its value, never the midpoint of a bucket below it
+        self.low: float | None = None
+        self.high: float | None = None
 
     def add(self, value: float) -> None:
         self.count += 1
@@ -96,6 +100,8 @@ class LogHistogram:
         self.total += value
         key = math.ceil(math.log(value) / self._LOG_GAMMA)
         self.buckets[key] = self.buckets.get(key, 0) + 1
+        self.low = value if self.low is None else min(self.low, value)
+        self.high = value if self.high is None else max(self.high, value)
 
     def merge(self, other: LogHistogram) -> None:
         self.count += other.count
@@ -103,6 +109,8 @@ class LogHistogram:
         self.zeros += other.zeros
         for k, c in other.buckets.items():
             self.buckets[k] = self.buckets.get(k, 0) + c
+        self.low = _pick(min, self.low, other.low)
+        self.high = _pick(max, self.high, other.high)
 
     def mean(self) -> float | None:
         return None if self.count == 0 else self.total / self.count
@@ -118,7 +126,10 @@ class LogHistogram:
         for key in sorted(self.buckets):
             seen += self.buckets[key]
             if seen >= rank:
-                return 2.0 * self.GAMMA**key / (self.GAMMA + 1.0)
+                estimate = 2.0 * self.GAMMA**key / (self.GAMMA + 1.0)
+                if self.low is not None and self.high is not None:
+                    estimate = min(max(estimate, self.low), self.high)
+                return estimate
         return None  # unreachable: counts add up
 
     def cumulative(self, bounds: Sequence[float]) -> list[int]:
@@ -140,6 +151,8 @@ class LogHistogram:
             "sum": self.total,
             "zeros": self.zeros,
             "buckets": {str(k): v for k, v in sorted(self.buckets.items())},
+            "min": self.low,
+            "max": self.high,
         }
 
     @classmethod
@@ -149,4 +162,17 @@ class LogHistogram:
         h.total = float(data["sum"])
         h.zeros = int(data["zeros"])
         h.buckets = {int(k): int(v) for k, v in data["buckets"].items()}
+        if h.buckets:  # a file without extremes: its outermost bucket bounds hold them
+            low, high = data.get("min"), data.get("max")
+            h.low = float(low) if low is not None else h.GAMMA ** (min(h.buckets) - 1)
+            h.high = float(high) if high is not None else h.GAMMA ** max(h.buckets)
         return h
+
+
+def _pick(
+    choose: Callable[[float, float], float], a: float | None, b: float | None
+) -> float | None:
+    """min or max of whichever values are known."""
+    if a is None or b is None:
+        return a if b is None else b
+    return choose(a, b)

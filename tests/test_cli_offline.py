@@ -278,6 +278,22 @@ def test_gate_default_gate_restricted_attempts_and_declared_agents(tmp_path: Pat
                                                  for c in cases.values())
 
 
+def test_footer_counts_state_file_inputs(tmp_path: Path) -> None:
+    """A report from state files only said "spans: 0 processed" above agents with runs."""
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS))
+    state = tmp_path / "s.json"
+    assert agentcov("coverage", "--traces", str(pb), "--state-file", str(state)).returncode == 0
+    for fmt in ("text", "markdown"):
+        proc = agentcov("coverage", "--state", str(state), str(state), "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert "spans: 0 processed" in proc.stdout and "; 2 state files merged" in proc.stdout
+    report = _json(agentcov("coverage", "--state", str(state), "--format", "json"))
+    assert report["spans"]["state_files"] == 1
+    plain = agentcov("coverage", "--traces", str(pb))
+    assert "state file" not in plain.stdout
+
+
 def test_bad_input_exit_2_one_line_unless_keep_going(tmp_path: Path) -> None:
     good = tmp_path / "good.pb"
     good.write_bytes(protobuf_bytes(SPANS))
