@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 from . import __version__, demo, gate, offline
 from .engine import CoverageEngine
 from .reporting import FORMATS, render, write_html
+from .reporting.html import report_meta
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 from .verdicts import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, no_runs_message
@@ -129,6 +130,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when the lowest agent's overall coverage is below N percent (like pytest-cov)",
     )
     p_cov.add_argument("--state-file", metavar="F", help="also save the merged CoverageState to F")
+    p_cov.add_argument(
+        "--contexts", action="store_true",
+        help="add who tests what: per test, what it exercised; per tool, the tests that do",
+    )
 
     p_gate = sub.add_parser(
         "gate", help="evaluate each agent's expect list (default gate where absent)",
@@ -201,7 +206,7 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, dict[
         spec, traces=args.traces, results=args.results, states=args.state,
         keep_going=args.keep_going, warn=_warn,
     )
-    report = offline.report(engine)
+    report = offline.report(engine, contexts=getattr(args, "contexts", False))
     if not args.allow_empty and offline.run_count(report) == 0:
         raise offline.InputError(no_runs_message(inputs))
     return spec, engine, report
@@ -220,7 +225,8 @@ def _coverage(args: argparse.Namespace) -> int:
         raise offline.InputError("--format html writes a directory; give --output DIR")
     _, engine, report = _load(args)
     if args.format == "html":
-        print(write_html(report, Path(args.output)))
+        meta = report_meta([*args.traces, *args.results, *args.state], args.spec)
+        print(write_html(report, Path(args.output), meta))
     else:
         _write(args.output, render(report, args.format))
     if args.state_file:

@@ -25,6 +25,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
@@ -303,6 +304,20 @@ class _Workload:
             self._chat(_BILLING_MODEL, _BILLING_OFFER, "stop")
 
 
+class SeededIds(IdGenerator):
+    """Trace and span ids drawn from the seed: the report names the traces of restricted
+    attempts, so the same seed must give the same ids too."""
+
+    def __init__(self, seed: int) -> None:
+        self._rng = random.Random(seed)
+
+    def generate_span_id(self) -> int:
+        return self._rng.getrandbits(64) or 1
+
+    def generate_trace_id(self) -> int:
+        return self._rng.getrandbits(128) or 1
+
+
 def run_workload(
     tracer_provider: trace.TracerProvider,
     *,
@@ -380,7 +395,9 @@ def main(
     if spec_out is not None:
         write_spec(spec_out)
     trace_file = open(traces_out, "wb") if traces_out is not None else None
-    provider = TracerProvider(resource=Resource.create({"service.name": "agentcov-demo"}))
+    provider = TracerProvider(
+        resource=Resource.create({"service.name": "agentcov-demo"}), id_generator=SeededIds(seed)
+    )
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
     provider.add_span_processor(processor)
     if trace_file is not None:

@@ -9,17 +9,19 @@ import json
 import re
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import grpc
 import pytest
 from _support import free_port
 from _trace_files import demo_spans, protobuf_bytes
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan
 
-from otel_agentcov import AgentCoverageProcessor, CoverageSpec
-from otel_agentcov.demo import DEMO_SPEC, run_workload
+from otel_agentcov import CoverageSpec
+from otel_agentcov.demo import DEMO_SPEC
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.records import from_readable_span
 from otel_agentcov.reporting import render
 from otel_agentcov.service import ServeConfig, Service
 
@@ -53,22 +55,20 @@ def request(port: int, path: str, body: bytes | None = None, method: str = "GET"
         conn.close()
 
 
-def reference_report(runs: int) -> dict[str, Any]:
-    """The in-process processor's report of the same workload (the demo's clock is synthetic,
-    so durations agree too)."""
-    provider = TracerProvider()
-    processor = AgentCoverageProcessor(SPEC)
-    provider.add_span_processor(processor)
-    run_workload(provider, seed=3, runs=runs)
-    provider.shutdown()
-    return processor.snapshot().to_dict()
+def reference_report(spans: Sequence[ReadableSpan]) -> dict[str, Any]:
+    """The in-process engine's report of the same SDK spans, read without OTLP in between."""
+    engine = CoverageEngine(SPEC)
+    for span in spans:
+        engine.ingest(from_readable_span(span))
+    engine.flush_all()
+    return engine.snapshot().to_dict()
 
 
 def test_live_report_in_every_format(service: Service) -> None:
     spans = demo_spans(runs=12, seed=3)
     body = protobuf_bytes(spans)
     assert request(service.config.otlp_http, "/v1/traces", body, "POST", PROTOBUF)[0] == 200
-    expected = reference_report(12)
+    expected = reference_report(spans)
     for port in (service.config.otlp_http, service.config.metrics):  # both listeners serve it
         status, headers, body = request(port, "/report?format=json")
         assert status == 200 and headers["Content-Type"] == "application/json"
@@ -83,7 +83,7 @@ def test_live_report_in_every_format(service: Service) -> None:
         assert status == 303 and headers["Location"] == "/report/index.html"
         status, headers, index = request(port, "/report/index.html")
         assert status == 200 and headers["Content-Type"].startswith("text/html")
-        pages = re.findall(r'href="(agent-[^"]+\.html)"', index.decode())
+        pages = set(re.findall(r'href="(agent-[^"]+\.html)"', index.decode()))
         assert len(pages) == len(expected["agents"]) == 3
         for page in pages:
             status, _, html = request(port, f"/report/{page}")
@@ -124,7 +124,7 @@ def test_periodic_summary_line(capsys: pytest.CaptureFixture[str]) -> None:
         spans = demo_spans(runs=4, seed=3)
         request(svc.config.otlp_http, "/v1/traces", protobuf_bytes(spans), "POST", PROTOBUF)
         request(svc.config.otlp_http, "/v1/traces", b"junk", "POST", PROTOBUF)  # refused
-        expected = reference_report(4)["agents"]
+        expected = reference_report(spans)["agents"]
         runs = sum(a["runs"]["count"] for a in expected.values())
         restricted = sum(a["edges"]["restricted_attempts"] for a in expected.values())
         want = (f"agentcov serve: {len(spans)} spans accepted, 0 rejected, 1 requests refused; "
