@@ -69,7 +69,7 @@ def load(
     engine = CoverageEngine(spec)
     reads: list[Callable[[], None]] = [
         *(partial(_ingest, engine, read_trace_file(p)) for p in trace_files(traces)),
-        *(partial(_ingest, engine, read_trials(p, n << 32)) for n, p in enumerate(results)),
+        *(partial(_ingest, engine, read_trials(p, n << 32, warn)) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
     ]

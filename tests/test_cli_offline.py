@@ -156,6 +156,44 @@ def test_results_files_with_and_without_tools(tmp_path: Path) -> None:
     )
 
 
+def test_trial_level_agent_name_is_honoured(tmp_path: Path) -> None:
+    trials = _trials(6, 6)
+    for i, trial in enumerate(trials):
+        del trial["trace"]["metadata"]
+        if i < 4:
+            trial["agent" if i % 2 else "agent_name"] = "planner" if i < 2 else "writer"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"trials": trials}))
+    agents = _json(agentcov("coverage", "--results", str(path), "--format", "json"))["agents"]
+    assert {name: a["runs"]["count"] for name, a in agents.items()} == {
+        "planner": 2, "writer": 2, "agent": 2}  # "agent": AgentAssay's default name
+    trials[0]["agent"] = 7
+    path.write_text(json.dumps(trials))
+    proc = agentcov("coverage", "--results", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr == f"agentcov: {path}: [0].agent: expected a string, got 7\n"
+
+
+def test_unknown_trial_keys_are_reported_once_per_file(tmp_path: Path) -> None:
+    trials = _trials(5, 5)
+    for trial in trials[1:]:  # misspelt keys at every level, from the second trial on
+        trial["agnet"] = "x"
+        trial["trace"]["modle"] = "gpt-4o"
+        trial["trace"]["steps"][0]["tool"] = "search"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"results": trials}))
+    proc = agentcov("coverage", "--results", str(path), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        f"agentcov: {path}: keys not read (ignored): step.tool (first at "
+        "results[1].trace.steps[0]), trace.modle (first at results[1]), trial.agnet (first at "
+        "results[1])\n"
+    )
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps({"results": _trials(5, 5)}))
+    assert agentcov("coverage", "--results", str(clean)).stderr == ""
+
+
 def _gate_spec(tmp_path: Path, min_runs: int = 10) -> Path:
     return write_spec(tmp_path / "gate.yaml", {"version": 1, "agents": [{
         "name": "assay_agent", "min_runs": min_runs,
