@@ -22,7 +22,7 @@ from types import FrameType
 import grpc
 from prometheus_client import CollectorRegistry, generate_latest
 
-from ..exporters.prometheus import render
+from ..exporters.prometheus import add_runtime_collectors, render
 from ..spec import CoverageSpec
 from .grpc_receiver import make_grpc_server
 from .http_receiver import ServiceHTTPServer
@@ -74,7 +74,7 @@ class Service:
     def start(self) -> None:
         cfg = self.config
         self.store.open()
-        own = CollectorRegistry(auto_describe=False)
+        own = add_runtime_collectors(CollectorRegistry(auto_describe=False))
         own.register(ServiceCollector(self.intake))
 
         def metrics() -> bytes:
