@@ -4,6 +4,7 @@ them (real make, real pip with build isolation)."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,9 +24,15 @@ def test_make_demo_installs_only_the_runtime_dependencies(tmp_path: Path) -> Non
 
 def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> None:
     """setuptools warned that `project.license` as a table is deprecated, on every install."""
+    source = tmp_path / "src"  # a copy: the in-tree build leaves build/ and *.egg-info behind
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "otel_agentcov", source / "otel_agentcov",
+                    ignore=shutil.ignore_patterns("__pycache__"))
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path),
-         str(ROOT)],
+         str(source)],
         capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stderr
