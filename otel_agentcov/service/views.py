@@ -2,7 +2,8 @@
 coverage report (`GET /report`), and the one-line summary it logs now and then.
 
 All of it renders the store's Snapshot with the offline renderers, so the live report reads
-exactly like `agentcov coverage` over the same spans.
+like `agentcov coverage` over the same spans (agents appear once a run of theirs is seen: a GET
+never adds entries to the service's state).
 """
 
 from __future__ import annotations
