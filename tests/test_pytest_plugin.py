@@ -228,6 +228,22 @@ def pytest_sessionfinish(session):
     assert "worker gw0" not in result.stdout.str()
 
 
+def test_xdist_crashed_worker_is_named(pytester: pytest.Pytester,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real crash (os._exit in a test): the worker never reports, and the summary says whose
+    runs are missing, besides pytest's own crash report."""
+    _project(pytester, monkeypatch, {
+        "test_a": "from agents import run\n\ndef test_a():\n    run(['search'], 1)\n",
+        "test_b": "import os\nfrom agents import run\n\ndef test_b():\n"
+                  "    run(['lookup'], 1)\n    os._exit(1)\n",
+    }, XDIST_SPEC)
+    result = pytester.runpytest_subprocess(*_plugin_args(), "--agentcov=agentcov.yaml", "-n", "2",
+                                           "--dist", "loadfile", "--max-worker-restart", "0")
+    assert result.ret == 1, result.stdout.str()
+    result.stdout.re_match_lines([r".*agentcov: worker gw[01] sent no coverage data \(it crashed "
+                                  r"or was stopped\); its agent runs are missing.*"])
+
+
 def test_no_agent_run_fails_the_session_unless_allowed(pytester: pytest.Pytester,
                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     """A suite whose agents are not instrumented (or not run) must not pass the gate."""
