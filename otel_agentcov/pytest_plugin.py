@@ -41,8 +41,9 @@ from .verdicts import EXIT_PASS, no_runs_message
 
 WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutput`
 
-# test.case.result.status (OTel test semantic conventions) from a test's reports
-_STATUS = {"passed": "pass", "failed": "fail", "skipped": "skip"}
+# test.case.result.status (OTel test semantic conventions: pass | fail) from a test's reports;
+# a skipped test has none
+_STATUS = {"passed": "pass", "failed": "fail", "skipped": ""}
 
 # the statistical marker is a plugin of its own, active with or without --agentcov
 pytest_plugins = ["otel_agentcov.pytest_marker"]
@@ -124,7 +125,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _warn_if_unused(config)
         return
     settings = _pyproject(config)
-    spec_path = spec_path or settings.get("spec", "")
+    if not spec_path and "spec" in settings:  # relative to the project, not the working dir
+        spec_path = str(config.rootpath / settings["spec"])
     try:
         spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
         targets = parse_targets(
@@ -224,7 +226,9 @@ class AgentCovSession:
         attributes = {"test.case.name": item.nodeid, "test.suite.name": suite}
         with self.tracer.start_as_current_span(item.nodeid, attributes=attributes) as span:
             yield
-            span.set_attribute("test.case.result.status", self.outcomes.get(item.nodeid, "pass"))
+            status = self.outcomes.get(item.nodeid, "pass")
+            if status:
+                span.set_attribute("test.case.result.status", status)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         status = _STATUS.get(report.outcome, "fail")
@@ -235,6 +239,8 @@ class AgentCovSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         yield
         self.processor.shutdown()  # drains the queue and assembles traces still open
+        if session.config.option.collectonly:  # nothing ran: write and judge nothing
+            return
         workeroutput = getattr(session.config, "workeroutput", None)
         if workeroutput is not None:  # an xdist worker: the controller judges
             workeroutput[WORKER_KEY] = _worker_payload(self.processor)
