@@ -216,6 +216,41 @@ PYDANTIC_AI = {
     "agent_as_tool": AGENT_AS_TOOL,
 }
 
+# an app-written tool loop over the OpenAI client (fixtures/record/record_openai.py); with
+# OpenInference the app marks its agents and tools with OpenInference's tracer decorators
+OPENAI_OPENINFERENCE = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the app catches the error and sends it back as the tool result
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "http_500": Scenario(  # the failed call's model comes from its invocation parameters
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+    "agent_as_tool": AGENT_AS_TOOL,
+    # triage's `transfer_to_billing` tool, then the app runs billing as triage's sibling
+    "handoff": Scenario({
+        "triage": A(llm=2, tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 2},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+}
+
+# Traceloop's OpenAI instrumentation alone: chat spans under the app's request span, so the
+# steps count for the resource's service.name
+_APP_TWO_CALLS = Scenario({"support-app": A(llm=2, models={"weather-model": 2})})
+OPENAI_TRACELOOP = {
+    "two_tools": _APP_TWO_CALLS,
+    "streaming": _APP_TWO_CALLS,
+    "http_500": Scenario(
+        {"support-app": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -229,4 +264,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "strands": STRANDS,
     "adk": ADK,
     "pydantic_ai": PYDANTIC_AI,
+    "openai_openinference": OPENAI_OPENINFERENCE,
+    "openai_traceloop": OPENAI_TRACELOOP,
 }
