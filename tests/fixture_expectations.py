@@ -251,6 +251,15 @@ OPENAI_TRACELOOP = {
     ),
 }
 
+# the same app loop over the Anthropic Messages API (`tool_use` blocks), Traceloop's instrumentation
+ANTHROPIC_TRACELOOP = {
+    **OPENAI_TRACELOOP,
+    "http_500": Scenario(
+        {"support-app": A(errors=1, models={"claude-500": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -266,4 +275,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "pydantic_ai": PYDANTIC_AI,
     "openai_openinference": OPENAI_OPENINFERENCE,
     "openai_traceloop": OPENAI_TRACELOOP,
+    "anthropic_traceloop": ANTHROPIC_TRACELOOP,
 }
