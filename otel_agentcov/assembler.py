@@ -225,12 +225,12 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
 
     def walk(root: Step) -> None:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
-        # the nearest ancestor's test context)
-        stack: list[tuple[Step, _Builder | None, bool, int | None, str | None]] = [
-            (root, None, False, None, None)
-        ]
+        # the nearest ancestor's test context, the nearest LLM or tool step of the same run)
+        stack: list[
+            tuple[Step, _Builder | None, bool, int | None, str | None, Step | None]
+        ] = [(root, None, False, None, None, None)]
         while stack:
-            step, current, parent_is_tool, host, context = stack.pop()
+            step, current, parent_is_tool, host, context, outer = stack.pop()
             if step.span_id in visited:
                 continue
             visited.add(step.span_id)
@@ -247,17 +247,23 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                     here = _Builder(step.agent, step, context or step.resource_context)
                     builders.append(here)
                     by_span[step.span_id] = here
+                    outer = None
                     if current is not None:
                         _delegate(current, here)
             elif step.kind in _RUN_STEP_KINDS:
-                owner = current
-                if owner is None:
-                    owner = orphans.get(step.fallback_agent)
+                if outer is not None and _repeats(outer, step):
+                    _absorb(outer, step)
+                else:
+                    owner = current
                     if owner is None:
-                        owner = orphans[step.fallback_agent] = _Builder(
-                            step.fallback_agent, None, context or step.resource_context
-                        )
-                owner.add(step)
+                        owner = orphans.get(step.fallback_agent)
+                        if owner is None:
+                            owner = orphans[step.fallback_agent] = _Builder(
+                                step.fallback_agent, None, context or step.resource_context
+                            )
+                    owner.add(step)
+                    if step.kind != HANDOFF:
+                        outer = step
             kids = children.get(step.span_id)
             if kids:
                 # popped in start order; at a tie agent spans first, so a host's run exists
@@ -265,7 +271,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
                 is_tool = step.kind == TOOL
-                stack.extend((k, here, is_tool, hosts.get(k.span_id), context) for k in kids)
+                stack.extend(
+                    (k, here, is_tool, hosts.get(k.span_id), context, outer) for k in kids
+                )
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
@@ -278,6 +286,28 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)
     return [b.build(trace_id) for b in all_builders]
+
+
+def _repeats(outer: Step, inner: Step) -> bool:
+    """A model span inside a model span, or a tool span inside the same tool's span, is one
+    call recorded twice (a vendor's client span inside a framework's, an MCP request inside
+    the agent's tool span): counted once."""
+    if inner.kind != outer.kind:
+        return False
+    return inner.kind == LLM or inner.tool is None or inner.tool == outer.tool
+
+
+def _absorb(outer: Step, inner: Step) -> None:
+    """Keep the outer step; take from the inner one what the outer span did not record."""
+    outer.model = outer.model or inner.model
+    outer.error = outer.error or inner.error
+    outer.limit = outer.limit or inner.limit
+    outer.finish_reason = outer.finish_reason or inner.finish_reason
+    outer.input_tokens = outer.input_tokens or inner.input_tokens
+    outer.output_tokens = outer.output_tokens or inner.output_tokens
+    outer.cost_usd = outer.cost_usd or inner.cost_usd
+    outer.tool_definitions = outer.tool_definitions or inner.tool_definitions
+    outer.requested_tools = outer.requested_tools or inner.requested_tools
 
 
 def _delegate_step(agent_span: Step) -> Step:

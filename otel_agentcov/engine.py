@@ -74,7 +74,9 @@ class CoverageEngine:
             self.count_drop("malformed")
             self.count_internal_error()
             return
-        local_root = record.parent_id is None or record.parent_remote
+        # a remote parent starts a local subtree, except where the span is the server half of a
+        # call whose client is traced too: then it waits for the caller's root (or the TTL)
+        local_root = record.parent_id is None or (record.parent_remote and not step.joins_caller)
         with self.lock:
             self.by_kind[step.kind] += 1
             try:

@@ -261,6 +261,25 @@ ANTHROPIC_TRACELOOP = {
     ),
 }
 
+# OpenAI Agents SDK (OpenInference bridge) with its tools on a stdio MCP server: the SDK's tool
+# span, mcp's `MCP send tools/call X` and the server's `tools/call X` are one call; listings
+# (`mcp_tools`, `tools/list`) are not calls; the server process is not an agent
+MCP = {
+    "two_tools": TWO_TOOLS,
+    # the server raised: an `isError` result, marked only on the server's span (`tool_error`);
+    # the SDK hands the text to the model, which answers
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("tool_error"),
+    ),
+    "max_turns": _openai_agents("_OTHER")["max_turns"],
+    "http_500": Scenario(  # the bridge keeps only the status text
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("_OTHER"),
+    ),
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -277,4 +296,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_openinference": OPENAI_OPENINFERENCE,
     "openai_traceloop": OPENAI_TRACELOOP,
     "anthropic_traceloop": ANTHROPIC_TRACELOOP,
+    "mcp": MCP,
 }

@@ -455,3 +455,50 @@ def test_flush_all_counts_a_reason_only_when_given() -> None:
     ra.add(tool(3, 100, "c", trace_id=3), False)
     ra.flush_all("shutdown")
     assert ra.flushed_early["shutdown"] == 1
+
+
+# --------------------------------------------------------------------------- one call, two spans
+
+
+def test_model_span_inside_a_model_span_is_one_call_with_the_inner_facts() -> None:
+    """A vendor's client span inside a framework's model span (Logfire, OpenLIT): one call; the
+    outer span had no model or error, the inner one did."""
+    outer = span(3, 2, "chat", {"gen_ai.operation.name": "chat"})
+    inner = span(4, 3, "Chat Completion", {"gen_ai.operation.name": "chat",
+                                           "gen_ai.request.model": "m", "error.type": "E"})
+    runs = by_agent(assemble([agent(2, None, "a"), outer, inner, chat(5, 2, "m2", start=2)]))
+    assert kinds(runs["a"]) == [LLM, LLM]
+    assert [(s.model, s.error) for s in runs["a"].steps] == [("m", "E"), ("m2", None)]
+
+
+def test_same_tool_nested_is_one_call_another_tool_nested_is_two() -> None:
+    steps = [agent(1, None, "a"), tool(2, 1, "get"), tool(3, 2, "get", attrs={"error.type": "E"}),
+             tool(4, 1, "outer", start=2), tool(5, 4, "inner", start=2)]
+    run = by_agent(assemble(steps))["a"]
+    assert [(s.tool, s.error) for s in run.steps] == [
+        ("get", "E"), ("outer", None), ("inner", None)]
+
+
+def test_model_spans_in_a_nested_agent_are_its_own() -> None:
+    """An agent started inside a model span (no real stack does it, but a nested run resets
+    the rule): the inner agent's model call is counted for it."""
+    runs = by_agent(assemble([agent(1, None, "a"), chat(2, 1), agent(3, 2, "b"), chat(4, 3)]))
+    assert (kinds(runs["a"]), kinds(runs["b"])) == ([LLM, DELEGATE], [LLM])
+
+
+def test_mcp_server_half_waits_for_its_caller_or_the_end() -> None:
+    """Alone (the processor runs in the MCP server only), the server's tool call is assembled
+    at the flush and counted for the server's service.name; it never opens a run early."""
+    from otel_agentcov.engine import CoverageEngine
+
+    engine = CoverageEngine()
+    engine.ingest(SpanRecord(
+        trace_id=7, span_id=9, parent_id=8, parent_remote=True, kind=1,
+        name="tools/call get_weather", start_ns=1, end_ns=2,
+        attributes={"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "get_weather"},
+        resource_attributes={"service.name": "tools-server"}))
+    assert engine.assembler.traces_in_flight == 1
+    engine.flush_all()
+    tools = engine.state.agents["tools-server"].inventory.tools
+    assert {t: tuple(c) for t, c in tools.items()} == {"get_weather": (1, 0)}

@@ -165,3 +165,25 @@ def test_openinference_and_traceloop_dialects() -> None:
     unknown = classify(rec("FakeChat.chat", {"gen_ai.operation.name": "chat",
                                              "gen_ai.request.model": "unknown"}))
     assert unknown.model is None
+
+
+def test_mcp_requests() -> None:
+    """mcp 2.x: a tools/call is a tool call on either side; the server's half (SERVER, remote
+    parent) joins the caller's trace; listings are not calls."""
+    client = classify(rec("MCP send tools/call get_weather", {"mcp.method.name": "tools/call"},
+                          kind=2))
+    assert (client.kind, client.tool, client.joins_caller) == ("tool", "get_weather", False)
+    server = classify(rec("tools/call lookup_order", {
+        "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "lookup_order", "error.type": "tool_error"},
+        kind=1, parent_remote=True))
+    assert (server.kind, server.tool, server.error, server.joins_caller) == (
+        "tool", "lookup_order", "tool_error", True)
+    listing = classify(rec("MCP send tools/list", {"mcp.method.name": "tools/list"}, kind=2))
+    assert listing.kind == "other"
+
+
+def test_openinference_failed_call_model_from_invocation_parameters() -> None:
+    step = classify(rec("ChatCompletion", {"openinference.span.kind": "LLM",
+                                           "llm.invocation_parameters": '{"model": "m"}'}))
+    assert step.model == "m"

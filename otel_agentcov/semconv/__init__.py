@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, openinference, pydantic_ai, testspans, traceloop
+from . import genai, mcp, openinference, pydantic_ai, testspans, traceloop
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
@@ -20,6 +20,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
+    mcp.classify,  # `mcp.method.name` (server tool calls also say `execute_tool`)
     genai.classify,  # `gen_ai.operation.name`
     genai.classify_by_name,  # span names last
 )

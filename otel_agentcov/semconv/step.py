@@ -36,6 +36,7 @@ class Step:
     handoff_tool: bool = False
     handoff_hint: str | None = None
     graph_candidate: bool = False  # a LangGraph graph span: an agent only when a tool started it
+    joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
     decision: str | None = None
     tool_definitions: tuple[str, ...] = ()
     requested_tools: tuple[str, ...] = ()
