@@ -280,6 +280,29 @@ MCP = {
     ),
 }
 
+# Logfire (send_to_logfire=False) instrumenting pydantic-ai over the OpenAI client: pydantic-ai's
+# `chat m` span holds Logfire's `Chat Completion with ...` span (one call, counted once); when
+# streaming, Logfire's `streaming response ... took` log records repeat the call's GenAI
+# attributes and are not calls. The Agents SDK runs (`agents_*`) are Logfire's own rendering.
+_LOGFIRE_AGENTS = _openai_agents("_OTHER")
+LOGFIRE = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": PYDANTIC_AI["tool_error"],
+    "max_steps": PYDANTIC_AI["max_steps"],
+    "http_500": Scenario(  # pydantic-ai wraps the client's error in its own
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("ModelServerError", "InternalServerError"),
+    ),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "agents_two_tools": TWO_TOOLS,
+    "agents_tool_error": _LOGFIRE_AGENTS["tool_error"],
+    # the `error` attribute's message says "Max turns exceeded"
+    "agents_max_turns": _LOGFIRE_AGENTS["max_turns"],
+    "agents_handoff": _LOGFIRE_AGENTS["handoff"],  # a `Handoff: triage → billing` span
+    "agents_agent_as_tool": AGENT_AS_TOOL,
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -297,4 +320,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_traceloop": OPENAI_TRACELOOP,
     "anthropic_traceloop": ANTHROPIC_TRACELOOP,
     "mcp": MCP,
+    "logfire": LOGFIRE,
 }

@@ -187,3 +187,26 @@ def test_openinference_failed_call_model_from_invocation_parameters() -> None:
     step = classify(rec("ChatCompletion", {"openinference.span.kind": "LLM",
                                            "llm.invocation_parameters": '{"model": "m"}'}))
     assert step.model == "m"
+
+
+def test_logfire_log_records_and_agents_templates() -> None:
+    """A Logfire log record never counts, even with a model call's GenAI attributes; the Agents
+    SDK rendering is read from message templates and plain attributes."""
+    log = classify(rec("streaming response from {request_data[model]!r}", {
+        "logfire.span_type": "log", "gen_ai.operation.name": "chat"}))
+    assert log.kind == "other"
+    scope = {"scope_name": "logfire.openai_agents"}
+    looper = classify(rec("Agent run: {name!r}", {
+        "logfire.msg_template": "Agent run: {name!r}", "name": "looper",
+        "error": '{"message": "Max turns exceeded", "data": {"max_turns": 2}}'},
+        status_code=2, **scope))
+    assert (looper.kind, looper.agent, looper.error, looper.limit) == (
+        "agent", "looper", "_OTHER", "max_steps")
+    fn = classify(rec("Function: {name}", {"logfire.msg_template": "Function: {name}",
+                                            "name": "get_weather"}, **scope))
+    assert (fn.kind, fn.tool) == ("tool", "get_weather")
+    handoff = classify(rec("Handoff: {from_agent} → {to_agent}", {
+        "logfire.msg_template": "Handoff: {from_agent} → {to_agent}",
+        "from_agent": "triage", "to_agent": "billing"}, **scope))
+    assert (handoff.kind, handoff.handoff_from, handoff.handoff_to) == (
+        "handoff", "triage", "billing")
