@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.readers.otlp import records_from_json
+from otel_agentcov.readers.otlp import end_order, records_from_json
+from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import classify
 from otel_agentcov.spec import CoverageSpec
 
@@ -44,11 +45,16 @@ def b(*names: str) -> frozenset[str]:
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
-    """Feed an OTLP/JSON document through the engine; returns (agents, error types, traces in
-    flight before the final flush)."""
+    """Feed an OTLP/JSON document through the engine, in the order the readers use; returns
+    (agents, error types, traces in flight before the final flush)."""
+    return replay_in_order(end_order(list(records_from_json(document, where))), spec)
+
+
+def replay_in_order(records: list[SpanRecord], spec: dict[str, Any] | None = None) -> Any:
+    """`replay_records` for records already in the order they are to be ingested."""
     engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
     errors: set[str] = set()
-    for record in records_from_json(document, where):
+    for record in records:
         step = classify(record)
         if step.error is not None and step.kind in ("llm", "tool", "agent"):
             errors.add(step.error)
@@ -303,6 +309,21 @@ LOGFIRE = {
     "agents_agent_as_tool": AGENT_AS_TOOL,
 }
 
+# OpenLIT over the OpenAI client (app-written loop: chat spans only) and the Agents SDK (its
+# `chat` spans sit in nameless per-turn `invoke_agent` wrappers; the hand-off is an
+# `invoke_agent billing` span naming `gen_ai.agent.source`; error.type holds the message)
+_OPENLIT_AGENTS = _openai_agents("_OTHER")
+OPENLIT = {
+    "two_tools": _APP_TWO_CALLS,
+    "streaming": _APP_TWO_CALLS,
+    "http_500": OPENAI_TRACELOOP["http_500"],
+    "agents_two_tools": TWO_TOOLS,
+    "agents_tool_error": _OPENLIT_AGENTS["tool_error"],
+    "agents_max_turns": _OPENLIT_AGENTS["max_turns"],  # status text "Max turns exceeded"
+    "agents_handoff": _OPENLIT_AGENTS["handoff"],
+    "agents_agent_as_tool": AGENT_AS_TOOL,
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -321,4 +342,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "anthropic_traceloop": ANTHROPIC_TRACELOOP,
     "mcp": MCP,
     "logfire": LOGFIRE,
+    "openlit": OPENLIT,
 }

@@ -210,3 +210,20 @@ def test_logfire_log_records_and_agents_templates() -> None:
         "from_agent": "triage", "to_agent": "billing"}, **scope))
     assert (handoff.kind, handoff.handoff_from, handoff.handoff_to) == (
         "handoff", "triage", "billing")
+
+
+def test_openlit_handoff_and_sentence_error_types() -> None:
+    scope = {"scope_name": "openlit.instrumentation.openai_agents"}
+    handoff = classify(rec("invoke_agent billing", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing",
+        "gen_ai.agent.source": "triage"}, **scope))
+    assert (handoff.kind, handoff.handoff_from, handoff.handoff_to) == (
+        "handoff", "triage", "billing")
+    run = classify(rec("invoke_agent billing", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing"}, **scope))
+    assert (run.kind, run.agent) == ("agent", "billing")
+    looper = classify(rec("invoke_agent looper", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "looper",
+        "error.type": "Max turns exceeded"}, status_code=2,
+        status_description="Max turns exceeded", **scope))
+    assert (looper.error, looper.limit) == ("_OTHER", "max_steps")  # a message is no label

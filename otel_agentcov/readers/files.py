@@ -25,6 +25,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 from ..records import SpanRecord
 from .otlp import (
     TraceFormatError,
+    end_order,
     record_from_span,
     records_from_json,
     records_from_resource_spans,
@@ -92,14 +93,13 @@ def _records(source: _Source) -> Iterator[SpanRecord]:
 
 
 def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
-    """One batch in end-time order (roots last), so a root listed before its children still
-    closes its run; errors inside the batch get the file and line/offset prefix."""
+    """One batch in end-time order (`end_order`); errors inside the batch get the file and
+    line/offset prefix."""
     try:
         batch = list(records)
     except TraceFormatError as exc:
         raise TraceFormatError(f"{where}: {exc}") from None
-    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
-    return batch
+    return end_order(batch)
 
 
 class _Source:

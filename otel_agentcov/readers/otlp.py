@@ -72,6 +72,13 @@ def _pb_id(raw: bytes, size: int, where: str) -> int:
     return int.from_bytes(raw, "big")
 
 
+def end_order(batch: list[SpanRecord]) -> list[SpanRecord]:
+    """One batch in end-time order (roots last), in place: OTLP groups spans by scope, so a root
+    listed before another scope's children would close its run without them."""
+    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
+    return batch
+
+
 def records_from_request(request: ExportTraceServiceRequest) -> Iterator[SpanRecord]:
     """Every span of a decoded ExportTraceServiceRequest (or TracesData: same layout)."""
     for r, resource_spans in enumerate(request.resource_spans):

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, logfire, mcp, openinference, pydantic_ai, testspans, traceloop
+from . import genai, logfire, mcp, openinference, openlit, pydantic_ai, testspans, traceloop
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
@@ -22,6 +22,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
     mcp.classify,  # `mcp.method.name` (server tool calls also say `execute_tool`)
+    openlit.classify,  # scope `openlit.*`: its hand-off span looks like an agent run
     genai.classify,  # `gen_ai.operation.name`
     genai.classify_by_name,  # span names last
 )

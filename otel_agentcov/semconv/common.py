@@ -47,11 +47,14 @@ def clip(name: str) -> str:
 
 
 def short_error_name(raw: str) -> str:
-    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`."""
+    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`;
+    a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label."""
     text = raw.strip()
     match = _CLASS_REPR.match(text)
     if match:
         text = match.group(1)
+    if any(c.isspace() for c in text):
+        return "_OTHER"
     return text.rsplit(".", 1)[-1] or "_OTHER"
 
 

@@ -19,7 +19,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..engine import CoverageEngine
-from ..readers.otlp import TraceFormatError, decode_request, records_from_json, records_from_request
+from ..readers.otlp import (
+    TraceFormatError,
+    decode_request,
+    end_order,
+    records_from_json,
+    records_from_request,
+)
 from ..records import SpanRecord
 from ..semconv.step import Step
 from ..snapshot import Snapshot
@@ -47,14 +53,15 @@ class _Clock:
 
 
 def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
-    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords; TraceFormatError if not."""
+    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end order (a batch
+    exporter groups spans by scope); TraceFormatError if not."""
     if kind == PROTOBUF:
-        return list(records_from_request(decode_request(payload, where)))
+        return end_order(list(records_from_request(decode_request(payload, where))))
     try:
         document = json.loads(payload)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
-    return list(records_from_json(document, where))
+    return end_order(list(records_from_json(document, where)))
 
 
 class CoverageStore:
