@@ -324,6 +324,33 @@ OPENLIT = {
     "agents_agent_as_tool": AGENT_AS_TOOL,
 }
 
+# Vercel AI SDK 7 (Node), generateText/streamText with multi-step tools, through @ai-sdk/otel's
+# `OpenTelemetry` (GenAI shapes, agent named by functionId; the span name says the model id) and
+# `LegacyOpenTelemetry` (`ai.*` operations). The SDK writes its spans after the fact, so a
+# sub-agent run inside a tool starts its own trace: no orchestrator -> billing edge to see.
+VERCEL_AI = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the error goes back to the model as the tool's result
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("Error"),
+    ),
+    # stopWhen: stepCountIs(2) ends the run without an error; its last finish reason is
+    # `tool-calls`, i.e. the model still wanted tools
+    "max_steps": Scenario(
+        {"looper": A(llm=2, tools={"get_weather": (2, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps"))}),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("AI_APICallError"),
+    ),
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)}, models={"orchestrator-model": 2}),
+        "billing": A(models={"billing-model": 1}),
+    }),
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -343,4 +370,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "mcp": MCP,
     "logfire": LOGFIRE,
     "openlit": OPENLIT,
+    "vercel_ai": VERCEL_AI,
+    "vercel_ai_legacy": VERCEL_AI,
 }

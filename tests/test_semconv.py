@@ -227,3 +227,24 @@ def test_openlit_handoff_and_sentence_error_types() -> None:
         "error.type": "Max turns exceeded"}, status_code=2,
         status_description="Max turns exceeded", **scope))
     assert (looper.error, looper.limit) == ("_OTHER", "max_steps")  # a message is no label
+
+
+def test_vercel_ai_legacy_operations_and_the_step_limit() -> None:
+    run = classify(rec("ai.generateText", {"ai.operationId": "ai.generateText",
+                                           "ai.telemetry.functionId": "looper",
+                                           "ai.response.finishReason": "tool-calls"}))
+    assert (run.kind, run.agent, run.limit) == ("agent", "looper", "max_steps")
+    done = classify(rec("ai.streamText", {"ai.operationId": "ai.streamText",
+                                          "ai.response.finishReason": "stop"}))
+    assert (done.kind, done.agent, done.limit) == ("agent", None, None)  # no functionId
+    call = classify(rec("ai.generateText.doGenerate", {
+        "ai.operationId": "ai.generateText.doGenerate", "ai.model.id": "m"}))
+    assert (call.kind, call.model) == ("llm", "m")
+    tool = classify(rec("ai.toolCall", {"ai.operationId": "ai.toolCall",
+                                        "ai.toolCall.name": "get_weather"}))
+    assert (tool.kind, tool.tool) == ("tool", "get_weather")
+    # the GenAI shape says the same with the agent span's finish reasons
+    cut = classify(rec("invoke_agent loop-model", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "looper",
+        "gen_ai.response.finish_reasons": ["tool-calls"]}))
+    assert (cut.agent, cut.limit) == ("looper", "max_steps")

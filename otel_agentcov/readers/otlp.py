@@ -73,9 +73,10 @@ def _pb_id(raw: bytes, size: int, where: str) -> int:
 
 
 def end_order(batch: list[SpanRecord]) -> list[SpanRecord]:
-    """One batch in end-time order (roots last), in place: OTLP groups spans by scope, so a root
-    listed before another scope's children would close its run without them."""
-    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
+    """One batch with its local roots last, each part in end-time order, in place: OTLP groups
+    spans by scope, so a root listed before another scope's children would close its run
+    without them, and some SDKs (the AI SDK) give a root an end time before its children's."""
+    batch.sort(key=lambda r: (r.parent_id is None or r.parent_remote, r.end_ns))
     return batch
 
 

@@ -10,7 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, logfire, mcp, openinference, openlit, pydantic_ai, testspans, traceloop
+from . import (
+    genai,
+    logfire,
+    mcp,
+    openinference,
+    openlit,
+    pydantic_ai,
+    testspans,
+    traceloop,
+    vercel_ai,
+)
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
@@ -23,6 +33,7 @@ ADAPTERS: tuple[Adapter, ...] = (
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
     mcp.classify,  # `mcp.method.name` (server tool calls also say `execute_tool`)
     openlit.classify,  # scope `openlit.*`: its hand-off span looks like an agent run
+    vercel_ai.classify,  # `ai.operationId` (the AI SDK's own spans, no GenAI operation names)
     genai.classify,  # `gen_ai.operation.name`
     genai.classify_by_name,  # span names last
 )

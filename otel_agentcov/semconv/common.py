@@ -21,6 +21,8 @@ MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRe
 _MAX_STEPS_TEXT = "max turns exceeded"
 _CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
+# an agent run whose last model turn still asked for tools was cut off by its step limit
+TOOL_CALL_FINISHES = frozenset({"tool-calls", "tool_calls", "tool_call", "tool_use"})
 _TRANSFER_PREFIX = "transfer_to_"
 _OUTPUT_TOKEN_KEYS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"
@@ -331,7 +333,9 @@ def build_step(
             caller = as_str(attrs.get("gen_ai.caller.name"))
             if caller is not None and attrs.get("gen_ai.caller.type", "agent") == "agent":
                 step.handoff_from = caller
-            if step.limit is None and budget_exhausted(attrs):
+            if step.limit is None and (
+                budget_exhausted(attrs) or finish_reason(attrs) in TOOL_CALL_FINISHES
+            ):
                 step.limit = MAX_STEPS
     return step
 
