@@ -74,7 +74,7 @@ fixtures:
 
 # The JavaScript stacks record in Node (fixtures/record/node/: package.json + package-lock.json,
 # node_modules ignored) against the same fake server, driven by fixtures/record/record_<stack>.py.
-FIXTURE_NODE_STACKS ?= vercel_ai
+FIXTURE_NODE_STACKS ?= vercel_ai mastra
 
 fixtures-node: $(STAMP) node-tools
 	cd fixtures/record/node && npm ci --no-audit --no-fund

@@ -12,7 +12,8 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
+from .semconv.common import TOOL_CALL_FINISHES
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -77,6 +78,8 @@ class _Builder:
             llm = [s for s in steps if s.kind == LLM]
             error = llm[-1].error if llm else None
         limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
+        if self.span is not None and error is None and _cut_short(steps):
+            limits |= {MAX_STEPS}
         input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
         if input_chars is None:
             input_chars = next(
@@ -96,6 +99,15 @@ class _Builder:
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
             context=self.context,
         )
+
+
+def _cut_short(steps: list[Step]) -> bool:
+    """An agent run whose last model turn asked for tools, and that handed nothing over, ended
+    because its step limit did (the AI SDK's `stopWhen`, Mastra's `maxSteps` end it silently)."""
+    last = next((s for s in reversed(steps) if s.kind == LLM), None)
+    if last is None or last.finish_reason not in TOOL_CALL_FINISHES:
+        return False
+    return not any(s.kind == HANDOFF or s.handoff_tool for s in steps)
 
 
 def _norm(name: str) -> str:

@@ -351,6 +351,19 @@ VERCEL_AI = {
     }),
 }
 
+# Mastra (Node) through @mastra/observability's OpenTelemetry exporter: GenAI shapes plus its
+# own operations (`model_generation`, `agent_step`, `model_chunk`: not calls). maxSteps ends the
+# run silently (the last model turn asked for tools); errors say `error.type=unknown`, the
+# exception event names the type. The agent-as-tool passes its tracing context on.
+MASTRA = {
+    **VERCEL_AI,
+    "http_500": Scenario(
+        {"weather500": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("Error"),
+    ),
+    "agent_as_tool": AGENT_AS_TOOL,
+}
+
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -372,4 +385,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "openlit": OPENLIT,
     "vercel_ai": VERCEL_AI,
     "vercel_ai_legacy": VERCEL_AI,
+    "mastra": MASTRA,
 }

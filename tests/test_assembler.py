@@ -502,3 +502,20 @@ def test_mcp_server_half_waits_for_its_caller_or_the_end() -> None:
     engine.flush_all()
     tools = engine.state.agents["tools-server"].inventory.tools
     assert {t: tuple(c) for t, c in tools.items()} == {"get_weather": (1, 0)}
+
+
+def _turn(span_id: int, parent: int, finish: str, start: int) -> Step:
+    return span(span_id, parent, "chat m", {"gen_ai.operation.name": "chat",
+                                            "gen_ai.response.finish_reasons": [finish]},
+                start=start)
+
+
+def test_a_run_ending_on_a_tool_request_was_cut_by_its_step_limit() -> None:
+    """The AI SDK's stopWhen and Mastra's maxSteps end the loop without an error: the last model
+    turn asked for tools. A run that ends on its answer, or hands over, was not cut."""
+    cut = assemble([agent(1, None, "looper"), _turn(2, 1, "tool-calls", 1), tool(3, 1, "t", 2)])
+    done = assemble([agent(1, None, "a"), _turn(2, 1, "tool_calls", 1), _turn(3, 1, "stop", 2)])
+    handed = assemble([agent(1, None, "triage"), _turn(2, 1, "tool_calls", 1),
+                       tool(3, 1, "transfer_to_billing", 2)])
+    assert [r.limits for r in (*cut, *done, *handed)] == [
+        frozenset({"max_steps"}), frozenset(), frozenset()]

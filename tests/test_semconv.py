@@ -229,22 +229,31 @@ def test_openlit_handoff_and_sentence_error_types() -> None:
     assert (looper.error, looper.limit) == ("_OTHER", "max_steps")  # a message is no label
 
 
-def test_vercel_ai_legacy_operations_and_the_step_limit() -> None:
+def test_vercel_ai_legacy_operations() -> None:
     run = classify(rec("ai.generateText", {"ai.operationId": "ai.generateText",
-                                           "ai.telemetry.functionId": "looper",
-                                           "ai.response.finishReason": "tool-calls"}))
-    assert (run.kind, run.agent, run.limit) == ("agent", "looper", "max_steps")
-    done = classify(rec("ai.streamText", {"ai.operationId": "ai.streamText",
-                                          "ai.response.finishReason": "stop"}))
-    assert (done.kind, done.agent, done.limit) == ("agent", None, None)  # no functionId
+                                           "ai.telemetry.functionId": "looper"}))
+    assert (run.kind, run.agent) == ("agent", "looper")
+    anonymous = classify(rec("ai.streamText", {"ai.operationId": "ai.streamText"}))
+    assert (anonymous.kind, anonymous.agent) == ("agent", None)  # no functionId: no agent
     call = classify(rec("ai.generateText.doGenerate", {
-        "ai.operationId": "ai.generateText.doGenerate", "ai.model.id": "m"}))
-    assert (call.kind, call.model) == ("llm", "m")
+        "ai.operationId": "ai.generateText.doGenerate", "ai.model.id": "m",
+        "gen_ai.response.finish_reasons": ["tool-calls"]}))
+    assert (call.kind, call.model, call.finish_reason) == ("llm", "m", "tool-calls")
     tool = classify(rec("ai.toolCall", {"ai.operationId": "ai.toolCall",
                                         "ai.toolCall.name": "get_weather"}))
     assert (tool.kind, tool.tool) == ("tool", "get_weather")
-    # the GenAI shape says the same with the agent span's finish reasons
-    cut = classify(rec("invoke_agent loop-model", {
-        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "looper",
-        "gen_ai.response.finish_reasons": ["tool-calls"]}))
-    assert (cut.agent, cut.limit) == ("looper", "max_steps")
+
+
+@pytest.mark.parametrize("flat", ['["tool-calls"]', "['tool_call']", "tool_calls"])
+def test_finish_reasons_flattened_into_a_string(flat: str) -> None:
+    step = classify(rec("chat m", {"gen_ai.operation.name": "chat",
+                                   "gen_ai.response.finish_reasons": flat}))
+    assert step.finish_reason == flat.strip("[]'\"")
+
+
+def test_placeholder_error_type_defers_to_the_exception_event() -> None:
+    step = classify(rec("execute_tool t", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t",
+        "error.type": "unknown"}, status_code=2,
+        events=(("exception", {"exception.type": "TypeError"}),)))
+    assert step.error == "TypeError"

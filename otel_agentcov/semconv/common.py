@@ -21,7 +21,7 @@ MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRe
 _MAX_STEPS_TEXT = "max turns exceeded"
 _CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
-# an agent run whose last model turn still asked for tools was cut off by its step limit
+# finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
 TOOL_CALL_FINISHES = frozenset({"tool-calls", "tool_calls", "tool_call", "tool_use"})
 _TRANSFER_PREFIX = "transfer_to_"
 _OUTPUT_TOKEN_KEYS = (
@@ -61,20 +61,28 @@ def short_error_name(raw: str) -> str:
 
 
 def error_type(record: SpanRecord) -> str | None:
-    """error.type, else the first exception event's type, else `_OTHER` for an ERROR status."""
+    """error.type, else the first exception event's type, else `_OTHER` for an ERROR status;
+    an error.type that names no type (Mastra's `unknown`, a message) defers to the event."""
     attrs = record.attributes
     raw = attrs.get("error.type")
     if isinstance(raw, str) and raw:
-        return short_error_name(raw)
+        name = short_error_name(raw)
+        if name != "_OTHER" and name.lower() != "unknown":
+            return name
+        return _exception_type(record) or "_OTHER"
     failed = record.status_code == STATUS_ERROR or attrs.get("gen_ai.tool.status") == "error"
     if not failed:
         return None
+    return _exception_type(record) or "_OTHER"
+
+
+def _exception_type(record: SpanRecord) -> str | None:
     for name, event_attrs in record.events:
         if name == "exception":
             etype = event_attrs.get("exception.type")
             if isinstance(etype, str) and etype:
                 return short_error_name(etype)
-    return "_OTHER"
+    return None
 
 
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
@@ -213,8 +221,12 @@ def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
 
 
 def finish_reason(attrs: Mapping[str, Any]) -> str:
+    """The first finish reason; a list flattened into one string (Mastra's JSON, Traceloop's
+    Python repr) is unwrapped."""
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
+        if reasons.startswith("["):
+            return reasons.strip("[]").split(",", 1)[0].strip(" '\"")
         return reasons
     # `reasons` first: an ABC isinstance on the common None is a quarter of classify's time
     if reasons and isinstance(reasons, Sequence) and isinstance(reasons[0], str):
@@ -333,9 +345,7 @@ def build_step(
             caller = as_str(attrs.get("gen_ai.caller.name"))
             if caller is not None and attrs.get("gen_ai.caller.type", "agent") == "agent":
                 step.handoff_from = caller
-            if step.limit is None and (
-                budget_exhausted(attrs) or finish_reason(attrs) in TOOL_CALL_FINISHES
-            ):
+            if step.limit is None and budget_exhausted(attrs):
                 step.limit = MAX_STEPS
     return step
 

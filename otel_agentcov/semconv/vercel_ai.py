@@ -3,9 +3,8 @@
 
 No GenAI operation names: `ai.generateText` / `ai.streamText` is the agent run, named only by
 `ai.telemetry.functionId` (no function id: no agent, the steps count for service.name);
-`.doGenerate` / `.doStream` is the model call; `ai.toolCall` the tool. A run that ends with the
-model still asking for tools (`ai.response.finishReason=tool-calls`) was stopped by its step
-limit (`stopWhen`, `maxSteps`): nothing else records it. The SDK's `OpenTelemetry` integration
+`.doGenerate` / `.doStream` is the model call (its finish reason shows a run cut short by
+`stopWhen`, see the assembler); `ai.toolCall` the tool. The SDK's `OpenTelemetry` integration
 emits GenAI shapes, left to the GenAI adapter.
 """
 
@@ -14,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..records import SpanRecord
-from .common import TOOL_CALL_FINISHES, as_str, build_step
-from .step import AGENT, LLM, MAX_STEPS, OTHER, TOOL, Step
+from .common import as_str, build_step
+from .step import AGENT, LLM, OTHER, TOOL, Step
 
 OPERATION = "ai.operationId"
 _RUNS = frozenset({"ai.generateText", "ai.streamText", "ai.generateObject", "ai.streamObject"})
@@ -29,10 +28,7 @@ def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None
         return None
     if op in _RUNS:
         agent = as_str(attrs.get("ai.telemetry.functionId"))
-        step = build_step(record, AGENT, state_attributes, agent=agent)
-        if step.limit is None and attrs.get("ai.response.finishReason") in TOOL_CALL_FINISHES:
-            step.limit = MAX_STEPS
-        return step
+        return build_step(record, AGENT, state_attributes, agent=agent)
     if op in _CALLS:
         step = build_step(record, LLM, state_attributes)
         step.model = step.model or as_str(attrs.get("ai.model.id"))
