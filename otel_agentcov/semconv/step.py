@@ -36,7 +36,6 @@ class Step:
     handoff_tool: bool = False
     handoff_hint: str | None = None
     graph_candidate: bool = False  # a LangGraph graph span: an agent only when a tool started it
-    joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
     decision: str | None = None
     tool_definitions: tuple[str, ...] = ()
     requested_tools: tuple[str, ...] = ()
@@ -45,3 +44,5 @@ class Step:
     state_extra: tuple[str, ...] = ()
     context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
     resource_context: str | None = None  # ... on its resource: used when no ancestor names one
+    # new fields go last: a service snapshot stores steps as value lists in this order
+    joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
