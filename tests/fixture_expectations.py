@@ -362,6 +362,12 @@ MASTRA = {
         b("Error"),
     ),
     "agent_as_tool": AGENT_AS_TOOL,
+    # a supervisor's `agents: { billing }`: Mastra's `agent-billing` tool runs billing inside it
+    "sub_agents": Scenario({
+        "supervisor": A(llm=2, tools={"agent-billing": (1, 0)}, models={"supervisor-model": 2},
+                        delegations=("supervisor->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
 }
 
 
