@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.readers.otlp import end_order, records_from_json
+from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import classify
 from otel_agentcov.spec import CoverageSpec
@@ -47,7 +47,7 @@ def b(*names: str) -> frozenset[str]:
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
     """Feed an OTLP/JSON document through the engine, in the order the readers use; returns
     (agents, error types, traces in flight before the final flush)."""
-    return replay_in_order(end_order(list(records_from_json(document, where))), spec)
+    return replay_in_order(in_end_order(records_from_json(document, where)), spec)
 
 
 def replay_in_order(records: list[SpanRecord], spec: dict[str, Any] | None = None) -> Any:

@@ -35,6 +35,16 @@ class TraceFormatError(ValueError):
     """A payload that is not OTLP traces; the message says where and what was expected."""
 
 
+def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
+    """One payload's spans with its local roots last, each part in end-time order: a payload
+    groups spans by scope, so a root can come before a child from another scope (an OpenLIT
+    workflow root before the `chat` spans) and would close its run too early; and some SDKs
+    stamp a root's end before its children's (the AI SDK)."""
+    batch = list(records)
+    batch.sort(key=lambda r: (r.parent_id is None or r.parent_remote, r.end_ns))
+    return batch
+
+
 # ---------------------------------------------------------------- protobuf
 
 
@@ -70,14 +80,6 @@ def _pb_id(raw: bytes, size: int, where: str) -> int:
     if len(raw) not in (0, size):
         raise TraceFormatError(f"{where}: expected a {size}-byte id, got {len(raw)} bytes")
     return int.from_bytes(raw, "big")
-
-
-def end_order(batch: list[SpanRecord]) -> list[SpanRecord]:
-    """One batch with its local roots last, each part in end-time order, in place: OTLP groups
-    spans by scope, so a root listed before another scope's children would close its run
-    without them, and some SDKs (the AI SDK) give a root an end time before its children's."""
-    batch.sort(key=lambda r: (r.parent_id is None or r.parent_remote, r.end_ns))
-    return batch
 
 
 def records_from_request(request: ExportTraceServiceRequest) -> Iterator[SpanRecord]:

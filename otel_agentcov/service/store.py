@@ -22,7 +22,7 @@ from ..engine import CoverageEngine
 from ..readers.otlp import (
     TraceFormatError,
     decode_request,
-    end_order,
+    in_end_order,
     records_from_json,
     records_from_request,
 )
@@ -53,15 +53,15 @@ class _Clock:
 
 
 def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
-    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end order (a batch
-    exporter groups spans by scope); TraceFormatError if not."""
+    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end-time order;
+    TraceFormatError if not."""
     if kind == PROTOBUF:
-        return end_order(list(records_from_request(decode_request(payload, where))))
+        return in_end_order(records_from_request(decode_request(payload, where)))
     try:
         document = json.loads(payload)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
-    return end_order(list(records_from_json(document, where)))
+    return in_end_order(records_from_json(document, where))
 
 
 class CoverageStore:
