@@ -61,7 +61,7 @@ bench: $(STAMP)
 # fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
 FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
   openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
-  openai_openinference openai_traceloop anthropic_traceloop mcp logfire openlit
+  openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

@@ -387,6 +387,9 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_traceloop": OPENAI_TRACELOOP,
     "anthropic_traceloop": ANTHROPIC_TRACELOOP,
     "mcp": MCP,
+    # Traceloop's MCP instrumentation (mcp 1.x FastMCP): its client `<tool>.tool` span marks the
+    # isError result (`error.type=tool_error`) inside the SDK's tool span: the same coverage
+    "mcp_traceloop": MCP,
     "logfire": LOGFIRE,
     "openlit": OPENLIT,
     "vercel_ai": VERCEL_AI,
