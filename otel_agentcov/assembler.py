@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .semconv.common import TOOL_CALL_FINISHES
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, Step
+from .semconv.common import TOOL_CALL_FINISHES, finishes_run
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, WORKFLOW, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -71,6 +72,8 @@ class _Builder:
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
             start, end = self.span.start_ns, self.span.end_ns
+            if self.span.turn:  # a turn marker opens the run; its work follows the marker
+                end = max((s.end_ns for s in steps), default=end)
             error = next((s.error for s in spans if s.error), None)
         else:
             start = min((s.start_ns for s in steps), default=0)
@@ -78,6 +81,8 @@ class _Builder:
             llm = [s for s in steps if s.kind == LLM]
             error = llm[-1].error if llm else None
         limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
+        if self.span is not None and 0 < self.span.step_limit < sum(s.kind == LLM for s in steps):
+            limits |= {MAX_STEPS}  # more model calls than the agent's own budget allows
         if self.span is not None and error is None and _cut_short(steps):
             limits |= {MAX_STEPS}
         input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
@@ -102,12 +107,13 @@ class _Builder:
 
 
 def _cut_short(steps: list[Step]) -> bool:
-    """An agent run whose last model turn asked for tools, and that handed nothing over, ended
-    because its step limit did (the AI SDK's `stopWhen`, Mastra's `maxSteps` end it silently)."""
+    """An agent run whose last model turn asked for tools, and that neither handed over nor
+    called a tool that finishes the run, ended because its step limit did (the AI SDK's
+    `stopWhen`, Mastra's `maxSteps` end it silently)."""
     last = next((s for s in reversed(steps) if s.kind == LLM), None)
     if last is None or last.finish_reason not in TOOL_CALL_FINISHES:
         return False
-    return not any(s.kind == HANDOFF or s.handoff_tool for s in steps)
+    return not any(s.kind == HANDOFF or s.handoff_tool or finishes_run(s.tool) for s in steps)
 
 
 def _norm(name: str) -> str:
@@ -144,9 +150,18 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         src, step = max(named or candidates, key=lambda c: c[1].start_ns)
         used.add(step.span_id)
         src.delegations.append((src.agent, target.agent))
+    nested = {(b.span.parent_id, _norm(b.agent)) for b in builders if b.span is not None}
     for src, step in pending:
-        if step.span_id not in used and step.handoff_hint:
+        if step.span_id in used or not step.handoff_hint:
+            continue
+        if (step.span_id, _norm(step.handoff_hint)) not in nested:  # else: agent-as-tool's edge
             src.delegations.append((src.agent, step.handoff_hint))
+
+
+def _wraps_llm(step: Step, children: dict[int, list[Step]]) -> bool:
+    """An LLM span around another LLM span is one model call (LlamaIndex `achat` calling its
+    base class's `achat`): only the innermost, which carries usage and errors, is counted."""
+    return step.kind == LLM and any(k.kind == LLM for k in children.get(step.span_id, ()))
 
 
 def _opens_run(step: Step, parent_is_tool: bool) -> bool:
@@ -172,6 +187,65 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
                 hosts[kid.span_id] = agent.span_id
                 break
     return hosts
+
+
+def _turns(kids: list[Step], current: _Builder | None, builders: list[_Builder],
+           context: str | None) -> dict[int, _Builder]:
+    """Siblings after a turn marker (LlamaIndex `setup_agent`) are the marked agent's work, up
+    to the next marker naming another agent; a marker under another agent's run is a call."""
+    owners: dict[int, _Builder] = {}
+    turn: _Builder | None = None
+    for kid in sorted(kids, key=lambda k: k.start_ns):
+        if kid.turn and kid.agent is not None:
+            if turn is not None and turn.agent == kid.agent:
+                turn.extra_spans.append(kid)
+            elif current is not None and current.agent == kid.agent:
+                turn = current
+            else:
+                turn = _Builder(kid.agent, kid, context or kid.context or kid.resource_context)
+                builders.append(turn)
+                if current is not None:
+                    _delegate(current, turn)
+        if turn is not None:
+            owners[kid.span_id] = turn
+    return owners
+
+
+def _adopt_failed_workflows(workflows: list[Step], builders: list[_Builder]) -> None:
+    """A workflow span that failed (an error or a limit raised past its agents) fails the last
+    agent run that ran directly under it."""
+    if not workflows:
+        return
+    last: dict[int, _Builder] = {}  # parent span -> the latest run directly under it
+    for b in builders:
+        if b.span is not None and b.parent_span_id is not None:
+            seen = last.get(b.parent_span_id)
+            if seen is None or (seen.span is not None and seen.span.start_ns <= b.span.start_ns):
+                last[b.parent_span_id] = b
+    for workflow in workflows:
+        run = last.get(workflow.span_id)
+        if run is not None:
+            run.extra_spans.append(workflow)
+
+
+def _place_workflow_handoffs(handoffs: list[Step], builders: list[_Builder]) -> None:
+    """A hand-off a workflow records outside any agent (Agent Framework's edge from executor A
+    to executor B) is A's step when both ran as agents in the trace; an edge from or to an
+    orchestrator that is no agent is routing, not a hand-off."""
+    if not handoffs:
+        return
+    runs: dict[str, list[_Builder]] = defaultdict(list)
+    for b in sorted(builders, key=lambda b: b.span.start_ns if b.span is not None else 0):
+        runs[b.agent].append(b)
+    starts = {agent: [b.span.start_ns if b.span is not None else 0 for b in bs]
+              for agent, bs in runs.items()}
+    for step in handoffs:
+        sources = runs.get(step.handoff_from or "")
+        if not sources or step.handoff_to not in runs:
+            continue
+        # the source's latest run that started by the hand-off (bisect: traces can be huge)
+        at = bisect_right(starts[sources[0].agent], step.start_ns)
+        sources[max(at - 1, 0)].add(step)
 
 
 def _delegate(caller: _Builder, callee: _Builder) -> None:
@@ -234,6 +308,8 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
     visited: set[int] = set()
+    failed_workflows: list[Step] = []
+    declared: list[Step] = []
 
     def walk(root: Step) -> None:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
@@ -247,7 +323,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 continue
             visited.add(step.span_id)
             if host is not None:
-                current = by_span.get(host, current)
+                hosted = by_span.get(host, current)
+                if hosted is not current:
+                    current, outer = hosted, None
             here = current
             if step.context is not None:
                 context = step.context
@@ -262,8 +340,14 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                     outer = None
                     if current is not None:
                         _delegate(current, here)
-            elif step.kind in _RUN_STEP_KINDS:
-                if outer is not None and _repeats(outer, step):
+            elif step.kind == WORKFLOW and step.error is not None:
+                failed_workflows.append(step)
+            elif current is None and step.kind == HANDOFF and step.handoff_from is not None:
+                declared.append(step)  # a workflow's edge: placed once the agents' runs exist
+            elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):
+                if outer is not None and _repeats(outer, step) and (
+                    current is not None or outer.fallback_agent == step.fallback_agent
+                ):
                     _absorb(outer, step)
                 else:
                     owner = current
@@ -282,10 +366,13 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 # before the work it hosts is placed
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
+                owners = (_turns(kids, here, builders, context)
+                          if any(k.turn for k in kids) else {})
                 is_tool = step.kind == TOOL
-                stack.extend(
-                    (k, here, is_tool, hosts.get(k.span_id), context, outer) for k in kids
-                )
+                for k in kids:
+                    run = owners.get(k.span_id, here)
+                    stack.append((k, run, is_tool, hosts.get(k.span_id), context,
+                                  outer if run is here else None))
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
@@ -294,6 +381,8 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
             if s.span_id not in visited:
                 walk(s)
     all_builders = builders + list(orphans.values())
+    _adopt_failed_workflows(failed_workflows, builders)
+    _place_workflow_handoffs(declared, builders)
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)
@@ -301,9 +390,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
 
 
 def _repeats(outer: Step, inner: Step) -> bool:
-    """A model span inside a model span, or a tool span inside the same tool's span, is one
-    call recorded twice (a vendor's client span inside a framework's, an MCP request inside
-    the agent's tool span): counted once."""
+    """A tool span inside the same tool's span (an MCP request inside the agent's tool span,
+    the MCP server's span inside that), or a model span inside a counted model span (further
+    down than `_wraps_llm` looks), is one call recorded twice: counted once."""
     if inner.kind != outer.kind:
         return False
     return inner.kind == LLM or inner.tool is None or inner.tool == outer.tool

@@ -48,8 +48,60 @@ def _run_step_ids(runs: list[AgentRun]) -> Counter[tuple[int, int]]:
     return Counter((s.trace_id, s.span_id) for r in runs for s in r.steps if s.kind != DELEGATE)
 
 
+def _wrappers(steps: list[Step]) -> set[tuple[int, int]]:
+    """LLM spans around another LLM span of their trace: one model call, counted at the inner
+    span, so the outer one is in no run."""
+    first: dict[tuple[int, int], Step] = {}
+    for s in steps:
+        first.setdefault((s.trace_id, s.span_id), s)
+    return {
+        (s.trace_id, s.parent_id) for s in first.values()
+        if s.kind == LLM and s.parent_id is not None and s.parent_id != s.span_id
+        and (parent := first.get((s.trace_id, s.parent_id))) is not None and parent.kind == LLM
+    }
+
+
 def _expected(steps: list[Step]) -> Counter[tuple[int, int]]:
-    return Counter((s.trace_id, s.span_id) for s in steps if s.kind in RUN_KINDS)
+    wrappers = _wrappers(steps)
+    return Counter((s.trace_id, s.span_id) for s in steps
+                   if s.kind in RUN_KINDS and (s.trace_id, s.span_id) not in wrappers)
+
+
+def _same_call_above(steps: list[Step], got: Counter[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The missing run steps that have a placed ancestor of the same call (a tool span inside
+    the same tool's span, a model span inside a model span): one call, counted there."""
+    first: dict[tuple[int, int], Step] = {}
+    for s in steps:
+        first.setdefault((s.trace_id, s.span_id), s)
+    nested = set()
+    for key in set(_expected(steps)) - set(got):
+        s = first[key]
+        seen, pid = {s.span_id}, s.parent_id
+        while pid is not None and pid not in seen and (s.trace_id, pid) in first:
+            seen.add(pid)
+            up = first[(s.trace_id, pid)]
+            if (s.trace_id, pid) in got and up.kind == s.kind and s.kind in (LLM, TOOL) and (
+                s.kind == LLM or s.tool is None or s.tool == up.tool
+            ):
+                nested.add(key)
+                break
+            pid = up.parent_id
+    return nested
+
+
+def _placed(got: Counter[tuple[int, int]], steps: list[Step], pieces: bool = False) -> None:
+    """Every run step is placed, once, except the inner span of one call recorded twice.
+    Assembled in pieces (early flushes, late local roots), a wrapper and its inner call can
+    land in different pieces: then the wrapper counts too. Nothing else may differ."""
+    expected = set(_expected(steps))
+    allowed = expected | _wrappers(steps) if pieces else expected
+    assert all(n == 1 for n in got.values())
+    assert set(got) <= allowed
+    assert expected - set(got) <= _same_call_above(steps, got)
+
+
+def _placed_once_in_pieces(got: Counter[tuple[int, int]], steps: list[Step]) -> None:
+    _placed(got, steps, pieces=True)
 
 
 @given(forests())
@@ -57,7 +109,7 @@ def test_assemble_places_every_run_step_exactly_once(steps: list[Step]) -> None:
     for trace_id in {s.trace_id for s in steps}:
         mine = [s for s in steps if s.trace_id == trace_id]
         runs = assemble(mine)
-        assert _run_step_ids(runs) == _expected(mine)
+        _placed(_run_step_ids(runs), mine)
         named_agents = {s.agent for s in mine if s.kind == AGENT and s.agent}
         assert named_agents <= {r.agent for r in runs}
         for run in runs:
@@ -83,7 +135,7 @@ def test_run_assembler_loses_and_duplicates_nothing_under_any_arrival_and_bounds
             runs += ra.sweep()
     runs += ra.flush_all("shutdown")
     assert ra.traces_in_flight == 0
-    assert _run_step_ids(runs) == _expected(steps)
+    _placed_once_in_pieces(_run_step_ids(runs), steps)
     early = ra.flushed_early
     assert set(early) <= {"trace_limit", "span_limit", "idle_ttl", "shutdown"}
     if not sweeps:  # only the idle sweep flushes for idle_ttl
@@ -104,8 +156,11 @@ def test_duplicate_span_ids_never_raise_and_never_invent_steps(
         runs += ra.add(step, local_root=step.parent_id is None)
     runs += ra.flush_all()
     got = _run_step_ids(runs)
-    # each run step at least once, at most once per time it was sent
-    assert set(got) == set(_expected(steps))
+    # each run step at least once (or inside a placed step of the same call), at most once per
+    # time it was sent
+    expected = set(_expected(steps))
+    assert set(got) <= expected | _wrappers(steps)
+    assert expected - set(got) <= _same_call_above(steps, got)
     assert all(n <= 1 + dup_ids.count(sid) for (_, sid), n in got.items())
 
 
@@ -126,4 +181,26 @@ def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None
         for i in range(1, n + 1)
     ]
     runs = assemble(steps)
+    _placed(_run_step_ids(runs), steps)
+
+
+@pytest.mark.timeout(60)
+def test_a_hundred_thousand_workflow_edges_and_failed_workflows_assemble_in_one_pass() -> None:
+    """Workflow hand-offs and failed workflows are matched to runs by index, not pairwise."""
+    n = 100_000
+    steps = [Step(trace_id=1, span_id=1, parent_id=None, kind=WORKFLOW, start_ns=0,
+                  end_ns=3 * n, fallback_agent="svc", error="Boom")]
+    for i in range(2, n + 1):
+        if i % 4 == 0:  # a failed sub-workflow holding one agent run
+            steps.append(Step(trace_id=1, span_id=i, parent_id=1, kind=WORKFLOW, start_ns=i,
+                              end_ns=i + 2, fallback_agent="svc", error="Boom"))
+        elif i % 4 == 1:
+            steps.append(Step(trace_id=1, span_id=i, parent_id=i - 1, kind=AGENT, start_ns=i,
+                              end_ns=i + 1, fallback_agent="svc", agent=f"a{i % 8}"))
+        else:  # a workflow edge between the two agent names
+            steps.append(Step(trace_id=1, span_id=i, parent_id=1, kind=HANDOFF, start_ns=i,
+                              end_ns=i, fallback_agent="svc", handoff_from="a1",
+                              handoff_to="a5"))
+    runs = assemble(steps)
     assert _run_step_ids(runs) == _expected(steps)
+    assert all(r.error == "Boom" for r in runs)

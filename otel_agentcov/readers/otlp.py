@@ -37,9 +37,9 @@ class TraceFormatError(ValueError):
 
 def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
     """One payload's spans with its local roots last, each part in end-time order: a payload
-    groups spans by scope, so a root can come before a child from another scope (an OpenLIT
-    workflow root before the `chat` spans) and would close its run too early; and some SDKs
-    stamp a root's end before its children's (the AI SDK)."""
+    groups spans by scope, so a root can come before a child from another scope (Semantic
+    Kernel's tool spans, an OpenLIT workflow root before its `chat` spans) and would close its
+    run too early; and some SDKs stamp a root's end before its children's (the AI SDK)."""
     batch = list(records)
     batch.sort(key=lambda r: (r.parent_id is None or r.parent_remote, r.end_ns))
     return batch

@@ -18,11 +18,18 @@ from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
 PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that report no name
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
-_MAX_STEPS_TEXT = "max turns exceeded"
+_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of")  # OpenAI Agents, LlamaIndex
 _CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
 TOOL_CALL_FINISHES = frozenset({"tool-calls", "tool_calls", "tool_call", "tool_use"})
+# tools that end their agent's run on purpose (Semantic Kernel's hand-off orchestration names
+# them `<plugin>-complete_task`): a run ending on one was not cut short
+FINISHING_TOOLS = frozenset({"complete_task"})
+
+
+def finishes_run(tool: str | None) -> bool:
+    return tool is not None and tool.rsplit("-", 1)[-1] in FINISHING_TOOLS
 _TRANSFER_PREFIX = "transfer_to_"
 _OUTPUT_TOKEN_KEYS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"
@@ -94,7 +101,7 @@ def limit_signal(record: SpanRecord, error: str | None) -> str | None:
     if "timeout" in error.lower() or error == "DeadlineExceeded":
         return TIMEOUT
     description = record.status_description or ""
-    if _MAX_STEPS_TEXT in description.lower():
+    if any(text in description.lower() for text in _MAX_STEPS_TEXTS):
         return MAX_STEPS
     return None
 

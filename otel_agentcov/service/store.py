@@ -201,7 +201,10 @@ class CoverageStore:
         for trace_id, last_seen, steps in serve["open_traces"]:
             self._clock.now = float(last_seen)
             for values in steps:
-                fields = dict(zip(_STEP_FIELDS, values, strict=True))
+                if len(values) > len(_STEP_FIELDS):
+                    raise ValueError(f"open trace {trace_id:x} holds a step with unknown fields")
+                # an older snapshot lacks the fields added since: they keep their defaults
+                fields = dict(zip(_STEP_FIELDS, values, strict=False))
                 fields = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
                 step = Step(**fields)
                 if step.trace_id != int(trace_id):
