@@ -282,7 +282,7 @@ def test_logfire_log_records_and_agents_templates() -> None:
     """A Logfire log record never counts, even with a model call's GenAI attributes; the Agents
     SDK rendering is read from message templates and plain attributes."""
     log = classify(rec("streaming response from {request_data[model]!r}", {
-        "logfire.span_type": "log", "gen_ai.operation.name": "chat"}))
+        "logfire.span_type": "log", "gen_ai.operation.name": "chat"}, scope_name="logfire.openai"))
     assert log.kind == "other"
     scope = {"scope_name": "logfire.openai_agents"}
     looper = classify(rec("Agent run: {name!r}", {

@@ -1,11 +1,12 @@
 """Pydantic Logfire: log records sent as spans, and the OpenAI Agents SDK as Logfire renders it.
 
-Logfire sends each log line as a zero-length span (`logfire.span_type=log`) under a remote-
-flagged parent; its OpenAI streaming log repeats the whole model call's GenAI attributes, so it
-must never count. `instrument_openai_agents` names spans by message template (`Agent run:
-{name!r}`, `Function: {name}`, `Handoff: {from_agent} → {to_agent}`) with the values in plain
-attributes (`name`, `from_agent`, `to_agent`) and no GenAI operation names; failures carry an
-`error` attribute whose message is read here only to see a turn limit.
+Read for Logfire's own scopes only (`logfire*`). Logfire sends each log line as a zero-length
+span (`logfire.span_type=log`) under a remote-flagged parent; its OpenAI streaming log repeats
+the whole model call's GenAI attributes, so it must never count. `instrument_openai_agents`
+names spans by message template (`Agent run: {name!r}`, `Function: {name}`, `Handoff:
+{from_agent} → {to_agent}`) with the values in plain attributes (`name`, `from_agent`,
+`to_agent`) and no GenAI operation names; failures carry an `error` attribute whose message is
+read here only to see a turn limit.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ..records import SpanRecord
 from .common import as_str, build_step, parse_json
 from .step import AGENT, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, Step
 
+SCOPE_PREFIX = "logfire"  # `logfire`, `logfire.openai`, `logfire.openai_agents`, ...
 AGENTS_SCOPE = "logfire.openai_agents"
 _TEMPLATE_KINDS = (
     ("Agent run:", AGENT),

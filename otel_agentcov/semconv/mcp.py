@@ -20,6 +20,8 @@ SPAN_KIND_SERVER = 1  # SpanRecord.kind follows the SDK's SpanKind values
 
 def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
     attrs = record.attributes
+    if METHOD not in attrs:  # the hot path: most spans are not MCP's
+        return None
     method = as_str(attrs.get(METHOD))
     if method is None:
         return None

@@ -18,7 +18,7 @@ SCOPE_PREFIX = "openlit.instrumentation"
 
 def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
     attrs = record.attributes
-    if not record.scope_name.startswith(SCOPE_PREFIX) or "gen_ai.agent.source" not in attrs:
+    if "gen_ai.agent.source" not in attrs:  # read for OpenLIT's scopes only (BY_PREFIX)
         return None
     step = build_step(record, HANDOFF, state_attributes)
     step.handoff_from = as_str(attrs.get("gen_ai.agent.source"))

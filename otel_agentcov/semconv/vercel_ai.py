@@ -23,6 +23,8 @@ _CALLS = frozenset(f"{run}.{call}" for run in _RUNS for call in ("doGenerate", "
 
 def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
     attrs = record.attributes
+    if OPERATION not in attrs:  # the hot path: most spans are not the AI SDK's
+        return None
     op = as_str(attrs.get(OPERATION))
     if op is None:
         return None
