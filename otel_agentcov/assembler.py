@@ -1,7 +1,9 @@
 """RunAssembler: buffers steps per trace, builds the span tree and cuts it into AgentRuns.
 
 A trace's subtree is assembled when its local root ends (children end before parents), or
-early when it sits idle past the TTL or hits a bound; every early flush is counted.
+early when it sits idle past the TTL or hits a bound (traces, spans per trace, or spans buffered
+across all traces: roots that never end cannot grow memory without limit); every early flush is
+counted.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .semconv.common import TOOL_CALL_FINISHES, finishes_run
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, WORKFLOW, Step
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -289,11 +291,57 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
         by_agent.get(source, b).delegations.append((source, b.agent))
 
 
+def is_test_span(step: Step) -> bool:
+    """A span standing for a test case (DESIGN §3d): it names a context and is no GenAI span."""
+    return step.kind == OTHER and step.context is not None
+
+
+def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], str | None]]:
+    """Steps grouped by the child of their nearest test span (None: under no test), with that
+    test's context. Each group is assembled alone, as it would be were it a trace of its own:
+    two agents run side by side in one test are no hand-off, three bare model calls three runs."""
+    key_of: dict[int, tuple[int | None, str | None]] = {}
+    groups: dict[int | None, tuple[list[Step], str | None]] = {}
+    for step in by_id.values():
+        if is_test_span(step):
+            continue
+        chain: list[int] = []
+        found: tuple[int | None, str | None] = (None, None)
+        node = step
+        while node.span_id not in key_of:
+            chain.append(node.span_id)
+            parent = by_id.get(node.parent_id) if node.parent_id is not None else None
+            if parent is None or parent.span_id in chain:  # a root, or a parent-id cycle
+                break
+            if is_test_span(parent):
+                found = (node.span_id, parent.context)
+                break
+            node = parent
+        else:
+            found = key_of[node.span_id]
+        for span_id in chain:
+            key_of[span_id] = found
+        groups.setdefault(found[0], ([], found[1]))[0].append(step)
+    return groups
+
+
 def assemble(steps: Iterable[Step]) -> list[AgentRun]:
-    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules)."""
+    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
+    each test span on its own (DESIGN §3d)."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
+    if not any(is_test_span(s) for s in by_id.values()):
+        return _assemble_group(by_id, None)
+    return [
+        run
+        for group, context in _test_groups(by_id).values()
+        for run in _assemble_group({s.span_id: s for s in group}, context)
+    ]
+
+
+def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
+    """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
     trace_id = next(iter(by_id.values())).trace_id
@@ -316,7 +364,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
         # the nearest ancestor's test context, the nearest LLM or tool step of the same run)
         stack: list[
             tuple[Step, _Builder | None, bool, int | None, str | None, Step | None]
-        ] = [(root, None, False, None, None, None)]
+        ] = [(root, None, False, None, test, None)]
         while stack:
             step, current, parent_is_tool, host, context, outer = stack.pop()
             if step.span_id in visited:
@@ -444,17 +492,20 @@ class RunAssembler:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_traces = max_traces
         self.max_spans_per_trace = max_spans_per_trace
+        self.max_buffered_spans = max_buffered_spans
+        self.buffered_spans = 0
         self.idle_ttl_s = idle_ttl_s
         self._clock = clock
         self._traces: OrderedDict[int, _TraceBuffer] = OrderedDict()
         self._lock = threading.Lock()
         self.flushed_early: dict[str, int] = {
-            "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "shutdown": 0
+            "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "span_budget": 0, "shutdown": 0
         }
 
     @property
@@ -469,9 +520,7 @@ class RunAssembler:
             buf = self._traces.get(step.trace_id)
             if buf is None:
                 if len(self._traces) >= self.max_traces:
-                    _, oldest = self._traces.popitem(last=False)
-                    self.flushed_early["trace_limit"] += 1
-                    runs.extend(assemble(oldest.steps.values()))
+                    runs.extend(self._flush_oldest("trace_limit"))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
             else:
                 self._traces.move_to_end(step.trace_id)
@@ -479,8 +528,10 @@ class RunAssembler:
             if step.span_id in buf.steps:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
-            if local_root:
+            self.buffered_spans += 1
+            if local_root or is_test_span(step):  # a test is assembled when it ends
                 subtree = _take_subtree(buf, step.span_id)
+                self.buffered_spans -= len(subtree)
                 if not buf.steps:
                     del self._traces[step.trace_id]
                 runs.extend(assemble(subtree))
@@ -489,9 +540,19 @@ class RunAssembler:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
             if len(buf.steps) >= self.max_spans_per_trace:
                 del self._traces[step.trace_id]
+                self.buffered_spans -= len(buf.steps)
                 self.flushed_early["span_limit"] += 1
                 runs.extend(assemble(buf.steps.values()))
+            while self.buffered_spans > self.max_buffered_spans:
+                runs.extend(self._flush_oldest("span_budget"))
         return runs
+
+    def _flush_oldest(self, reason: str) -> list[AgentRun]:
+        """Assemble the least recently seen trace now (a bound was reached); counted."""
+        _, oldest = self._traces.popitem(last=False)
+        self.buffered_spans -= len(oldest.steps)
+        self.flushed_early[reason] += 1
+        return assemble(oldest.steps.values())
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -505,13 +566,8 @@ class RunAssembler:
         deadline = self._clock() - self.idle_ttl_s
         runs: list[AgentRun] = []
         with self._lock:
-            while self._traces:
-                trace_id, buf = next(iter(self._traces.items()))
-                if buf.last_seen > deadline:
-                    break
-                del self._traces[trace_id]
-                self.flushed_early["idle_ttl"] += 1
-                runs.extend(assemble(buf.steps.values()))
+            while self._traces and next(iter(self._traces.values())).last_seen <= deadline:
+                runs.extend(self._flush_oldest("idle_ttl"))
         return runs
 
     def flush_all(self, reason: str | None = None) -> list[AgentRun]:
@@ -519,6 +575,7 @@ class RunAssembler:
         with self._lock:
             buffers = list(self._traces.values())
             self._traces.clear()
+            self.buffered_spans = 0
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
         return [run for buf in buffers for run in assemble(buf.steps.values())]

@@ -57,14 +57,15 @@ def clip(name: str) -> str:
 
 def short_error_name(raw: str) -> str:
     """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`;
-    a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label."""
+    a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label; clipped,
+    since it becomes a state key like any name."""
     text = raw.strip()
-    match = _CLASS_REPR.match(text)
+    match = _CLASS_REPR.match(text[: 4 * MAX_NAME_CHARS])
     if match:
         text = match.group(1)
     if any(c.isspace() for c in text):
         return "_OTHER"
-    return text.rsplit(".", 1)[-1] or "_OTHER"
+    return clip(text.rsplit(".", 1)[-1] or "_OTHER")
 
 
 def error_type(record: SpanRecord) -> str | None:
@@ -233,11 +234,11 @@ def finish_reason(attrs: Mapping[str, Any]) -> str:
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
         if reasons.startswith("["):
-            return reasons.strip("[]").split(",", 1)[0].strip(" '\"")
-        return reasons
+            return clip(reasons.strip("[]").split(",", 1)[0].strip(" '\""))
+        return clip(reasons)
     # `reasons` first: an ABC isinstance on the common None is a quarter of classify's time
     if reasons and isinstance(reasons, Sequence) and isinstance(reasons[0], str):
-        return reasons[0]
+        return clip(reasons[0])
     return as_str(attrs.get("gen_ai.response.finish_reason")) or ""
 
 
@@ -271,7 +272,7 @@ def test_context(record: SpanRecord) -> str | None:
     if name is not None:
         return as_str(name)
     if record.scope_name.startswith(_PYTEST_OTEL_SCOPE) and "::" in record.name:
-        return record.name
+        return clip(record.name)
     return None
 
 

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
 
@@ -15,6 +16,7 @@ class Inventory:
     tools: dict[str, list[int]] = field(default_factory=dict)  # tool -> [ok, error]
     tool_definitions: set[str] = field(default_factory=set)
     models: dict[str, int] = field(default_factory=dict)
+    handoff_tools: set[str] = field(default_factory=set)  # hand-offs, not actions on the world
 
     def add(self, facts: RunFacts, caps: Caps) -> dict[str, int]:
         """Fold one run; returns its calls per (capped) tool name, which is what runs keep."""
@@ -27,6 +29,7 @@ class Inventory:
         for model, n in facts.models.items():
             bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)
         caps.add_names(self.tool_definitions, facts.tool_definitions, lim.max_tools, "tool")
+        caps.add_names(self.handoff_tools, facts.handoff_tools, lim.max_tools, "tool")
         return called
 
     def merge(self, other: Inventory, caps: Caps) -> None:
@@ -37,6 +40,7 @@ class Inventory:
             counts[0] += ok
             counts[1] += err
         caps.add_names(self.tool_definitions, other.tool_definitions, lim.max_tools, "tool")
+        caps.add_names(self.handoff_tools, other.handoff_tools, lim.max_tools, "tool")
         for model, n in other.models.items():
             bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)
 
@@ -45,12 +49,18 @@ class Inventory:
             "tools": {k: list(v) for k, v in sorted(self.tools.items())},
             "tool_definitions": sorted(self.tool_definitions),
             "models": dict(sorted(self.models.items())),
+            "handoff_tools": sorted(self.handoff_tools),
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Inventory:
+        tools = {}
+        for tool, outcomes in f.table(d["tools"], "tools").items():
+            ok, err = f.items(outcomes, f"tools.{tool}", 2)
+            tools[tool] = [f.count(ok, f"tools.{tool}"), f.count(err, f"tools.{tool}")]
         return cls(
-            tools={str(k): [int(v[0]), int(v[1])] for k, v in d["tools"].items()},
-            tool_definitions={str(x) for x in d["tool_definitions"]},
-            models={str(k): int(v) for k, v in d["models"].items()},
+            tools=tools,
+            tool_definitions=set(f.names(d["tool_definitions"], "tool_definitions")),
+            models=f.counts(d["models"], "models"),
+            handoff_tools=set(f.names(d.get("handoff_tools", []), "handoff_tools")),
         )
