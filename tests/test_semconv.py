@@ -346,3 +346,12 @@ def test_placeholder_error_type_defers_to_the_exception_event() -> None:
         "error.type": "unknown"}, status_code=2,
         events=(("exception", {"exception.type": "TypeError"}),)))
     assert step.error == "TypeError"
+
+
+def test_an_agent_span_named_only_after_its_model_names_no_agent() -> None:
+    """The AI SDK without a functionId: `invoke_agent {modelId}` is no agent name."""
+    anonymous = classify(rec("invoke_agent weather-model", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "weather-model"}))
+    named = classify(rec("invoke_agent weather", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "weather-model"}))
+    assert (anonymous.kind, anonymous.agent, named.agent) == ("agent", None, "weather")

@@ -144,13 +144,17 @@ def as_float(value: Any) -> float | None:
 def agent_name(
     attrs: Mapping[str, Any], span_name: str, prefix: str = "invoke_agent "
 ) -> str | None:
-    """An agent span's name from its attributes, else its span name; placeholders are no name."""
+    """An agent span's name from its attributes, else its span name; placeholders are no name,
+    and neither is a span name that only repeats the model (`invoke_agent gpt-4o`: the AI SDK
+    names an agent span after its model when the call has no `functionId`)."""
     for key in ("gen_ai.agent.name", "agent_name", "agent.name"):
         name = as_str(attrs.get(key))
         if name:
             break
     else:
         name = clip(span_name[len(prefix) :].strip()) if span_name.startswith(prefix) else None
+        if name is not None and name == attrs.get("gen_ai.request.model"):
+            return None
     return None if name is None or name in PLACEHOLDER_AGENT_NAMES else name
 
 
