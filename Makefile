@@ -13,8 +13,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/agentcov demo
+# `make demo` needs only the runtime dependencies: a venv of its own with a regular (not
+# editable) install, so nothing of the test extra is fetched and setuptools has nothing to warn
+# about; `python -m` runs this checkout's sources.
+DEMO_VENV  ?= .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed-stamp
+
+$(DEMO_STAMP): pyproject.toml
+	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(DEMO_VENV)/bin/python -m pip install --quiet .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/python -m otel_agentcov.cli demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
@@ -51,7 +63,7 @@ test: lint typecheck prometheus-tools node-tools chromium
 	$(BIN)/python -m pytest -q -n 2
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
