@@ -203,3 +203,32 @@ def test_gate_over_trace_files(tmp_path: Path) -> None:
     assert CANARY not in out + proc.stderr
     lo, hi = _wilson(1, 3)
     assert (round(lo * 100), round(hi * 100)) == (6, 79)  # the interval printed above
+
+
+def test_service_store_judges_and_keeps_no_content(tmp_path: Path) -> None:
+    """`agentcov serve`'s store: the same evaluator; a trace still open when the state is
+    snapshotted (its steps kept for the restart) keeps no content in the state file."""
+    from _trace_files import protobuf_bytes
+
+    from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
+
+    spans = _spans()
+    roots = [s for s in spans if s.parent is None]
+    open_trace = roots[1].context.trace_id  # R2: its root never arrives before the snapshot
+    sent = [s for s in spans if s.context.trace_id != open_trace or s.parent is not None]
+    state_file = tmp_path / "state.json"
+    store = CoverageStore(CoverageSpec.from_dict(SPEC), str(state_file))
+    store.open()
+    payload = protobuf_bytes(sent)
+    store.submit(PROTOBUF, payload, decode_records(PROTOBUF, payload, "test"))
+    store.compact()
+    saved = state_file.read_text(encoding="utf-8")
+    assert CANARY not in saved and CANARY.encode().hex() not in saved
+    assert json.loads(saved)["serve"]["open_traces"]  # the open trace's steps are there
+    rows = {r["behavior"]: (r["satisfied"], r["violated"], r["unknown"])
+            for r in store.snapshot().to_dict()["agents"]["support"]["contracts"]}
+    # R1 and R4 judged (R3 not applied, R2 still open): by hand from the module docstring
+    assert rows == {"verifies_identity": (2, 0, 0), "one_refund": (2, 0, 0),
+                    "apologises": (1, 0, 1), "exfiltration": (2, 0, 0),
+                    "leaks_account_ids": (1, 0, 1)}
+    store.close()
