@@ -41,16 +41,28 @@ def _runs(library: str, content: bool = True) -> list[AgentRun]:
         ("langgraph_traceloop", "Sunny at noon.", "weather and time in Paris?", [PARIS, PARIS]),
         ("pydantic_ai", "done", "weather and time?", [PARIS, PARIS]),
         ("strands", "Sunny at noon.", "weather and time?", [PARIS, PARIS]),
+        ("agent_framework_sensitive", "Sunny at noon.", "weather and time in Paris?",
+         [PARIS, PARIS]),
+        ("llama_index", "Sunny at noon.", "weather and time in Paris?", [PARIS, PARIS]),
+        ("smolagents", "Sunny at noon.", "weather and time in Paris?", [PARIS, PARIS]),
+        # CrewAI's agent span serializes the agent, not the task: no input captured
+        ("crewai", "Sunny at noon.", None, [PARIS, PARIS]),
+        # CrewAI (event bus) sends the task prompt it builds around the user's text
+        ("crewai_events", "Sunny at noon.", "weather and time in Paris?\n\nThis is the",
+         [PARIS, PARIS]),
     ],
 )
 def test_fixture_content_per_family(
-    library: str, output: str | None, user_input: str, args: list[dict[str, Any]]
+    library: str, output: str | None, user_input: str | None, args: list[dict[str, Any]]
 ) -> None:
     (run,) = _runs(library)
     assert run.content is not None
     got = run.content.output
     assert (got.strip() if got is not None else None) == output
-    assert run.content.input == user_input
+    if user_input is None:
+        assert run.content.input is None
+    else:  # the text the recorder sent, at the start of the captured input
+        assert (run.content.input or "").startswith(user_input)
     assert list(run.content.tool_args.values()) == args
     tool_ids = {s.span_id for s in run.steps if s.kind == "tool"}
     assert set(run.content.tool_args) <= tool_ids
