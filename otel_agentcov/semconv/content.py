@@ -43,7 +43,15 @@ class StepContent:
 
 
 def step_content(record: SpanRecord, kind: str) -> StepContent | None:
-    """The content of an LLM, agent or tool span; None when it carries none."""
+    """The content of an LLM, agent or tool span; None when it carries none. Content too deeply
+    nested to walk counts as not captured: it must never cost the span its coverage."""
+    try:
+        return _step_content(record, kind)
+    except RecursionError:
+        return None
+
+
+def _step_content(record: SpanRecord, kind: str) -> StepContent | None:
     if kind == TOOL:
         args = tool_arguments(record)
         return None if args is None else StepContent(args=args)
