@@ -120,15 +120,15 @@ ENTRY_PROPERTIES: Mapping[str, Any] = {
     },
 }
 
-Path = list[str | int]
+Where = list[str | int]  # a place inside the spec document
 
 
-def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[tuple[Path, str]]:
+def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[tuple[Where, str]]:
     """What the schema cannot say about an entry's contracts: one detector per behaviour,
     regexes and schemas that compile, min <= max, names unique. Yields (path, what)."""
     seen: dict[str, int] = {}
     for i, contract in enumerate(entry.get("contracts", [])):
-        here: Path = [*prefix, "contracts", i]
+        here: Where = [*prefix, "contracts", i]
         name = contract["name"]
         if name in seen:
             what = f"duplicate contract name {name!r} (first at contracts[{seen[name]}])"
@@ -139,7 +139,7 @@ def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[
         behaviours: dict[str, str] = {}
         for kind in (MUST, MUST_NOT):
             for j, b in enumerate(contract.get(kind, [])):
-                at: Path = [*here, kind, j]
+                at: Where = [*here, kind, j]
                 if b["behavior"] in behaviours:
                     yield [*at, "behavior"], (f"duplicate behavior name {b['behavior']!r} "
                                               f"(first at {behaviours[b['behavior']]})")
@@ -152,9 +152,9 @@ def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[
                 yield from _detector_problems({found[0]: b[found[0]]}, at)
 
 
-def _detector_problems(detectors: Mapping[str, Any], at: Path) -> Iterator[tuple[Path, str]]:
+def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tuple[Where, str]]:
     for key, value in detectors.items():
-        where: Path = [*at, key]
+        where: Where = [*at, key]
         for path, sel in _selectors(value, where):
             for arg, regex in sel.get("args", {}).items() if isinstance(sel, Mapping) else ():
                 yield from _regex_problem(regex, [*path, "args", arg])
@@ -172,14 +172,14 @@ def _detector_problems(detectors: Mapping[str, Any], at: Path) -> Iterator[tuple
             yield where, "expected at least one of: min, max"
 
 
-def _regex_problem(regex: str, at: Path) -> Iterator[tuple[Path, str]]:
+def _regex_problem(regex: str, at: Where) -> Iterator[tuple[Where, str]]:
     try:
         re.compile(regex)
     except re.error as bad:
         yield at, f"invalid regex: {bad}"
 
 
-def _selectors(value: Any, at: Path) -> Iterator[tuple[Path, Any]]:
+def _selectors(value: Any, at: Where) -> Iterator[tuple[Where, Any]]:
     """Every selector inside a detector's value, with its path (nested `tool:` included)."""
     if isinstance(value, str):
         yield at, value
