@@ -33,6 +33,7 @@ from .judge.contracts import (
     Text,
     Trajectory,
 )
+from .semconv.common import MAX_NAME_CHARS
 
 DETECTORS = (
     "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "delegated",
@@ -42,6 +43,8 @@ DEFAULT_SEVERITY = "high"
 CRITICAL_GATE_TARGET = "contracts.violations_critical"  # default expect with contracts: max 0
 
 _NAME = {"type": "string", "minLength": 1}
+# contract and behaviour names become metric label values: bounded like every other label
+_LABEL = {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS}
 _COUNT = {"type": "integer", "minimum": 0}
 _WITHIN = {"type": "integer", "minimum": 1}
 SELECTOR_DEF: Mapping[str, Any] = {
@@ -92,7 +95,7 @@ _DETECTOR_SCHEMAS: dict[str, Any] = {
     "input": _TEXT,
 }
 _BEHAVIOUR = _object(
-    {"behavior": _NAME, "severity": {"enum": list(SEVERITIES)}, **_DETECTOR_SCHEMAS},
+    {"behavior": _LABEL, "severity": {"enum": list(SEVERITIES)}, **_DETECTOR_SCHEMAS},
     ("behavior",),
 )
 _BEHAVIOURS = {"type": "array", "items": _BEHAVIOUR, "description": "an array of behaviours"}
@@ -107,7 +110,7 @@ ENTRY_PROPERTIES: Mapping[str, Any] = {
         "type": "array",
         "items": _object(
             {
-                "name": _NAME,
+                "name": _LABEL,
                 "when": _object(_DETECTOR_SCHEMAS, minProperties=1,
                                 description="a mapping of one or more detectors"),
                 "fail_on": {"enum": list(SEVERITIES)},

@@ -285,6 +285,8 @@ def _explain(err: ValidationError | SchemaError) -> tuple[list[_PathPart], str]:
         return path, f"expected one of: {', '.join(map(str, limit))}; got {got}"
     if kind == "minLength":
         return path, f"expected a non-empty string, got {got}"
+    if kind == "maxLength":
+        return path, f"expected at most {limit} characters, got {len(instance)}"
     if kind in ("minimum", "exclusiveMinimum"):
         sign = ">=" if kind == "minimum" else ">"
         return path, f"expected a value {sign} {_show(limit)}, got {got}"

@@ -436,3 +436,11 @@ def test_needs_content_only_with_content_detectors() -> None:
     assert spec({"behavior": "x", "sequence": {"tools": [
         "a", {"tool": "b", "args": {"k": "v"}}]}}).needs_content
     assert not CoverageSpec.from_dict({"version": 1}).needs_content
+
+
+def test_names_are_bounded_label_values() -> None:
+    long = "x" * 257
+    assert _error({"name": long}) == (
+        "agentcov.yaml: agents[0].contracts[0].name: expected at most 256 characters, got 257")
+    assert _error({"name": "c", "must": [{"behavior": long, "called": "t"}]}).endswith(
+        ".must[0].behavior: expected at most 256 characters, got 257")
