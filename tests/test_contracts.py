@@ -444,3 +444,24 @@ def test_names_are_bounded_label_values() -> None:
         "agentcov.yaml: agents[0].contracts[0].name: expected at most 256 characters, got 257")
     assert _error({"name": "c", "must": [{"behavior": long, "called": "t"}]}).endswith(
         ".must[0].behavior: expected at most 256 characters, got 257")
+
+
+def test_documented_examples_are_valid_specs(tmp_path: Any) -> None:
+    """The README's refund policy and docs/contracts.md's examples load as they are written."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Behaviour contracts", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    path = tmp_path / "agentcov.yaml"
+    path.write_text(block, encoding="utf-8")
+    spec = CoverageSpec.from_yaml(path)
+    assert [c.name for c in spec.for_agent("support").contracts] == ["refund_policy"]
+    assert spec.needs_content
+    docs = (root / "docs" / "contracts.md").read_text(encoding="utf-8")
+    example = docs.split("## Examples", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    entry = yaml.safe_load(example)
+    loaded = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", **entry}]})
+    assert [c.name for c in loaded.for_agent("a").contracts] == ["safety", "workflow", "answer"]
