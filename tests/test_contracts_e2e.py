@@ -232,3 +232,29 @@ def test_service_store_judges_and_keeps_no_content(tmp_path: Path) -> None:
                     "apologises": (1, 0, 1), "exfiltration": (2, 0, 0),
                     "leaks_account_ids": (1, 0, 1)}
     store.close()
+
+
+def test_content_lives_only_until_the_run_is_judged() -> None:
+    """After every trace is judged, no captured content is reachable anywhere in the process:
+    the steps and runs that held it are gone, only verdict counts remain."""
+    import gc
+
+    from otel_agentcov.engine import CoverageEngine
+    from otel_agentcov.judge.content import RunContent
+    from otel_agentcov.records import from_readable_span
+    from otel_agentcov.semconv.content import StepContent
+
+    engine = CoverageEngine(CoverageSpec.from_dict(SPEC))
+    records = [from_readable_span(s) for s in _spans()]
+    for record in records[:-1]:  # every span but R4's root: R4's steps hold content still
+        engine.ingest(record)
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, StepContent | RunContent) for o in gc.get_objects())
+
+    assert alive() > 0  # the search below sees content while a run waits to be judged
+    engine.ingest(records[-1])
+    assert engine.assembler.traces_in_flight == 0
+    assert alive() == 0
+    assert engine.state.agents["support"].contracts.judged == 3
