@@ -528,6 +528,18 @@ def agent() -> dash.Dashboard:
         )
     )  # fmt: skip
 
+    d = d.with_row(dash.Row("Behaviour contracts"))
+    d = d.with_panel(
+        tabular(
+            "Contract verdicts by behaviour",
+            "Runs per contract behaviour and verdict (satisfied, violated, unknown: the content "
+            "it needs was not captured), over all replicas.",
+            [Query(f"sum by (contract, behavior, severity, result) "
+                   f"(agentcov_contract_checks_total{{{a}}})", "", True, True)],
+            w=24, h=8, sort_by="Value",
+        )
+    )  # fmt: skip
+
     d = d.with_row(dash.Row("Delegation and models"))
     d = d.with_panel(
         tabular(
