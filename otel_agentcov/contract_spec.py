@@ -175,6 +175,19 @@ def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tupl
             yield where, "expected at least one of: min, max"
 
 
+def text_schemas(entry: Mapping[str, Any], prefix: Sequence[str | int]
+                 ) -> Iterator[tuple[list[str | int], Any]]:
+    """Every `output` / `input` JSON Schema of the entry's contracts, with its path."""
+    for i, contract in enumerate(entry.get("contracts", [])):
+        places: list[tuple[list[str | int], Any]] = [(["when"], contract.get("when", {}))]
+        places += [([kind, j], b) for kind in (MUST, MUST_NOT)
+                   for j, b in enumerate(contract.get(kind, []))]
+        for at, detectors in places:
+            for key in ("output", "input"):
+                if "schema" in detectors.get(key, {}):
+                    yield [*prefix, "contracts", i, *at, key, "schema"], detectors[key]["schema"]
+
+
 def _regex_problem(regex: str, at: Where) -> Iterator[tuple[Where, str]]:
     try:
         re.compile(regex)

@@ -206,8 +206,8 @@ def test_gate_over_trace_files(tmp_path: Path) -> None:
 
 
 def test_service_store_judges_and_keeps_no_content(tmp_path: Path) -> None:
-    """`agentcov serve`'s store: the same evaluator; a trace still open when the state is
-    snapshotted (its steps kept for the restart) keeps no content in the state file."""
+    """`agentcov serve`'s store: the same evaluator; neither its journal nor a trace still open
+    when the state is snapshotted (its steps kept for the restart) keeps any content."""
     from _trace_files import protobuf_bytes
 
     from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
@@ -219,8 +219,9 @@ def test_service_store_judges_and_keeps_no_content(tmp_path: Path) -> None:
     state_file = tmp_path / "state.json"
     store = CoverageStore(CoverageSpec.from_dict(SPEC), str(state_file))
     store.open()
-    payload = protobuf_bytes(sent)
-    store.submit(PROTOBUF, payload, decode_records(PROTOBUF, payload, "test"))
+    store.submit(decode_records(PROTOBUF, protobuf_bytes(sent), "test"))
+    journal = Path(f"{state_file}.journal").read_bytes()  # the request, as the journal keeps it
+    assert b"issue_refund" in journal and CANARY.encode() not in journal
     store.compact()
     saved = state_file.read_text(encoding="utf-8")
     assert CANARY not in saved and CANARY.encode().hex() not in saved

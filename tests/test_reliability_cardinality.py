@@ -126,7 +126,7 @@ def test_a_million_distinct_names_and_endless_traces_stay_under_the_caps() -> No
     assert series["agentcov_model_calls"] <= agents * (LIMITS.max_models + 1)
     assert series["agentcov_runs"] == agents
     assert series["agentcov_delegations"] <= agents * agents
-    assert series["agentcov_label_overflow"] == len(OVERFLOW_LABELS)  # one per folded label
+    assert series["agentcov_label_overflow"] == len(OVERFLOW_LABELS)  # one series per dimension
     assert max(series.values()) <= 2 * agents * (LIMITS.max_tools + 1)
     assert len(exposition) < 4 * 2**20
 

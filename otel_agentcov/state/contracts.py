@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judge.contracts import RESULTS
+from . import fields as f
 from .caps import OVERFLOW, Caps
 from .facts import RunFacts
 
@@ -57,13 +58,17 @@ class Contracts:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Contracts:
-        """Version-1 state files have no contract keys: they load with none."""
-        judged, failed = d.get("contract_runs", (0, 0))
-        return cls(
-            checks={
-                (str(c), str(b), str(k), str(s)): [int(x), int(y), int(z)]
-                for c, b, k, s, x, y, z in d.get("contract_checks", [])
-            },
-            judged=int(judged),
-            failed=int(failed),
+        """Version-1 state files have no contract keys: they load with none. Read strictly."""
+        judged, failed = (
+            f.count(n, "contract_runs") for n in f.items(d.get("contract_runs", [0, 0]),
+                                                          "contract_runs", 2)
         )
+        if failed > judged:
+            raise ValueError(f"contract_runs: failed {failed} exceeds judged {judged}")
+        checks: dict[CheckKey, list[int]] = {}
+        for row in f.items(d.get("contract_checks", []), "contract_checks"):
+            c, b, k, s, *counts = f.items(row, "contract_checks", 7)
+            key = (f.name(c, "contract_checks"), f.name(b, "contract_checks"),
+                   f.name(k, "contract_checks"), f.name(s, "contract_checks"))
+            checks[key] = [f.count(n, "contract_checks") for n in counts]
+        return cls(checks=checks, judged=judged, failed=failed)
