@@ -156,3 +156,11 @@ def test_content_extraction_never_raises_and_stays_bounded(
             assert text is None or (isinstance(text, str) and len(text) <= MAX_TEXT)
         assert step.content.args is None or isinstance(step.content.args, dict)
 
+
+
+def test_oversized_arguments_are_not_captured() -> None:
+    big = json.dumps({"amount": 5, "note": "x" * MAX_TEXT})
+    step = classify(rec("execute_tool t", {"gen_ai.operation.name": "execute_tool",
+                                           "gen_ai.tool.name": "t",
+                                           "gen_ai.tool.call.arguments": big}), (), True)
+    assert step.content is None  # args selectors on this call say unknown

@@ -465,3 +465,10 @@ def test_documented_examples_are_valid_specs(tmp_path: Any) -> None:
     entry = yaml.safe_load(example)
     loaded = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", **entry}]})
     assert [c.name for c in loaded.for_agent("a").contracts] == ["safety", "workflow", "answer"]
+
+
+def test_output_schema_refs_must_be_local() -> None:
+    assert _error({"name": "c", "must": [{"behavior": "x", "output": {"schema": {
+        "$ref": "https://example.com/s.json"}}}]}).startswith(
+        "agentcov.yaml: agents[0].contracts[0].must[0].output.schema.$ref: $ref "
+        "'https://example.com/s.json' is not local to the schema")

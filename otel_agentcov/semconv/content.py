@@ -243,6 +243,8 @@ def tool_arguments(record: SpanRecord) -> Mapping[str, Any] | None:
             break
     else:
         raw = next((a.get("content") for n, a in record.events if n == "gen_ai.tool.message"), None)
+    if isinstance(raw, str) and len(raw) > MAX_TEXT:
+        return None  # kept until judged like the texts, so bounded like them: not captured
     parsed = _loads(raw)
     if not isinstance(parsed, dict):
         return None
