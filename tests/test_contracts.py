@@ -472,3 +472,15 @@ def test_output_schema_refs_must_be_local() -> None:
         "$ref": "https://example.com/s.json"}}}]}).startswith(
         "agentcov.yaml: agents[0].contracts[0].must[0].output.schema.$ref: $ref "
         "'https://example.com/s.json' is not local to the schema")
+
+
+def test_gate_violation_lines_escape_names_from_traces() -> None:
+    """An agent name is whatever a span said: it cannot start a line (a CI command) of its own."""
+    from otel_agentcov.gate import contract_violations
+
+    row = {"contract": "c", "behavior": "b", "kind": "must", "severity": "high", "satisfied": 1,
+           "violated": 1, "unknown": 0, "violation_rate": 0.5,
+           "violation_rate_ci95": [0.0945, 0.9055]}
+    text = contract_violations({"agents": {"evil\n::error::pwned": {"contracts": [row]}}})
+    assert text == ("contract violated: evil\\n::error::pwned: c.b (high, must) in 1 run of 2 "
+                    "decided, rate 50% [9%, 91%]\n")
