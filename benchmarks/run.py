@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import agentassay_compare  # noqa: E402
+import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import overhead  # noqa: E402
@@ -34,6 +35,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "agentassay": agentassay_compare.section,
     "service": service.section,
     "metrics": metrics_render.section,
+    "contracts": contracts.section,
 }
 
 RESULTS = HERE / "RESULTS.md"

@@ -15,6 +15,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from .judge.content import RunContent, run_content
 from .semconv.common import TOOL_CALL_FINISHES, finishes_run
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 
@@ -40,6 +41,7 @@ class AgentRun:
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
     context: str | None = None  # the test that ran it (DESIGN §3d)
+    content: RunContent | None = None  # only when a check needs it; dropped once judged
 
     @property
     def duration_s(self) -> float:
@@ -69,7 +71,7 @@ class _Builder:
         if step.handoff_to is not None:
             self.delegations.append((step.handoff_from or self.agent, step.handoff_to))
 
-    def build(self, trace_id: int) -> AgentRun:
+    def build(self, trace_id: int, content: bool) -> AgentRun:
         steps = sorted(self.steps, key=lambda s: (s.start_ns, s.end_ns))
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
@@ -105,6 +107,7 @@ class _Builder:
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
             context=self.context,
+            content=run_content(spans, steps) if content else None,
         )
 
 
@@ -325,22 +328,23 @@ def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], s
     return groups
 
 
-def assemble(steps: Iterable[Step]) -> list[AgentRun]:
+def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
     """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
-    each test span on its own (DESIGN §3d)."""
+    each test span on its own (DESIGN §3d); `content`: also gather the content classify
+    captured into each run's `content`."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
     if not any(is_test_span(s) for s in by_id.values()):
-        return _assemble_group(by_id, None)
+        return _assemble_group(by_id, None, content)
     return [
         run
         for group, context in _test_groups(by_id).values()
-        for run in _assemble_group({s.span_id: s for s in group}, context)
+        for run in _assemble_group({s.span_id: s for s in group}, context, content)
     ]
 
 
-def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
+def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> list[AgentRun]:
     """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
@@ -434,7 +438,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)
-    return [b.build(trace_id) for b in all_builders]
+    return [b.build(trace_id, content) for b in all_builders]
 
 
 def _repeats(outer: Step, inner: Step) -> bool:
@@ -495,8 +499,10 @@ class RunAssembler:
         max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        content: bool = False,
     ) -> None:
         self.max_traces = max_traces
+        self.content = content  # the spec judges content: runs carry what classify captured
         self.max_spans_per_trace = max_spans_per_trace
         self.max_buffered_spans = max_buffered_spans
         self.buffered_spans = 0
@@ -534,7 +540,7 @@ class RunAssembler:
                 self.buffered_spans -= len(subtree)
                 if not buf.steps:
                     del self._traces[step.trace_id]
-                runs.extend(assemble(subtree))
+                runs.extend(assemble(subtree, self.content))
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
@@ -542,7 +548,7 @@ class RunAssembler:
                 del self._traces[step.trace_id]
                 self.buffered_spans -= len(buf.steps)
                 self.flushed_early["span_limit"] += 1
-                runs.extend(assemble(buf.steps.values()))
+                runs.extend(assemble(buf.steps.values(), self.content))
             while self.buffered_spans > self.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
@@ -552,7 +558,7 @@ class RunAssembler:
         _, oldest = self._traces.popitem(last=False)
         self.buffered_spans -= len(oldest.steps)
         self.flushed_early[reason] += 1
-        return assemble(oldest.steps.values())
+        return assemble(oldest.steps.values(), self.content)
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -578,7 +584,7 @@ class RunAssembler:
             self.buffered_spans = 0
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
-        return [run for buf in buffers for run in assemble(buf.steps.values())]
+        return [run for buf in buffers for run in assemble(buf.steps.values(), self.content)]
 
 
 def _take_subtree(buf: _TraceBuffer, root_id: int) -> list[Step]:

@@ -39,10 +39,12 @@ class CoverageEngine:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
+        self._content = self.spec.needs_content  # classify reads content only if a check needs it
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
             max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=clock,
+            content=self._content,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -86,7 +88,7 @@ class CoverageEngine:
         if record.end_ns < record.start_ns:
             return "end_before_start"
         try:
-            step = classify(record, self._state_attributes)
+            step = classify(record, self._state_attributes, self._content)
         except Exception:
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
@@ -112,11 +114,15 @@ class CoverageEngine:
             self._fold(runs)
 
     def _fold(self, runs: list[AgentRun]) -> None:
-        """Judge and fold finished runs; one that fails is counted and does not lose the rest."""
+        """Judge and fold finished runs; one that fails is counted and does not lose the rest.
+
+        A run's content is dropped as soon as it is judged: only verdicts reach the state."""
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                self.state.update(run, spec, judge(run, spec))
+                verdicts = judge(run, spec)
+                run.content = None
+                self.state.update(run, spec, verdicts)
             except Exception:
                 self.count_internal_error()
 

@@ -40,13 +40,19 @@ EXPECTED_ALERTS = {
     "AgentCovExporterAbsent": "critical",
     "AgentCovSpansDropped": "warning",
     "AgentCovLabelOverflow": "warning",
+    # critical pages, lower behaviour severities ticket (templated from the series)
+    "AgentContractViolation": (
+        '{{ if eq $labels.severity "critical" }}critical{{ else }}warning{{ end }}'
+    ),
 }
-EXPECTED_GROUPS = {"agentcov.security", "agentcov.coverage", "agentcov.health"}
+EXPECTED_GROUPS = {"agentcov.security", "agentcov.contracts", "agentcov.coverage",
+                   "agentcov.health"}
 EXPECTED_RECORDS = {
     "agentcov:tool_coverage:ratio",
     "agentcov:model_coverage:ratio",
     "agentcov:boundary_coverage:ratio",
     "agentcov:delegation_coverage:ratio",
+    "agentcov:contract_violation:ratio",
 }
 
 # Every exported metric name of the contract (histogram expanded to its series).
@@ -78,6 +84,7 @@ KNOWN_METRICS = {
     "agentcov_paths_estimated",
     "agentcov_states_observed",
     "agentcov_states_estimated",
+    "agentcov_contract_checks_total",
     "agentcov_spans_processed_total",
     "agentcov_spans_dropped_total",
     "agentcov_traces_flushed_early_total",

@@ -2,15 +2,19 @@
 
 It sits between the assembler and the state (DESIGN §2): every front door judges runs here,
 with one evaluator, and only the verdicts (names and outcomes, never content) reach the state.
+(The assembler imports `judge.content`, so AgentRun is imported here for type checking only.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..assembler import AgentRun
-from ..spec import AgentSpec
-from .must_call import missing_calls
+from .contracts import Check, evaluate
+
+if TYPE_CHECKING:
+    from ..assembler import AgentRun
+    from ..spec import AgentSpec
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +22,7 @@ class Verdicts:
     """What judging one run decided."""
 
     fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
 
 
 PASSING = Verdicts()
@@ -25,9 +30,10 @@ PASSING = Verdicts()
 
 def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
     """Every declared check, on every run; cheap when the spec declares none."""
-    if not spec.must_call:
+    if not spec.contracts:
         return PASSING
-    return Verdicts(fails_run=bool(missing_calls(run, spec.must_call)))
+    checks, fails = evaluate(run, spec.contracts)
+    return Verdicts(fails_run=fails, checks=checks)
 
 
-__all__ = ["PASSING", "Verdicts", "judge"]
+__all__ = ["PASSING", "Check", "Verdicts", "judge"]

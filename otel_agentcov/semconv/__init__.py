@@ -28,6 +28,7 @@ from . import (
     vercel_ai,
 )
 from .common import build_step
+from .content import step_content
 from .step import KINDS, OTHER, Step
 
 Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
@@ -61,19 +62,26 @@ ADAPTERS: tuple[Adapter, ...] = (
 __all__ = ["ADAPTERS", "BY_PREFIX", "BY_SCOPE", "KINDS", "Step", "classify"]
 
 
-def classify(record: SpanRecord, state_attributes: Sequence[str] = ()) -> Step:
+def classify(
+    record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False
+) -> Step:
     """The span's scope dialect if it recognises the span, else the first adapter of the
-    cascade that does; anything else is an `other` step."""
+    cascade that does; anything else is an `other` step.
+
+    `content` (a declared check needs it) also reads the span's output, input and tool
+    arguments onto the step; without it no content is parsed at all (the hot path)."""
     scope = record.scope_name
     scoped = BY_SCOPE.get(scope)
     if scoped is None and scope.startswith(_PREFIXES):
         scoped = next(adapter for prefix, adapter in BY_PREFIX if scope.startswith(prefix))
-    if scoped is not None:
-        step = scoped(record, state_attributes)
-        if step is not None:
-            return step
-    for adapter in ADAPTERS:
-        step = adapter(record, state_attributes)
-        if step is not None:
-            return step
-    return build_step(record, OTHER, state_attributes)
+    step = scoped(record, state_attributes) if scoped is not None else None
+    if step is None:
+        for adapter in ADAPTERS:
+            step = adapter(record, state_attributes)
+            if step is not None:
+                break
+        else:
+            step = build_step(record, OTHER, state_attributes)
+    if content:
+        step.content = step_content(record, step.kind)
+    return step
