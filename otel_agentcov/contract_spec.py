@@ -33,6 +33,7 @@ from .judge.contracts import (
     Text,
     Trajectory,
 )
+from .semconv.common import MAX_NAME_CHARS
 
 DETECTORS = (
     "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "delegated",
@@ -42,6 +43,8 @@ DEFAULT_SEVERITY = "high"
 CRITICAL_GATE_TARGET = "contracts.violations_critical"  # default expect with contracts: max 0
 
 _NAME = {"type": "string", "minLength": 1}
+# contract and behaviour names become metric label values: bounded like every other label
+_LABEL = {"type": "string", "minLength": 1, "maxLength": MAX_NAME_CHARS}
 _COUNT = {"type": "integer", "minimum": 0}
 _WITHIN = {"type": "integer", "minimum": 1}
 SELECTOR_DEF: Mapping[str, Any] = {
@@ -92,7 +95,7 @@ _DETECTOR_SCHEMAS: dict[str, Any] = {
     "input": _TEXT,
 }
 _BEHAVIOUR = _object(
-    {"behavior": _NAME, "severity": {"enum": list(SEVERITIES)}, **_DETECTOR_SCHEMAS},
+    {"behavior": _LABEL, "severity": {"enum": list(SEVERITIES)}, **_DETECTOR_SCHEMAS},
     ("behavior",),
 )
 _BEHAVIOURS = {"type": "array", "items": _BEHAVIOUR, "description": "an array of behaviours"}
@@ -107,7 +110,7 @@ ENTRY_PROPERTIES: Mapping[str, Any] = {
         "type": "array",
         "items": _object(
             {
-                "name": _NAME,
+                "name": _LABEL,
                 "when": _object(_DETECTOR_SCHEMAS, minProperties=1,
                                 description="a mapping of one or more detectors"),
                 "fail_on": {"enum": list(SEVERITIES)},
@@ -120,15 +123,15 @@ ENTRY_PROPERTIES: Mapping[str, Any] = {
     },
 }
 
-Path = list[str | int]
+Where = list[str | int]  # a place inside the spec document
 
 
-def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[tuple[Path, str]]:
+def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[tuple[Where, str]]:
     """What the schema cannot say about an entry's contracts: one detector per behaviour,
     regexes and schemas that compile, min <= max, names unique. Yields (path, what)."""
     seen: dict[str, int] = {}
     for i, contract in enumerate(entry.get("contracts", [])):
-        here: Path = [*prefix, "contracts", i]
+        here: Where = [*prefix, "contracts", i]
         name = contract["name"]
         if name in seen:
             what = f"duplicate contract name {name!r} (first at contracts[{seen[name]}])"
@@ -139,7 +142,7 @@ def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[
         behaviours: dict[str, str] = {}
         for kind in (MUST, MUST_NOT):
             for j, b in enumerate(contract.get(kind, [])):
-                at: Path = [*here, kind, j]
+                at: Where = [*here, kind, j]
                 if b["behavior"] in behaviours:
                     yield [*at, "behavior"], (f"duplicate behavior name {b['behavior']!r} "
                                               f"(first at {behaviours[b['behavior']]})")
@@ -152,9 +155,9 @@ def problems(entry: Mapping[str, Any], prefix: Sequence[str | int]) -> Iterator[
                 yield from _detector_problems({found[0]: b[found[0]]}, at)
 
 
-def _detector_problems(detectors: Mapping[str, Any], at: Path) -> Iterator[tuple[Path, str]]:
+def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tuple[Where, str]]:
     for key, value in detectors.items():
-        where: Path = [*at, key]
+        where: Where = [*at, key]
         for path, sel in _selectors(value, where):
             for arg, regex in sel.get("args", {}).items() if isinstance(sel, Mapping) else ():
                 yield from _regex_problem(regex, [*path, "args", arg])
@@ -172,14 +175,27 @@ def _detector_problems(detectors: Mapping[str, Any], at: Path) -> Iterator[tuple
             yield where, "expected at least one of: min, max"
 
 
-def _regex_problem(regex: str, at: Path) -> Iterator[tuple[Path, str]]:
+def text_schemas(entry: Mapping[str, Any], prefix: Sequence[str | int]
+                 ) -> Iterator[tuple[list[str | int], Any]]:
+    """Every `output` / `input` JSON Schema of the entry's contracts, with its path."""
+    for i, contract in enumerate(entry.get("contracts", [])):
+        places: list[tuple[list[str | int], Any]] = [(["when"], contract.get("when", {}))]
+        places += [([kind, j], b) for kind in (MUST, MUST_NOT)
+                   for j, b in enumerate(contract.get(kind, []))]
+        for at, detectors in places:
+            for key in ("output", "input"):
+                if "schema" in detectors.get(key, {}):
+                    yield [*prefix, "contracts", i, *at, key, "schema"], detectors[key]["schema"]
+
+
+def _regex_problem(regex: str, at: Where) -> Iterator[tuple[Where, str]]:
     try:
         re.compile(regex)
     except re.error as bad:
         yield at, f"invalid regex: {bad}"
 
 
-def _selectors(value: Any, at: Path) -> Iterator[tuple[Path, Any]]:
+def _selectors(value: Any, at: Where) -> Iterator[tuple[Where, Any]]:
     """Every selector inside a detector's value, with its path (nested `tool:` included)."""
     if isinstance(value, str):
         yield at, value

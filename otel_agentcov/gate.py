@@ -128,7 +128,8 @@ def contract_violations(report: Mapping[str, Any]) -> str:
     """Every violated contract behaviour with its severity, count and rate, one per line, so a
     failed gate says which rule broke (empty when nothing was violated)."""
     lines = [
-        f"contract violated: {agent}: {r.contract}.{r.behavior} ({r.severity}, {r.kind}) "
+        f"contract violated: {plain(agent)}: {plain(r.contract)}.{plain(r.behavior)} "
+        f"({r.severity}, {r.kind}) "
         f"in {fmt.plural(r.violated, 'run')} of {r.violated + r.satisfied} decided, "
         f"rate {r.rate}" + (f", {r.unknown} unknown" if r.unknown else "")
         for agent, data in report["agents"].items()

@@ -20,7 +20,13 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from . import guarded_yaml
-from .contract_spec import CRITICAL_GATE_TARGET, ENTRY_PROPERTIES, SELECTOR_DEF, build_contracts
+from .contract_spec import (
+    CRITICAL_GATE_TARGET,
+    ENTRY_PROPERTIES,
+    SELECTOR_DEF,
+    build_contracts,
+    text_schemas,
+)
 from .contract_spec import problems as contract_problems
 from .judge.contracts import Contract
 
@@ -291,6 +297,8 @@ def _explain(err: ValidationError | SchemaError) -> tuple[list[_PathPart], str]:
         return path, f"expected one of: {', '.join(map(str, limit))}; got {got}"
     if kind == "minLength":
         return path, f"expected a non-empty string, got {got}"
+    if kind == "maxLength":
+        return path, f"expected at most {limit} characters, got {len(instance)}"
     if kind in ("minimum", "exclusiveMinimum"):
         sign = ">=" if kind == "minimum" else ">"
         return path, f"expected a value {sign} {_show(limit)}, got {got}"
@@ -347,6 +355,14 @@ def _refs(schema: Any, path: list[_PathPart]) -> Iterator[tuple[list[_PathPart],
             stack.extend(([*where, i], v) for i, v in enumerate(node))
 
 
+def _local_refs_only(schema: Any, path: list[_PathPart], source: str) -> None:
+    """A schema in the spec may only refer inside itself: nothing is ever fetched."""
+    for ref_path, ref in _refs(schema, path):
+        if not ref.startswith("#"):
+            raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the schema "
+                         "(a schema is never fetched; use $defs and '#/$defs/...')")
+
+
 def _validate(doc: Any, source: str) -> None:
     """Raise SpecError for the most relevant problem in ``doc``; return if it is a usable spec."""
     err = best_match(_SPEC_VALIDATOR.iter_errors(doc))
@@ -361,13 +377,12 @@ def _validate(doc: Any, source: str) -> None:
         unknown = next((k for k in schema if k not in _SCHEMA_KEYWORDS), None)
         if unknown is not None:
             raise _error(source, [*path, unknown], "unknown JSON Schema keyword")
-        for ref_path, ref in _refs(schema, path):
-            if not ref.startswith("#"):
-                raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the matcher "
-                             "(a gate never fetches a schema; use $defs and '#/$defs/...')")
+        _local_refs_only(schema, path, source)
     for prefix, entry in _entries(doc):
         for where, what in contract_problems(entry, prefix):
             raise _error(source, where, what)
+        for path, schema in text_schemas(entry, prefix):
+            _local_refs_only(schema, path, source)
     first: dict[str, int] = {}
     for i, entry in enumerate(doc.get("agents", [])):
         name = entry["name"]

@@ -436,3 +436,51 @@ def test_needs_content_only_with_content_detectors() -> None:
     assert spec({"behavior": "x", "sequence": {"tools": [
         "a", {"tool": "b", "args": {"k": "v"}}]}}).needs_content
     assert not CoverageSpec.from_dict({"version": 1}).needs_content
+
+
+def test_names_are_bounded_label_values() -> None:
+    long = "x" * 257
+    assert _error({"name": long}) == (
+        "agentcov.yaml: agents[0].contracts[0].name: expected at most 256 characters, got 257")
+    assert _error({"name": "c", "must": [{"behavior": long, "called": "t"}]}).endswith(
+        ".must[0].behavior: expected at most 256 characters, got 257")
+
+
+def test_documented_examples_are_valid_specs(tmp_path: Any) -> None:
+    """The README's refund policy and docs/contracts.md's examples load as they are written."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Behaviour contracts", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    path = tmp_path / "agentcov.yaml"
+    path.write_text(block, encoding="utf-8")
+    spec = CoverageSpec.from_yaml(path)
+    assert [c.name for c in spec.for_agent("support").contracts] == ["refund_policy"]
+    assert spec.needs_content
+    docs = (root / "docs" / "contracts.md").read_text(encoding="utf-8")
+    example = docs.split("## Examples", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    entry = yaml.safe_load(example)
+    loaded = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", **entry}]})
+    assert [c.name for c in loaded.for_agent("a").contracts] == ["safety", "workflow", "answer"]
+
+
+def test_output_schema_refs_must_be_local() -> None:
+    assert _error({"name": "c", "must": [{"behavior": "x", "output": {"schema": {
+        "$ref": "https://example.com/s.json"}}}]}).startswith(
+        "agentcov.yaml: agents[0].contracts[0].must[0].output.schema.$ref: $ref "
+        "'https://example.com/s.json' is not local to the schema")
+
+
+def test_gate_violation_lines_escape_names_from_traces() -> None:
+    """An agent name is whatever a span said: it cannot start a line (a CI command) of its own."""
+    from otel_agentcov.gate import contract_violations
+
+    row = {"contract": "c", "behavior": "b", "kind": "must", "severity": "high", "satisfied": 1,
+           "violated": 1, "unknown": 0, "violation_rate": 0.5,
+           "violation_rate_ci95": [0.0945, 0.9055]}
+    text = contract_violations({"agents": {"evil\n::error::pwned": {"contracts": [row]}}})
+    assert text == ("contract violated: evil\\n::error::pwned: c.b (high, must) in 1 run of 2 "
+                    "decided, rate 50% [9%, 91%]\n")

@@ -203,3 +203,59 @@ def test_gate_over_trace_files(tmp_path: Path) -> None:
     assert CANARY not in out + proc.stderr
     lo, hi = _wilson(1, 3)
     assert (round(lo * 100), round(hi * 100)) == (6, 79)  # the interval printed above
+
+
+def test_service_store_judges_and_keeps_no_content(tmp_path: Path) -> None:
+    """`agentcov serve`'s store: the same evaluator; neither its journal nor a trace still open
+    when the state is snapshotted (its steps kept for the restart) keeps any content."""
+    from _trace_files import protobuf_bytes
+
+    from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
+
+    spans = _spans()
+    roots = [s for s in spans if s.parent is None]
+    open_trace = roots[1].context.trace_id  # R2: its root never arrives before the snapshot
+    sent = [s for s in spans if s.context.trace_id != open_trace or s.parent is not None]
+    state_file = tmp_path / "state.json"
+    store = CoverageStore(CoverageSpec.from_dict(SPEC), str(state_file))
+    store.open()
+    store.submit(decode_records(PROTOBUF, protobuf_bytes(sent), "test"))
+    journal = Path(f"{state_file}.journal").read_bytes()  # the request, as the journal keeps it
+    assert b"issue_refund" in journal and CANARY.encode() not in journal
+    store.compact()
+    saved = state_file.read_text(encoding="utf-8")
+    assert CANARY not in saved and CANARY.encode().hex() not in saved
+    assert json.loads(saved)["serve"]["open_traces"]  # the open trace's steps are there
+    rows = {r["behavior"]: (r["satisfied"], r["violated"], r["unknown"])
+            for r in store.snapshot().to_dict()["agents"]["support"]["contracts"]}
+    # R1 and R4 judged (R3 not applied, R2 still open): by hand from the module docstring
+    assert rows == {"verifies_identity": (2, 0, 0), "one_refund": (2, 0, 0),
+                    "apologises": (1, 0, 1), "exfiltration": (2, 0, 0),
+                    "leaks_account_ids": (1, 0, 1)}
+    store.close()
+
+
+def test_content_lives_only_until_the_run_is_judged() -> None:
+    """After every trace is judged, no captured content is reachable anywhere in the process:
+    the steps and runs that held it are gone, only verdict counts remain."""
+    import gc
+
+    from otel_agentcov.engine import CoverageEngine
+    from otel_agentcov.judge.content import RunContent
+    from otel_agentcov.records import from_readable_span
+    from otel_agentcov.semconv.content import StepContent
+
+    engine = CoverageEngine(CoverageSpec.from_dict(SPEC))
+    records = [from_readable_span(s) for s in _spans()]
+    for record in records[:-1]:  # every span but R4's root: R4's steps hold content still
+        engine.ingest(record)
+
+    def alive() -> int:
+        gc.collect()
+        return sum(isinstance(o, StepContent | RunContent) for o in gc.get_objects())
+
+    assert alive() > 0  # the search below sees content while a run waits to be judged
+    engine.ingest(records[-1])
+    assert engine.assembler.traces_in_flight == 0
+    assert alive() == 0
+    assert engine.state.agents["support"].contracts.judged == 3

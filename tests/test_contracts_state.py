@@ -124,3 +124,30 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
     assert loaded.agents["a"].contracts.checks == {}
     loaded.merge(current)  # and merges with a version-2 state
     assert loaded.agents["a"].contracts.checks == current.agents["a"].contracts.checks
+
+
+def test_contract_behaviours_per_test_context() -> None:
+    """DESIGN §3d: which test decided which behaviour, and which declared behaviours no test
+    exercises (an `unknown` verdict exercises nothing; a contract not applied neither)."""
+    from otel_agentcov.snapshot import compute_snapshot
+
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", "contracts": [
+        {"name": "refund", "when": {"called": "issue_refund"}, "must": [
+            {"behavior": "verifies", "before": {"first": "verify", "then": "issue_refund"}},
+            {"behavior": "apologises", "output": {"contains": "sorry"}},
+        ]},
+        {"name": "search", "must": [{"behavior": "searches", "called": "search_kb"}]},
+    ]}]})
+    state = CoverageState()
+    for i, (context, calls, output) in enumerate([
+        ("test_refund", [("verify", None), ("issue_refund", None)], None),  # apologises unknown
+        ("test_search", [("search_kb", None)], "ok"),
+    ]):
+        run = _run(i, "a", calls, output)
+        run.context = context
+        state.update(run, spec.for_agent("a"), judge(run, spec.for_agent("a")))
+    report = compute_snapshot(state, spec, contexts=True).to_dict()
+    contexts = report["agents"]["a"]["contexts"]
+    assert contexts["by_test"]["test_refund"]["behaviors"] == ["refund.verifies", "search.searches"]
+    assert contexts["by_test"]["test_search"]["behaviors"] == ["search.searches"]
+    assert contexts["untested"]["behaviors"] == ["refund.apologises"]

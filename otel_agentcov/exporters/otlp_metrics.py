@@ -73,6 +73,8 @@ def install_otlp_metrics(source: SnapshotSource, meter_provider: MeterProvider) 
         (counter, "agentcov.runs", "agentcov_runs", int, "{run}", "Completed runs."),
         (gauge, "agentcov.gate.passed", "agentcov_gate_passed", int, "1",
          "1 when no restricted tool was attempted."),
+        (counter, "agentcov.contract.checks", "agentcov_contract_checks", int, "{check}",
+         "Contract behaviour verdicts on runs, by result."),
         (counter, "agentcov.version.runs", "agentcov_version_runs", int, "{run}",
          "Completed runs per agent version."),
         (gauge, "agentcov.version.verdict", "agentcov_version_verdict", int, "1",

@@ -18,7 +18,6 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from jsonschema import Draft202012Validator
@@ -249,7 +248,7 @@ class Delegated:
     agent: str
 
     def shows(self, c: _Calls) -> Hit:
-        return any(fnmatchcase(to, self.agent) for _, to in c.run.delegations)
+        return any(fnmatch.fnmatchcase(to, self.agent) for _, to in c.run.delegations)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..judge.contracts import RESULTS
-from . import fields
+from . import fields as f
 from .caps import OVERFLOW, Caps
 from .facts import RunFacts
 
@@ -58,13 +58,17 @@ class Contracts:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Contracts:
-        """Version-1 state files have no contract keys: they load with none."""
-        judged, failed = fields.items(d.get("contract_runs", [0, 0]), "contract_runs", 2)
+        """Version-1 state files have no contract keys: they load with none. Read strictly."""
+        judged, failed = (
+            f.count(n, "contract_runs") for n in f.items(d.get("contract_runs", [0, 0]),
+                                                          "contract_runs", 2)
+        )
+        if failed > judged:
+            raise ValueError(f"contract_runs: failed {failed} exceeds judged {judged}")
         checks: dict[CheckKey, list[int]] = {}
-        for entry in fields.items(d.get("contract_checks", []), "contract_checks"):
-            c, b, k, s, *counts = fields.items(entry, "contract_checks", 7)
-            w = "contract_checks"
-            key = (fields.name(c, w), fields.name(b, w), fields.name(k, w), fields.name(s, w))
-            checks[key] = [fields.count(x, w) for x in counts]
-        return cls(checks=checks, judged=fields.count(judged, "contract_runs"),
-                   failed=fields.count(failed, "contract_runs"))
+        for row in f.items(d.get("contract_checks", []), "contract_checks"):
+            c, b, k, s, *counts = f.items(row, "contract_checks", 7)
+            key = (f.name(c, "contract_checks"), f.name(b, "contract_checks"),
+                   f.name(k, "contract_checks"), f.name(s, "contract_checks"))
+            checks[key] = [f.count(n, "contract_checks") for n in counts]
+        return cls(checks=checks, judged=judged, failed=failed)
