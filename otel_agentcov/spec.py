@@ -360,7 +360,7 @@ def _local_refs_only(schema: Any, path: list[_PathPart], source: str) -> None:
     for ref_path, ref in _refs(schema, path):
         if not ref.startswith("#"):
             raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the schema "
-                         "(a schema is never fetched; use $defs and '#/$defs/...')")
+                         "(agentcov never fetches a schema; use $defs and '#/$defs/...')")
 
 
 def _validate(doc: Any, source: str) -> None:
