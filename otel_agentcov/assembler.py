@@ -35,6 +35,7 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
 
     @property
     def duration_s(self) -> float:

@@ -11,9 +11,9 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from . import demo, gate, offline
+from . import gate, offline
 from .engine import CoverageEngine
-from .reporting import FORMATS, render, write_html
+from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 
@@ -196,6 +196,8 @@ def _coverage(args: argparse.Namespace) -> int:
     _, engine = _load(args)
     report = offline.report(engine)
     if args.format == "html":
+        from .reporting.html import write_html  # jinja2: only for this format
+
         print(write_html(report, Path(args.output)))
     else:
         _write(args.output, render(report, args.format))
@@ -230,6 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "demo":
+            from . import demo  # the OpenTelemetry SDK: only the demo and serve need it
+
             return demo.main(
                 seed=args.seed, runs=args.runs, fmt=args.format,
                 serve_port=args.serve, duration_s=args.duration,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .assembler import AgentRun, RunAssembler
@@ -81,6 +81,14 @@ class CoverageEngine:
             except Exception:
                 self.count_internal_error()
                 return
+            self._fold(runs)
+
+    def ingest_runs(self, runs: list[AgentRun], kinds: Mapping[str, int]) -> None:
+        """Fold runs a front door built without spans (trials), counting the spans they stand
+        for by kind, as `ingest` would have."""
+        with self.lock:
+            for kind, n in kinds.items():
+                self.by_kind[kind] += n
             self._fold(runs)
 
     def _fold(self, runs: list[AgentRun]) -> None:

@@ -6,13 +6,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import Any
 
+from .agentassay import TrialRuns, fold_trial
 from .engine import CoverageEngine
-from .readers.files import read_trace_file, trace_files
-from .readers.otlp import TraceFormatError
+from .readers.errors import TraceFormatError
 from .readers.trials import read_trials
 from .records import SpanRecord
 from .spec import CoverageSpec
@@ -29,6 +29,19 @@ def _ingest(engine: CoverageEngine, records: Iterable[SpanRecord]) -> None:
     ingest = engine.ingest
     for record in records:
         ingest(record)
+
+
+def _ingest_trials(engine: CoverageEngine, trials: Iterable[TrialRuns | list[SpanRecord]]) -> None:
+    for trial in trials:
+        fold_trial(engine, trial)
+
+
+def _trace_files(paths: Sequence[str]) -> Iterator[Iterator[SpanRecord]]:
+    """Each trace file's records; protobuf is imported only when there are trace files."""
+    if paths:
+        from .readers.files import read_trace_file, trace_files
+
+        yield from map(read_trace_file, trace_files(paths))
 
 
 def load_state(path: str) -> CoverageState:
@@ -67,8 +80,11 @@ def load(
     passed to `warn` and skipped (spans read from it before the bad spot still count)."""
     engine = CoverageEngine(spec)
     reads: list[Callable[[], None]] = [
-        *(partial(_ingest, engine, read_trace_file(p)) for p in trace_files(traces)),
-        *(partial(_ingest, engine, read_trials(p, n << 32)) for n, p in enumerate(results)),
+        *(partial(_ingest, engine, records) for records in _trace_files(traces)),
+        *(partial(_ingest_trials, engine, read_trials(
+            p, n << 32, state_attributes=engine.spec.state_attribute_names,
+            max_spans=engine.assembler.max_spans_per_trace,
+        )) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
     ]

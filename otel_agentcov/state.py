@@ -174,6 +174,8 @@ class CoverageState:
                 if step.model:
                     model = self._capped(st.models, step.model, lim.max_models, "model", OVERFLOW)
                     _bump(st.models, model)
+        for model in run.models:
+            _bump(st.models, self._capped(st.models, model, lim.max_models, "model", OVERFLOW))
         for name, count in requested.items():
             if name in restricted and count > seen_tools[name]:
                 attempts += count - seen_tools[name]

@@ -18,6 +18,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from ..records import SpanRecord
+from .errors import TraceFormatError as TraceFormatError  # still importable from here
 
 # SpanFlags: bit 8 says whether bit 9 (parent is remote) is known
 _HAS_IS_REMOTE = 0x100
@@ -29,10 +30,6 @@ _SPAN_KINDS = {
 _STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 _EMPTY: Mapping[str, Any] = {}
 _SCALARS = frozenset({str, bool, int, float, bytes})
-
-
-class TraceFormatError(ValueError):
-    """A payload that is not OTLP traces; the message says where and what was expected."""
 
 
 # ---------------------------------------------------------------- protobuf

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from ..readers.otlp import TraceFormatError
+from ..readers.errors import TraceFormatError
 from .store import CoverageStore, Unavailable, decode_records
 
 # reason -> HTTP status (503 is the retryable one); grpc_receiver maps reasons to gRPC codes
