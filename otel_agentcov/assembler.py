@@ -315,6 +315,7 @@ class RunAssembler:
         self.flushed_early: dict[str, int] = {
             "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "shutdown": 0
         }
+        self.peak_traces = 0  # most traces buffered at once (`--jobs` checks the trace bound)
 
     @property
     def traces_in_flight(self) -> int:
@@ -332,6 +333,7 @@ class RunAssembler:
                     self.flushed_early["trace_limit"] += 1
                     runs.extend(assemble(oldest.steps.values()))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
+                self.peak_traces = max(self.peak_traces, len(self._traces))
             else:
                 self._traces.move_to_end(step.trace_id)
                 buf.last_seen = now

@@ -77,6 +77,16 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         "--keep-going", action="store_true",
         help="report a bad input file and count the rest instead of stopping with exit 2",
     )
+    p.add_argument(
+        "--progress", action="store_true",
+        help="show spans read, spans/s and files done on stderr during long reads (shown "
+        "anyway when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--jobs", type=_positive, default=1, metavar="N",
+        help="read trace files in N processes, each taking a share of the traces (same report; "
+        "default 1)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -177,7 +187,8 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine]:
         spec = spec.with_inventory(args.tools, args.models)
     engine = offline.load(
         spec, traces=args.traces, results=args.results, states=args.state,
-        keep_going=args.keep_going, warn=_warn,
+        keep_going=args.keep_going, warn=_warn, jobs=args.jobs,
+        progress=args.progress or sys.stderr.isatty(),
     )
     return spec, engine
 

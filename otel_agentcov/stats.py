@@ -75,31 +75,47 @@ class LogHistogram:
     """Mergeable quantile sketch with 1 % relative error (DDSketch-style log buckets).
 
     Exact count/sum/min/max; bounded memory; merging is a sum of bucket counts, so it is
-    associative and commutative like the rest of CoverageState.
+    associative and commutative like the rest of CoverageState. The sum is kept exactly (a
+    whole number of 2**-1074, the smallest float step), so it does not depend on the order
+    values arrive in: states merged from several processes (`--jobs`) report the same mean.
     """
 
-    __slots__ = ("buckets", "count", "total", "zeros")
+    __slots__ = ("buckets", "count", "_sum", "zeros")
     GAMMA = 1.02
     _LOG_GAMMA = math.log(GAMMA)
+    _SCALE = 1074  # every finite float is a whole multiple of 2**-1074
 
     def __init__(self) -> None:
         self.buckets: dict[int, int] = {}
         self.count = 0
-        self.total = 0.0
+        self._sum = 0  # in units of 2**-1074
         self.zeros = 0
+
+    @classmethod
+    def _units(cls, value: float) -> int:
+        num, den = value.as_integer_ratio()  # den is a power of two
+        return num << (cls._SCALE - den.bit_length() + 1)
+
+    @property
+    def total(self) -> float:
+        """The exact sum, rounded once (int / int division is correctly rounded)."""
+        try:
+            return self._sum / (1 << self._SCALE)
+        except OverflowError:  # past the largest float, as float addition would have gone
+            return math.inf
 
     def add(self, value: float) -> None:
         self.count += 1
         if value <= 0.0 or not math.isfinite(value):
             self.zeros += 1
             return
-        self.total += value
+        self._sum += self._units(value)
         key = math.ceil(math.log(value) / self._LOG_GAMMA)
         self.buckets[key] = self.buckets.get(key, 0) + 1
 
     def merge(self, other: LogHistogram) -> None:
         self.count += other.count
-        self.total += other.total
+        self._sum += other._sum
         self.zeros += other.zeros
         for k, c in other.buckets.items():
             self.buckets[k] = self.buckets.get(k, 0) + c
@@ -146,7 +162,8 @@ class LogHistogram:
     def from_dict(cls, data: Mapping[str, Any]) -> LogHistogram:
         h = cls()
         h.count = int(data["count"])
-        h.total = float(data["sum"])
+        total = float(data["sum"])
+        h._sum = h._units(total) if math.isfinite(total) else 0
         h.zeros = int(data["zeros"])
         h.buckets = {int(k): int(v) for k, v in data["buckets"].items()}
         return h
