@@ -1,4 +1,4 @@
-"""CoverageEngine: SpanRecord -> classify -> RunAssembler -> CoverageState, behind one lock.
+"""CoverageEngine: SpanRecord -> classify -> RunAssembler -> judge -> CoverageState, one lock.
 
 Every front door (SDK processor, OTLP files and service, trial files) feeds this same engine.
 """
@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from .assembler import AgentRun, RunAssembler
+from .judge import judge
 from .records import SpanRecord
 from .semconv import KINDS, classify
 from .snapshot import Snapshot, compute_snapshot
@@ -92,10 +93,11 @@ class CoverageEngine:
             self._fold(runs)
 
     def _fold(self, runs: list[AgentRun]) -> None:
-        """Fold finished runs; one that cannot be folded is counted and does not lose the rest."""
+        """Judge and fold finished runs; one that fails is counted and does not lose the rest."""
         for run in runs:
             try:
-                self.state.update(run, self.spec.for_agent(run.agent))
+                spec = self.spec.for_agent(run.agent)
+                self.state.update(run, spec, judge(run, spec))
             except Exception:
                 self.count_internal_error()
 

@@ -57,16 +57,17 @@ def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None
     engine.flush_all()
     agents = {
         name: A(
-            runs=st.runs,
-            errors=st.errors,
-            llm=sum(n * st.path_tokens[key].count("llm") for key, n in st.paths.items()),
-            tools={t: (ok, err) for t, (ok, err) in st.tools.items()},
-            models=dict(st.models),
+            runs=st.outcomes.runs,
+            errors=st.outcomes.errors,
+            llm=sum(n * st.diversity.path_tokens[key].count("llm")
+                    for key, n in st.diversity.paths.items()),
+            tools={t: (ok, err) for t, (ok, err) in st.inventory.tools.items()},
+            models=dict(st.inventory.models),
             delegations=tuple(
-                f"{src}->{dst}" for (src, dst), n in sorted(st.delegations.items())
+                f"{src}->{dst}" for (src, dst), n in sorted(st.edges.delegations.items())
                 for _ in range(n)
             ),
-            boundaries=frozenset(st.boundaries),
+            boundaries=frozenset(st.edges.boundaries),
         )
         for name, st in engine.state.agents.items()
     }

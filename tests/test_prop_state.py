@@ -127,29 +127,30 @@ def _check_caps_and_conservation(state: CoverageState, spec: list[Any]) -> None:
     lim = state.limits
     assert len(state.agents) <= lim.max_agents + 1
     for st_ in state.agents.values():
-        assert len(st_.tools) <= lim.max_tools + 1
-        assert len(st_.tool_definitions) <= lim.max_tools
-        assert len(st_.models) <= lim.max_models + 1
-        assert len(st_.paths) <= lim.max_paths
-        assert len(st_.states) <= lim.max_states
-        assert len(st_.path_tokens) <= lim.max_path_samples
-        assert len(st_.delegations) <= lim.max_agents + 1
-        assert all(len(names) <= lim.max_tools + 1 for _, _, names in st_.tool_sets)
+        assert len(st_.inventory.tools) <= lim.max_tools + 1
+        assert len(st_.inventory.tool_definitions) <= lim.max_tools
+        assert len(st_.inventory.models) <= lim.max_models + 1
+        assert len(st_.diversity.paths) <= lim.max_paths
+        assert len(st_.diversity.states) <= lim.max_states
+        assert len(st_.diversity.path_tokens) <= lim.max_path_samples
+        assert len(st_.edges.delegations) <= lim.max_agents + 1
+        assert all(len(names) <= lim.max_tools + 1 for _, _, names in st_.outcomes.tool_sets)
     folds = state.overflow
     agents = state.agents.values()
     # an agent nested in a same-name agent is the same invocation (DESIGN §4), not a new run
     delegations = sum(k == "agent" and n != a for a, steps, _, _ in spec for k, n, _ in steps)
     runs_seen = len(spec) + delegations
-    assert sum(s.runs for s in agents) == runs_seen  # folded runs land in __overflow__
-    assert sum(sum(s.paths.values()) for s in agents) + folds.get("path", 0) == runs_seen
+    assert sum(s.outcomes.runs for s in agents) == runs_seen  # folded runs land in __overflow__
+    assert sum(sum(s.diversity.paths.values()) for s in agents) + folds.get("path", 0) == runs_seen
     tool_calls = sum(k == "tool" for _, steps, _, _ in spec for k, _, _ in steps)
-    assert sum(ok + err for s in agents for ok, err in s.tools.values()) == tool_calls
+    assert sum(ok + err for s in agents for ok, err in s.inventory.tools.values()) == tool_calls
     llm_calls = sum(k == "llm" for _, steps, _, _ in spec for k, _, _ in steps)
-    assert sum(sum(s.models.values()) for s in agents) == llm_calls
-    assert sum(sum(s.delegations.values()) for s in agents) == delegations
+    assert sum(sum(s.inventory.models.values()) for s in agents) == llm_calls
+    assert sum(sum(s.edges.delegations.values()) for s in agents) == delegations
     same_name = sum(k == "agent" and n == a for a, steps, _, _ in spec for k, n, _ in steps)
     states_seen = sum(len(steps) for _, steps, _, _ in spec) - same_name
-    assert sum(sum(s.states.values()) for s in agents) + folds.get("state", 0) == states_seen
+    states_kept = sum(sum(s.diversity.states.values()) for s in agents)
+    assert states_kept + folds.get("state", 0) == states_seen
 
 
 @settings(max_examples=80)
@@ -166,7 +167,7 @@ def test_an_overflow_bucket_merged_in_is_not_folded_twice() -> None:
     assert set(full.agents) == {"agent0", "agent1", OVERFLOW} and full.overflow == {"agent": 1}
     again = merged(full, full, limits=TIGHT)
     assert again.overflow == {"agent": 2}
-    assert again.agents[OVERFLOW].runs == 2
+    assert again.agents[OVERFLOW].outcomes.runs == 2
 
 
 # ---------------------------------------------------------------- serialize -> load
@@ -244,4 +245,4 @@ def test_a_broken_state_file_is_one_state_error_naming_the_file(
 def test_floats_survive_the_round_trip_exactly() -> None:
     state = state_of([("a", [], 123_456_789, 1 / 3)])
     back = CoverageState.from_dict(json.loads(json.dumps(state.to_dict())))
-    assert math.isclose(back.agents["a"].score_sum, 1 / 3, rel_tol=0, abs_tol=0)
+    assert math.isclose(back.agents["a"].outcomes.score_sum, 1 / 3, rel_tol=0, abs_tol=0)

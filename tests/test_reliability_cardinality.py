@@ -101,20 +101,22 @@ def test_a_million_distinct_names_and_endless_traces_stay_under_the_caps() -> No
     state = engine.state
     assert len(state.agents) == LIMITS.max_agents + 1 and OVERFLOW in state.agents
     for st in state.agents.values():
-        assert len(st.tools) <= LIMITS.max_tools + 1
-        assert len(st.models) <= LIMITS.max_models + 1
-        assert len(st.paths) <= LIMITS.max_paths and len(st.states) <= LIMITS.max_states
-        assert len(st.delegations) <= LIMITS.max_agents + 1
+        assert len(st.inventory.tools) <= LIMITS.max_tools + 1
+        assert len(st.inventory.models) <= LIMITS.max_models + 1
+        assert len(st.diversity.paths) <= LIMITS.max_paths
+        assert len(st.diversity.states) <= LIMITS.max_states
+        assert len(st.edges.delegations) <= LIMITS.max_agents + 1
     folds = state.overflow
     agent_runs = sent["run"] // 2  # each run's agent and its child agent
     # folded runs land in __overflow__ (counted per run), as do folded delegation edges
-    assert folds["agent"] >= state.agents[OVERFLOW].runs >= agent_runs - LIMITS.max_agents
-    folded_runs = sum(s.runs for s in state.agents.values())
-    assert sum(sum(s.paths.values()) for s in state.agents.values()) + folds["path"] == folded_runs
-    tool_calls = sum(ok + err for s in state.agents.values() for ok, err in s.tools.values())
+    assert folds["agent"] >= state.agents[OVERFLOW].outcomes.runs >= agent_runs - LIMITS.max_agents
+    folded_runs = sum(s.outcomes.runs for s in state.agents.values())
+    agents = list(state.agents.values())
+    assert sum(sum(s.diversity.paths.values()) for s in agents) + folds["path"] == folded_runs
+    tool_calls = sum(ok + err for s in agents for ok, err in s.inventory.tools.values())
     buffered = sum(len(steps) for _, _, steps in engine.assembler.open_traces())
     assert tool_calls == agent_runs // 2 + sent["never_ending"] + sent["rootless"] - buffered
-    assert sum(sum(s.delegations.values()) for s in state.agents.values()) == agent_runs // 2
+    assert sum(sum(s.edges.delegations.values()) for s in state.agents.values()) == agent_runs // 2
 
     # the real exposition: series per family bounded by the caps, whatever the attack size
     exposition = render(engine)

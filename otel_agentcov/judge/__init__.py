@@ -1,0 +1,33 @@
+"""The judge stage: pure functions of one finished AgentRun that return its verdicts.
+
+It sits between the assembler and the state (DESIGN §2): every front door judges runs here,
+with one evaluator, and only the verdicts (names and outcomes, never content) reach the state.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..assembler import AgentRun
+from ..spec import AgentSpec
+from .must_call import missing_calls
+
+
+@dataclass(frozen=True, slots=True)
+class Verdicts:
+    """What judging one run decided."""
+
+    fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+
+
+PASSING = Verdicts()
+
+
+def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
+    """Every declared check, on every run; cheap when the spec declares none."""
+    if not spec.must_call:
+        return PASSING
+    return Verdicts(fails_run=bool(missing_calls(run, spec.must_call)))
+
+
+__all__ = ["PASSING", "Verdicts", "judge"]

@@ -1,0 +1,68 @@
+"""Snapshot: the immutable computed view (ratios, estimates, edges, concerns, expect results).
+
+Every output renders a Snapshot; none recomputes coverage (DESIGN §2). Each report section is
+built by one function of its own (`AGENT_SECTIONS`), in order, so a new concern adds a section
+rather than growing one function.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from ..spec import CoverageSpec
+from ..state import CoverageState
+from .coverage import DIMENSIONS, model_matches
+from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
+
+REPORT_VERSION = 1
+
+__all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "model_matches"]
+
+
+class Snapshot:
+    """One consistent computed view; `to_dict()` is the versioned JSON report (DESIGN §6)."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    def to_dict(self) -> dict[str, Any]:
+        return copy.deepcopy(self._data)
+
+    @property
+    def data(self) -> Mapping[str, Any]:
+        """The report without a copy, for renderers on a hot path (scrapes); do not mutate it."""
+        return self._data
+
+    @property
+    def agents(self) -> Mapping[str, Mapping[str, Any]]:
+        agents: Mapping[str, Mapping[str, Any]] = self._data["agents"]
+        return agents
+
+    @property
+    def gate_passed(self) -> bool:
+        """True when every agent's expect list passed."""
+        return all(e["passed"] for a in self.agents.values() for e in a["expect"])
+
+
+def _agent_report(view: AgentView) -> dict[str, Any]:
+    for section in AGENT_SECTIONS:
+        section(view)
+    return {key: view.report[key] for key in REPORT_KEYS}
+
+
+def compute_snapshot(
+    state: CoverageState,
+    spec: CoverageSpec,
+    spans: Mapping[str, Any] | None = None,
+) -> Snapshot:
+    """Derive every ratio from the state under the spec; the only place coverage is computed."""
+    observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
+    agents = {
+        name: _agent_report(AgentView(name, st, spec.for_agent(name), observed_edges))
+        for name, st in sorted(state.agents.items())
+    }
+    empty: dict[str, Any] = {"processed": 0, "by_kind": {}, "dropped": {}}
+    span_stats = dict(spans) if spans is not None else empty
+    return Snapshot({"version": REPORT_VERSION, "agents": agents, "spans": span_stats})

@@ -1,0 +1,134 @@
+"""Report sections for the five dimensions: tools, models, paths, states, boundaries, overall."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ..spec import CONDITIONS
+from ..state import stable_hash
+from ..stats import chao1, frequency_counts, geometric_mean, good_turing
+from .view import AgentView
+
+DIMENSIONS = ("tool", "path", "state", "boundary", "model")
+TOP_PATHS = 5
+
+
+def model_matches(used: str, known: str) -> bool:
+    """Dated snapshots match their base name: `gpt-4o-2024-08-06` is `gpt-4o`."""
+    return used == known or used.startswith(known + "-")
+
+
+def _richness(counts: Mapping[int, int]) -> tuple[int, float | None, float | None, float | None]:
+    """(observed, Chao1 estimate, coverage S_obs/Chao1, Good-Turing sample coverage)."""
+    s_obs, f1, f2, n = frequency_counts(counts.values())
+    if s_obs == 0:
+        return 0, None, None, None
+    est = chao1(s_obs, f1, f2)
+    return s_obs, est, s_obs / est, good_turing(f1, n)
+
+
+def tools_section(v: AgentView) -> None:
+    """Known tools (declared, else discovered), called, uncovered, undeclared; models."""
+    spec, inv = v.spec, v.st.inventory
+    restricted = set(spec.restricted)
+    called = {t for t, (ok, err) in inv.tools.items() if ok + err > 0}
+    declared = spec.tools if spec.tools is not None else spec.allowed
+    pool = set(declared) if declared is not None else inv.tool_definitions | called
+    known = sorted(pool - restricted)
+    inventory = set(spec.tools or ()) | set(spec.allowed or ()) | restricted
+    v.report["tools"] = {
+        "known": known,
+        "called": {t: {"ok": ok, "error": err} for t, (ok, err) in sorted(inv.tools.items())},
+        "uncovered": [t for t in known if t not in called],
+        "undeclared": sorted(called - inventory) if inventory else [],
+        "discovered": declared is None,
+    }
+    v.report["models"] = {"known": list(spec.models), "used": dict(sorted(inv.models.items()))}
+
+
+def diversity_section(v: AgentView) -> None:
+    """Paths and states: observed, Chao1-estimated, sample coverage, the top and rarest paths."""
+    spec, div = v.spec, v.st.diversity
+    s_paths, est_paths, _, path_gt = _richness(div.paths)
+    s_states, est_states, _, state_gt = _richness(div.states)
+    # only paths with kept tokens can be listed: sort those (<= max_path_samples), not every path
+    sampled = sorted(
+        ((k, div.paths[k]) for k in div.path_tokens if k in div.paths),
+        key=lambda kv: (-kv[1], kv[0]),
+    )
+    top = sampled[:TOP_PATHS]
+    rarest = sampled[TOP_PATHS:][-TOP_PATHS:][::-1]
+    v.report["paths"] = {
+        "observed": s_paths,
+        "estimated": est_paths,
+        "sample_coverage": path_gt,
+        "expected": len(spec.expected_paths) if spec.expected_paths else None,
+        "top": [{"path": list(div.path_tokens[k]), "count": c} for k, c in top],
+        # The least frequent paths not already in `top`, fewest first: the edge cases seen.
+        "rarest": [{"path": list(div.path_tokens[k]), "count": c} for k, c in rarest],
+    }
+    v.report["states"] = {
+        "observed": s_states, "estimated": est_states, "sample_coverage": state_gt
+    }
+
+
+def boundaries_section(v: AgentView) -> None:
+    """Which enabled boundary conditions were hit, and how often."""
+    hits = v.st.edges.boundaries
+    enabled = [c for c in CONDITIONS if c in v.spec.boundaries.conditions]
+    v.report["boundaries"] = {c: hits.get(c, 0) > 0 for c in enabled}
+    v.report["boundary_hits"] = {c: hits.get(c, 0) for c in enabled}
+
+
+def coverage_section(v: AgentView) -> None:
+    """The five dimensions and their geometric mean, from the sections above; n/a explained."""
+    spec, st, report = v.spec, v.st, v.report
+    excluded: dict[str, str] = {}
+    dims: dict[str, float | None] = {}
+    tools = report["tools"]
+    known = tools["known"]
+    dims["tool"] = (len(known) - len(tools["uncovered"])) / len(known) if known else None
+    if not known:
+        excluded["tool"] = "no tools declared or discovered"
+
+    paths = report["paths"]
+    if spec.expected_paths:
+        hashes = {stable_hash(tuple(p)[: spec.max_depth]) for p in spec.expected_paths}
+        dims["path"] = sum(1 for h in hashes if st.diversity.paths.get(h)) / len(hashes)
+    else:
+        dims["path"] = paths["observed"] / paths["estimated"] if paths["observed"] else None
+        if dims["path"] is None:
+            excluded["path"] = "no runs"
+    states = report["states"]
+    dims["state"] = states["observed"] / states["estimated"] if states["observed"] else None
+    if dims["state"] is None:
+        excluded["state"] = "no steps"
+
+    boundaries = report["boundaries"]
+    if st.outcomes.runs and boundaries:
+        dims["boundary"] = sum(boundaries.values()) / len(boundaries)
+    else:
+        dims["boundary"] = None
+        excluded["boundary"] = "no runs" if boundaries else "no boundary conditions enabled"
+
+    models = spec.models
+    if models:
+        used = st.inventory.models
+        dims["model"] = sum(any(model_matches(u, k) for u in used) for k in models) / len(models)
+    else:
+        dims["model"] = None
+        excluded["model"] = "no models declared"
+
+    overall = geometric_mean([d for d in dims.values() if d is not None])
+    weakest = min(
+        (d for d in DIMENSIONS if dims[d] is not None), key=lambda d: dims[d] or 0.0, default=None
+    )
+    report["coverage"] = {
+        **dims,
+        "overall": overall,
+        "weakest": weakest,
+        "insufficient_data": st.outcomes.runs < spec.min_runs,
+        "excluded": excluded,
+    }
+    v.targets.update({f"coverage.{d}": dims[d] for d in DIMENSIONS})
+    v.targets["coverage.overall"] = overall

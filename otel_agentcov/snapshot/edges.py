@@ -1,0 +1,42 @@
+"""Report sections for tool edges: allowed tools, delegation edges, restricted attempts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .view import AgentView
+
+
+def _pct(hit: int, total: int) -> float | None:
+    return None if total == 0 else 100.0 * hit / total
+
+
+def edges_section(v: AgentView) -> None:
+    """`edges.*` (DESIGN §3, "Tool edges") and the delegations observed from this agent."""
+    spec, edges_rec = v.spec, v.st.edges
+    called = {t for t, (ok, err) in v.st.inventory.tools.items() if ok + err > 0}
+    attempts = sum(edges_rec.restricted.values())
+    declared_edges = set(spec.delegation)
+    edges: dict[str, Any] = {
+        "allowed_pct": _pct(len(set(spec.allowed) & called), len(spec.allowed))
+        if spec.allowed
+        else None,
+        "restricted_attempts": attempts,
+        "delegation_pct": _pct(len(declared_edges & v.observed_edges), len(declared_edges))
+        if declared_edges
+        else None,
+        "gate_passed": 1 if attempts == 0 else 0,
+        "delegation_declared": [{"from": a, "to": b} for a, b in sorted(declared_edges)],
+        "restricted": [
+            {"tool": t, "outcome": o, "count": c}
+            for (t, o), c in sorted(edges_rec.restricted.items())
+        ],
+    }
+    v.report["edges"] = edges
+    v.report["delegations"] = [
+        {"from": a, "to": b, "count": c} for (a, b), c in sorted(edges_rec.delegations.items())
+    ]
+    v.targets.update({
+        f"edges.{k}": val for k, val in edges.items()
+        if k not in ("restricted", "delegation_declared")
+    })

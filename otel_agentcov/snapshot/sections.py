@@ -1,0 +1,38 @@
+"""The order report sections are built in; later sections read what earlier ones wrote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ..spec import evaluate_expect
+from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
+from .edges import edges_section
+from .runs import concerns_section, runs_section
+from .view import AgentView
+
+
+def expect_section(v: AgentView) -> None:
+    """The agent's `expect` list (or default gate) over the targets every section defined."""
+    v.report["expect"] = [
+        {"target": r.target, "value": r.value, "passed": r.passed, "reason": r.reason}
+        for r in evaluate_expect(v.spec.expect, v.targets)
+    ]
+
+
+AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
+    tools_section,
+    diversity_section,
+    boundaries_section,
+    edges_section,
+    coverage_section,
+    runs_section,
+    concerns_section,
+    expect_section,  # last: it reads every target
+)
+# the JSON report's key order per agent (DESIGN §6)
+REPORT_KEYS = (
+    "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
+    "delegations", "edges", "concerns", "expect",
+)
+
+__all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]

@@ -1,0 +1,23 @@
+"""AgentView: what every report section reads (one agent's state and spec) and writes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..spec import AgentSpec
+from ..state import AgentState
+
+Target = float | int | None
+
+
+@dataclass
+class AgentView:
+    """Sections run in order: each adds its report keys and the gate targets it defines."""
+
+    name: str
+    st: AgentState
+    spec: AgentSpec
+    observed_edges: set[tuple[str, str]]
+    report: dict[str, Any] = field(default_factory=dict)
+    targets: dict[str, Target] = field(default_factory=dict)

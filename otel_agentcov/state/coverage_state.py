@@ -1,0 +1,167 @@
+"""CoverageState: per-agent records of names, counts and hashes; mergeable and serializable.
+
+Ratios are not stored: the Snapshot derives them, so two merged states give exactly the
+coverage of one process that saw everything. Each concern is a record of its own (its own
+add, merge and serialization); an agent's state is their composition.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..assembler import AgentRun
+from ..judge import Verdicts
+from ..spec import AgentSpec
+from .caps import OVERFLOW, Caps, Limits
+from .diversity import Diversity
+from .edges import Edges
+from .facts import run_facts
+from .inventory import Inventory
+from .outcomes import Outcomes
+
+STATE_FORMAT = "otel_agentcov.state"
+STATE_VERSION = 1
+
+
+class StateError(ValueError):
+    """A state file that cannot be read; the message is one line naming the file."""
+
+
+@dataclass
+class AgentState:
+    """One agent's records; the file layout is the union of their keys (one flat object)."""
+
+    outcomes: Outcomes = field(default_factory=Outcomes)
+    inventory: Inventory = field(default_factory=Inventory)
+    diversity: Diversity = field(default_factory=Diversity)
+    edges: Edges = field(default_factory=Edges)
+
+    def merge(self, other: AgentState, caps: Caps) -> None:
+        self.outcomes.merge(other.outcomes)
+        self.inventory.merge(other.inventory, caps)
+        self.diversity.merge(other.diversity, caps)
+        self.edges.merge(other.edges, caps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            **self.outcomes.to_dict(),
+            **self.inventory.to_dict(),
+            **self.diversity.to_dict(),
+            **self.edges.to_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> AgentState:
+        return cls(
+            outcomes=Outcomes.from_dict(d),
+            inventory=Inventory.from_dict(d),
+            diversity=Diversity.from_dict(d),
+            edges=Edges.from_dict(d),
+        )
+
+
+class CoverageState:
+    """All agents' state; callers serialize access (the processor holds one lock)."""
+
+    def __init__(self, limits: Limits | None = None) -> None:
+        self.caps = Caps(limits or Limits())
+        self.agents: dict[str, AgentState] = {}
+
+    @property
+    def limits(self) -> Limits:
+        return self.caps.limits
+
+    @property
+    def overflow(self) -> dict[str, int]:
+        """Folds per dimension: what the caps turned away, for the self-metrics."""
+        return self.caps.overflow
+
+    def agent(self, name: str, runs: int = 1) -> AgentState:
+        """The agent's state; past the cap the `runs` it is asked for fold into __overflow__."""
+        key = self.caps.key(self.agents, name, self.limits.max_agents, "agent", OVERFLOW, runs)
+        st = self.agents.get(key)
+        if st is None:
+            st = self.agents[key] = AgentState()
+        return st
+
+    def update(self, run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> None:
+        """Fold one finished, judged run into its agent's state under that agent's spec."""
+        st = self.agent(run.agent)
+        facts = run_facts(run, spec, verdicts)
+        called = st.inventory.add(facts, self.caps)
+        st.diversity.add(facts, self.caps)
+        st.edges.add(facts, self.caps)
+        st.outcomes.add(facts, called, spec.consistency_window)
+
+    def merge(self, other: CoverageState) -> None:
+        """Union of sets, sum of counters: merged coverage equals one process seeing all.
+
+        The caps hold for the merged state too; what does not fit folds and is counted, as in
+        `update` (below the caps, merge is associative and commutative).
+        """
+        for name, o in other.agents.items():
+            self.agent(name, o.outcomes.runs).merge(o, self.caps)
+        for k, v in other.overflow.items():
+            self.caps.fold(k, v)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "format": STATE_FORMAT,
+            "version": STATE_VERSION,
+            "overflow": dict(sorted(self.overflow.items())),
+            "agents": {name: st.to_dict() for name, st in sorted(self.agents.items())},
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], limits: Limits | None = None) -> CoverageState:
+        if data.get("format") != STATE_FORMAT or data.get("version") != STATE_VERSION:
+            raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
+        state = cls(limits)
+        try:
+            state.caps.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
+            for name, d in data["agents"].items():
+                state.agents[str(name)] = AgentState.from_dict(d)
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise StateError(f"malformed agent state: {exc!r}") from None
+        return state
+
+    def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:
+        """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one.
+
+        `extra` adds top-level keys (`agentcov serve` keeps its journal generation there);
+        readers of the state ignore them."""
+        target = os.fspath(path)
+        directory = os.path.dirname(os.path.abspath(target))
+        tmp: str | None = None
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump({**self.to_dict(), **(extra or {})}, fh, separators=(",", ":"))
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, target)
+        except BaseException as exc:
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
+            if isinstance(exc, OSError):  # name the file asked for, not the temporary one
+                raise OSError(exc.errno, exc.strerror, target) from exc
+            raise
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> CoverageState:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+            raise StateError(f"{os.fspath(path)}: cannot read state: {exc}") from None
+        if not isinstance(data, dict):
+            raise StateError(f"{os.fspath(path)}: not a state file (expected a JSON object)")
+        try:
+            return cls.from_dict(data, limits)
+        except StateError as exc:
+            raise StateError(f"{os.fspath(path)}: {exc}") from None

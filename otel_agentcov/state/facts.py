@@ -1,0 +1,159 @@
+"""RunFacts: what one finished run contributes to the state, derived once from run and spec.
+
+Every record folds the same facts, so the run's steps are walked once however many records
+there are, and the pass decision is made in one place (DESIGN §3, "Runs and statistics").
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ..assembler import AgentRun
+from ..judge import Verdicts
+from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
+from ..spec import AgentSpec
+
+
+def stable_hash(tokens: Iterable[str]) -> int:
+    """64-bit hash that is the same in every process (unlike hash()), so states merge."""
+    digest = hashlib.blake2b("\x1f".join(tokens).encode("utf-8", "replace"), digest_size=8)
+    return int.from_bytes(digest.digest(), "big")
+
+
+_HASH_CACHE_LIMIT = 8192
+_hash_cache: dict[tuple[str, ...], int] = {}
+
+
+def _cached_hash(tokens: tuple[str, ...]) -> int:
+    """stable_hash of the state and path keys runs keep repeating (a dict hit, not a blake2b)."""
+    value = _hash_cache.get(tokens)
+    if value is None:
+        if len(_hash_cache) >= _HASH_CACHE_LIMIT:
+            _hash_cache.clear()
+        value = _hash_cache[tokens] = stable_hash(tokens)
+    return value
+
+
+def _path_token(step: Step, by_tool: bool) -> str:
+    if step.kind in (DELEGATE, HANDOFF):
+        target = step.agent if step.kind == DELEGATE else step.handoff_to
+        return f"delegate:{target}" if by_tool else "delegate"
+    if step.kind == TOOL:
+        return f"tool:{step.tool}" if by_tool else "tool"
+    return "llm"
+
+
+def _state_key(step: Step) -> tuple[str, ...]:
+    subject = step.model if step.kind == LLM else step.tool if step.kind == TOOL else step.agent
+    outcome = "error" if step.error else "empty" if step.empty else "ok"
+    kind = DELEGATE if step.kind == HANDOFF else step.kind
+    return (kind, subject or "", outcome, step.finish_reason, *step.state_extra)
+
+
+@dataclass(slots=True)
+class RunFacts:
+    """Names, counts and hashes of one run; never content."""
+
+    tool_calls: Counter[tuple[str, bool]]  # (tool, failed) of executed calls, first-seen order
+    called: set[str]
+    models: Counter[str]
+    restricted: Counter[tuple[str, str]]  # (tool, outcome) of restricted attempts
+    tool_definitions: frozenset[str]
+    path: tuple[str, ...]
+    path_key: int
+    state_keys: list[int]
+    boundary_hits: list[str]  # enabled conditions the run hit
+    delegations: list[tuple[str, str]]
+    duration_s: float
+    tokens: int
+    errored: bool
+    passed: bool
+    score: float
+    end_ns: int
+    trace_id: int
+
+    @property
+    def attempts(self) -> int:
+        return sum(self.restricted.values())
+
+
+def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
+    """Walk the run's steps once; a run passes unless an error, an attempt or a verdict fails it."""
+    restricted = set(spec.restricted)
+    tool_calls: Counter[tuple[str, bool]] = Counter()
+    called: set[str] = set()
+    seen_tools: Counter[str] = Counter()
+    requested: Counter[str] = Counter()
+    models: Counter[str] = Counter()
+    attempts: Counter[tuple[str, str]] = Counter()
+    llm_calls = tokens = 0
+    cost = 0.0
+    tool_failed = llm_failed = False
+    for step in run.steps:
+        if step.kind == TOOL and step.tool is not None:
+            name = step.tool
+            seen_tools[name] += 1
+            if step.decision == "deny":
+                if name in restricted:
+                    attempts[(name, "denied")] += 1
+                continue
+            called.add(name)
+            failed = step.error is not None
+            tool_calls[(name, failed)] += 1
+            tool_failed = tool_failed or failed
+            if name in restricted:
+                attempts[(name, "failed" if failed else "executed")] += 1
+        elif step.kind == LLM:
+            llm_calls += 1
+            tokens += step.input_tokens + step.output_tokens
+            cost += step.cost_usd
+            llm_failed = llm_failed or step.error is not None
+            requested.update(step.requested_tools)
+            if step.model:
+                models[step.model] += 1
+    models.update(run.models)  # named by no step (a trial's trace-level model): once per run
+    for name, count in requested.items():
+        if name in restricted and count > seen_tools[name]:
+            attempts[(name, "denied")] += count - seen_tools[name]
+
+    by_tool = spec.granularity == "tool"
+    path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
+    state_keys = [
+        _cached_hash(_state_key(s)) for s in run.steps if s.kind in (LLM, TOOL, DELEGATE, HANDOFF)
+    ]
+    b = spec.boundaries
+    hits = {
+        "max_steps": MAX_STEPS in run.limits
+        or (b.max_steps is not None and llm_calls >= b.max_steps),
+        "timeout": TIMEOUT in run.limits
+        or (b.timeout_s is not None and run.duration_s >= b.timeout_s),
+        "cost_limit": (b.cost_limit_tokens is not None and tokens >= 0.9 * b.cost_limit_tokens)
+        or (b.cost_limit_usd is not None and cost >= 0.9 * b.cost_limit_usd),
+        "empty_input": run.input_chars is not None and run.input_chars < b.min_input_chars,
+        "error_path": run.error is not None or llm_failed,
+        "tool_failure": tool_failed,
+    }
+    passed = run.error is None and not attempts and not verdicts.fails_run
+    score = sum(run.scores) / len(run.scores) if run.scores else float(passed)
+    return RunFacts(
+        tool_calls=tool_calls,
+        called=called,
+        models=models,
+        restricted=attempts,
+        tool_definitions=run.tool_definitions,
+        path=path,
+        path_key=_cached_hash(path),
+        state_keys=state_keys,
+        boundary_hits=[c for c in b.conditions if hits[c]],
+        delegations=run.delegations,
+        duration_s=run.duration_s,
+        tokens=tokens,
+        errored=run.error is not None,
+        passed=passed,
+        score=score,
+        end_ns=run.end_ns,
+        trace_id=run.trace_id,
+    )

@@ -1,0 +1,56 @@
+"""Inventory: tools called (ok/error), tools offered to the model, models used."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .caps import OVERFLOW, Caps, bump
+from .facts import RunFacts
+
+
+@dataclass
+class Inventory:
+    tools: dict[str, list[int]] = field(default_factory=dict)  # tool -> [ok, error]
+    tool_definitions: set[str] = field(default_factory=set)
+    models: dict[str, int] = field(default_factory=dict)
+
+    def add(self, facts: RunFacts, caps: Caps) -> set[str]:
+        """Fold one run; returns the (capped) tool names it called, which is what runs keep."""
+        lim = caps.limits
+        called: set[str] = set()
+        for (name, failed), n in facts.tool_calls.items():
+            key = caps.key(self.tools, name, lim.max_tools, "tool", OVERFLOW, n)
+            called.add(key)
+            self.tools.setdefault(key, [0, 0])[1 if failed else 0] += n
+        for model, n in facts.models.items():
+            bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)
+        caps.add_names(self.tool_definitions, facts.tool_definitions, lim.max_tools, "tool")
+        return called
+
+    def merge(self, other: Inventory, caps: Caps) -> None:
+        lim = caps.limits
+        for tool, (ok, err) in other.tools.items():
+            key = caps.key(self.tools, tool, lim.max_tools, "tool", OVERFLOW, ok + err)
+            counts = self.tools.setdefault(key, [0, 0])
+            counts[0] += ok
+            counts[1] += err
+        caps.add_names(self.tool_definitions, other.tool_definitions, lim.max_tools, "tool")
+        for model, n in other.models.items():
+            bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tools": {k: list(v) for k, v in sorted(self.tools.items())},
+            "tool_definitions": sorted(self.tool_definitions),
+            "models": dict(sorted(self.models.items())),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Inventory:
+        return cls(
+            tools={str(k): [int(v[0]), int(v[1])] for k, v in d["tools"].items()},
+            tool_definitions={str(x) for x in d["tool_definitions"]},
+            models={str(k): int(v) for k, v in d["models"].items()},
+        )
