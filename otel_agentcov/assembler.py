@@ -35,6 +35,7 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    context: str | None = None  # the test that ran it (DESIGN §3d)
     models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
 
     @property
@@ -46,11 +47,13 @@ class _Builder:
     """A run under construction while the tree is walked."""
 
     __slots__ = (
-        "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called"
+        "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called",
+        "context",
     )
 
-    def __init__(self, agent: str, span: Step | None) -> None:
+    def __init__(self, agent: str, span: Step | None, context: str | None = None) -> None:
         self.agent = agent
+        self.context = context
         self.span = span
         self.parent_span_id = span.parent_id if span is not None else None
         self.steps: list[Step] = []
@@ -92,6 +95,7 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+            context=self.context,
         )
 
 
@@ -221,22 +225,27 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     visited: set[int] = set()
 
     def walk(root: Step) -> None:
-        # (step, run it belongs to, parent is a tool, sibling agent span that hosts it)
-        stack: list[tuple[Step, _Builder | None, bool, int | None]] = [(root, None, False, None)]
+        # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
+        # the nearest ancestor's test context)
+        stack: list[tuple[Step, _Builder | None, bool, int | None, str | None]] = [
+            (root, None, False, None, None)
+        ]
         while stack:
-            step, current, parent_is_tool, host = stack.pop()
+            step, current, parent_is_tool, host, context = stack.pop()
             if step.span_id in visited:
                 continue
             visited.add(step.span_id)
             if host is not None:
                 current = by_span.get(host, current)
             here = current
+            if step.context is not None:
+                context = step.context
             if _opens_run(step, parent_is_tool):
                 assert step.agent is not None
                 if current is not None and current.agent == step.agent:
                     current.extra_spans.append(step)  # one invocation, two spans
                 else:
-                    here = _Builder(step.agent, step)
+                    here = _Builder(step.agent, step, context or step.resource_context)
                     builders.append(here)
                     by_span[step.span_id] = here
                     if current is not None:
@@ -246,7 +255,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 if owner is None:
                     owner = orphans.get(step.fallback_agent)
                     if owner is None:
-                        owner = orphans[step.fallback_agent] = _Builder(step.fallback_agent, None)
+                        owner = orphans[step.fallback_agent] = _Builder(
+                            step.fallback_agent, None, context or step.resource_context
+                        )
                 owner.add(step)
             kids = children.get(step.span_id)
             if kids:
@@ -255,7 +266,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
                 is_tool = step.kind == TOOL
-                stack.extend((k, here, is_tool, hosts.get(k.span_id)) for k in kids)
+                stack.extend((k, here, is_tool, hosts.get(k.span_id), context) for k in kids)
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)

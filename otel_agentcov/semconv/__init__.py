@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, openinference, pydantic_ai, traceloop
+from . import genai, openinference, pydantic_ai, testspans, traceloop
 from .common import build_step
 from .step import KINDS, OTHER, Step
 
 Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
 ADAPTERS: tuple[Adapter, ...] = (
+    testspans.classify,  # a test case's span is a context, never an agent
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)

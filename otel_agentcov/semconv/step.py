@@ -42,3 +42,5 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
+    context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
+    resource_context: str | None = None  # ... on its resource: used when no ancestor names one

@@ -5,8 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import evaluate_expect
+from .contexts import contexts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
+from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
 from .view import AgentView
 
@@ -27,12 +29,14 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     coverage_section,
     runs_section,
     concerns_section,
+    contexts_section,
+    recommendations_section,
     expect_section,  # last: it reads every target
 )
-# the JSON report's key order per agent (DESIGN §6)
+# the JSON report's key order per agent (DESIGN §6); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "concerns", "expect",
+    "delegations", "edges", "concerns", "expect", "contexts", "recommendations",
 )
 
 __all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]

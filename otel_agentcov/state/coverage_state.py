@@ -18,6 +18,7 @@ from ..assembler import AgentRun
 from ..judge import Verdicts
 from ..spec import AgentSpec
 from .caps import OVERFLOW, Caps, Limits
+from .contexts import Contexts
 from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
@@ -40,12 +41,14 @@ class AgentState:
     inventory: Inventory = field(default_factory=Inventory)
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
+    contexts: Contexts = field(default_factory=Contexts)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
         self.outcomes.merge(other.outcomes)
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
+        self.contexts.merge(other.contexts, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class AgentState:
             **self.inventory.to_dict(),
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
+            **self.contexts.to_dict(),
         }
 
     @classmethod
@@ -62,6 +66,7 @@ class AgentState:
             inventory=Inventory.from_dict(d),
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
+            contexts=Contexts.from_dict(d),
         )
 
 
@@ -97,6 +102,7 @@ class CoverageState:
         st.diversity.add(facts, self.caps)
         st.edges.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
+        st.contexts.add(facts, called, self.caps)
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.
