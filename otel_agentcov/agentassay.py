@@ -181,6 +181,7 @@ def trace_to_runs(
     clock = 1
     steps: list[Step] = []
     kinds: Counter[str] = Counter({AGENT: 1})
+    limits: set[str] = set()
     try:
         for index, raw in enumerate(steps_in):
             kind, action, tool, model, duration_ns, error = _step_fields(raw, index)
@@ -205,9 +206,14 @@ def trace_to_runs(
                 kinds[OTHER] += 1
                 clock = end + 1
                 continue
-            err = _error_name(error)
+            err = limit = None
+            if error:
+                err = _error_name(error)
+                limit = error_limit(err, None) if err else None
+                if limit:
+                    limits.add(limit)
             step = Step(trace_id, index + 2, 1, kind, clock, end, UNKNOWN_AGENT, None, tool,
-                        model, err, None if err is None else error_limit(err, None))
+                        model, err, limit)
             if state_attributes:
                 attrs = _step_span(kind, action, tool, model, error)[1]
                 step.state_extra = tuple(str(attrs.get(a, "")) for a in state_attributes)
@@ -223,10 +229,11 @@ def trace_to_runs(
     err = _error_name(_agent_attributes(trace, name, failed).get("error.type")) or (
         "_OTHER" if failed else None)
     limit = None if err is None else error_limit(err, None)
+    if limit:
+        limits.add(limit)
     run = AgentRun(
         agent=agent_name_, trace_id=trace_id, start_ns=0, end_ns=_total_ns(trace, clock),
-        error=err, limits=frozenset(x for x in (limit, *(s.limit for s in steps)) if x),
-        steps=steps,
+        error=err, limits=frozenset(limits), steps=steps,
     )
     _add_trace_model(run, trace)
     return TrialRuns([run], kinds)
