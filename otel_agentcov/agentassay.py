@@ -1,4 +1,5 @@
-"""AgentAssay compatibility: its trace objects become SpanRecords and run through the same engine.
+"""AgentAssay compatibility: its trace objects become AgentRuns (DESIGN §2: trials are already
+classified runs) folded by the same engine; odd trials take the span route (SpanRecords).
 
 `AgentCoverageCollector(known_tools=..., known_models=...)` keeps AgentAssay's call shape
 (`update`, `snapshot`, `compute`) so existing suites switch by changing one import.
