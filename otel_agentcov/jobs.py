@@ -2,10 +2,11 @@
 it (traces may span files), their CoverageStates merged exactly into the caller's engine.
 
 Every worker decodes every file, but converts, classifies and assembles only its own traces,
-which is where the time goes. The merged report equals `--jobs 1` whenever the single process
-would have stayed within its bounds: a worker that fails (bad input) or a trace bound that the
-workers together could have reached makes the caller read the files itself instead, so errors,
-`--keep-going` and early flushes behave exactly as with one process.
+which is where the time goes. The merged report equals `--jobs 1`: state merges are exact below
+the state's caps (sums, unions, the earliest-paths sample, exactly summed durations), and a
+worker that fails (bad input) or a trace bound that the workers together could have reached
+makes the caller read the files itself instead, so errors, `--keep-going` and early flushes
+behave exactly as with one process.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from .engine import CoverageEngine
 from .offline import END_OF_INPUT
 from .progress import Progress
 from .readers.files import STDIN, read_trace_file
-from .spec import CoverageSpec
 from .state import CoverageState
 
 
@@ -35,13 +35,17 @@ class _Part:
     peak_traces: int
 
 
-def _work(conn: Connection, spec: CoverageSpec, paths: Sequence[str], k: int, n: int,
+def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int, n: int,
           progress: bool) -> None:
     part: _Part | None = None
     # the first worker shows the progress line: every span of the input passes its `keep`
     shown = Progress(len(paths)) if progress and k == 0 else None
     try:
-        engine = CoverageEngine(spec)
+        engine = CoverageEngine(  # the caller's bounds (forked: its engine is a copy here)
+            parent.spec, max_traces=parent.assembler.max_traces,
+            max_spans_per_trace=parent.assembler.max_spans_per_trace,
+            idle_ttl_s=parent.assembler.idle_ttl_s, limits=parent.state.limits,
+        )
 
         def keep(trace_id: int) -> bool:
             if shown is not None:
@@ -80,7 +84,7 @@ def read_in_parallel(
     workers = []
     for k in range(jobs):
         receive, send = ctx.Pipe(duplex=False)
-        worker = ctx.Process(target=_work, args=(send, engine.spec, paths, k, jobs, progress),
+        worker = ctx.Process(target=_work, args=(send, engine, paths, k, jobs, progress),
                              daemon=True)
         worker.start()
         send.close()

@@ -4,6 +4,8 @@ single process gives (compared as rendered JSON text, so even key order must agr
 from __future__ import annotations
 
 import json
+import random
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -16,6 +18,10 @@ from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.jobs import read_in_parallel
 from otel_agentcov.reporting import render
 from otel_agentcov.spec import CoverageSpec
+from otel_agentcov.state import Limits
+from otel_agentcov.state.caps import Caps
+from otel_agentcov.state.diversity import Diversity
+from otel_agentcov.state.facts import RunFacts
 
 
 def _report(spec: CoverageSpec, paths: list[str], jobs: int, **kw: object) -> str:
@@ -74,3 +80,52 @@ def test_bad_input_and_the_trace_bound_fall_back_to_one_process(tmp_path: Path) 
     # two workers holding one trace each could be two traces at once in one process
     assert not read_in_parallel(CoverageEngine(max_traces=2), good, 2)
     assert read_in_parallel(CoverageEngine(max_traces=3), good[:1], 2)
+
+
+def test_path_examples_past_the_sample_cap_are_the_same(tmp_path: Path) -> None:
+    """With more distinct paths than `max_path_samples`, the paths that keep their tokens (the
+    report's `top`/`rarest` examples) are the earliest ones, whichever process saw them."""
+    spans = demo_spans(runs=80, seed=5)
+    paths = []
+    for n, part in enumerate(batches(spans, 40)):
+        path = tmp_path / f"part{n}.pb"
+        path.write_bytes(protobuf_bytes(part))
+        paths.append(str(path))
+    limits = Limits(max_path_samples=2)
+    single = CoverageEngine(limits=limits)
+    offline._ingest(single, (r for p in paths for r in offline._read(p)), None)
+    single.flush_all(offline.END_OF_INPUT)
+    assert any(len(a.diversity.paths) > 2 for a in single.state.agents.values())
+    merged = CoverageEngine(limits=limits)
+    assert read_in_parallel(merged, paths, 2)
+    assert render(offline.report(merged), "json") == render(offline.report(single), "json")
+
+
+def test_the_path_sample_is_the_earliest_paths_in_any_order() -> None:
+    """Expected by sorting: the k paths whose first run ended earliest (trace id, then path
+    hash break ties), for every arrival order and every split into merged parts."""
+    rng = random.Random(9)
+    runs = [(rng.randrange(50), rng.randrange(1, 4), rng.randrange(12)) for _ in range(200)]
+    first: dict[int, tuple[int, int]] = {}
+    for end, trace, path in runs:
+        first[path] = min(first.get(path, (end, trace)), (end, trace))
+    expected = sorted(first, key=lambda p: (first[p], p))[:4]
+    caps = Caps(Limits(max_path_samples=4))
+    for _ in range(10):
+        rng.shuffle(runs)
+        cut = rng.randrange(len(runs))
+        parts = [Diversity(), Diversity()]
+        for i, (end, trace, path) in enumerate(runs):
+            parts[i >= cut].add(_facts(path, end, trace), caps)
+        parts[0].merge(parts[1], caps)
+        assert sorted(parts[0].path_tokens) == sorted(expected)
+        assert {p: parts[0].path_first[p] for p in expected} == {p: first[p] for p in expected}
+
+
+def _facts(path: int, end_ns: int, trace_id: int) -> RunFacts:
+    return RunFacts(
+        tool_calls=Counter(), called=set(), models=Counter(), restricted=Counter(),
+        tool_definitions=frozenset(), path=(f"p{path}",), path_key=path, state_keys=[],
+        boundary_hits=[], delegations=[], duration_s=0.0, tokens=0, errored=False, passed=True,
+        score=1.0, end_ns=end_ns, trace_id=trace_id, context=None,
+    )
