@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -13,15 +13,17 @@ from _trace_files import batches, demo_spans, json_text, protobuf_bytes, write_s
 from test_report_golden import fixture_files
 
 from otel_agentcov import offline
+from otel_agentcov.assembler import AgentRun
 from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.jobs import read_in_parallel
+from otel_agentcov.judge import judge
 from otel_agentcov.reporting import render
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import Limits
 from otel_agentcov.state.caps import Caps
 from otel_agentcov.state.diversity import Diversity
-from otel_agentcov.state.facts import RunFacts
+from otel_agentcov.state.facts import RunFacts, run_facts
 
 
 def _report(spec: CoverageSpec, paths: list[str], jobs: int, **kw: object) -> str:
@@ -123,9 +125,8 @@ def test_the_path_sample_is_the_earliest_paths_in_any_order() -> None:
 
 
 def _facts(path: int, end_ns: int, trace_id: int) -> RunFacts:
-    return RunFacts(
-        tool_calls=Counter(), called=set(), models=Counter(), restricted=Counter(),
-        tool_definitions=frozenset(), path=(f"p{path}",), path_key=path, state_keys=[],
-        boundary_hits=[], delegations=[], duration_s=0.0, tokens=0, errored=False, passed=True,
-        score=1.0, end_ns=end_ns, trace_id=trace_id, context=None,
-    )
+    """A run's facts as run_facts makes them, with the path and first-run fields set."""
+    run = AgentRun(agent="a", trace_id=trace_id, start_ns=0, end_ns=end_ns)
+    spec = CoverageSpec.empty().for_agent("a")
+    facts = run_facts(run, spec, judge(run, spec))
+    return replace(facts, path=(f"p{path}",), path_key=path)
