@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as f
 from .caps import Caps
 from .facts import RunFacts
 
@@ -71,13 +72,29 @@ class Diversity:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Diversity:
         return cls(
-            paths={int(k, 16): int(v) for k, v in d["paths"].items()},
+            paths=f.hashed_counts(d["paths"], "paths"),
             path_tokens={
-                int(k, 16): tuple(str(t) for t in v) for k, v in d["path_tokens"].items()
+                f.hash_key(k, "path_tokens"): f.names(v, f"path_tokens.{k}")
+                for k, v in f.table(d["path_tokens"], "path_tokens").items()
             },
-            # state files from before the sample was ordered: those paths count as earliest
-            path_first={int(k, 16): (int(v[0]), int(v[1]))
-                        for k, v in d.get("path_first", {}).items()}
-            | {int(k, 16): (0, 0) for k in d["path_tokens"] if k not in d.get("path_first", {})},
-            states={int(k, 16): int(v) for k, v in d["states"].items()},
+            path_first=_path_first(d),
+            states=f.hashed_counts(d["states"], "states"),
         )
+
+
+def _first(value: Any, what: str) -> tuple[int, int]:
+    end_ns, trace_id = f.items(value, what, 2)
+    if type(end_ns) is not int or not -(1 << 63) <= end_ns < 1 << 64:
+        raise ValueError(f"{what}: expected an end time in ns, got {str(end_ns)[:40]!r}")
+    return end_ns, f.integer(trace_id, what)
+
+
+def _path_first(d: Mapping[str, Any]) -> dict[int, tuple[int, int]]:
+    """When each sampled path's first run ended; state files from before the sample was ordered
+    have none, and their sampled paths count as the earliest."""
+    firsts = {
+        f.hash_key(k, "path_first"): _first(v, f"path_first.{k}")
+        for k, v in f.table(d.get("path_first", {}), "path_first").items()
+    }
+    return {f.hash_key(k, "path_tokens"): firsts.get(f.hash_key(k, "path_tokens"), (0, 0))
+            for k in f.table(d["path_tokens"], "path_tokens")}
