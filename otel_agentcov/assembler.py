@@ -463,7 +463,8 @@ class RunAssembler:
         self.flushed_early: dict[str, int] = {
             "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "span_budget": 0, "shutdown": 0
         }
-        self.peak_traces = 0  # most traces buffered at once (`--jobs` checks the trace bound)
+        # most traces and spans buffered at once (`--jobs` checks the bounds with them)
+        self.peak_traces = self.peak_spans = 0
 
     @property
     def traces_in_flight(self) -> int:
@@ -487,6 +488,8 @@ class RunAssembler:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
             self.buffered_spans += 1
+            if self.buffered_spans > self.peak_spans:
+                self.peak_spans = self.buffered_spans
             if local_root or is_test_span(step):  # a test is assembled when it ends
                 subtree = _take_subtree(buf, step.span_id)
                 self.buffered_spans -= len(subtree)

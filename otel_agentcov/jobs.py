@@ -4,9 +4,9 @@ it (traces may span files), their CoverageStates merged exactly into the caller'
 Every worker decodes every file, but converts, classifies and assembles only its own traces,
 which is where the time goes. The merged report equals `--jobs 1`: state merges are exact below
 the state's caps (sums, unions, the earliest-paths sample, exactly summed durations), and a
-worker that fails (bad input) or a trace bound that the workers together could have reached
-makes the caller read the files itself instead, so errors, `--keep-going` and early flushes
-behave exactly as with one process.
+worker that fails (bad input), or a bound (traces in flight, buffered spans) that the workers
+together could have reached, makes the caller read the files itself instead, so errors,
+`--keep-going` and early flushes behave exactly as with one process.
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ class _Part:
     flushed_early: dict[str, int]
     internal_errors: int
     peak_traces: int
+    peak_spans: int
 
 
 def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int, n: int,
@@ -44,6 +45,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
         engine = CoverageEngine(  # the caller's bounds (forked: its engine is a copy here)
             parent.spec, max_traces=parent.assembler.max_traces,
             max_spans_per_trace=parent.assembler.max_spans_per_trace,
+            max_buffered_spans=parent.assembler.max_buffered_spans,
             idle_ttl_s=parent.assembler.idle_ttl_s, limits=parent.state.limits,
         )
 
@@ -61,7 +63,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
         engine.flush_all(END_OF_INPUT)
         part = _Part(engine.state, engine.by_kind, engine.dropped,
                      engine.assembler.flushed_early, engine.internal_errors,
-                     engine.assembler.peak_traces)
+                     engine.assembler.peak_traces, engine.assembler.peak_spans)
     except Exception:  # noqa: BLE001 - any failure: the caller reads the files itself
         part = None
     if shown is not None:
@@ -98,8 +100,10 @@ def read_in_parallel(
         for worker in workers:
             worker.join()
     done = [p for p in parts if p is not None]
-    if len(done) < jobs or sum(p.peak_traces for p in done) >= engine.assembler.max_traces:
-        return False
+    bounds = engine.assembler
+    if (len(done) < jobs or sum(p.peak_traces for p in done) >= bounds.max_traces
+            or sum(p.peak_spans for p in done) > bounds.max_buffered_spans):
+        return False  # one process could have flushed traces early: let it read them
     for part in done:
         engine.state.merge(part.state)
         for kind, count in part.by_kind.items():

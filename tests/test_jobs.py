@@ -82,6 +82,8 @@ def test_bad_input_and_the_trace_bound_fall_back_to_one_process(tmp_path: Path) 
     # two workers holding one trace each could be two traces at once in one process
     assert not read_in_parallel(CoverageEngine(max_traces=2), good, 2)
     assert read_in_parallel(CoverageEngine(max_traces=3), good[:1], 2)
+    # likewise the spans buffered across traces awaiting their roots
+    assert not read_in_parallel(CoverageEngine(max_buffered_spans=1), good, 2)
 
 
 def test_path_examples_past_the_sample_cap_are_the_same(tmp_path: Path) -> None:
