@@ -83,7 +83,9 @@ class CoverageEngine:
             step = classify(record, self._state_attributes)
         except Exception:
             return "malformed"  # classify must read anything: this is a bug, counted as one
-        return step, record.parent_id is None or record.parent_remote
+        # a remote parent starts a local subtree, except where the span is the server half of
+        # a call whose client is traced too: then it waits for the caller's root (or the TTL)
+        return step, record.parent_id is None or (record.parent_remote and not step.joins_caller)
 
     def reject(self, reason: str, n: int = 1) -> None:
         """Count `n` spans dropped by `to_step` for `reason`."""
