@@ -42,6 +42,7 @@ class AgentRun:
     tool_definitions: frozenset[str] = frozenset()
     context: str | None = None  # the test that ran it (DESIGN §3d)
     content: RunContent | None = None  # only when a check needs it; dropped once judged
+    models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
 
     @property
     def duration_s(self) -> float:
@@ -513,6 +514,8 @@ class RunAssembler:
         self.flushed_early: dict[str, int] = {
             "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "span_budget": 0, "shutdown": 0
         }
+        # most traces and spans buffered at once (`--jobs` checks the bounds with them)
+        self.peak_traces = self.peak_spans = 0
 
     @property
     def traces_in_flight(self) -> int:
@@ -528,6 +531,7 @@ class RunAssembler:
                 if len(self._traces) >= self.max_traces:
                     runs.extend(self._flush_oldest("trace_limit"))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
+                self.peak_traces = max(self.peak_traces, len(self._traces))
             else:
                 self._traces.move_to_end(step.trace_id)
                 buf.last_seen = now
@@ -535,6 +539,8 @@ class RunAssembler:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
             self.buffered_spans += 1
+            if self.buffered_spans > self.peak_spans:
+                self.peak_spans = self.buffered_spans
             if local_root or is_test_span(step):  # a test is assembled when it ends
                 subtree = _take_subtree(buf, step.span_id)
                 self.buffered_spans -= len(subtree)
