@@ -11,8 +11,12 @@ import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
+
+if TYPE_CHECKING:  # judge/ imports AgentRun
+    from .judge.content import RunContent
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -35,6 +39,10 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    content: RunContent | None = None  # only when a declared check needs it (spec.needs_content)
+    # tool -> had a successful call, over the runs this one delegated to (transitively): what a
+    # story may report as done on its behalf (DESIGN §3b)
+    delegated_calls: dict[str, bool] = field(default_factory=dict)
 
     @property
     def duration_s(self) -> float:
@@ -45,7 +53,8 @@ class _Builder:
     """A run under construction while the tree is walked."""
 
     __slots__ = (
-        "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called"
+        "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called",
+        "callees",
     )
 
     def __init__(self, agent: str, span: Step | None) -> None:
@@ -56,13 +65,39 @@ class _Builder:
         self.delegations: list[tuple[str, str]] = []
         self.extra_spans: list[Step] = []
         self.called = False  # another agent's run delegated to this one
+        self.callees: list[_Builder] = []  # runs of this trace this one delegated to
 
     def add(self, step: Step) -> None:
         self.steps.append(step)
         if step.handoff_to is not None:
             self.delegations.append((step.handoff_from or self.agent, step.handoff_to))
 
-    def build(self, trace_id: int) -> AgentRun:
+    def own_calls(self) -> dict[str, bool]:
+        """tool -> had a successful call (not failed, not denied), over this run's own steps."""
+        calls: dict[str, bool] = {}
+        for s in self.steps:
+            if s.kind == TOOL and s.tool is not None:
+                ok = s.error is None and s.decision != "deny"
+                calls[s.tool] = calls.get(s.tool, False) or ok
+        return calls
+
+    def delegated_calls(self, own: dict[int, dict[str, bool]]) -> dict[str, bool]:
+        """The calls of the runs this one delegated to, transitively (at most MAX_PAIRED_AGENTS
+        runs are walked, so a hostile chain of nested agents stays near-linear)."""
+        calls: dict[str, bool] = {}
+        seen = {id(self)}
+        stack = list(self.callees)
+        while stack and len(seen) <= MAX_PAIRED_AGENTS:
+            callee = stack.pop()
+            if id(callee) in seen:
+                continue
+            seen.add(id(callee))
+            for tool, ok in own[id(callee)].items():
+                calls[tool] = calls.get(tool, False) or ok
+            stack.extend(callee.callees)
+        return calls
+
+    def build(self, trace_id: int, delegated_calls: dict[str, bool]) -> AgentRun:
         steps = sorted(self.steps, key=lambda s: (s.start_ns, s.end_ns))
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
@@ -91,6 +126,7 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+            delegated_calls=delegated_calls,
         )
 
 
@@ -128,6 +164,7 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         src, step = max(named or candidates, key=lambda c: c[1].start_ns)
         used.add(step.span_id)
         src.delegations.append((src.agent, target.agent))
+        src.callees.append(target)
     for src, step in pending:
         if step.span_id not in used and step.handoff_hint:
             src.delegations.append((src.agent, step.handoff_hint))
@@ -162,6 +199,7 @@ def _delegate(caller: _Builder, callee: _Builder) -> None:
     assert callee.span is not None
     caller.steps.append(_delegate_step(callee.span))
     caller.delegations.append((caller.agent, callee.agent))
+    caller.callees.append(callee)
     callee.called = True
 
 
@@ -196,7 +234,10 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
         if source is None or source == b.agent or (source, b.agent) in seen:
             continue
         seen.add((source, b.agent))
-        by_agent.get(source, b).delegations.append((source, b.agent))
+        caller = by_agent.get(source, b)
+        caller.delegations.append((source, b.agent))
+        if caller is not b:
+            caller.callees.append(b)
 
 
 def assemble(steps: Iterable[Step]) -> list[AgentRun]:
@@ -266,7 +307,11 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)
-    return [b.build(trace_id) for b in all_builders]
+    delegating = any(b.callees for b in builders)
+    own = {id(b): b.own_calls() for b in builders} if delegating else {}
+    return [
+        b.build(trace_id, b.delegated_calls(own) if b.callees else {}) for b in all_builders
+    ]
 
 
 def _delegate_step(agent_span: Step) -> Step:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..assembler import AgentRun
 from ..spec import AgentSpec
 from .must_call import missing_calls
+from .narrative import DIVERGENT, NarrativeVerdict, judge_narrative
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +19,7 @@ class Verdicts:
     """What judging one run decided."""
 
     fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    narrative: NarrativeVerdict | None = None  # None: no narrative check declared
 
 
 PASSING = Verdicts()
@@ -25,9 +27,14 @@ PASSING = Verdicts()
 
 def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
     """Every declared check, on every run; cheap when the spec declares none."""
-    if not spec.must_call:
+    if not spec.must_call and spec.narrative is None:
         return PASSING
-    return Verdicts(fails_run=bool(missing_calls(run, spec.must_call)))
+    fails = bool(spec.must_call) and bool(missing_calls(run, spec.must_call))
+    narrative = None
+    if spec.narrative is not None:
+        narrative = judge_narrative(run, spec, spec.narrative)
+        fails = fails or (narrative.result == DIVERGENT and spec.narrative.fail_run)
+    return Verdicts(fails_run=fails, narrative=narrative)
 
 
 __all__ = ["PASSING", "Verdicts", "judge"]

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from ..spec import evaluate_expect
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
+from .narrative import narrative_section
 from .runs import concerns_section, runs_section
 from .view import AgentView
 
@@ -27,12 +28,13 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     coverage_section,
     runs_section,
     concerns_section,
+    narrative_section,  # after concerns: it adds the hallucinated-action concern
     expect_section,  # last: it reads every target
 )
 # the JSON report's key order per agent (DESIGN §6)
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "concerns", "expect",
+    "delegations", "edges", "narrative", "concerns", "expect",
 )
 
 __all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]

@@ -22,6 +22,7 @@ from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
 from .inventory import Inventory
+from .narrative import Narrative
 from .outcomes import Outcomes
 
 STATE_FORMAT = "otel_agentcov.state"
@@ -40,12 +41,14 @@ class AgentState:
     inventory: Inventory = field(default_factory=Inventory)
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
+    narrative: Narrative = field(default_factory=Narrative)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
         self.outcomes.merge(other.outcomes)
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
+        self.narrative.merge(other.narrative, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -53,6 +56,7 @@ class AgentState:
             **self.inventory.to_dict(),
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
+            **self.narrative.to_dict(),
         }
 
     @classmethod
@@ -62,6 +66,7 @@ class AgentState:
             inventory=Inventory.from_dict(d),
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
+            narrative=Narrative.from_dict(d),
         )
 
 
@@ -97,6 +102,7 @@ class CoverageState:
         st.diversity.add(facts, self.caps)
         st.edges.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
+        st.narrative.add(verdicts.narrative, self.caps)
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.

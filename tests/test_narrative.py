@@ -1,0 +1,325 @@
+"""Narrative vs trace (DESIGN §3b) on runs built from real OpenTelemetry SDK spans.
+
+Spans are made with the SDK, converted and assembled exactly as the engine does; the captured
+final output is attached as `RunContent` (what content extraction yields for the run). Expected
+verdicts are read off each scenario by hand.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from opentelemetry.sdk.trace import Tracer, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
+
+from otel_agentcov.assembler import AgentRun, assemble
+from otel_agentcov.judge import judge
+from otel_agentcov.judge.content import RunContent
+from otel_agentcov.records import from_readable_span
+from otel_agentcov.semconv import classify
+from otel_agentcov.snapshot import compute_snapshot
+from otel_agentcov.spec import CoverageSpec
+from otel_agentcov.state import CoverageState, Limits
+
+TOOLS = ["lookup_order", "issue_refund", "send_email", "issue_credit"]
+
+
+@pytest.fixture
+def sdk() -> Iterator[tuple[Tracer, InMemorySpanExporter]]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    yield provider.get_tracer("narrative-tests"), exporter
+    provider.shutdown()
+
+
+@contextmanager
+def agent(tracer: Tracer, name: str) -> Iterator[None]:
+    attrs = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+    with tracer.start_as_current_span(f"invoke_agent {name}", attributes=attrs):
+        yield
+
+
+def tool(tracer: Tracer, name: str, outcome: str = "ok") -> None:
+    attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
+    if outcome == "denied":
+        attrs["gen_ai.tool.call.decision"] = "deny"
+    with tracer.start_as_current_span(f"execute_tool {name}", attributes=attrs) as span:
+        if outcome == "error":
+            span.set_attribute("error.type", "PaymentDeclined")
+            span.set_status(Status(StatusCode.ERROR))
+
+
+def runs(exporter: InMemorySpanExporter, outputs: dict[str, str | None]) -> dict[str, AgentRun]:
+    """The trace's runs by agent, each with its captured final output (None: not captured)."""
+    steps = [classify(from_readable_span(s)) for s in exporter.get_finished_spans()]
+    exporter.clear()
+    built = {r.agent: r for r in assemble(steps)}
+    return {
+        name: dataclasses.replace(
+            r, content=None if outputs.get(name) is None else RunContent(output=outputs[name])
+        )
+        for name, r in built.items()
+    }
+
+
+def spec(narrative: dict[str, Any] | None = None, **entry: Any) -> CoverageSpec:
+    declared = {"tools": TOOLS, "narrative": narrative if narrative is not None else {}}
+    return CoverageSpec.from_dict(
+        {"version": 1, "agents": [{"name": "*", **declared, **entry}]}
+    )
+
+
+def verdict(run: AgentRun, cov: CoverageSpec) -> tuple[str, tuple[tuple[str, str], ...], bool]:
+    v = judge(run, cov.for_agent(run.agent))
+    assert v.narrative is not None
+    return v.narrative.result, v.narrative.divergences, v.fails_run
+
+
+def test_consistent_story(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        tool(tracer, "lookup_order")
+        tool(tracer, "issue_refund")
+    out = "I looked up your order and issued a refund of $20. Anything else?"
+    run = runs(exporter, {"support": out})["support"]
+    assert verdict(run, spec()) == ("consistent", (), False)
+
+
+def test_claimed_not_called_is_a_hallucinated_action(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        tool(tracer, "lookup_order")
+    out = "I looked up your order. I've issued the refund and sent you a confirmation email."
+    run = runs(exporter, {"support": out})["support"]
+    assert verdict(run, spec()) == (
+        "divergent",
+        (("issue_refund", "claimed_not_called"), ("send_email", "claimed_not_called")),
+        True,
+    )
+
+
+@pytest.mark.parametrize("outcome", ["error", "denied"])
+def test_claimed_but_failed(sdk: tuple[Tracer, InMemorySpanExporter], outcome: str) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        tool(tracer, "issue_refund", outcome)
+        tool(tracer, "issue_refund", outcome)
+    run = runs(exporter, {"support": "Your refund has been issued."})["support"]
+    assert verdict(run, spec()) == (
+        "divergent", (("issue_refund", "claimed_but_failed"),), True
+    )
+
+
+def test_one_successful_call_among_failures_is_consistent(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        tool(tracer, "issue_refund", "error")
+        tool(tracer, "issue_refund")  # the retry worked
+    run = runs(exporter, {"support": "Your refund has been issued."})["support"]
+    assert verdict(run, spec())[0] == "consistent"
+
+
+def test_called_not_claimed_only_for_must_report(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        tool(tracer, "issue_credit")
+        tool(tracer, "send_email")
+    run = runs(exporter, {"support": "All sorted, have a nice day."})["support"]
+    assert verdict(run, spec({"must_report": ["issue_credit"]})) == (
+        "divergent", (("issue_credit", "called_not_claimed"),), True
+    )
+    assert verdict(run, spec())[0] == "consistent"  # send_email need not be reported
+    told = dataclasses.replace(run, content=RunContent(output="I issued a credit of $5."))
+    assert verdict(told, spec({"must_report": ["issue_credit"]}))[0] == "consistent"
+
+
+def test_no_captured_output_is_unverifiable_and_never_fails(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        tool(tracer, "lookup_order")
+    run = runs(exporter, {"support": None})["support"]
+    assert verdict(run, spec({"must_report": ["lookup_order"]})) == ("unverifiable", (), False)
+    empty = dataclasses.replace(run, content=RunContent(output=""))
+    assert verdict(empty, spec())[0] == "unverifiable"
+
+
+def test_a_call_by_a_delegated_agent_counts_as_done(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "triage"):
+        tool(tracer, "lookup_order")
+        with agent(tracer, "billing"):  # nested invocation: triage delegated to billing
+            with agent(tracer, "payments"):  # ... which delegated to payments
+                tool(tracer, "issue_refund")
+    out = "I looked up the order and our billing team issued your refund."
+    by_agent = runs(exporter, {"triage": out, "billing": "Refund issued.", "payments": None})
+    assert by_agent["triage"].delegations == [("triage", "billing")]
+    assert verdict(by_agent["triage"], spec()) == ("consistent", (), False)
+    assert verdict(by_agent["billing"], spec()) == ("consistent", (), False)
+    # without the delegation, the same story is a hallucinated action
+    with agent(tracer, "triage"):
+        tool(tracer, "lookup_order")
+    alone = runs(exporter, {"triage": out})["triage"]
+    assert verdict(alone, spec())[1] == (("issue_refund", "claimed_not_called"),)
+
+
+def test_a_failed_call_by_a_delegated_agent_is_claimed_but_failed(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "triage"):
+        with agent(tracer, "billing"):
+            tool(tracer, "issue_refund", "error")
+    run = runs(exporter, {"triage": "Your refund was issued."})["triage"]
+    assert verdict(run, spec())[1] == (("issue_refund", "claimed_but_failed"),)
+
+
+def test_fail_run_false_keeps_the_run_passing(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        pass
+    run = runs(exporter, {"support": "I sent the email."})["support"]
+    assert verdict(run, spec({"fail_run": False})) == (
+        "divergent", (("send_email", "claimed_not_called"),), False
+    )
+
+
+def test_declared_claim_patterns(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        pass
+    run = runs(exporter, {"support": "Good news: your money is on its way back."})["support"]
+    assert verdict(run, spec())[0] == "consistent"
+    patterns = {"claims": {"issue_refund": ["(?i)money is on its way back"]}}
+    assert verdict(run, spec(patterns))[1] == (("issue_refund", "claimed_not_called"),)
+
+
+def test_without_narrative_declared_nothing_is_judged(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    with agent(tracer, "support"):
+        pass
+    run = runs(exporter, {"support": "I sent the email."})["support"]
+    plain = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "*", "tools": TOOLS}]})
+    assert not plain.needs_content and spec().needs_content
+    assert judge(run, plain.for_agent("support")).narrative is None
+
+
+def _fold(state: CoverageState, cov: CoverageSpec, run: AgentRun) -> None:
+    state.update(run, cov.for_agent(run.agent), judge(run, cov.for_agent(run.agent)))
+
+
+def _scenario(tracer: Tracer, exporter: InMemorySpanExporter) -> list[AgentRun]:
+    """Five support runs: 2 consistent, 2 divergent (3 divergences), 1 unverifiable."""
+    made: list[AgentRun] = []
+    for calls, out in [
+        (["issue_refund"], "I issued the refund."),
+        (["lookup_order"], "I looked up your order."),
+        ([], "I issued the refund and sent the email."),
+        ([("issue_refund", "error")], "Refund issued."),
+        ([], None),
+    ]:
+        with agent(tracer, "support"):
+            for c in calls:
+                tool(tracer, *(c if isinstance(c, tuple) else (c,)))
+        made.append(runs(exporter, {"support": out})["support"])
+    return made
+
+
+def test_state_snapshot_and_targets(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
+    cov = spec(expect=[{"target": "narrative.claimed_not_called",
+                        "matcher": {"schema": {"maximum": 0}}}])
+    state = CoverageState()
+    for run in _scenario(*sdk):
+        _fold(state, cov, run)
+    report = compute_snapshot(state, cov).to_dict()["agents"]["support"]
+    assert report["narrative"] == {
+        "declared": True,
+        "runs": {"consistent": 2, "divergent": 2, "unverifiable": 1},
+        "divergences": [
+            {"tool": "issue_refund", "kind": "claimed_but_failed", "count": 1},
+            {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
+            {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
+        ],
+    }
+    assert report["runs"]["passed"] == 3  # 2 consistent + 1 unverifiable; the divergent 2 fail
+    assert report["expect"] == [{"target": "narrative.claimed_not_called", "value": 2,
+                                 "passed": False, "reason": "2 is greater than the maximum of 0"}]
+    assert any(c["type"] == "hallucinated_action" for c in report["concerns"])
+
+
+def test_targets_are_null_until_a_run_was_verifiable(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    cov = spec(expect=[{"target": "narrative.divergences", "matcher": {"schema": {"maximum": 0}}}])
+    state = CoverageState()
+    with agent(tracer, "support"):
+        pass
+    _fold(state, cov, runs(exporter, {"support": None})["support"])
+    report = compute_snapshot(state, cov).to_dict()["agents"]["support"]
+    assert report["expect"][0]["passed"] is False  # nothing checked is not a pass
+    assert report["expect"][0]["value"] is None
+
+
+def test_merge_is_exact_and_the_record_round_trips(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    cov = spec()
+    made = _scenario(*sdk)
+    whole, left, right = CoverageState(), CoverageState(), CoverageState()
+    for i, run in enumerate(made):
+        _fold(whole, cov, run)
+        _fold(left if i % 2 else right, cov, run)
+    left.merge(right)
+    assert left.to_dict()["agents"]["support"]["narrative"] == (
+        whole.to_dict()["agents"]["support"]["narrative"]
+    )
+    again = CoverageState.from_dict(json.loads(json.dumps(whole.to_dict())))
+    assert again.to_dict() == whole.to_dict()
+
+
+def test_a_state_without_the_narrative_record_still_loads() -> None:
+    state = CoverageState()
+    state.agent("support")
+    data = state.to_dict()
+    del data["agents"]["support"]["narrative"]
+    loaded = CoverageState.from_dict(data)
+    assert loaded.agents["support"].narrative.runs == {}
+
+
+def test_divergent_tools_are_capped_and_the_folds_counted(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    things = ["memo", "letter", "fax", "invoice", "receipt"]
+    names = [f"send_{t}" for t in things]
+    cov = CoverageSpec.from_dict(
+        {"version": 1, "agents": [{"name": "*", "tools": names, "narrative": {}}]}
+    )
+    state = CoverageState(Limits(max_tools=2))
+    with agent(tracer, "support"):
+        pass
+    run = runs(exporter, {"support": " ".join(f"I sent the {t}." for t in things)})
+    _fold(state, cov, run["support"])
+    table = state.agents["support"].narrative.divergences
+    assert len(table) == 3 and table[("__overflow__", "claimed_not_called")] == 3
+    assert state.overflow["tool"] == 3
