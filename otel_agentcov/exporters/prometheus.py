@@ -116,6 +116,14 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
     paths_est = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.", a)
     states_obs = _gauge("agentcov_states_observed", "Distinct states observed.", a)
     states_est = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.", a)
+    narrative_runs = _counter(
+        "agentcov_narrative_runs", "Runs whose story was checked, by result.", [*a, "result"]
+    )
+    narrative_div = _counter(
+        "agentcov_narrative_divergences",
+        "Runs whose story diverged from the trace, by tool and kind.",
+        [*a, "tool", "kind"],
+    )
 
     for agent, rep in data.get("agents", {}).items():
         cov = rep["coverage"]
@@ -169,6 +177,12 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         paths_est.add((agent,), rep["paths"].get("estimated"))
         states_obs.add((agent,), rep["states"].get("observed"))
         states_est.add((agent,), rep["states"].get("estimated"))
+        story = rep["narrative"]
+        if story["declared"] or any(story["runs"].values()):
+            for result, n in story["runs"].items():
+                narrative_runs.add((agent, result), n)
+            for d in story["divergences"]:
+                narrative_div.add((agent, d["tool"], d["kind"]), d["count"])
 
     spans = data.get("spans", {})
     by_kind = _counter("agentcov_spans_processed", "Spans classified, by kind.", ["kind"])
@@ -198,7 +212,7 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
         model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
         runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
-        paths_obs, paths_est, states_obs, states_est,
+        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div,
         by_kind, dropped, early, overflow, internal, in_flight,
     ]  # fmt: skip
 
