@@ -11,12 +11,9 @@ import time
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
+from .judge.content import RunContent, run_content
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
-
-if TYPE_CHECKING:  # judge/ imports AgentRun
-    from .judge.content import RunContent
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -39,7 +36,7 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
-    content: RunContent | None = None  # only when a declared check needs it (spec.needs_content)
+    content: RunContent | None = None  # only when a check needs it; dropped once judged
     # tool -> had a successful call, over the runs this one delegated to (transitively): what a
     # story may report as done on its behalf (DESIGN §3b)
     delegated_calls: dict[str, bool] = field(default_factory=dict)
@@ -126,6 +123,7 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+            content=run_content(spans, steps),
             delegated_calls=delegated_calls,
         )
 

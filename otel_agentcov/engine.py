@@ -47,6 +47,7 @@ class CoverageEngine:
         self.dropped: dict[str, int] = {}
         self.internal_errors = 0
         self._state_attributes = self.spec.state_attribute_names
+        self._content = self.spec.needs_content
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -69,7 +70,7 @@ class CoverageEngine:
             self.count_drop("end_before_start")
             return
         try:
-            step = classify(record, self._state_attributes)
+            step = classify(record, self._state_attributes, self._content)
         except Exception:
             self.count_drop("malformed")
             self.count_internal_error()
@@ -85,11 +86,15 @@ class CoverageEngine:
             self._fold(runs)
 
     def _fold(self, runs: list[AgentRun]) -> None:
-        """Judge and fold finished runs; one that fails is counted and does not lose the rest."""
+        """Judge and fold finished runs; one that fails is counted and does not lose the rest.
+
+        A run's content is dropped as soon as it is judged: only verdicts reach the state."""
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                self.state.update(run, spec, judge(run, spec))
+                verdicts = judge(run, spec)
+                run.content = None
+                self.state.update(run, spec, verdicts)
             except Exception:
                 self.count_internal_error()
 

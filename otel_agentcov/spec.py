@@ -108,6 +108,11 @@ class AgentSpec:
     consistency_window: int = 100
     narrative: NarrativeSpec | None = None  # None = not declared: no content is read for it
 
+    @property
+    def needs_content(self) -> bool:
+        """A declared check reads output, input or tool arguments (classify then captures them)."""
+        return self.narrative is not None
+
 
 @dataclass(frozen=True)
 class ExpectResult:
@@ -487,6 +492,7 @@ class CoverageSpec:
         self._cache: dict[str, AgentSpec] = dict(self.agents)
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
+        self._needs_content = any(s.needs_content for s in specs)
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:
@@ -548,14 +554,14 @@ class CoverageSpec:
         return type(self).from_dict({**self._document, "defaults": defaults}, self.source)
 
     @property
-    def needs_content(self) -> bool:
-        """A declared check reads captured content (narrative): only then is any kept."""
-        return any(s.narrative is not None for s in (*self.agents.values(), self._fallback))
-
-    @property
     def state_attribute_names(self) -> tuple[str, ...]:
         """Every span attribute any entry folds into states, so inputs know what to keep."""
         return self._state_attributes
+
+    @property
+    def needs_content(self) -> bool:
+        """Some entry declares a check that reads content, so classify must capture it."""
+        return self._needs_content
 
 
 def _reason(err: ValidationError) -> str:

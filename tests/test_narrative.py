@@ -1,8 +1,8 @@
 """Narrative vs trace (DESIGN §3b) on runs built from real OpenTelemetry SDK spans.
 
-Spans are made with the SDK, converted and assembled exactly as the engine does; the captured
-final output is attached as `RunContent` (what content extraction yields for the run). Expected
-verdicts are read off each scenario by hand.
+Spans are made with the SDK (the final answer in the agent span's `gen_ai.output.messages`),
+then converted, classified with content capture and assembled exactly as the engine does.
+Expected verdicts are read off each scenario by hand.
 """
 
 from __future__ import annotations
@@ -41,8 +41,12 @@ def sdk() -> Iterator[tuple[Tracer, InMemorySpanExporter]]:
 
 
 @contextmanager
-def agent(tracer: Tracer, name: str) -> Iterator[None]:
+def agent(tracer: Tracer, name: str, output: str | None = None) -> Iterator[None]:
+    """An agent invocation; `output` is its captured final answer (None: not captured)."""
     attrs = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+    if output is not None:
+        message = {"role": "assistant", "parts": [{"type": "text", "content": output}]}
+        attrs["gen_ai.output.messages"] = json.dumps([message])
     with tracer.start_as_current_span(f"invoke_agent {name}", attributes=attrs):
         yield
 
@@ -57,17 +61,11 @@ def tool(tracer: Tracer, name: str, outcome: str = "ok") -> None:
             span.set_status(Status(StatusCode.ERROR))
 
 
-def runs(exporter: InMemorySpanExporter, outputs: dict[str, str | None]) -> dict[str, AgentRun]:
-    """The trace's runs by agent, each with its captured final output (None: not captured)."""
-    steps = [classify(from_readable_span(s)) for s in exporter.get_finished_spans()]
+def runs(exporter: InMemorySpanExporter) -> dict[str, AgentRun]:
+    """The trace's runs by agent, classified with content capture on."""
+    steps = [classify(from_readable_span(s), (), True) for s in exporter.get_finished_spans()]
     exporter.clear()
-    built = {r.agent: r for r in assemble(steps)}
-    return {
-        name: dataclasses.replace(
-            r, content=None if outputs.get(name) is None else RunContent(output=outputs[name])
-        )
-        for name, r in built.items()
-    }
+    return {r.agent: r for r in assemble(steps)}
 
 
 def spec(narrative: dict[str, Any] | None = None, **entry: Any) -> CoverageSpec:
@@ -85,11 +83,11 @@ def verdict(run: AgentRun, cov: CoverageSpec) -> tuple[str, tuple[tuple[str, str
 
 def test_consistent_story(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    out = "I looked up your order and issued a refund of $20. Anything else?"
+    with agent(tracer, "support", out):
         tool(tracer, "lookup_order")
         tool(tracer, "issue_refund")
-    out = "I looked up your order and issued a refund of $20. Anything else?"
-    run = runs(exporter, {"support": out})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec()) == ("consistent", (), False)
 
 
@@ -97,10 +95,10 @@ def test_claimed_not_called_is_a_hallucinated_action(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
-        tool(tracer, "lookup_order")
     out = "I looked up your order. I've issued the refund and sent you a confirmation email."
-    run = runs(exporter, {"support": out})["support"]
+    with agent(tracer, "support", out):
+        tool(tracer, "lookup_order")
+    run = runs(exporter)["support"]
     assert verdict(run, spec()) == (
         "divergent",
         (("issue_refund", "claimed_not_called"), ("send_email", "claimed_not_called")),
@@ -111,10 +109,10 @@ def test_claimed_not_called_is_a_hallucinated_action(
 @pytest.mark.parametrize("outcome", ["error", "denied"])
 def test_claimed_but_failed(sdk: tuple[Tracer, InMemorySpanExporter], outcome: str) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    with agent(tracer, "support", "Your refund has been issued."):
         tool(tracer, "issue_refund", outcome)
         tool(tracer, "issue_refund", outcome)
-    run = runs(exporter, {"support": "Your refund has been issued."})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec()) == (
         "divergent", (("issue_refund", "claimed_but_failed"),), True
     )
@@ -124,10 +122,10 @@ def test_one_successful_call_among_failures_is_consistent(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    with agent(tracer, "support", "Your refund has been issued."):
         tool(tracer, "issue_refund", "error")
         tool(tracer, "issue_refund")  # the retry worked
-    run = runs(exporter, {"support": "Your refund has been issued."})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec())[0] == "consistent"
 
 
@@ -135,15 +133,17 @@ def test_called_not_claimed_only_for_must_report(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    with agent(tracer, "support", "All sorted, have a nice day."):
         tool(tracer, "issue_credit")
         tool(tracer, "send_email")
-    run = runs(exporter, {"support": "All sorted, have a nice day."})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec({"must_report": ["issue_credit"]})) == (
         "divergent", (("issue_credit", "called_not_claimed"),), True
     )
     assert verdict(run, spec())[0] == "consistent"  # send_email need not be reported
-    told = dataclasses.replace(run, content=RunContent(output="I issued a credit of $5."))
+    with agent(tracer, "support", "I issued a credit of $5."):
+        tool(tracer, "issue_credit")
+    told = runs(exporter)["support"]
     assert verdict(told, spec({"must_report": ["issue_credit"]}))[0] == "consistent"
 
 
@@ -153,9 +153,9 @@ def test_no_captured_output_is_unverifiable_and_never_fails(
     tracer, exporter = sdk
     with agent(tracer, "support"):
         tool(tracer, "lookup_order")
-    run = runs(exporter, {"support": None})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec({"must_report": ["lookup_order"]})) == ("unverifiable", (), False)
-    empty = dataclasses.replace(run, content=RunContent(output=""))
+    empty = dataclasses.replace(run, content=RunContent(output="", input=None))
     assert verdict(empty, spec())[0] == "unverifiable"
 
 
@@ -163,20 +163,20 @@ def test_a_call_by_a_delegated_agent_counts_as_done(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "triage"):
+    out = "I looked up the order and our billing team issued your refund."
+    with agent(tracer, "triage", out):
         tool(tracer, "lookup_order")
-        with agent(tracer, "billing"):  # nested invocation: triage delegated to billing
+        with agent(tracer, "billing", "Refund issued."):  # triage delegated to billing
             with agent(tracer, "payments"):  # ... which delegated to payments
                 tool(tracer, "issue_refund")
-    out = "I looked up the order and our billing team issued your refund."
-    by_agent = runs(exporter, {"triage": out, "billing": "Refund issued.", "payments": None})
+    by_agent = runs(exporter)
     assert by_agent["triage"].delegations == [("triage", "billing")]
     assert verdict(by_agent["triage"], spec()) == ("consistent", (), False)
     assert verdict(by_agent["billing"], spec()) == ("consistent", (), False)
     # without the delegation, the same story is a hallucinated action
-    with agent(tracer, "triage"):
+    with agent(tracer, "triage", out):
         tool(tracer, "lookup_order")
-    alone = runs(exporter, {"triage": out})["triage"]
+    alone = runs(exporter)["triage"]
     assert verdict(alone, spec())[1] == (("issue_refund", "claimed_not_called"),)
 
 
@@ -184,18 +184,18 @@ def test_a_failed_call_by_a_delegated_agent_is_claimed_but_failed(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "triage"):
+    with agent(tracer, "triage", "Your refund was issued."):
         with agent(tracer, "billing"):
             tool(tracer, "issue_refund", "error")
-    run = runs(exporter, {"triage": "Your refund was issued."})["triage"]
+    run = runs(exporter)["triage"]
     assert verdict(run, spec())[1] == (("issue_refund", "claimed_but_failed"),)
 
 
 def test_fail_run_false_keeps_the_run_passing(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    with agent(tracer, "support", "I sent the email."):
         pass
-    run = runs(exporter, {"support": "I sent the email."})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec({"fail_run": False})) == (
         "divergent", (("send_email", "claimed_not_called"),), False
     )
@@ -203,9 +203,9 @@ def test_fail_run_false_keeps_the_run_passing(sdk: tuple[Tracer, InMemorySpanExp
 
 def test_declared_claim_patterns(sdk: tuple[Tracer, InMemorySpanExporter]) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    with agent(tracer, "support", "Good news: your money is on its way back."):
         pass
-    run = runs(exporter, {"support": "Good news: your money is on its way back."})["support"]
+    run = runs(exporter)["support"]
     assert verdict(run, spec())[0] == "consistent"
     patterns = {"claims": {"issue_refund": ["(?i)money is on its way back"]}}
     assert verdict(run, spec(patterns))[1] == (("issue_refund", "claimed_not_called"),)
@@ -215,9 +215,9 @@ def test_without_narrative_declared_nothing_is_judged(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
     tracer, exporter = sdk
-    with agent(tracer, "support"):
+    with agent(tracer, "support", "I sent the email."):
         pass
-    run = runs(exporter, {"support": "I sent the email."})["support"]
+    run = runs(exporter)["support"]
     plain = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "*", "tools": TOOLS}]})
     assert not plain.needs_content and spec().needs_content
     assert judge(run, plain.for_agent("support")).narrative is None
@@ -237,10 +237,10 @@ def _scenario(tracer: Tracer, exporter: InMemorySpanExporter) -> list[AgentRun]:
         ([("issue_refund", "error")], "Refund issued."),
         ([], None),
     ]:
-        with agent(tracer, "support"):
+        with agent(tracer, "support", out):
             for c in calls:
                 tool(tracer, *(c if isinstance(c, tuple) else (c,)))
-        made.append(runs(exporter, {"support": out})["support"])
+        made.append(runs(exporter)["support"])
     return made
 
 
@@ -274,7 +274,7 @@ def test_targets_are_null_until_a_run_was_verifiable(
     state = CoverageState()
     with agent(tracer, "support"):
         pass
-    _fold(state, cov, runs(exporter, {"support": None})["support"])
+    _fold(state, cov, runs(exporter)["support"])
     report = compute_snapshot(state, cov).to_dict()["agents"]["support"]
     assert report["expect"][0]["passed"] is False  # nothing checked is not a pass
     assert report["expect"][0]["value"] is None
@@ -316,9 +316,9 @@ def test_divergent_tools_are_capped_and_the_folds_counted(
         {"version": 1, "agents": [{"name": "*", "tools": names, "narrative": {}}]}
     )
     state = CoverageState(Limits(max_tools=2))
-    with agent(tracer, "support"):
+    with agent(tracer, "support", " ".join(f"I sent the {t}." for t in things)):
         pass
-    run = runs(exporter, {"support": " ".join(f"I sent the {t}." for t in things)})
+    run = runs(exporter)
     _fold(state, cov, run["support"])
     table = state.agents["support"].narrative.divergences
     assert len(table) == 3 and table[("__overflow__", "claimed_not_called")] == 3

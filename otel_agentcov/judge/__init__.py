@@ -2,16 +2,20 @@
 
 It sits between the assembler and the state (DESIGN §2): every front door judges runs here,
 with one evaluator, and only the verdicts (names and outcomes, never content) reach the state.
+(The assembler imports `judge.content`, so AgentRun is imported here for type checking only.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..assembler import AgentRun
-from ..spec import AgentSpec
 from .must_call import missing_calls
 from .narrative import DIVERGENT, NarrativeVerdict, judge_narrative
+
+if TYPE_CHECKING:
+    from ..assembler import AgentRun
+    from ..spec import AgentSpec
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
-from ..assembler import AgentRun
+if TYPE_CHECKING:
+    from ..assembler import AgentRun
 from ..semconv.step import TOOL
 
 

@@ -7,11 +7,14 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from ..assembler import AgentRun
 from ..semconv.step import TOOL
-from ..spec import AgentSpec, NarrativeSpec
 from .claims import extractor
+
+if TYPE_CHECKING:  # the assembler imports judge.content, so judge/ must not import it back
+    from ..assembler import AgentRun
+    from ..spec import AgentSpec, NarrativeSpec
 
 CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
 RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)

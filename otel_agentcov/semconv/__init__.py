@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from ..records import SpanRecord
 from . import genai, openinference, pydantic_ai, traceloop
 from .common import build_step
+from .content import step_content
 from .step import KINDS, OTHER, Step
 
 Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
@@ -26,10 +27,19 @@ ADAPTERS: tuple[Adapter, ...] = (
 __all__ = ["ADAPTERS", "KINDS", "Step", "classify"]
 
 
-def classify(record: SpanRecord, state_attributes: Sequence[str] = ()) -> Step:
-    """The first adapter that recognises the span wins; anything else is an `other` step."""
+def classify(
+    record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False
+) -> Step:
+    """The first adapter that recognises the span wins; anything else is an `other` step.
+
+    `content` (a declared check needs it) also reads the span's output, input and tool
+    arguments onto the step; without it no content is parsed at all (the hot path)."""
     for adapter in ADAPTERS:
         step = adapter(record, state_attributes)
         if step is not None:
-            return step
-    return build_step(record, OTHER, state_attributes)
+            break
+    else:
+        step = build_step(record, OTHER, state_attributes)
+    if content:
+        step.content = step_content(record, step.kind)
+    return step

@@ -1,8 +1,15 @@
-"""Step: a classified span, with only the normalized fields coverage needs (no content)."""
+"""Step: a classified span, with only the normalized fields coverage needs.
+
+Content (`content`) is there only when a declared check asked for it, until the run is judged.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .content import StepContent
 
 LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER = "llm", "tool", "agent", "handoff", "workflow", "other"
 KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER)
@@ -12,7 +19,8 @@ MAX_STEPS, TIMEOUT = "max_steps", "timeout"
 
 @dataclass(slots=True)
 class Step:
-    """One span after classification; names and counts only, so nothing sensitive is kept."""
+    """One span after classification; names and counts only, so nothing sensitive is kept
+    (the optional `content` is dropped with the run once it is judged)."""
 
     trace_id: int
     span_id: int
@@ -42,3 +50,4 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
+    content: StepContent | None = None  # only when a check needs it; never persisted

@@ -29,7 +29,8 @@ from .journal import Journal, JournalError, create_journal, fsync_dir, read_jour
 
 PROTOBUF, JSON, SWEEP = b"P", b"J", b"S"
 _TIME = struct.Struct(">d")
-_STEP_FIELDS = tuple(f.name for f in dataclasses.fields(Step))
+# what a snapshot keeps of an open trace's steps: every field but captured content
+_STEP_FIELDS = tuple(f.name for f in dataclasses.fields(Step) if f.name != "content")
 
 
 class Unavailable(Exception):

@@ -1,0 +1,225 @@
+"""Content of one span, read only when a declared check needs it (DESIGN §3a, §3b).
+
+Output text, user input text and tool-call arguments in every convention family classify
+reads: GenAI messages and events, OpenInference flattened messages and `input.value`,
+Traceloop indexed prompts/completions, pydantic-ai `final_result` / `tool_arguments`.
+Nothing here is a label or a state key: it lives on the Step until the run is judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..records import SpanRecord
+from .common import parse_json
+from .step import AGENT, LLM, TOOL
+
+MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (DESIGN §3a)
+# a serialized attribute past this is not parsed at all: it counts as not captured (unknown)
+MAX_RAW = 1024 * 1024
+
+_OI_OUT = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
+_OI_IN = re.compile(r"^llm\.input_messages\.(\d+)\.message\.(role|content)$")
+_TL_OUT = re.compile(r"^gen_ai\.completion\.(\d+)\.(role|content)$")
+_TL_IN = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
+
+
+@dataclass(slots=True)
+class StepContent:
+    """What one span carried; None = not captured on this span."""
+
+    output: str | None = None  # text of its output messages (the final result on an agent span)
+    input: str | None = None  # text of the user messages among its input messages
+    args: Mapping[str, Any] | None = None  # a tool call's parsed arguments
+
+
+def step_content(record: SpanRecord, kind: str) -> StepContent | None:
+    """The content of an LLM, agent or tool span; None when it carries none."""
+    if kind == TOOL:
+        args = tool_arguments(record)
+        return None if args is None else StepContent(args=args)
+    if kind != LLM and kind != AGENT:
+        return None
+    output, user_input = output_text(record, kind), input_text(record, kind)
+    if output is None and user_input is None:
+        return None
+    return StepContent(output=output, input=user_input)
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_TEXT else text[:MAX_TEXT]
+
+
+def _join(texts: list[str]) -> str:
+    return _clip("\n".join(texts))
+
+
+def _loads(value: Any) -> Any:
+    """A JSON attribute parsed, a plain-text one kept as text; too big counts as not captured."""
+    if isinstance(value, str):
+        if len(value) > MAX_RAW:
+            return None
+        parsed = parse_json(value)
+        return value if parsed is None and value.strip() not in ("", "null") else parsed
+    return value
+
+
+def _texts(value: Any, out: list[str]) -> None:
+    """Collect the text of a content value: a string, GenAI `parts`, content blocks
+    (`{"text": ...}`), OpenAI-style `content`, LangChain `data.content`; tool calls are skipped."""
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, list):
+        for item in value:
+            _texts(item, out)
+    elif isinstance(value, Mapping):
+        kind = value.get("type")
+        if isinstance(kind, str) and kind not in ("text", "ai", "human", "AIMessage"):
+            return  # tool_call, tool_call_response, image, ...
+        for key in ("parts", "text", "content", "data"):
+            if key in value:
+                _texts(value[key], out)
+                return
+
+
+_ROLES = {"user": ("user", "human"), "assistant": ("assistant", "ai", "model")}
+
+
+def _messages_text(value: Any, role: str | None) -> str | None:
+    """Text of the messages (of `role`, if given) in a message list; None if unreadable."""
+    parsed = _loads(value)
+    if parsed is None:
+        return None
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    wanted = _ROLES.get(role, ()) if role is not None else None
+    texts: list[str] = []
+    for m in messages:
+        if wanted is not None and isinstance(m, Mapping):
+            said = m.get("role", m.get("type"))
+            if said is not None and said not in wanted:
+                continue
+        _texts(m, texts)
+    return _join(texts)
+
+
+def _indexed_text(attrs: Mapping[str, Any], pattern: re.Pattern[str], role: str | None
+                  ) -> str | None:
+    """Flattened messages (`prefix.N.role`, `prefix.N.content`): their text, in index order."""
+    found: dict[int, dict[str, Any]] = {}
+    for key, value in attrs.items():
+        match = pattern.match(key)
+        if match:
+            found.setdefault(int(match.group(1)), {})[match.group(2)] = value
+    if not found:
+        return None
+    texts = [
+        m["content"]
+        for _, m in sorted(found.items())
+        if isinstance(m.get("content"), str) and (role is None or m.get("role") == role)
+    ]
+    return _join(texts)
+
+
+def _graph_input(value: Any) -> str | None:
+    """An OpenInference agent span's `input.value`: text, or a LangGraph state's user messages."""
+    parsed = _loads(value)
+    if isinstance(parsed, Mapping) and isinstance(parsed.get("messages"), list):
+        return _messages_text(parsed["messages"], "user")
+    if parsed is None:
+        return None
+    texts: list[str] = []
+    _texts(parsed, texts)
+    return _join(texts)
+
+
+def _event_text(record: SpanRecord, names: tuple[str, ...], keys: tuple[str, ...]
+                ) -> str | None:
+    """Content recorded as span events (GenAI v1.27–v1.36 `gen_ai.*` events)."""
+    texts: list[str] = []
+    seen = False
+    for name, attrs in record.events:
+        if name in names:
+            for key in keys:
+                if key in attrs:
+                    text = _messages_text(attrs[key], None)
+                    if text is not None:
+                        seen = True
+                        texts.append(text)
+    return _join(texts) if seen else None
+
+
+def _graph_output(value: Any) -> str | None:
+    """An OpenInference agent span's `output.value`: text, or a LangGraph state whose last
+    message is the answer."""
+    parsed = _loads(value)
+    if isinstance(parsed, Mapping) and isinstance(parsed.get("messages"), list):
+        parsed = parsed["messages"][-1:]
+    if parsed is None:
+        return None
+    texts: list[str] = []
+    _texts(parsed, texts)
+    return _join(texts)
+
+
+def output_text(record: SpanRecord, kind: str) -> str | None:
+    """The text a span produced, first convention that has it; None if not captured."""
+    attrs = record.attributes
+    if kind == AGENT:
+        final = attrs.get("final_result")  # pydantic-ai: the run's result (text or JSON)
+        if isinstance(final, str):
+            return _clip(final)
+    if "gen_ai.output.messages" in attrs:
+        return _messages_text(attrs["gen_ai.output.messages"], None)
+    for pattern in (_OI_OUT, _TL_OUT):
+        text = _indexed_text(attrs, pattern, None)
+        if text is not None:
+            return text
+    if kind == AGENT and "output.value" in attrs:  # OpenInference agent span: its answer
+        return _graph_output(attrs["output.value"])
+    if record.events:
+        return _event_text(
+            record, ("gen_ai.choice", "gen_ai.content.completion"), ("message", "gen_ai.completion")
+        )
+    return None
+
+
+def input_text(record: SpanRecord, kind: str) -> str | None:
+    """The user's text among a span's input messages; None if not captured."""
+    attrs = record.attributes
+    if "gen_ai.input.messages" in attrs:
+        return _messages_text(attrs["gen_ai.input.messages"], "user")
+    for pattern in (_OI_IN, _TL_IN):
+        text = _indexed_text(attrs, pattern, "user")
+        if text is not None:
+            return text
+    if kind == AGENT and "input.value" in attrs:  # OpenInference agent span: what it was asked
+        return _graph_input(attrs["input.value"])
+    if record.events:
+        return _event_text(record, ("gen_ai.user.message",), ("content",)) or _event_text(
+            record, ("gen_ai.content.prompt",), ("gen_ai.prompt",)
+        )
+    return None
+
+
+def tool_arguments(record: SpanRecord) -> Mapping[str, Any] | None:
+    """A tool call's arguments as a mapping: GenAI `gen_ai.tool.call.arguments` (Traceloop
+    LangGraph puts its whole callback input there: its `inputs`), pydantic-ai v1/v2
+    `tool_arguments`, OpenInference `input.value` on TOOL spans (its `tool.parameters` is the
+    tool's JSON Schema, not the call's arguments), Strands' `gen_ai.tool.message` event.
+    Anything but a JSON object is not captured."""
+    attrs = record.attributes
+    raw: Any = None
+    for key in ("gen_ai.tool.call.arguments", "tool_arguments", "input.value"):
+        if key in attrs:
+            raw = attrs[key]
+            break
+    else:
+        raw = next((a.get("content") for n, a in record.events if n == "gen_ai.tool.message"), None)
+    parsed = _loads(raw)
+    if not isinstance(parsed, dict):
+        return None
+    inputs = parsed.get("inputs")
+    return inputs if "input_str" in parsed and isinstance(inputs, dict) else parsed
