@@ -11,6 +11,7 @@ import dataclasses
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,9 +21,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode
 
 from otel_agentcov.assembler import AgentRun, assemble
+from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.judge import judge
 from otel_agentcov.judge.content import RunContent
+from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import from_readable_span
+from otel_agentcov.reporting import FORMATS, write_html
+from otel_agentcov.reporting import render as render_report
 from otel_agentcov.semconv import classify
 from otel_agentcov.snapshot import compute_snapshot
 from otel_agentcov.spec import CoverageSpec
@@ -323,3 +328,57 @@ def test_divergent_tools_are_capped_and_the_folds_counted(
     table = state.agents["support"].narrative.divergences
     assert len(table) == 3 and table[("__overflow__", "claimed_not_called")] == 3
     assert state.overflow["tool"] == 3
+
+
+CANARY = "CANARY-narrative-51c0-do-not-store"
+
+
+def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) -> None:
+    """Through the real SDK processor: the verdicts reach every output, the text reaches none."""
+    cov = spec({"must_report": ["issue_credit"]})
+    processor = AgentCoverageProcessor(cov, flush_interval_s=3600.0)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("narrative-canary")
+    answers = [
+        ([], f"{CANARY}: I have issued your refund and sent the email."),
+        (["issue_refund"], f"I issued the refund ({CANARY})."),
+        (["issue_credit"], f"All done, {CANARY}."),
+        (["lookup_order"], None),
+    ]
+    for calls, answer in answers:
+        with agent(tracer, "support", answer):
+            for name in calls:
+                tool(tracer, name)
+    processor.force_flush()
+    report = processor.snapshot().to_dict()
+    story = report["agents"]["support"]["narrative"]
+    assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 1}
+    assert story["divergences"] == [
+        {"tool": "issue_credit", "kind": "called_not_claimed", "count": 1},
+        {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
+        {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
+    ]
+    state_file = tmp_path / "state.json"
+    processor.engine.state.save(state_file)
+    html_dir = tmp_path / "html"
+    write_html(report, html_dir)
+    outputs = {
+        "/metrics": render(processor).decode("utf-8"),
+        "state file": state_file.read_text(encoding="utf-8"),
+        **{f"{fmt} report": render_report(report, fmt) for fmt in FORMATS},
+        **{f"html {p.name}": p.read_text(encoding="utf-8") for p in html_dir.glob("*.html")},
+    }
+    for where, text in outputs.items():
+        assert CANARY not in text, f"captured text leaked into the {where}"
+    # the verdicts are in every output (so the search above looked at a rendered section)
+    for where in ("/metrics", "text report", "markdown report", "json report"):
+        assert "send_email" in outputs[where] and "claimed_not_called" in outputs[where], where
+    assert any("send_email" in t and "claimed_not_called" in t
+               for w, t in outputs.items() if w.startswith("html"))
+    metrics = outputs["/metrics"]
+    assert ('agentcov_narrative_runs_total{agent="support",result="divergent"} 2.0'
+            in metrics)
+    assert ('agentcov_narrative_divergences_total{agent="support",kind="claimed_not_called",'
+            'tool="send_email"} 1.0' in metrics)
+    provider.shutdown()

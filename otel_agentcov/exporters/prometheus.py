@@ -177,8 +177,8 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
         paths_est.add((agent,), rep["paths"].get("estimated"))
         states_obs.add((agent,), rep["states"].get("observed"))
         states_est.add((agent,), rep["states"].get("estimated"))
-        story = rep["narrative"]
-        if story["declared"] or any(story["runs"].values()):
+        story = rep.get("narrative")
+        if story is not None and (story["declared"] or any(story["runs"].values())):
             for result, n in story["runs"].items():
                 narrative_runs.add((agent, result), n)
             for d in story["divergences"]:

@@ -146,6 +146,7 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
         "edges_summary": fmt.edges_summary(agent["edges"]),
         "tools": fmt.tool_rows(agent),
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
+        "narrative": fmt.narrative_summary(agent.get("narrative")),
         "graph": delegation_graph(name, report),
         "insufficient": fmt.INSUFFICIENT_NOTE if coverage["insufficient_data"] else None,
     }

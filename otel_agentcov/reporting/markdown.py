@@ -106,6 +106,14 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
     ]
     lines += ["", "### Delegations", ""]
     lines += _table_or_none(("from", "to", "count"), delegations)
+    narrative = fmt.narrative_summary(agent.get("narrative"))
+    if narrative is not None:
+        divergences = [
+            [escape(d["tool"]), d["kind"], str(d["count"])]
+            for d in agent["narrative"]["divergences"]
+        ]
+        lines += ["", "### Narrative vs trace", "", escape(narrative), ""]
+        lines += _table_or_none(("tool", "divergence", "runs"), divergences)
     lines += ["", "### Concerns", ""]
     lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
     results = [
