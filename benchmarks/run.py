@@ -22,6 +22,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file i
 import agentassay_compare  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
+import narrative  # noqa: E402
 import overhead  # noqa: E402
 import service  # noqa: E402
 from harness import Section, fmt  # noqa: E402
@@ -34,6 +35,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "agentassay": agentassay_compare.section,
     "service": service.section,
     "metrics": metrics_render.section,
+    "narrative": narrative.section,
 }
 
 RESULTS = HERE / "RESULTS.md"

@@ -149,6 +149,13 @@ def test_declared_patterns_claim_domain_phrasing() -> None:
     assert claimed_tools(text, set(), patterns) == {"issue_refund"}
 
 
+def test_a_one_word_tool_name_is_a_code_form_only_in_backticks() -> None:
+    assert claimed_tools("I set an alarm for 7am.", {"set"}) == {"set"}  # its past form
+    assert claimed_tools("Please set an alarm.", {"set"}) == frozenset()
+    assert claimed_tools("Ran `set` with hour=7.", {"set"}) == {"set"}
+    assert claimed_tools("You could use the search box.", {"search"}) == frozenset()
+
+
 def test_unknown_tools_are_never_claimed() -> None:
     assert claimed_tools("I sent the email and issued the refund.", {"search"}) == frozenset()
 

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _trace_files import protobuf_bytes, write_jsonl
 from opentelemetry.sdk.trace import Tracer, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -382,3 +385,41 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
     assert ('agentcov_narrative_divergences_total{agent="support",kind="claimed_not_called",'
             'tool="send_email"} 1.0' in metrics)
     provider.shutdown()
+
+
+def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
+    sdk: tuple[Tracer, InMemorySpanExporter], tmp_path: Path
+) -> None:
+    """`agentcov coverage` (a real subprocess) over OTLP protobuf and JSON Lines files."""
+    tracer, exporter = sdk
+    for calls, answer in [
+        (["lookup_order"], "I looked up your order and issued a refund."),
+        (["lookup_order", "issue_refund"], "I looked up your order and issued a refund."),
+        ([], "I've sent you a confirmation email."),
+    ]:
+        with agent(tracer, "support", answer):
+            for name in calls:
+                tool(tracer, name)
+    spans = exporter.get_finished_spans()
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(spans))
+    jsonl = write_jsonl(tmp_path / "traces.jsonl", spans)
+    spec_file = tmp_path / "agentcov.yaml"
+    spec_file.write_text(
+        "version: 1\nagents:\n  - name: support\n    tools: [lookup_order, issue_refund, "
+        "send_email]\n    narrative: {}\n"
+    )
+    for traces in (pb, jsonl):
+        proc = subprocess.run(
+            [sys.executable, "-m", "otel_agentcov.cli", "coverage", "--spec", str(spec_file),
+             "--traces", str(traces), "--format", "json"],
+            capture_output=True, text=True, timeout=120, check=False,
+        )
+        assert proc.returncode == 0, proc.stderr
+        story = json.loads(proc.stdout)["agents"]["support"]["narrative"]
+        assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 0}
+        assert story["divergences"] == [
+            {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
+            {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
+        ]
+        assert "confirmation email" not in proc.stdout

@@ -78,9 +78,10 @@ _MODAL_REACH = 3
 
 _SPLIT_NAME = re.compile(r"__|[./:]")
 _NAME_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[0-9]+")
-# words (with inner ' - _), sentence ends (followed by space or end), clause marks, backticks
-_TOKENS = re.compile(r"[\w'’-]+|[.!?]+(?=\s|$)|\n|[,;:()\[\]—–`]")
-_SENTENCE_END = frozenset({".", "!", "?", "\n"})
+# sentences end at . ! ? followed by space, or at a line break (bullets, Markdown)
+_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
+# words (with inner ' ’ - and _), clause marks and backticks, in order
+_WORDS = re.compile(r"\w+(?:['’-]\w+)*|[,;:()\[\]—–`]")
 _CLAUSE_MARKS = frozenset({",", ";", ":", "(", ")", "[", "]", "—", "–"})
 
 
@@ -157,27 +158,20 @@ class ClaimExtractor:
                 code = self._code if len(name_words(name)) > 1 else self._plain
                 code[name.lower()] = tool
         self._patterns = [(t, p) for t, ps in sorted(patterns.items()) for p in ps]
+        self._triggers = frozenset(self._by_form) | frozenset(self._code)
 
     def claims(self, text: str) -> frozenset[str]:
         """The tools the text claims were done; linear in the text's length."""
-        text = text[:MAX_TEXT_CHARS]
         claimed: set[str] = set()
-        sentence: list[str] = []
-        start = 0
-        for match in _TOKENS.finditer(text.lower()):
-            token = match.group()
-            if token[0] in _SENTENCE_END:
-                if token[-1] != "?":  # a question claims nothing
-                    self._sentence(sentence, claimed)
-                    self._declared(text[start:match.start()], claimed)
-                sentence = []
-                start = match.end()
-            else:
-                word = token.strip("'’-")
-                if word:
-                    sentence.append(word)
-        self._sentence(sentence, claimed)
-        self._declared(text[start:], claimed)
+        for sentence in _SENTENCES.split(text[:MAX_TEXT_CHARS]):
+            if not sentence or sentence.rstrip().endswith("?"):  # a question claims nothing
+                continue
+            self._declared(sentence, claimed)
+            words = _WORDS.findall(sentence.lower())
+            # most sentences hold no verb form or tool name: one set operation rules them out
+            if self._triggers.isdisjoint(words) and not (self._plain and "`" in sentence):
+                continue
+            self._sentence(words, claimed)
         return frozenset(claimed)
 
     def _declared(self, sentence: str, claimed: set[str]) -> None:
@@ -188,26 +182,28 @@ class ClaimExtractor:
                 claimed.add(tool)
 
     def _sentence(self, words: list[str], claimed: set[str]) -> None:
-        if not words:
-            return
+        """Claims of one sentence; only the positions of verb forms and names are examined."""
+        triggers, last = self._triggers, len(words) - 1
+        hits = [i for i, w in enumerate(words) if w in triggers]
+        quoted: set[int] = set()
+        if self._plain:  # a one-word name counts only as `name`
+            quoted.update(i for i in range(1, last) if words[i - 1] == words[i + 1] == "`"
+                          and words[i] in self._plain)
         present: set[str] | None = None
-        for i, word in enumerate(words):
-            tool = self._code.get(word)
-            if tool is None and 0 < i < len(words) - 1 and words[i - 1] == words[i + 1] == "`":
-                tool = self._plain.get(word)
+        for i in sorted(quoted.union(hits)):
+            word = words[i]
+            tool = self._code.get(word) or (self._plain[word] if i in quoted else None)
             if tool is not None:
                 if tool not in claimed and not _negated(words, i) and not _not_done(words, i):
                     claimed.add(tool)
                 continue
-            defaults = self._by_form.get(word)
-            if defaults is None:
-                continue
-            if present is None:
-                present = _word_set(words)
-            for claim in defaults:
-                if claim.tool in claimed or not all(present & obj for obj in claim.objects):
+            for claim in self._by_form.get(word, ()):
+                if claim.tool in claimed:
                     continue
-                if not _negated(words, i) and not _not_done(words, i):
+                if present is None:
+                    present = _word_set(words)
+                if all(present & obj for obj in claim.objects) and not _negated(words, i) \
+                        and not _not_done(words, i):
                     claimed.add(claim.tool)
 
 
