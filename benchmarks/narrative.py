@@ -67,11 +67,12 @@ def answers(rng: random.Random, known: list[str], n: int, chars: int) -> list[st
     return out
 
 
-def _seconds(texts: list[str], known: list[str]) -> tuple[float, int]:
+def _seconds(texts: list[str], known: list[str]) -> tuple[float, float, int]:
+    """(wall s, CPU s, claims found): the machine is shared, so CPU time is reported too."""
     ex = extractor(frozenset(known))
-    start = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     claims = sum(len(ex.claims(t)) for t in texts)
-    return time.perf_counter() - start, claims
+    return time.perf_counter() - wall, time.process_time() - cpu, claims
 
 
 def section(rounds: int) -> Section:
@@ -80,18 +81,20 @@ def section(rounds: int) -> Section:
     short = answers(rng, known, OUTPUTS, OUTPUT_CHARS)
     long = answers(rng, known, OUTPUTS // 8, OUTPUT_CHARS * 8)
     mb = sum(len(t) for t in short) / 1e6
-    per_s, mb_s, linear, claims = [], [], [], 0
+    per_s, per_cpu_s, mb_s, linear, claims = [], [], [], [], 0
     for _ in range(min(rounds, 3)):
-        t_short, claims = _seconds(short, known)
-        t_long, _ = _seconds(long, known)
+        t_short, cpu_short, claims = _seconds(short, known)
+        _, cpu_long, _ = _seconds(long, known)
         per_s.append(OUTPUTS / t_short)
-        mb_s.append(mb / t_short)
-        linear.append((t_long / sum(len(t) for t in long)) / (t_short / (mb * 1e6)))
+        per_cpu_s.append(OUTPUTS / cpu_short)
+        mb_s.append(mb / cpu_short)
+        linear.append((cpu_long / sum(len(t) for t in long)) / (cpu_short / (mb * 1e6)))
     return Section(
         "Claim extraction (narrative vs trace)",
         [
-            Row("answers/s (2 KB each, 50 known tools)", per_s, "answers/s"),
-            Row("text scanned", mb_s, "MB/s"),
+            Row("answers/s (2 KB each, 50 known tools), wall", per_s, "answers/s"),
+            Row("answers per CPU second", per_cpu_s, "answers/s"),
+            Row("text scanned per CPU second", mb_s, "MB/s"),
             Row("time per char, 16 KB answers / 2 KB answers", linear, "ratio", "<= 1.5",
                 lambda m: m <= 1.5),
         ],
