@@ -40,6 +40,7 @@ class AgentRun:
     # tool -> had a successful call, over the runs this one delegated to (transitively): what a
     # story may report as done on its behalf (DESIGN §3b)
     delegated_calls: dict[str, bool] = field(default_factory=dict)
+    context: str | None = None  # the test that ran it (DESIGN §3d)
 
     @property
     def duration_s(self) -> float:
@@ -51,11 +52,12 @@ class _Builder:
 
     __slots__ = (
         "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called",
-        "callees",
+        "callees", "context",
     )
 
-    def __init__(self, agent: str, span: Step | None) -> None:
+    def __init__(self, agent: str, span: Step | None, context: str | None = None) -> None:
         self.agent = agent
+        self.context = context
         self.span = span
         self.parent_span_id = span.parent_id if span is not None else None
         self.steps: list[Step] = []
@@ -125,6 +127,7 @@ class _Builder:
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
             content=run_content(spans, steps),
             delegated_calls=delegated_calls,
+            context=self.context,
         )
 
 
@@ -259,22 +262,27 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     visited: set[int] = set()
 
     def walk(root: Step) -> None:
-        # (step, run it belongs to, parent is a tool, sibling agent span that hosts it)
-        stack: list[tuple[Step, _Builder | None, bool, int | None]] = [(root, None, False, None)]
+        # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
+        # the nearest ancestor's test context)
+        stack: list[tuple[Step, _Builder | None, bool, int | None, str | None]] = [
+            (root, None, False, None, None)
+        ]
         while stack:
-            step, current, parent_is_tool, host = stack.pop()
+            step, current, parent_is_tool, host, context = stack.pop()
             if step.span_id in visited:
                 continue
             visited.add(step.span_id)
             if host is not None:
                 current = by_span.get(host, current)
             here = current
+            if step.context is not None:
+                context = step.context
             if _opens_run(step, parent_is_tool):
                 assert step.agent is not None
                 if current is not None and current.agent == step.agent:
                     current.extra_spans.append(step)  # one invocation, two spans
                 else:
-                    here = _Builder(step.agent, step)
+                    here = _Builder(step.agent, step, context or step.resource_context)
                     builders.append(here)
                     by_span[step.span_id] = here
                     if current is not None:
@@ -284,7 +292,9 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 if owner is None:
                     owner = orphans.get(step.fallback_agent)
                     if owner is None:
-                        owner = orphans[step.fallback_agent] = _Builder(step.fallback_agent, None)
+                        owner = orphans[step.fallback_agent] = _Builder(
+                            step.fallback_agent, None, context or step.resource_context
+                        )
                 owner.add(step)
             kids = children.get(step.span_id)
             if kids:
@@ -293,7 +303,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
                 is_tool = step.kind == TOOL
-                stack.extend((k, here, is_tool, hosts.get(k.span_id)) for k in kids)
+                stack.extend((k, here, is_tool, hosts.get(k.span_id), context) for k in kids)
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)

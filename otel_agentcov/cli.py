@@ -14,6 +14,7 @@ from typing import TypeVar
 from . import demo, gate, offline
 from .engine import CoverageEngine
 from .reporting import FORMATS, render, write_html
+from .reporting.html import report_meta
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 
@@ -115,6 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 when the lowest agent's overall coverage is below N percent (like pytest-cov)",
     )
     p_cov.add_argument("--state-file", metavar="F", help="also save the merged CoverageState to F")
+    p_cov.add_argument(
+        "--contexts", action="store_true",
+        help="add who tests what: per test, what it exercised; per tool, the tests that do",
+    )
 
     p_gate = sub.add_parser(
         "gate", help="evaluate each agent's expect list (default gate where absent)",
@@ -194,9 +199,10 @@ def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
     _, engine = _load(args)
-    report = offline.report(engine)
+    report = offline.report(engine, contexts=args.contexts)
     if args.format == "html":
-        print(write_html(report, Path(args.output)))
+        meta = report_meta([*args.traces, *args.results, *args.state], args.spec)
+        print(write_html(report, Path(args.output), meta))
     else:
         _write(args.output, render(report, args.format))
     if args.state_file:

@@ -122,6 +122,6 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
             }
 
-    def snapshot(self) -> Snapshot:
+    def snapshot(self, *, contexts: bool = False) -> Snapshot:
         with self.lock:
-            return compute_snapshot(self.state, self.spec, self.span_stats())
+            return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts)

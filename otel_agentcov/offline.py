@@ -82,11 +82,11 @@ def load(
     return engine
 
 
-def report(engine: CoverageEngine) -> dict[str, Any]:
+def report(engine: CoverageEngine, *, contexts: bool = False) -> dict[str, Any]:
     """The report, listing the agents the spec names even when no run of theirs was seen
     (0 runs, 0 % coverage), so an agent missing from the traces cannot pass unnoticed."""
     with engine.lock:
         for name in engine.spec.agents:
             if name != "*":
                 engine.state.agent(name)
-    return engine.snapshot().to_dict()
+    return engine.snapshot(contexts=contexts).to_dict()

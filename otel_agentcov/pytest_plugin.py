@@ -1,13 +1,17 @@
 """pytest plugin (entry point `pytest11`): agent coverage of a test suite, like pytest-cov.
 
 `pytest --agentcov[=agentcov.yaml]` attaches AgentCoverageProcessor to the global SDK
-TracerProvider (installing one when the global is not an SDK provider), prints the report and the
-gate table in the terminal summary, writes `--agentcov-report=json:PATH|markdown:PATH|text:PATH`,
-and fails the session (exit 1) when the gate fails or coverage is below `--agentcov-fail-under`.
+TracerProvider (installing one when the global is not an SDK provider), opens one span per test
+(`test.case.name` = node id) so every agent run knows the test that made it, prints the reports
+of `--agentcov-report` (pytest_reports) and the gate table in the terminal summary, and fails the
+session (exit 1) when the gate fails or coverage is below `--agentcov-fail-under`. Defaults for
+the spec and the reports can live under `[tool.agentcov]` in pyproject.toml.
 """
 
 from __future__ import annotations
 
+import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +22,21 @@ from opentelemetry.sdk.trace import TracerProvider
 from . import gate, offline
 from .cli import _percent  # the same check as `agentcov coverage --fail-under`
 from .processor import AgentCoverageProcessor
-from .reporting import FORMATS, render
+from .pytest_reports import (
+    FILE_FORMATS,
+    ReportOptionError,
+    ReportTarget,
+    parse_targets,
+    terminal_table,
+    write_target,
+)
 from .spec import CoverageSpec, SpecError
+
+# test.case.result.status (OTel test semantic conventions) from a test's reports
+_STATUS = {"passed": "pass", "failed": "fail", "skipped": "skip"}
+
+# the statistical marker is a plugin of its own, active with or without --agentcov
+pytest_plugins = ["otel_agentcov.pytest_marker"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -31,7 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--agentcov-report", action="append", default=[], metavar="FORMAT:PATH",
         dest="agentcov_report",
-        help=f"also write the report ({'|'.join(FORMATS)}:PATH; repeatable)",
+        help="term (default), term-missing, or FORMAT:PATH with FORMAT one of "
+        f"{'|'.join(FILE_FORMATS)} (html:DIR); repeatable",
     )
     group.addoption(
         "--agentcov-fail-under", type=_percent, default=None, metavar="N",
@@ -44,33 +62,69 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
-def _targets(values: list[str]) -> list[tuple[str, Path]]:
-    targets = []
-    for value in values:
-        fmt, sep, path = value.partition(":")
-        if not sep or fmt not in FORMATS or not path:
+def _pyproject(config: pytest.Config) -> dict[str, Any]:
+    """`[tool.agentcov]` of the project's pyproject.toml (spec = "F", report = [...])."""
+    path = config.rootpath / "pyproject.toml"
+    try:
+        with path.open("rb") as fh:
+            section = tomllib.load(fh).get("tool", {}).get("agentcov", {})
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise pytest.UsageError(f"{path}: cannot read [tool.agentcov]: {exc}") from None
+    if not isinstance(section, dict):
+        raise pytest.UsageError(f"{path}: [tool.agentcov] must be a table")
+    for key, kind in (("spec", str), ("report", list)):
+        if key in section and not isinstance(section[key], kind):
             raise pytest.UsageError(
-                f"--agentcov-report={value}: expected FORMAT:PATH with FORMAT one of "
-                f"{', '.join(FORMATS)}"
+                f"{path}: [tool.agentcov] {key} must be a {kind.__name__}"
             )
-        targets.append((fmt, Path(path)))
-    return targets
+    unknown = sorted(set(section) - {"spec", "report"})
+    if unknown:
+        raise pytest.UsageError(f"{path}: [tool.agentcov] has unknown keys: {', '.join(unknown)}")
+    return section
+
+
+def _warn_if_unused(config: pytest.Config) -> None:
+    """An --agentcov-* option without --agentcov does nothing: say so rather than ignore it."""
+    given = [
+        name for name, dest, default in (
+            ("--agentcov-report", "agentcov_report", []),
+            ("--agentcov-fail-under", "agentcov_fail_under", None),
+            ("--agentcov-allow-inconclusive", "agentcov_allow_inconclusive", False),
+        )
+        if config.getoption(dest) != default
+    ]
+    if given:
+        config.issue_config_time_warning(
+            pytest.PytestConfigWarning(
+                f"{', '.join(given)} given without --agentcov: agent coverage is not measured"
+            ),
+            stacklevel=2,
+        )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     spec_path = config.getoption("agentcov")
     if spec_path is None:
+        _warn_if_unused(config)
         return
+    settings = _pyproject(config)
+    spec_path = spec_path or settings.get("spec", "")
     try:
         spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
-    except SpecError as exc:
+        targets = parse_targets(
+            config.getoption("agentcov_report") or [str(v) for v in settings.get("report", [])]
+        )
+    except (SpecError, ReportOptionError) as exc:
         raise pytest.UsageError(f"--agentcov: {exc}") from None
     config.pluginmanager.register(
         AgentCovSession(
             spec,
-            _targets(config.getoption("agentcov_report")),
+            targets,
             config.getoption("agentcov_fail_under"),
             config.getoption("agentcov_allow_inconclusive"),
+            spec_path or None,
         ),
         "agentcov-session",
     )
@@ -82,11 +136,13 @@ class AgentCovSession:
     def __init__(
         self,
         spec: CoverageSpec,
-        targets: list[tuple[str, Path]],
+        targets: list[ReportTarget],
         fail_under: float | None,
         allow_inconclusive: bool,
+        spec_path: str | None = None,
     ) -> None:
         self.spec = spec
+        self.spec_path = spec_path
         self.targets = targets
         self.fail_under = fail_under
         self.allow_inconclusive = allow_inconclusive
@@ -94,6 +150,9 @@ class AgentCovSession:
         self.report: dict[str, Any] | None = None
         self.problems: list[str] = []
         self.table = ""
+        self.written: list[tuple[str, Path]] = []
+        self.tracer: trace.Tracer | None = None
+        self.outcomes: dict[str, str] = {}  # node id -> test.case.result.status
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -103,12 +162,30 @@ class AgentCovSession:
             provider = TracerProvider()
             trace.set_tracer_provider(provider)
         provider.add_span_processor(self.processor)
+        self.tracer = provider.get_tracer("otel_agentcov.pytest")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
+        """One span per test (DESIGN §3d): agent spans inside the test inherit its context."""
+        if self.tracer is None:
+            yield
+            return
+        suite = item.nodeid.split("::", 1)[0]
+        attributes = {"test.case.name": item.nodeid, "test.suite.name": suite}
+        with self.tracer.start_as_current_span(item.nodeid, attributes=attributes) as span:
+            yield
+            span.set_attribute("test.case.result.status", self.outcomes.get(item.nodeid, "pass"))
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        status = _STATUS.get(report.outcome, "fail")
+        if status != "pass" or report.nodeid not in self.outcomes:
+            self.outcomes[report.nodeid] = status
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         yield
         self.processor.shutdown()  # drains the queue and assembles traces still open
-        report = self.report = offline.report(self.processor.engine)
+        report = self.report = offline.report(self.processor.engine, contexts=True)
         checks = gate.evaluate(report, self.spec)
         self.table = gate.render_table(checks, self.allow_inconclusive)
         if not gate.passed(checks, self.allow_inconclusive):
@@ -117,11 +194,15 @@ class AgentCovSession:
             miss = gate.fail_under(report, self.fail_under)
             if miss is not None:
                 self.problems.append(f"FAIL Required agent coverage not reached: {miss}")
-        for fmt, path in self.targets:
+        for target in self.targets:
+            if target.path is None:
+                continue
             try:
-                path.write_text(render(report, fmt), encoding="utf-8")
+                self.written.append((target.kind, write_target(target, report, self.spec_path)))
             except OSError as exc:
-                self.problems.append(f"agentcov: cannot write {path}: {exc.strerror or exc}")
+                self.problems.append(
+                    f"agentcov: cannot write {target.path}: {exc.strerror or exc}"
+                )
         if self.problems:
             session.testsfailed += 1  # how pytest-cov fails a green run: exit code 1
 
@@ -130,10 +211,12 @@ class AgentCovSession:
             return
         tr = terminalreporter
         tr.write_sep("-", "agent coverage (otel_agentcov)")
-        tr.write(render(self.report, "text"))
-        tr.write_line("")
+        for target in self.targets:
+            if target.path is None:
+                tr.write(terminal_table(self.report, target.kind == "term-missing"))
+                tr.write_line("")
         tr.write(self.table)
-        for fmt, path in self.targets:
-            tr.write_line(f"agentcov: {fmt} report written to {path}")
+        for kind, path in self.written:
+            tr.write_line(f"agentcov: {kind} report written to {path}")
         for problem in self.problems:
             tr.write_line(problem, red=True, bold=True)

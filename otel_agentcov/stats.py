@@ -40,12 +40,62 @@ def wilson(successes: int, n: int, z: float = Z95) -> tuple[float, float] | None
     """Wilson score interval; well-behaved at 0 and n, unlike the normal approximation."""
     if n <= 0:
         return None
-    p = successes / n
+    return wilson_interval_at(successes / n, n, z)
+
+
+def extrapolated_coverage(f1: int, f2: int, n: int, m: int) -> float:
+    """Chao–Jost sample coverage after m more observations:
+    1 − (f1/n)·[(n−1)f1 / ((n−1)f1 + 2f2)]^(m+1); with f2 = 0 the bias-corrected ratio
+    (n−1)(f1−1) / ((n−1)(f1−1) + 2) (Chao & Jost 2012), which stays below 1."""
+    if n == 0 or f1 == 0:
+        return 1.0 if n else 0.0
+    if f2 > 0:
+        ratio = (n - 1) * f1 / ((n - 1) * f1 + 2 * f2)
+    else:
+        ratio = (n - 1) * (f1 - 1) / ((n - 1) * (f1 - 1) + 2)
+    return 1.0 - (f1 / n) * ratio ** (m + 1)
+
+
+def runs_for_coverage(f1: int, f2: int, n: int, target: float = 0.95) -> int | None:
+    """Fewest further observations m with extrapolated coverage ≥ target (None without data)."""
+    if n == 0:
+        return None
+    if extrapolated_coverage(f1, f2, n, 0) >= target:
+        return 0
+    low, high = 0, 1
+    while extrapolated_coverage(f1, f2, n, high) < target:
+        low, high = high, high * 2
+    while high - low > 1:  # coverage grows with m: bisect for the first m that reaches target
+        mid = (low + high) // 2
+        low, high = (mid, high) if extrapolated_coverage(f1, f2, n, mid) < target else (low, mid)
+    return high
+
+
+def runs_for_interval(passed: int, n: int, half_width: float = 0.05) -> int:
+    """Further runs until the Wilson interval is ±half_width at the observed pass rate (0.5
+    when there are no runs yet, the widest case)."""
+    p = passed / n if n else 0.5
+
+    def half(total: int) -> float:
+        lo, hi = wilson_interval_at(p, total)
+        return (hi - lo) / 2
+
+    low, high = 0, max(n, 1)
+    while half(high) > half_width:
+        low, high = high, high * 2
+    while high - low > 1:
+        mid = (low + high) // 2
+        low, high = (mid, high) if half(mid) > half_width else (low, mid)
+    return max(high - n, 0)
+
+
+def wilson_interval_at(p: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson interval for an observed proportion p over n trials (p need not be k/n)."""
     z2 = z * z
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
+    spread = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return max(0.0, centre - spread), min(1.0, centre + spread)
 
 
 def geometric_mean(values: Sequence[float]) -> float | None:

@@ -62,12 +62,14 @@ class _Text(HTMLParser):
         super().__init__()
         self.text: list[str] = []
         self.links: list[tuple[str, str]] = []
+        self.ids: set[str] = set()
 
     def handle_data(self, data: str) -> None:
         self.text.append(data)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.links += [(k, v or "") for k, v in attrs if k in ("href", "src")]
+        self.ids.update(v for k, v in attrs if k == "id" and v)
 
 
 def _parse(html: str) -> _Text:
@@ -86,11 +88,16 @@ def test_every_agent_has_a_page_linked_from_the_index(
         assert ("href", page_name(name)) in parsed.links
         page = _parse((index.parent / page_name(name)).read_text())
         assert name in "".join(page.text)
-    # Nothing but the pages themselves is referenced: the report opens offline.
+    # Nothing but the pages themselves is referenced: the report opens offline. In-page links
+    # (a graph's tool node to its row) point at an element of the same page.
     pages = {"index.html", *(page_name(n) for n in hostile_report["agents"])}
     for path in index.parent.iterdir():
-        for _, target in _parse(path.read_text()).links:
-            assert target in pages, (path.name, target)
+        page = _parse(path.read_text())
+        for _, target in page.links:
+            if target.startswith("#"):
+                assert target[1:] in page.ids, (path.name, target)
+            else:
+                assert target in pages, (path.name, target)
 
 
 def test_untrusted_names_are_escaped(hostile_report: dict[str, Any], tmp_path: Path) -> None:
@@ -115,7 +122,7 @@ def test_report_sections(demo_report: dict[str, Any], tmp_path: Path) -> None:
     write_html(demo_report, tmp_path)
     triage = "".join(_parse((tmp_path / page_name("triage_agent")).read_text()).text)
     for section in ("Tools: called vs declared", "Restricted attempts", "Boundary conditions",
-                    "most common", "rarest", "Delegation edges", "95% interval"):
+                    "most common", "rarest", "Agent graph", "Next steps", "95% interval"):
         assert section in triage
     assert "research_agent" in triage and "billing_agent" in triage  # delegation graph nodes
     rarest = demo_report["agents"]["triage_agent"]["paths"]["rarest"]
@@ -174,7 +181,7 @@ def test_report_in_headless_chromium(
                   "--window-size=1200,480")
         agent_page = clean.parent / page_name("triage_agent")
         _chromium(agent_page, tmp_path, f"--screenshot={DOCS / 'html-report-agent.png'}",
-                  "--window-size=1200,1900")
+                  "--window-size=1200,2500")
 
 
 def test_screenshot_is_committed() -> None:

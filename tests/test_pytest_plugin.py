@@ -66,12 +66,13 @@ def test_report_in_summary_and_files(pytester: pytest.Pytester,
     spec = {"version": 1, "agents": [{"name": "support", "tools": ["search"],
                                       "tool_edges": {"restricted": ["delete_repo"]}}]}
     result = _run(pytester, monkeypatch, spec, "--agentcov-report=json:cov.json",
-                  "--agentcov-report=markdown:cov.md")
+                  "--agentcov-report=markdown:cov.md", "--agentcov-report=term")
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines([
         "*agent coverage (otel_agentcov)*",
-        "*agent coverage: support (3 runs)*",
-        "Tool coverage*100%*",
+        "Agent*Runs*Tool*Path*State*Boundary*Model*Overall*Restricted",
+        "support*3*100%*",
+        "TOTAL*3*",
         "*edges.restricted_attempts*PASS*",
         "gate PASSED*",
         "*1 passed*",

@@ -6,6 +6,7 @@ lives here once; the reporters only decide layout.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -17,6 +18,14 @@ NA = "n/a"
 FILLED, EMPTY, ABSENT = "█", "░", "·"
 INSUFFICIENT_NOTE = "fewer runs than min_runs: estimates are unreliable"
 NO_RUNS = "no agent runs recorded"
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def clean(name: str) -> str:
+    """A name from a trace on one terminal line: control characters become `?`."""
+    return _CONTROL.sub("?", name)
 
 
 def scaled(ratio: float, steps: int) -> int:
@@ -220,3 +229,24 @@ def spans_summary(spans: Mapping[str, Any]) -> str:
         line += " (" + " · ".join(f"{reason} {n}" for reason, n in dropped.items()) + ")"
     return line
 
+
+
+def context_rows(agent: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+    """(tool, the tests that exercise it) for every known or called tool, untested ones too."""
+    contexts = agent["contexts"]
+    tools = dict.fromkeys([*agent["tools"]["known"], *contexts["tests_by_tool"]])
+    return [(tool, contexts["tests_by_tool"].get(tool, [])) for tool in tools]
+
+
+def untested_summary(contexts: Mapping[str, Any]) -> str:
+    """``untested tools: a, b · untested delegations: x -> y · single-test tools: c``."""
+    untested = contexts["untested"]
+    parts = [
+        f"untested tools: {', '.join(untested['tools']) or 'none'}",
+        "untested delegations: "
+        + (", ".join(f"{d['from']} -> {d['to']}" for d in untested["delegations"]) or "none"),
+        f"single-test tools: {', '.join(contexts['single_test']['tools']) or 'none'}",
+    ]
+    if untested["behaviors"]:
+        parts.insert(2, f"untested behaviours: {', '.join(untested['behaviors'])}")
+    return " · ".join(parts)

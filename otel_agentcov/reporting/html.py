@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -17,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from otel_agentcov.reporting import _format as fmt
 
-__all__ = ["write_html"]
+__all__ = ["report_meta", "write_html"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
 # Delegation graph geometry (px): row pitch, top/bottom margin, width, node half-width.
@@ -41,6 +43,7 @@ def _environment() -> Environment:
         plural=fmt.plural,
         status=fmt.status,
         width=_width,
+        anchor=anchor,
         status_class=_status_class,
     )
     return env
@@ -68,6 +71,8 @@ class Node(NamedTuple):
     label: str  # shortened for display; `name` is the full one
     name: str
     own: bool
+    tool: bool = False  # a tool node links to the tests that exercise it
+    anchor: str = ""
 
 
 class Edge(NamedTuple):
@@ -76,7 +81,8 @@ class Edge(NamedTuple):
     x2: float
     y2: float
     calls: int
-    declared: bool
+    style: str  # covered | never | undeclared | restricted
+    note: str  # the edge's tooltip: counts, declaration, last restricted attempts' trace ids
 
 
 class Graph(NamedTuple):
@@ -91,9 +97,40 @@ def _short(name: str) -> str:
     return name if len(name) <= _LABEL_MAX else name[: _LABEL_MAX - 1] + "…"
 
 
-def delegation_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
-    """Callers on the left, the agent in the middle, callees on the right: every delegation edge
-    touching `name`, observed (with its count) or only declared (dashed, count 0)."""
+def anchor(tool: str) -> str:
+    """An element id for a tool's row that is safe and unique whatever the name."""
+    return "tool-" + hashlib.sha256(tool.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+def _edge_style(calls: int, declared: bool) -> str:
+    return "never" if calls == 0 else "covered" if declared else "undeclared"
+
+
+def _tool_edges(agent: Mapping[str, Any]) -> list[tuple[str, int, str, str]]:
+    """(tool, calls, style, note) for every tool row of the agent, from its explicit calls."""
+    traces = agent["edges"].get("restricted_traces", {})
+    out = []
+    for row in fmt.tool_rows(agent):
+        calls = row.ok + row.error
+        if row.status == "restricted":
+            attempts = fmt.restricted_totals(agent["edges"]).get(row.tool, 0)
+            ids = ", ".join(traces.get(row.tool, []))
+            note = f"restricted: {attempts} attempts" + (f"; last traces {ids}" if ids else "")
+            out.append((row.tool, attempts, "restricted", note))
+            continue
+        declared = row.status in ("covered", "uncovered", "called")
+        note = f"{calls} calls ({row.ok} ok, {row.error} error)" + (
+            "" if declared else ", not declared"
+        )
+        out.append((row.tool, calls, _edge_style(calls, declared), note))
+    return out
+
+
+def agent_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
+    """Callers on the left, the agent in the middle, callee agents and tools on the right.
+
+    Built from explicit edges (delegations, tool calls, restricted attempts), not span timing:
+    covered solid with counts, declared but never seen dashed, undeclared amber, restricted red."""
     observed: dict[tuple[str, str], int] = {}
     declared: set[tuple[str, str]] = set()
     for agent in report["agents"].values():
@@ -102,11 +139,13 @@ def delegation_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
             observed[key] = observed.get(key, 0) + d["count"]
         declared.update((d["from"], d["to"]) for d in agent["edges"].get("delegation_declared", ()))
     edges = sorted(e for e in observed.keys() | declared if name in e)
-    if not edges:
+    tools = _tool_edges(report["agents"][name]) if name in report["agents"] else []
+    if not edges and not tools:
         return None
     callers = sorted({a for a, b in edges if b == name})
     callees = sorted({b for a, b in edges if a == name})
-    rows = max(len(callers), len(callees), 1)
+    tool_names = [f"\0{t}" for t, *_ in tools]  # kept apart from agent names in the column
+    rows = max(len(callers), len(callees) + len(tools), 1)
     height = rows * _NODE_GAP + 2 * _MARGIN
     middle = height / 2
 
@@ -115,15 +154,26 @@ def delegation_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
         return {n: (x, top + i * _NODE_GAP) for i, n in enumerate(names)}
 
     left = column(callers, _HALF + 10)
-    right = column(callees, _GRAPH_WIDTH - _HALF - 10)
+    right = column([*callees, *tool_names], _GRAPH_WIDTH - _HALF - 10)
     own = (_GRAPH_WIDTH / 2, middle)
     nodes = [Node(*own, _short(name), name, True)]
-    nodes += [Node(x, y, _short(n), n, False) for n, (x, y) in [*left.items(), *right.items()]]
+    nodes += [Node(x, y, _short(n), n, False) for n, (x, y) in left.items()]
+    nodes += [Node(*right[n], _short(n), n, False) for n in callees]
+    nodes += [
+        Node(*right[key], _short(t), t, False, True, anchor(t))
+        for key, (t, *_) in zip(tool_names, tools, strict=True)
+    ]
     lines = []
     for a, b in edges:
         (x1, y1), (x2, y2) = (left[a], own) if b == name else (own, right[b])
         count = observed.get((a, b), 0)
-        lines.append(Edge(x1 + _HALF, y1, x2 - _HALF, y2, count, (a, b) in declared))
+        known = (a, b) in declared
+        note = f"{count} observed" + (", declared" if known else ", not declared")
+        style = _edge_style(count, known)
+        lines.append(Edge(x1 + _HALF, y1, x2 - _HALF, y2, count, style, note))
+    for slot, (_, calls, style, note) in zip(tool_names, tools, strict=True):
+        tx, ty = right[slot]
+        lines.append(Edge(own[0] + _HALF, own[1], tx - _HALF, ty, calls, style, note))
     return Graph(_GRAPH_WIDTH, int(height), _HALF, nodes, lines)
 
 
@@ -147,14 +197,43 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
         "tools": fmt.tool_rows(agent),
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
         "narrative": fmt.narrative_summary(agent.get("narrative")),
-        "graph": delegation_graph(name, report),
+        "graph": agent_graph(name, report),
+        "tests": fmt.context_rows(agent) if "contexts" in agent else None,
+        "untested": fmt.untested_summary(agent["contexts"]) if "contexts" in agent else None,
+        "steps": [step["message"] for step in agent.get("recommendations", ())],
         "insufficient": fmt.INSUFFICIENT_NOTE if coverage["insufficient_data"] else None,
     }
 
 
-def write_html(report: Mapping[str, Any], out_dir: Path) -> Path:
+def _orders(views: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The index's sort orders (weakest, busiest, most attempts, most gaps first)."""
+    def overall(v: dict[str, Any]) -> float:
+        return -1.0 if v["overall"] is None else float(v["overall"])
+
+    return [
+        ("agent", sorted(views, key=lambda v: v["name"])),
+        ("runs", sorted(views, key=lambda v: -v["agent"]["runs"]["count"])),
+        ("overall", sorted(views, key=overall)),
+        ("restricted", sorted(views, key=lambda v: -v["agent"]["edges"]["restricted_attempts"])),
+        ("uncovered", sorted(views, key=lambda v: -len(v["agent"]["tools"]["uncovered"]))),
+    ]
+
+
+def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str, Any]:
+    """What the index says about how the report was made: when, by which version, from what."""
+    try:
+        version = metadata.version("otel_agentcov")
+    except metadata.PackageNotFoundError:  # running from a source tree
+        version = "unknown"
+    generated = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return {"generated": generated, "version": version, "inputs": list(inputs), "spec": spec}
+
+
+def write_html(
+    report: Mapping[str, Any], out_dir: Path, meta: Mapping[str, Any] | None = None
+) -> Path:
     """Write the report dict (DESIGN §6) as `index.html` plus one page per agent into `out_dir`
-    (created if missing); returns the index path."""
+    (created if missing); returns the index path. `meta` (see `report_meta`) heads the index."""
     env = _environment()
     out_dir.mkdir(parents=True, exist_ok=True)
     views = [_agent_view(name, agent, report) for name, agent in report["agents"].items()]
@@ -164,7 +243,8 @@ def write_html(report: Mapping[str, Any], out_dir: Path) -> Path:
         (out_dir / view["page"]).write_text(html, encoding="utf-8")
     index = out_dir / "index.html"
     html = env.get_template("index.html").render(
-        views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS
+        views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS,
+        orders=_orders(views), meta=meta if meta is not None else report_meta(),
     )
     index.write_text(html, encoding="utf-8")
     return index

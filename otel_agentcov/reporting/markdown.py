@@ -122,6 +122,16 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
     ]
     lines += ["", "### Expectations", ""]
     lines += _table_or_none(("target", "value", "result"), results)
+    if "contexts" in agent:
+        rows = [[escape(tool), escape(", ".join(names)) or "**none**"]
+                for tool, names in fmt.context_rows(agent)]
+        lines += ["", "### Who tests what", "", *_table_or_none(("tool", "tests"), rows)]
+        lines += ["", escape(fmt.untested_summary(agent["contexts"]))]
+    lines += ["", "### Next steps", ""]
+    lines += _or_none([
+        f"{i}. {escape(step['message'])}"
+        for i, step in enumerate(agent.get("recommendations", ()), 1)
+    ])
     return lines
 
 

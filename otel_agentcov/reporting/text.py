@@ -45,6 +45,14 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
     lines.append(_row("Concerns", concerns))
     if coverage["insufficient_data"]:
         lines.append(_row("Note", fmt.INSUFFICIENT_NOTE))
+    if "contexts" in agent:
+        tests = len(agent["contexts"]["by_test"])
+        lines.append(_row("Tests", f"{fmt.plural(tests, 'test')} · "
+                          + fmt.untested_summary(agent["contexts"])))
+        for tool, names in fmt.context_rows(agent):
+            lines.append(_row(f"  {tool}", ", ".join(names) or "(no test)"))
+    for i, step in enumerate(agent.get("recommendations", ()), 1):
+        lines.append(_row("Next steps" if i == 1 else "", f"{i}. {step['message']}"))
     return lines
 
 

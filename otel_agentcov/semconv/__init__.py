@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from ..records import SpanRecord
-from . import genai, openinference, pydantic_ai, traceloop
+from . import genai, openinference, pydantic_ai, testspans, traceloop
 from .common import build_step
 from .content import step_content
 from .step import KINDS, OTHER, Step
 
 Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
 ADAPTERS: tuple[Adapter, ...] = (
+    testspans.classify,  # a test case's span is a context, never an agent
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)

@@ -236,6 +236,21 @@ def _is_empty_result(attrs: Mapping[str, Any]) -> bool:
     return False
 
 
+TEST_CASE = "test.case.name"
+_PYTEST_OTEL_SCOPE = "pytest-opentelemetry"
+
+
+def test_context(record: SpanRecord) -> str | None:
+    """The test a span stands for: `test.case.name` (OTel test conventions), or the node id
+    pytest-opentelemetry names its per-test spans by."""
+    name = record.attributes.get(TEST_CASE)
+    if name is not None:
+        return as_str(name)
+    if record.scope_name.startswith(_PYTEST_OTEL_SCOPE) and "::" in record.name:
+        return record.name
+    return None
+
+
 def build_step(
     record: SpanRecord,
     kind: str,
@@ -269,6 +284,12 @@ def build_step(
         )
     if record.events:
         step.scores = evaluation_scores(record)
+    context = test_context(record)
+    if context is not None:
+        step.context = context
+    resource_context = record.resource_attributes.get(TEST_CASE)
+    if resource_context is not None:
+        step.resource_context = as_str(resource_context)
     if state_attributes:
         step.state_extra = tuple(str(attrs.get(name, "")) for name in state_attributes)
     if kind == LLM:

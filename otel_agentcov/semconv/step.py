@@ -51,3 +51,5 @@ class Step:
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
     content: StepContent | None = None  # only when a check needs it; never persisted
+    context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
+    resource_context: str | None = None  # ... on its resource: used when no ancestor names one

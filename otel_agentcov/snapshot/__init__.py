@@ -13,6 +13,7 @@ from typing import Any
 
 from ..spec import CoverageSpec
 from ..state import CoverageState
+from .contexts import tested_edges
 from .coverage import DIMENSIONS, model_matches
 from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
 
@@ -49,18 +50,25 @@ class Snapshot:
 def _agent_report(view: AgentView) -> dict[str, Any]:
     for section in AGENT_SECTIONS:
         section(view)
-    return {key: view.report[key] for key in REPORT_KEYS}
+    return {key: view.report[key] for key in REPORT_KEYS if key in view.report}
 
 
 def compute_snapshot(
     state: CoverageState,
     spec: CoverageSpec,
     spans: Mapping[str, Any] | None = None,
+    *,
+    contexts: bool = False,
 ) -> Snapshot:
-    """Derive every ratio from the state under the spec; the only place coverage is computed."""
+    """Derive every ratio from the state under the spec; the only place coverage is computed.
+
+    `contexts` adds who-tests-what per agent (DESIGN §3d)."""
     observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
+    tested = tested_edges(state.agents.values()) if contexts else set()
     agents = {
-        name: _agent_report(AgentView(name, st, spec.for_agent(name), observed_edges))
+        name: _agent_report(
+            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested)
+        )
         for name, st in sorted(state.agents.items())
     }
     empty: dict[str, Any] = {"processed": 0, "by_kind": {}, "dropped": {}}

@@ -31,6 +31,11 @@ def edges_section(v: AgentView) -> None:
             {"tool": t, "outcome": o, "count": c}
             for (t, o), c in sorted(edges_rec.restricted.items())
         ],
+        # newest first; trace ids are identifiers, never content
+        "restricted_traces": {
+            t: [f"{trace:032x}" for _, trace in reversed(attempts)]
+            for t, attempts in sorted(edges_rec.last_attempts.items())
+        },
     }
     v.report["edges"] = edges
     v.report["delegations"] = [
@@ -38,5 +43,5 @@ def edges_section(v: AgentView) -> None:
     ]
     v.targets.update({
         f"edges.{k}": val for k, val in edges.items()
-        if k not in ("restricted", "delegation_declared")
+        if k not in ("restricted", "delegation_declared", "restricted_traces")
     })

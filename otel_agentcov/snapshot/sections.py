@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import evaluate_expect
+from .contexts import contexts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
 from .narrative import narrative_section
+from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
 from .view import AgentView
 
@@ -29,12 +31,14 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     runs_section,
     concerns_section,
     narrative_section,  # after concerns: it adds the hallucinated-action concern
+    contexts_section,
+    recommendations_section,
     expect_section,  # last: it reads every target
 )
-# the JSON report's key order per agent (DESIGN §6)
+# the JSON report's key order per agent (DESIGN §6); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "narrative", "concerns", "expect",
+    "delegations", "edges", "narrative", "concerns", "expect", "contexts", "recommendations",
 )
 
 __all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]

@@ -19,5 +19,7 @@ class AgentView:
     st: AgentState
     spec: AgentSpec
     observed_edges: set[tuple[str, str]]
+    with_contexts: bool = False
+    tested_edges: set[tuple[str, str]] = field(default_factory=set)
     report: dict[str, Any] = field(default_factory=dict)
     targets: dict[str, Target] = field(default_factory=dict)

@@ -24,6 +24,8 @@ class Limits:
     max_paths: int = 100_000
     max_states: int = 100_000
     max_path_samples: int = 1000
+    max_contexts: int = 10_000  # tests per agent (DESIGN §3d)
+    max_context_items: int = 200_000  # tool/edge names held across an agent's tests
 
 
 def bump(counter: dict[Any, int], key: Any, n: int = 1) -> None:

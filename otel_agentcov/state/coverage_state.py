@@ -18,6 +18,7 @@ from ..assembler import AgentRun
 from ..judge import Verdicts
 from ..spec import AgentSpec
 from .caps import OVERFLOW, Caps, Limits
+from .contexts import Contexts
 from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
@@ -42,6 +43,7 @@ class AgentState:
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
     narrative: Narrative = field(default_factory=Narrative)
+    contexts: Contexts = field(default_factory=Contexts)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
         self.outcomes.merge(other.outcomes)
@@ -49,6 +51,7 @@ class AgentState:
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
         self.narrative.merge(other.narrative, caps)
+        self.contexts.merge(other.contexts, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +60,7 @@ class AgentState:
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
             **self.narrative.to_dict(),
+            **self.contexts.to_dict(),
         }
 
     @classmethod
@@ -67,6 +71,7 @@ class AgentState:
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
             narrative=Narrative.from_dict(d),
+            contexts=Contexts.from_dict(d),
         )
 
 
@@ -103,6 +108,7 @@ class CoverageState:
         st.edges.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
         st.narrative.add(verdicts.narrative, self.caps)
+        st.contexts.add(facts, called, self.caps)
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.

@@ -74,6 +74,7 @@ class RunFacts:
     score: float
     end_ns: int
     trace_id: int
+    context: str | None
 
     @property
     def attempts(self) -> int:
@@ -155,4 +156,5 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         score=score,
         end_ns=run.end_ns,
         trace_id=run.trace_id,
+        context=run.context,
     )

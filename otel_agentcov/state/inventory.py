@@ -16,13 +16,13 @@ class Inventory:
     tool_definitions: set[str] = field(default_factory=set)
     models: dict[str, int] = field(default_factory=dict)
 
-    def add(self, facts: RunFacts, caps: Caps) -> set[str]:
-        """Fold one run; returns the (capped) tool names it called, which is what runs keep."""
+    def add(self, facts: RunFacts, caps: Caps) -> dict[str, int]:
+        """Fold one run; returns its calls per (capped) tool name, which is what runs keep."""
         lim = caps.limits
-        called: set[str] = set()
+        called: dict[str, int] = {}
         for (name, failed), n in facts.tool_calls.items():
             key = caps.key(self.tools, name, lim.max_tools, "tool", OVERFLOW, n)
-            called.add(key)
+            bump(called, key, n)
             self.tools.setdefault(key, [0, 0])[1 if failed else 0] += n
         for model, n in facts.models.items():
             bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,7 +23,7 @@ class Outcomes:
     score_sum: float = 0.0
     score_sq: float = 0.0
 
-    def add(self, facts: RunFacts, called: set[str], window: int) -> None:
+    def add(self, facts: RunFacts, called: Iterable[str], window: int) -> None:
         self.runs += 1
         self.errors += facts.errored
         self.passed += facts.passed

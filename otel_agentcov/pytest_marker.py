@@ -1,0 +1,185 @@
+"""`@pytest.mark.agentcov(runs=N, pass_rate=P)`: judge a nondeterministic test by its pass rate.
+
+An agent test that passes 9 times in 10 is neither green nor red after one run. A marked test is
+run up to N times and judged by the Wilson 95 % interval of its pass rate (DESIGN §3d): PASS when
+the lower bound is at least P, FAIL when the upper bound is below P, INCONCLUSIVE otherwise
+(`--agentcov-inconclusive=fail|pass` decides how that ends; fail by default, so an undecided
+statistic never passes unasked). It stops as soon as the remaining runs cannot change the verdict.
+Loaded by the pytest plugin, with or without `--agentcov`; works under pytest-xdist (a test's
+runs stay on one worker, its verdict travels in the report's user_properties).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from math import comb
+from typing import Any
+
+import pytest
+from _pytest.runner import runtestprotocol
+
+from .stats import wilson
+
+MARKER = "agentcov"
+PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
+DEFAULT_K = 3
+
+
+@dataclass(frozen=True)
+class Trial:
+    runs: int
+    pass_rate: float
+    k: int  # pass^k: the chance that k runs in a row all pass
+
+
+def _trial(marker: pytest.Mark) -> Trial:
+    """The marker's arguments, validated: a wrong one is a usage error naming the marker."""
+    kwargs = dict(marker.kwargs)
+    runs, rate, k = kwargs.pop("runs", None), kwargs.pop("pass_rate", None), kwargs.pop("k", None)
+    if marker.args or kwargs:
+        raise pytest.UsageError("@pytest.mark.agentcov takes only runs=, pass_rate= and k=")
+    if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
+        raise pytest.UsageError("@pytest.mark.agentcov: runs= must be a whole number >= 1")
+    if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 < rate <= 1:
+        raise pytest.UsageError("@pytest.mark.agentcov: pass_rate= must be a number in (0, 1]")
+    k = min(DEFAULT_K, runs) if k is None else k
+    if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= runs:
+        raise pytest.UsageError("@pytest.mark.agentcov: k= must be a whole number in [1, runs]")
+    return Trial(runs, float(rate), k)
+
+
+def verdict(passed: int, n: int, pass_rate: float) -> str:
+    """PASS when the Wilson lower bound reaches the target, FAIL when the upper bound cannot."""
+    ci = wilson(passed, n)
+    if ci is None:
+        return INCONCLUSIVE
+    if ci[0] >= pass_rate:
+        return PASS
+    return FAIL if ci[1] < pass_rate else INCONCLUSIVE
+
+
+def settled(passed: int, done: int, runs: int, pass_rate: float) -> str | None:
+    """The verdict after all `runs` if the remaining ones cannot change it, else None.
+
+    Both bounds grow with the passes, so the verdict moves FAIL → INCONCLUSIVE → PASS as passes
+    are added: when every remaining run failing and every one passing give the same verdict,
+    every mix in between does too."""
+    left = runs - done
+    worst, best = verdict(passed, runs, pass_rate), verdict(passed + left, runs, pass_rate)
+    return worst if worst == best else None
+
+
+def pass_hat_k(passed: int, n: int, k: int) -> float | None:
+    """Unbiased estimate of pass^k, C(passed, k) / C(n, k) (as τ-bench reports it)."""
+    return comb(passed, k) / comb(n, k) if n >= k else None
+
+
+def _run_passed(reports: list[pytest.TestReport]) -> bool:
+    return all(not r.failed for r in reports) and any(
+        r.when == "call" and r.passed for r in reports
+    )
+
+
+class RepeatedTests:
+    """Runs marked tests repeatedly and prints their pass rates in the terminal summary."""
+
+    def __init__(self, inconclusive: str) -> None:
+        self.inconclusive = inconclusive
+        self.results: list[tuple[str, dict[str, Any]]] = []
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+        marker = item.get_closest_marker(MARKER)
+        if marker is None:
+            return None
+        trial = _trial(marker)
+        item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
+        passed = done = 0
+        reports: list[pytest.TestReport] = []
+        final: str | None = None
+        while done < trial.runs:
+            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            if any(r.skipped for r in reports):  # a skip is not a run: report it as pytest does
+                break
+            done += 1
+            passed += _run_passed(reports)
+            final = settled(passed, done, trial.runs, trial.pass_rate)
+            if final is not None:
+                break
+            item._initrequest()  # type: ignore[attr-defined]  # fresh fixtures, as reruns do
+        else:
+            final = verdict(passed, done, trial.pass_rate)
+        if done and final is not None:
+            self._judge(item, reports, trial, passed, done, final)
+        for report in reports:
+            item.ihook.pytest_runtest_logreport(report=report)
+        item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
+        return True
+
+    def _judge(
+        self, item: pytest.Item, reports: list[pytest.TestReport], trial: Trial,
+        passed: int, done: int, final: str,
+    ) -> None:
+        """Turn the last run's call report into the test's verdict over all its runs."""
+        call = next((r for r in reports if r.when == "call"), None)
+        if call is None:  # the last run's setup failed: its error report stands
+            return
+        ok = final == PASS or (final == INCONCLUSIVE and self.inconclusive == "pass")
+        result = {
+            "runs": done, "max_runs": trial.runs, "passed": passed,
+            "target": trial.pass_rate, "k": trial.k, "verdict": final,
+        }
+        call.user_properties.append((MARKER, json.dumps(result)))
+        if ok:
+            call.outcome, call.longrepr = "passed", None
+        else:
+            call.outcome = "failed"
+            call.longrepr = f"agentcov: {_line(result)}"
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for key, value in report.user_properties:
+            if key == MARKER and report.when == "call" and isinstance(value, str):
+                self.results.append((report.nodeid, json.loads(value)))
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.results:
+            return
+        tr = terminalreporter
+        tr.write_sep("-", "agentcov: repeated tests (Wilson 95% interval of the pass rate)")
+        for nodeid, result in sorted(self.results):
+            tr.write_line(f"{nodeid}: {_line(result)}")
+
+
+def _line(result: dict[str, Any]) -> str:
+    """`7/10 runs passed (stopped early of 30): 70.0% [39.7%, 89.2%] vs target 90%, pass^3 0.29:
+    FAIL`."""
+    passed, done = result["passed"], result["runs"]
+    lo, hi = wilson(passed, done) or (0.0, 1.0)
+    early = f" (stopped early of {result['max_runs']})" if done < result["max_runs"] else ""
+    k = result["k"]
+    hat = pass_hat_k(passed, done, k)
+    pass_k = f"pass^{k} {hat:.2f}" if hat is not None else f"pass^{k} n/a"
+    return (
+        f"{passed}/{done} runs passed{early}: {passed / done:.1%} [{lo:.1%}, {hi:.1%}] "
+        f"vs target {result['target']:.0%}, {pass_k}: {result['verdict']}"
+    )
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.getgroup("agentcov").addoption(
+        "--agentcov-inconclusive", choices=("fail", "pass"), default="fail",
+        dest="agentcov_inconclusive",
+        help="how a @pytest.mark.agentcov test whose pass rate is undecided ends (default fail)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "agentcov(runs, pass_rate, k=3): run up to `runs` times; pass when the Wilson lower "
+        "bound of the pass rate reaches `pass_rate`",
+    )
+    config.pluginmanager.register(
+        RepeatedTests(config.getoption("agentcov_inconclusive")), "agentcov-repeated-tests"
+    )

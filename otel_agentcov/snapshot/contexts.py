@@ -1,0 +1,50 @@
+"""Report section answering who tests what (DESIGN §3d), from the state's per-test tallies."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..state import AgentState
+from .view import AgentView
+
+
+def contexts_section(v: AgentView) -> None:
+    """Per test what it exercised; per tool the tests that exercise it; what no test (or only
+    one test) exercises. Added only when asked for (`--contexts`, the pytest plugin)."""
+    if not v.with_contexts:
+        return
+    by_test = v.st.contexts.by_test
+    tests_by_tool: dict[str, list[str]] = {}
+    for context, tally in sorted(by_test.items()):
+        for tool, n in tally.tools.items():
+            if n > 0:
+                tests_by_tool.setdefault(tool, []).append(context)
+    declared = sorted(set(v.spec.delegation))
+    v.report["contexts"] = {
+        "by_test": {
+            context: {
+                "runs": t.runs,
+                "passed": t.passed,
+                "tools": dict(sorted(t.tools.items())),
+                "delegations": [{"from": a, "to": b} for a, b in sorted(t.delegations)],
+                "restricted": sorted(t.restricted),
+            }
+            for context, t in sorted(by_test.items())
+        },
+        "tests_by_tool": dict(sorted(tests_by_tool.items())),
+        "untested": {
+            "tools": [t for t in v.report["tools"]["known"] if t not in tests_by_tool],
+            "delegations": [
+                {"from": a, "to": b} for a, b in declared if (a, b) not in v.tested_edges
+            ],
+            "behaviors": [],
+        },
+        "single_test": {
+            "tools": sorted(t for t, tests in tests_by_tool.items() if len(tests) == 1)
+        },
+    }
+
+
+def tested_edges(states: Iterable[AgentState]) -> set[tuple[str, str]]:
+    """Delegation edges some test made, across agents (a caller's runs record its edges)."""
+    return {e for st in states for t in st.contexts.by_test.values() for e in t.delegations}

@@ -1,0 +1,124 @@
+"""Report section: concrete next steps per agent, most impact on the overall score first (§3e).
+
+Impact is computed, not guessed: each step's overall score is the geometric mean with that one
+item covered; steps that cannot move the score (delegation edges, restrictions, more runs) follow
+in a fixed order of urgency.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
+from .coverage import DIMENSIONS, model_matches
+from .view import AgentView
+
+# how each boundary condition is usually provoked in a test (DESIGN §3e)
+PROVOKE = {
+    "max_steps": "a prompt that loops, with a low turn limit",
+    "timeout": "a low client timeout",
+    "cost_limit": "a low token budget",
+    "empty_input": "an empty prompt",
+    "error_path": "a failing model endpoint (HTTP 500)",
+    "tool_failure": "a tool that raises",
+}
+# words in a tool name that suggest it changes or destroys something
+DESTRUCTIVE = frozenset({
+    "delete", "drop", "remove", "force", "truncate", "transfer", "pay", "payment", "destroy",
+    "wipe", "purge", "erase", "kill", "terminate", "revoke", "overwrite", "reset", "shutdown",
+    "uninstall", "withdraw", "refund", "rm", "deletion", "removal",
+})
+ORDER = (
+    "uncovered_tool", "boundary", "model", "restrict", "delegation", "undeclared_tool", "more_runs"
+)
+PATH_COVERAGE_TARGET = 0.95
+PASS_RATE_HALF_WIDTH = 0.05
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def name_words(name: str) -> list[str]:
+    """`deleteRepo`, `delete_repo`, `delete-repo` → ["delete", "repo"]."""
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
+def looks_destructive(tool: str) -> bool:
+    return not DESTRUCTIVE.isdisjoint(name_words(tool))
+
+
+def _overall_with(v: AgentView, dimension: str, step: float) -> float:
+    """The overall score if `dimension` rose by `step` (one more item covered)."""
+    coverage = v.report["coverage"]
+    values = [
+        min((coverage[d] or 0.0) + (step if d == dimension else 0.0), 1.0)
+        for d in DIMENSIONS
+        if coverage[d] is not None
+    ]
+    return geometric_mean(values) or 0.0
+
+
+def _more_runs(v: AgentView) -> dict[str, Any] | None:
+    out = v.st.outcomes
+    _, f1, f2, n = frequency_counts(v.st.diversity.paths.values())
+    for_paths = runs_for_coverage(f1, f2, n, PATH_COVERAGE_TARGET)
+    for_paths = v.spec.min_runs if for_paths is None else for_paths
+    for_rate = runs_for_interval(out.passed, out.runs, PASS_RATE_HALF_WIDTH)
+    runs = max(for_paths, for_rate)
+    if runs == 0:
+        return None
+    return {
+        "kind": "more_runs",
+        "subject": "runs",
+        "message": f"about {runs} more runs: {for_paths} for path sample coverage "
+        f"{PATH_COVERAGE_TARGET:.0%}, {for_rate} for a ±{PASS_RATE_HALF_WIDTH:.0%} pass-rate "
+        "interval",
+        "runs": runs,
+        "runs_for_paths": for_paths,
+        "runs_for_pass_rate": for_rate,
+    }
+
+
+def recommendations_section(v: AgentView) -> None:
+    report, spec = v.report, v.spec
+    coverage = report["coverage"]
+    base = coverage["overall"] or 0.0
+    steps: list[tuple[float, dict[str, Any]]] = []
+
+    def add(impact: float, kind: str, subject: str, message: str) -> None:
+        steps.append((impact, {"kind": kind, "subject": subject, "message": message}))
+
+    known = report["tools"]["known"]
+    for tool in report["tools"]["uncovered"]:
+        gain = _overall_with(v, "tool", 1 / len(known)) - base
+        add(gain, "uncovered_tool", tool, f"no run called `{tool}`: add a test that needs it")
+    enabled = report["boundaries"]
+    for condition, hit in enabled.items():
+        if not hit:
+            gain = _overall_with(v, "boundary", 1 / len(enabled)) - base
+            add(gain, "boundary", condition,
+                f"`{condition}` never hit: provoke it with {PROVOKE[condition]}")
+    used = v.st.inventory.models
+    for model in spec.models:
+        if not any(model_matches(u, model) for u in used):
+            gain = _overall_with(v, "model", 1 / len(spec.models)) - base
+            add(gain, "model", model, f"model `{model}` never used: run the suite against it")
+    restricted = set(spec.restricted)
+    candidates = set(known) | set(report["tools"]["called"])
+    for tool in sorted(t for t in candidates - restricted if looks_destructive(t)):
+        add(0.0, "restrict", tool,
+            f"`{tool}` looks destructive but is not restricted: declare it under "
+            "tool_edges.restricted, or allow it explicitly")
+    observed = v.observed_edges
+    for a, b in sorted(set(spec.delegation)):
+        if (a, b) not in observed:
+            add(0.0, "delegation", f"{a}->{b}",
+                f"declared delegation {a} -> {b} never observed: add a task that needs {b}")
+    for tool in report["tools"]["undeclared"]:
+        add(0.0, "undeclared_tool", tool,
+            f"`{tool}` was called but is declared nowhere: add it to tools or tool_edges")
+    steps.sort(key=lambda s: (-round(s[0], 12), ORDER.index(s[1]["kind"]), s[1]["subject"]))
+    items = [item for _, item in steps]
+    more = _more_runs(v)
+    if more is not None:
+        items.append(more)
+    report["recommendations"] = items

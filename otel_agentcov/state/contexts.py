@@ -1,0 +1,106 @@
+"""Contexts: per test (DESIGN §3d), the runs it made pass or fail and what they exercised.
+
+Who-tests-what is then a query over this record (as coverage.py stores contexts as data): the
+tests of a tool, what a test exercised, what no test or only one test exercises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .caps import OVERFLOW, Caps, bump
+from .facts import RunFacts
+
+
+@dataclass
+class ContextTally:
+    runs: int = 0
+    passed: int = 0
+    tools: dict[str, int] = field(default_factory=dict)  # successful or failed calls per tool
+    delegations: dict[tuple[str, str], int] = field(default_factory=dict)
+    restricted: dict[str, int] = field(default_factory=dict)  # attempts per restricted tool
+
+    @property
+    def items(self) -> int:
+        return len(self.tools) + len(self.delegations) + len(self.restricted)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "runs": self.runs,
+            "passed": self.passed,
+            "tools": dict(sorted(self.tools.items())),
+            "delegations": [[a, b, n] for (a, b), n in sorted(self.delegations.items())],
+            "restricted": dict(sorted(self.restricted.items())),
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> ContextTally:
+        return cls(
+            runs=int(d["runs"]),
+            passed=int(d["passed"]),
+            tools={str(k): int(v) for k, v in d["tools"].items()},
+            delegations={(str(a), str(b)): int(n) for a, b, n in d["delegations"]},
+            restricted={str(k): int(v) for k, v in d["restricted"].items()},
+        )
+
+
+@dataclass
+class Contexts:
+    """Bounded twice: `max_contexts` tests per agent, `max_context_items` names across them."""
+
+    by_test: dict[str, ContextTally] = field(default_factory=dict)
+    items: int = 0  # names held across all tallies, kept so the budget check is O(1)
+
+    def _tally(self, context: str, caps: Caps, runs: int) -> ContextTally:
+        key = caps.key(self.by_test, context, caps.limits.max_contexts, "context", OVERFLOW, runs)
+        tally = self.by_test.get(key)
+        if tally is None:
+            tally = self.by_test[key] = ContextTally()
+        return tally
+
+    def _put(self, table: dict[Any, int], key: Any, n: int, caps: Caps) -> None:
+        """Count under the item budget; a new name past it is folded and counted."""
+        if key not in table:
+            if self.items >= caps.limits.max_context_items:
+                caps.fold("context_item", n)
+                return
+            self.items += 1
+        bump(table, key, n)
+
+    def _fold_in(self, tally: ContextTally, other: ContextTally, caps: Caps) -> None:
+        tally.runs += other.runs
+        tally.passed += other.passed
+        for tool, n in other.tools.items():
+            self._put(tally.tools, tool, n, caps)
+        for edge, n in other.delegations.items():
+            self._put(tally.delegations, edge, n, caps)
+        for tool, n in other.restricted.items():
+            self._put(tally.restricted, tool, n, caps)
+
+    def add(self, facts: RunFacts, called: Mapping[str, int], caps: Caps) -> None:
+        """Fold one run under its test; `called` are its capped tool names with call counts."""
+        if facts.context is None:
+            return
+        restricted: dict[str, int] = {}
+        for (tool, _), n in facts.restricted.items():
+            bump(restricted, tool, n)
+        delegations: dict[tuple[str, str], int] = {}
+        for edge in facts.delegations:
+            bump(delegations, edge)
+        run = ContextTally(1, int(facts.passed), dict(called), delegations, restricted)
+        self._fold_in(self._tally(facts.context, caps, 1), run, caps)
+
+    def merge(self, other: Contexts, caps: Caps) -> None:
+        for context, theirs in other.by_test.items():
+            self._fold_in(self._tally(context, caps, theirs.runs), theirs, caps)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"contexts": {k: t.to_dict() for k, t in sorted(self.by_test.items())}}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Contexts:
+        """State files written before contexts existed have none."""
+        by_test = {str(k): ContextTally.from_dict(v) for k, v in d.get("contexts", {}).items()}
+        return cls(by_test, sum(t.items for t in by_test.values()))

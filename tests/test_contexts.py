@@ -1,0 +1,183 @@
+"""Who tests what (DESIGN §3d): contexts from test spans, through an OTLP file and the CLI.
+
+The spans come from the real SDK: a span per test carrying `test.case.name` (as the pytest plugin
+and the OTel test conventions make them), agent spans inside it. Every expected value below is
+written from the scenario, not read back from the code.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from _trace_files import write_jsonl
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from otel_agentcov.assembler import AgentRun
+from otel_agentcov.judge import PASSING
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv import classify
+from otel_agentcov.semconv.step import OTHER, TOOL, Step
+from otel_agentcov.spec import CoverageSpec
+from otel_agentcov.state import CoverageState, Limits
+
+SEARCH, DELETE, RES = (
+    "tests/test_x.py::test_search", "tests/test_x.py::test_delete", "tests/test_y.py::test_res"
+)
+SPEC = {
+    "version": 1,
+    "agents": [{
+        "name": "helper",
+        "tools": ["search", "summarize", "fetch_docs", "lookup"],
+        "tool_edges": {
+            "restricted": ["delete_repo"],
+            "delegation": [{"from": "helper", "to": "worker"}, {"from": "helper", "to": "auditor"}],
+        },
+    }],
+}
+
+
+@contextmanager
+def _agent(tracer: trace.Tracer, name: str) -> Iterator[None]:
+    with tracer.start_as_current_span(
+        f"invoke_agent {name}",
+        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name},
+    ):
+        yield
+
+
+def _tool(tracer: trace.Tracer, name: str) -> None:
+    with tracer.start_as_current_span(
+        f"execute_tool {name}",
+        attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name},
+    ):
+        pass
+
+
+def _spans() -> list[ReadableSpan]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("tests")
+    # a test span named like a GenAI span, to show it is never taken for one
+    with tracer.start_as_current_span("execute_tool search", attributes={"test.case.name": SEARCH}):
+        with _agent(tracer, "helper"):
+            _tool(tracer, "search")
+            _tool(tracer, "summarize")
+            with _agent(tracer, "worker"):
+                _tool(tracer, "fetch")
+    with tracer.start_as_current_span(DELETE, attributes={"test.case.name": DELETE}):
+        with _agent(tracer, "helper"):
+            _tool(tracer, "search")
+            _tool(tracer, "delete_repo")
+    with _agent(tracer, "helper"):  # outside any test: counted in coverage, in no context
+        _tool(tracer, "summarize")
+    provider.shutdown()
+    # a process whose resource names the test (one process per test)
+    second = InMemorySpanExporter()
+    by_resource = TracerProvider(resource=Resource.create({"test.case.name": RES}))
+    by_resource.add_span_processor(SimpleSpanProcessor(second))
+    tracer = by_resource.get_tracer("tests")
+    with _agent(tracer, "helper"):
+        _tool(tracer, "lookup")
+    by_resource.shutdown()
+    return [*exporter.get_finished_spans(), *second.get_finished_spans()]
+
+
+def _coverage(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    traces = write_jsonl(tmp_path / "traces.jsonl", _spans())
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text(json.dumps(SPEC), encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "coverage", "--traces", str(traces),
+         "--spec", str(spec), "--contexts", *extra],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+
+
+def test_who_tests_what_from_an_otlp_file(tmp_path: Path) -> None:
+    proc = _coverage(tmp_path, "--format", "json", "--state-file", str(tmp_path / "s.json"))
+    assert proc.returncode == 0, proc.stderr
+    agents = json.loads(proc.stdout)["agents"]
+    assert set(agents) == {"helper", "worker"}  # the test spans are not agents
+    assert agents["helper"]["runs"]["count"] == 4
+    helper = agents["helper"]["contexts"]
+    assert helper["by_test"] == {
+        SEARCH: {"runs": 1, "passed": 1, "tools": {"search": 1, "summarize": 1},
+                 "delegations": [{"from": "helper", "to": "worker"}], "restricted": []},
+        DELETE: {"runs": 1, "passed": 0, "tools": {"delete_repo": 1, "search": 1},
+                 "delegations": [], "restricted": ["delete_repo"]},
+        RES: {"runs": 1, "passed": 1, "tools": {"lookup": 1}, "delegations": [],
+              "restricted": []},
+    }
+    assert helper["tests_by_tool"] == {
+        "delete_repo": [DELETE], "lookup": [RES], "search": [DELETE, SEARCH],
+        "summarize": [SEARCH],
+    }
+    assert helper["untested"] == {
+        "tools": ["fetch_docs"], "delegations": [{"from": "helper", "to": "auditor"}],
+        "behaviors": [],
+    }
+    assert helper["single_test"] == {"tools": ["delete_repo", "lookup", "summarize"]}
+    assert agents["worker"]["contexts"]["by_test"][SEARCH]["tools"] == {"fetch": 1}
+    # the contexts survive a state file round trip, and are left out unless asked for
+    saved = CoverageState.load(tmp_path / "s.json")
+    assert set(saved.agents["helper"].contexts.by_test) == {SEARCH, DELETE, RES}
+    plain = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "coverage", "--state", str(tmp_path / "s.json"),
+         "--format", "json"], capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert "contexts" not in json.loads(plain.stdout)["agents"]["helper"]
+
+
+def test_text_and_markdown_show_tests_per_tool(tmp_path: Path) -> None:
+    text = _coverage(tmp_path).stdout
+    assert "untested tools: fetch_docs" in text
+    assert any(line.split() == ["search", f"{DELETE},", SEARCH] for line in text.splitlines())
+    markdown = _coverage(tmp_path, "--format", "markdown").stdout
+    assert "### Who tests what" in markdown
+    assert "| fetch\\_docs | **none** |" in markdown or "| fetch_docs | **none** |" in markdown
+
+
+def test_a_test_span_is_a_context_never_a_genai_span() -> None:
+    record = SpanRecord(
+        trace_id=1, span_id=2, parent_id=None, name="execute_tool search",
+        attributes={"test.case.name": SEARCH},
+    )
+    step = classify(record)
+    assert step.kind == OTHER and step.tool is None and step.context == SEARCH
+    genai = SpanRecord(
+        trace_id=1, span_id=3, parent_id=None, name="execute_tool search",
+        attributes={"test.case.name": SEARCH, "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "search"},
+    )
+    assert classify(genai).tool == "search"  # a GenAI span carrying the attribute stays one
+
+
+def test_pytest_opentelemetry_spans_name_the_context() -> None:
+    record = SpanRecord(
+        trace_id=1, span_id=2, parent_id=None, name="tests/test_a.py::test_b",
+        scope_name="pytest-opentelemetry",
+    )
+    assert classify(record).context == "tests/test_a.py::test_b"
+
+
+def test_contexts_are_bounded_and_folds_counted() -> None:
+    state_ = CoverageState(Limits(max_contexts=2, max_context_items=3))
+    spec = CoverageSpec.empty().for_agent("a")
+    for i in range(4):
+        tool = Step(1, 10 + i, 1, TOOL, 0, 1, "a", tool=f"t{i}")
+        state_.update(AgentRun("a", i + 1, 0, 1, steps=[tool], context=f"c{i}"), spec, PASSING)
+    contexts = state_.agents["a"].contexts
+    assert set(contexts.by_test) == {"c0", "c1", "__overflow__"}
+    assert state_.overflow["context"] == 2  # c2 and c3 folded, one run each
+    # 3 names fit the item budget (t0, t1, t2 in the overflow tally); t3 is folded
+    assert contexts.items == 3 and state_.overflow["context_item"] == 1

@@ -1,0 +1,150 @@
+"""`@pytest.mark.agentcov(runs=N, pass_rate=P)` in real pytest sessions (pytester subprocesses),
+serial and under pytest-xdist. Where each test stops and its verdict are computed here by an
+independent Wilson formula, not taken from the plugin."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+Z = 1.959963984540054
+
+SUITE = '''
+import itertools
+import pytest
+
+_flip = itertools.count()
+
+
+@pytest.mark.agentcov(runs=30, pass_rate=0.5)
+def test_always():
+    pass
+
+
+@pytest.mark.agentcov(runs=30, pass_rate=0.5)
+def test_never():
+    assert False, "the agent never answers"
+
+
+@pytest.mark.agentcov(runs=40, pass_rate=0.9)
+def test_half():
+    assert next(_flip) % 2 == 0
+
+
+def test_plain():
+    pass
+'''
+
+
+def _wilson(s: int, n: int) -> tuple[float, float]:
+    p = s / n
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return centre - half, centre + half
+
+
+def _final(s: int, n: int, target: float) -> str:
+    lo, hi = _wilson(s, n)
+    return "PASS" if lo >= target else "FAIL" if hi < target else "INCONCLUSIVE"
+
+
+def _expected(outcomes: list[bool], runs: int, target: float) -> tuple[int, int, str]:
+    """(runs made, passed, verdict): stop once all-fail and all-pass endings agree."""
+    passed = 0
+    for done, ok in enumerate(outcomes[:runs], 1):
+        passed += ok
+        left = runs - done
+        worst, best = _final(passed, runs, target), _final(passed + left, runs, target)
+        if worst == best:
+            return done, passed, worst
+    return runs, passed, _final(passed, runs, target)
+
+
+EXPECTED = {
+    "test_always": _expected([True] * 30, 30, 0.5),
+    "test_never": _expected([False] * 30, 30, 0.5),
+    "test_half": _expected([i % 2 == 0 for i in range(40)], 40, 0.9),
+}
+
+
+def _summary(result: pytest.RunResult) -> dict[str, tuple[int, int, str]]:
+    found = {}
+    for line in result.outlines:
+        m = re.match(r".*::(test_\w+): (\d+)/(\d+) runs passed.*: (PASS|FAIL|INCONCLUSIVE)$", line)
+        if m:
+            found[m.group(1)] = (int(m.group(3)), int(m.group(2)), m.group(4))
+    return found
+
+
+def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, *args: str
+         ) -> pytest.RunResult:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_repeated=SUITE)
+    return pytester.runpytest_subprocess(*args)  # the pytest11 entry point loads it
+
+
+def test_the_expectations_stop_early() -> None:
+    # the scenario is only worth testing if both always-tests stop before their last run
+    assert EXPECTED["test_always"][0] < 30 and EXPECTED["test_always"][2] == "PASS"
+    assert EXPECTED["test_never"][0] < 30 and EXPECTED["test_never"][2] == "FAIL"
+    assert EXPECTED["test_half"][2] == "FAIL"
+
+
+def test_marked_tests_are_judged_by_their_pass_rate(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    result = _run(pytester, monkeypatch)
+    assert _summary(result) == EXPECTED
+    result.assert_outcomes(passed=2, failed=2)  # plain and always pass; never and half fail
+    assert result.ret == 1
+
+
+def test_same_counts_under_xdist(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+                                 ) -> None:
+    result = _run(pytester, monkeypatch, "-n", "2")
+    assert _summary(result) == EXPECTED
+    result.assert_outcomes(passed=2, failed=2)
+
+
+def test_an_inconclusive_test_fails_unless_told_otherwise(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 4 runs cannot decide a 50 % target: the interval of 4/4 is [51.0%, 100%] so it passes,
+    # but 2/4 ([15.0%, 85.0%]) straddles it
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    assert _final(2, 4, 0.5) == "INCONCLUSIVE"
+    pytester.makepyfile(test_undecided='''
+import itertools
+import pytest
+_n = itertools.count()
+@pytest.mark.agentcov(runs=4, pass_rate=0.5)
+def test_coin():
+    assert next(_n) % 2 == 0
+''')
+    failed = pytester.runpytest_subprocess()
+    failed.assert_outcomes(failed=1)
+    assert any(line.endswith("INCONCLUSIVE") for line in failed.outlines)
+    passed = pytester.runpytest_subprocess(
+        "--agentcov-inconclusive=pass"
+    )
+    passed.assert_outcomes(passed=1)
+
+
+def test_a_wrong_marker_is_a_usage_error(pytester: pytest.Pytester,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_bad='''
+import pytest
+@pytest.mark.agentcov(runs=0, pass_rate=0.5)
+def test_x():
+    pass
+''')
+    result = pytester.runpytest_subprocess()
+    assert result.ret != 0
+    assert "runs= must be a whole number >= 1" in result.stderr.str() + result.stdout.str()
