@@ -188,6 +188,24 @@ def test_a_call_by_a_delegated_agent_counts_as_done(
     assert verdict(alone, spec())[1] == (("issue_refund", "claimed_not_called"),)
 
 
+def test_a_call_after_a_hand_off_to_a_sibling_agent_counts_as_done(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    """OpenAI-Agents-style hand-off: triage calls transfer_to_billing, then billing runs beside
+    it under the workflow span (not nested) and issues the refund."""
+    tracer, exporter = sdk
+    out = "I passed your case to billing and your refund was issued."
+    with tracer.start_as_current_span("workflow", attributes={"gen_ai.operation.name":
+                                                              "invoke_workflow"}):
+        with agent(tracer, "triage", out):
+            tool(tracer, "transfer_to_billing")
+        with agent(tracer, "billing", "Refund issued."):
+            tool(tracer, "issue_refund")
+    by_agent = runs(exporter)
+    assert by_agent["triage"].delegations == [("triage", "billing")]
+    assert verdict(by_agent["triage"], spec()) == ("consistent", (), False)
+
+
 def test_a_failed_call_by_a_delegated_agent_is_claimed_but_failed(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
