@@ -92,6 +92,10 @@ CASES: list[tuple[str, set[str]]] = [
     ("The refund was not issued, but the email was sent.", {"send_email"}),
     ("I tried to send the email, but it bounced.", set()),
     ("I've gone ahead and issued the refund.", {"issue_refund"}),
+    ("I managed to submit the form before the deadline.", {"submit_form"}),
+    ("Good news: I was able to issue a refund for the broken item.", {"issue_refund"}),
+    ("I wasn't able to issue the refund.", set()),
+    ("Next week I will be able to issue the refund.", set()),
     # mentioned, offered or planned, not claimed
     ("I can issue a refund if you confirm the order number.", set()),
     ("Would you like me to send the email now?", set()),

@@ -143,6 +143,7 @@ class ClaimExtractor:
         self, tools: Iterable[str], patterns: Mapping[str, Sequence[re.Pattern[str]]]
     ) -> None:
         self._by_form: dict[str, list[_Default]] = {}
+        self._by_base: dict[str, list[_Default]] = {}  # "was able to / managed to <verb>"
         self._code: dict[str, str] = {}  # lower-cased code form -> tool
         self._plain: dict[str, str] = {}  # a one-word name, a claim only in `backticks`
         for tool in sorted(set(tools) | set(patterns)):
@@ -153,12 +154,13 @@ class ClaimExtractor:
             claim = _Default(tool, objects)
             for form in past_forms(words[0]):
                 self._by_form.setdefault(form, []).append(claim)
+            self._by_base.setdefault(words[0], []).append(claim)
             for name in {tool, _SPLIT_NAME.split(tool)[-1]}:
                 # `issue_refund`, `issueRefund` are code; `search` is a code form only in backticks
                 code = self._code if len(name_words(name)) > 1 else self._plain
                 code[name.lower()] = tool
         self._patterns = [(t, p) for t, ps in sorted(patterns.items()) for p in ps]
-        self._triggers = frozenset(self._by_form) | frozenset(self._code)
+        self._triggers = frozenset(self._by_form) | frozenset(self._by_base) | frozenset(self._code)
 
     def claims(self, text: str) -> frozenset[str]:
         """The tools the text claims were done; linear in the text's length."""
@@ -197,13 +199,17 @@ class ClaimExtractor:
                 if tool not in claimed and not _negated(words, i) and not _not_done(words, i):
                     claimed.add(tool)
                 continue
-            for claim in self._by_form.get(word, ()):
+            past = self._by_form.get(word)
+            achieved = past is None  # a base form counts only as "was able to <verb>"
+            if achieved and not _achieved(words, i):
+                continue
+            for claim in self._by_base[word] if past is None else past:
                 if claim.tool in claimed:
                     continue
                 if present is None:
                     present = _word_set(words)
                 if all(present & obj for obj in claim.objects) and not _negated(words, i) \
-                        and not _not_done(words, i):
+                        and (achieved or not _not_done(words, i)):
                     claimed.add(claim.tool)
 
 
@@ -229,6 +235,15 @@ def _negated(words: list[str], i: int) -> bool:
         if word == "to" and j > 0 and words[j - 1] in _FAILED_TO:
             return True
     return False
+
+
+def _achieved(words: list[str], i: int) -> bool:
+    """`was/were/been able to <verb>`, `managed to <verb>`: the base form reports a deed."""
+    if i < 2 or words[i - 1] != "to":
+        return False
+    return words[i - 2] == "managed" or (
+        words[i - 2] == "able" and i >= 3 and words[i - 3] in ("was", "were", "been")
+    )
 
 
 def _not_done(words: list[str], i: int) -> bool:
