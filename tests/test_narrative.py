@@ -8,6 +8,7 @@ Expected verdicts are read off each scenario by hand.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import subprocess
 import sys
@@ -18,17 +19,20 @@ from typing import Any
 
 import pytest
 from _trace_files import protobuf_bytes, write_jsonl
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from opentelemetry.sdk.trace import Tracer, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
 from otel_agentcov.assembler import AgentRun, assemble
+from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.judge import judge
 from otel_agentcov.judge.content import RunContent
 from otel_agentcov.processor import AgentCoverageProcessor
-from otel_agentcov.records import from_readable_span
+from otel_agentcov.records import STATUS_ERROR, SpanRecord, from_readable_span
 from otel_agentcov.reporting import FORMATS, write_html
 from otel_agentcov.reporting import render as render_report
 from otel_agentcov.semconv import classify
@@ -441,3 +445,79 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
             {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
         ]
         assert "confirmation email" not in proc.stdout
+
+
+# --- merge laws of the narrative record, on states built by the engine from random runs ------
+
+ANSWERS = (None, "All done.", "I issued the refund.", "I sent the email and issued the refund.",
+           "I looked up the order.", "Called `issue_credit`.", "I did not send the email.")
+story_run = st.tuples(
+    st.sampled_from(("support", "billing", "triage")),
+    st.lists(st.tuples(st.sampled_from(TOOLS), st.sampled_from(("ok", "error", "denied"))),
+             max_size=4),
+    st.sampled_from(ANSWERS),
+)
+story_runs = st.lists(story_run, max_size=10)
+_trace_seq = itertools.count(1)
+
+
+def story_state(runs_: list[Any], limits: Limits | None = None) -> CoverageState:
+    """The state one engine builds from these runs (each its own trace, fed as SpanRecords)."""
+    engine = CoverageEngine(spec({"must_report": ["issue_credit"]}), limits=limits)
+    for name, calls, answer in runs_:
+        trace = next(_trace_seq)
+        for i, (tool_name, outcome) in enumerate(calls):
+            attrs: dict[str, Any] = {"gen_ai.operation.name": "execute_tool",
+                                     "gen_ai.tool.name": tool_name}
+            if outcome == "denied":
+                attrs["gen_ai.tool.call.decision"] = "deny"
+            engine.ingest(SpanRecord(
+                trace_id=trace, span_id=i + 2, parent_id=1, name="tool", start_ns=i + 1,
+                end_ns=i + 2, status_code=STATUS_ERROR if outcome == "error" else 0,
+                attributes=attrs,
+            ))
+        attrs = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+        if answer is not None:
+            attrs["gen_ai.output.messages"] = json.dumps(
+                [{"role": "assistant", "parts": [{"type": "text", "content": answer}]}])
+        engine.ingest(SpanRecord(trace_id=trace, span_id=1, parent_id=None, name="agent",
+                                 start_ns=0, end_ns=10, attributes=attrs))
+    return engine.state
+
+
+def _stories(state: CoverageState) -> dict[str, Any]:
+    return {name: st_.narrative.to_dict() for name, st_ in state.agents.items()}
+
+
+def _merged(*states: CoverageState, limits: Limits | None = None) -> CoverageState:
+    out = CoverageState(limits)
+    for s in states:
+        out.merge(s)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(story_runs, story_runs, story_runs)
+def test_narrative_merge_is_exact_commutative_and_associative(
+    x: list[Any], y: list[Any], z: list[Any]
+) -> None:
+    a, b, c = story_state(x), story_state(y), story_state(z)
+    assert _stories(_merged(a, b)) == _stories(_merged(b, a)) == _stories(story_state(x + y))
+    assert _stories(_merged(_merged(a, b), c)) == _stories(_merged(a, _merged(b, c)))
+    # every run judged exactly once: results sum to the runs with a narrative verdict
+    whole = story_state(x + y)
+    assert sum(sum(s.narrative.runs.values()) for s in whole.agents.values()) == len(x + y)
+    again = CoverageState.from_dict(json.loads(json.dumps(whole.to_dict())))
+    assert _stories(again) == _stories(whole)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(story_runs, min_size=1, max_size=3))
+def test_narrative_caps_hold_through_merge(parts: list[list[Any]]) -> None:
+    tight = Limits(max_tools=1)
+    for state in (story_state([r for p in parts for r in p], tight),
+                  _merged(*(story_state(p, tight) for p in parts), limits=tight)):
+        for st_ in state.agents.values():
+            # one real tool, then one __overflow__ bucket per divergence kind at most
+            assert len({t for t, _ in st_.narrative.divergences if t != "__overflow__"}) <= 1
+            assert len(st_.narrative.divergences) <= 1 + 3
