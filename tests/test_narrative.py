@@ -37,7 +37,7 @@ from otel_agentcov.reporting import FORMATS, write_html
 from otel_agentcov.reporting import render as render_report
 from otel_agentcov.semconv import classify
 from otel_agentcov.snapshot import compute_snapshot
-from otel_agentcov.spec import CoverageSpec
+from otel_agentcov.spec import CoverageSpec, SpecError
 from otel_agentcov.state import CoverageState, Limits
 
 TOOLS = ["lookup_order", "issue_refund", "send_email", "issue_credit"]
@@ -521,3 +521,28 @@ def test_narrative_caps_hold_through_merge(parts: list[list[Any]]) -> None:
             # one real tool, then one __overflow__ bucket per divergence kind at most
             assert len({t for t, _ in st_.narrative.divergences if t != "__overflow__"}) <= 1
             assert len(st_.narrative.divergences) <= 1 + 3
+
+
+@pytest.mark.parametrize(("narrative", "message"), [
+    ({"claims": {"issue_refund": ["(unclosed"]}},
+     "agentcov.yaml: agents[0].narrative.claims.issue_refund[0]: not a valid regular "
+     "expression: missing ), unterminated subpattern at position 0"),
+    ({"claims": {"issue_refund": "refund sent"}},
+     "agentcov.yaml: agents[0].narrative.claims.issue_refund: expected an array of regular "
+     "expressions, got 'refund sent'"),
+    ({"must_report": "issue_credit"},
+     "agentcov.yaml: agents[0].narrative.must_report: expected an array of strings, "
+     "got 'issue_credit'"),
+    ({"fail_run": "no"}, "agentcov.yaml: agents[0].narrative.fail_run: expected a boolean, "
+     "got 'no'"),
+    ({"claim": {}}, "agentcov.yaml: agents[0].narrative.claim: unknown key; expected one of: "
+     "claims, must_report, fail_run"),
+])  # fmt: skip
+def test_bad_narrative_specs_are_one_line_errors(
+    tmp_path: Path, narrative: dict[str, Any], message: str
+) -> None:
+    path = tmp_path / "agentcov.yaml"
+    path.write_text(json.dumps({"version": 1, "agents": [{"name": "a", "narrative": narrative}]}))
+    with pytest.raises(SpecError) as err:
+        CoverageSpec.from_yaml(path)
+    assert str(err.value) == f"{tmp_path}/{message}"
