@@ -59,7 +59,8 @@ bench: $(STAMP)
 # .venv-fixtures/ (some bridges share a module path, some pin their own SDK); the pins are in
 # fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
 FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
-  openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk
+  openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
+  smolagents llama_index crewai autogen agent_framework semantic_kernel
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

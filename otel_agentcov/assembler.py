@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import threading
 import time
+from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .judge.content import RunContent, run_content
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, TOOL, Step
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, WORKFLOW, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -101,6 +102,8 @@ class _Builder:
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
             start, end = self.span.start_ns, self.span.end_ns
+            if self.span.turn:  # a turn marker opens the run; its work follows the marker
+                end = max((s.end_ns for s in steps), default=end)
             error = next((s.error for s in spans if s.error), None)
         else:
             start = min((s.start_ns for s in steps), default=0)
@@ -108,6 +111,8 @@ class _Builder:
             llm = [s for s in steps if s.kind == LLM]
             error = llm[-1].error if llm else None
         limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
+        if self.span is not None and 0 < self.span.step_limit < sum(s.kind == LLM for s in steps):
+            limits |= {MAX_STEPS}  # more model calls than the agent's own budget allows
         input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
         if input_chars is None:
             input_chars = next(
@@ -166,9 +171,18 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         used.add(step.span_id)
         src.delegations.append((src.agent, target.agent))
         src.callees.append(target)
+    nested = {(b.span.parent_id, _norm(b.agent)) for b in builders if b.span is not None}
     for src, step in pending:
-        if step.span_id not in used and step.handoff_hint:
+        if step.span_id in used or not step.handoff_hint:
+            continue
+        if (step.span_id, _norm(step.handoff_hint)) not in nested:  # else: agent-as-tool's edge
             src.delegations.append((src.agent, step.handoff_hint))
+
+
+def _wraps_llm(step: Step, children: dict[int, list[Step]]) -> bool:
+    """An LLM span around another LLM span is one model call (LlamaIndex `achat` calling its
+    base class's `achat`): only the innermost, which carries usage and errors, is counted."""
+    return step.kind == LLM and any(k.kind == LLM for k in children.get(step.span_id, ()))
 
 
 def _opens_run(step: Step, parent_is_tool: bool) -> bool:
@@ -194,6 +208,65 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
                 hosts[kid.span_id] = agent.span_id
                 break
     return hosts
+
+
+def _turns(kids: list[Step], current: _Builder | None, builders: list[_Builder],
+           context: str | None) -> dict[int, _Builder]:
+    """Siblings after a turn marker (LlamaIndex `setup_agent`) are the marked agent's work, up
+    to the next marker naming another agent; a marker under another agent's run is a call."""
+    owners: dict[int, _Builder] = {}
+    turn: _Builder | None = None
+    for kid in sorted(kids, key=lambda k: k.start_ns):
+        if kid.turn and kid.agent is not None:
+            if turn is not None and turn.agent == kid.agent:
+                turn.extra_spans.append(kid)
+            elif current is not None and current.agent == kid.agent:
+                turn = current
+            else:
+                turn = _Builder(kid.agent, kid, context or kid.context or kid.resource_context)
+                builders.append(turn)
+                if current is not None:
+                    _delegate(current, turn)
+        if turn is not None:
+            owners[kid.span_id] = turn
+    return owners
+
+
+def _adopt_failed_workflows(workflows: list[Step], builders: list[_Builder]) -> None:
+    """A workflow span that failed (an error or a limit raised past its agents) fails the last
+    agent run that ran directly under it."""
+    if not workflows:
+        return
+    last: dict[int, _Builder] = {}  # parent span -> the latest run directly under it
+    for b in builders:
+        if b.span is not None and b.parent_span_id is not None:
+            seen = last.get(b.parent_span_id)
+            if seen is None or (seen.span is not None and seen.span.start_ns <= b.span.start_ns):
+                last[b.parent_span_id] = b
+    for workflow in workflows:
+        run = last.get(workflow.span_id)
+        if run is not None:
+            run.extra_spans.append(workflow)
+
+
+def _place_workflow_handoffs(handoffs: list[Step], builders: list[_Builder]) -> None:
+    """A hand-off a workflow records outside any agent (Agent Framework's edge from executor A
+    to executor B) is A's step when both ran as agents in the trace; an edge from or to an
+    orchestrator that is no agent is routing, not a hand-off."""
+    if not handoffs:
+        return
+    runs: dict[str, list[_Builder]] = defaultdict(list)
+    for b in sorted(builders, key=lambda b: b.span.start_ns if b.span is not None else 0):
+        runs[b.agent].append(b)
+    starts = {agent: [b.span.start_ns if b.span is not None else 0 for b in bs]
+              for agent, bs in runs.items()}
+    for step in handoffs:
+        sources = runs.get(step.handoff_from or "")
+        if not sources or step.handoff_to not in runs:
+            continue
+        # the source's latest run that started by the hand-off (bisect: traces can be huge)
+        at = bisect_right(starts[sources[0].agent], step.start_ns)
+        sources[max(at - 1, 0)].add(step)
 
 
 def _delegate(caller: _Builder, callee: _Builder) -> None:
@@ -260,6 +333,8 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
     visited: set[int] = set()
+    failed_workflows: list[Step] = []
+    declared: list[Step] = []
 
     def walk(root: Step) -> None:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
@@ -287,7 +362,11 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                     by_span[step.span_id] = here
                     if current is not None:
                         _delegate(current, here)
-            elif step.kind in _RUN_STEP_KINDS:
+            elif step.kind == WORKFLOW and step.error is not None:
+                failed_workflows.append(step)
+            elif current is None and step.kind == HANDOFF and step.handoff_from is not None:
+                declared.append(step)  # a workflow's edge: placed once the agents' runs exist
+            elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):
                 owner = current
                 if owner is None:
                     owner = orphans.get(step.fallback_agent)
@@ -302,8 +381,13 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
                 # before the work it hosts is placed
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
+                owners = (_turns(kids, here, builders, context)
+                          if any(k.turn for k in kids) else {})
                 is_tool = step.kind == TOOL
-                stack.extend((k, here, is_tool, hosts.get(k.span_id), context) for k in kids)
+                stack.extend(
+                    (k, owners.get(k.span_id, here), is_tool, hosts.get(k.span_id), context)
+                    for k in kids
+                )
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
@@ -312,6 +396,8 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
             if s.span_id not in visited:
                 walk(s)
     all_builders = builders + list(orphans.values())
+    _adopt_failed_workflows(failed_workflows, builders)
+    _place_workflow_handoffs(declared, builders)
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from otel_agentcov.records import SpanRecord
 
-# every key some adapter or field rule reads (semconv/common.py, genai.py, pydantic_ai.py)
+# every key some adapter or field rule reads (semconv/common.py and the adapters)
 KNOWN_KEYS = (
     "gen_ai.operation.name", "gen_ai.agent.name", "agent_name", "agent.name", "gen_ai.tool.name",
     "gen_ai.request.model", "gen_ai.response.model", "llm.model_name",
@@ -21,6 +21,14 @@ KNOWN_KEYS = (
     "gen_ai.tool.call.decision", "gen_ai.tool.status", "tool_response", "output.value",
     "gen_ai.handoff.from_agent", "gen_ai.handoff.to_agent", "gen_ai.transfer.target.name",
     "error.type", "service.name", "exception.type", "gen_ai.evaluation.score.value",
+    # the framework dialects (openinference, smolagents, llama_index, crewai, agent_framework)
+    "openinference.span.kind", "tool.name", "graph.node.id", "input.value",
+    "smolagents.max_steps", "message.source_id", "message.target_id",
+)  # fmt: skip
+SCOPES = (
+    "pydantic-ai", "other", "", "openinference.instrumentation.smolagents",
+    "openinference.instrumentation.llama_index", "openinference.instrumentation.crewai",
+    "agent_framework", "semantic_kernel.functions.kernel_function",
 )  # fmt: skip
 OPERATIONS = (
     "chat", "generate_content", "text_completion", "execute_tool", "invoke_agent",
@@ -29,7 +37,8 @@ OPERATIONS = (
 SPAN_NAMES = (
     "chat", "chat gpt-4o", "execute_tool", "execute_tool lookup", "invoke_agent",
     "invoke_agent planner", "invoke_workflow", "agent run", "running tool", "running tools",
-    "execute_tool (merged tools)", "",
+    "execute_tool (merged tools)", "", "billing.run", "AgentWorkflow.setup_agent",
+    "crew.kickoff", "workflow.run", "edge_group.process SingleEdgeGroup",
 )  # fmt: skip
 
 # any unicode, lone surrogates included: a Python str from an SDK or json.loads can hold them
@@ -44,6 +53,8 @@ scalars = st.one_of(
     st.just('[{"role":"user","parts":[{"type":"text","content":"hi"}]}]'),
     st.just('[{"role":"assistant","parts":[{"type":"tool_call","name":"t"}]}]'),
     st.just('[{"type":"function","function":{"name":"f"}}]'), st.just("[" * 5000),
+    st.sampled_from(("AGENT", "TOOL", "LLM", "CHAIN", "current_agent_name='a'",
+                     '{"coworker": "b"}')),
 )  # fmt: skip
 
 
@@ -86,7 +97,7 @@ def records(draw: st.DrawFn, trace_id: int | None = None) -> SpanRecord:
         status_description=draw(st.none() | text),
         attributes=draw(attributes),
         events=draw(events),
-        scope_name=draw(st.sampled_from(("pydantic-ai", "other", ""))),
+        scope_name=draw(st.sampled_from(SCOPES)),
         resource_attributes=draw(st.dictionaries(st.sampled_from(("service.name",)), values)),
     )
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.readers.otlp import records_from_json
+from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.semconv import classify
 from otel_agentcov.spec import CoverageSpec
 
@@ -37,6 +37,7 @@ class Scenario:
     agents: dict[str, A]
     error_types: frozenset[str] = frozenset()  # step-level error names, short class names
     spec: dict[str, Any] | None = None
+    open_traces: int = 0  # traces whose root span the instrumentation never ended
 
 
 def b(*names: str) -> frozenset[str]:
@@ -48,7 +49,7 @@ def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None
     flight before the final flush)."""
     engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
     errors: set[str] = set()
-    for record in records_from_json(document, where):
+    for record in in_end_order(records_from_json(document, where)):  # as the readers feed it
         step = classify(record)
         if step.error is not None and step.kind in ("llm", "tool", "agent"):
             errors.add(step.error)
@@ -218,6 +219,276 @@ PYDANTIC_AI = {
 }
 
 
+
+SMOLAGENTS = {
+    # `final_answer` (how a ToolCallingAgent answers) is no tool call
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    # the tool's error goes back to the model, which answers next step
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_steps=2: two steps, then one answer call past the budget; no error anywhere
+    "max_steps": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))}),
+    # the managed agent's run nests straight under the manager's step (no tool span)
+    "managed_agent": Scenario({
+        "orchestrator": A(llm=2, models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # the failed run's `<agent>.run` span is never ended (the run raises past the wrapper):
+    # its step and model spans are all there is, so they count for service.name; a failed
+    # model span carries no model name
+    "http_500": Scenario(
+        {"smolagents-app": A(errors=1, boundaries=b("error_path"))},
+        b("InternalServerError"),
+        open_traces=1,
+    ),
+}
+
+
+LLAMA_INDEX = {
+    # no agent spans: `setup_agent` steps (the name read from their input event) start turns;
+    # `achat` inside `achat` and `_prepare_chat_with_tools` are one model call
+    "two_tools": TWO_TOOLS,
+    "not_streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the error goes back to the model, which answers
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_iterations=2: the workflow raises "Max iterations of 2 reached!" on its root span
+    "max_iterations": Scenario(
+        {"looper": A(errors=1, llm=2, tools={"get_weather": (1, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps", "error_path"))},
+    ),  # no step-level error: the failure is the workflow's, which fails looper's run
+    # AgentWorkflow: the `handoff` tool, then billing's turn under the same workflow span
+    "handoff": Scenario({
+        "triage": A(tools={"handoff": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
+
+
+# LlamaIndex with inputs hidden: no turn names any agent, so nothing is guessed: the work counts
+# for service.name (and the hand-off has no target to name)
+LLAMA_INDEX_HIDDEN_INPUTS = {
+    "two_tools": Scenario({"llama-index-app": TWO_TOOLS.agents["weather"]}),
+    "handoff": Scenario({"llama-index-app": A(
+        llm=2, tools={"handoff": (1, 0)}, models={"triage-model": 1, "billing-model": 1})}),
+}
+
+# CrewAI: agents are roles; the crew's kickoff is a workflow; "Delegate work to coworker" names
+# its coworker only in its arguments. The default wrappers emit no model spans (no models, no
+# LLM counts) and no span for the coworker's work; the event listener has both, with errors as
+# status only (`_OTHER`). `max_iter` is signalled by neither: at the limit CrewAI asks for a
+# final answer (a third model call for max_iter=2), so only the spec's max_steps sees it.
+CREWAI = {
+    "two_tools": Scenario(
+        {"weather": A(llm=0, tools={"get_weather": (1, 0), "get_time": (1, 0)})}),
+    "streaming": Scenario(
+        {"weather": A(llm=0, tools={"get_weather": (1, 0), "get_time": (1, 0)})}),
+    "tool_error": Scenario(
+        {"orders": A(llm=0, tools={"lookup_order": (0, 1)}, boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "max_iter": Scenario({"looper": A(llm=0, tools={"get_weather": (2, 0)})}),
+    "delegation": Scenario({"triage": A(
+        llm=0, tools={"Delegate work to coworker": (1, 0)}, delegations=("triage->billing",))}),
+    # the manager agent CrewAI creates for a hierarchical crew is named "Crew Manager"
+    "hierarchical": Scenario({"Crew Manager": A(
+        llm=0, tools={"Delegate work to coworker": (1, 0)},
+        delegations=("Crew Manager->billing",))}),
+    # CrewAI retries a failed task inside one `_execute_core`
+    "http_500": Scenario({"weather": A(errors=1, llm=0, boundaries=b("error_path"))},
+                         b("InternalServerError")),
+}
+CREWAI_EVENTS = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("_OTHER"),
+    ),
+    "max_iter": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    # the coworker's run nests under the delegate tool: one edge, not two
+    "delegation": Scenario({
+        "triage": A(llm=2, tools={"delegate_work_to_coworker": (1, 0)},
+                    models={"triage-model": 2}, delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "hierarchical": Scenario({
+        "Crew Manager": A(llm=2, tools={"delegate_work_to_coworker": (1, 0)},
+                          models={"triage-model": 2}, delegations=("Crew Manager->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # each of CrewAI's three attempts at the task is its own agent span
+    "http_500": Scenario(
+        {"weather": A(runs=3, errors=3, llm=3, models={"broken-model": 3},
+                      boundaries=b("error_path"))},
+        b("_OTHER"),
+    ),
+}
+
+
+# AutoGen AgentChat: GenAI `invoke_agent`/`execute_tool` spans, `create_agent` spans as their own
+# traces, runtime `autogen create/send/publish/process` spans (no agents); autogen-ext's model
+# client emits no model spans (no models, no LLM counts) and no limit is signalled.
+_AG_WEATHER = A(llm=0, tools={"get_weather": (1, 0), "get_time": (1, 0)})
+AUTOGEN = {
+    "two_tools": Scenario({"weather": _AG_WEATHER}),
+    "streaming": Scenario({"weather": _AG_WEATHER}),
+    "tool_error": Scenario(
+        {"orders": A(llm=0, tools={"lookup_order": (0, 1)}, boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_tool_iterations=2 ends the tool loop quietly (a reflection answer follows)
+    "max_tool_iterations": Scenario({"looper": A(llm=0, tools={"get_weather": (2, 0)})}),
+    # Swarm: `transfer_to_billing`; billing's invoke_agent is in another runtime trace
+    "swarm": Scenario({
+        "triage": A(llm=0, tools={"transfer_to_billing": (1, 0)},
+                    delegations=("triage->billing",)),
+        "billing": A(llm=0),
+    }),
+    # a round-robin group chat takes turns: no agent hands over to another
+    "round_robin": Scenario({"weather": _AG_WEATHER, "billing": A(llm=0)}),
+    # AgentTool: the tool is named after the agent, whose run nests under it
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=0, tools={"billing": (1, 0)},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(llm=0),
+    }),
+    "http_500": Scenario({"weather": A(errors=1, llm=0, boundaries=b("error_path"))},
+                         b("InternalServerError")),
+}
+
+
+
+# AutoGen with python-contrib openai-v2 added: the same runs, now with their model calls
+AUTOGEN_OPENAI_V2 = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # two tool rounds, then the reflection call (no tools offered) answers: only the spec's
+    # max_steps (model calls) sees the limit
+    "max_tool_iterations": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    "swarm": Scenario({  # the hand-off ends triage's turn: one model call
+        "triage": A(tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "round_robin": Scenario({"weather": TWO_TOOLS.agents["weather"],
+                             "billing": A(models={"billing-model": 1})}),
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"billing": (1, 0)}, models={"orchestrator-model": 2},
+                          delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
+# Microsoft Agent Framework, sensitive data off and on (content attributes change nothing here)
+AGENT_FRAMEWORK = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the error goes back to the model, which answers
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # max_iterations=2: two tool rounds, then one call with tools disallowed answers; no span
+    # says the limit was hit, so only the spec's max_steps (model calls) sees it
+    "max_iterations": Scenario(
+        {"looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    # HandoffBuilder: the `handoff_to_billing` call leaves no tool span; the workflow's
+    # `edge_group.process` from triage to billing is the edge
+    "handoff": Scenario({
+        "triage": A(models={"triage-model": 1}, delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # GroupChatBuilder, round-robin: the orchestrator routes turns; no agent hands over
+    "group_chat": Scenario({
+        "weather": TWO_TOOLS.agents["weather"],
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("ChatClientException"),
+    ),
+}
+
+
+# Semantic Kernel (experimental GenAI diagnostics): functions are `<plugin>-<function>`; a
+# payload lists the tool spans' scope after the agent's, so replay goes in end-time order
+_SK_WEATHER = A(llm=2, tools={"Weather-get_weather": (1, 0), "Weather-get_time": (1, 0)},
+                models={"weather-model": 2})
+SEMANTIC_KERNEL = {
+    "two_tools": Scenario({"weather": _SK_WEATHER}),
+    "streaming": Scenario({"weather": _SK_WEATHER}),
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"Orders-lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    # maximum_auto_invoke_attempts=2: two tool rounds, then an answer with no tool allowed;
+    # no span says so, only the spec's max_steps (model calls) sees it
+    "max_auto_invoke": Scenario(
+        {"looper": A(llm=3, tools={"Weather-get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    # an agent in another agent's plugins: the function is `<agent>-<agent>`, its run nested
+    "agent_as_plugin": Scenario({
+        "orchestrator": A(llm=2, tools={"billing-billing": (1, 0)},
+                          models={"orchestrator-model": 2}, delegations=("orchestrator->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # HandoffOrchestration: each agent runs in its own runtime trace; `Handoff-transfer_to_billing`
+    # names the target; billing ends the task with `Handoff-complete_task`
+    "handoff": Scenario({
+        "triage": A(tools={"Handoff-transfer_to_billing": (1, 0)}, models={"triage-model": 1},
+                    delegations=("triage->billing",)),
+        "billing": A(tools={"Handoff-complete_task": (1, 0)}, models={"billing-model": 1}),
+    }),
+    # GroupChatOrchestration, round-robin manager: turns, not hand-overs
+    "group_chat": Scenario({"weather": _SK_WEATHER, "billing": A(models={"billing-model": 1})}),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("ServiceResponseException"),
+    ),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
@@ -230,4 +501,14 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "strands": STRANDS,
     "adk": ADK,
     "pydantic_ai": PYDANTIC_AI,
+    "smolagents": SMOLAGENTS,
+    "llama_index": LLAMA_INDEX,
+    "llama_index_hidden_inputs": LLAMA_INDEX_HIDDEN_INPUTS,
+    "crewai": CREWAI,
+    "crewai_events": CREWAI_EVENTS,
+    "autogen": AUTOGEN,
+    "autogen_openai_v2": AUTOGEN_OPENAI_V2,
+    "agent_framework": AGENT_FRAMEWORK,
+    "agent_framework_sensitive": AGENT_FRAMEWORK,
+    "semantic_kernel": SEMANTIC_KERNEL,
 }

@@ -455,3 +455,91 @@ def test_flush_all_counts_a_reason_only_when_given() -> None:
     ra.add(tool(3, 100, "c", trace_id=3), False)
     ra.flush_all("shutdown")
     assert ra.flushed_early["shutdown"] == 1
+
+
+@pytest.mark.parametrize(("calls", "hit"), [(2, False), (3, True)])
+def test_more_model_calls_than_the_agents_step_budget_is_max_steps(calls: int, hit: bool) -> None:
+    looper = agent(1, None, "looper", end=100)
+    looper.step_limit = 2  # smolagents' `max_steps`: one answer call follows the last step
+    runs = assemble([looper, *(chat(10 + i, 1, start=1 + i) for i in range(calls))])
+    assert [r.limits for r in runs] == [frozenset({"max_steps"} if hit else ())]
+
+
+def turn(span_id: int, parent: int | None, name: str, start: int) -> Step:
+    """A turn marker as LlamaIndex's `setup_agent` step is classified: no span of its own work."""
+    marker = span(span_id, parent, "setup_agent", start=start)
+    marker.agent, marker.turn = name, True
+    return marker
+
+
+def test_turn_markers_split_siblings_into_runs_and_hand_offs() -> None:
+    handoff = tool(4, 1, "handoff", start=30)
+    handoff.handoff_tool = True
+    steps = [
+        workflow(1, None, end=100),
+        turn(2, 1, "triage", start=10), chat(3, 1, start=20), handoff,
+        turn(5, 1, "billing", start=40), chat(6, 1, start=50),
+        turn(7, 1, "billing", start=60), tool(8, 1, "refund", start=70),
+    ]
+    runs = by_agent(assemble(steps))
+    assert {a: kinds(r) for a, r in runs.items()} == {
+        "triage": [LLM, TOOL], "billing": [LLM, TOOL]}  # billing's second marker: same turn
+    assert runs["triage"].delegations == [("triage", "billing")]
+    assert (runs["billing"].start_ns, runs["billing"].end_ns) == (40, 71)
+
+
+def test_turn_under_another_agents_tool_is_a_call_and_a_failed_workflow_fails_its_last_run(
+) -> None:
+    steps = [
+        workflow(1, None, end=100),
+        turn(2, 1, "orchestrator", start=10), tool(3, 1, "ask_billing", start=20),
+        workflow(4, 3, start=21, end=29),
+        turn(5, 4, "billing", start=22), chat(6, 4, start=23),
+    ]
+    steps[0].error = "WorkflowRuntimeError"
+    steps[0].limit = "max_steps"
+    runs = by_agent(assemble(steps))
+    assert kinds(runs["orchestrator"]) == [TOOL, DELEGATE]
+    assert runs["orchestrator"].delegations == [("orchestrator", "billing")]
+    assert (runs["orchestrator"].error, runs["orchestrator"].limits) == (
+        "WorkflowRuntimeError", frozenset({"max_steps"}))
+    assert (runs["billing"].error, runs["billing"].limits) == (None, frozenset())
+
+
+def test_an_llm_span_around_an_llm_span_is_one_model_call() -> None:
+    outer, inner = chat(2, 1, start=1), chat(3, 2, start=2)
+    inner.error = "InternalServerError"
+    runs = assemble([agent(1, None, "a", end=10), outer, inner])
+    assert [(s.span_id, s.error) for s in runs[0].steps] == [(3, "InternalServerError")]
+
+
+def test_hand_off_tool_whose_target_runs_inside_it_is_one_edge() -> None:
+    delegate = tool(2, 1, "delegate_work_to_coworker", start=10)
+    delegate.handoff_tool, delegate.handoff_hint = True, "billing"
+    lone = tool(4, 1, "delegate_work_to_coworker", start=30)
+    lone.handoff_tool, lone.handoff_hint = True, "billing"  # the coworker left no span
+    steps = [agent(1, None, "triage", end=100), delegate, agent(3, 2, "billing", start=11, end=20),
+             lone]
+    runs = by_agent(assemble(steps))
+    assert runs["triage"].delegations == [("triage", "billing"), ("triage", "billing")]
+
+
+def test_a_workflow_edge_between_two_agents_runs_is_the_sources_hand_off() -> None:
+    def edge(span_id: int, source: str, target: str, start: int) -> Step:
+        step = span(span_id, 1, "edge", start=start)
+        step.kind, step.handoff_from, step.handoff_to = HANDOFF, source, target
+        return step
+
+    steps = [
+        workflow(1, None, end=100),
+        span(2, 1, "executor triage", start=1, end=20), agent(3, 2, "triage", start=2, end=10),
+        edge(4, "triage", "billing", 21),
+        edge(5, "orchestrator", "triage", 22),  # routing by a non-agent: no edge
+        edge(6, "triage", "nobody", 23),  # a target that never ran: no edge
+        span(7, 1, "executor billing", start=30, end=50), agent(8, 7, "billing", start=31, end=40),
+    ]
+    runs = by_agent(assemble(steps))
+    assert runs["triage"].delegations == [("triage", "billing")]
+    assert kinds(runs["triage"]) == [HANDOFF]
+    assert runs["billing"].delegations == []
+    assert UNKNOWN_AGENT not in runs and "orchestrator" not in runs

@@ -19,7 +19,7 @@ CASES = [(lib, name) for lib, scenarios in EXPECTED.items() for name in scenario
 def test_fixture(library: str, scenario: str) -> None:
     expected = EXPECTED[library][scenario]
     agents, errors, in_flight = replay(library, scenario, expected.spec)
-    assert in_flight == 0
+    assert in_flight == expected.open_traces
     assert agents == expected.agents
     assert errors == expected.error_types
 

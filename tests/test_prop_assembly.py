@@ -48,8 +48,30 @@ def _run_step_ids(runs: list[AgentRun]) -> Counter[tuple[int, int]]:
     return Counter((s.trace_id, s.span_id) for r in runs for s in r.steps if s.kind != DELEGATE)
 
 
+def _wrappers(steps: list[Step]) -> set[tuple[int, int]]:
+    """LLM spans around another LLM span of their trace: one model call, counted at the inner
+    span, so the outer one is in no run."""
+    first: dict[tuple[int, int], Step] = {}
+    for s in steps:
+        first.setdefault((s.trace_id, s.span_id), s)
+    return {
+        (s.trace_id, s.parent_id) for s in first.values()
+        if s.kind == LLM and s.parent_id is not None and s.parent_id != s.span_id
+        and (parent := first.get((s.trace_id, s.parent_id))) is not None and parent.kind == LLM
+    }
+
+
 def _expected(steps: list[Step]) -> Counter[tuple[int, int]]:
-    return Counter((s.trace_id, s.span_id) for s in steps if s.kind in RUN_KINDS)
+    wrappers = _wrappers(steps)
+    return Counter((s.trace_id, s.span_id) for s in steps
+                   if s.kind in RUN_KINDS and (s.trace_id, s.span_id) not in wrappers)
+
+
+def _placed_once_in_pieces(got: Counter[tuple[int, int]], steps: list[Step]) -> None:
+    """Assembled in pieces (early flushes, late local roots), a wrapper and its inner call can
+    land in different pieces: then the wrapper counts too. Nothing else may differ."""
+    assert all(n == 1 for n in got.values())
+    assert set(_expected(steps)) <= set(got) <= set(_expected(steps)) | _wrappers(steps)
 
 
 @given(forests())
@@ -83,7 +105,7 @@ def test_run_assembler_loses_and_duplicates_nothing_under_any_arrival_and_bounds
             runs += ra.sweep()
     runs += ra.flush_all("shutdown")
     assert ra.traces_in_flight == 0
-    assert _run_step_ids(runs) == _expected(steps)
+    _placed_once_in_pieces(_run_step_ids(runs), steps)
     early = ra.flushed_early
     assert set(early) <= {"trace_limit", "span_limit", "idle_ttl", "shutdown"}
     if not sweeps:  # only the idle sweep flushes for idle_ttl
@@ -105,7 +127,7 @@ def test_duplicate_span_ids_never_raise_and_never_invent_steps(
     runs += ra.flush_all()
     got = _run_step_ids(runs)
     # each run step at least once, at most once per time it was sent
-    assert set(got) == set(_expected(steps))
+    assert set(_expected(steps)) <= set(got) <= set(_expected(steps)) | _wrappers(steps)
     assert all(n <= 1 + dup_ids.count(sid) for (_, sid), n in got.items())
 
 
@@ -127,3 +149,25 @@ def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None
     ]
     runs = assemble(steps)
     assert _run_step_ids(runs) == _expected(steps)
+
+
+@pytest.mark.timeout(60)
+def test_a_hundred_thousand_workflow_edges_and_failed_workflows_assemble_in_one_pass() -> None:
+    """Workflow hand-offs and failed workflows are matched to runs by index, not pairwise."""
+    n = 100_000
+    steps = [Step(trace_id=1, span_id=1, parent_id=None, kind=WORKFLOW, start_ns=0,
+                  end_ns=3 * n, fallback_agent="svc", error="Boom")]
+    for i in range(2, n + 1):
+        if i % 4 == 0:  # a failed sub-workflow holding one agent run
+            steps.append(Step(trace_id=1, span_id=i, parent_id=1, kind=WORKFLOW, start_ns=i,
+                              end_ns=i + 2, fallback_agent="svc", error="Boom"))
+        elif i % 4 == 1:
+            steps.append(Step(trace_id=1, span_id=i, parent_id=i - 1, kind=AGENT, start_ns=i,
+                              end_ns=i + 1, fallback_agent="svc", agent=f"a{i % 8}"))
+        else:  # a workflow edge between the two agent names
+            steps.append(Step(trace_id=1, span_id=i, parent_id=1, kind=HANDOFF, start_ns=i,
+                              end_ns=i, fallback_agent="svc", handoff_from="a1",
+                              handoff_to="a5"))
+    runs = assemble(steps)
+    assert _run_step_ids(runs) == _expected(steps)
+    assert all(r.error == "Boom" for r in runs)

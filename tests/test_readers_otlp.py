@@ -4,6 +4,7 @@ SpanRecords the in-process path builds from the SDK's spans."""
 from __future__ import annotations
 
 import base64
+import json
 from typing import Any
 
 import pytest
@@ -106,3 +107,26 @@ def test_malformed_json_names_the_place(doc: Any, message: str) -> None:
 def test_malformed_protobuf_is_one_line() -> None:
     with pytest.raises(TraceFormatError, match=r"^upload.bin: not an OTLP Export"):
         decode_request(b"\xff\xff\xff garbage", "upload.bin")
+
+
+def test_a_payload_is_fed_in_end_order_whatever_its_scope_grouping() -> None:
+    """OTLP groups a payload's spans by scope: a root listed before a child from another scope
+    must still come after it (Semantic Kernel's tool spans are listed after their agent's)."""
+    from otel_agentcov.readers.otlp import in_end_order
+    from otel_agentcov.service.store import JSON, decode_records
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    agents, tools = provider.get_tracer("agents"), provider.get_tracer("tools")
+    with agents.start_as_current_span("root"):
+        with agents.start_as_current_span("setup"):
+            pass
+        with tools.start_as_current_span("tool"):
+            pass
+    document = _hex_ids(MessageToDict(encode_spans(exporter.get_finished_spans())))
+    assert [r.name for r in records_from_json(document)] == ["setup", "root", "tool"]
+    assert [r.name for r in in_end_order(records_from_json(document))] == [
+        "setup", "tool", "root"]
+    payload = json.dumps(document).encode()
+    assert [r.name for r in decode_records(JSON, payload, "req")] == ["setup", "tool", "root"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -165,3 +166,91 @@ def test_openinference_and_traceloop_dialects() -> None:
     unknown = classify(rec("FakeChat.chat", {"gen_ai.operation.name": "chat",
                                              "gen_ai.request.model": "unknown"}))
     assert unknown.model is None
+
+
+def test_smolagents_names_from_span_names_and_answer_tool() -> None:
+    scope = {"scope_name": "openinference.instrumentation.smolagents"}
+    run = {"openinference.span.kind": "AGENT", "smolagents.max_steps": 3}
+    named = classify(rec("billing.run", run, **scope))
+    assert (named.kind, named.agent, named.step_limit) == ("agent", "billing", 3)
+    assert classify(rec("ToolCallingAgent.run", run, **scope)).agent is None  # a class name
+    answer = {"openinference.span.kind": "TOOL", "tool.name": "final_answer"}
+    assert classify(rec("FinalAnswerTool", answer, **scope)).kind == "other"
+    real = classify(rec("_Tool", {**answer, "tool.name": "get_weather"}, **scope))
+    assert (real.kind, real.tool) == ("tool", "get_weather")
+    # the same shapes from another OpenInference library keep the generic reading
+    assert classify(rec("final_answer", answer)).kind == "tool"
+
+
+def test_llama_index_reads_only_the_agent_name_from_a_turns_input() -> None:
+    scope = {"scope_name": "openinference.instrumentation.llama_index"}
+    chain = {"openinference.span.kind": "CHAIN"}
+    secret = "CANARY-7f3a my card is 4111"
+    event = f"AgentInput(input=[ChatMessage(text='{secret}')], current_agent_name='billing')"
+    marker = classify(rec("AgentWorkflow.setup_agent", {**chain, "input.value": event}, **scope))
+    assert (marker.kind, marker.agent, marker.turn) == ("other", "billing", True)
+    assert secret not in repr(marker)  # the prompt beside the name is not kept
+    hidden = classify(rec("BaseWorkflowAgent.setup_agent", chain, **scope))  # inputs hidden
+    assert (hidden.agent, hidden.turn) == (None, False)
+    assert classify(rec("AgentWorkflow.run", chain, **scope)).kind == "workflow"
+    llm = {"openinference.span.kind": "LLM", "llm.model_name": "m"}
+    assert classify(rec("OpenAILike._prepare_chat_with_tools", llm, **scope)).kind == "other"
+    assert classify(rec("OpenAILike.achat", llm, **scope)).kind == "llm"
+    handoff = classify(rec("FunctionTool.acall", {"openinference.span.kind": "TOOL",
+                                                  "tool.name": "handoff"}, **scope))
+    assert (handoff.tool, handoff.handoff_tool) == ("handoff", True)
+
+
+def test_crewai_coworker_tools_name_only_their_coworker() -> None:
+    scope = {"scope_name": "openinference.instrumentation.crewai"}
+    secret = "CANARY-91bd refund card 4111"
+    args = json.dumps({"task": secret, "context": secret, "coworker": "billing"})
+    tool_attrs = {"openinference.span.kind": "TOOL", "tool.name": "Delegate work to coworker",
+                  "input.value": args}
+    step = classify(rec("Delegate work to coworker.run", tool_attrs, **scope))
+    assert (step.kind, step.handoff_tool, step.handoff_hint) == ("tool", True, "billing")
+    assert secret not in repr(step)
+    plain = classify(rec("get_weather.run", {**tool_attrs, "tool.name": "get_weather"}, **scope))
+    assert (plain.handoff_tool, plain.handoff_hint) == (False, None)
+    listener = scope["scope_name"] + "._event_listener"
+    kickoff = classify(rec("crew.kickoff", {"openinference.span.kind": "CHAIN"},
+                           scope_name=listener))
+    assert kickoff.kind == "workflow"
+    agent = classify(rec("looper._execute_core", {"openinference.span.kind": "AGENT",
+                                                  "graph.node.id": "looper"}, **scope))
+    assert (agent.kind, agent.agent) == ("agent", "looper")
+
+
+def test_agent_framework_workflow_edges() -> None:
+    scope = {"scope_name": "agent_framework"}
+    edge = classify(rec("edge_group.process SingleEdgeGroup",
+                        {"message.source_id": "triage", "message.target_id": "billing"}, **scope))
+    assert (edge.kind, edge.handoff_from, edge.handoff_to) == ("handoff", "triage", "billing")
+    start = classify(rec("edge_group.process InternalEdgeGroup",
+                         {"message.source_id": "internal:triage", "message.target_id": "triage"},
+                         **scope))
+    assert start.kind == "other"
+    untargeted = classify(rec("edge_group.process SingleEdgeGroup",
+                              {"message.source_id": "triage"}, **scope))
+    assert untargeted.kind == "other"
+    assert classify(rec("workflow.run", {}, **scope)).kind == "workflow"
+    agent = classify(rec("invoke_agent triage", {"gen_ai.operation.name": "invoke_agent",
+                                                 "gen_ai.agent.name": "triage"}, **scope))
+    assert (agent.kind, agent.agent) == ("agent", "triage")
+
+
+def test_semantic_kernel_finish_reasons_and_transfer_functions() -> None:
+    scope = {"scope_name": "semantic_kernel.functions.kernel_function"}
+    transfer = classify(rec("execute_tool Handoff-transfer_to_billing",
+                            {"gen_ai.operation.name": "execute_tool",
+                             "gen_ai.tool.name": "Handoff-transfer_to_billing"}, **scope))
+    assert (transfer.tool, transfer.handoff_tool, transfer.handoff_hint) == (
+        "Handoff-transfer_to_billing", True, "billing")
+    plain = classify(rec("execute_tool Weather-get_weather",
+                         {"gen_ai.operation.name": "execute_tool",
+                          "gen_ai.tool.name": "Weather-get_weather"}, **scope))
+    assert (plain.tool, plain.handoff_tool) == ("Weather-get_weather", False)
+    chat = classify(rec("chat m", {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                                   "gen_ai.response.finish_reason": "FinishReason.TOOL_CALLS"},
+                        scope_name="semantic_kernel.utils.telemetry.model_diagnostics.decorators"))
+    assert (chat.kind, chat.finish_reason) == ("llm", "tool_calls")

@@ -8,6 +8,7 @@ The subprocess kill -9 case is in test_fleet.py.
 from __future__ import annotations
 
 import glob
+import json
 import os
 import shutil
 import socket
@@ -87,6 +88,25 @@ def test_restart_restores_the_exact_snapshot_with_sweeps_and_open_traces(tmp_pat
     # the state file is an ordinary CoverageState file too (agentcov merge reads it)
     third.compact()
     assert CoverageState.load(state).to_dict() == third.engine.state.to_dict()
+
+
+def test_a_snapshot_from_before_the_newest_step_fields_restores(tmp_path: Path) -> None:
+    """Open traces are stored as value lists in Step's field order; a snapshot written before
+    the last fields were added (step_limit, turn) still restores, with their defaults."""
+    traces = workload_spans(runs=3)
+    state = tmp_path / "state.json"
+    first = opened(state)
+    submit(first, traces[-1][:-1])  # one trace left open
+    first.compact()
+    before = report(first)
+    data = json.loads(state.read_text())
+    open_traces = data["serve"]["open_traces"]
+    assert open_traces
+    for _, _, steps in open_traces:
+        for values in steps:
+            del values[-2:]
+    state.write_text(json.dumps(data))
+    assert report(opened(state)) == before
 
 
 def test_torn_last_record_is_dropped_not_the_journal(tmp_path: Path) -> None:

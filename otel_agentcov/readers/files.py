@@ -25,6 +25,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 from ..records import SpanRecord
 from .otlp import (
     TraceFormatError,
+    in_end_order,
     record_from_span,
     records_from_json,
     records_from_resource_spans,
@@ -95,11 +96,9 @@ def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
     """One batch in end-time order (roots last), so a root listed before its children still
     closes its run; errors inside the batch get the file and line/offset prefix."""
     try:
-        batch = list(records)
+        return in_end_order(records)
     except TraceFormatError as exc:
         raise TraceFormatError(f"{where}: {exc}") from None
-    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
-    return batch
 
 
 class _Source:

@@ -35,6 +35,15 @@ class TraceFormatError(ValueError):
     """A payload that is not OTLP traces; the message says where and what was expected."""
 
 
+def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
+    """One payload's spans in end-time order (roots last at a tie): a payload groups spans by
+    scope, so a root can come before a child from another scope (Semantic Kernel's tool spans)
+    and would close its run too early."""
+    batch = list(records)
+    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
+    return batch
+
+
 # ---------------------------------------------------------------- protobuf
 
 

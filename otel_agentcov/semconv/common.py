@@ -18,7 +18,7 @@ from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
 PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that report no name
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
-_MAX_STEPS_TEXT = "max turns exceeded"
+_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of")  # OpenAI Agents, LlamaIndex
 _CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 _TRANSFER_PREFIX = "transfer_to_"
@@ -81,7 +81,7 @@ def limit_signal(record: SpanRecord, error: str | None) -> str | None:
     if "timeout" in error.lower() or error == "DeadlineExceeded":
         return TIMEOUT
     description = record.status_description or ""
-    if _MAX_STEPS_TEXT in description.lower():
+    if any(text in description.lower() for text in _MAX_STEPS_TEXTS):
         return MAX_STEPS
     return None
 

@@ -19,7 +19,13 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..engine import CoverageEngine
-from ..readers.otlp import TraceFormatError, decode_request, records_from_json, records_from_request
+from ..readers.otlp import (
+    TraceFormatError,
+    decode_request,
+    in_end_order,
+    records_from_json,
+    records_from_request,
+)
 from ..records import SpanRecord
 from ..semconv.step import Step
 from ..snapshot import Snapshot
@@ -48,14 +54,15 @@ class _Clock:
 
 
 def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
-    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords; TraceFormatError if not."""
+    """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end-time order;
+    TraceFormatError if not."""
     if kind == PROTOBUF:
-        return list(records_from_request(decode_request(payload, where)))
+        return in_end_order(records_from_request(decode_request(payload, where)))
     try:
         document = json.loads(payload)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
-    return list(records_from_json(document, where))
+    return in_end_order(records_from_json(document, where))
 
 
 class CoverageStore:
@@ -195,7 +202,10 @@ class CoverageStore:
         for trace_id, last_seen, steps in serve["open_traces"]:
             self._clock.now = float(last_seen)
             for values in steps:
-                fields = dict(zip(_STEP_FIELDS, values, strict=True))
+                if len(values) > len(_STEP_FIELDS):
+                    raise ValueError(f"open trace {trace_id:x} holds a step with unknown fields")
+                # an older snapshot lacks the fields added since: they keep their defaults
+                fields = dict(zip(_STEP_FIELDS, values, strict=False))
                 fields = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
                 step = Step(**fields)
                 if step.trace_id != int(trace_id):
