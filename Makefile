@@ -47,7 +47,7 @@ dashboards: $(STAMP)
 	$(BIN)/python dashboards/grafana/generate.py
 
 test: lint typecheck prometheus-tools node-tools chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
