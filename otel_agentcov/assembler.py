@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .judge.content import RunContent, run_content
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, TOOL, WORKFLOW, Step
+from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
@@ -266,7 +266,13 @@ def _place_workflow_handoffs(handoffs: list[Step], builders: list[_Builder]) -> 
             continue
         # the source's latest run that started by the hand-off (bisect: traces can be huge)
         at = bisect_right(starts[sources[0].agent], step.start_ns)
-        sources[max(at - 1, 0)].add(step)
+        source = sources[max(at - 1, 0)]
+        source.add(step)
+        # ... handing over to the target's first run that started after it
+        targets = runs[step.handoff_to]
+        first = bisect_right(starts[step.handoff_to], step.start_ns)
+        if first < len(targets) and targets[first] is not source:
+            source.callees.append(targets[first])
 
 
 def _delegate(caller: _Builder, callee: _Builder) -> None:
@@ -314,11 +320,57 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
             caller.callees.append(b)
 
 
+def is_test_span(step: Step) -> bool:
+    """A span standing for a test case (DESIGN §3d): it names a context and is no GenAI span."""
+    return step.kind == OTHER and step.context is not None
+
+
+def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], str | None]]:
+    """Steps grouped by the child of their nearest test span (None: under no test), with that
+    test's context. Each group is assembled alone, as it would be were it a trace of its own:
+    two agents run side by side in one test are no hand-off, three bare model calls three runs."""
+    key_of: dict[int, tuple[int | None, str | None]] = {}
+    groups: dict[int | None, tuple[list[Step], str | None]] = {}
+    for step in by_id.values():
+        if is_test_span(step):
+            continue
+        chain: list[int] = []
+        found: tuple[int | None, str | None] = (None, None)
+        node = step
+        while node.span_id not in key_of:
+            chain.append(node.span_id)
+            parent = by_id.get(node.parent_id) if node.parent_id is not None else None
+            if parent is None or parent.span_id in chain:  # a root, or a parent-id cycle
+                break
+            if is_test_span(parent):
+                found = (node.span_id, parent.context)
+                break
+            node = parent
+        else:
+            found = key_of[node.span_id]
+        for span_id in chain:
+            key_of[span_id] = found
+        groups.setdefault(found[0], ([], found[1]))[0].append(step)
+    return groups
+
+
 def assemble(steps: Iterable[Step]) -> list[AgentRun]:
-    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules)."""
+    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
+    each test span on its own (DESIGN §3d)."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
+    if not any(is_test_span(s) for s in by_id.values()):
+        return _assemble_group(by_id, None)
+    return [
+        run
+        for group, context in _test_groups(by_id).values()
+        for run in _assemble_group({s.span_id: s for s in group}, context)
+    ]
+
+
+def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
+    """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
     trace_id = next(iter(by_id.values())).trace_id
@@ -340,7 +392,7 @@ def assemble(steps: Iterable[Step]) -> list[AgentRun]:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
         # the nearest ancestor's test context)
         stack: list[tuple[Step, _Builder | None, bool, int | None, str | None]] = [
-            (root, None, False, None, None)
+            (root, None, False, None, test)
         ]
         while stack:
             step, current, parent_is_tool, host, context = stack.pop()
@@ -476,7 +528,7 @@ class RunAssembler:
             if step.span_id in buf.steps:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
-            if local_root:
+            if local_root or is_test_span(step):  # a test is assembled when it ends
                 subtree = _take_subtree(buf, step.span_id)
                 if not buf.steps:
                     del self._traces[step.trace_id]

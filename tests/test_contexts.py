@@ -22,6 +22,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from otel_agentcov.assembler import AgentRun
+from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.judge import PASSING
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import classify
@@ -181,3 +182,61 @@ def test_contexts_are_bounded_and_folds_counted() -> None:
     assert state_.overflow["context"] == 2  # c2 and c3 folded, one run each
     # 3 names fit the item budget (t0, t1, t2 in the overflow tally); t3 is folded
     assert contexts.items == 3 and state_.overflow["context_item"] == 1
+
+
+def _record(span_id: int, parent: int | None, name: str, start: int, end: int,
+            **attributes: str) -> SpanRecord:
+    return SpanRecord(trace_id=7, span_id=span_id, parent_id=parent, name=name, start_ns=start,
+                      end_ns=end, attributes=attributes)
+
+
+def _agent_span(span_id: int, parent: int, name: str, start: int, end: int) -> SpanRecord:
+    return _record(span_id, parent, f"invoke_agent {name}", start, end,
+                   **{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name})
+
+
+def _tool_span(span_id: int, parent: int, name: str, start: int, end: int) -> SpanRecord:
+    return _record(span_id, parent, f"execute_tool {name}", start, end,
+                   **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name})
+
+
+def _chat_span(span_id: int, parent: int, start: int, end: int) -> SpanRecord:
+    return _record(span_id, parent, "chat gpt-4o", start, end,
+                   **{"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"})
+
+
+def test_a_test_span_cuts_runs_as_separate_traces_would() -> None:
+    """Under one test span, two agents run side by side are no hand-off (their spans overlap in
+    time, which the timing heuristics would otherwise read as agent-as-tool), and three bare
+    model calls are three runs, as they were before the plugin wrapped the test."""
+    engine = CoverageEngine(CoverageSpec.empty())
+    records = [
+        _tool_span(3, 2, "slow_search", 10, 90),
+        _agent_span(2, 1, "A", 5, 100),
+        _tool_span(5, 4, "x", 20, 30),
+        _agent_span(4, 1, "B", 15, 40),  # inside A's tool call, in time only
+        *(_chat_span(10 + i, 1, 200 + 10 * i, 205 + 10 * i) for i in range(3)),
+        _record(1, None, SEARCH, 0, 300, **{"test.case.name": SEARCH}),
+    ]
+    for record in sorted(records, key=lambda r: r.end_ns):
+        engine.ingest(record)
+    state = engine.state
+    assert {name: st.outcomes.runs for name, st in state.agents.items()} == {
+        "A": 1, "B": 1, "unknown_agent": 3,
+    }
+    assert all(not st.edges.delegations for st in state.agents.values())
+    assert all(set(st.contexts.by_test) == {SEARCH} for st in state.agents.values())
+
+
+def test_each_test_under_a_session_span_is_assembled_when_it_ends() -> None:
+    """pytest-opentelemetry puts every test span under one session span: each test's work is
+    its own runs with its own context, and nothing waits in the buffer for the session."""
+    engine = CoverageEngine(CoverageSpec.empty())
+    engine.ingest(_chat_span(11, 10, 1, 2))
+    engine.ingest(SpanRecord(trace_id=7, span_id=10, parent_id=1, name="t.py::test_a",
+                             start_ns=0, end_ns=3, scope_name="pytest-opentelemetry"))
+    engine.ingest(_chat_span(21, 20, 5, 6))
+    engine.ingest(_record(20, 1, "t.py::test_b", 4, 7, **{"test.case.name": "t.py::test_b"}))
+    assert engine.assembler.traces_in_flight == 0  # the session span has not ended yet
+    contexts = engine.state.agents["unknown_agent"].contexts.by_test
+    assert {c: t.runs for c, t in contexts.items()} == {"t.py::test_a": 1, "t.py::test_b": 1}

@@ -36,6 +36,7 @@ from otel_agentcov.records import STATUS_ERROR, SpanRecord, from_readable_span
 from otel_agentcov.reporting import FORMATS, write_html
 from otel_agentcov.reporting import render as render_report
 from otel_agentcov.semconv import classify
+from otel_agentcov.semconv.step import AGENT, HANDOFF, TOOL, WORKFLOW, Step
 from otel_agentcov.snapshot import compute_snapshot
 from otel_agentcov.spec import CoverageSpec, SpecError
 from otel_agentcov.state import CoverageState, Limits
@@ -546,3 +547,27 @@ def test_bad_narrative_specs_are_one_line_errors(
     with pytest.raises(SpecError) as err:
         CoverageSpec.from_yaml(path)
     assert str(err.value) == f"{tmp_path}/{message}"
+
+
+def test_a_call_after_a_hand_off_a_workflow_records_counts_as_done() -> None:
+    """Agent Framework shape: the workflow, not an agent, records the hand-off writer ->
+    billing (a `handoff` step outside any run); billing's refund is done for writer's story."""
+    def step(span_id: int, parent: int | None, kind: str, start: int, **kw: Any) -> Step:
+        return Step(trace_id=9, span_id=span_id, parent_id=parent, kind=kind, start_ns=start,
+                    end_ns=start + 5, fallback_agent="svc", **kw)
+
+    steps = [
+        Step(trace_id=9, span_id=1, parent_id=None, kind=WORKFLOW, start_ns=0, end_ns=100,
+             fallback_agent="svc"),
+        step(2, 1, AGENT, 10, agent="writer"),
+        step(3, 1, HANDOFF, 20, handoff_from="writer", handoff_to="billing"),
+        step(4, 1, AGENT, 30, agent="billing"),
+        step(5, 4, TOOL, 31, tool="issue_refund"),
+    ]
+    by_agent = {r.agent: r for r in assemble(steps)}
+    assert by_agent["writer"].delegations == [("writer", "billing")]
+    assert by_agent["writer"].delegated_calls == {"issue_refund": True}
+    answered = dataclasses.replace(
+        by_agent["writer"], content=RunContent(output="Your refund was issued.", input=None)
+    )
+    assert verdict(answered, spec()) == ("consistent", (), False)
