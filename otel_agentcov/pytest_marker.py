@@ -17,6 +17,7 @@ from math import comb
 from typing import Any
 
 import pytest
+from _pytest.nodes import Node
 from _pytest.runner import runtestprotocol
 
 from .stats import wilson
@@ -26,26 +27,38 @@ PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 DEFAULT_K = 3
 
 
+class MarkerError(ValueError):
+    """A marker whose arguments cannot judge anything; that test fails, the session goes on."""
+
+
 @dataclass(frozen=True)
 class Trial:
+    """What a marker asks for."""
+
     runs: int
     pass_rate: float
     k: int  # pass^k: the chance that k runs in a row all pass
 
 
 def _trial(marker: pytest.Mark) -> Trial:
-    """The marker's arguments, validated: a wrong one is a usage error naming the marker."""
+    """The marker's arguments, validated, including that `runs` can ever show `pass_rate`."""
     kwargs = dict(marker.kwargs)
     runs, rate, k = kwargs.pop("runs", None), kwargs.pop("pass_rate", None), kwargs.pop("k", None)
     if marker.args or kwargs:
-        raise pytest.UsageError("@pytest.mark.agentcov takes only runs=, pass_rate= and k=")
+        raise MarkerError("@pytest.mark.agentcov takes only runs=, pass_rate= and k=")
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
-        raise pytest.UsageError("@pytest.mark.agentcov: runs= must be a whole number >= 1")
-    if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 < rate <= 1:
-        raise pytest.UsageError("@pytest.mark.agentcov: pass_rate= must be a number in (0, 1]")
+        raise MarkerError("@pytest.mark.agentcov: runs= must be a whole number >= 1")
+    if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 < rate < 1:
+        raise MarkerError("@pytest.mark.agentcov: pass_rate= must be a number in (0, 1)")
     k = min(DEFAULT_K, runs) if k is None else k
     if not isinstance(k, int) or isinstance(k, bool) or not 1 <= k <= runs:
-        raise pytest.UsageError("@pytest.mark.agentcov: k= must be a whole number in [1, runs]")
+        raise MarkerError("@pytest.mark.agentcov: k= must be a whole number in [1, runs]")
+    if verdict(runs, runs, rate) != PASS:  # even every run passing could not show it
+        least = next(n for n in range(runs, 100_000) if verdict(n, n, rate) == PASS)
+        raise MarkerError(
+            f"@pytest.mark.agentcov: runs={runs} can never show pass_rate={rate:g} (the Wilson "
+            f"lower bound of {runs}/{runs} is below it); give runs={least} or more"
+        )
     return Trial(runs, float(rate), k)
 
 
@@ -75,6 +88,17 @@ def pass_hat_k(passed: int, n: int, k: int) -> float | None:
     return comb(passed, k) / comb(n, k) if n >= k else None
 
 
+class _SameTestNext:
+    """Stands for the test itself as the next item, so a repetition's teardown keeps the module
+    and session fixtures the next repetition needs (teardown reads only `listchain`)."""
+
+    def __init__(self, item: pytest.Item) -> None:
+        self._chain = item.listchain()[:-1]
+
+    def listchain(self) -> list[Node]:
+        return self._chain
+
+
 def _run_passed(reports: list[pytest.TestReport]) -> bool:
     return all(not r.failed for r in reports) and any(
         r.when == "call" and r.passed for r in reports
@@ -93,13 +117,18 @@ class RepeatedTests:
         marker = item.get_closest_marker(MARKER)
         if marker is None:
             return None
-        trial = _trial(marker)
+        try:
+            trial = _trial(marker)
+        except MarkerError:
+            return None  # run once; pytest_runtest_setup fails it with the reason
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         passed = done = 0
         reports: list[pytest.TestReport] = []
         final: str | None = None
+        again = _SameTestNext(item)
         while done < trial.runs:
-            reports = runtestprotocol(item, nextitem=nextitem, log=False)
+            following: Any = nextitem if done + 1 == trial.runs else again
+            reports = runtestprotocol(item, nextitem=following, log=False)
             if any(r.skipped for r in reports):  # a skip is not a run: report it as pytest does
                 break
             done += 1
@@ -110,6 +139,8 @@ class RepeatedTests:
             item._initrequest()  # type: ignore[attr-defined]  # fresh fixtures, as reruns do
         else:
             final = verdict(passed, done, trial.pass_rate)
+        if done < trial.runs:  # stopped early: tear down what the real next item does not need
+            item.session._setupstate.teardown_exact(nextitem)
         if done and final is not None:
             self._judge(item, reports, trial, passed, done, final)
         for report in reports:
@@ -136,6 +167,16 @@ class RepeatedTests:
         else:
             call.outcome = "failed"
             call.longrepr = f"agentcov: {_line(result)}"
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """A marker that cannot judge anything fails its own test, not the whole session."""
+        marker = item.get_closest_marker(MARKER)
+        if marker is not None:
+            try:
+                _trial(marker)
+            except MarkerError as exc:
+                pytest.fail(str(exc), pytrace=False)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in report.user_properties:

@@ -136,15 +136,48 @@ def test_coin():
     passed.assert_outcomes(passed=1)
 
 
-def test_a_wrong_marker_is_a_usage_error(pytester: pytest.Pytester,
-                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_wrong_marker_fails_its_test_and_the_session_goes_on(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # 30 runs can never show 90 %: 30/30 has the Wilson lower bound 30/(30 + z^2) = 88.6 %;
+    # n/(n + z^2) >= 0.9 needs n >= 9 z^2 = 34.6, so 35
+    least = math.ceil(9 * Z * Z)
+    assert _wilson(30, 30)[0] < 0.9 <= _wilson(least, least)[0] and least == 35
     monkeypatch.setenv("PYTHONPATH", str(ROOT))
     pytester.makepyfile(test_bad='''
 import pytest
 @pytest.mark.agentcov(runs=0, pass_rate=0.5)
-def test_x():
+def test_no_runs():
+    pass
+@pytest.mark.agentcov(runs=30, pass_rate=0.9)
+def test_cannot_pass():
+    pass
+def test_after():
     pass
 ''')
+    for args in ((), ("-n", "2")):
+        result = pytester.runpytest_subprocess(*args)
+        result.assert_outcomes(passed=1, errors=2)  # the bad markers fail in setup
+        out = result.stdout.str()
+        assert "runs= must be a whole number >= 1" in out
+        assert "runs=30 can never show pass_rate=0.9" in out and f"runs={least} or more" in out
+        assert "INTERNALERROR" not in out
+
+
+def test_repetitions_keep_module_fixtures(pytester: pytest.Pytester,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_fixtures='''
+import pytest
+SETUPS = []
+@pytest.fixture(scope="module")
+def shared():
+    SETUPS.append(1)
+    yield
+@pytest.mark.agentcov(runs=5, pass_rate=0.5)
+def test_repeated(shared):
+    assert len(SETUPS) == 1  # set up once for all five runs, though the module ends here
+''')
     result = pytester.runpytest_subprocess()
-    assert result.ret != 0
-    assert "runs= must be a whole number >= 1" in result.stderr.str() + result.stdout.str()
+    result.assert_outcomes(passed=1)
+    assert any("5/5 runs passed" in line for line in result.outlines)

@@ -39,6 +39,7 @@ ENTRY = {
     "models": ["m1", "m2"],
     "boundaries": {"conditions": ["error_path", "tool_failure"]},
     "tool_edges": {"delegation": [{"from": "a", "to": "b"}]},
+    "min_runs": 3,  # the three runs below are enough for the extrapolation to count
 }
 
 
@@ -80,6 +81,32 @@ def test_nothing_to_recommend_where_everything_is_covered() -> None:
     # a restricted destructive tool needs no `restrict`; one path seen 400 times needs no more
     # runs for paths, and 400/400 passes is within ±5 % (N >= 35)
     assert kinds == set()
+
+
+def test_below_min_runs_more_runs_reach_min_runs_at_least() -> None:
+    # one run is one path seen once: f1 = 1, f2 = 0 extrapolates to full coverage, which one
+    # run cannot show; the default min_runs (10) asks for 9 more
+    report = _report({"tools": ["t1"]}, [[_tool("t1")]])
+    more = report["recommendations"][-1]
+    assert more["kind"] == "more_runs" and more["runs_for_paths"] == 9
+
+
+def test_lifting_a_zero_dimension_ranks_first() -> None:
+    # tool 1/4 and boundary 0/1 and model 0/2: the overall is 0 whatever tool is added; lifting
+    # boundary or model from 0 lifts a zero, a new tool does not. Boundary (0 -> 1) then gives
+    # a higher mean of the non-zero dimensions than model (0 -> 1/2)
+    entry = {**ENTRY, "boundaries": {"conditions": ["tool_failure"]}}
+    report = _report(entry, [[_tool("t1")]] * 3)
+    kinds = [s["kind"] for s in report["recommendations"]]
+    assert kinds[:4] == ["boundary", "model", "model", "uncovered_tool"]
+
+
+def test_hand_off_tools_are_not_asked_to_be_restricted() -> None:
+    handoff = _tool("transfer_to_billing")
+    handoff.handoff_tool = True
+    report = _report({"tools": ["t1"]}, [[_tool("t1"), handoff, _tool("delete_user")]])
+    restrict = [s["subject"] for s in report["recommendations"] if s["kind"] == "restrict"]
+    assert restrict == ["delete_user"]  # `transfer` is a destructive word, but not here
 
 
 def test_runs_for_coverage_matches_the_chao_jost_formula() -> None:

@@ -1,8 +1,9 @@
 """Report section: concrete next steps per agent, most impact on the overall score first (§3e).
 
-Impact is computed, not guessed: each step's overall score is the geometric mean with that one
-item covered; steps that cannot move the score (delegation edges, restrictions, more runs) follow
-in a fixed order of urgency.
+Impact is computed, not guessed: each step's score is the overall with that one item covered.
+While a dimension is 0 the overall is 0 whatever else is covered, so steps are ranked first by the
+zero dimensions they lift, then by the geometric mean of the non-zero ones; steps that cannot
+move the score (delegation edges, restrictions, more runs) follow in a fixed order of urgency.
 """
 
 from __future__ import annotations
@@ -46,22 +47,34 @@ def looks_destructive(tool: str) -> bool:
     return not DESTRUCTIVE.isdisjoint(name_words(tool))
 
 
-def _overall_with(v: AgentView, dimension: str, step: float) -> float:
-    """The overall score if `dimension` rose by `step` (one more item covered)."""
+Score = tuple[int, float]
+
+
+def _score(v: AgentView, dimension: str | None = None, step: float = 0.0) -> Score:
+    """(−zero dimensions, geometric mean of the others) if `dimension` rose by `step`."""
     coverage = v.report["coverage"]
     values = [
         min((coverage[d] or 0.0) + (step if d == dimension else 0.0), 1.0)
         for d in DIMENSIONS
         if coverage[d] is not None
     ]
-    return geometric_mean(values) or 0.0
+    nonzero = [x for x in values if x > 0]
+    return -(len(values) - len(nonzero)), geometric_mean(nonzero) or 0.0
+
+
+def _gain(v: AgentView, dimension: str, step: float) -> Score:
+    (zeros, mean), (zeros0, mean0) = _score(v, dimension, step), _score(v)
+    return zeros - zeros0, mean - mean0
 
 
 def _more_runs(v: AgentView) -> dict[str, Any] | None:
     out = v.st.outcomes
     _, f1, f2, n = frequency_counts(v.st.diversity.paths.values())
-    for_paths = runs_for_coverage(f1, f2, n, PATH_COVERAGE_TARGET)
-    for_paths = v.spec.min_runs if for_paths is None else for_paths
+    # below min_runs the estimate rests on too few runs (one run is one path seen once, which
+    # the extrapolation reads as full coverage): at least reach min_runs
+    for_paths = max(
+        runs_for_coverage(f1, f2, n, PATH_COVERAGE_TARGET) or 0, v.spec.min_runs - out.runs
+    )
     for_rate = runs_for_interval(out.passed, out.runs, PASS_RATE_HALF_WIDTH)
     runs = max(for_paths, for_rate)
     if runs == 0:
@@ -80,43 +93,43 @@ def _more_runs(v: AgentView) -> dict[str, Any] | None:
 
 def recommendations_section(v: AgentView) -> None:
     report, spec = v.report, v.spec
-    coverage = report["coverage"]
-    base = coverage["overall"] or 0.0
-    steps: list[tuple[float, dict[str, Any]]] = []
+    steps: list[tuple[Score, dict[str, Any]]] = []
+    none = (0, 0.0)
 
-    def add(impact: float, kind: str, subject: str, message: str) -> None:
+    def add(impact: Score, kind: str, subject: str, message: str) -> None:
         steps.append((impact, {"kind": kind, "subject": subject, "message": message}))
 
     known = report["tools"]["known"]
     for tool in report["tools"]["uncovered"]:
-        gain = _overall_with(v, "tool", 1 / len(known)) - base
-        add(gain, "uncovered_tool", tool, f"no run called `{tool}`: add a test that needs it")
+        add(_gain(v, "tool", 1 / len(known)), "uncovered_tool", tool,
+            f"no run called `{tool}`: add a test that needs it")
     enabled = report["boundaries"]
     for condition, hit in enabled.items():
         if not hit:
-            gain = _overall_with(v, "boundary", 1 / len(enabled)) - base
-            add(gain, "boundary", condition,
+            add(_gain(v, "boundary", 1 / len(enabled)), "boundary", condition,
                 f"`{condition}` never hit: provoke it with {PROVOKE[condition]}")
     used = v.st.inventory.models
     for model in spec.models:
         if not any(model_matches(u, model) for u in used):
-            gain = _overall_with(v, "model", 1 / len(spec.models)) - base
-            add(gain, "model", model, f"model `{model}` never used: run the suite against it")
-    restricted = set(spec.restricted)
+            add(_gain(v, "model", 1 / len(spec.models)), "model", model,
+                f"model `{model}` never used: run the suite against it")
+    # hand-off tools (transfer_to_billing) pass control to an agent; they act on nothing
+    exempt = set(spec.restricted) | v.st.inventory.handoff_tools
     candidates = set(known) | set(report["tools"]["called"])
-    for tool in sorted(t for t in candidates - restricted if looks_destructive(t)):
-        add(0.0, "restrict", tool,
+    for tool in sorted(t for t in candidates - exempt if looks_destructive(t)):
+        add(none, "restrict", tool,
             f"`{tool}` looks destructive but is not restricted: declare it under "
             "tool_edges.restricted, or allow it explicitly")
     observed = v.observed_edges
     for a, b in sorted(set(spec.delegation)):
         if (a, b) not in observed:
-            add(0.0, "delegation", f"{a}->{b}",
+            add(none, "delegation", f"{a}->{b}",
                 f"declared delegation {a} -> {b} never observed: add a task that needs {b}")
     for tool in report["tools"]["undeclared"]:
-        add(0.0, "undeclared_tool", tool,
+        add(none, "undeclared_tool", tool,
             f"`{tool}` was called but is declared nowhere: add it to tools or tool_edges")
-    steps.sort(key=lambda s: (-round(s[0], 12), ORDER.index(s[1]["kind"]), s[1]["subject"]))
+    steps.sort(key=lambda s: (-s[0][0], -round(s[0][1], 12), ORDER.index(s[1]["kind"]),
+                              s[1]["subject"]))
     items = [item for _, item in steps]
     more = _more_runs(v)
     if more is not None:

@@ -59,6 +59,7 @@ class RunFacts:
 
     tool_calls: Counter[tuple[str, bool]]  # (tool, failed) of executed calls, first-seen order
     called: set[str]
+    handoff_tools: set[str]  # tools the instrumentation marks as hand-offs (not actions)
     models: Counter[str]
     restricted: Counter[tuple[str, str]]  # (tool, outcome) of restricted attempts
     tool_definitions: frozenset[str]
@@ -86,6 +87,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     restricted = set(spec.restricted)
     tool_calls: Counter[tuple[str, bool]] = Counter()
     called: set[str] = set()
+    handoff_tools: set[str] = set()
     seen_tools: Counter[str] = Counter()
     requested: Counter[str] = Counter()
     models: Counter[str] = Counter()
@@ -102,6 +104,8 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
                     attempts[(name, "denied")] += 1
                 continue
             called.add(name)
+            if step.handoff_tool:
+                handoff_tools.add(name)
             failed = step.error is not None
             tool_calls[(name, failed)] += 1
             tool_failed = tool_failed or failed
@@ -141,6 +145,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     return RunFacts(
         tool_calls=tool_calls,
         called=called,
+        handoff_tools=handoff_tools,
         models=models,
         restricted=attempts,
         tool_definitions=run.tool_definitions,

@@ -15,6 +15,7 @@ class Inventory:
     tools: dict[str, list[int]] = field(default_factory=dict)  # tool -> [ok, error]
     tool_definitions: set[str] = field(default_factory=set)
     models: dict[str, int] = field(default_factory=dict)
+    handoff_tools: set[str] = field(default_factory=set)  # hand-offs, not actions on the world
 
     def add(self, facts: RunFacts, caps: Caps) -> dict[str, int]:
         """Fold one run; returns its calls per (capped) tool name, which is what runs keep."""
@@ -27,6 +28,7 @@ class Inventory:
         for model, n in facts.models.items():
             bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)
         caps.add_names(self.tool_definitions, facts.tool_definitions, lim.max_tools, "tool")
+        caps.add_names(self.handoff_tools, facts.handoff_tools, lim.max_tools, "tool")
         return called
 
     def merge(self, other: Inventory, caps: Caps) -> None:
@@ -37,6 +39,7 @@ class Inventory:
             counts[0] += ok
             counts[1] += err
         caps.add_names(self.tool_definitions, other.tool_definitions, lim.max_tools, "tool")
+        caps.add_names(self.handoff_tools, other.handoff_tools, lim.max_tools, "tool")
         for model, n in other.models.items():
             bump(self.models, caps.key(self.models, model, lim.max_models, "model", OVERFLOW, n), n)
 
@@ -45,6 +48,7 @@ class Inventory:
             "tools": {k: list(v) for k, v in sorted(self.tools.items())},
             "tool_definitions": sorted(self.tool_definitions),
             "models": dict(sorted(self.models.items())),
+            "handoff_tools": sorted(self.handoff_tools),
         }
 
     @classmethod
@@ -53,4 +57,5 @@ class Inventory:
             tools={str(k): [int(v[0]), int(v[1])] for k, v in d["tools"].items()},
             tool_definitions={str(x) for x in d["tool_definitions"]},
             models={str(k): int(v) for k, v in d["models"].items()},
+            handoff_tools={str(x) for x in d.get("handoff_tools", ())},  # absent before 0.2
         )
