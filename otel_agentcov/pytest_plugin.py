@@ -32,8 +32,9 @@ from .pytest_reports import (
 )
 from .spec import CoverageSpec, SpecError
 
-# test.case.result.status (OTel test semantic conventions) from a test's reports
-_STATUS = {"passed": "pass", "failed": "fail", "skipped": "skip"}
+# test.case.result.status (OTel test semantic conventions: pass | fail) from a test's reports;
+# a skipped test has none
+_STATUS = {"passed": "pass", "failed": "fail", "skipped": ""}
 
 # the statistical marker is a plugin of its own, active with or without --agentcov
 pytest_plugins = ["otel_agentcov.pytest_marker"]
@@ -110,7 +111,8 @@ def pytest_configure(config: pytest.Config) -> None:
         _warn_if_unused(config)
         return
     settings = _pyproject(config)
-    spec_path = spec_path or settings.get("spec", "")
+    if not spec_path and "spec" in settings:  # relative to the project, not the working dir
+        spec_path = str(config.rootpath / settings["spec"])
     try:
         spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
         targets = parse_targets(
@@ -174,7 +176,9 @@ class AgentCovSession:
         attributes = {"test.case.name": item.nodeid, "test.suite.name": suite}
         with self.tracer.start_as_current_span(item.nodeid, attributes=attributes) as span:
             yield
-            span.set_attribute("test.case.result.status", self.outcomes.get(item.nodeid, "pass"))
+            status = self.outcomes.get(item.nodeid, "pass")
+            if status:
+                span.set_attribute("test.case.result.status", status)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         status = _STATUS.get(report.outcome, "fail")
@@ -185,6 +189,8 @@ class AgentCovSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
         yield
         self.processor.shutdown()  # drains the queue and assembles traces still open
+        if session.config.option.collectonly:  # nothing ran: write and judge nothing
+            return
         report = self.report = offline.report(self.processor.engine, contexts=True)
         checks = gate.evaluate(report, self.spec)
         self.table = gate.render_table(checks, self.allow_inconclusive)

@@ -181,7 +181,15 @@ def test_contexts_are_bounded_and_folds_counted() -> None:
     assert set(contexts.by_test) == {"c0", "c1", "__overflow__"}
     assert state_.overflow["context"] == 2  # c2 and c3 folded, one run each
     # 3 names fit the item budget (t0, t1, t2 in the overflow tally); t3 is folded
-    assert contexts.items == 3 and state_.overflow["context_item"] == 1
+    assert contexts.held() == (3, 3) and state_.overflow["context_item"] == 1
+    # the budgets are global: another agent's first test folds too, and a loaded state
+    # counts what it holds against them
+    other = AgentRun("b", 9, 0, 1, steps=[Step(1, 30, 1, TOOL, 0, 1, "b", tool="u")],
+                     context="c9")
+    state_.update(other, spec, PASSING)
+    assert set(state_.agents["b"].contexts.by_test) == {"__overflow__"}
+    again = CoverageState.from_dict(state_.to_dict(), Limits(max_contexts=2, max_context_items=3))
+    assert (again.caps.context_tallies, again.caps.context_items) == (4, 3)
 
 
 def _record(span_id: int, parent: int | None, name: str, start: int, end: int,

@@ -115,7 +115,30 @@ def test_a_bad_report_option_is_a_usage_error(pytester: pytest.Pytester,
 def test_options_without_agentcov_warn(pytester: pytest.Pytester,
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     _project(pytester, monkeypatch)
-    result = pytester.runpytest_subprocess("--agentcov-report=term-missing")
+    result = pytester.runpytest_subprocess("--agentcov-report=term-missing",
+                                           "--agentcov-report=json:cov.json")
     assert result.ret == 0
     assert "--agentcov-report given without --agentcov" in result.stdout.str()
-    assert not (pytester.path / "htmlcov-agents").exists()
+    assert not (pytester.path / "cov.json").exists()  # nothing measured, nothing written
+    assert "agent coverage (otel_agentcov)" not in result.stdout.str()
+
+
+def test_collect_only_writes_no_report(pytester: pytest.Pytester,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    _project(pytester, monkeypatch)
+    result = pytester.runpytest_subprocess("--agentcov=agentcov.yaml", "--collect-only",
+                                           "--agentcov-report=json:cov.json")
+    assert result.ret == 0
+    assert not (pytester.path / "cov.json").exists()
+
+
+def test_pyproject_spec_is_relative_to_the_project(pytester: pytest.Pytester,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    _project(pytester, monkeypatch)
+    pytester.makefile(".toml", pyproject='[tool.agentcov]\nspec = "agentcov.yaml"\n')
+    sub = pytester.mkdir("sub")
+    monkeypatch.chdir(sub)
+    result = pytester.runpytest_subprocess("--agentcov", "--rootdir", str(pytester.path),
+                                           str(pytester.path / "test_agent.py"))
+    assert result.ret == 0, result.stderr.str()
+    result.stdout.fnmatch_lines(["support*2*50%*"])  # 2 of the spec's 4 tools

@@ -40,7 +40,7 @@ __all__ = [
 ]
 
 DROP_REASONS = ("queue_full", "malformed", "invalid_ids", "end_before_start", "after_shutdown")
-OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state")
+OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state", "context", "context_item")
 
 
 class SnapshotSource(Protocol):

@@ -247,7 +247,7 @@ def test_context(record: SpanRecord) -> str | None:
     if name is not None:
         return as_str(name)
     if record.scope_name.startswith(_PYTEST_OTEL_SCOPE) and "::" in record.name:
-        return record.name
+        return clip(record.name)
     return None
 
 

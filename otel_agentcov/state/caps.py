@@ -24,8 +24,8 @@ class Limits:
     max_paths: int = 100_000
     max_states: int = 100_000
     max_path_samples: int = 1000
-    max_contexts: int = 10_000  # tests per agent (DESIGN §3d)
-    max_context_items: int = 200_000  # tool/edge names held across an agent's tests
+    max_contexts: int = 10_000  # agent x test tallies, all agents together (DESIGN §3d)
+    max_context_items: int = 200_000  # tool/edge names held across all of them
 
 
 def bump(counter: dict[Any, int], key: Any, n: int = 1) -> None:
@@ -38,6 +38,9 @@ class Caps:
 
     limits: Limits = field(default_factory=Limits)
     overflow: dict[str, int] = field(default_factory=dict)
+    # what the context budgets hold now, across agents (so the bound is global, not per agent)
+    context_tallies: int = 0
+    context_items: int = 0
 
     def fold(self, dimension: str, n: int = 1) -> None:
         bump(self.overflow, dimension, n)

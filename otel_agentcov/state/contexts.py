@@ -16,6 +16,8 @@ from .facts import RunFacts
 
 @dataclass
 class ContextTally:
+    """One agent's runs under one test: enough to say what the test exercised, no more."""
+
     runs: int = 0
     passed: int = 0
     tools: dict[str, int] = field(default_factory=dict)  # successful or failed calls per tool
@@ -48,25 +50,28 @@ class ContextTally:
 
 @dataclass
 class Contexts:
-    """Bounded twice: `max_contexts` tests per agent, `max_context_items` names across them."""
+    """Bounded twice, across all agents (Caps counts): `max_contexts` agent x test tallies and
+    `max_context_items` names in them; a test past the first folds into `__overflow__`."""
 
     by_test: dict[str, ContextTally] = field(default_factory=dict)
-    items: int = 0  # names held across all tallies, kept so the budget check is O(1)
 
     def _tally(self, context: str, caps: Caps, runs: int) -> ContextTally:
-        key = caps.key(self.by_test, context, caps.limits.max_contexts, "context", OVERFLOW, runs)
-        tally = self.by_test.get(key)
+        tally = self.by_test.get(context)
         if tally is None:
-            tally = self.by_test[key] = ContextTally()
+            if context != OVERFLOW and caps.context_tallies >= caps.limits.max_contexts:
+                caps.fold("context", runs)
+                return self._tally(OVERFLOW, caps, runs)
+            tally = self.by_test[context] = ContextTally()
+            caps.context_tallies += 1
         return tally
 
     def _put(self, table: dict[Any, int], key: Any, n: int, caps: Caps) -> None:
         """Count under the item budget; a new name past it is folded and counted."""
         if key not in table:
-            if self.items >= caps.limits.max_context_items:
+            if caps.context_items >= caps.limits.max_context_items:
                 caps.fold("context_item", n)
                 return
-            self.items += 1
+            caps.context_items += 1
         bump(table, key, n)
 
     def _fold_in(self, tally: ContextTally, other: ContextTally, caps: Caps) -> None:
@@ -99,8 +104,11 @@ class Contexts:
     def to_dict(self) -> dict[str, Any]:
         return {"contexts": {k: t.to_dict() for k, t in sorted(self.by_test.items())}}
 
+    def held(self) -> tuple[int, int]:
+        """(tallies, names) this record holds: what a loaded state adds to the budgets."""
+        return len(self.by_test), sum(t.items for t in self.by_test.values())
+
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Contexts:
         """State files written before contexts existed have none."""
-        by_test = {str(k): ContextTally.from_dict(v) for k, v in d.get("contexts", {}).items()}
-        return cls(by_test, sum(t.items for t in by_test.values()))
+        return cls({str(k): ContextTally.from_dict(v) for k, v in d.get("contexts", {}).items()})

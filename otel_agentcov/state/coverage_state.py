@@ -137,7 +137,10 @@ class CoverageState:
         try:
             state.caps.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
             for name, d in data["agents"].items():
-                state.agents[str(name)] = AgentState.from_dict(d)
+                st = state.agents[str(name)] = AgentState.from_dict(d)
+                tallies, items = st.contexts.held()
+                state.caps.context_tallies += tallies
+                state.caps.context_items += items
         except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise StateError(f"malformed agent state: {exc!r}") from None
         return state
