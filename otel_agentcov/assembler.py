@@ -1,7 +1,9 @@
 """RunAssembler: buffers steps per trace, builds the span tree and cuts it into AgentRuns.
 
 A trace's subtree is assembled when its local root ends (children end before parents), or
-early when it sits idle past the TTL or hits a bound; every early flush is counted.
+early when it sits idle past the TTL or hits a bound (traces, spans per trace, or spans buffered
+across all traces: roots that never end cannot grow memory without limit); every early flush is
+counted.
 """
 
 from __future__ import annotations
@@ -493,17 +495,20 @@ class RunAssembler:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.max_traces = max_traces
         self.max_spans_per_trace = max_spans_per_trace
+        self.max_buffered_spans = max_buffered_spans
+        self.buffered_spans = 0
         self.idle_ttl_s = idle_ttl_s
         self._clock = clock
         self._traces: OrderedDict[int, _TraceBuffer] = OrderedDict()
         self._lock = threading.Lock()
         self.flushed_early: dict[str, int] = {
-            "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "shutdown": 0
+            "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "span_budget": 0, "shutdown": 0
         }
 
     @property
@@ -518,9 +523,7 @@ class RunAssembler:
             buf = self._traces.get(step.trace_id)
             if buf is None:
                 if len(self._traces) >= self.max_traces:
-                    _, oldest = self._traces.popitem(last=False)
-                    self.flushed_early["trace_limit"] += 1
-                    runs.extend(assemble(oldest.steps.values()))
+                    runs.extend(self._flush_oldest("trace_limit"))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
             else:
                 self._traces.move_to_end(step.trace_id)
@@ -528,8 +531,10 @@ class RunAssembler:
             if step.span_id in buf.steps:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
+            self.buffered_spans += 1
             if local_root or is_test_span(step):  # a test is assembled when it ends
                 subtree = _take_subtree(buf, step.span_id)
+                self.buffered_spans -= len(subtree)
                 if not buf.steps:
                     del self._traces[step.trace_id]
                 runs.extend(assemble(subtree))
@@ -538,9 +543,19 @@ class RunAssembler:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
             if len(buf.steps) >= self.max_spans_per_trace:
                 del self._traces[step.trace_id]
+                self.buffered_spans -= len(buf.steps)
                 self.flushed_early["span_limit"] += 1
                 runs.extend(assemble(buf.steps.values()))
+            while self.buffered_spans > self.max_buffered_spans:
+                runs.extend(self._flush_oldest("span_budget"))
         return runs
+
+    def _flush_oldest(self, reason: str) -> list[AgentRun]:
+        """Assemble the least recently seen trace now (a bound was reached); counted."""
+        _, oldest = self._traces.popitem(last=False)
+        self.buffered_spans -= len(oldest.steps)
+        self.flushed_early[reason] += 1
+        return assemble(oldest.steps.values())
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -554,13 +569,8 @@ class RunAssembler:
         deadline = self._clock() - self.idle_ttl_s
         runs: list[AgentRun] = []
         with self._lock:
-            while self._traces:
-                trace_id, buf = next(iter(self._traces.items()))
-                if buf.last_seen > deadline:
-                    break
-                del self._traces[trace_id]
-                self.flushed_early["idle_ttl"] += 1
-                runs.extend(assemble(buf.steps.values()))
+            while self._traces and next(iter(self._traces.values())).last_seen <= deadline:
+                runs.extend(self._flush_oldest("idle_ttl"))
         return runs
 
     def flush_all(self, reason: str | None = None) -> list[AgentRun]:
@@ -568,6 +578,7 @@ class RunAssembler:
         with self._lock:
             buffers = list(self._traces.values())
             self._traces.clear()
+            self.buffered_spans = 0
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
         return [run for buf in buffers for run in assemble(buf.steps.values())]

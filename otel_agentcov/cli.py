@@ -152,6 +152,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="durable state: acknowledge only what is on disk, restore at start")
     p_serve.add_argument("--token-file", metavar="F", help="require this bearer token "
                          "(or set AGENTCOV_TOKEN)")
+    p_serve.add_argument("--metrics-token-file", metavar="F", help="require this bearer token "
+                         "on /metrics (or set AGENTCOV_METRICS_TOKEN); /healthz stays open")
     p_serve.add_argument("--tls-cert", metavar="F", help="TLS certificate (PEM) for all ports")
     p_serve.add_argument("--tls-key", metavar="F", help="TLS private key (PEM)")
     p_serve.add_argument("--max-body-bytes", type=_positive, default=20 << 20, metavar="N",
@@ -167,6 +169,21 @@ def build_parser() -> argparse.ArgumentParser:
                          "and idle keep-alive time (default 10)")
     p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
                          help="finish a trace whose root never arrives after this (default 60)")
+    limits = p_serve.add_argument_group("memory bounds (README: Guarantees)")
+    limits.add_argument("--max-spans-per-request", type=_positive, default=50_000, metavar="N",
+                        help="spans in one request; more get 413 (default 50000)")
+    limits.add_argument("--max-attributes-per-request", type=_positive, default=1_000_000,
+                        metavar="N", help="attributes, events and links in one request; more "
+                        "get 413 (default 1000000)")
+    limits.add_argument("--max-inflight-bytes", type=_positive, default=256 << 20, metavar="N",
+                        help="bodies of all requests in flight, wire + inflated; past it 503 "
+                        "(default 256 MiB)")
+    limits.add_argument("--max-buffered-spans", type=_positive, default=500_000, metavar="N",
+                        help="spans buffered across traces awaiting their root (~430 bytes "
+                        "each); past it the oldest traces finish early (default 500000)")
+    limits.add_argument("--max-series", type=_positive, default=100_000, metavar="N",
+                        help="series of the per-agent /metrics families together; past it the "
+                        "largest families are cut, counters into __overflow__ (default 100000)")
     return parser
 
 

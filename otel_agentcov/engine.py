@@ -13,7 +13,7 @@ from typing import Any
 from .assembler import AgentRun, RunAssembler
 from .judge import judge
 from .records import SpanRecord
-from .semconv import KINDS, classify
+from .semconv import KINDS, Step, classify
 from .snapshot import Snapshot, compute_snapshot
 from .spec import CoverageSpec
 from .state import CoverageState, Limits
@@ -28,6 +28,7 @@ class CoverageEngine:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
@@ -36,7 +37,7 @@ class CoverageEngine:
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            idle_ttl_s=idle_ttl_s, clock=clock,
+            max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=clock,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -63,19 +64,37 @@ class CoverageEngine:
         Invalid spans and spans classify cannot read are counted drops; a failure after the span
         was counted is an internal error (so processed = classified + dropped always holds).
         """
+        result = self.to_step(record)
+        if isinstance(result, str):
+            self.reject(result)
+        else:
+            self.apply(*result)
+
+    def to_step(self, record: SpanRecord) -> tuple[Step, bool] | str:
+        """The span's Step and whether it is a local root, or the reason it is dropped (not
+        counted here: `reject` counts it).
+
+        The Step is all the engine keeps of a span (names and counts, no content): `agentcov
+        serve` journals Steps, so a restart replays exactly this without reading a payload."""
         if record.trace_id == 0 or record.span_id == 0:
-            self.count_drop("invalid_ids")
-            return
+            return "invalid_ids"
         if record.end_ns < record.start_ns:
-            self.count_drop("end_before_start")
-            return
+            return "end_before_start"
         try:
             step = classify(record, self._state_attributes, self._content)
         except Exception:
-            self.count_drop("malformed")
-            self.count_internal_error()
-            return
-        local_root = record.parent_id is None or record.parent_remote
+            return "malformed"  # classify must read anything: this is a bug, counted as one
+        return step, record.parent_id is None or record.parent_remote
+
+    def reject(self, reason: str, n: int = 1) -> None:
+        """Count `n` spans dropped by `to_step` for `reason`."""
+        self.count_drop(reason, n)
+        if reason == "malformed":
+            with self._counters_lock:
+                self.internal_errors += n
+
+    def apply(self, step: Step, local_root: bool) -> None:
+        """Buffer a classified span and fold the runs it completes."""
         with self.lock:
             self.by_kind[step.kind] += 1
             try:
@@ -118,6 +137,7 @@ class CoverageEngine:
                 "dropped": dropped,
                 "flushed_early": dict(self.assembler.flushed_early),
                 "traces_in_flight": self.assembler.traces_in_flight,
+                "spans_buffered": self.assembler.buffered_spans,
                 "label_overflow": dict(self.state.overflow),
                 "internal_errors": internal_errors,
             }

@@ -16,6 +16,7 @@ from typing import Any
 
 from .spec import AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
+from .textsafe import line_safe, plain
 
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 PASS_RATE = "runs.pass_rate"
@@ -98,8 +99,8 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
     """A fixed-width table, one row per check, and a one-line summary."""
     header = ("agent", "target", "value", "matcher", "verdict")
     rows = [
-        (c.agent, c.target, _value(c.value), _matcher(c.matcher),
-         c.verdict + (f"  ({c.reason})" if c.reason else ""))
+        (plain(c.agent), plain(c.target), _value(c.value), plain(_matcher(c.matcher)),
+         c.verdict + (f"  ({plain(c.reason)})" if c.reason else ""))
         for c in checks
     ]
     widths = [max(len(r[i]) for r in (header, *rows)) for i in range(4)]
@@ -112,18 +113,19 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
         f"{counts[INCONCLUSIVE]} inconclusive"
         + (" (allowed)" if allow_inconclusive and counts[INCONCLUSIVE] else "")
     )
-    return "\n".join(line.rstrip() for line in lines) + "\n"
+    return "\n".join(line_safe(line.rstrip()) for line in lines) + "\n"
 
 
 def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
     """JUnit XML: one testcase per agent x target. FAIL is a <failure>; INCONCLUSIVE is a
-    <failure> too, or <skipped> when allowed, so the CI view matches the exit code."""
+    <failure> too, or <skipped> when allowed, so the CI view matches the exit code. Names are
+    escaped: XML 1.0 cannot carry most control characters at all."""
     suite = ET.Element("testsuite", name="agentcov.gate")
     failures = skipped = 0
     for c in checks:
-        case = ET.SubElement(suite, "testcase", classname=f"agentcov.{c.agent}", name=c.target,
-                             time="0")
-        message = f"value {_value(c.value)}, matcher {_matcher(c.matcher)}: {c.reason}"
+        case = ET.SubElement(suite, "testcase", classname=f"agentcov.{plain(c.agent)}",
+                             name=plain(c.target), time="0")
+        message = plain(f"value {_value(c.value)}, matcher {_matcher(c.matcher)}: {c.reason}")
         if c.verdict == FAIL or (c.verdict == INCONCLUSIVE and not allow_inconclusive):
             failures += 1
             ET.SubElement(case, "failure", message=message, type=c.verdict).text = message
@@ -156,5 +158,6 @@ def fail_under(report: Mapping[str, Any], minimum_pct: float) -> str | None:
     if pct >= minimum_pct:
         return None
     return (
-        f"coverage {pct:.1f}% ({name}, lowest agent overall) is below fail-under {minimum_pct:g}%"
+        f"coverage {pct:.1f}% ({plain(name)}, lowest agent overall) is below fail-under "
+        f"{minimum_pct:g}%"
     )

@@ -1,7 +1,12 @@
 """AgentCoverageProcessor: the in-process front door, an OpenTelemetry SpanProcessor.
 
 `on_end` only appends the span to a bounded queue (no I/O, no locks on the common path,
-never raises); a worker thread classifies and assembles off the host's threads.
+never raises); a worker thread classifies and assembles off the host's threads. The queue is
+bounded in spans and in bytes: a span counts a flat `SPAN_BYTES`, or the length of its string
+attribute values (captured prompts and outputs) when larger. Measuring costs ~1 us, so it is
+done only once the queue is long (the worker is behind, which is when bytes pile up): at most
+the first `_wake_at` (<= 128) queued spans go unmeasured. Only the part above the flat size is
+accounted, under a lock, so spans without content never take one.
 """
 
 from __future__ import annotations
@@ -21,6 +26,26 @@ from .spec import CoverageSpec
 from .state import Limits
 
 _log = logging.getLogger(__name__)
+SPAN_BYTES = 2048  # a queued SDK span with a dozen short attributes, rounded up
+
+
+def _str_bytes(attributes: Any) -> int:
+    """The lengths of the string values in one SDK attribute mapping (its own dict, read in place:
+    the public `attributes` property walks a locked mapping key by key, ~10 us a span)."""
+    total = 0
+    if attributes:
+        for value in attributes._dict.values():
+            if type(value) is str:
+                total += len(value)
+    return total
+
+
+def _content_bytes(span: Any) -> int:
+    """A span's string attribute bytes, its events' included: where captured content is; no
+    copy, no encoding."""
+    return _str_bytes(span._attributes) + sum(
+        _str_bytes(e._attributes) for e in span._events or ()
+    )
 
 
 class AgentCoverageProcessor(SpanProcessor):
@@ -31,8 +56,10 @@ class AgentCoverageProcessor(SpanProcessor):
         spec: CoverageSpec | None = None,
         *,
         max_queue: int = 100_000,
+        max_queue_bytes: int = 256 << 20,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         flush_interval_s: float = 0.5,
         limits: Limits | None = None,
@@ -41,11 +68,16 @@ class AgentCoverageProcessor(SpanProcessor):
             spec,
             max_traces=max_traces,
             max_spans_per_trace=max_spans_per_trace,
+            max_buffered_spans=max_buffered_spans,
             idle_ttl_s=idle_ttl_s,
             limits=limits,
         )
-        self._queue: deque[ReadableSpan] = deque()
-        self._max_queue = max_queue
+        # a span, or (span, bytes above SPAN_BYTES) when it was measured
+        self._queue: deque[ReadableSpan | tuple[ReadableSpan, int]] = deque()
+        self._max_queue = min(max_queue, max_queue_bytes // SPAN_BYTES)
+        self._max_queue_bytes = max_queue_bytes
+        self._extra_bytes = 0  # sum of the queued spans' bytes above SPAN_BYTES
+        self._bytes_lock = threading.Lock()
         # wake the worker every 128 spans: a short queue retains fewer spans for the garbage
         # collector to scan, which the host thread pays for (benchmarks/overhead.py: host-thread
         # CPU added per span 6.8 us at 4096, 3.7 us at 128; total CPU lower too)
@@ -76,7 +108,21 @@ class AgentCoverageProcessor(SpanProcessor):
             if len(queue) >= self._max_queue:
                 self.engine.count_drop("queue_full")
                 return
-            queue.append(span)
+            item: Any = span
+            if len(queue) >= self._wake_at:  # the worker is behind: only now is size measured
+                try:
+                    extra = _content_bytes(span) - SPAN_BYTES
+                except AttributeError:  # not the SDK's ReadableSpan layout: the flat estimate
+                    extra = 0
+                if extra > 0:
+                    with self._bytes_lock:
+                        queued = (len(queue) + 1) * SPAN_BYTES + self._extra_bytes + extra
+                        if queued > self._max_queue_bytes:
+                            self.engine.count_drop("queue_bytes")
+                            return
+                        self._extra_bytes += extra
+                    item = (span, extra)
+            queue.append(item)
             if self._is_shutdown:  # shutdown finished between the check and the append:
                 self._drain()  # its final drain missed this span, so count it here
             elif len(queue) >= self._wake_at and not self._wake.is_set():
@@ -98,7 +144,13 @@ class AgentCoverageProcessor(SpanProcessor):
             queue = self._queue
             ingest = self.engine.ingest
             for _ in range(len(queue)):
-                span = queue.popleft()
+                item = queue.popleft()
+                if isinstance(item, tuple):  # measured: (span, bytes above the flat size)
+                    span, extra = item
+                    with self._bytes_lock:
+                        self._extra_bytes -= extra
+                else:
+                    span = item
                 try:
                     ingest(from_readable_span(span))
                 except Exception:

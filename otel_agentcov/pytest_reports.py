@@ -16,6 +16,7 @@ from typing import Any
 from .reporting import FORMATS, render, write_html
 from .reporting import _format as fmt
 from .reporting.html import report_meta
+from .textsafe import line_safe, plain
 
 TERMINAL = ("term", "term-missing")
 FILE_FORMATS = (*FORMATS, "html")
@@ -82,12 +83,12 @@ def terminal_table(report: Mapping[str, Any], missing: bool) -> str:
     for name, agent in agents.items():
         coverage = agent["coverage"]
         row = [
-            fmt.clean(name), str(agent["runs"]["count"]),
+            plain(name), str(agent["runs"]["count"]),
             *(fmt.percent(coverage[d]) for d in fmt.DIMENSIONS),
             fmt.percent(coverage["overall"]), str(agent["edges"]["restricted_attempts"]),
         ]
         if missing:
-            row.append(fmt.clean(_missing(agent)) or "-")
+            row.append(plain(_missing(agent)) or "-")
         rows.append(row)
     overalls = [a["coverage"]["overall"] or 0.0 for a in agents.values()]
     total = [
@@ -109,4 +110,5 @@ def terminal_table(report: Mapping[str, Any], missing: bool) -> str:
 
     rule = "-" * len(line(head))
     body = [line(r) for r in rows] if rows else [fmt.NO_RUNS]
-    return "\n".join([line(head), rule, *body, rule, line(total)]) + "\n"
+    lines = [line(head), rule, *body, rule, line(total)]
+    return "\n".join(line_safe(text) for text in lines) + "\n"

@@ -11,13 +11,16 @@ import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
 import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+
+from . import guarded_yaml
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -38,6 +41,10 @@ EXPECT_TARGETS = (
 
 # Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
 _CACHE_LIMIT = 4096
+MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (README: Guarantees)
+# Matcher schemas resolve `$ref` in this registry only: it holds nothing and retrieves nothing, so
+# a gate never fetches a URL (jsonschema's default would, with a deprecation warning).
+_NO_RETRIEVAL: Registry[Any] = Registry()
 
 # Keywords a matcher schema may use at its top level: anything else is almost surely a typo
 # (``maximun: 0``) that JSON Schema would silently ignore, turning the gate into a no-op.
@@ -351,6 +358,21 @@ def _claim_patterns(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], s
 _TOO_DEEP = "nested too deeply to be a spec"
 
 
+def _refs(schema: Any, path: list[_PathPart]) -> Iterator[tuple[list[_PathPart], str]]:
+    """Every `$ref` / `$dynamicRef` string in a schema, with its path (iterative: any depth)."""
+    stack: list[tuple[list[_PathPart], Any]] = [(path, schema)]
+    while stack:
+        where, node = stack.pop()
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                    yield [*where, key], value
+                else:
+                    stack.append(([*where, key], value))
+        elif isinstance(node, list):
+            stack.extend(([*where, i], v) for i, v in enumerate(node))
+
+
 def _validate(doc: Any, source: str) -> None:
     """Raise SpecError for the most relevant problem in ``doc``; return if it is a usable spec."""
     err = best_match(_SPEC_VALIDATOR.iter_errors(doc))
@@ -365,6 +387,10 @@ def _validate(doc: Any, source: str) -> None:
         unknown = next((k for k in schema if k not in _SCHEMA_KEYWORDS), None)
         if unknown is not None:
             raise _error(source, [*path, unknown], "unknown JSON Schema keyword")
+        for ref_path, ref in _refs(schema, path):
+            if not ref.startswith("#"):
+                raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the matcher "
+                             "(a gate never fetches a schema; use $defs and '#/$defs/...')")
     for path, regex in _claim_patterns(doc):
         try:
             re.compile(regex)
@@ -499,13 +525,19 @@ class CoverageSpec:
         """Load ``agentcov.yaml``; any problem (unreadable, not YAML, invalid) is one SpecError."""
         source = os.fspath(path)
         try:
-            text = Path(path).read_text(encoding="utf-8-sig")
+            with open(path, "rb") as fh:
+                raw = fh.read(MAX_SPEC_BYTES + 1)
+            if len(raw) > MAX_SPEC_BYTES:
+                raise _error(source, [], f"larger than {MAX_SPEC_BYTES} bytes; not a spec")
+            text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise SpecError(f"{source}: not UTF-8 text (bad byte at offset {exc.start})") from None
         except OSError as exc:
             raise SpecError(f"{source}: cannot read: {exc.strerror or exc}") from None
         try:
-            data = yaml.safe_load(text)
+            data = guarded_yaml.load(text)
+        except guarded_yaml.TooLarge as exc:
+            raise _error(source, [], f"refused: {exc}") from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             where = f"line {mark.line + 1}, column {mark.column + 1}" if mark else "(top level)"
@@ -585,7 +617,12 @@ def evaluate_expect(
         if value is None:
             results.append(ExpectResult(item.target, None, False, "n/a: no value"))
             continue
-        err = best_match(Draft202012Validator(item.schema).iter_errors(value))
+        validator = Draft202012Validator(item.schema, registry=_NO_RETRIEVAL)
+        try:
+            err = best_match(validator.iter_errors(value))
+        except Unresolvable as exc:  # a spec built around the loader's check: never a pass
+            results.append(ExpectResult(item.target, value, False, f"unresolvable {exc}"))
+            continue
         reason = "" if err is None else _reason(err)
         results.append(ExpectResult(item.target, value, err is None, reason))
     return results

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from bisect import bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from itertools import accumulate, combinations
@@ -121,6 +122,9 @@ def mean_pairwise_jaccard(sets: Sequence[frozenset[str]]) -> float | None:
     return sum(jaccard(a, b) for a, b in pairs) / len(pairs)
 
 
+_BUCKET_KEY = re.compile(r"-?[0-9]{1,6}")
+
+
 class LogHistogram:
     """Mergeable quantile sketch with 1 % relative error (DDSketch-style log buckets).
 
@@ -192,11 +196,28 @@ class LogHistogram:
             "buckets": {str(k): v for k, v in sorted(self.buckets.items())},
         }
 
+    # keys of positive finite doubles: log(5e-324) / log(1.02) > -37_600; log(1.8e308) < 35_900
+    MIN_KEY, MAX_KEY = -37_600, 35_900
+
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> LogHistogram:
+        """Strict: a state file is input; ValueError unless the sketch is one `add` could make
+        (bucket keys of finite values, counts that add up), so no quantile can overflow."""
         h = cls()
-        h.count = int(data["count"])
-        h.total = float(data["sum"])
-        h.zeros = int(data["zeros"])
-        h.buckets = {int(k): int(v) for k, v in data["buckets"].items()}
+        count, total, zeros, buckets = (data[k] for k in ("count", "sum", "zeros", "buckets"))
+        if type(count) is not int or type(zeros) is not int or not 0 <= zeros <= count:
+            raise ValueError(f"histogram count {str(count)[:20]} / zeros {str(zeros)[:20]}")
+        if type(total) not in (int, float) or not 0.0 <= total < math.inf:
+            raise ValueError(f"histogram sum {str(total)[:20]!r}")
+        if type(buckets) is not dict:
+            raise ValueError("histogram buckets: expected an object")
+        for key, n in buckets.items():
+            k = int(key) if _BUCKET_KEY.fullmatch(key) else None
+            if k is None or not cls.MIN_KEY <= k <= cls.MAX_KEY or type(n) is not int or n < 1:
+                raise ValueError(f"histogram bucket {str(key)[:20]!r}: {str(n)[:20]!r}")
+            h.buckets[k] = n
+        if zeros + sum(h.buckets.values()) != count:
+            raise ValueError(f"histogram buckets add up to {zeros + sum(h.buckets.values())}, "
+                             f"count is {count}")
+        h.count, h.total, h.zeros = count, float(total), zeros
         return h

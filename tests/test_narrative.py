@@ -39,7 +39,7 @@ from otel_agentcov.semconv import classify
 from otel_agentcov.semconv.step import AGENT, HANDOFF, TOOL, WORKFLOW, Step
 from otel_agentcov.snapshot import compute_snapshot
 from otel_agentcov.spec import CoverageSpec, SpecError
-from otel_agentcov.state import CoverageState, Limits
+from otel_agentcov.state import CoverageState, Limits, StateError
 
 TOOLS = ["lookup_order", "issue_refund", "send_email", "issue_credit"]
 
@@ -571,3 +571,26 @@ def test_a_call_after_a_hand_off_a_workflow_records_counts_as_done() -> None:
         by_agent["writer"], content=RunContent(output="Your refund was issued.", input=None)
     )
     assert verdict(answered, spec()) == ("consistent", (), False)
+
+
+@pytest.mark.parametrize(("damage", "message"), [
+    (None, "agents.support: narrative: expected an object, got NoneType"),
+    ({"runs": {"consistent": "3"}}, "agents.support: narrative.runs.consistent: expected a "
+                                    "count (0..2^63-1), got '3'"),
+    ({"runs": {"lied": 1}}, "agents.support: narrative.runs: unknown result 'lied'"),
+    ({"divergences": [["send_email", "made_up", 1]]},
+     "agents.support: narrative.divergences: unknown kind 'made_up'"),
+    ({"divergences": [["send_email", "claimed_not_called"]]},
+     "agents.support: narrative.divergences: expected a list of 3, got \"['send_email', "
+     "'claimed_not_called']\""),
+])  # fmt: skip
+def test_a_damaged_narrative_record_is_one_state_error_naming_the_field(
+    damage: Any, message: str
+) -> None:
+    state = CoverageState()
+    state.agent("support")
+    data = state.to_dict()
+    data["agents"]["support"]["narrative"] = damage
+    with pytest.raises(StateError) as err:
+        CoverageState.from_dict(data)
+    assert str(err.value) == message

@@ -89,17 +89,20 @@ def test_assemble_places_every_run_step_exactly_once(steps: list[Step]) -> None:
 
 @settings(max_examples=150)
 @given(forests(), st.lists(st.booleans(), min_size=40, max_size=40), st.integers(1, 4),
-       st.integers(2, 12), st.sets(st.integers(0, 39), max_size=8))
+       st.integers(2, 12), st.sets(st.integers(0, 39), max_size=8), st.integers(1, 60))
 def test_run_assembler_loses_and_duplicates_nothing_under_any_arrival_and_bounds(
-    steps: list[Step], roots: list[bool], max_traces: int, max_spans: int, sweeps: set[int]
+    steps: list[Step], roots: list[bool], max_traces: int, max_spans: int, sweeps: set[int],
+    max_buffered: int,
 ) -> None:
     now = [0.0]
     ra = RunAssembler(max_traces=max_traces, max_spans_per_trace=max_spans, idle_ttl_s=5.0,
-                      clock=lambda: now[0])
+                      max_buffered_spans=max_buffered, clock=lambda: now[0])
     runs: list[AgentRun] = []
     for i, step in enumerate(steps):
         runs += ra.add(step, local_root=step.parent_id is None or roots[i])
         assert ra.traces_in_flight <= max_traces
+        assert ra.buffered_spans <= max_buffered
+        assert ra.buffered_spans == sum(len(s) for _, _, s in ra.open_traces())
         if i in sweeps:
             now[0] += 10.0
             runs += ra.sweep()
@@ -107,11 +110,13 @@ def test_run_assembler_loses_and_duplicates_nothing_under_any_arrival_and_bounds
     assert ra.traces_in_flight == 0
     _placed_once_in_pieces(_run_step_ids(runs), steps)
     early = ra.flushed_early
-    assert set(early) <= {"trace_limit", "span_limit", "idle_ttl", "shutdown"}
+    assert set(early) <= {"trace_limit", "span_limit", "span_budget", "idle_ttl", "shutdown"}
     if not sweeps:  # only the idle sweep flushes for idle_ttl
         assert early.get("idle_ttl", 0) == 0
     if max_spans > len(steps):  # no trace can reach the span limit
         assert early.get("span_limit", 0) == 0
+    if max_buffered >= len(steps):  # the buffer can never exceed the budget
+        assert early.get("span_budget", 0) == 0
 
 
 @given(forests(max_spans=20), st.lists(st.integers(1, 20), min_size=1, max_size=10))

@@ -17,7 +17,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.exporters.prometheus import render
+from otel_agentcov.exporters.prometheus import OVERFLOW_LABELS, render
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import OVERFLOW, Limits
@@ -126,7 +126,7 @@ def test_a_million_distinct_names_and_endless_traces_stay_under_the_caps() -> No
     assert series["agentcov_model_calls"] <= agents * (LIMITS.max_models + 1)
     assert series["agentcov_runs"] == agents
     assert series["agentcov_delegations"] <= agents * agents
-    assert series["agentcov_label_overflow"] == 5
+    assert series["agentcov_label_overflow"] == len(OVERFLOW_LABELS)  # one series per dimension
     assert max(series.values()) <= 2 * agents * (LIMITS.max_tools + 1)
     assert len(exposition) < 4 * 2**20
 

@@ -27,6 +27,7 @@ from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
 from ..snapshot import DIMENSIONS, Snapshot
+from ..state import OVERFLOW
 
 __all__ = [
     "CoverageCollector",
@@ -39,7 +40,10 @@ __all__ = [
     "wsgi_app",
 ]
 
-DROP_REASONS = ("queue_full", "malformed", "invalid_ids", "end_before_start", "after_shutdown")
+MAX_SERIES = 100_000  # per scrape, the per-agent families together (~8 MB of /metrics)
+DROP_REASONS = (
+    "queue_full", "queue_bytes", "malformed", "invalid_ids", "end_before_start", "after_shutdown"
+)
 OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state", "context", "context_item")
 
 
@@ -75,8 +79,34 @@ def _counter(name: str, doc: str, labels: Sequence[str] = ()) -> _Family:
     return _Family(name, doc, "counter", labels)
 
 
-def _collect(data: Mapping[str, Any]) -> list[_Family]:
-    """Every metric family of the contract, from one report dict (`Snapshot.to_dict()`)."""
+def _within_budget(families: list[_Family], max_series: int) -> dict[str, int]:
+    """Cut the per-agent families to `max_series` series together; returns what each lost.
+
+    Labels multiply (1 000 agents x 200 tools is 400 k tool series), so the caps on names alone
+    do not bound a scrape. Water-filling: small families keep every series, the large ones share
+    what is left equally. A counter's cut series fold into one `__overflow__` series holding
+    their sum (totals stay right); gauges and histograms just lose theirs.
+    """
+    lost: dict[str, int] = {}
+    left, pending = max_series, len(families)
+    for fam in sorted(families, key=lambda f: len(f.rows)):
+        share = max(left // pending, 1)
+        pending -= 1
+        rows = fam.rows
+        if len(rows) > share:
+            kept = rows[: share - 1] if fam.type == "counter" else rows[:share]
+            if fam.type == "counter":
+                total = sum(value for _, value in rows[len(kept):])
+                kept.append(((OVERFLOW,) * len(fam.labels), total))
+            lost[fam.name] = len(rows) - len(kept)
+            fam.rows = kept
+        left -= len(fam.rows)
+    return lost
+
+
+def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Family]:
+    """Every metric family of the contract, from one report dict (`Snapshot.to_dict()`); the
+    per-agent ones within `max_series` series together."""
     a = ["agent"]
     coverage = _gauge(
         "agentcov_coverage_ratio", "Coverage per agent and dimension.", [*a, "dimension"]
@@ -184,6 +214,18 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
             for d in story["divergences"]:
                 narrative_div.add((agent, d["tool"], d["kind"]), d["count"])
 
+    per_agent = [
+        coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
+        model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
+        runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
+        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div,
+    ]  # fmt: skip
+    lost = _within_budget(per_agent, max_series)
+    cut = _gauge("agentcov_series_overflow", "Series cut from a family by the per-scrape series "
+                 "budget (counters keep their sum in __overflow__).", ["family"])
+    for fam in per_agent:
+        cut.add((fam.name,), lost.get(fam.name, 0))
+
     spans = data.get("spans", {})
     by_kind = _counter("agentcov_spans_processed", "Spans classified, by kind.", ["kind"])
     for kind, n in spans.get("by_kind", {}).items():
@@ -207,14 +249,10 @@ def _collect(data: Mapping[str, Any]) -> list[_Family]:
     internal.add((), spans.get("internal_errors", 0))
     in_flight = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting their root.")
     in_flight.add((), spans.get("traces_in_flight", 0))
+    buffered = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.")
+    buffered.add((), spans.get("spans_buffered", 0))
 
-    return [
-        coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
-        model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
-        runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
-        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div,
-        by_kind, dropped, early, overflow, internal, in_flight,
-    ]  # fmt: skip
+    return [*per_agent, by_kind, dropped, early, overflow, internal, in_flight, buffered, cut]
 
 
 _go_float = cast(Callable[[float], str], floatToGoString)  # the library's own, untyped
@@ -224,10 +262,10 @@ _METRIC_TYPES: dict[str, type[GaugeMetricFamily | CounterMetricFamily]] = {
 }
 
 
-def families(data: Mapping[str, Any]) -> list[Metric]:
+def families(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[Metric]:
     """Every family as prometheus_client Metric objects (what `CoverageCollector` yields)."""
     out: list[Metric] = []
-    for fam in _collect(data):
+    for fam in _collect(data, max_series):
         if fam.type == "histogram":
             hist = HistogramMetricFamily(fam.name, fam.doc, labels=list(fam.labels))
             for labels, (buckets, total) in fam.rows:
@@ -241,7 +279,7 @@ def families(data: Mapping[str, Any]) -> list[Metric]:
     return out
 
 
-def exposition(data: Mapping[str, Any]) -> bytes:
+def exposition(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> bytes:
     """The text exposition of `families(data)` written directly, byte for byte what
     prometheus_client's `generate_latest` writes for them (tested), without building a Metric
     and a Sample per series: a scrape of 100 agents x 50 tools is ~20 k series."""
@@ -263,7 +301,7 @@ def exposition(data: Mapping[str, Any]) -> bytes:
             text = numbers[value] = _go_float(float(value))
         return text
 
-    for fam in _collect(data):
+    for fam in _collect(data, max_series):
         sample = f"{fam.name}_total" if fam.type == "counter" else fam.name
         doc = fam.doc.replace("\\", r"\\").replace("\n", r"\n")
         out.append(f"# HELP {sample} {doc}\n# TYPE {sample} {fam.type}\n")
@@ -313,9 +351,9 @@ def make_registry(source: SnapshotSource) -> CollectorRegistry:
     return registry
 
 
-def render(source: SnapshotSource) -> bytes:
+def render(source: SnapshotSource, max_series: int = MAX_SERIES) -> bytes:
     """The Prometheus text exposition of one snapshot (what `generate_latest` would write)."""
-    return exposition(source.snapshot().data)
+    return exposition(source.snapshot().data, max_series)
 
 
 def serve_metrics(

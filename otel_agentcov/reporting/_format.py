@@ -6,7 +6,6 @@ lives here once; the reporters only decide layout.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -18,14 +17,6 @@ NA = "n/a"
 FILLED, EMPTY, ABSENT = "█", "░", "·"
 INSUFFICIENT_NOTE = "fewer runs than min_runs: estimates are unreliable"
 NO_RUNS = "no agent runs recorded"
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def clean(name: str) -> str:
-    """A name from a trace on one terminal line: control characters become `?`."""
-    return _CONTROL.sub("?", name)
 
 
 def scaled(ratio: float, steps: int) -> int:

@@ -7,10 +7,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from otel_agentcov.reporting import _format as fmt
+from otel_agentcov.textsafe import plain
 
 # Characters that start Markdown/HTML syntax anywhere; `_` only acts at a word boundary in GFM, so
 # intraword underscores (snake_case names) are left alone to keep the source readable.
 _SPECIAL = re.compile(r"([\\`*\[\]<>|])|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+# What GitHub turns into a notification or a link even in plain text: @mentions (and e-mail
+# addresses), #123 references, URLs. A zero-width space after the trigger keeps the text as is.
+_AUTOLINK = re.compile(r"(?<=@)(?=\w)|(?<=#)(?=\d)|(?<=:)(?=//)|(?i:(?<=www)(?=\.))")
 _NONE = "_none_"
 _SUMMARY_HEAD = (
     "agent", "runs", "overall", "status", "tool", "path", "state", "boundary", "model",
@@ -19,9 +23,10 @@ _SUMMARY_HEAD = (
 
 
 def escape(text: object) -> str:
-    """Make a name or message from a trace safe inside a table cell or heading."""
-    flat = " ".join(str(text).splitlines())
-    return _SPECIAL.sub(lambda m: "\\" + m.group(0), flat)
+    """Make a name or message from a trace safe inside a table cell or heading: one line,
+    no Markdown or HTML syntax, no mention or link."""
+    flat = _SPECIAL.sub(lambda m: "\\" + m.group(0), plain(str(text)))
+    return _AUTOLINK.sub("\u200b", flat)
 
 
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:

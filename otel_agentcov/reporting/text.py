@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from otel_agentcov.reporting import _format as fmt
+from otel_agentcov.textsafe import line_safe, plain
 
 LABEL_WIDTH = 20
 RULE = "=" * 20
@@ -57,9 +58,11 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
 
 
 def render_text(report: Mapping[str, Any]) -> str:
-    """Render the report dict as the fixed-width terminal layout, ending with a newline."""
+    """Render the report dict as the fixed-width terminal layout, ending with a newline. Names
+    from traces are escaped line by line: none can start a line of its own."""
     blocks = [_agent_block(name, agent) for name, agent in report["agents"].items()]
     if not blocks:
         blocks = [[fmt.NO_RUNS]]
     blocks.append([fmt.spans_summary(report["spans"])])
-    return "\n\n".join("\n".join(block) for block in blocks) + "\n"
+    return "\n\n".join("\n".join(line_safe(plain(line)) for line in block)
+                       for block in blocks) + "\n"

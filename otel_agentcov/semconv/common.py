@@ -47,12 +47,13 @@ def clip(name: str) -> str:
 
 
 def short_error_name(raw: str) -> str:
-    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`."""
+    """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`;
+    clipped, since it becomes a state key like any name."""
     text = raw.strip()
-    match = _CLASS_REPR.match(text)
+    match = _CLASS_REPR.match(text[: 4 * MAX_NAME_CHARS])
     if match:
         text = match.group(1)
-    return text.rsplit(".", 1)[-1] or "_OTHER"
+    return clip(text.rsplit(".", 1)[-1] or "_OTHER")
 
 
 def error_type(record: SpanRecord) -> str | None:
@@ -210,10 +211,10 @@ def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
 def finish_reason(attrs: Mapping[str, Any]) -> str:
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
-        return reasons
+        return clip(reasons)
     # `reasons` first: an ABC isinstance on the common None is a quarter of classify's time
     if reasons and isinstance(reasons, Sequence) and isinstance(reasons[0], str):
-        return reasons[0]
+        return clip(reasons[0])
     return as_str(attrs.get("gen_ai.response.finish_reason")) or ""
 
 

@@ -50,9 +50,10 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
-    content: StepContent | None = None  # only when a check needs it; never persisted
     context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
     resource_context: str | None = None  # ... on its resource: used when no ancestor names one
     # new fields go last: a service snapshot stores steps as value lists in this order
     step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
     turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
+    # last, and never in a stored row (service/steps.py): only when a check needs it
+    content: StepContent | None = None

@@ -44,7 +44,7 @@ def make_grpc_server(
             intake.check_token(auth if isinstance(auth, str) else None)
             if len(request) > limits.max_decompressed_bytes:
                 raise RequestError("too_large", f"message exceeds {limits.max_decompressed_bytes}")
-            with intake.admitted():
+            with intake.hold(len(request)), intake.admitted():
                 return intake.export("grpc", PROTOBUF, request)
         except RequestError as exc:
             intake.count_failure("grpc", exc.reason)
@@ -55,6 +55,7 @@ def make_grpc_server(
         {"Export": grpc.unary_unary_rpc_method_handler(export, response_serializer=_serialize)},
     )
     server = grpc.server(
+        # each worker holds one inflated message: the pool bounds what grpcio keeps in memory
         futures.ThreadPoolExecutor(max_workers=limits.max_concurrent + 4,
                                    thread_name_prefix="agentcov-grpc"),
         handlers=[handler],

@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import re
 import socket
 import ssl
 import sys
@@ -25,12 +26,13 @@ from google.protobuf.message import Message
 from google.rpc.status_pb2 import Status
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from .intake import HTTP_STATUS, Intake, RequestError, gunzip
+from .intake import HTTP_STATUS, Intake, RequestError, bearer_matches, gunzip
 from .store import JSON, PROTOBUF
 
 TRACES_PATH = "/v1/traces"
 _MEDIA_TYPES = {"application/x-protobuf": PROTOBUF, "application/json": JSON}
 _READ_CHUNK = 64 << 10
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 _REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Length: 0\r\n"
             b"Connection: close\r\n\r\n")
 
@@ -50,6 +52,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         metrics: Callable[[], bytes] | None,
         healthy: threading.Event,
         tls: ssl.SSLContext | None = None,
+        metrics_token: str | None = None,
         request_timeout_s: float = 10.0,
         max_connections: int = 256,
     ) -> None:
@@ -58,6 +61,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         self.intake = intake
         self.metrics = metrics
         self.healthy = healthy
+        self.metrics_token = metrics_token.encode() if metrics_token else None
         self.request_timeout_s = request_timeout_s
         self.tls = tls is not None
         # one thread per connection: the cap bounds threads however many clients hold sockets open
@@ -149,6 +153,12 @@ class _Handler(BaseHTTPRequestHandler):
             ok = self.server.healthy.is_set()
             self._send(200 if ok else 503, b"ok\n" if ok else b"shutting down\n", "text/plain")
         elif path == "/metrics" and self.server.metrics is not None:
+            token = self.server.metrics_token
+            if token is not None and not bearer_matches(self.headers.get("Authorization"), token):
+                self.send_response(401)
+                self.send_header("WWW-Authenticate", "Bearer")
+                self._end(b"missing or wrong bearer token\n", "text/plain")
+                return
             self._send(200, self.server.metrics(), CONTENT_TYPE_LATEST)
         else:
             self._other_method()
@@ -198,23 +208,49 @@ class _Handler(BaseHTTPRequestHandler):
         if encoding not in ("identity", "gzip"):
             raise RequestError("unsupported_media_type",
                                f"Content-Encoding {encoding!r}: expected gzip or none")
-        length_header = self.headers.get("Content-Length")
-        if length_header is None or not length_header.strip().isdigit():
-            raise RequestError("length_required", "Content-Length is required")
-        length = int(length_header)
+        length = self._content_length()
         limits = intake.limits
         if length > limits.max_body_bytes:
             self.close_connection = True  # the body stays unread
             raise RequestError(
                 "too_large", f"body of {length} bytes exceeds {limits.max_body_bytes}"
             )
-        with intake.admitted():
+        try:
+            held = intake.hold(length)
+        except RequestError:
+            self.close_connection = True  # the body stays unread
+            raise
+        with held:
+            # read before admission: a slow body holds bytes of the budget, never a slot
             body = self._read_body(length)
             if encoding == "gzip":
-                body = gunzip(body, limits.max_decompressed_bytes, "http request")
+                # past the cap (or what the whole budget could ever hold beside this body) the
+                # request is too large; past what the budget has left now, retry later
+                cap = min(limits.max_decompressed_bytes, limits.max_inflight_bytes - length)
+                room = min(cap, held.available)
+                held.reserve(room)
+                body = gunzip(body, cap, "http request", room)
+                held.give_back(room - len(body))
             elif len(body) > limits.max_decompressed_bytes:
                 raise RequestError("too_large", f"body exceeds {limits.max_decompressed_bytes}")
-            return intake.export("http", kind, body)
+            with intake.admitted():
+                return intake.export("http", kind, body)
+
+    def _content_length(self) -> int:
+        """The body's length: required (411), ASCII digits only (`int()` would take "٣" and
+        "+3"), one value, and never beside Transfer-Encoding, which two parsers could read
+        differently (request smuggling): 400, and the connection is closed."""
+        values = self.headers.get_all("Content-Length") or []
+        chunked = self.headers.get("Transfer-Encoding") is not None
+        if not values:
+            raise RequestError("length_required", "Content-Length is required")
+        text = {v.strip() for v in values}
+        if chunked or len(text) != 1 or not _ASCII_DIGITS.fullmatch(next(iter(text))):
+            self.close_connection = True  # where the body ends is unknown
+            if chunked:
+                raise RequestError("malformed", "Content-Length with Transfer-Encoding")
+            raise RequestError("malformed", f"bad Content-Length {', '.join(values)[:40]!r}")
+        return int(next(iter(text)))
 
     def _read_body(self, length: int) -> bytes:
         """`length` bytes in chunks (the reader enforces the request's deadline)."""

@@ -7,13 +7,15 @@ writing a snapshot and resetting the journal never applies the same records twic
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import struct
 import threading
 import zlib
 from dataclasses import dataclass
 
-MAGIC = b"AGCOVJ1\n"
+MAGIC = b"AGCOVJ2\n"  # 2: records are classified steps, never request payloads
 _HEADER = struct.Struct(">8sQ")
 _FRAME = struct.Struct(">II")
 
@@ -34,8 +36,17 @@ class ReadResult:
 
 
 def read_journal(path: str, max_record: int) -> ReadResult:
-    """Every intact record; stops at the first bad frame and says whether it was a torn tail."""
-    with open(path, "rb") as fh:
+    """Every intact record; stops at the first bad frame and says whether it was a torn tail.
+    A symlink or anything but a regular file is not a journal (never followed or read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise JournalError(f"{path}: is a symlink, not a journal") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise JournalError(f"{path}: not a regular file")
         data = fh.read()
     if len(data) < _HEADER.size:
         raise JournalError(f"{path}: journal header is {len(data)} bytes, expected 16")
@@ -64,9 +75,14 @@ def read_journal(path: str, max_record: int) -> ReadResult:
 
 
 def create_journal(path: str, generation: int) -> None:
-    """Atomically replace `path` with an empty journal of this generation."""
+    """Atomically replace `path` with an empty journal of this generation. The temporary file
+    is created exclusively: a leftover (or a planted symlink) is removed, never written through."""
     tmp = f"{path}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.unlink(tmp)
+    except FileNotFoundError:
+        pass
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
         os.write(fd, _HEADER.pack(MAGIC, generation))
         os.fsync(fd)
@@ -92,7 +108,7 @@ class Journal:
 
     def __init__(self, path: str, truncate_at: int | None = None) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_WRONLY)
+        self._fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
         if truncate_at is not None:
             os.ftruncate(self._fd, truncate_at)
             os.fsync(self._fd)

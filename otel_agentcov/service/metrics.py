@@ -56,11 +56,16 @@ class ServiceCollector(Collector):
         journal = GaugeMetricFamily("agentcov_journal_bytes", "Size of the journal since the "
                                     "last snapshot.")
         journal.add_metric([], store.journal_bytes)
+        inflight = GaugeMetricFamily(
+            "agentcov_receiver_inflight_bytes", "Request bytes held in memory now (wire + "
+            "inflated), against --max-inflight-bytes."
+        )
+        inflight.add_metric([], intake.inflight_bytes)
         recovery = GaugeMetricFamily(
             "agentcov_state_recovery_seconds", "Time the last start took to restore state."
         )
         recovery.add_metric([], store.recovery_seconds)
-        return [requests, spans, recoveries, compactions, fsyncs, journal, recovery]
+        return [requests, spans, recoveries, compactions, fsyncs, journal, recovery, inflight]
 
     def describe(self) -> Iterator[Metric]:
         return iter(())

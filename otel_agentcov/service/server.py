@@ -20,7 +20,7 @@ from types import FrameType
 import grpc
 from prometheus_client import CollectorRegistry, generate_latest
 
-from ..exporters.prometheus import render
+from ..exporters.prometheus import MAX_SERIES, render
 from ..spec import CoverageSpec
 from .grpc_receiver import make_grpc_server
 from .http_receiver import ServiceHTTPServer
@@ -40,11 +40,14 @@ class ServeConfig:
     metrics: int = 9464
     state_file: str | None = None
     token: str | None = None
+    metrics_token: str | None = None  # required on /metrics when set (`/healthz` stays open)
     tls_cert: str | None = None
     tls_key: str | None = None
     limits: RequestLimits = field(default_factory=RequestLimits)
     idle_ttl_s: float = 60.0
     max_traces: int = 10_000
+    max_buffered_spans: int = 500_000
+    max_series: int = MAX_SERIES
     compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
     sweep_interval_s: float = 1.0
 
@@ -56,7 +59,8 @@ class Service:
         self.config = config
         self.store = CoverageStore(
             config.spec, config.state_file, max_traces=config.max_traces,
-            idle_ttl_s=config.idle_ttl_s, max_record_bytes=config.limits.max_decompressed_bytes,
+            max_buffered_spans=config.max_buffered_spans,
+            idle_ttl_s=config.idle_ttl_s,
         )
         self.intake = Intake(self.store, config.limits, config.token)
         self.healthy = threading.Event()
@@ -75,7 +79,7 @@ class Service:
         def metrics() -> bytes:
             """The coverage families by the exporter's direct renderer (the fast path: ~4x
             quicker than a registry at 20 k series), then the service's own few."""
-            return render(self.store) + generate_latest(own)
+            return render(self.store, cfg.max_series) + generate_latest(own)
 
         tls = None
         if cfg.tls_cert and cfg.tls_key:
@@ -119,7 +123,8 @@ class Service:
         try:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
-                tls=tls, request_timeout_s=self.config.limits.request_timeout_s,
+                tls=tls, metrics_token=self.config.metrics_token,
+                request_timeout_s=self.config.limits.request_timeout_s,
                 max_connections=self.config.limits.max_connections,
             )
         except OSError as exc:
@@ -163,32 +168,45 @@ def _probe(host: str, port: int) -> None:
             sock.bind(address)
 
 
+def _token(path: str | None, variable: str) -> str | None:
+    """A bearer token from a file (stripped) or else the environment; ValueError if unusable."""
+    if not path:
+        return os.environ.get(variable) or None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            token = fh.read().strip()
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: token file is not UTF-8 text") from None
+    if not token:
+        raise ValueError(f"{path}: token file is empty")
+    return token
+
+
 def serve_from_args(args: argparse.Namespace) -> int:
     """`agentcov serve` from parsed arguments; configuration errors are one line, exit 2."""
-    token = os.environ.get("AGENTCOV_TOKEN") or None
-    if args.token_file:
-        try:
-            with open(args.token_file, encoding="utf-8") as fh:
-                token = fh.read().strip()
-        except UnicodeDecodeError:
-            print(f"agentcov: {args.token_file}: token file is not UTF-8 text", file=sys.stderr)
-            return 2
-        if not token:
-            print(f"agentcov: {args.token_file}: token file is empty", file=sys.stderr)
-            return 2
+    try:
+        token = _token(args.token_file, "AGENTCOV_TOKEN")
+        metrics_token = _token(args.metrics_token_file, "AGENTCOV_METRICS_TOKEN")
+    except ValueError as exc:
+        print(f"agentcov: {exc}", file=sys.stderr)
+        return 2
     if bool(args.tls_cert) != bool(args.tls_key):
         print("agentcov: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
     config = ServeConfig(
         spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
         otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.state_file, token=token,
-        tls_cert=args.tls_cert, tls_key=args.tls_key, idle_ttl_s=args.idle_ttl,
+        metrics_token=metrics_token, tls_cert=args.tls_cert, tls_key=args.tls_key,
+        idle_ttl_s=args.idle_ttl,
         limits=RequestLimits(
             max_body_bytes=args.max_body_bytes,
             max_decompressed_bytes=args.max_decompressed_bytes,
             max_concurrent=args.max_concurrent, request_timeout_s=args.request_timeout,
-            max_connections=args.max_connections,
+            max_connections=args.max_connections, max_spans=args.max_spans_per_request,
+            max_attributes=args.max_attributes_per_request,
+            max_inflight_bytes=args.max_inflight_bytes,
         ),
+        max_buffered_spans=args.max_buffered_spans, max_series=args.max_series,
     )
     return run(config)
 

@@ -3,12 +3,13 @@
 The engine's state is a pure function of the journal: every accepted request and every idle
 sweep that changed something is a record, applied with the engine's clock set to the time the
 record carries. Replaying snapshot + journal therefore rebuilds exactly what was acknowledged,
-including traces still open (the snapshot keeps their buffered steps).
+including traces still open (the snapshot keeps their buffered steps). A request is journaled
+as its classified Steps and drop counts, never as it came: the payload may carry prompts and
+outputs, and nothing of them may reach the disk.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import struct
@@ -27,16 +28,18 @@ from ..readers.otlp import (
     records_from_request,
 )
 from ..records import SpanRecord
-from ..semconv.step import Step
+from ..semconv.step import KINDS, Step
 from ..snapshot import Snapshot
 from ..spec import CoverageSpec
-from ..state import CoverageState, StateError
+from ..state import CoverageState, StateError, fields
 from .journal import Journal, JournalError, create_journal, fsync_dir, read_journal
+from .lock import lock_state
+from .steps import from_row, to_row
 
-PROTOBUF, JSON, SWEEP = b"P", b"J", b"S"
+PROTOBUF, JSON = b"P", b"J"  # request payload encodings
+STEPS, SWEEP = b"R", b"S"  # journal record kinds
 _TIME = struct.Struct(">d")
-# what a snapshot keeps of an open trace's steps: every field but captured content
-_STEP_FIELDS = tuple(f.name for f in dataclasses.fields(Step) if f.name != "content")
+MAX_RECORD_BYTES = 1 << 30  # a length past this in a journal frame is corruption
 
 
 class Unavailable(Exception):
@@ -65,6 +68,35 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
     return in_end_order(records_from_json(document, where))
 
 
+def _decode_record(body: bytes) -> tuple[float, dict[str, int], list[tuple[Step, bool]] | None]:
+    """(time, rejected spans by reason, steps) of a journal record; steps None for a sweep.
+    ValueError if any part is not what `submit` writes."""
+    kind = body[:1]
+    if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP):
+        raise ValueError(f"kind {kind!r}, {len(body)} bytes")
+    (when,) = _TIME.unpack_from(body, 1)
+    if when != when or when in (float("inf"), float("-inf")):
+        raise ValueError("time is not a number")
+    if kind == SWEEP:
+        return when, {}, None
+    try:
+        data = json.loads(body[1 + _TIME.size :])
+    except (UnicodeDecodeError, RecursionError) as exc:
+        raise ValueError(str(exc)) from None
+    if type(data) is not dict or type(data.get("dropped")) is not dict or type(
+            data.get("steps")) is not list:
+        raise ValueError("expected {dropped: {...}, steps: [...]}")
+    rejected = data["dropped"]
+    if not all(type(n) is int and 0 < n < 1 << 63 for n in rejected.values()):
+        raise ValueError("drop counts must be positive integers")
+    steps: list[tuple[Step, bool]] = []
+    for item in data["steps"]:
+        if type(item) is not list or len(item) != 2 or type(item[0]) is not bool:
+            raise ValueError("a step entry is [local_root, step]")
+        steps.append((from_row(item[1]), item[0]))
+    return when, rejected, steps
+
+
 class CoverageStore:
     """Applies requests to the engine; with a state file, acknowledges only what is on disk."""
 
@@ -75,17 +107,19 @@ class CoverageStore:
         *,
         max_traces: int = 10_000,
         max_spans_per_trace: int = 10_000,
+        max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
-        max_record_bytes: int = 1 << 30,
     ) -> None:
         self._clock = _Clock()
         self.engine = CoverageEngine(
             spec, max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            idle_ttl_s=idle_ttl_s, clock=self._clock,
+            max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=self._clock,
         )
-        self.state_file = state_file
-        self.journal_path = f"{state_file}.journal" if state_file else None
-        self._max_record = max_record_bytes
+        # a symlinked state path is written through to its target: the journal, the lock and
+        # the temporary files live beside the file itself, and the link stays a link
+        self.state_file = os.path.realpath(state_file) if state_file else None
+        self.journal_path = f"{self.state_file}.journal" if self.state_file else None
+        self._lock_fd: int | None = None
         self._apply_lock = threading.Lock()
         self._journal: Journal | None = None
         self._generation = 0
@@ -98,20 +132,30 @@ class CoverageStore:
 
     # ------------------------------------------------------------------ live path
 
-    def submit(self, kind: bytes, payload: bytes, records: list[SpanRecord]) -> dict[str, int]:
+    def submit(self, records: list[SpanRecord]) -> dict[str, int]:
         """Apply one accepted request; returns its rejected spans by reason once it is durable."""
         with self._apply_lock:
             if self._closed:
                 raise Unavailable("shutting down")
             now = time.time()
+            rejected: dict[str, int] = {}
+            steps: list[tuple[Step, bool]] = []
+            for record in records:
+                result = self.engine.to_step(record)
+                if isinstance(result, str):
+                    rejected[result] = rejected.get(result, 0) + 1
+                else:
+                    steps.append(result)
             journal = self._journal
             seq = 0
             if journal is not None:
+                body = {"dropped": rejected, "steps": [[root, to_row(s)] for s, root in steps]}
                 try:
-                    seq = journal.append(kind + _TIME.pack(now) + payload)
+                    seq = journal.append(STEPS + _TIME.pack(now) + json.dumps(
+                        body, separators=(",", ":")).encode())
                 except OSError as exc:
                     raise Unavailable(f"journal write failed: {exc}") from None
-            rejected = self._apply(now, records)
+            self._apply(now, rejected, steps)
         if journal is not None:
             try:
                 journal.commit(seq)
@@ -119,13 +163,14 @@ class CoverageStore:
                 raise Unavailable(f"journal fsync failed: {exc}") from None
         return rejected
 
-    def _apply(self, now: float, records: Iterable[SpanRecord]) -> dict[str, int]:
+    def _apply(self, now: float, rejected: Mapping[str, int],
+               steps: Iterable[tuple[Step, bool]]) -> None:
         engine = self.engine
         self._clock.now = now
-        before = dict(engine.dropped)
-        for record in records:
-            engine.ingest(record)
-        return {k: v - before.get(k, 0) for k, v in engine.dropped.items() if v != before.get(k)}
+        for reason, n in rejected.items():
+            engine.reject(reason, n)
+        for step, local_root in steps:
+            engine.apply(step, local_root)
 
     def sweep(self) -> None:
         """Finish traces idle past the TTL; journaled (not waited for) when it changed state."""
@@ -183,35 +228,41 @@ class CoverageStore:
                 "internal_errors": engine.internal_errors,
                 "flushed_early": dict(engine.assembler.flushed_early),
                 "open_traces": [
-                    [tid, last_seen, [[getattr(s, f) for f in _STEP_FIELDS] for s in steps]]
+                    [tid, last_seen, [to_row(s) for s in steps]]
                     for tid, last_seen, steps in engine.assembler.open_traces()
                 ],
             }
 
     def _restore(self, data: Mapping[str, Any]) -> None:
-        """Install a snapshot's state, counters and open traces (raises on a malformed one)."""
-        serve = data["serve"]
+        """Install a snapshot's state, counters and open traces; ValueError or KeyError on a
+        malformed one (every field is checked before anything is installed)."""
+        serve = fields.table(data["serve"], "serve")
+        generation = fields.count(serve["generation"], "serve.generation")
+        by_kind = fields.counts(serve["by_kind"], "serve.by_kind")
+        if not set(by_kind) <= set(KINDS):
+            raise ValueError(f"serve.by_kind: unknown kind in {sorted(by_kind)[:8]}")
+        dropped = fields.counts(serve["dropped"], "serve.dropped")
+        internal_errors = fields.count(serve["internal_errors"], "serve.internal_errors")
+        flushed_early = fields.counts(serve["flushed_early"], "serve.flushed_early")
+        open_traces = []
+        for entry in fields.items(serve["open_traces"], "serve.open_traces"):
+            trace_id, last_seen, rows = fields.items(entry, "serve.open_traces entry", 3)
+            trace_id = fields.integer(trace_id, "serve.open_traces trace id")
+            steps = [from_row(row) for row in fields.items(rows, "serve.open_traces steps")]
+            if any(step.trace_id != trace_id for step in steps):
+                raise ValueError(f"open trace {trace_id:x} holds a step of another trace")
+            open_traces.append((fields.number(last_seen, "serve.open_traces time"), steps))
         engine = self.engine
         engine.state = CoverageState.from_dict(data, engine.state.limits)
-        engine.by_kind.update({str(k): int(v) for k, v in serve["by_kind"].items()})
-        engine.dropped.update({str(k): int(v) for k, v in serve["dropped"].items()})
-        engine.internal_errors = int(serve["internal_errors"])
-        engine.assembler.flushed_early.update(
-            {str(k): int(v) for k, v in serve["flushed_early"].items()}
-        )
-        for trace_id, last_seen, steps in serve["open_traces"]:
-            self._clock.now = float(last_seen)
-            for values in steps:
-                if len(values) > len(_STEP_FIELDS):
-                    raise ValueError(f"open trace {trace_id:x} holds a step with unknown fields")
-                # an older snapshot lacks the fields added since: they keep their defaults
-                fields = dict(zip(_STEP_FIELDS, values, strict=False))
-                fields = {k: tuple(v) if isinstance(v, list) else v for k, v in fields.items()}
-                step = Step(**fields)
-                if step.trace_id != int(trace_id):
-                    raise ValueError(f"open trace {trace_id:x} holds a step of another trace")
+        engine.by_kind.update(by_kind)
+        engine.dropped.update(dropped)
+        engine.internal_errors = internal_errors
+        engine.assembler.flushed_early.update(flushed_early)
+        for last_seen, steps in open_traces:
+            self._clock.now = last_seen
+            for step in steps:
                 engine.assembler.add(step, False)
-        self._generation = int(serve["generation"])
+        self._generation = generation
 
     # ------------------------------------------------------------------ recovery
 
@@ -223,6 +274,8 @@ class CoverageStore:
         if self.state_file is None or self.journal_path is None:
             return
         started = time.monotonic()
+        if self._lock_fd is None:
+            self._lock_fd = lock_state(self.state_file)
         snap, journal = self.state_file, self.journal_path
         base_ok = True
         if os.path.exists(snap):
@@ -244,7 +297,7 @@ class CoverageStore:
 
     def _replay(self, path: str) -> None:
         try:
-            result = read_journal(path, self._max_record + 64)
+            result = read_journal(path, MAX_RECORD_BYTES)
         except JournalError as exc:
             self._set_aside(path, "journal_unreadable", exc)
             return
@@ -255,17 +308,18 @@ class CoverageStore:
                             f"journal generation {result.generation}, snapshot {self._generation}")
             return
         for n, body in enumerate(result.bodies):
-            kind, (when,) = body[:1], _TIME.unpack_from(body, 1)
-            if kind == SWEEP:
+            try:
+                when, rejected, steps = _decode_record(body)
+            except ValueError as exc:  # CRC-valid but not ours: as corrupt as a bad CRC
+                self._set_aside(path, "journal_corrupt", f"record {n} is malformed ({exc}); "
+                                f"kept the {n} records before it")
+                self.replayed_records += n
+                return
+            if steps is None:
                 self._clock.now = when
                 self.engine.sweep()
                 continue
-            try:
-                records = decode_records(kind, body[1 + _TIME.size :], f"{path} record {n}")
-            except TraceFormatError:
-                self.engine.count_internal_error()
-                continue
-            self._apply(when, records)
+            self._apply(when, rejected, steps)
         self.replayed_records += len(result.bodies)
         if result.torn_tail:
             self._count("journal_torn_tail")
@@ -281,6 +335,7 @@ class CoverageStore:
         self.engine = CoverageEngine(
             old.spec, max_traces=old.assembler.max_traces,
             max_spans_per_trace=old.assembler.max_spans_per_trace,
+            max_buffered_spans=old.assembler.max_buffered_spans,
             idle_ttl_s=old.assembler.idle_ttl_s, limits=old.state.limits, clock=self._clock,
         )
         self._generation = 0
@@ -312,3 +367,6 @@ class CoverageStore:
             if self._journal is not None:
                 self._journal.close()
                 self._journal = None
+            if self._lock_fd is not None:
+                os.close(self._lock_fd)  # releases the lock
+                self._lock_fd = None

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
 
@@ -39,13 +40,16 @@ class ContextTally:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ContextTally:
-        return cls(
-            runs=int(d["runs"]),
-            passed=int(d["passed"]),
-            tools={str(k): int(v) for k, v in d["tools"].items()},
-            delegations={(str(a), str(b)): int(n) for a, b, n in d["delegations"]},
-            restricted={str(k): int(v) for k, v in d["restricted"].items()},
+        tally = cls(
+            runs=f.count(d["runs"], "contexts runs"),
+            passed=f.count(d["passed"], "contexts passed"),
+            tools=f.counts(d["tools"], "contexts tools"),
+            delegations=f.triples(d["delegations"], "contexts delegations"),
+            restricted=f.counts(d["restricted"], "contexts restricted"),
         )
+        if tally.passed > tally.runs:
+            raise ValueError(f"contexts: passed {tally.passed} exceeds runs {tally.runs}")
+        return tally
 
 
 @dataclass
@@ -111,4 +115,8 @@ class Contexts:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Contexts:
         """State files written before contexts existed have none."""
-        return cls({str(k): ContextTally.from_dict(v) for k, v in d.get("contexts", {}).items()})
+        by_test = {
+            k: ContextTally.from_dict(f.table(v, f"contexts.{k[:80]}"))
+            for k, v in f.table(d.get("contexts", {}), "contexts").items()
+        }
+        return cls(by_test)

@@ -17,6 +17,7 @@ from typing import Any
 from ..assembler import AgentRun
 from ..judge import Verdicts
 from ..spec import AgentSpec
+from . import fields
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
 from .diversity import Diversity
@@ -135,22 +136,29 @@ class CoverageState:
             raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
         state = cls(limits)
         try:
-            state.caps.overflow = {str(k): int(v) for k, v in data.get("overflow", {}).items()}
-            for name, d in data["agents"].items():
-                st = state.agents[str(name)] = AgentState.from_dict(d)
-                tallies, items = st.contexts.held()
-                state.caps.context_tallies += tallies
-                state.caps.context_items += items
-        except (KeyError, IndexError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-            raise StateError(f"malformed agent state: {exc!r}") from None
+            state.caps.overflow = fields.counts(data.get("overflow", {}), "overflow")
+            agents = fields.table(data.get("agents"), "agents")
+        except ValueError as exc:
+            raise StateError(str(exc)) from None
+        for name, d in agents.items():
+            try:
+                st = state.agents[name] = AgentState.from_dict(fields.table(d, "agent"))
+            except KeyError as exc:
+                raise StateError(f"agents.{name[:80]}: missing field {exc}") from None
+            except ValueError as exc:
+                raise StateError(f"agents.{name[:80]}: {exc}") from None
+            tallies, items = st.contexts.held()
+            state.caps.context_tallies += tallies
+            state.caps.context_items += items
         return state
 
     def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:
         """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one.
 
         `extra` adds top-level keys (`agentcov serve` keeps its journal generation there);
-        readers of the state ignore them."""
-        target = os.fspath(path)
+        readers of the state ignore them. A symlinked path is written through to its target
+        (the link stays); the temporary file is created exclusively (never a planted link)."""
+        target = os.path.realpath(os.fspath(path))
         directory = os.path.dirname(os.path.abspath(target))
         tmp: str | None = None
         try:

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as f
 from .caps import Caps
 from .facts import RunFacts
 
@@ -47,9 +48,10 @@ class Diversity:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Diversity:
         return cls(
-            paths={int(k, 16): int(v) for k, v in d["paths"].items()},
+            paths=f.hashed_counts(d["paths"], "paths"),
             path_tokens={
-                int(k, 16): tuple(str(t) for t in v) for k, v in d["path_tokens"].items()
+                f.hash_key(k, "path_tokens"): f.names(v, f"path_tokens.{k}")
+                for k, v in f.table(d["path_tokens"], "path_tokens").items()
             },
-            states={int(k, 16): int(v) for k, v in d["states"].items()},
+            states=f.hashed_counts(d["states"], "states"),
         )

@@ -6,9 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..spec import CONDITIONS
+from . import fields as f
 from .caps import OVERFLOW_EDGE, Caps, bump
 from .facts import RunFacts
 
+OUTCOMES = ("denied", "executed", "failed")  # of a restricted-tool attempt
 LAST_ATTEMPTS = 5
 
 
@@ -64,12 +67,21 @@ class Edges:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Edges:
-        return cls(
-            boundaries={str(k): int(v) for k, v in d["boundaries"].items()},
-            delegations={(str(a), str(b)): int(c) for a, b, c in d["delegations"]},
-            restricted={(str(a), str(b)): int(c) for a, b, c in d["restricted"]},
-            last_attempts={  # absent from state files written before it existed
-                str(t): [(int(e), int(i)) for e, i in v][-LAST_ATTEMPTS:]
-                for t, v in d.get("restricted_traces", {}).items()
-            },
-        )
+        boundaries = f.counts(d["boundaries"], "boundaries")
+        unknown = next((c for c in boundaries if c not in CONDITIONS), None)
+        if unknown is not None:
+            raise ValueError(f"boundaries: unknown condition {unknown[:40]!r}")
+        restricted = f.triples(d["restricted"], "restricted")
+        outcome = next((o for _, o in restricted if o not in OUTCOMES), None)
+        if outcome is not None:
+            raise ValueError(f"restricted: unknown outcome {outcome[:40]!r}")
+        last_attempts = {  # absent from state files written before it existed
+            tool: [
+                (f.integer(e, "restricted_traces end"), f.integer(t, "restricted_traces trace"))
+                for e, t in (f.items(a, f"restricted_traces.{tool}", 2)
+                             for a in f.items(v, f"restricted_traces.{tool}"))
+            ][-LAST_ATTEMPTS:]
+            for tool, v in f.table(d.get("restricted_traces", {}), "restricted_traces").items()
+        }
+        return cls(boundaries=boundaries, delegations=f.triples(d["delegations"], "delegations"),
+                   restricted=restricted, last_attempts=last_attempts)

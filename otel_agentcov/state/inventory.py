@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
 
@@ -53,9 +54,13 @@ class Inventory:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Inventory:
+        tools = {}
+        for tool, outcomes in f.table(d["tools"], "tools").items():
+            ok, err = f.items(outcomes, f"tools.{tool}", 2)
+            tools[tool] = [f.count(ok, f"tools.{tool}"), f.count(err, f"tools.{tool}")]
         return cls(
-            tools={str(k): [int(v[0]), int(v[1])] for k, v in d["tools"].items()},
-            tool_definitions={str(x) for x in d["tool_definitions"]},
-            models={str(k): int(v) for k, v in d["models"].items()},
-            handoff_tools={str(x) for x in d.get("handoff_tools", ())},  # absent before 0.2
+            tools=tools,
+            tool_definitions=set(f.names(d["tool_definitions"], "tool_definitions")),
+            models=f.counts(d["models"], "models"),
+            handoff_tools=set(f.names(d.get("handoff_tools", []), "handoff_tools")),
         )

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judge.narrative import RESULTS, NarrativeVerdict
+from ..judge.narrative import KINDS, RESULTS, NarrativeVerdict
+from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 
 
@@ -46,9 +47,15 @@ class Narrative:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Narrative:
-        """A state written before the narrative check existed has no `narrative` key."""
-        data = d.get("narrative", {})
-        return cls(
-            runs={str(r): int(n) for r, n in data.get("runs", {}).items()},
-            divergences={(str(t), str(k)): int(n) for t, k, n in data.get("divergences", [])},
-        )
+        """Read strictly (ValueError naming the field); a state written before the narrative
+        check existed has no `narrative` key."""
+        data = f.table(d.get("narrative", {}), "narrative")
+        runs = f.counts(data.get("runs", {}), "narrative.runs")
+        result = next((r for r in runs if r not in RESULTS), None)
+        if result is not None:
+            raise ValueError(f"narrative.runs: unknown result {result[:40]!r}")
+        divergences = f.triples(data.get("divergences", []), "narrative.divergences")
+        kind = next((k for _, k in divergences if k not in KINDS), None)
+        if kind is not None:
+            raise ValueError(f"narrative.divergences: unknown kind {kind[:40]!r}")
+        return cls(runs=runs, divergences=divergences)

@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..stats import LogHistogram
+from . import fields as f
 from .facts import RunFacts
+
+# tool sets kept when states merge: the most recent, enough for any window up to half of it (a
+# window is trimmed to twice its size on `add`); bounded, so folding many agents into
+# __overflow__ stays linear instead of re-sorting an ever longer list
+MERGED_TOOL_SETS = 20_000
 
 
 @dataclass
@@ -42,7 +48,7 @@ class Outcomes:
         self.passed += other.passed
         self.durations.merge(other.durations)
         self.tokens.merge(other.tokens)
-        self.tool_sets = sorted(self.tool_sets + other.tool_sets)
+        self.tool_sets = sorted(self.tool_sets + other.tool_sets)[-MERGED_TOOL_SETS:]
         self.score_n += other.score_n
         self.score_sum += other.score_sum
         self.score_sq += other.score_sq
@@ -60,15 +66,23 @@ class Outcomes:
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Outcomes:
-        n, s, sq = d["scores"]
-        return cls(
-            runs=int(d["runs"]),
-            errors=int(d["errors"]),
-            passed=int(d["passed"]),
-            durations=LogHistogram.from_dict(d["durations"]),
-            tokens=LogHistogram.from_dict(d["tokens"]),
-            tool_sets=[(int(e), int(t), tuple(str(x) for x in s)) for e, t, s in d["tool_sets"]],
-            score_n=int(n),
-            score_sum=float(s),
-            score_sq=float(sq),
+        n, total, sq = f.items(d["scores"], "scores", 3)
+        out = cls(
+            runs=f.count(d["runs"], "runs"),
+            errors=f.count(d["errors"], "errors"),
+            passed=f.count(d["passed"], "passed"),
+            durations=LogHistogram.from_dict(f.table(d["durations"], "durations")),
+            tokens=LogHistogram.from_dict(f.table(d["tokens"], "tokens")),
+            tool_sets=[
+                (f.integer(e, "tool_sets end"), f.integer(t, "tool_sets trace"),
+                 f.names(s, "tool_sets tools"))
+                for e, t, s in (f.items(x, "tool_sets entry", 3)
+                                for x in f.items(d["tool_sets"], "tool_sets"))
+            ],
+            score_n=f.count(n, "scores.n"),
+            score_sum=f.number(total, "scores.sum"),
+            score_sq=f.number(sq, "scores.sq"),
         )
+        if out.errors > out.runs or out.passed > out.runs:
+            raise ValueError(f"errors {out.errors} / passed {out.passed} exceed runs {out.runs}")
+        return out

@@ -1,0 +1,199 @@
+"""Memory bounded in bytes, spans and series (issue 14, items 5-8), in-process.
+
+A request's spans and attributes are counted on the wire before decoding; the processor's queue
+is capped in bytes as well as spans (captured content makes a span 100 KB), the assembler's
+buffer across all traces in spans, and a scrape in series whatever the labels multiply to.
+Expected figures are computed here from the inputs and the documented rules (a queued span
+counts max(its string attribute bytes, 2 KiB), measured once the queue is long), not read back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from _trace_files import demo_spans
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
+from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
+from opentelemetry.sdk.trace import TracerProvider
+from prometheus_client.parser import text_string_to_metric_families
+
+from otel_agentcov import AgentCoverageProcessor
+from otel_agentcov.assembler import RunAssembler
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.exporters.prometheus import render
+from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge, protobuf_elements
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.step import TOOL, Step
+
+CONTENT = 100_000
+
+
+def test_queue_is_bounded_in_bytes_when_content_is_captured() -> None:
+    budget, max_queue = 1 << 20, 40
+    processor = AgentCoverageProcessor(max_queue=max_queue, max_queue_bytes=budget,
+                                       flush_interval_s=3600.0)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("test")
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.input.messages": "x" * CONTENT}
+    per_span = CONTENT + len("chat")  # the string values a measured span is accounted for
+    # the documented rule: the first max_queue // 4 (at most 128) queued spans count the flat
+    # 2 KiB unmeasured; from there each counts its string bytes, up to the budget
+    unmeasured = max_queue // 4
+    queued = unmeasured + (budget - unmeasured * 2048) // per_span
+    sent = 30  # 3 MB of content against a 1 MiB budget, under the count cap of 40
+
+    def emit(n: int) -> None:
+        # the worker is held (a worker that is behind: when bytes pile up)
+        with processor._drain_lock:
+            for _ in range(n):
+                with tracer.start_as_current_span("chat", attributes=attributes):
+                    pass
+
+    emit(sent)
+    assert processor.span_stats()["dropped"] == {"queue_bytes": sent - queued}
+    processor.force_flush()
+    stats = processor.span_stats()
+    assert stats["processed"] == sent and stats["by_kind"]["llm"] == queued
+    emit(queued)  # the budget is free again once the worker has drained the queue
+    assert processor.span_stats()["dropped"] == {"queue_bytes": sent - queued}
+    provider.shutdown()
+
+
+def test_spans_without_content_are_bounded_by_the_flat_estimate() -> None:
+    processor = AgentCoverageProcessor(max_queue_bytes=64 * 2048, flush_interval_s=3600.0)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    tracer = provider.get_tracer("test")
+    for _ in range(100):
+        with tracer.start_as_current_span("execute_tool", attributes={"gen_ai.tool.name": "t"}):
+            pass
+    assert processor.span_stats()["dropped"] == {"queue_full": 100 - 64}
+    provider.shutdown()
+
+
+def _orphan(trace: int, span: int) -> Step:
+    return Step(trace_id=trace, span_id=span, parent_id=1, kind=TOOL, start_ns=span,
+                end_ns=span + 1, fallback_agent="svc", tool="t")
+
+
+def test_buffered_spans_across_traces_are_capped_and_the_oldest_flush_early() -> None:
+    budget, traces, per_trace = 100, 30, 10
+    assembler = RunAssembler(max_buffered_spans=budget, idle_ttl_s=3600.0)
+    runs = []
+    for t in range(traces):  # roots that never end: only the budget bounds the buffer
+        for s in range(per_trace):
+            runs += assembler.add(_orphan(1000 + t, 2 + s), False)
+            assert assembler.buffered_spans <= budget
+    # each trace past the tenth pushed the least recently seen one out, whole
+    flushed = traces - budget // per_trace
+    assert assembler.flushed_early["span_budget"] == flushed
+    assert assembler.buffered_spans == budget
+    assert sorted({r.trace_id for r in runs}) == [1000 + t for t in range(flushed)]
+    assert sum(len(r.steps) for r in runs) == flushed * per_trace
+    assert sum(len(steps) for _, _, steps in assembler.open_traces()) == budget
+
+
+def test_buffered_spans_are_visible_in_self_metrics() -> None:
+    engine = CoverageEngine(max_buffered_spans=5, idle_ttl_s=3600.0)
+    for t in range(3):
+        for s in range(3):
+            engine.ingest(SpanRecord(10 + t, 2 + s, 1, "execute_tool", start_ns=1, end_ns=2,
+                                     attributes={"gen_ai.operation.name": "execute_tool",
+                                                 "gen_ai.tool.name": "t"}))
+    samples = {s.name + str(sorted(s.labels.items())): s.value
+               for f in text_string_to_metric_families(render(engine).decode())
+               for s in f.samples}
+    # 9 spans in traces of 3 against a budget of 5: two whole traces flushed, 3 spans left
+    assert samples["agentcov_spans_buffered[]"] == 3
+    assert samples["agentcov_traces_flushed_early_total[('reason', 'span_budget')]"] == 2
+
+
+def _many_labels(agents: int, tools: int) -> CoverageEngine:
+    engine = CoverageEngine(idle_ttl_s=3600.0)
+    for a in range(agents):
+        trace = 10_000 + a
+        for t in range(tools):
+            engine.ingest(SpanRecord(trace, 2 + t, 1, "execute_tool", start_ns=1, end_ns=2,
+                                     attributes={"gen_ai.operation.name": "execute_tool",
+                                                 "gen_ai.tool.name": f"tool-{t}"}))
+        engine.ingest(SpanRecord(trace, 1, None, "invoke_agent", start_ns=0, end_ns=3,
+                                 attributes={"gen_ai.operation.name": "invoke_agent",
+                                             "gen_ai.agent.name": f"agent-{a}"}))
+    return engine
+
+
+def _families(text: bytes) -> dict[str, list[tuple[dict[str, str], float]]]:
+    return {f.name: [(s.labels, s.value) for s in f.samples]
+            for f in text_string_to_metric_families(text.decode())}
+
+
+def test_a_scrape_stays_within_the_series_budget_and_counts_what_it_cut() -> None:
+    agents, tools, budget = 120, 25, 5000
+    engine = _many_labels(agents, tools)
+    full = _families(render(engine, max_series=10**9))
+    cut = _families(render(engine, max_series=budget))
+    # unbudgeted, the tool families alone exceed the budget: 2 outcomes x agents x tools
+    assert len(full["agentcov_tool_calls"]) == 2 * agents * tools > budget
+    overflow = {labels["family"]: v for labels, v in cut["agentcov_series_overflow"]}
+    per_agent = [name for name in full if name in overflow]
+    assert len(per_agent) == len(overflow) >= 20
+    label_sets = sum(len({tuple(sorted((k, v) for k, v in labels.items() if k != "le"))
+                          for labels, _ in cut[name]}) for name in per_agent)
+    assert label_sets <= budget
+    for name in per_agent:
+        kept = len(cut[name])
+        lost = len(full[name]) - kept
+        if name == "agentcov_run_duration_seconds":  # a histogram: samples per label set
+            continue
+        assert overflow[name] == lost, name
+    assert overflow["agentcov_tool_calls"] > 0
+    # a counter's cut series fold into __overflow__: its total is unchanged
+    assert sum(v for _, v in cut["agentcov_tool_calls"]) == agents * tools
+    assert ({"agent": "__overflow__", "tool": "__overflow__", "outcome": "__overflow__"}
+            in [labels for labels, _ in cut["agentcov_tool_calls"]])
+    # one-series-per-agent families are small enough to be kept whole
+    assert len(cut["agentcov_runs"]) == agents
+
+
+def _decoded_elements(request: Any) -> tuple[int, int]:
+    """(spans, attributes) by walking the decoded message: every key-value at any level, every
+    array entry, event and link."""
+    def values(value: Any) -> int:
+        which = value.WhichOneof("value")
+        if which == "array_value":
+            return sum(1 + values(v) for v in value.array_value.values)
+        if which == "kvlist_value":
+            return kvs(value.kvlist_value.values)
+        return 0
+
+    def kvs(items: Any) -> int:
+        return sum(1 + values(kv.value) for kv in items)
+
+    spans = attributes = 0
+    for rs in request.resource_spans:
+        attributes += kvs(rs.resource.attributes)
+        for ss in rs.scope_spans:
+            attributes += kvs(ss.scope.attributes)
+            for span in ss.spans:
+                spans += 1
+                attributes += kvs(span.attributes) + len(span.events) + len(span.links)
+                attributes += sum(kvs(e.attributes) for e in span.events)
+                attributes += sum(kvs(link.attributes) for link in span.links)
+    return spans, attributes
+
+
+def test_the_wire_count_is_exact_on_a_real_request() -> None:
+    request = encode_pb(list(demo_spans(runs=40, seed=3)))
+    request.resource_spans[0].scope_spans[0].spans[0].attributes.add(
+        key="nested", value=AnyValue(array_value=ArrayValue(values=[
+            AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key="k")])), AnyValue()])))
+    payload = request.SerializeToString()
+    spans, attributes = _decoded_elements(request)
+    assert len(payload) > 2 * attributes  # long enough to be walked, not bounded by its size
+    protobuf_elements(payload, ElementCaps(spans, attributes))  # exactly at the caps: allowed
+    with pytest.raises(TooLarge, match=f"more than {spans - 1} spans"):
+        protobuf_elements(payload, ElementCaps(spans - 1, attributes))
+    with pytest.raises(TooLarge, match=f"more than {attributes - 1} attributes"):
+        protobuf_elements(payload, ElementCaps(spans, attributes - 1))
