@@ -4,7 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards fixtures
+.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards fixtures \
+  fixtures-node
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -12,8 +13,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
-demo: $(STAMP)
-	$(BIN)/agentcov demo
+# `make demo` needs only the runtime dependencies: a venv of its own with a regular (not
+# editable) install, so nothing of the test extra is fetched and setuptools has nothing to warn
+# about; `python -m` runs this checkout's sources.
+DEMO_VENV  ?= .venv-demo
+DEMO_STAMP := $(DEMO_VENV)/.installed-stamp
+
+$(DEMO_STAMP): pyproject.toml
+	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
+	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(DEMO_VENV)/bin/python -m pip install --quiet .
+	touch $(DEMO_STAMP)
+
+demo: $(DEMO_STAMP)
+	$(DEMO_VENV)/bin/python -m otel_agentcov.cli demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
@@ -50,7 +63,7 @@ test: lint typecheck prometheus-tools node-tools chromium
 	$(BIN)/python -m pytest -q -n 2
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
@@ -60,7 +73,8 @@ bench: $(STAMP)
 # fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
 FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
   openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
-  smolagents llama_index crewai autogen agent_framework semantic_kernel
+  smolagents llama_index crewai autogen agent_framework semantic_kernel \
+  openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:
@@ -69,4 +83,14 @@ fixtures:
 	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
 	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/$$stack.txt; \
 	  echo "== $$stack"; $$venv/bin/python fixtures/record/record_$$script.py; \
+	done
+
+# The JavaScript stacks record in Node (fixtures/record/node/: package.json + package-lock.json,
+# node_modules ignored) against the same fake server, driven by fixtures/record/record_<stack>.py.
+FIXTURE_NODE_STACKS ?= vercel_ai mastra
+
+fixtures-node: $(STAMP) node-tools
+	cd fixtures/record/node && npm ci --no-audit --no-fund
+	@set -e; for stack in $(FIXTURE_NODE_STACKS); do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/record_$$stack.py; \
 	done

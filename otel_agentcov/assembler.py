@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .judge.content import RunContent, run_content
+from .semconv.common import TOOL_CALL_FINISHES, finishes_run
 from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
@@ -115,6 +116,8 @@ class _Builder:
         limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
         if self.span is not None and 0 < self.span.step_limit < sum(s.kind == LLM for s in steps):
             limits |= {MAX_STEPS}  # more model calls than the agent's own budget allows
+        if self.span is not None and error is None and _cut_short(steps):
+            limits |= {MAX_STEPS}
         input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
         if input_chars is None:
             input_chars = next(
@@ -136,6 +139,16 @@ class _Builder:
             delegated_calls=delegated_calls,
             context=self.context,
         )
+
+
+def _cut_short(steps: list[Step]) -> bool:
+    """An agent run whose last model turn asked for tools, and that neither handed over nor
+    called a tool that finishes the run, ended because its step limit did (the AI SDK's
+    `stopWhen`, Mastra's `maxSteps` end it silently)."""
+    last = next((s for s in reversed(steps) if s.kind == LLM), None)
+    if last is None or last.finish_reason not in TOOL_CALL_FINISHES:
+        return False
+    return not any(s.kind == HANDOFF or s.handoff_tool or finishes_run(s.tool) for s in steps)
 
 
 def _norm(name: str) -> str:
@@ -392,17 +405,19 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
 
     def walk(root: Step) -> None:
         # (step, run it belongs to, parent is a tool, sibling agent span that hosts it,
-        # the nearest ancestor's test context)
-        stack: list[tuple[Step, _Builder | None, bool, int | None, str | None]] = [
-            (root, None, False, None, test)
-        ]
+        # the nearest ancestor's test context, the nearest LLM or tool step of the same run)
+        stack: list[
+            tuple[Step, _Builder | None, bool, int | None, str | None, Step | None]
+        ] = [(root, None, False, None, test, None)]
         while stack:
-            step, current, parent_is_tool, host, context = stack.pop()
+            step, current, parent_is_tool, host, context, outer = stack.pop()
             if step.span_id in visited:
                 continue
             visited.add(step.span_id)
             if host is not None:
-                current = by_span.get(host, current)
+                hosted = by_span.get(host, current)
+                if hosted is not current:
+                    current, outer = hosted, None
             here = current
             if step.context is not None:
                 context = step.context
@@ -414,6 +429,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
                     here = _Builder(step.agent, step, context or step.resource_context)
                     builders.append(here)
                     by_span[step.span_id] = here
+                    outer = None
                     if current is not None:
                         _delegate(current, here)
             elif step.kind == WORKFLOW and step.error is not None:
@@ -421,14 +437,21 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
             elif current is None and step.kind == HANDOFF and step.handoff_from is not None:
                 declared.append(step)  # a workflow's edge: placed once the agents' runs exist
             elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):
-                owner = current
-                if owner is None:
-                    owner = orphans.get(step.fallback_agent)
+                if outer is not None and _repeats(outer, step) and (
+                    current is not None or outer.fallback_agent == step.fallback_agent
+                ):
+                    _absorb(outer, step)
+                else:
+                    owner = current
                     if owner is None:
-                        owner = orphans[step.fallback_agent] = _Builder(
-                            step.fallback_agent, None, context or step.resource_context
-                        )
-                owner.add(step)
+                        owner = orphans.get(step.fallback_agent)
+                        if owner is None:
+                            owner = orphans[step.fallback_agent] = _Builder(
+                                step.fallback_agent, None, context or step.resource_context
+                            )
+                    owner.add(step)
+                    if step.kind != HANDOFF:
+                        outer = step
             kids = children.get(step.span_id)
             if kids:
                 # popped in start order; at a tie agent spans first, so a host's run exists
@@ -438,10 +461,10 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
                 owners = (_turns(kids, here, builders, context)
                           if any(k.turn for k in kids) else {})
                 is_tool = step.kind == TOOL
-                stack.extend(
-                    (k, owners.get(k.span_id, here), is_tool, hosts.get(k.span_id), context)
-                    for k in kids
-                )
+                for k in kids:
+                    run = owners.get(k.span_id, here)
+                    stack.append((k, run, is_tool, hosts.get(k.span_id), context,
+                                  outer if run is here else None))
 
     for root in sorted(roots, key=lambda r: r.start_ns):
         walk(root)
@@ -460,6 +483,28 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
     return [
         b.build(trace_id, b.delegated_calls(own) if b.callees else {}) for b in all_builders
     ]
+
+
+def _repeats(outer: Step, inner: Step) -> bool:
+    """A tool span inside the same tool's span (an MCP request inside the agent's tool span,
+    the MCP server's span inside that), or a model span inside a counted model span (further
+    down than `_wraps_llm` looks), is one call recorded twice: counted once."""
+    if inner.kind != outer.kind:
+        return False
+    return inner.kind == LLM or inner.tool is None or inner.tool == outer.tool
+
+
+def _absorb(outer: Step, inner: Step) -> None:
+    """Keep the outer step; take from the inner one what the outer span did not record."""
+    outer.model = outer.model or inner.model
+    outer.error = outer.error or inner.error
+    outer.limit = outer.limit or inner.limit
+    outer.finish_reason = outer.finish_reason or inner.finish_reason
+    outer.input_tokens = outer.input_tokens or inner.input_tokens
+    outer.output_tokens = outer.output_tokens or inner.output_tokens
+    outer.cost_usd = outer.cost_usd or inner.cost_usd
+    outer.tool_definitions = outer.tool_definitions or inner.tool_definitions
+    outer.requested_tools = outer.requested_tools or inner.requested_tools
 
 
 def _delegate_step(agent_span: Step) -> Step:

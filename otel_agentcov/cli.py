@@ -9,19 +9,20 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from . import demo, gate, offline
+from . import __version__, demo, gate, offline
 from .engine import CoverageEngine
 from .reporting import FORMATS, render, write_html
 from .reporting.html import report_meta
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
+from .verdicts import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, no_runs_message
 
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"agentcov: {message}\n")
+        self.exit(EXIT_USAGE, f"agentcov: {message}\n")
 
 
 _N = TypeVar("_N", int, float)
@@ -78,10 +79,16 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         "--keep-going", action="store_true",
         help="report a bad input file and count the rest instead of stopping with exit 2",
     )
+    p.add_argument(
+        "--allow-empty", action="store_true",
+        help="accept inputs holding no agent run (by default that is exit 2: a mistyped path "
+        "must not pass CI)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="agentcov", description="Agent behaviour coverage from OTel spans.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     p_demo = sub.add_parser(
         "demo", help="run the built-in multi-agent workload through the real OTel SDK"
@@ -95,12 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_demo.add_argument(
         "--duration", type=_seconds, default=0.0, metavar="SECONDS",
-        help="keep the workload running this long (useful with --serve)",
+        help="keep the workload running this long (useful with --serve; Ctrl-C stops it and "
+        "prints the report so far)",
     )
+    p_demo.add_argument(
+        "--traces-out", metavar="F",
+        help="also write the workload's spans to F (OTLP protobuf), input for every command",
+    )
+    p_demo.add_argument("--spec-out", metavar="F", help="also write the demo's spec to F (YAML)")
 
     p_cov = sub.add_parser(
         "coverage", help="coverage report from trace, trial and state files",
-        description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage.",
+        description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage "
+        "(no agent runs found, unless --allow-empty).",
     )
     _add_inputs(p_cov)
     p_cov.add_argument(
@@ -123,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p_gate = sub.add_parser(
         "gate", help="evaluate each agent's expect list (default gate where absent)",
-        description="Exit codes: 0 pass, 1 fail (or inconclusive), 2 bad input or usage.",
+        description="Exit codes: 0 pass, 1 fail, 2 bad input or usage (no agent runs found, "
+        "unless --allow-empty), 3 inconclusive (0 with --allow-inconclusive).",
     )
     _add_inputs(p_gate)
     p_gate.add_argument(
@@ -131,7 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_gate.add_argument(
         "--allow-inconclusive", action="store_true",
-        help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default they fail",
+        help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default the gate "
+        "exits 3",
     )
 
     p_merge = sub.add_parser(
@@ -169,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                          "and idle keep-alive time (default 10)")
     p_serve.add_argument("--idle-ttl", type=_seconds, default=60.0, metavar="SECONDS",
                          help="finish a trace whose root never arrives after this (default 60)")
+    p_serve.add_argument("--log-summary", type=_seconds, default=60.0, metavar="SECONDS",
+                         help="log a one-line summary (spans, refusals, runs, restricted "
+                         "attempts) this often (default 60; 0 never)")
     limits = p_serve.add_argument_group("memory bounds (README: Guarantees)")
     limits.add_argument("--max-spans-per-request", type=_positive, default=50_000, metavar="N",
                         help="spans in one request; more get 413 (default 50000)")
@@ -191,8 +210,11 @@ def _warn(message: str) -> None:
     print(f"agentcov: {message}", file=sys.stderr)
 
 
-def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine]:
-    if not (args.traces or args.results or args.state):
+def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, dict[str, Any]]:
+    """The spec and the report of every input; no agent run at all is a usage error (exit 2)
+    unless --allow-empty."""
+    inputs = [*args.traces, *args.results, *args.state]
+    if not inputs:
         raise offline.InputError("nothing to read; give --traces, --results or --state")
     spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
     if args.tools is not None or args.models is not None:
@@ -201,7 +223,10 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine]:
         spec, traces=args.traces, results=args.results, states=args.state,
         keep_going=args.keep_going, warn=_warn,
     )
-    return spec, engine
+    report = offline.report(engine, contexts=getattr(args, "contexts", False))
+    if not args.allow_empty and offline.run_count(report) == 0:
+        raise offline.InputError(no_runs_message(inputs))
+    return spec, engine, report
 
 
 def _write(path: str | None, text: str) -> None:
@@ -215,8 +240,7 @@ def _write(path: str | None, text: str) -> None:
 def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
-    _, engine = _load(args)
-    report = offline.report(engine, contexts=args.contexts)
+    _, engine, report = _load(args)
     if args.format == "html":
         meta = report_meta([*args.traces, *args.results, *args.state], args.spec)
         print(write_html(report, Path(args.output), meta))
@@ -228,17 +252,17 @@ def _coverage(args: argparse.Namespace) -> int:
         miss = gate.fail_under(report, args.fail_under)
         if miss is not None:
             _warn(miss)
-            return 1
-    return 0
+            return EXIT_FAIL
+    return EXIT_PASS
 
 
 def _gate(args: argparse.Namespace) -> int:
-    spec, engine = _load(args)
-    checks = gate.evaluate(offline.report(engine), spec)
+    spec, _, report = _load(args)
+    checks = gate.evaluate(report, spec)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
     if args.junit:
         _write(args.junit, gate.junit_xml(checks, args.allow_inconclusive))
-    return 0 if gate.passed(checks, args.allow_inconclusive) else 1
+    return gate.outcome(checks, args.allow_inconclusive)
 
 
 def _merge(args: argparse.Namespace) -> int:
@@ -249,13 +273,36 @@ def _merge(args: argparse.Namespace) -> int:
     return 0
 
 
+# Subcommands that do nothing useful without arguments: bare, they print their help.
+_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve")
+
+
+def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
+    """Print the help a bare `agentcov` or bare subcommand calls for; True if it did (the
+    caller exits 2: a CI line whose arguments expanded to nothing must not pass)."""
+    if not argv:
+        parser.print_help()
+        return True
+    if len(argv) == 1 and argv[0] in _NEED_ARGUMENTS:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                action.choices[argv[0]].print_help()
+        return True
+    return False
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    if _help(parser, argv):
+        return EXIT_USAGE
+    args = parser.parse_args(argv)
     try:
         if args.command == "demo":
             return demo.main(
                 seed=args.seed, runs=args.runs, fmt=args.format,
                 serve_port=args.serve, duration_s=args.duration,
+                traces_out=args.traces_out, spec_out=args.spec_out,
             )
         if args.command == "coverage":
             return _coverage(args)
@@ -270,13 +317,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except (SpecError, StateError, offline.InputError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
-    return 2
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

@@ -9,16 +9,22 @@ from __future__ import annotations
 import json
 import math
 import random
+import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Literal, TextIO
+from types import FrameType
+from typing import Any, BinaryIO, Literal, TextIO
 
+import yaml
 from opentelemetry import trace
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
@@ -312,12 +318,60 @@ class SeededIds(IdGenerator):
         return self._rng.getrandbits(128) or 1
 
 
-def run_workload(tracer_provider: trace.TracerProvider, *, seed: int = 7, runs: int = 60) -> None:
-    """Emit `runs` support-flow traces; the same seed yields the same spans and timestamps."""
+def run_workload(
+    tracer_provider: trace.TracerProvider,
+    *,
+    seed: int = 7,
+    runs: int = 60,
+    stop: threading.Event | None = None,
+) -> None:
+    """Emit `runs` support-flow traces; the same seed yields the same spans and timestamps.
+    `stop` ends it between two requests, so no run is left half done."""
     rng = random.Random(seed)
     workload = _Workload(tracer_provider.get_tracer("otel_agentcov.demo"), rng)
     for incident in _incidents(rng, runs):
+        if stop is not None and stop.is_set():
+            return
         workload.request(incident)
+
+
+class _TraceFileExporter(SpanExporter):
+    """Appends each batch as a serialized ExportTraceServiceRequest: protobuf merges repeated
+    fields, so the file is one request that `agentcov coverage --traces` and OTLP tools read."""
+
+    def __init__(self, fh: BinaryIO) -> None:
+        self._fh = fh
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        self._fh.write(encode_spans(spans).SerializeToString())
+        return SpanExportResult.SUCCESS
+
+
+def write_spec(path: str) -> None:
+    """The demo's spec as `agentcov.yaml`, so the trace file can be judged by every command."""
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("# agentcov.yaml written by `agentcov demo --spec-out`\n")
+        yaml.safe_dump(DEMO_SPEC, fh, sort_keys=False)
+
+
+@contextmanager
+def _stop_on_interrupt() -> Iterator[threading.Event]:
+    """The first Ctrl-C sets the event (the demo finishes the request in flight and reports);
+    a second one interrupts as usual. Outside the main thread signals cannot be caught: no-op."""
+    stop = threading.Event()
+    if threading.current_thread() is not threading.main_thread():
+        yield stop
+        return
+
+    def interrupted(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+        signal.signal(signal.SIGINT, previous)
+
+    previous = signal.signal(signal.SIGINT, interrupted)
+    try:
+        yield stop
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def main(
@@ -328,39 +382,56 @@ def main(
     out: TextIO = sys.stdout,
     serve_port: int | None = None,
     duration_s: float = 0.0,
+    traces_out: str | None = None,
+    spec_out: str | None = None,
 ) -> int:
     """Run the workload through a provider with the coverage processor and print its report.
 
     With `serve_port`, `/metrics` is served on 127.0.0.1 while the workload runs; `duration_s`
     keeps the workload going (a new batch of `runs` each round) until that much time has passed.
+    `traces_out` / `spec_out` also write the workload as an OTLP protobuf file and its spec, real
+    input for `coverage`, `gate`, `serve`. Ctrl-C stops the workload and reports what ran.
     """
+    if spec_out is not None:
+        write_spec(spec_out)
+    trace_file = open(traces_out, "wb") if traces_out is not None else None
     provider = TracerProvider(
         resource=Resource.create({"service.name": "agentcov-demo"}), id_generator=SeededIds(seed)
     )
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
     provider.add_span_processor(processor)
+    if trace_file is not None:
+        provider.add_span_processor(BatchSpanProcessor(_TraceFileExporter(trace_file)))
     server = None
-    if serve_port is not None:
-        try:
-            server, _ = processor.serve_metrics(port=serve_port)
-        except OSError as exc:  # the CLI prints it as one line: say which address
-            raise OSError(exc.errno, f"cannot serve /metrics on 127.0.0.1:{serve_port}: "
-                          f"{exc.strerror or exc}") from None
-        # the bound port, not the asked one: --serve 0 picks a free port
-        print(f"serving /metrics on http://127.0.0.1:{server.server_port}/metrics",
-              file=sys.stderr)
-    deadline = time.monotonic() + duration_s
-    round_seed = seed
-    while True:
-        run_workload(provider, seed=round_seed, runs=runs)
-        provider.force_flush()
-        if time.monotonic() >= deadline:
-            break
-        round_seed += 1
-        time.sleep(min(1.0, max(deadline - time.monotonic(), 0.0)))
-    text = render(processor.snapshot().to_dict(), fmt)
-    provider.shutdown()
-    if server is not None:
-        server.shutdown()
+    try:
+        if serve_port is not None:
+            try:
+                server, _ = processor.serve_metrics(port=serve_port)
+            except OSError as exc:  # the CLI prints it as one line: say which address
+                raise OSError(exc.errno, f"cannot serve /metrics on 127.0.0.1:{serve_port}: "
+                              f"{exc.strerror or exc}") from None
+            # the bound port, not the asked one: --serve 0 picks a free port
+            print(f"serving /metrics on http://127.0.0.1:{server.server_port}/metrics",
+                  file=sys.stderr)
+        deadline = time.monotonic() + duration_s
+        round_seed = seed
+        with _stop_on_interrupt() as stop:
+            while not stop.is_set():
+                run_workload(provider, seed=round_seed, runs=runs, stop=stop)
+                provider.force_flush()
+                if time.monotonic() >= deadline:
+                    break
+                round_seed += 1
+                stop.wait(min(1.0, max(deadline - time.monotonic(), 0.0)))
+        if stop.is_set():
+            print("agentcov: interrupted; the report covers the requests finished so far",
+                  file=sys.stderr)
+        provider.shutdown()  # every span reaches the processor and the trace file
+        text = render(processor.snapshot().to_dict(), fmt)
+    finally:
+        if server is not None:
+            server.shutdown()
+        if trace_file is not None:
+            trace_file.close()
     out.write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from .assembler import AgentRun, RunAssembler
@@ -17,6 +17,11 @@ from .semconv import KINDS, Step, classify
 from .snapshot import Snapshot, compute_snapshot
 from .spec import CoverageSpec
 from .state import CoverageState, Limits
+
+
+def _add(counts: dict[str, int], more: Mapping[str, Any]) -> None:
+    for key, n in more.items():
+        counts[str(key)] = counts.get(str(key), 0) + int(n)
 
 
 class CoverageEngine:
@@ -47,6 +52,7 @@ class CoverageEngine:
         self.by_kind: dict[str, int] = dict.fromkeys(KINDS, 0)
         self.dropped: dict[str, int] = {}
         self.internal_errors = 0
+        self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         self._content = self.spec.needs_content
 
@@ -84,7 +90,9 @@ class CoverageEngine:
             step = classify(record, self._state_attributes, self._content)
         except Exception:
             return "malformed"  # classify must read anything: this is a bug, counted as one
-        return step, record.parent_id is None or record.parent_remote
+        # a remote parent starts a local subtree, except where the span is the server half of
+        # a call whose client is traced too: then it waits for the caller's root (or the TTL)
+        return step, record.parent_id is None or (record.parent_remote and not step.joins_caller)
 
     def reject(self, reason: str, n: int = 1) -> None:
         """Count `n` spans dropped by `to_step` for `reason`."""
@@ -140,7 +148,19 @@ class CoverageEngine:
                 "spans_buffered": self.assembler.buffered_spans,
                 "label_overflow": dict(self.state.overflow),
                 "internal_errors": internal_errors,
+                "state_files": self.state_files,
             }
+
+    def merge(self, state: CoverageState, spans: Mapping[str, Any]) -> None:
+        """Fold in what another engine saw (a pytest-xdist worker): its state, and the span
+        counters of its `span_stats()`, so the merged report equals one engine seeing it all."""
+        with self.lock:
+            self.state.merge(state)
+            _add(self.by_kind, spans["by_kind"])
+            _add(self.assembler.flushed_early, spans["flushed_early"])
+        with self._counters_lock:
+            _add(self.dropped, spans["dropped"])
+            self.internal_errors += int(spans["internal_errors"])
 
     def snapshot(self, *, contexts: bool = False) -> Snapshot:
         with self.lock:

@@ -2,8 +2,8 @@
 
 A pass-rate target with a minimum gets a statistical verdict from the Wilson 95 % interval: PASS
 when the lower bound clears the threshold, FAIL when the upper bound is below it, INCONCLUSIVE
-below `min_runs` or in between. INCONCLUSIVE fails the gate unless the caller allows it, so a
-suite too small to tell never passes silently.
+below `min_runs` or in between. INCONCLUSIVE is its own outcome (exit 3) unless the caller allows
+it, so a suite too small to tell never passes silently.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 from .spec import AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
 from .textsafe import line_safe, plain
+from .verdicts import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, FAIL, INCONCLUSIVE, PASS, exit_code
 
-PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 PASS_RATE = "runs.pass_rate"
 _MINIMA = ("minimum", "exclusiveMinimum")
 
@@ -78,9 +78,17 @@ def evaluate(report: Mapping[str, Any], spec: CoverageSpec) -> list[Check]:
     return checks
 
 
-def passed(checks: Sequence[Check], allow_inconclusive: bool = False) -> bool:
-    ok = {PASS, INCONCLUSIVE} if allow_inconclusive else {PASS}
-    return all(c.verdict in ok for c in checks)
+def outcome(checks: Sequence[Check], allow_inconclusive: bool = False) -> int:
+    """The exit code the checks call for: 0 pass, 1 fail, 3 inconclusive (verdicts.exit_code)."""
+    return exit_code((c.verdict for c in checks), allow_inconclusive)
+
+
+_STATUS = {EXIT_PASS: "PASSED", EXIT_FAIL: "FAILED", EXIT_INCONCLUSIVE: "INCONCLUSIVE"}
+
+
+def status(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
+    """PASSED, FAILED or INCONCLUSIVE: the gate's one word, as the table's summary prints it."""
+    return _STATUS[outcome(checks, allow_inconclusive)]
 
 
 def _value(value: float | int | None) -> str:
@@ -107,9 +115,8 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
     lines = ["  ".join(f"{cell:<{w}}" for cell, w in zip(r, widths, strict=False)) + "  " + r[4]
              for r in (header, *rows)]
     counts = {v: sum(c.verdict == v for c in checks) for v in (PASS, FAIL, INCONCLUSIVE)}
-    status = "PASSED" if passed(checks, allow_inconclusive) else "FAILED"
     lines.append(
-        f"gate {status}: {counts[PASS]} passed, {counts[FAIL]} failed, "
+        f"gate {status(checks, allow_inconclusive)}: {counts[PASS]} passed, {counts[FAIL]} failed, "
         f"{counts[INCONCLUSIVE]} inconclusive"
         + (" (allowed)" if allow_inconclusive and counts[INCONCLUSIVE] else "")
     )

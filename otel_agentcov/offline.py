@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -52,6 +52,7 @@ def load_state(path: str) -> CoverageState:
 
 def _merge_state(engine: CoverageEngine, path: str) -> None:
     engine.state.merge(load_state(path))
+    engine.state_files += 1
 
 
 def load(
@@ -68,7 +69,7 @@ def load(
     engine = CoverageEngine(spec)
     reads: list[Callable[[], None]] = [
         *(partial(_ingest, engine, read_trace_file(p)) for p in trace_files(traces)),
-        *(partial(_ingest, engine, read_trials(p, n << 32)) for n, p in enumerate(results)),
+        *(partial(_ingest, engine, read_trials(p, n << 32, warn)) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
     ]
@@ -80,6 +81,11 @@ def load(
                 raise InputError(str(exc)) from None
             warn(f"{exc} (skipped: --keep-going)")
     return engine
+
+
+def run_count(report: Mapping[str, Any]) -> int:
+    """Agent runs in a report, all agents together (0 means the inputs held nothing to judge)."""
+    return sum(int(a["runs"]["count"]) for a in report["agents"].values())
 
 
 def report(engine: CoverageEngine, *, contexts: bool = False) -> dict[str, Any]:

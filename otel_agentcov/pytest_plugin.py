@@ -4,12 +4,17 @@
 TracerProvider (installing one when the global is not an SDK provider), opens one span per test
 (`test.case.name` = node id) so every agent run knows the test that made it, prints the reports
 of `--agentcov-report` (pytest_reports) and the gate table in the terminal summary, and fails the
-session (exit 1) when the gate fails or coverage is below `--agentcov-fail-under`. Defaults for
-the spec and the reports can live under `[tool.agentcov]` in pyproject.toml.
+session (exit 1) when the gate fails or is inconclusive, when no agent run was seen (unless
+`--agentcov-allow-empty`), or when coverage is below `--agentcov-fail-under`. Defaults for the
+spec and the reports can live under `[tool.agentcov]` in pyproject.toml.
+
+Under pytest-xdist each worker sends its state and span counters to the controller (as pytest-cov
+does), which merges them exactly; a worker whose data is missing fails the session.
 """
 
 from __future__ import annotations
 
+import json
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +36,10 @@ from .pytest_reports import (
     write_target,
 )
 from .spec import CoverageSpec, SpecError
+from .state import CoverageState, StateError
+from .verdicts import EXIT_PASS, no_runs_message
+
+WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutput`
 
 # test.case.result.status (OTel test semantic conventions: pass | fail) from a test's reports;
 # a skipped test has none
@@ -60,6 +69,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--agentcov-allow-inconclusive", action="store_true", dest="agentcov_allow_inconclusive",
         help="let INCONCLUSIVE pass-rate verdicts pass the gate",
+    )
+    group.addoption(
+        "--agentcov-allow-empty", action="store_true", dest="agentcov_allow_empty",
+        help="accept a session in which no agent ran (by default that fails it)",
     )
 
 
@@ -93,6 +106,7 @@ def _warn_if_unused(config: pytest.Config) -> None:
             ("--agentcov-report", "agentcov_report", []),
             ("--agentcov-fail-under", "agentcov_fail_under", None),
             ("--agentcov-allow-inconclusive", "agentcov_allow_inconclusive", False),
+            ("--agentcov-allow-empty", "agentcov_allow_empty", False),
         )
         if config.getoption(dest) != default
     ]
@@ -127,13 +141,21 @@ def pytest_configure(config: pytest.Config) -> None:
             config.getoption("agentcov_fail_under"),
             config.getoption("agentcov_allow_inconclusive"),
             spec_path or None,
+            config.getoption("agentcov_allow_empty"),
         ),
         "agentcov-session",
     )
 
 
+def _worker_payload(processor: AgentCoverageProcessor) -> str:
+    """What a worker sends: its state and span counters, as JSON text (execnet carries str)."""
+    engine = processor.engine
+    return json.dumps({"state": engine.state.to_dict(), "spans": engine.span_stats()})
+
+
 class AgentCovSession:
-    """One processor for the session; the report and verdicts are computed once, at the end."""
+    """One processor for the session; the report and verdicts are computed once, at the end
+    (on the controller under xdist, from every worker's merged data)."""
 
     def __init__(
         self,
@@ -142,12 +164,14 @@ class AgentCovSession:
         fail_under: float | None,
         allow_inconclusive: bool,
         spec_path: str | None = None,
+        allow_empty: bool = False,
     ) -> None:
         self.spec = spec
         self.spec_path = spec_path
         self.targets = targets
         self.fail_under = fail_under
         self.allow_inconclusive = allow_inconclusive
+        self.allow_empty = allow_empty
         self.processor = AgentCoverageProcessor(spec)
         self.report: dict[str, Any] | None = None
         self.problems: list[str] = []
@@ -155,6 +179,32 @@ class AgentCovSession:
         self.written: list[tuple[str, Path]] = []
         self.tracer: trace.Tracer | None = None
         self.outcomes: dict[str, str] = {}  # node id -> test.case.result.status
+        self.workers: dict[str, str | None] = {}  # xdist worker id -> its payload, None if none
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """Controller: every worker started must report, or the session fails."""
+        self.workers[node.gateway.id] = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Controller: keep the payload of a worker that finished (a crashed one has none)."""
+        payload = getattr(node, "workeroutput", {}).get(WORKER_KEY)
+        self.workers[node.gateway.id] = payload if isinstance(payload, str) else None
+
+    def _merge_workers(self) -> None:
+        engine = self.processor.engine
+        for worker, payload in sorted(self.workers.items()):
+            try:
+                if payload is None:
+                    raise ValueError("sent no coverage data (it crashed or was stopped)")
+                data = json.loads(payload)
+                engine.merge(CoverageState.from_dict(data["state"]), data["spans"])
+            except (ValueError, KeyError, TypeError, StateError) as exc:
+                self.problems.append(
+                    f"agentcov: worker {worker} {exc}; its agent runs are missing, so the "
+                    "gate cannot pass"
+                )
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -191,11 +241,20 @@ class AgentCovSession:
         self.processor.shutdown()  # drains the queue and assembles traces still open
         if session.config.option.collectonly:  # nothing ran: write and judge nothing
             return
+        workeroutput = getattr(session.config, "workeroutput", None)
+        if workeroutput is not None:  # an xdist worker: the controller judges
+            workeroutput[WORKER_KEY] = _worker_payload(self.processor)
+            return
+        self._merge_workers()
         report = self.report = offline.report(self.processor.engine, contexts=True)
+        if not self.allow_empty and offline.run_count(report) == 0:
+            self.problems.append(
+                f"agentcov: {no_runs_message(['this test session'], '--agentcov-allow-empty')}"
+            )
         checks = gate.evaluate(report, self.spec)
         self.table = gate.render_table(checks, self.allow_inconclusive)
-        if not gate.passed(checks, self.allow_inconclusive):
-            self.problems.append("agentcov gate FAILED")
+        if gate.outcome(checks, self.allow_inconclusive) != EXIT_PASS:
+            self.problems.append(f"agentcov gate {gate.status(checks, self.allow_inconclusive)}")
         if self.fail_under is not None:
             miss = gate.fail_under(report, self.fail_under)
             if miss is not None:

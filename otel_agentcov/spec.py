@@ -486,6 +486,10 @@ _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+# Targets through which an expect list states its own restricted-tool threshold.
+_RESTRICTED_TARGETS = frozenset({DEFAULT_GATE_TARGET, "edges.gate_passed"})
+
+
 def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
     kwargs: dict[str, Any] = {}
     for attr, where, convert in _AGENT_FIELDS:
@@ -494,6 +498,11 @@ def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
             node = node.get(key) if isinstance(node, Mapping) else None
         if node is not None:
             kwargs[attr] = convert(node)
+    expect = kwargs.get("expect")
+    if kwargs.get("restricted") and expect is not None and not any(
+        item.target in _RESTRICTED_TARGETS for item in expect
+    ):  # an expect list written for other targets must not switch the restricted check off
+        kwargs["expect"] = (*expect, *_default_gate())
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), **kwargs)
 

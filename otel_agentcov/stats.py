@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from bisect import bisect_right
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import accumulate, combinations
 from typing import Any
 
@@ -132,7 +132,7 @@ class LogHistogram:
     associative and commutative like the rest of CoverageState.
     """
 
-    __slots__ = ("buckets", "count", "total", "zeros")
+    __slots__ = ("buckets", "count", "total", "zeros", "low", "high")
     GAMMA = 1.02
     _LOG_GAMMA = math.log(GAMMA)
 
@@ -141,6 +141,10 @@ class LogHistogram:
         self.count = 0
         self.total = 0.0
         self.zeros = 0
+        # exact extremes of the positive values (None: none seen); quantiles are clamped to
+        # them, so one run's p95 is its value, never the midpoint of a bucket below it
+        self.low: float | None = None
+        self.high: float | None = None
 
     def add(self, value: float) -> None:
         self.count += 1
@@ -150,6 +154,8 @@ class LogHistogram:
         self.total += value
         key = math.ceil(math.log(value) / self._LOG_GAMMA)
         self.buckets[key] = self.buckets.get(key, 0) + 1
+        self.low = value if self.low is None else min(self.low, value)
+        self.high = value if self.high is None else max(self.high, value)
 
     def merge(self, other: LogHistogram) -> None:
         self.count += other.count
@@ -157,6 +163,8 @@ class LogHistogram:
         self.zeros += other.zeros
         for k, c in other.buckets.items():
             self.buckets[k] = self.buckets.get(k, 0) + c
+        self.low = _pick(min, self.low, other.low)
+        self.high = _pick(max, self.high, other.high)
 
     def mean(self) -> float | None:
         return None if self.count == 0 else self.total / self.count
@@ -172,7 +180,10 @@ class LogHistogram:
         for key in sorted(self.buckets):
             seen += self.buckets[key]
             if seen >= rank:
-                return 2.0 * self.GAMMA**key / (self.GAMMA + 1.0)
+                estimate = 2.0 * self.GAMMA**key / (self.GAMMA + 1.0)
+                if self.low is not None and self.high is not None:
+                    estimate = min(max(estimate, self.low), self.high)
+                return estimate
         return None  # unreachable: counts add up
 
     def cumulative(self, bounds: Sequence[float]) -> list[int]:
@@ -194,6 +205,8 @@ class LogHistogram:
             "sum": self.total,
             "zeros": self.zeros,
             "buckets": {str(k): v for k, v in sorted(self.buckets.items())},
+            "min": self.low,
+            "max": self.high,
         }
 
     # keys of positive finite doubles: log(5e-324) / log(1.02) > -37_600; log(1.8e308) < 35_900
@@ -220,4 +233,25 @@ class LogHistogram:
             raise ValueError(f"histogram buckets add up to {zeros + sum(h.buckets.values())}, "
                              f"count is {count}")
         h.count, h.total, h.zeros = count, float(total), zeros
+        if h.buckets:  # extremes: exact when written, else the outermost bucket bounds
+            h.low = _extreme(data.get("min"), cls.GAMMA ** (min(h.buckets) - 1))
+            h.high = _extreme(data.get("max"), cls.GAMMA ** max(h.buckets))
         return h
+
+
+def _extreme(value: Any, fallback: float) -> float:
+    """A stored min/max: a positive finite number (ValueError otherwise), or the fallback."""
+    if value is None:
+        return fallback
+    if type(value) not in (int, float) or not 0.0 < value < math.inf:
+        raise ValueError(f"histogram extreme {str(value)[:20]!r}")
+    return float(value)
+
+
+def _pick(
+    choose: Callable[[float, float], float], a: float | None, b: float | None
+) -> float | None:
+    """min or max of whichever values are known."""
+    if a is None or b is None:
+        return a if b is None else b
+    return choose(a, b)

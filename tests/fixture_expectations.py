@@ -13,6 +13,7 @@ from typing import Any
 
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.readers.otlp import in_end_order, records_from_json
+from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import classify
 from otel_agentcov.spec import CoverageSpec
 
@@ -45,11 +46,16 @@ def b(*names: str) -> frozenset[str]:
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
-    """Feed an OTLP/JSON document through the engine; returns (agents, error types, traces in
-    flight before the final flush)."""
+    """Feed an OTLP/JSON document through the engine, in the order the readers use; returns
+    (agents, error types, traces in flight before the final flush)."""
+    return replay_in_order(in_end_order(records_from_json(document, where)), spec)
+
+
+def replay_in_order(records: list[SpanRecord], spec: dict[str, Any] | None = None) -> Any:
+    """`replay_records` for records already in the order they are to be ingested."""
     engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
     errors: set[str] = set()
-    for record in in_end_order(records_from_json(document, where)):  # as the readers feed it
+    for record in records:
         step = classify(record)
         if step.error is not None and step.kind in ("llm", "tool", "agent"):
             errors.add(step.error)
@@ -216,6 +222,157 @@ PYDANTIC_AI = {
         b("UsageLimitExceeded"),
     ),
     "agent_as_tool": AGENT_AS_TOOL,
+}
+
+# an app-written tool loop over the OpenAI client (fixtures/record/record_openai.py); with
+# OpenInference the app marks its agents and tools with OpenInference's tracer decorators
+OPENAI_OPENINFERENCE = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the app catches the error and sends it back as the tool result
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "http_500": Scenario(  # the failed call's model comes from its invocation parameters
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+    "agent_as_tool": AGENT_AS_TOOL,
+    # triage's `transfer_to_billing` tool, then the app runs billing as triage's sibling
+    "handoff": Scenario({
+        "triage": A(llm=2, tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 2},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+}
+
+# Traceloop's OpenAI instrumentation alone: chat spans under the app's request span, so the
+# steps count for the resource's service.name
+_APP_TWO_CALLS = Scenario({"support-app": A(llm=2, models={"weather-model": 2})})
+OPENAI_TRACELOOP = {
+    "two_tools": _APP_TWO_CALLS,
+    "streaming": _APP_TWO_CALLS,
+    "http_500": Scenario(
+        {"support-app": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
+# the same app loop over the Anthropic Messages API (`tool_use` blocks), Traceloop's instrumentation
+ANTHROPIC_TRACELOOP = {
+    **OPENAI_TRACELOOP,
+    "http_500": Scenario(
+        {"support-app": A(errors=1, models={"claude-500": 1}, boundaries=b("error_path"))},
+        b("InternalServerError"),
+    ),
+}
+
+# OpenAI Agents SDK (OpenInference bridge) with its tools on a stdio MCP server: the SDK's tool
+# span, mcp's `MCP send tools/call X` and the server's `tools/call X` are one call; listings
+# (`mcp_tools`, `tools/list`) are not calls; the server process is not an agent
+MCP = {
+    "two_tools": TWO_TOOLS,
+    # the server raised: an `isError` result, marked only on the server's span (`tool_error`);
+    # the SDK hands the text to the model, which answers
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("tool_error"),
+    ),
+    "max_turns": _openai_agents("_OTHER")["max_turns"],
+    "http_500": Scenario(  # the bridge keeps only the status text
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("_OTHER"),
+    ),
+}
+
+# Logfire (send_to_logfire=False) instrumenting pydantic-ai over the OpenAI client: pydantic-ai's
+# `chat m` span holds Logfire's `Chat Completion with ...` span (one call, counted once); when
+# streaming, Logfire's `streaming response ... took` log records repeat the call's GenAI
+# attributes and are not calls. The Agents SDK runs (`agents_*`) are Logfire's own rendering.
+_LOGFIRE_AGENTS = _openai_agents("_OTHER")
+LOGFIRE = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": PYDANTIC_AI["tool_error"],
+    "max_steps": PYDANTIC_AI["max_steps"],
+    "http_500": Scenario(  # pydantic-ai wraps the client's error in its own
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("ModelServerError", "InternalServerError"),
+    ),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "agents_two_tools": TWO_TOOLS,
+    "agents_tool_error": _LOGFIRE_AGENTS["tool_error"],
+    # the `error` attribute's message says "Max turns exceeded"
+    "agents_max_turns": _LOGFIRE_AGENTS["max_turns"],
+    "agents_handoff": _LOGFIRE_AGENTS["handoff"],  # a `Handoff: triage → billing` span
+    "agents_agent_as_tool": AGENT_AS_TOOL,
+}
+
+# OpenLIT over the OpenAI client (app-written loop: chat spans only) and the Agents SDK (its
+# `chat` spans sit in nameless per-turn `invoke_agent` wrappers; the hand-off is an
+# `invoke_agent billing` span naming `gen_ai.agent.source`; error.type holds the message)
+_OPENLIT_AGENTS = _openai_agents("_OTHER")
+OPENLIT = {
+    "two_tools": _APP_TWO_CALLS,
+    "streaming": _APP_TWO_CALLS,
+    "http_500": OPENAI_TRACELOOP["http_500"],
+    "agents_two_tools": TWO_TOOLS,
+    "agents_tool_error": _OPENLIT_AGENTS["tool_error"],
+    "agents_max_turns": _OPENLIT_AGENTS["max_turns"],  # status text "Max turns exceeded"
+    "agents_handoff": _OPENLIT_AGENTS["handoff"],
+    "agents_agent_as_tool": AGENT_AS_TOOL,
+}
+
+# Vercel AI SDK 7 (Node), generateText/streamText with multi-step tools, through @ai-sdk/otel's
+# `OpenTelemetry` (GenAI shapes, agent named by functionId; the span name says the model id) and
+# `LegacyOpenTelemetry` (`ai.*` operations). The SDK writes its spans after the fact, so a
+# sub-agent run inside a tool starts its own trace: no orchestrator -> billing edge to see.
+VERCEL_AI = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the error goes back to the model as the tool's result
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("Error"),
+    ),
+    # stopWhen: stepCountIs(2) ends the run without an error; its last finish reason is
+    # `tool-calls`, i.e. the model still wanted tools
+    "max_steps": Scenario(
+        {"looper": A(llm=2, tools={"get_weather": (2, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps"))}),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("AI_APICallError"),
+    ),
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)}, models={"orchestrator-model": 2}),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    # no functionId: the span says `invoke_agent weather-model`, which names no agent, so the
+    # run counts for the resource's service.name
+    "anonymous": Scenario({"vercel-app": A(
+        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+}
+
+# Mastra (Node) through @mastra/observability's OpenTelemetry exporter: GenAI shapes plus its
+# own operations (`model_generation`, `agent_step`, `model_chunk`: not calls). maxSteps ends the
+# run silently (the last model turn asked for tools); errors say `error.type=unknown`, the
+# exception event names the type. The agent-as-tool passes its tracing context on.
+MASTRA = {
+    **{name: VERCEL_AI[name] for name in ("two_tools", "streaming", "tool_error", "max_steps")},
+    "http_500": Scenario(
+        {"weather500": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("Error"),
+    ),
+    "agent_as_tool": AGENT_AS_TOOL,
+    # a supervisor's `agents: { billing }`: Mastra's `agent-billing` tool runs billing inside it
+    "sub_agents": Scenario({
+        "supervisor": A(llm=2, tools={"agent-billing": (1, 0)}, models={"supervisor-model": 2},
+                        delegations=("supervisor->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
 }
 
 
@@ -511,4 +668,16 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "agent_framework": AGENT_FRAMEWORK,
     "agent_framework_sensitive": AGENT_FRAMEWORK,
     "semantic_kernel": SEMANTIC_KERNEL,
+    "openai_openinference": OPENAI_OPENINFERENCE,
+    "openai_traceloop": OPENAI_TRACELOOP,
+    "anthropic_traceloop": ANTHROPIC_TRACELOOP,
+    "mcp": MCP,
+    # Traceloop's MCP instrumentation (mcp 1.x FastMCP): its client `<tool>.tool` span marks the
+    # isError result (`error.type=tool_error`) inside the SDK's tool span: the same coverage
+    "mcp_traceloop": MCP,
+    "logfire": LOGFIRE,
+    "openlit": OPENLIT,
+    "vercel_ai": VERCEL_AI,
+    "vercel_ai_legacy": VERCEL_AI,
+    "mastra": MASTRA,
 }

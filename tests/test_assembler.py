@@ -543,3 +543,69 @@ def test_a_workflow_edge_between_two_agents_runs_is_the_sources_hand_off() -> No
     assert kinds(runs["triage"]) == [HANDOFF]
     assert runs["billing"].delegations == []
     assert UNKNOWN_AGENT not in runs and "orchestrator" not in runs
+
+
+# --------------------------------------------------------------------------- one call, two spans
+
+
+def test_model_span_inside_a_model_span_is_one_call_with_the_inner_facts() -> None:
+    """A vendor's client span inside a framework's model span (Logfire): one call; the
+    outer span had no model or error, the inner one did."""
+    outer = span(3, 2, "chat", {"gen_ai.operation.name": "chat"})
+    inner = span(4, 3, "Chat Completion", {"gen_ai.operation.name": "chat",
+                                           "gen_ai.request.model": "m", "error.type": "E"})
+    runs = by_agent(assemble([agent(2, None, "a"), outer, inner, chat(5, 2, "m2", start=2)]))
+    assert kinds(runs["a"]) == [LLM, LLM]
+    assert [(s.model, s.error) for s in runs["a"].steps] == [("m", "E"), ("m2", None)]
+
+
+def test_same_tool_nested_is_one_call_another_tool_nested_is_two() -> None:
+    steps = [agent(1, None, "a"), tool(2, 1, "get"), tool(3, 2, "get", attrs={"error.type": "E"}),
+             tool(4, 1, "outer", start=2), tool(5, 4, "inner", start=2)]
+    run = by_agent(assemble(steps))["a"]
+    assert [(s.tool, s.error) for s in run.steps] == [
+        ("get", "E"), ("outer", None), ("inner", None)]
+
+
+def test_model_spans_in_a_nested_agent_are_its_own() -> None:
+    """An agent started inside a model span (no real stack does it, but a nested run resets
+    the rule): the inner agent's model call is counted for it."""
+    runs = by_agent(assemble([agent(1, None, "a"), chat(2, 1), agent(3, 2, "b"), chat(4, 3)]))
+    assert (kinds(runs["a"]), kinds(runs["b"])) == ([LLM, DELEGATE], [LLM])
+
+
+def test_mcp_server_half_waits_for_its_caller_or_the_end() -> None:
+    """Alone (the processor runs in the MCP server only), the server's tool call is assembled
+    at the flush and counted for the server's service.name; it never opens a run early."""
+    from otel_agentcov.engine import CoverageEngine
+
+    engine = CoverageEngine()
+    engine.ingest(SpanRecord(
+        trace_id=7, span_id=9, parent_id=8, parent_remote=True, kind=1,
+        name="tools/call get_weather", start_ns=1, end_ns=2,
+        attributes={"mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "get_weather"},
+        resource_attributes={"service.name": "tools-server"}))
+    assert engine.assembler.traces_in_flight == 1
+    engine.flush_all()
+    tools = engine.state.agents["tools-server"].inventory.tools
+    assert {t: tuple(c) for t, c in tools.items()} == {"get_weather": (1, 0)}
+
+
+def _turn(span_id: int, parent: int, finish: str, start: int) -> Step:
+    return span(span_id, parent, "chat m", {"gen_ai.operation.name": "chat",
+                                            "gen_ai.response.finish_reasons": [finish]},
+                start=start)
+
+
+def test_a_run_ending_on_a_tool_request_was_cut_by_its_step_limit() -> None:
+    """The AI SDK's stopWhen and Mastra's maxSteps end the loop without an error: the last model
+    turn asked for tools. A run that ends on its answer, or hands over, was not cut."""
+    cut = assemble([agent(1, None, "looper"), _turn(2, 1, "tool-calls", 1), tool(3, 1, "t", 2)])
+    done = assemble([agent(1, None, "a"), _turn(2, 1, "tool_calls", 1), _turn(3, 1, "stop", 2)])
+    handed = assemble([agent(1, None, "triage"), _turn(2, 1, "tool_calls", 1),
+                       tool(3, 1, "transfer_to_billing", 2)])
+    finished = assemble([agent(1, None, "billing"), _turn(2, 1, "tool_calls", 1),
+                         tool(3, 1, "Handoff-complete_task", 2)])  # Semantic Kernel
+    assert [r.limits for r in (*cut, *done, *handed, *finished)] == [
+        frozenset({"max_steps"}), frozenset(), frozenset(), frozenset()]

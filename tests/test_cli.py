@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 
 def agentcov(*args: str) -> subprocess.CompletedProcess[str]:
@@ -103,3 +104,83 @@ def test_demo_serve_names_the_port_it_bound_or_could_not_bind() -> None:
     assert free.returncode == 0, free.stderr
     assert "serving /metrics on http://127.0.0.1:" in free.stderr
     assert "127.0.0.1:0/" not in free.stderr
+
+
+def test_version_is_the_package_version() -> None:
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[1] / "pyproject.toml"
+    version = tomllib.loads(pyproject.read_text())["project"]["version"]
+    proc = agentcov("--version")
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, f"agentcov {version}\n", "")
+
+
+def test_bare_command_and_bare_subcommands_print_help() -> None:
+    """Help, not an argparse complaint; still exit 2, so a CI line whose arguments expanded to
+    nothing does not pass."""
+    proc = agentcov()
+    assert proc.returncode == 2 and proc.stderr == ""
+    assert proc.stdout.startswith("usage: agentcov ")
+    for command in ("coverage", "gate", "merge", "serve"):
+        assert command in proc.stdout
+        sub = agentcov(command)
+        assert sub.returncode == 2 and sub.stderr == "", command
+        assert sub.stdout.startswith(f"usage: agentcov {command} "), sub.stdout
+        assert "options:" in sub.stdout
+
+
+def test_merge_errors_are_one_line_like_the_others(tmp_path: Any) -> None:
+    missing = tmp_path / "missing.json"
+    proc = agentcov("merge", str(missing), "-o", str(tmp_path / "out.json"))
+    assert (proc.returncode, proc.stderr) == (
+        2, f"agentcov: {missing}: cannot read: No such file or directory\n")
+    proc = agentcov("merge", str(tmp_path), "-o", str(tmp_path / "out.json"))
+    assert (proc.returncode, proc.stderr) == (
+        2, f"agentcov: {tmp_path}: cannot read: Is a directory\n")
+
+
+def test_ctrl_c_on_demo_prints_the_report_so_far() -> None:
+    import re
+    import signal
+    import time
+    import urllib.request
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "otel_agentcov.cli", "demo", "--runs", "5", "--serve", "0",
+         "--duration", "300", "--format", "json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        assert proc.stderr is not None
+        url = re.findall(r"http://\S+", proc.stderr.readline())[0]
+        body, deadline = "", time.monotonic() + 60
+        while "agentcov_runs_total" not in body and time.monotonic() < deadline:
+            time.sleep(0.2)  # polling until runs were measured, not a timed assertion
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                body = resp.read().decode()
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0, err
+    assert "interrupted; the report covers the requests finished so far" in err
+    assert "Traceback" not in err
+    assert json.loads(out)["agents"]["triage_agent"]["runs"]["count"] >= 1
+
+
+def test_demo_writes_its_workload_and_spec_for_every_other_command(tmp_path: Any) -> None:
+    traces, spec = tmp_path / "demo.pb", tmp_path / "agentcov.yaml"
+    demo = agentcov("demo", "--runs", "20", "--format", "json",
+                    "--traces-out", str(traces), "--spec-out", str(spec))
+    assert demo.returncode == 0, demo.stderr
+    offline = agentcov("coverage", "--traces", str(traces), "--spec", str(spec),
+                       "--format", "json")
+    assert offline.returncode == 0, offline.stderr
+    live, read = json.loads(demo.stdout), json.loads(offline.stdout)
+    assert read["agents"] == live["agents"]  # the file holds exactly what the demo measured
+    assert read["spans"]["by_kind"] == live["spans"]["by_kind"]
+    assert read["agents"]["triage_agent"]["runs"]["count"] == 20
+    gate = agentcov("gate", "--traces", str(traces), "--spec", str(spec))
+    assert gate.returncode == 1  # the demo attempts restricted tools
+    assert "gate FAILED: 2 passed, 2 failed" in gate.stdout

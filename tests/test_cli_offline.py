@@ -156,6 +156,44 @@ def test_results_files_with_and_without_tools(tmp_path: Path) -> None:
     )
 
 
+def test_trial_level_agent_name_is_honoured(tmp_path: Path) -> None:
+    trials = _trials(6, 6)
+    for i, trial in enumerate(trials):
+        del trial["trace"]["metadata"]
+        if i < 4:
+            trial["agent" if i % 2 else "agent_name"] = "planner" if i < 2 else "writer"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"trials": trials}))
+    agents = _json(agentcov("coverage", "--results", str(path), "--format", "json"))["agents"]
+    assert {name: a["runs"]["count"] for name, a in agents.items()} == {
+        "planner": 2, "writer": 2, "agent": 2}  # "agent": AgentAssay's default name
+    trials[0]["agent"] = 7
+    path.write_text(json.dumps(trials))
+    proc = agentcov("coverage", "--results", str(path))
+    assert proc.returncode == 2
+    assert proc.stderr == f"agentcov: {path}: [0].agent: expected a string, got 7\n"
+
+
+def test_unknown_trial_keys_are_reported_once_per_file(tmp_path: Path) -> None:
+    trials = _trials(5, 5)
+    for trial in trials[1:]:  # misspelt keys at every level, from the second trial on
+        trial["agnet"] = "x"
+        trial["trace"]["modle"] = "gpt-4o"
+        trial["trace"]["steps"][0]["tool"] = "search"
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps({"results": trials}))
+    proc = agentcov("coverage", "--results", str(path), "--format", "json")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == (
+        f"agentcov: {path}: keys not read (ignored): step.tool (first at "
+        "results[1].trace.steps[0]), trace.modle (first at results[1]), trial.agnet (first at "
+        "results[1])\n"
+    )
+    clean = tmp_path / "clean.json"
+    clean.write_text(json.dumps({"results": _trials(5, 5)}))
+    assert agentcov("coverage", "--results", str(clean)).stderr == ""
+
+
 def _gate_spec(tmp_path: Path, min_runs: int = 10) -> Path:
     return write_spec(tmp_path / "gate.yaml", {"version": 1, "agents": [{
         "name": "assay_agent", "min_runs": min_runs,
@@ -185,7 +223,8 @@ def test_gate_pass_rate_verdicts_exit_codes_and_junit(tmp_path: Path) -> None:
         trials.write_text(json.dumps(_trials(n, passed)))
         proc = agentcov("gate", "--spec", str(spec), "--results", str(trials),
                         "--junit", str(junit))
-        assert proc.returncode == (0 if verdict == "PASS" else 1), proc.stdout
+        # DESIGN §7: an undecidable statistic is its own exit code, never a pass nor a plain fail
+        assert proc.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}[verdict], proc.stdout
         row = next(line for line in proc.stdout.splitlines() if "runs.pass_rate" in line)
         assert verdict in row, row
         case = _junit(junit)["agentcov.assay_agent::runs.pass_rate"]
@@ -200,6 +239,56 @@ def test_gate_pass_rate_verdicts_exit_codes_and_junit(tmp_path: Path) -> None:
                                "--junit", str(junit), "--allow-inconclusive")
             assert allowed.returncode == 0
             assert _junit(junit)["agentcov.assay_agent::runs.pass_rate"].find("skipped") is not None
+
+
+def test_gate_a_fail_outranks_an_inconclusive(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "s.yaml", {"version": 1, "agents": [{
+        "name": "assay_agent", "expect": [
+            {"target": "runs.pass_rate", "matcher": {"schema": {"minimum": 0.8}}},
+            {"target": "runs.count", "matcher": {"schema": {"minimum": 100}}}]}]})
+    trials = tmp_path / "t.json"
+    trials.write_text(json.dumps(_trials(20, 16)))  # pass rate [0.58, 0.92]: inconclusive
+    for extra in ((), ("--allow-inconclusive",)):
+        proc = agentcov("gate", "--spec", str(spec), "--results", str(trials), *extra)
+        assert proc.returncode == 1, proc.stdout
+        assert "gate FAILED: 0 passed, 1 failed, 1 inconclusive" in proc.stdout
+
+
+def test_no_agent_runs_is_exit_2_naming_the_inputs_unless_allow_empty(tmp_path: Path) -> None:
+    nothing = tmp_path / "otel-traces"  # a directory holding no trace file (a mistyped glob)
+    nothing.mkdir()
+    no_spans = tmp_path / "no-spans.json"
+    no_spans.write_text('{"resourceSpans": []}')
+    spec = write_spec(tmp_path / "s.yaml", {"version": 1, "agents": [{"name": "support"}]})
+    for command in ("coverage", "gate"):
+        proc = agentcov(command, "--spec", str(spec), "--traces", str(nothing), str(no_spans))
+        assert proc.returncode == 2, proc.stdout
+        assert proc.stderr == (f"agentcov: no agent runs found in {nothing}, {no_spans} "
+                               "(give --allow-empty to accept this)\n")
+        assert proc.stdout == ""
+        allowed = agentcov(command, "--spec", str(spec), "--traces", str(nothing),
+                           "--allow-empty")
+        assert allowed.returncode == 0, allowed.stderr
+        assert "support" in allowed.stdout  # the declared agent, with its 0 runs
+
+
+def test_expect_list_keeps_the_restricted_check(tmp_path: Path) -> None:
+    trials = tmp_path / "t.json"  # odd trials call delete_repo: 2 restricted attempts in 4
+    trials.write_text(json.dumps(_trials(4, 4, tools=("search", "delete_repo"))))
+    agent = {"name": "assay_agent", "tool_edges": {"restricted": ["delete_repo"]},
+             "expect": [{"target": "runs.count", "matcher": {"schema": {"minimum": 1}}}]}
+    spec = write_spec(tmp_path / "s.yaml", {"version": 1, "agents": [agent]})
+    proc = agentcov("gate", "--spec", str(spec), "--results", str(trials))
+    assert proc.returncode == 1, proc.stdout
+    row = next(line for line in proc.stdout.splitlines() if "edges.restricted_attempts" in line)
+    assert row.split()[2:4] == ["2", '{"maximum":'] and "FAIL" in row
+    for target, schema in (("edges.restricted_attempts", {"maximum": 2}),
+                           ("edges.gate_passed", {"minimum": 0})):  # stated thresholds hold
+        own = {**agent, "expect": [{"target": target, "matcher": {"schema": schema}}]}
+        spec = write_spec(tmp_path / "own.yaml", {"version": 1, "agents": [own]})
+        proc = agentcov("gate", "--spec", str(spec), "--results", str(trials))
+        assert proc.returncode == 0, proc.stdout
+        assert proc.stdout.count("assay_agent") == 1
 
 
 def test_gate_default_gate_restricted_attempts_and_declared_agents(tmp_path: Path) -> None:
@@ -225,6 +314,22 @@ def test_gate_default_gate_restricted_attempts_and_declared_agents(tmp_path: Pat
     assert int(root.get("tests") or 0) == len(cases)
     assert int(root.get("failures") or 0) == sum(c.find("failure") is not None
                                                  for c in cases.values())
+
+
+def test_footer_counts_state_file_inputs(tmp_path: Path) -> None:
+    """A report from state files only said "spans: 0 processed" above agents with runs."""
+    pb = tmp_path / "traces.pb"
+    pb.write_bytes(protobuf_bytes(SPANS))
+    state = tmp_path / "s.json"
+    assert agentcov("coverage", "--traces", str(pb), "--state-file", str(state)).returncode == 0
+    for fmt in ("text", "markdown"):
+        proc = agentcov("coverage", "--state", str(state), str(state), "--format", fmt)
+        assert proc.returncode == 0, proc.stderr
+        assert "spans: 0 processed" in proc.stdout and "; 2 state files merged" in proc.stdout
+    report = _json(agentcov("coverage", "--state", str(state), "--format", "json"))
+    assert report["spans"]["state_files"] == 1
+    plain = agentcov("coverage", "--traces", str(pb))
+    assert "state file" not in plain.stdout
 
 
 def test_bad_input_exit_2_one_line_unless_keep_going(tmp_path: Path) -> None:

@@ -257,7 +257,21 @@ def test_runs_pass_rate_wilson_contract_and_concerns() -> None:
     types = {c["type"]: c["severity"] for c in r["concerns"]}
     assert types == {"low_pass_rate": "high", "inconsistent_behavior": "medium",
                      "high_variance": "medium"}
+    # Wilson by hand: centre (0.6 + 1.96²/20) / (1 + 1.96²/10) = 0.5723, half-width
+    # 1.96 √(0.024 + 1.96²/400) / 1.3841 = 0.2596: the concern compares the point estimate
+    low = next(c for c in r["concerns"] if c["type"] == "low_pass_rate")
+    assert low["message"] == "pass rate 60.0% (point estimate; 95% interval [31.3%, 83.2%]) " \
+                             "below 80%"
     assert r["coverage"]["insufficient_data"] is False
+
+
+def test_a_one_run_agent_p95_is_its_duration() -> None:
+    for duration in (0.137, 1.234, 7.7, 42.0):
+        eng = CoverageEngine()
+        run(eng, "a", [("llm", "m")], duration_s=duration)
+        got = report(eng)["runs"]["duration_s"]
+        assert got["p95"] == pytest.approx(duration, rel=1e-9)
+        assert got["p95"] >= got["mean"]
 
 
 def test_evaluation_scores_drive_variance_not_pass_fail() -> None:

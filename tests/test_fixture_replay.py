@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from fixture_expectations import EXPECTED, FIXTURES, replay
+from fixture_expectations import EXPECTED, FIXTURES, replay, replay_in_order
 
 CASES = [(lib, name) for lib, scenarios in EXPECTED.items() for name in scenarios]
 
@@ -33,3 +33,14 @@ def test_every_fixture_is_asserted_and_versioned() -> None:
         versions = json.loads((FIXTURES / library / "versions.json").read_text())
         assert versions["versions"], library
         assert isinstance(versions["hand_built"], bool)
+
+
+def test_the_service_reads_a_batch_grouped_by_scope_like_the_file_reader() -> None:
+    """OpenLIT's workflow root is in an earlier scope block than its chat spans: an OTLP request
+    holding both must still give each agent its model calls."""
+    from otel_agentcov.service.store import JSON, decode_records
+
+    payload = (FIXTURES / "openlit" / "agents_handoff.json").read_bytes()
+    agents, _, in_flight = replay_in_order(decode_records(JSON, payload, "request"))
+    assert in_flight == 0
+    assert agents == EXPECTED["openlit"]["agents_handoff"].agents

@@ -162,7 +162,12 @@ def test_serve_metrics_over_http_on_loopback(processor: AgentCoverageProcessor) 
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5) as resp:
             body = resp.read()
             assert resp.status == 200
-        assert samples(body.decode()) == samples(render(processor).decode())
+        served = samples(body.decode())
+        coverage = samples(render(processor).decode())
+        assert {k: v for k, v in served.items() if k in coverage} == coverage
+        runtime = {name for name, _ in set(served) - set(coverage)}  # served with the coverage
+        assert runtime and all(n.startswith(("process_", "python_", "agentcov_build_info"))
+                               for n in runtime), runtime
     finally:
         server.shutdown()
         server.server_close()

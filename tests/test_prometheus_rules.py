@@ -242,3 +242,25 @@ def test_metric_name_extraction_catches_typos() -> None:
     assert _metric_names(expr) == {
         "agentcov_tool_call_total", "agentcov:tool_declared:max", "up",
     }
+
+
+def test_the_documented_job_rename_gives_working_rules(tmp_path: Path) -> None:
+    """The alerts name the scrape job `agentcov`; the file documents the one substitution that
+    renames it, and applying that substitution (to the rules and to their unit tests' series)
+    gives rules that pass every promtool test under the new name."""
+    text = ALERTS.read_text(encoding="utf-8")
+    sed = re.search(r"sed 's/(job=\"agentcov\")/(job=\"YOUR_JOB\")/g'", text)
+    assert sed is not None, "the alerts file must document how to rename the job"
+    old, new = sed.group(1), sed.group(2).replace("YOUR_JOB", "my-agents")
+    renamed = text.replace(old, new)
+    rule_text = "\n".join(line for line in renamed.splitlines() if not line.startswith("#"))
+    assert "agentcov\"" not in rule_text.replace('job="my-agents"', "")  # nothing left behind
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "agentcov-alerts.yaml").write_text(renamed, encoding="utf-8")
+    tests = ALERTS_TEST.read_text(encoding="utf-8")
+    # the expected labels and texts name the job too (`job: agentcov`, "scrape job agentcov")
+    tests = re.sub(r"\bjob(:?\s+)agentcov\b", r"job\1my-agents", tests.replace(old, new))
+    (tmp_path / "tests" / "alerts_test.yaml").write_text(tests, encoding="utf-8")
+    result = subprocess.run([_promtool(), "test", "rules", "tests/alerts_test.yaml"],
+                            cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr

@@ -86,13 +86,18 @@ def test_huge_messages_are_walked_span_by_span(tmp_path: Path, monkeypatch: Any)
 
 
 def test_root_listed_before_children_still_closes_its_run(tmp_path: Path) -> None:
-    """Within a batch, spans are fed in end order, so the root does not close an empty run."""
+    """Within a batch, local roots are fed after every other span (each part in end order), so
+    a root neither closes an empty run nor one missing a child that ends after it (the AI SDK
+    stamps its own end times)."""
     roots_first = sorted(SPANS, key=lambda s: s.parent is not None)
     path = tmp_path / "roots-first.pb"
     path.write_bytes(protobuf_bytes(roots_first))
     records = list(read_trace_file(str(path)))
-    ends = [r.end_ns for r in records]
-    assert ends == sorted(ends)
+    roots = [r.parent_id is None or r.parent_remote for r in records]
+    assert roots == sorted(roots) and any(roots) and not all(roots)
+    for part in (False, True):
+        ends = [r.end_ns for r, root in zip(records, roots, strict=True) if root is part]
+        assert ends == sorted(ends)
 
 
 def test_directories_are_walked_recursively_in_order_hidden_skipped(tmp_path: Path) -> None:

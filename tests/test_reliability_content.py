@@ -50,6 +50,11 @@ CONTENT: dict[str, Any] = {
     "traceloop.entity.input": CANARY, "traceloop.entity.output": CANARY,
     "tool_arguments": CANARY, "tool_response": CANARY, "all_messages_events": MESSAGES,
     "final_result": CANARY, "gen_ai.request.messages": MESSAGES, "ai.prompt": CANARY,
+    # Logfire, OpenLIT (the error message in error.type), Mastra, the AI SDK's ai.* spans
+    "error": json.dumps({"message": CANARY}), "logfire.msg": CANARY, "request_data": CANARY,
+    "error.type": f"Error running tool: {CANARY}", "error.message": CANARY,
+    "mastra.agent_run.input": CANARY, "ai.response.text": CANARY, "ai.toolCall.args": CANARY,
+    "ai.toolCall.result": CANARY,
 }  # fmt: skip
 HOSTILE = ['quote"d', "back\\slash", "new\nline", "tab\tand\r", "}{,=", "x" * 5000,
            'all"\\\n"', "\u00e9\u4e2d\U0001f600"]

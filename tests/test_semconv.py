@@ -254,3 +254,104 @@ def test_semantic_kernel_finish_reasons_and_transfer_functions() -> None:
                                    "gen_ai.response.finish_reason": "FinishReason.TOOL_CALLS"},
                         scope_name="semantic_kernel.utils.telemetry.model_diagnostics.decorators"))
     assert (chat.kind, chat.finish_reason) == ("llm", "tool_calls")
+
+
+def test_mcp_requests() -> None:
+    """mcp 2.x: a tools/call is a tool call on either side; the server's half (SERVER, remote
+    parent) joins the caller's trace; listings are not calls."""
+    client = classify(rec("MCP send tools/call get_weather", {"mcp.method.name": "tools/call"},
+                          kind=2))
+    assert (client.kind, client.tool, client.joins_caller) == ("tool", "get_weather", False)
+    server = classify(rec("tools/call lookup_order", {
+        "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
+        "gen_ai.tool.name": "lookup_order", "error.type": "tool_error"},
+        kind=1, parent_remote=True))
+    assert (server.kind, server.tool, server.error, server.joins_caller) == (
+        "tool", "lookup_order", "tool_error", True)
+    listing = classify(rec("MCP send tools/list", {"mcp.method.name": "tools/list"}, kind=2))
+    assert listing.kind == "other"
+
+
+def test_openinference_failed_call_model_from_invocation_parameters() -> None:
+    step = classify(rec("ChatCompletion", {"openinference.span.kind": "LLM",
+                                           "llm.invocation_parameters": '{"model": "m"}'}))
+    assert step.model == "m"
+
+
+def test_logfire_log_records_and_agents_templates() -> None:
+    """A Logfire log record never counts, even with a model call's GenAI attributes; the Agents
+    SDK rendering is read from message templates and plain attributes."""
+    log = classify(rec("streaming response from {request_data[model]!r}", {
+        "logfire.span_type": "log", "gen_ai.operation.name": "chat"}, scope_name="logfire.openai"))
+    assert log.kind == "other"
+    scope = {"scope_name": "logfire.openai_agents"}
+    looper = classify(rec("Agent run: {name!r}", {
+        "logfire.msg_template": "Agent run: {name!r}", "name": "looper",
+        "error": '{"message": "Max turns exceeded", "data": {"max_turns": 2}}'},
+        status_code=2, **scope))
+    assert (looper.kind, looper.agent, looper.error, looper.limit) == (
+        "agent", "looper", "_OTHER", "max_steps")
+    fn = classify(rec("Function: {name}", {"logfire.msg_template": "Function: {name}",
+                                            "name": "get_weather"}, **scope))
+    assert (fn.kind, fn.tool) == ("tool", "get_weather")
+    handoff = classify(rec("Handoff: {from_agent} → {to_agent}", {
+        "logfire.msg_template": "Handoff: {from_agent} → {to_agent}",
+        "from_agent": "triage", "to_agent": "billing"}, **scope))
+    assert (handoff.kind, handoff.handoff_from, handoff.handoff_to) == (
+        "handoff", "triage", "billing")
+
+
+def test_openlit_handoff_and_sentence_error_types() -> None:
+    scope = {"scope_name": "openlit.instrumentation.openai_agents"}
+    handoff = classify(rec("invoke_agent billing", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing",
+        "gen_ai.agent.source": "triage"}, **scope))
+    assert (handoff.kind, handoff.handoff_from, handoff.handoff_to) == (
+        "handoff", "triage", "billing")
+    run = classify(rec("invoke_agent billing", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing"}, **scope))
+    assert (run.kind, run.agent) == ("agent", "billing")
+    looper = classify(rec("invoke_agent looper", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "looper",
+        "error.type": "Max turns exceeded"}, status_code=2,
+        status_description="Max turns exceeded", **scope))
+    assert (looper.error, looper.limit) == ("_OTHER", "max_steps")  # a message is no label
+
+
+def test_vercel_ai_legacy_operations() -> None:
+    run = classify(rec("ai.generateText", {"ai.operationId": "ai.generateText",
+                                           "ai.telemetry.functionId": "looper"}))
+    assert (run.kind, run.agent) == ("agent", "looper")
+    anonymous = classify(rec("ai.streamText", {"ai.operationId": "ai.streamText"}))
+    assert (anonymous.kind, anonymous.agent) == ("agent", None)  # no functionId: no agent
+    call = classify(rec("ai.generateText.doGenerate", {
+        "ai.operationId": "ai.generateText.doGenerate", "ai.model.id": "m",
+        "gen_ai.response.finish_reasons": ["tool-calls"]}))
+    assert (call.kind, call.model, call.finish_reason) == ("llm", "m", "tool-calls")
+    tool = classify(rec("ai.toolCall", {"ai.operationId": "ai.toolCall",
+                                        "ai.toolCall.name": "get_weather"}))
+    assert (tool.kind, tool.tool) == ("tool", "get_weather")
+
+
+@pytest.mark.parametrize("flat", ['["tool-calls"]', "['tool_call']", "tool_calls"])
+def test_finish_reasons_flattened_into_a_string(flat: str) -> None:
+    step = classify(rec("chat m", {"gen_ai.operation.name": "chat",
+                                   "gen_ai.response.finish_reasons": flat}))
+    assert step.finish_reason == flat.strip("[]'\"")
+
+
+def test_placeholder_error_type_defers_to_the_exception_event() -> None:
+    step = classify(rec("execute_tool t", {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t",
+        "error.type": "unknown"}, status_code=2,
+        events=(("exception", {"exception.type": "TypeError"}),)))
+    assert step.error == "TypeError"
+
+
+def test_an_agent_span_named_only_after_its_model_names_no_agent() -> None:
+    """The AI SDK without a functionId: `invoke_agent {modelId}` is no agent name."""
+    anonymous = classify(rec("invoke_agent weather-model", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "weather-model"}))
+    named = classify(rec("invoke_agent weather", {
+        "gen_ai.operation.name": "invoke_agent", "gen_ai.request.model": "weather-model"}))
+    assert (anonymous.kind, anonymous.agent, named.agent) == ("agent", None, "weather")

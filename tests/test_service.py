@@ -138,7 +138,7 @@ def test_protobuf_response_is_an_export_response(service: Service) -> None:
     [
         (b"\xff\xff\xff", {"Content-Type": "application/x-protobuf"}, 400, "malformed"),
         (b"{not json", {"Content-Type": "application/json"}, 400, "malformed"),
-        (b"{}", {"Content-Type": "application/json"}, 400, "malformed"),
+        (b"[]", {"Content-Type": "application/json"}, 400, "malformed"),  # {} is an empty request
         (b"x", {"Content-Type": "text/plain"}, 415, "unsupported_media_type"),
         (b"x", {"Content-Type": "application/json", "Content-Encoding": "br"}, 415,
          "unsupported_media_type"),

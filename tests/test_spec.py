@@ -179,11 +179,12 @@ def test_defaults_are_deep_merged_and_entry_wins() -> None:
     assert own.boundaries.timeout_s == 10.0  # from the entry
     assert own.granularity == "tool"
     assert own.state_attributes == ("region",)
-    assert own.expect == ()  # declared empty: no checks, not the default gate
+    # declared empty, but restricted tools are declared: the restricted check stays
+    assert own.expect == (RESTRICTED_CHECK,)
     inherits = spec.agents["inherits"]
     assert inherits.tools == ("search",)
     assert inherits.boundaries.max_steps == 7
-    assert inherits.expect == (ExpectItem("coverage.overall", {"minimum": 0.5}),)
+    assert inherits.expect == (ExpectItem("coverage.overall", {"minimum": 0.5}), RESTRICTED_CHECK)
 
 
 def test_star_entry_serves_undeclared_agents_with_defaults_merged() -> None:
@@ -206,7 +207,34 @@ def test_fallback_without_star_is_built_from_defaults() -> None:
     assert other.restricted == ("delete_repo",)
     assert other.models == ()
     assert other.boundaries == BoundarySpec(max_steps=7, timeout_s=60.0)
-    assert other.expect == (ExpectItem("coverage.overall", {"minimum": 0.5}),)
+    assert other.expect == (ExpectItem("coverage.overall", {"minimum": 0.5}), RESTRICTED_CHECK)
+
+
+RESTRICTED_CHECK = ExpectItem("edges.restricted_attempts", {"maximum": 0})
+
+
+def test_expect_list_without_a_restricted_target_keeps_the_restricted_check() -> None:
+    """An expect list written for other targets must not switch off the restricted check."""
+    overall = {"target": "coverage.overall", "matcher": {"schema": {"minimum": 0.5}}}
+    own_threshold = {"target": "edges.restricted_attempts", "matcher": {"schema": {"maximum": 3}}}
+    gate_passed = {"target": "edges.gate_passed", "matcher": {"schema": {"const": 1}}}
+    cases = [  # (tool_edges, expect) -> the checks the agent gets
+        ({"restricted": ["rm"]}, [overall], [overall, "restricted"]),
+        ({"restricted": ["rm"]}, [], ["restricted"]),
+        ({"restricted": ["rm"]}, [overall, own_threshold], [overall, own_threshold]),
+        ({"restricted": ["rm"]}, [gate_passed], [gate_passed]),
+        ({"allowed": ["ls"]}, [overall], [overall]),  # nothing restricted: nothing to add
+        ({}, [], []),
+    ]
+    for edges, expect, want in cases:
+        spec = CoverageSpec.from_dict(
+            {"version": 1, "agents": [{"name": "a", "tool_edges": edges, "expect": expect}]})
+        got = spec.agents["a"].expect
+        assert got == tuple(
+            RESTRICTED_CHECK if w == "restricted"
+            else ExpectItem(w["target"], w["matcher"]["schema"])  # type: ignore[index]
+            for w in want
+        ), (edges, expect)
 
 
 def test_entry_without_expect_gets_default_gate() -> None:

@@ -117,6 +117,34 @@ def test_log_histogram_zeros_and_merge() -> None:
     assert LogHistogram().quantile(0.95) is None
 
 
+def test_log_histogram_quantiles_stay_within_the_values_seen() -> None:
+    """One value: every quantile is that value, so a one-run agent's p95 equals its mean (it
+    was the bucket's midpoint, up to 1 % below). Many: never outside [min, max]."""
+    for k in range(1, 400):
+        value = 0.013 * k  # spread over many buckets and positions inside them
+        one = LogHistogram()
+        one.add(value)
+        assert one.quantile(0.95) == one.quantile(0.5) == one.mean() == value
+        merged = LogHistogram()
+        merged.merge(one)
+        assert merged.quantile(0.95) == value
+        assert LogHistogram.from_dict(one.to_dict()).quantile(0.95) == value
+    h = LogHistogram()
+    for v in (2.001, 2.002, 2.003):  # one bucket: its midpoint is outside these values
+        h.add(v)
+    assert 2.001 <= (h.quantile(0.95) or 0) <= 2.003 and 2.001 <= (h.quantile(0.01) or 0)
+
+
+def test_log_histogram_from_a_file_without_extremes_keeps_its_estimates() -> None:
+    h = LogHistogram()
+    for v in (1.0, 5.0, 9.0):
+        h.add(v)
+    old = {k: v for k, v in h.to_dict().items() if k not in ("min", "max")}
+    restored = LogHistogram.from_dict(old)
+    for q in (0.01, 0.5, 0.95):
+        assert restored.quantile(q) == pytest.approx(h.quantile(q), rel=0.02)
+
+
 def test_log_histogram_cumulative_buckets() -> None:
     h = LogHistogram()
     for v in (0.0, 0.05, 0.3, 0.3, 2.0, 50.0):

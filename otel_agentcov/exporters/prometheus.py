@@ -11,12 +11,20 @@ behind a server or reverse proxy that does it.
 
 from __future__ import annotations
 
+import platform
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Protocol, cast
 from wsgiref.simple_server import WSGIServer
 
-from prometheus_client import CollectorRegistry, make_wsgi_app, start_http_server
+from prometheus_client import (
+    CollectorRegistry,
+    GCCollector,
+    PlatformCollector,
+    ProcessCollector,
+    make_wsgi_app,
+    start_http_server,
+)
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -24,14 +32,18 @@ from prometheus_client.metrics_core import (
     Metric,
 )
 from prometheus_client.registry import Collector
+from prometheus_client.samples import Exemplar
 from prometheus_client.utils import floatToGoString
 
+from .. import __version__
 from ..snapshot import DIMENSIONS, Snapshot
 from ..state import OVERFLOW
 
 __all__ = [
+    "BuildInfoCollector",
     "CoverageCollector",
     "SnapshotSource",
+    "add_runtime_collectors",
     "exposition",
     "families",
     "make_registry",
@@ -56,7 +68,7 @@ class SnapshotSource(Protocol):
 class _Family:
     """One metric family's samples, apart from how they are written (Metric objects or text)."""
 
-    __slots__ = ("name", "doc", "type", "labels", "rows")
+    __slots__ = ("name", "doc", "type", "labels", "rows", "exemplars")
 
     def __init__(self, name: str, doc: str, type_: str, labels: Sequence[str] = ()) -> None:
         self.name = name
@@ -64,6 +76,8 @@ class _Family:
         self.type = type_
         self.labels = tuple(labels)
         self.rows: list[tuple[tuple[str, ...], Any]] = []
+        # a counter row's exemplar labels (OpenMetrics only; the text format has no exemplars)
+        self.exemplars: dict[tuple[str, ...], dict[str, str]] = {}
 
     def add(self, labels: tuple[str, ...], value: Any) -> None:
         """Null values emit no sample (DESIGN §6)."""
@@ -114,10 +128,16 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
     overall = _gauge("agentcov_coverage_overall_ratio", "Geometric mean of measured dimensions.", a)
     allowed = _gauge("agentcov_edges_allowed_ratio", "Share of allowed tools called.", a)
     delegation = _gauge("agentcov_edges_delegation_ratio", "Share of declared delegations seen.", a)
-    gate = _gauge("agentcov_gate_passed", "1 when no restricted tool was attempted.", a)
+    gate = _gauge(
+        "agentcov_gate_passed",
+        "1 when the agent made no restricted-tool attempt (edges.gate_passed); independent of "
+        "the spec's expect list, which the gate command evaluates.",
+        a,
+    )
     restricted = _counter(
         "agentcov_restricted_tool_attempts",
-        "Attempts to call a restricted tool, by outcome.",
+        "Attempts to call a restricted tool, by outcome; in OpenMetrics each carries the trace "
+        "id of the newest attempt at that tool as an exemplar.",
         [*a, "tool", "outcome"],
     )
     tool_calls = _counter("agentcov_tool_calls", "Tool calls by outcome.", [*a, "tool", "outcome"])
@@ -165,8 +185,12 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
             pct = edges.get(key)
             family.add((agent,), None if pct is None else pct / 100.0)
         gate.add((agent,), edges.get("gate_passed"))
+        traces = edges.get("restricted_traces", {})
         for r in edges.get("restricted", ()):
-            restricted.add((agent, r["tool"], r["outcome"]), r["count"])
+            row = (agent, r["tool"], r["outcome"])
+            restricted.add(row, r["count"])
+            if traces.get(r["tool"]):  # newest first
+                restricted.exemplars[row] = {"trace_id": traces[r["tool"]][0]}
         tools = rep["tools"]
         for tool, counts in tools.get("called", {}).items():
             tool_calls.add((agent, tool, "ok"), counts.get("ok", 0))
@@ -256,10 +280,6 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
 
 
 _go_float = cast(Callable[[float], str], floatToGoString)  # the library's own, untyped
-_METRIC_TYPES: dict[str, type[GaugeMetricFamily | CounterMetricFamily]] = {
-    "gauge": GaugeMetricFamily,
-    "counter": CounterMetricFamily,
-}
 
 
 def families(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[Metric]:
@@ -272,10 +292,18 @@ def families(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[Metr
                 hist.add_metric(list(labels), buckets, total)
             out.append(hist)
             continue
-        metric = _METRIC_TYPES[fam.type](fam.name, fam.doc, labels=list(fam.labels))
+        if fam.type == "counter":
+            counter = CounterMetricFamily(fam.name, fam.doc, labels=list(fam.labels))
+            for labels, value in fam.rows:
+                ex = fam.exemplars.get(labels)
+                counter.add_metric(list(labels), float(value),
+                                   exemplar=Exemplar(ex, 1.0) if ex is not None else None)
+            out.append(counter)
+            continue
+        gauge = GaugeMetricFamily(fam.name, fam.doc, labels=list(fam.labels))
         for labels, value in fam.rows:
-            metric.add_metric(list(labels), float(value))
-        out.append(metric)
+            gauge.add_metric(list(labels), float(value))
+        out.append(gauge)
     return out
 
 
@@ -351,6 +379,29 @@ def make_registry(source: SnapshotSource) -> CollectorRegistry:
     return registry
 
 
+class BuildInfoCollector(Collector):
+    """`agentcov_build_info{version,python} 1`: which build a scrape came from."""
+
+    def collect(self) -> Iterable[Metric]:
+        info = GaugeMetricFamily("agentcov_build_info", "The otel_agentcov build serving these "
+                                 "metrics (always 1).", labels=["version", "python"])
+        info.add_metric([__version__, platform.python_version()], 1.0)
+        return [info]
+
+    def describe(self) -> Iterator[Metric]:
+        return iter(())
+
+
+def add_runtime_collectors(registry: CollectorRegistry) -> CollectorRegistry:
+    """The process (`process_*`), Python (`python_info`, `python_gc_*`) and build-info families
+    every served endpoint has, on `registry` (never the global one)."""
+    ProcessCollector(registry=registry)
+    PlatformCollector(registry=registry)
+    GCCollector(registry=registry)
+    registry.register(BuildInfoCollector())
+    return registry
+
+
 def render(source: SnapshotSource, max_series: int = MAX_SERIES) -> bytes:
     """The Prometheus text exposition of one snapshot (what `generate_latest` would write)."""
     return exposition(source.snapshot().data, max_series)
@@ -371,12 +422,13 @@ def serve_metrics(
     `prometheus_client.start_http_server`. No basic auth there: use `wsgi_app` behind a server
     that provides it. Stop with `server.shutdown(); server.server_close()`.
     """
+    registry = add_runtime_collectors(make_registry(source))
     server, thread = start_http_server(
-        port, addr=addr, registry=make_registry(source), certfile=certfile, keyfile=keyfile, **tls
+        port, addr=addr, registry=registry, certfile=certfile, keyfile=keyfile, **tls
     )
     return server, thread
 
 
 def wsgi_app(source: SnapshotSource) -> Any:
     """A WSGI app serving the exposition, for mounting behind a server with auth/TLS."""
-    return make_wsgi_app(make_registry(source))
+    return make_wsgi_app(add_runtime_collectors(make_registry(source)))

@@ -36,11 +36,12 @@ class TraceFormatError(ValueError):
 
 
 def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
-    """One payload's spans in end-time order (roots last at a tie): a payload groups spans by
-    scope, so a root can come before a child from another scope (Semantic Kernel's tool spans)
-    and would close its run too early."""
+    """One payload's spans with its local roots last, each part in end-time order: a payload
+    groups spans by scope, so a root can come before a child from another scope (Semantic
+    Kernel's tool spans, an OpenLIT workflow root before its `chat` spans) and would close its
+    run too early; and some SDKs stamp a root's end before its children's (the AI SDK)."""
     batch = list(records)
-    batch.sort(key=lambda r: (r.end_ns, r.parent_id is None))
+    batch.sort(key=lambda r: (r.parent_id is None or r.parent_remote, r.end_ns))
     return batch
 
 

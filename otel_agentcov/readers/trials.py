@@ -2,14 +2,16 @@
 
 A trials file is JSON: a list of trials, or an object holding them under `results` or `trials`;
 each trial holds a `trace` with `steps` (a bare trace is accepted too). Trial files are small
-(one object per test trial), so each is loaded whole.
+(one object per test trial), so each is loaded whole. The keys read are AgentAssay's (TrialResult,
+ExecutionTrace, StepTrace) plus a trial-level `agent` / `agent_name`; any other key is reported
+once per file, so a misspelt one does not go unnoticed.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from ..agentassay import TrialError, trace_to_records
@@ -18,6 +20,35 @@ from .otlp import TraceFormatError
 
 # Synthetic trace ids for trials live far above the ids of the other inputs' counters.
 _TRACE_ID_BASE = 1 << 120
+
+# AgentAssay's TrialResult, ExecutionTrace and StepTrace fields, plus the trial's agent name.
+TRIAL_KEYS = frozenset({"trial_id", "scenario_id", "trace", "passed", "score",
+                        "evaluation_details", "timestamp", "agent", "agent_name"})
+TRACE_KEYS = frozenset({"trace_id", "scenario_id", "steps", "input_data", "output_data",
+                        "success", "error", "total_duration_ms", "total_cost_usd", "model",
+                        "framework", "timestamp", "metadata"})
+STEP_KEYS = frozenset({"step_id", "step_index", "action", "tool_name", "tool_input",
+                       "tool_output", "llm_input", "llm_output", "model", "timestamp",
+                       "duration_ms", "metadata"})
+
+
+def _note_unknown(obj: Any, known: frozenset[str], label: str, where: str,
+                  unknown: dict[str, str]) -> None:
+    """Remember the first place of each key the reader does not know (`label.key` -> where)."""
+    if isinstance(obj, Mapping):
+        for key in obj:
+            if key not in known:
+                unknown.setdefault(f"{label}.{key}", where)
+
+
+def _agent_name(trial: Mapping[str, Any], name: str, where: str) -> str | None:
+    """The trial-level agent name (`agent`, else `agent_name`); it wins over the trace's."""
+    value = trial.get("agent") or trial.get("agent_name")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TraceFormatError(f"{name}: {where}.agent: expected a string, got {value!r:.40}")
+    return value
 
 
 def _trials(doc: Any, name: str) -> tuple[str, list[Any]]:
@@ -32,8 +63,11 @@ def _trials(doc: Any, name: str) -> tuple[str, list[Any]]:
     )
 
 
-def read_trials(path: str, first_trace_id: int = 0) -> Iterator[SpanRecord]:
-    """Every trial's trace as GenAI-shaped SpanRecords (one agent span plus one per step)."""
+def read_trials(
+    path: str, first_trace_id: int = 0, warn: Callable[[str], None] | None = None
+) -> Iterator[SpanRecord]:
+    """Every trial's trace as GenAI-shaped SpanRecords (one agent span plus one per step);
+    keys it does not read go to `warn`, in one line for the file."""
     name = os.fspath(path)
     try:
         with open(path, "rb") as fh:
@@ -53,14 +87,26 @@ def read_trials(path: str, first_trace_id: int = 0) -> Iterator[SpanRecord]:
             f"{name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})"
         ) from None
     key, trials = _trials(doc, name)
+    unknown: dict[str, str] = {}
     for n, trial in enumerate(trials):
         where = f"{key}[{n}]"
         trace = trial.get("trace", trial) if isinstance(trial, dict) else None
         if not isinstance(trace, dict):
             raise TraceFormatError(f"{name}: {where}: expected a trial object with a 'trace'")
+        agent = None
+        if trace is not trial:
+            _note_unknown(trial, TRIAL_KEYS, "trial", where, unknown)
+            agent = _agent_name(trial, name, where)
+        _note_unknown(trace, TRACE_KEYS, "trace", where, unknown)
+        steps = trace.get("steps")
+        for i, step in enumerate(steps if isinstance(steps, list) else ()):
+            _note_unknown(step, STEP_KEYS, "step", f"{where}.trace.steps[{i}]", unknown)
         try:
-            yield from trace_to_records(trace, _TRACE_ID_BASE + first_trace_id + n)
+            yield from trace_to_records(trace, _TRACE_ID_BASE + first_trace_id + n, agent)
         except TrialError as exc:
             raise TraceFormatError(f"{name}: {where}.trace: {exc}") from None
         except (TypeError, ValueError, OverflowError) as exc:  # a duration not a finite number
             raise TraceFormatError(f"{name}: {where}.trace: malformed trace ({exc})") from None
+    if unknown and warn is not None:
+        warn(f"{name}: keys not read (ignored): " + ", ".join(
+            f"{key} (first at {where})" for key, where in sorted(unknown.items())))

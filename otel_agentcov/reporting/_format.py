@@ -218,6 +218,9 @@ def spans_summary(spans: Mapping[str, Any]) -> str:
     line += f", dropped {sum(dropped.values())}"
     if dropped:
         line += " (" + " · ".join(f"{reason} {n}" for reason, n in dropped.items()) + ")"
+    state_files = spans.get("state_files", 0)
+    if state_files:  # their runs are in the report, their spans were counted elsewhere
+        line += f"; {state_files} state file{'s' if state_files != 1 else ''} merged"
     return line
 
 

@@ -229,22 +229,31 @@ def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str
     return {"generated": generated, "version": version, "inputs": list(inputs), "spec": spec}
 
 
-def write_html(
-    report: Mapping[str, Any], out_dir: Path, meta: Mapping[str, Any] | None = None
-) -> Path:
-    """Write the report dict (DESIGN §6) as `index.html` plus one page per agent into `out_dir`
-    (created if missing); returns the index path. `meta` (see `report_meta`) heads the index."""
+def html_pages(
+    report: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+) -> dict[str, str]:
+    """The report dict (DESIGN §6) as pages by file name: `index.html` plus one per agent
+    (relative links between them), for a directory or for `agentcov serve`'s `/report/`.
+    `meta` (see `report_meta`) heads the index."""
     env = _environment()
-    out_dir.mkdir(parents=True, exist_ok=True)
     views = [_agent_view(name, agent, report) for name, agent in report["agents"].items()]
     spans = fmt.spans_summary(report["spans"])
-    for view in views:
-        html = env.get_template("agent.html").render(view=view, spans=spans)
-        (out_dir / view["page"]).write_text(html, encoding="utf-8")
-    index = out_dir / "index.html"
-    html = env.get_template("index.html").render(
+    pages = {
+        view["page"]: env.get_template("agent.html").render(view=view, spans=spans)
+        for view in views
+    }
+    pages["index.html"] = env.get_template("index.html").render(
         views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS,
         orders=_orders(views), meta=meta if meta is not None else report_meta(),
     )
-    index.write_text(html, encoding="utf-8")
-    return index
+    return pages
+
+
+def write_html(
+    report: Mapping[str, Any], out_dir: Path, meta: Mapping[str, Any] | None = None
+) -> Path:
+    """Write the report's pages into `out_dir` (created if missing); returns the index path."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name, html in html_pages(report, meta).items():
+        (out_dir / name).write_text(html, encoding="utf-8")
+    return out_dir / "index.html"

@@ -1,9 +1,9 @@
 """classify: SpanRecord -> Step through a fixed cascade of convention adapters.
 
-Adding a convention family is one new module and one entry: in BY_SCOPE when it reads only its
-own scopes, else in ADAPTERS (most specific first: scope-keyed dialects before attribute-keyed
-conventions before name patterns). Strands, Google ADK, AutoGen, python-contrib openai-v2 and
-openai-agents-v2 emit GenAI shapes and need no dialect.
+Adding a convention family is one new module and one entry: in BY_SCOPE (or BY_PREFIX) when
+it reads only its own scopes, else in ADAPTERS (most specific first: scope-keyed dialects before
+attribute-keyed conventions before name patterns). Strands, Google ADK, AutoGen, Mastra,
+python-contrib openai-v2 and openai-agents-v2 emit GenAI shapes and need no dialect.
 """
 
 from __future__ import annotations
@@ -16,12 +16,16 @@ from . import (
     crewai,
     genai,
     llama_index,
+    logfire,
+    mcp,
     openinference,
+    openlit,
     pydantic_ai,
     semantic_kernel,
     smolagents,
     testspans,
     traceloop,
+    vercel_ai,
 )
 from .common import build_step
 from .content import step_content
@@ -36,16 +40,26 @@ BY_SCOPE: dict[str, Adapter] = {
     agent_framework.SCOPE: agent_framework.classify,  # workflow spans; GenAI spans fall through
     **{scope: crewai.classify for scope in crewai.SCOPES},
 }
+# ... and by scope prefix where a family names one scope per module: one C-level startswith
+# for the spans of every other family
+BY_PREFIX: tuple[tuple[str, Adapter], ...] = (
+    (semantic_kernel.SCOPE_PREFIX, semantic_kernel.classify),
+    (logfire.SCOPE_PREFIX, logfire.classify),  # log records; the Agents SDK's message templates
+    (openlit.SCOPE_PREFIX, openlit.classify),  # its hand-off span looks like an agent run
+)
+_PREFIXES = tuple(prefix for prefix, _ in BY_PREFIX)
 ADAPTERS: tuple[Adapter, ...] = (
     testspans.classify,  # a test case's span is a context, never an agent
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
+    mcp.classify,  # `mcp.method.name` (server tool calls also say `execute_tool`)
+    vercel_ai.classify,  # `ai.operationId` (the AI SDK's own spans, no GenAI operation names)
     genai.classify,  # `gen_ai.operation.name`
     genai.classify_by_name,  # span names last
 )
 
-__all__ = ["ADAPTERS", "BY_SCOPE", "KINDS", "Step", "classify"]
+__all__ = ["ADAPTERS", "BY_PREFIX", "BY_SCOPE", "KINDS", "Step", "classify"]
 
 
 def classify(
@@ -65,8 +79,8 @@ def classify(
 def _classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step:
     scope = record.scope_name
     scoped = BY_SCOPE.get(scope)
-    if scoped is None and scope.startswith(semantic_kernel.SCOPE_PREFIX):
-        scoped = semantic_kernel.classify  # one scope per Semantic Kernel module
+    if scoped is None and scope.startswith(_PREFIXES):
+        scoped = next(adapter for prefix, adapter in BY_PREFIX if scope.startswith(prefix))
     if scoped is not None:
         step = scoped(record, state_attributes)
         if step is not None:

@@ -21,6 +21,15 @@ MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRe
 _MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of")  # OpenAI Agents, LlamaIndex
 _CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
+# finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
+TOOL_CALL_FINISHES = frozenset({"tool-calls", "tool_calls", "tool_call", "tool_use"})
+# tools that end their agent's run on purpose (Semantic Kernel's hand-off orchestration names
+# them `<plugin>-complete_task`): a run ending on one was not cut short
+FINISHING_TOOLS = frozenset({"complete_task"})
+
+
+def finishes_run(tool: str | None) -> bool:
+    return tool is not None and tool.rsplit("-", 1)[-1] in FINISHING_TOOLS
 _TRANSFER_PREFIX = "transfer_to_"
 _OUTPUT_TOKEN_KEYS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"
@@ -48,29 +57,40 @@ def clip(name: str) -> str:
 
 def short_error_name(raw: str) -> str:
     """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`;
-    clipped, since it becomes a state key like any name."""
+    a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label; clipped,
+    since it becomes a state key like any name."""
     text = raw.strip()
     match = _CLASS_REPR.match(text[: 4 * MAX_NAME_CHARS])
     if match:
         text = match.group(1)
+    if any(c.isspace() for c in text):
+        return "_OTHER"
     return clip(text.rsplit(".", 1)[-1] or "_OTHER")
 
 
 def error_type(record: SpanRecord) -> str | None:
-    """error.type, else the first exception event's type, else `_OTHER` for an ERROR status."""
+    """error.type, else the first exception event's type, else `_OTHER` for an ERROR status;
+    an error.type that names no type (Mastra's `unknown`, a message) defers to the event."""
     attrs = record.attributes
     raw = attrs.get("error.type")
     if isinstance(raw, str) and raw:
-        return short_error_name(raw)
+        name = short_error_name(raw)
+        if name != "_OTHER" and name.lower() != "unknown":
+            return name
+        return _exception_type(record) or "_OTHER"
     failed = record.status_code == STATUS_ERROR or attrs.get("gen_ai.tool.status") == "error"
     if not failed:
         return None
+    return _exception_type(record) or "_OTHER"
+
+
+def _exception_type(record: SpanRecord) -> str | None:
     for name, event_attrs in record.events:
         if name == "exception":
             etype = event_attrs.get("exception.type")
             if isinstance(etype, str) and etype:
                 return short_error_name(etype)
-    return "_OTHER"
+    return None
 
 
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
@@ -124,13 +144,17 @@ def as_float(value: Any) -> float | None:
 def agent_name(
     attrs: Mapping[str, Any], span_name: str, prefix: str = "invoke_agent "
 ) -> str | None:
-    """An agent span's name from its attributes, else its span name; placeholders are no name."""
+    """An agent span's name from its attributes, else its span name; placeholders are no name,
+    and neither is a span name that only repeats the model (`invoke_agent gpt-4o`: the AI SDK
+    names an agent span after its model when the call has no `functionId`)."""
     for key in ("gen_ai.agent.name", "agent_name", "agent.name"):
         name = as_str(attrs.get(key))
         if name:
             break
     else:
         name = clip(span_name[len(prefix) :].strip()) if span_name.startswith(prefix) else None
+        if name is not None and name == attrs.get("gen_ai.request.model"):
+            return None
     return None if name is None or name in PLACEHOLDER_AGENT_NAMES else name
 
 
@@ -209,8 +233,12 @@ def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
 
 
 def finish_reason(attrs: Mapping[str, Any]) -> str:
+    """The first finish reason; a list flattened into one string (Mastra's JSON, Traceloop's
+    Python repr) is unwrapped."""
     reasons = attrs.get("gen_ai.response.finish_reasons")
     if isinstance(reasons, str):
+        if reasons.startswith("["):
+            return clip(reasons.strip("[]").split(",", 1)[0].strip(" '\""))
         return clip(reasons)
     # `reasons` first: an ABC isinstance on the common None is a quarter of classify's time
     if reasons and isinstance(reasons, Sequence) and isinstance(reasons[0], str):

@@ -72,7 +72,11 @@ def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None
         return None  # GenAI spans enriched with OI keys (openinference pydantic-ai processor)
     kind = kind.upper()
     if kind == "LLM":
-        return build_step(record, LLM, state_attributes)
+        step = build_step(record, LLM, state_attributes)
+        if step.model is None:  # a failed call has no response: the request's parameters do
+            params = parse_json(attrs.get("llm.invocation_parameters"))
+            step.model = as_str(params.get("model")) if isinstance(params, dict) else None
+        return step
     if kind == "TOOL":
         if record.name.startswith(HANDOFF_PREFIX):
             step = build_step(record, HANDOFF, state_attributes)

@@ -28,6 +28,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from .intake import HTTP_STATUS, Intake, RequestError, bearer_matches, gunzip
 from .store import JSON, PROTOBUF
+from .views import Page, Views
 
 TRACES_PATH = "/v1/traces"
 _MEDIA_TYPES = {"application/x-protobuf": PROTOBUF, "application/json": JSON}
@@ -55,12 +56,14 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         metrics_token: str | None = None,
         request_timeout_s: float = 10.0,
         max_connections: int = 256,
+        views: Views | None = None,
     ) -> None:
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         super().__init__(address, _Handler)
         self.intake = intake
         self.metrics = metrics
         self.healthy = healthy
+        self.views = views
         self.metrics_token = metrics_token.encode() if metrics_token else None
         self.request_timeout_s = request_timeout_s
         self.tls = tls is not None
@@ -148,7 +151,8 @@ class _Handler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ routing
 
     def do_GET(self) -> None:
-        path = self.path.split("?", 1)[0]
+        path, _, query = self.path.partition("?")
+        views = self.server.views
         if path == "/healthz":
             ok = self.server.healthy.is_set()
             self._send(200 if ok else 503, b"ok\n" if ok else b"shutting down\n", "text/plain")
@@ -160,6 +164,10 @@ class _Handler(BaseHTTPRequestHandler):
                 self._end(b"missing or wrong bearer token\n", "text/plain")
                 return
             self._send(200, self.server.metrics(), CONTENT_TYPE_LATEST)
+        elif views is not None and (
+            page := views.get(path, query, self.headers.get("Authorization"))
+        ) is not None:
+            self._send_page(page)
         else:
             self._other_method()
 
@@ -285,6 +293,12 @@ class _Handler(BaseHTTPRequestHandler):
         if status == 401:
             self.send_header("WWW-Authenticate", "Bearer")
         self._end(body, ctype)
+
+    def _send_page(self, page: Page) -> None:
+        self.send_response(page.status)
+        for name, value in page.headers:
+            self.send_header(name, value)
+        self._end(page.body, page.content_type)
 
     def _send_text(self, status: int, text: str) -> None:
         self.send_response(status)

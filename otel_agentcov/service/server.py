@@ -7,12 +7,14 @@ the journal is committed and folded into a snapshot.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import socket
 import ssl
 import sys
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
@@ -20,13 +22,14 @@ from types import FrameType
 import grpc
 from prometheus_client import CollectorRegistry, generate_latest
 
-from ..exporters.prometheus import MAX_SERIES, render
+from ..exporters.prometheus import MAX_SERIES, add_runtime_collectors, render
 from ..spec import CoverageSpec
 from .grpc_receiver import make_grpc_server
 from .http_receiver import ServiceHTTPServer
 from .intake import Intake, RequestLimits
 from .metrics import ServiceCollector
 from .store import CoverageStore
+from .views import Views, summary_line
 
 
 @dataclass
@@ -50,6 +53,7 @@ class ServeConfig:
     max_series: int = MAX_SERIES
     compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
     sweep_interval_s: float = 1.0
+    summary_interval_s: float = 60.0  # one summary line on stderr this often; 0 = never
 
 
 class Service:
@@ -69,11 +73,12 @@ class Service:
         self._grpc: grpc.Server | None = None
         self._threads: list[threading.Thread] = []
         self.endpoints: dict[str, str] = {}
+        self.views = Views(self.intake, self.endpoints)
 
     def start(self) -> None:
         cfg = self.config
         self.store.open()
-        own = CollectorRegistry(auto_describe=False)
+        own = add_runtime_collectors(CollectorRegistry(auto_describe=False))
         own.register(ServiceCollector(self.intake))
 
         def metrics() -> bytes:
@@ -93,10 +98,11 @@ class Service:
         host = f"[{cfg.listen}]" if ":" in cfg.listen else cfg.listen
         shared = cfg.metrics == cfg.otlp_http and cfg.metrics != 0
         if cfg.otlp_http:
-            self._add_http(cfg.otlp_http, self.intake, metrics if shared else None, tls)
+            self._add_http("--otlp-http", cfg.otlp_http, self.intake,
+                           metrics if shared else None, tls)
             self.endpoints["otlp_http"] = f"{scheme}://{host}:{cfg.otlp_http}/v1/traces"
         if cfg.metrics and not shared:
-            self._add_http(cfg.metrics, None, metrics, tls)
+            self._add_http("--metrics", cfg.metrics, None, metrics, tls)
         if cfg.metrics:
             self.endpoints["metrics"] = f"{scheme}://{host}:{cfg.metrics}/metrics"
         if cfg.otlp_grpc:
@@ -109,7 +115,8 @@ class Service:
                 self._grpc = make_grpc_server(self.intake, f"{host}:{cfg.otlp_grpc}", credentials)
             except (OSError, RuntimeError) as exc:  # RuntimeError: grpcio's "Failed to bind"
                 reason = exc.strerror if isinstance(exc, OSError) else exc
-                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {reason}") from None
+                raise OSError(f"cannot listen on {host}:{cfg.otlp_grpc}: {reason}"
+                              f"{_hint(exc, '--otlp-grpc')}") from None
             self._grpc.start()
             self.endpoints["otlp_grpc"] = f"{host}:{cfg.otlp_grpc}"
         maintenance = threading.Thread(target=self._maintain, name="agentcov-maintenance",
@@ -118,17 +125,18 @@ class Service:
         self._threads.append(maintenance)
         self.healthy.set()
 
-    def _add_http(self, port: int, intake: Intake | None, metrics: Callable[[], bytes] | None,
-                  tls: ssl.SSLContext | None) -> None:
+    def _add_http(self, flag: str, port: int, intake: Intake | None,
+                  metrics: Callable[[], bytes] | None, tls: ssl.SSLContext | None) -> None:
         try:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
                 tls=tls, metrics_token=self.config.metrics_token,
                 request_timeout_s=self.config.limits.request_timeout_s,
-                max_connections=self.config.limits.max_connections,
+                max_connections=self.config.limits.max_connections, views=self.views,
             )
         except OSError as exc:
-            raise OSError(f"cannot listen on {self.config.listen}:{port}: {exc.strerror}") from None
+            raise OSError(f"cannot listen on {self.config.listen}:{port}: {exc.strerror}"
+                          f"{_hint(exc, flag)}") from None
         thread = threading.Thread(target=server.serve_forever, name=f"agentcov-http-{port}",
                                   daemon=True)
         thread.start()
@@ -136,7 +144,10 @@ class Service:
         self._threads.append(thread)
 
     def _maintain(self) -> None:
-        """Idle sweeps and size-triggered compaction; errors are reported, never fatal."""
+        """Idle sweeps, size-triggered compaction and the periodic summary line; errors are
+        reported, never fatal."""
+        every = self.config.summary_interval_s
+        next_summary = time.monotonic() + every
         while not self._stopping.wait(self.config.sweep_interval_s):
             try:
                 self.store.sweep()
@@ -144,6 +155,9 @@ class Service:
                     self.store.compact()
             except OSError as exc:
                 print(f"agentcov serve: maintenance: {exc}", file=sys.stderr)
+            if every and time.monotonic() >= next_summary:
+                next_summary = time.monotonic() + every
+                print(summary_line(self.intake), file=sys.stderr, flush=True)
 
     def stop(self) -> None:
         """Stop accepting, let in-flight requests finish, commit and compact."""
@@ -156,6 +170,13 @@ class Service:
             server.server_close()
         self.store.close()
 
+
+
+def _hint(exc: BaseException, flag: str) -> str:
+    """For a port already taken (by another serve, a Collector...), the flag that moves it."""
+    taken = (isinstance(exc, OSError) and exc.errno == errno.EADDRINUSE) or (
+        isinstance(exc, RuntimeError) and "Failed to bind" in str(exc))
+    return f"; choose another port with {flag} PORT (0 disables it)" if taken else ""
 
 
 def _probe(host: str, port: int) -> None:
@@ -197,7 +218,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
         otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.state_file, token=token,
         metrics_token=metrics_token, tls_cert=args.tls_cert, tls_key=args.tls_key,
-        idle_ttl_s=args.idle_ttl,
+        idle_ttl_s=args.idle_ttl, summary_interval_s=args.log_summary,
         limits=RequestLimits(
             max_body_bytes=args.max_body_bytes,
             max_decompressed_bytes=args.max_decompressed_bytes,

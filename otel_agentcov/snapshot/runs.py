@@ -55,7 +55,8 @@ def concerns_section(v: AgentView) -> None:
         concerns.append({
             "type": "low_pass_rate",
             "severity": "critical" if pass_rate < 0.5 else "high",
-            "message": f"pass rate {pass_rate:.1%} [{ci[0]:.1%}, {ci[1]:.1%}] below 80%",
+            "message": f"pass rate {pass_rate:.1%} (point estimate; 95% interval "
+                       f"[{ci[0]:.1%}, {ci[1]:.1%}]) below 80%",
         })
     if consistency is not None and consistency < 0.7:
         concerns.append({

@@ -180,7 +180,9 @@ class CoverageState:
         try:
             with open(path, encoding="utf-8") as fh:
                 data = json.load(fh)
-        except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        except OSError as exc:  # worded as every command words an unreadable file
+            raise StateError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
             raise StateError(f"{os.fspath(path)}: cannot read state: {exc}") from None
         if not isinstance(data, dict):
             raise StateError(f"{os.fspath(path)}: not a state file (expected a JSON object)")

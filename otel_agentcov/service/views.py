@@ -1,0 +1,114 @@
+"""What a running `agentcov serve` shows people: a landing page listing its endpoints, the live
+coverage report (`GET /report`), and the one-line summary it logs now and then.
+
+All of it renders the store's Snapshot with the offline renderers, so the live report reads
+like `agentcov coverage` over the same spans (agents appear once a run of theirs is seen: a GET
+never adds entries to the service's state).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qs
+
+from ..reporting import FORMATS, render
+from ..reporting.html import html_pages
+from .intake import Intake, RequestError
+
+REPORT_PATH = "/report"
+HTML_INDEX = f"{REPORT_PATH}/index.html"
+_TEXT = "text/plain; charset=utf-8"
+_CONTENT_TYPES = {"json": "application/json", "markdown": "text/markdown; charset=utf-8",
+                  "text": _TEXT}
+_REPORT_FORMATS = (*FORMATS, "html")
+
+
+@dataclass(frozen=True)
+class Page:
+    """One HTTP answer: status, body, content type and any extra headers."""
+
+    status: int
+    body: bytes
+    content_type: str = _TEXT
+    headers: tuple[tuple[str, str], ...] = ()
+
+
+def _text(status: int, message: str) -> Page:
+    return Page(status, f"{message}\n".encode())
+
+
+class Views:
+    """Pages for GET requests; `endpoints` is the service's (filled in as listeners bind)."""
+
+    def __init__(self, intake: Intake, endpoints: Mapping[str, str]) -> None:
+        self._intake = intake
+        self._endpoints = endpoints
+
+    def get(self, path: str, query: str, authorization: str | None) -> Page | None:
+        """The page at `path`, or None when the path is not one of these views."""
+        if path == "/":
+            return Page(200, self._landing().encode(), "text/html; charset=utf-8")
+        if path != REPORT_PATH and not path.startswith(REPORT_PATH + "/"):
+            return None
+        try:  # the report tells what agents did: the same bearer token as OTLP, when one is set
+            self._intake.check_token(authorization)
+        except RequestError as exc:
+            return Page(401, f"{exc}\n".encode(), _TEXT, (("WWW-Authenticate", "Bearer"),))
+        if path == REPORT_PATH:
+            fmt = parse_qs(query).get("format", ["json"])[-1]
+            if fmt == "html":  # the pages link to each other relatively: serve them under /report/
+                return Page(303, b"", _TEXT, (("Location", HTML_INDEX),))
+            if fmt not in FORMATS:
+                return _text(400, f"format {fmt!r}: expected one of {', '.join(_REPORT_FORMATS)}")
+            report = self._intake.store.snapshot().data
+            return Page(200, render(report, fmt).encode(), _CONTENT_TYPES[fmt])
+        page = html_pages(self._intake.store.snapshot().data).get(
+            path[len(REPORT_PATH) + 1:] or "index.html"
+        )
+        if page is None:
+            return _text(404, "not found")
+        return Page(200, page.encode(), "text/html; charset=utf-8")
+
+    def _landing(self) -> str:
+        rows = [(self._endpoints[key], what) for key, what in (
+            ("otlp_http", "POST OTLP/HTTP traces (protobuf or JSON)"),
+            ("otlp_grpc", "OTLP/gRPC traces"),
+            ("metrics", "GET Prometheus exposition"),
+        ) if key in self._endpoints]
+        rows.append(("/healthz", "GET 200 while serving, 503 while shutting down"))
+        token = ", bearer token required" if self._intake.token_required else ""
+        rows += [(f"{REPORT_PATH}?format={f}", f"GET live coverage report ({f}{token})")
+                 for f in _REPORT_FORMATS]
+        items = "\n".join(f"<tr><td>{_link(url)}</td><td>{html.escape(what)}</td></tr>"
+                           for url, what in rows)
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            "<title>agentcov serve</title></head><body>\n<h1>agentcov serve</h1>\n"
+            "<p>Agent behaviour coverage from OpenTelemetry traces.</p>\n"
+            f"<table>\n{items}\n</table>\n</body></html>\n"
+        )
+
+
+def _link(url: str) -> str:
+    """A link for what a browser can open; a gRPC address is shown as text."""
+    text = html.escape(url)
+    return f'<a href="{text}">{text}</a>' if url.startswith(("/", "http")) else text
+
+
+def summary_line(intake: Intake) -> str:
+    """One line for the log: what arrived, what was refused, what it amounts to so far."""
+    report = intake.store.snapshot().data
+    agents = report["agents"].values()
+    runs = sum(a["runs"]["count"] for a in agents)
+    restricted = sum(a["edges"]["restricted_attempts"] for a in agents)
+    spans, requests = dict(intake.spans), dict(intake.requests)  # copies: receivers count on
+    accepted = sum(n for (_, outcome), n in spans.items() if outcome == "accepted")
+    rejected = sum(n for (_, outcome), n in spans.items() if outcome == "rejected")
+    refused = sum(n for (_, outcome), n in requests.items() if outcome != "accepted")
+    return (
+        f"agentcov serve: {accepted} spans accepted, {rejected} rejected, {refused} requests "
+        f"refused; {runs} runs of {len(report['agents'])} agents, {restricted} restricted "
+        f"attempts, {report['spans'].get('traces_in_flight', 0)} traces in flight"
+    )

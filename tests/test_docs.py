@@ -1,0 +1,63 @@
+"""The user docs stand on their own: the README points only at files in the repository, and
+docs/semantics.md defines every term a report prints."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+from pathlib import Path
+
+from otel_agentcov.demo import main as demo
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+SEMANTICS = ROOT / "docs" / "semantics.md"
+
+
+def _repo_files() -> list[str]:
+    listed = subprocess.run(["git", "ls-files", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, text=True, check=True)
+    return listed.stdout.splitlines()
+
+
+def test_readme_points_only_at_files_in_the_repository() -> None:
+    files = set(_repo_files())
+    links = [t for t in re.findall(r"\]\(([^)\s]+)\)", README)
+             if not t.startswith(("http://", "https://", "#"))]
+    assert "docs/semantics.md" in links
+    for target in links:
+        assert target.split("#")[0] in files, target
+    names = {Path(f).name for f in files}
+    for doc in set(re.findall(r"\b[A-Z][A-Z_]+\.md\b", README)):  # DESIGN.md, RUNBOOK.md, ...
+        assert doc in names, f"README names {doc}, which is not in the repository"
+
+
+# Every label and phrase the text report prints, with the words docs/semantics.md defines it by.
+TERMS = {
+    "Tool coverage": "tool", "Path coverage": "path", "State coverage": "state",
+    "Boundary coverage": "boundary", "Model coverage": "model", "Overall": "overall",
+    "paths seen of ~": "Chao1", "estimated": "Chao1 estimate", "STRONG": "STRONG",
+    "MODERATE": "MODERATE", "Weakest dimension": "Weakest dimension",
+    "Tool edges": "Tool edges", "allowed": "allowed", "delegation": "delegation",
+    "restricted attempts": "restricted attempts", "gate FAILED": "gate FAILED",
+    "Concerns": "Concerns", "pass rate": "pass rate", "point estimate": "point estimate",
+    "95% interval": "Wilson 95 % interval", "behaviour consistency": "behaviour consistency",
+    "run score std": "run score std", "fewer runs than min_runs": "Insufficient data",
+    "processed": "processed", "dropped": "dropped", "Next steps": "Next steps",
+    "never hit": "boundary conditions never hit", "looks destructive": "look destructive",
+    "more runs": "more runs", "path sample coverage": "path sample coverage",
+    "pass-rate interval": "pass-rate interval",
+}
+
+
+def test_semantics_defines_every_term_a_report_prints() -> None:
+    import io
+
+    out = io.StringIO()
+    demo(runs=30, out=out)  # the demo's report shows every row, concern and footer
+    report = out.getvalue()
+    docs = " ".join(SEMANTICS.read_text(encoding="utf-8").split())  # line breaks are spaces
+    for printed, defined in TERMS.items():
+        assert printed in report, f"{printed!r} is no longer printed: update TERMS"
+        assert defined.lower() in docs.lower(), f"docs/semantics.md does not define {defined!r}"
+    assert "issue" not in docs.lower().replace("issue_", "")  # user docs, not project notes

@@ -1,0 +1,41 @@
+"""The first minutes of a new user: `make demo` and building the package, as a fresh clone runs
+them (real make, real pip with build isolation)."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_make_demo_installs_only_the_runtime_dependencies(tmp_path: Path) -> None:
+    proc = subprocess.run(["make", "-n", "demo", f"DEMO_VENV={tmp_path / 'venv'}"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60, check=True)
+    installs = [line for line in proc.stdout.splitlines() if "pip install" in line]
+    assert installs, proc.stdout
+    for line in installs:  # no extra (the test one pulls mypy, pydantic-ai, openai, ...)
+        assert "[" not in line and " -e " not in line, line
+    assert proc.stdout.splitlines()[-1].endswith("-m otel_agentcov.cli demo")
+
+
+def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> None:
+    """setuptools warned that `project.license` as a table is deprecated, on every install."""
+    source = tmp_path / "src"  # a copy: the in-tree build leaves build/ and *.egg-info behind
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "otel_agentcov", source / "otel_agentcov",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path),
+         str(source)],
+        capture_output=True, text=True, timeout=600, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert list(tmp_path.glob("otel_agentcov-*.whl"))
+    warnings = re.findall(r"\w+Warning\b.*", proc.stdout + proc.stderr)
+    assert warnings == []
