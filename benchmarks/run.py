@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import agentassay_compare  # noqa: E402
+import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import narrative  # noqa: E402
@@ -36,6 +37,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "service": service.section,
     "metrics": metrics_render.section,
     "narrative": narrative.section,
+    "contracts": contracts.section,
 }
 
 RESULTS = HERE / "RESULTS.md"

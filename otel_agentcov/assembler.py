@@ -40,11 +40,11 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    context: str | None = None  # the test that ran it (DESIGN §3d)
     content: RunContent | None = None  # only when a check needs it; dropped once judged
     # tool -> had a successful call, over the runs this one delegated to (transitively): what a
     # story may report as done on its behalf (DESIGN §3b)
     delegated_calls: dict[str, bool] = field(default_factory=dict)
-    context: str | None = None  # the test that ran it (DESIGN §3d)
 
     @property
     def duration_s(self) -> float:
@@ -100,7 +100,9 @@ class _Builder:
             stack.extend(callee.callees)
         return calls
 
-    def build(self, trace_id: int, delegated_calls: dict[str, bool]) -> AgentRun:
+    def build(
+        self, trace_id: int, content: bool, delegated_calls: dict[str, bool]
+    ) -> AgentRun:
         steps = sorted(self.steps, key=lambda s: (s.start_ns, s.end_ns))
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
@@ -135,9 +137,9 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
-            content=run_content(spans, steps),
-            delegated_calls=delegated_calls,
             context=self.context,
+            content=run_content(spans, steps) if content else None,
+            delegated_calls=delegated_calls,
         )
 
 
@@ -369,22 +371,23 @@ def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], s
     return groups
 
 
-def assemble(steps: Iterable[Step]) -> list[AgentRun]:
+def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
     """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
-    each test span on its own (DESIGN §3d)."""
+    each test span on its own (DESIGN §3d); `content`: also gather the content classify
+    captured into each run's `content`."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
     if not any(is_test_span(s) for s in by_id.values()):
-        return _assemble_group(by_id, None)
+        return _assemble_group(by_id, None, content)
     return [
         run
         for group, context in _test_groups(by_id).values()
-        for run in _assemble_group({s.span_id: s for s in group}, context)
+        for run in _assemble_group({s.span_id: s for s in group}, context, content)
     ]
 
 
-def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
+def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> list[AgentRun]:
     """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
@@ -481,7 +484,8 @@ def _assemble_group(by_id: dict[int, Step], test: str | None) -> list[AgentRun]:
     delegating = any(b.callees for b in builders)
     own = {id(b): b.own_calls() for b in builders} if delegating else {}
     return [
-        b.build(trace_id, b.delegated_calls(own) if b.callees else {}) for b in all_builders
+        b.build(trace_id, content, b.delegated_calls(own) if b.callees else {})
+        for b in all_builders
     ]
 
 
@@ -543,8 +547,10 @@ class RunAssembler:
         max_buffered_spans: int = 500_000,
         idle_ttl_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
+        content: bool = False,
     ) -> None:
         self.max_traces = max_traces
+        self.content = content  # the spec judges content: runs carry what classify captured
         self.max_spans_per_trace = max_spans_per_trace
         self.max_buffered_spans = max_buffered_spans
         self.buffered_spans = 0
@@ -582,7 +588,7 @@ class RunAssembler:
                 self.buffered_spans -= len(subtree)
                 if not buf.steps:
                     del self._traces[step.trace_id]
-                runs.extend(assemble(subtree))
+                runs.extend(assemble(subtree, self.content))
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
@@ -590,7 +596,7 @@ class RunAssembler:
                 del self._traces[step.trace_id]
                 self.buffered_spans -= len(buf.steps)
                 self.flushed_early["span_limit"] += 1
-                runs.extend(assemble(buf.steps.values()))
+                runs.extend(assemble(buf.steps.values(), self.content))
             while self.buffered_spans > self.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
@@ -600,7 +606,7 @@ class RunAssembler:
         _, oldest = self._traces.popitem(last=False)
         self.buffered_spans -= len(oldest.steps)
         self.flushed_early[reason] += 1
-        return assemble(oldest.steps.values())
+        return assemble(oldest.steps.values(), self.content)
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -626,7 +632,7 @@ class RunAssembler:
             self.buffered_spans = 0
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
-        return [run for buf in buffers for run in assemble(buf.steps.values())]
+        return [run for buf in buffers for run in assemble(buf.steps.values(), self.content)]
 
 
 def _take_subtree(buf: _TraceBuffer, root_id: int) -> list[Step]:

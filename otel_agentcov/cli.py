@@ -260,6 +260,7 @@ def _gate(args: argparse.Namespace) -> int:
     spec, _, report = _load(args)
     checks = gate.evaluate(report, spec)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
+    sys.stdout.write(gate.contract_violations(report))
     if args.junit:
         _write(args.junit, gate.junit_xml(checks, args.allow_inconclusive))
     return gate.outcome(checks, args.allow_inconclusive)

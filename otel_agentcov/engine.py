@@ -39,10 +39,12 @@ class CoverageEngine:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
+        self._content = self.spec.needs_content  # classify reads content only if a check needs it
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
             max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=clock,
+            content=self._content,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -54,7 +56,6 @@ class CoverageEngine:
         self.internal_errors = 0
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
-        self._content = self.spec.needs_content
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .reporting import _format as fmt
 from .spec import AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
 from .textsafe import line_safe, plain
@@ -121,6 +122,21 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
         + (" (allowed)" if allow_inconclusive and counts[INCONCLUSIVE] else "")
     )
     return "\n".join(line_safe(line.rstrip()) for line in lines) + "\n"
+
+
+def contract_violations(report: Mapping[str, Any]) -> str:
+    """Every violated contract behaviour with its severity, count and rate, one per line, so a
+    failed gate says which rule broke (empty when nothing was violated)."""
+    lines = [
+        f"contract violated: {plain(agent)}: {plain(r.contract)}.{plain(r.behavior)} "
+        f"({r.severity}, {r.kind}) "
+        f"in {fmt.plural(r.violated, 'run')} of {r.violated + r.satisfied} decided, "
+        f"rate {r.rate}" + (f", {r.unknown} unknown" if r.unknown else "")
+        for agent, data in report["agents"].items()
+        for r in fmt.contract_rows(data)
+        if r.violated
+    ]
+    return "".join(line + "\n" for line in lines)
 
 
 def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:

@@ -21,6 +21,15 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from . import guarded_yaml
+from .contract_spec import (
+    CRITICAL_GATE_TARGET,
+    ENTRY_PROPERTIES,
+    SELECTOR_DEF,
+    build_contracts,
+    text_schemas,
+)
+from .contract_spec import problems as contract_problems
+from .judge.contracts import Contract
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -35,6 +44,9 @@ EXPECT_TARGETS = (
     "runs.pass_rate_lower",
     "runs.p95_duration_s",
     "runs.behavior_consistency",
+    "contracts.violations",
+    "contracts.violations_critical",
+    "contracts.pass_rate",
     "narrative.divergences",
     "narrative.claimed_not_called",
 )
@@ -104,7 +116,7 @@ class AgentSpec:
     allowed: tuple[str, ...] | None = None  # tool_edges.allowed; None = not declared
     restricted: tuple[str, ...] = ()  # tool_edges.restricted
     delegation: tuple[tuple[str, str], ...] = ()  # tool_edges.delegation as (from, to)
-    must_call: tuple[str, ...] = ()  # contract.must_call
+    contracts: tuple[Contract, ...] = ()  # contracts:, with contract.must_call as the first
     expect: tuple[ExpectItem, ...] = field(default_factory=_default_gate)
     granularity: str = "action"  # paths.granularity: action | tool
     max_depth: int = 10  # paths.max_depth
@@ -118,7 +130,7 @@ class AgentSpec:
     @property
     def needs_content(self) -> bool:
         """A declared check reads output, input or tool arguments (classify then captures them)."""
-        return self.narrative is not None
+        return any(c.needs_content for c in self.contracts) or self.narrative is not None
 
 
 @dataclass(frozen=True)
@@ -230,6 +242,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             "fail_run": {"type": "boolean"},
         }
     ),
+    **ENTRY_PROPERTIES,
 }
 
 SPEC_SCHEMA: Mapping[str, Any] = {
@@ -246,6 +259,7 @@ SPEC_SCHEMA: Mapping[str, Any] = {
         },
         required=("version",),
     ),
+    "$defs": {"selector": SELECTOR_DEF},
     "description": "a spec mapping (version: 1, defaults, agents)",
 }
 _SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
@@ -312,10 +326,14 @@ def _explain(err: ValidationError | SchemaError) -> tuple[list[_PathPart], str]:
         return path, f"expected one of: {', '.join(map(str, limit))}; got {got}"
     if kind == "minLength":
         return path, f"expected a non-empty string, got {got}"
+    if kind == "maxLength":
+        return path, f"expected at most {limit} characters, got {len(instance)}"
     if kind in ("minimum", "exclusiveMinimum"):
         sign = ">=" if kind == "minimum" else ">"
         return path, f"expected a value {sign} {_show(limit)}, got {got}"
-    if kind in ("anyOf", "oneOf"):
+    if kind in ("anyOf", "oneOf", "minProperties", "maxProperties", "minItems"):
+        if "description" in schema:
+            return path, f"expected {schema['description']}, got {got}"
         return path, f"expected a valid value for this keyword, got {got}"
     return path, err.message
 
@@ -332,13 +350,18 @@ def _error(source: str, path: Sequence[_PathPart], what: str) -> SpecError:
     return SpecError(" ".join(part.strip() for part in line.splitlines()))
 
 
-def _matchers(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], Mapping[str, Any]]]:
-    """Every matcher schema in the document, with its path, defaults first."""
+def _entries(doc: Mapping[str, Any]) -> list[tuple[list[_PathPart], Mapping[str, Any]]]:
+    """The defaults and every agent entry, each with its path."""
     entries: list[tuple[list[_PathPart], Mapping[str, Any]]] = [
         (["defaults"], doc.get("defaults", {}))
     ]
     entries += [(["agents", i], e) for i, e in enumerate(doc.get("agents", []))]
-    for prefix, entry in entries:
+    return entries
+
+
+def _matchers(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], Mapping[str, Any]]]:
+    """Every matcher schema in the document, with its path, defaults first."""
+    for prefix, entry in _entries(doc):
         for j, item in enumerate(entry.get("expect", [])):
             yield [*prefix, "expect", j, "matcher", "schema"], item["matcher"]["schema"]
 
@@ -373,6 +396,14 @@ def _refs(schema: Any, path: list[_PathPart]) -> Iterator[tuple[list[_PathPart],
             stack.extend(([*where, i], v) for i, v in enumerate(node))
 
 
+def _local_refs_only(schema: Any, path: list[_PathPart], source: str) -> None:
+    """A schema in the spec may only refer inside itself: nothing is ever fetched."""
+    for ref_path, ref in _refs(schema, path):
+        if not ref.startswith("#"):
+            raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the schema "
+                         "(a schema is never fetched; use $defs and '#/$defs/...')")
+
+
 def _validate(doc: Any, source: str) -> None:
     """Raise SpecError for the most relevant problem in ``doc``; return if it is a usable spec."""
     err = best_match(_SPEC_VALIDATOR.iter_errors(doc))
@@ -387,10 +418,12 @@ def _validate(doc: Any, source: str) -> None:
         unknown = next((k for k in schema if k not in _SCHEMA_KEYWORDS), None)
         if unknown is not None:
             raise _error(source, [*path, unknown], "unknown JSON Schema keyword")
-        for ref_path, ref in _refs(schema, path):
-            if not ref.startswith("#"):
-                raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the matcher "
-                             "(a gate never fetches a schema; use $defs and '#/$defs/...')")
+        _local_refs_only(schema, path, source)
+    for prefix, entry in _entries(doc):
+        for where, what in contract_problems(entry, prefix):
+            raise _error(source, where, what)
+        for path, schema in text_schemas(entry, prefix):
+            _local_refs_only(schema, path, source)
     for path, regex in _claim_patterns(doc):
         try:
             re.compile(regex)
@@ -466,7 +499,6 @@ _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("allowed", ("tool_edges", "allowed"), tuple),
     ("restricted", ("tool_edges", "restricted"), tuple),
     ("delegation", ("tool_edges", "delegation"), _delegation),
-    ("must_call", ("contract", "must_call"), tuple),
     ("expect", ("expect",), _expect),
     ("granularity", ("paths", "granularity"), str),
     ("max_depth", ("paths", "max_depth"), int),
@@ -504,6 +536,9 @@ def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
     ):  # an expect list written for other targets must not switch the restricted check off
         kwargs["expect"] = (*expect, *_default_gate())
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
+    kwargs["contracts"] = build_contracts(entry)
+    if entry.get("contracts") and "expect" not in entry:
+        kwargs["expect"] = (*_default_gate(), ExpectItem(CRITICAL_GATE_TARGET, {"maximum": 0}))
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), **kwargs)
 
 

@@ -113,11 +113,12 @@ def test_who_tests_what_from_an_otlp_file(tmp_path: Path) -> None:
     helper = agents["helper"]["contexts"]
     assert helper["by_test"] == {
         SEARCH: {"runs": 1, "passed": 1, "tools": {"search": 1, "summarize": 1},
-                 "delegations": [{"from": "helper", "to": "worker"}], "restricted": []},
+                 "delegations": [{"from": "helper", "to": "worker"}], "restricted": [],
+                 "behaviors": []},
         DELETE: {"runs": 1, "passed": 0, "tools": {"delete_repo": 1, "search": 1},
-                 "delegations": [], "restricted": ["delete_repo"]},
+                 "delegations": [], "restricted": ["delete_repo"], "behaviors": []},
         RES: {"runs": 1, "passed": 1, "tools": {"lookup": 1}, "delegations": [],
-              "restricted": []},
+              "restricted": [], "behaviors": []},
     }
     assert helper["tests_by_tool"] == {
         "delete_repo": [DELETE], "lookup": [RES], "search": [DELETE, SEARCH],

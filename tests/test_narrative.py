@@ -78,7 +78,7 @@ def runs(exporter: InMemorySpanExporter) -> dict[str, AgentRun]:
     """The trace's runs by agent, classified with content capture on."""
     steps = [classify(from_readable_span(s), (), True) for s in exporter.get_finished_spans()]
     exporter.clear()
-    return {r.agent: r for r in assemble(steps)}
+    return {r.agent: r for r in assemble(steps, content=True)}
 
 
 def spec(narrative: dict[str, Any] | None = None, **entry: Any) -> CoverageSpec:
@@ -564,7 +564,7 @@ def test_a_call_after_a_hand_off_a_workflow_records_counts_as_done() -> None:
         step(4, 1, AGENT, 30, agent="billing"),
         step(5, 4, TOOL, 31, tool="issue_refund"),
     ]
-    by_agent = {r.agent: r for r in assemble(steps)}
+    by_agent = {r.agent: r for r in assemble(steps, content=True)}
     assert by_agent["writer"].delegations == [("writer", "billing")]
     assert by_agent["writer"].delegated_calls == {"issue_refund": True}
     answered = dataclasses.replace(

@@ -129,6 +129,13 @@ def test_otlp_http_export_equals_snapshot(receiver: _Receiver) -> None:
             for outcome in ("ok", "error"):
                 attrs = (("agent", agent), ("outcome", outcome), ("tool", tool))
                 assert points[("agentcov.tool.calls", attrs)] == c[outcome]
+    # the demo's `contract: {must_call: [search]}` is judged on every triage run
+    (row,) = triage["contracts"]
+    assert row["satisfied"] + row["violated"] == triage["runs"]["count"]
+    for result in ("satisfied", "violated", "unknown"):
+        attrs = (("agent", "triage_agent"), ("behavior", row["behavior"]),
+                 ("contract", "must_call"), ("result", result), ("severity", "high"))
+        assert points[("agentcov.contract.checks", attrs)] == row[result]
 
 
 def test_one_snapshot_per_collection_cycle() -> None:

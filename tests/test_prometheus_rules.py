@@ -41,15 +41,19 @@ EXPECTED_ALERTS = {
     "AgentCovSpansDropped": "warning",
     "AgentCovLabelOverflow": "warning",
     "AgentHallucinatedAction": "critical",
+    # critical pages, lower behaviour severities ticket (templated from the series)
+    "AgentContractViolation": (
+        '{{ if eq $labels.severity "critical" }}critical{{ else }}warning{{ end }}'
+    ),
 }
-EXPECTED_GROUPS = {
-    "agentcov.security", "agentcov.narrative", "agentcov.coverage", "agentcov.health"
-}
+EXPECTED_GROUPS = {"agentcov.security", "agentcov.narrative", "agentcov.contracts",
+                   "agentcov.coverage", "agentcov.health"}
 EXPECTED_RECORDS = {
     "agentcov:tool_coverage:ratio",
     "agentcov:model_coverage:ratio",
     "agentcov:boundary_coverage:ratio",
     "agentcov:delegation_coverage:ratio",
+    "agentcov:contract_violation:ratio",
 }
 
 # Every exported metric name of the contract (histogram expanded to its series).
@@ -83,6 +87,7 @@ KNOWN_METRICS = {
     "agentcov_states_estimated",
     "agentcov_narrative_runs_total",
     "agentcov_narrative_divergences_total",
+    "agentcov_contract_checks_total",
     "agentcov_spans_processed_total",
     "agentcov_spans_dropped_total",
     "agentcov_traces_flushed_early_total",

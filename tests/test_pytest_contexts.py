@@ -71,9 +71,9 @@ def test_contexts_from_a_real_session(pytester: pytest.Pytester,
         "support"]["contexts"]
     assert contexts["by_test"] == {
         SEARCH: {"runs": 1, "passed": 1, "tools": {"search": 1}, "delegations": [],
-                 "restricted": []},
+                 "restricted": [], "behaviors": []},
         BOTH: {"runs": 1, "passed": 1, "tools": {"search": 1, "summarize": 1},
-               "delegations": [], "restricted": []},
+               "delegations": [], "restricted": [], "behaviors": []},
     }
     assert contexts["tests_by_tool"] == {"search": [BOTH, SEARCH], "summarize": [BOTH]}
     assert contexts["untested"] == {"tools": ["fetch", "lookup"], "delegations": [],

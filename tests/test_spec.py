@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from otel_agentcov.judge.contracts import Behaviour, Called, Contract, Selector
 from otel_agentcov.spec import (
     CONDITIONS,
     DEFAULT_GATE_TARGET,
@@ -75,7 +76,11 @@ def test_design_example_loads_from_yaml(tmp_path: Path) -> None:
         allowed=("search", "summarize"),
         restricted=("delete_repo", "force_push"),
         delegation=(("triage_agent", "worker"),),
-        must_call=("search",),
+        contracts=(
+            Contract("must_call", (
+                Behaviour("called:search", "must", "high", Called(Selector(("search",)))),
+            )),
+        ),
         expect=(
             ExpectItem("edges.restricted_attempts", {"maximum": 0}),
             ExpectItem("edges.allowed_pct", {"minimum": 80}),

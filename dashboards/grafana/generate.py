@@ -114,7 +114,7 @@ def tabular(
     title: str, desc: str, queries: Sequence[Query], w: int = 12, h: int = 8,
     transformations: Sequence[model.DataTransformerConfig] = (),
     mappings: dict[str, tuple[str, str]] | None = None, unit: str = "none",
-    sort_by: str | None = None,
+    sort_by: str | None = None, descending: bool = False,
 ) -> Any:  # fmt: skip
     """A table of instant queries, labels as columns; `Time` hidden."""
     panel = table.Panel().unit(unit).with_transformation(
@@ -129,7 +129,8 @@ def tabular(
             common.TableColoredBackgroundCellOptions()
         )
     if sort_by is not None:
-        panel = panel.sort_by([common_b.TableSortByFieldState().display_name(sort_by)])
+        sort = common_b.TableSortByFieldState().display_name(sort_by)
+        panel = panel.sort_by([sort.desc(True) if descending else sort])
     return _with(panel, title, desc, queries, w, h)
 
 
@@ -312,6 +313,30 @@ def fleet() -> dash.Dashboard:
                    f'{{{SEL}, kind="claimed_not_called"}}[$__rate_interval])) or vector(0)',
                    "{{agent}} → {{tool}}")],
             unit="short", w=24, bars=True,
+        )
+    )  # fmt: skip
+
+    d = d.with_row(dash.Row("Behaviour contracts"))
+    d = d.with_panel(
+        series(
+            "Contract violations",
+            "Runs that violated a behaviour contract, per agent, contract, behaviour and "
+            "severity (alert AgentContractViolation: critical pages, others ticket).",
+            [Query(f"sum by (agent, contract, behavior, severity) (increase("
+                   f'agentcov_contract_checks_total{{{SEL}, result="violated"}}'
+                   "[$__rate_interval]))",
+                   "{{agent}} · {{contract}}.{{behavior}} ({{severity}})")],
+            unit="short", w=12, bars=True,
+        )
+    )  # fmt: skip
+    d = d.with_panel(
+        tabular(
+            "Violation rate per behaviour, worst first",
+            "Violated / decided runs in the last hour over every replica (recording rule "
+            "agentcov:contract_violation:ratio); runs whose content was not captured are "
+            "unknown and counted in neither.",
+            [Query('agentcov:contract_violation:ratio{agent=~"$agent"}', "", True, True)],
+            w=12, unit="percentunit", sort_by="Value", descending=True,
         )
     )  # fmt: skip
 
@@ -517,6 +542,18 @@ def agent() -> dash.Dashboard:
                 Query(f"max(agentcov_states_estimated{{{a}}})", "estimated (Chao1)"),
             ],
             unit="short", w=8, h=9,
+        )
+    )  # fmt: skip
+
+    d = d.with_row(dash.Row("Behaviour contracts"))
+    d = d.with_panel(
+        tabular(
+            "Contract verdicts by behaviour",
+            "Runs per contract behaviour and verdict (satisfied, violated, unknown: the content "
+            "it needs was not captured), over all replicas.",
+            [Query(f"sum by (contract, behavior, severity, result) "
+                   f"(agentcov_contract_checks_total{{{a}}})", "", True, True)],
+            w=24, h=8, sort_by="Value",
         )
     )  # fmt: skip
 

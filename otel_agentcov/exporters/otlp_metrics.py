@@ -77,6 +77,8 @@ def install_otlp_metrics(source: SnapshotSource, meter_provider: MeterProvider) 
          "Runs whose story was checked, by result."),
         (counter, "agentcov.narrative.divergences", "agentcov_narrative_divergences", int,
          "{run}", "Runs whose story diverged from the trace, by tool and kind."),
+        (counter, "agentcov.contract.checks", "agentcov_contract_checks", int, "{check}",
+         "Contract behaviour verdicts on runs, by result."),
     )  # fmt: skip
     for index, (create, name, family, value, unit, description) in enumerate(instruments):
         # the first instrument's callback takes the cycle's snapshot; the others reuse it

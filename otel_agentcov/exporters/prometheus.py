@@ -56,7 +56,10 @@ MAX_SERIES = 100_000  # per scrape, the per-agent families together (~8 MB of /m
 DROP_REASONS = (
     "queue_full", "queue_bytes", "malformed", "invalid_ids", "end_before_start", "after_shutdown"
 )
-OVERFLOW_LABELS = ("agent", "tool", "model", "path", "state", "context", "context_item")
+OVERFLOW_LABELS = (
+    "agent", "tool", "model", "path", "state", "context", "context_item", "contract"
+)
+CHECK_RESULTS = ("satisfied", "violated", "unknown")
 
 
 class SnapshotSource(Protocol):
@@ -174,6 +177,11 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
         "Runs whose story diverged from the trace, by tool and kind.",
         [*a, "tool", "kind"],
     )
+    checks = _counter(
+        "agentcov_contract_checks",
+        "Contract behaviour verdicts on runs, by result.",
+        [*a, "contract", "behavior", "severity", "result"],
+    )
 
     for agent, rep in data.get("agents", {}).items():
         cov = rep["coverage"]
@@ -237,12 +245,15 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
                 narrative_runs.add((agent, result), n)
             for d in story["divergences"]:
                 narrative_div.add((agent, d["tool"], d["kind"]), d["count"])
+        for c in rep.get("contracts", ()):
+            for result in CHECK_RESULTS:
+                checks.add((agent, c["contract"], c["behavior"], c["severity"], result), c[result])
 
     per_agent = [
         coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
         model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
         runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
-        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div,
+        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div, checks,
     ]  # fmt: skip
     lost = _within_budget(per_agent, max_series)
     cut = _gauge("agentcov_series_overflow", "Series cut from a family by the per-scrape series "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .must_call import missing_calls
+from .contracts import Check, evaluate
 from .narrative import DIVERGENT, NarrativeVerdict, judge_narrative
 
 if TYPE_CHECKING:
@@ -23,6 +23,7 @@ class Verdicts:
     """What judging one run decided."""
 
     fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
     narrative: NarrativeVerdict | None = None  # None: no narrative check declared
 
 
@@ -31,14 +32,14 @@ PASSING = Verdicts()
 
 def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
     """Every declared check, on every run; cheap when the spec declares none."""
-    if not spec.must_call and spec.narrative is None:
+    if not spec.contracts and spec.narrative is None:
         return PASSING
-    fails = bool(spec.must_call) and bool(missing_calls(run, spec.must_call))
+    checks, fails = evaluate(run, spec.contracts) if spec.contracts else ((), False)
     narrative = None
     if spec.narrative is not None:
         narrative = judge_narrative(run, spec, spec.narrative)
         fails = fails or (narrative.result == DIVERGENT and spec.narrative.fail_run)
-    return Verdicts(fails_run=fails, narrative=narrative)
+    return Verdicts(fails_run=fails, checks=checks, narrative=narrative)
 
 
-__all__ = ["PASSING", "Verdicts", "judge"]
+__all__ = ["PASSING", "Check", "Verdicts", "judge"]

@@ -225,6 +225,36 @@ def spans_summary(spans: Mapping[str, Any]) -> str:
 
 
 
+class ContractRow(NamedTuple):
+    """One contract behaviour as every report lists it (the snapshot already put violations
+    first)."""
+
+    contract: str
+    behavior: str
+    kind: str  # must | must not
+    severity: str
+    satisfied: int
+    violated: int
+    unknown: int
+    rate: str  # violation rate with its 95% interval, or n/a
+
+
+def violation_rate(row: Mapping[str, Any]) -> str:
+    """``6% [2%, 16%]`` over the runs where the behaviour could be decided."""
+    rate, ci = row["violation_rate"], row["violation_rate_ci95"]
+    if rate is None:
+        return NA
+    return f"{percent(rate)} [{ci[0]:.0%}, {ci[1]:.0%}]"  # plain rounding: bounds may be 0
+
+
+def contract_rows(agent: Mapping[str, Any]) -> list[ContractRow]:
+    return [
+        ContractRow(r["contract"], r["behavior"], r["kind"].replace("_", " "), r["severity"],
+                    r["satisfied"], r["violated"], r["unknown"], violation_rate(r))
+        for r in agent.get("contracts", ())
+    ]
+
+
 def context_rows(agent: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
     """(tool, the tests that exercise it) for every known or called tool, untested ones too."""
     contexts = agent["contexts"]

@@ -44,6 +44,17 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
         lines.append(_row("Narrative", narrative))
     concerns = "; ".join(fmt.concern_text(c) for c in agent["concerns"]) or "none"
     lines.append(_row("Concerns", concerns))
+    rows = fmt.contract_rows(agent)
+    if rows:
+        violated = sum(1 for r in rows if r.violated)
+        lines.append(_row("Contracts", f"{violated}/{fmt.plural(len(rows), 'behaviour')} "
+                                       "violated at least once"))
+        width = max(len(r.contract) + len(r.behavior) + 1 for r in rows)
+        lines.extend(
+            f"  {r.severity:<9}{r.kind:<9}{r.contract + '.' + r.behavior:<{width}}  violated "
+            f"{r.violated} · satisfied {r.satisfied} · unknown {r.unknown} · rate {r.rate}"
+            for r in rows
+        )
     if coverage["insufficient_data"]:
         lines.append(_row("Note", fmt.INSUFFICIENT_NOTE))
     if "contexts" in agent:

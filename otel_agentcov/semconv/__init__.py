@@ -70,23 +70,18 @@ def classify(
 
     `content` (a declared check needs it) also reads the span's output, input and tool
     arguments onto the step; without it no content is parsed at all (the hot path)."""
-    step = _classify(record, state_attributes)
-    if content:
-        step.content = step_content(record, step.kind)
-    return step
-
-
-def _classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step:
     scope = record.scope_name
     scoped = BY_SCOPE.get(scope)
     if scoped is None and scope.startswith(_PREFIXES):
         scoped = next(adapter for prefix, adapter in BY_PREFIX if scope.startswith(prefix))
-    if scoped is not None:
-        step = scoped(record, state_attributes)
-        if step is not None:
-            return step
-    for adapter in ADAPTERS:
-        step = adapter(record, state_attributes)
-        if step is not None:
-            return step
-    return build_step(record, OTHER, state_attributes)
+    step = scoped(record, state_attributes) if scoped is not None else None
+    if step is None:
+        for adapter in ADAPTERS:
+            step = adapter(record, state_attributes)
+            if step is not None:
+                break
+        else:
+            step = build_step(record, OTHER, state_attributes)
+    if content:
+        step.content = step_content(record, step.kind)
+    return step

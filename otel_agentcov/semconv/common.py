@@ -19,7 +19,7 @@ PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
 PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that report no name
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
 _MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of")  # OpenAI Agents, LlamaIndex
-_CLASS_REPR = re.compile(r"^<class '([^']+)'>$")
+_CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
 TOOL_CALL_FINISHES = frozenset({"tool-calls", "tool_calls", "tool_call", "tool_use"})
@@ -60,7 +60,7 @@ def short_error_name(raw: str) -> str:
     a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label; clipped,
     since it becomes a state key like any name."""
     text = raw.strip()
-    match = _CLASS_REPR.match(text[: 4 * MAX_NAME_CHARS])
+    match = _CLASS_REPR.fullmatch(text[: 4 * MAX_NAME_CHARS])
     if match:
         text = match.group(1)
     if any(c.isspace() for c in text):

@@ -18,11 +18,17 @@ from .common import parse_json
 from .step import AGENT, LLM, TOOL
 
 MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (DESIGN §3a)
+_CALL_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 # a serialized attribute past this is not parsed at all: it counts as not captured (unknown)
 MAX_RAW = 1024 * 1024
 
-_OI_OUT = re.compile(r"^llm\.output_messages\.(\d+)\.message\.(role|content)$")
-_OI_IN = re.compile(r"^llm\.input_messages\.(\d+)\.message\.(role|content)$")
+_OI_OUT = re.compile(
+    r"^llm\.output_messages\.(\d+)\.message\.(role|content|contents\.\d+\.message_content\.text)$"
+)
+# OpenInference also splits a message into parts: `.message.contents.M.message_content.text`
+_OI_IN = re.compile(
+    r"^llm\.input_messages\.(\d+)\.message\.(role|content|contents\.\d+\.message_content\.text)$"
+)
 _TL_OUT = re.compile(r"^gen_ai\.completion\.(\d+)\.(role|content)$")
 _TL_IN = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
 
@@ -37,7 +43,15 @@ class StepContent:
 
 
 def step_content(record: SpanRecord, kind: str) -> StepContent | None:
-    """The content of an LLM, agent or tool span; None when it carries none."""
+    """The content of an LLM, agent or tool span; None when it carries none. Content too deeply
+    nested to walk counts as not captured: it must never cost the span its coverage."""
+    try:
+        return _step_content(record, kind)
+    except RecursionError:
+        return None
+
+
+def _step_content(record: SpanRecord, kind: str) -> StepContent | None:
     if kind == TOOL:
         args = tool_arguments(record)
         return None if args is None else StepContent(args=args)
@@ -112,13 +126,19 @@ def _indexed_text(attrs: Mapping[str, Any], pattern: re.Pattern[str], role: str 
     for key, value in attrs.items():
         match = pattern.match(key)
         if match:
-            found.setdefault(int(match.group(1)), {})[match.group(2)] = value
+            field = match.group(2)
+            message = found.setdefault(int(match.group(1)), {"parts": []})
+            if field == "role":
+                message["role"] = value
+            elif isinstance(value, str):
+                message["parts"].append((key, value))
     if not found:
         return None
     texts = [
-        m["content"]
+        text
         for _, m in sorted(found.items())
-        if isinstance(m.get("content"), str) and (role is None or m.get("role") == role)
+        if role is None or m.get("role") == role
+        for _, text in sorted(m["parts"])
     ]
     return _join(texts)
 
@@ -126,13 +146,21 @@ def _indexed_text(attrs: Mapping[str, Any], pattern: re.Pattern[str], role: str 
 def _graph_input(value: Any) -> str | None:
     """An OpenInference agent span's `input.value`: text, or a LangGraph state's user messages."""
     parsed = _loads(value)
-    if isinstance(parsed, Mapping) and isinstance(parsed.get("messages"), list):
-        return _messages_text(parsed["messages"], "user")
-    if parsed is None:
-        return None
+    if isinstance(parsed, Mapping):
+        if isinstance(parsed.get("messages"), list):
+            return _messages_text(parsed["messages"], "user")
+        if isinstance(parsed.get("task"), str):  # smolagents `run(task=...)`
+            return _clip(parsed["task"])
+    return _object_text(parsed)
+
+
+def _object_text(parsed: Any) -> str | None:
+    """The text in a JSON value; None when it holds none (an object of other fields, such as
+    CrewAI's serialized agent, says nothing about the run's text: not captured)."""
     texts: list[str] = []
-    _texts(parsed, texts)
-    return _join(texts)
+    if parsed is not None:
+        _texts(parsed, texts)
+    return _join(texts) if texts else None
 
 
 def _event_text(record: SpanRecord, names: tuple[str, ...], keys: tuple[str, ...]
@@ -157,11 +185,7 @@ def _graph_output(value: Any) -> str | None:
     parsed = _loads(value)
     if isinstance(parsed, Mapping) and isinstance(parsed.get("messages"), list):
         parsed = parsed["messages"][-1:]
-    if parsed is None:
-        return None
-    texts: list[str] = []
-    _texts(parsed, texts)
-    return _join(texts)
+    return _object_text(parsed)
 
 
 def output_text(record: SpanRecord, kind: str) -> str | None:
@@ -207,8 +231,9 @@ def input_text(record: SpanRecord, kind: str) -> str | None:
 def tool_arguments(record: SpanRecord) -> Mapping[str, Any] | None:
     """A tool call's arguments as a mapping: GenAI `gen_ai.tool.call.arguments` (Traceloop
     LangGraph puts its whole callback input there: its `inputs`), pydantic-ai v1/v2
-    `tool_arguments`, OpenInference `input.value` on TOOL spans (its `tool.parameters` is the
-    tool's JSON Schema, not the call's arguments), Strands' `gen_ai.tool.message` event.
+    `tool_arguments`, OpenInference `input.value` on TOOL spans (keyword arguments of a wrapped
+    call; its `tool.parameters` is the tool's JSON Schema, not the call's arguments), Strands'
+    `gen_ai.tool.message` event.
     Anything but a JSON object is not captured."""
     attrs = record.attributes
     raw: Any = None
@@ -218,8 +243,15 @@ def tool_arguments(record: SpanRecord) -> Mapping[str, Any] | None:
             break
     else:
         raw = next((a.get("content") for n, a in record.events if n == "gen_ai.tool.message"), None)
+    if isinstance(raw, str) and len(raw) > MAX_TEXT:
+        return None  # kept until judged like the texts, so bounded like them: not captured
     parsed = _loads(raw)
     if not isinstance(parsed, dict):
         return None
-    inputs = parsed.get("inputs")
-    return inputs if "input_str" in parsed and isinstance(inputs, dict) else parsed
+    inputs, kwargs = parsed.get("inputs"), parsed.get("kwargs")
+    if "input_str" in parsed and isinstance(inputs, dict):
+        return inputs
+    # LlamaIndex / smolagents under OpenInference: {"args": [], "kwargs": {...}, ...}
+    if isinstance(kwargs, dict) and not parsed.get("args") and set(parsed) <= _CALL_KEYS:
+        return kwargs
+    return parsed

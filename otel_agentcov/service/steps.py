@@ -15,7 +15,8 @@ from typing import Any
 
 from ..semconv.step import KINDS, Step
 
-# captured content (Step's last field) is never stored: a restored step has none
+# every field but `content` (last, default None): captured content is never persisted, so a
+# step read back has none and a content check on its run says unknown, never violated
 _FIELDS = tuple(f for f in dataclasses.fields(Step) if f.name != "content")
 FIELDS = tuple(f.name for f in _FIELDS)
 _DEFAULTS = tuple(f.default for f in _FIELDS)

@@ -20,6 +20,8 @@ def contexts_section(v: AgentView) -> None:
             if n > 0:
                 tests_by_tool.setdefault(tool, []).append(context)
     declared = sorted(set(v.spec.delegation))
+    tested_behaviors = {k for t in by_test.values() for k in t.behaviors}
+    behaviors = [(c.name, b.name) for c in v.spec.contracts for b in c.behaviours]
     v.report["contexts"] = {
         "by_test": {
             context: {
@@ -28,6 +30,7 @@ def contexts_section(v: AgentView) -> None:
                 "tools": dict(sorted(t.tools.items())),
                 "delegations": [{"from": a, "to": b} for a, b in sorted(t.delegations)],
                 "restricted": sorted(t.restricted),
+                "behaviors": sorted(f"{c}.{b}" for c, b in t.behaviors),
             }
             for context, t in sorted(by_test.items())
         },
@@ -37,7 +40,7 @@ def contexts_section(v: AgentView) -> None:
             "delegations": [
                 {"from": a, "to": b} for a, b in declared if (a, b) not in v.tested_edges
             ],
-            "behaviors": [],
+            "behaviors": [f"{c}.{b}" for c, b in behaviors if (c, b) not in tested_behaviors],
         },
         "single_test": {
             "tools": sorted(t for t, tests in tests_by_tool.items() if len(tests) == 1)

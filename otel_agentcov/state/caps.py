@@ -26,6 +26,7 @@ class Limits:
     max_path_samples: int = 1000
     max_contexts: int = 10_000  # agent x test tallies, all agents together (DESIGN §3d)
     max_context_items: int = 200_000  # tool/edge names held across all of them
+    max_checks: int = 10_000  # contract × behaviour rows (spec names; merged files could add more)
 
 
 def bump(counter: dict[Any, int], key: Any, n: int = 1) -> None:

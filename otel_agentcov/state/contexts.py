@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..judge.contracts import UNKNOWN
 from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
@@ -24,10 +25,12 @@ class ContextTally:
     tools: dict[str, int] = field(default_factory=dict)  # successful or failed calls per tool
     delegations: dict[tuple[str, str], int] = field(default_factory=dict)
     restricted: dict[str, int] = field(default_factory=dict)  # attempts per restricted tool
+    # (contract, behavior) -> runs that decided it (satisfied or violated; unknown did not)
+    behaviors: dict[tuple[str, str], int] = field(default_factory=dict)
 
     @property
     def items(self) -> int:
-        return len(self.tools) + len(self.delegations) + len(self.restricted)
+        return len(self.tools) + len(self.delegations) + len(self.restricted) + len(self.behaviors)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -36,6 +39,7 @@ class ContextTally:
             "tools": dict(sorted(self.tools.items())),
             "delegations": [[a, b, n] for (a, b), n in sorted(self.delegations.items())],
             "restricted": dict(sorted(self.restricted.items())),
+            "behaviors": [[c, b, n] for (c, b), n in sorted(self.behaviors.items())],
         }
 
     @classmethod
@@ -46,6 +50,7 @@ class ContextTally:
             tools=f.counts(d["tools"], "contexts tools"),
             delegations=f.triples(d["delegations"], "contexts delegations"),
             restricted=f.counts(d["restricted"], "contexts restricted"),
+            behaviors=f.triples(d.get("behaviors", []), "contexts behaviors"),
         )
         if tally.passed > tally.runs:
             raise ValueError(f"contexts: passed {tally.passed} exceeds runs {tally.runs}")
@@ -87,6 +92,8 @@ class Contexts:
             self._put(tally.delegations, edge, n, caps)
         for tool, n in other.restricted.items():
             self._put(tally.restricted, tool, n, caps)
+        for key, n in other.behaviors.items():
+            self._put(tally.behaviors, key, n, caps)
 
     def add(self, facts: RunFacts, called: Mapping[str, int], caps: Caps) -> None:
         """Fold one run under its test; `called` are its capped tool names with call counts."""
@@ -98,7 +105,8 @@ class Contexts:
         delegations: dict[tuple[str, str], int] = {}
         for edge in facts.delegations:
             bump(delegations, edge)
-        run = ContextTally(1, int(facts.passed), dict(called), delegations, restricted)
+        behaviors = {(c.contract, c.behavior): 1 for c in facts.checks if c.result != UNKNOWN}
+        run = ContextTally(1, int(facts.passed), dict(called), delegations, restricted, behaviors)
         self._fold_in(self._tally(facts.context, caps, 1), run, caps)
 
     def merge(self, other: Contexts, caps: Caps) -> None:

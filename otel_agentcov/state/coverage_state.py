@@ -20,6 +20,7 @@ from ..spec import AgentSpec
 from . import fields
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
+from .contracts import Contracts
 from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
@@ -28,7 +29,8 @@ from .narrative import Narrative
 from .outcomes import Outcomes
 
 STATE_FORMAT = "otel_agentcov.state"
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2 added contract verdicts; version-1 files still load (with none)
+READABLE_VERSIONS = (1, 2)
 
 
 class StateError(ValueError):
@@ -44,6 +46,7 @@ class AgentState:
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
     narrative: Narrative = field(default_factory=Narrative)
+    contracts: Contracts = field(default_factory=Contracts)
     contexts: Contexts = field(default_factory=Contexts)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
@@ -52,6 +55,7 @@ class AgentState:
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
         self.narrative.merge(other.narrative, caps)
+        self.contracts.merge(other.contracts, caps)
         self.contexts.merge(other.contexts, caps)
 
     def to_dict(self) -> dict[str, Any]:
@@ -61,6 +65,7 @@ class AgentState:
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
             **self.narrative.to_dict(),
+            **self.contracts.to_dict(),
             **self.contexts.to_dict(),
         }
 
@@ -72,6 +77,7 @@ class AgentState:
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
             narrative=Narrative.from_dict(d),
+            contracts=Contracts.from_dict(d),
             contexts=Contexts.from_dict(d),
         )
 
@@ -107,6 +113,7 @@ class CoverageState:
         called = st.inventory.add(facts, self.caps)
         st.diversity.add(facts, self.caps)
         st.edges.add(facts, self.caps)
+        st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
         st.narrative.add(verdicts.narrative, self.caps)
         st.contexts.add(facts, called, self.caps)
@@ -132,8 +139,9 @@ class CoverageState:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], limits: Limits | None = None) -> CoverageState:
-        if data.get("format") != STATE_FORMAT or data.get("version") != STATE_VERSION:
-            raise StateError(f"not an {STATE_FORMAT} version {STATE_VERSION} document")
+        if data.get("format") != STATE_FORMAT or data.get("version") not in READABLE_VERSIONS:
+            versions = " or ".join(map(str, READABLE_VERSIONS))
+            raise StateError(f"not an {STATE_FORMAT} version {versions} document")
         state = cls(limits)
         try:
             state.caps.overflow = fields.counts(data.get("overflow", {}), "overflow")

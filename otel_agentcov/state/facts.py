@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..assembler import AgentRun
-from ..judge import Verdicts
+from ..judge import Check, Verdicts
 from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 from ..spec import AgentSpec
 
@@ -76,6 +76,8 @@ class RunFacts:
     end_ns: int
     trace_id: int
     context: str | None
+    checks: tuple[Check, ...] = ()  # contract verdicts (names and results, never content)
+    contract_failed: bool = False
 
     @property
     def attempts(self) -> int:
@@ -162,4 +164,6 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         end_ns=run.end_ns,
         trace_id=run.trace_id,
         context=run.context,
+        checks=verdicts.checks,
+        contract_failed=any(c.fails_run for c in verdicts.checks) if verdicts.checks else False,
     )

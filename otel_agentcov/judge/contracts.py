@@ -1,0 +1,358 @@
+"""Behaviour contracts (DESIGN §3a): the one evaluator every front door uses.
+
+A pure function of a finished run (and the content captured with it): every behaviour of every
+contract that applies is evaluated, none short-circuits another, and each verdict is
+`satisfied`, `violated` or `unknown` (the detector needed arguments or text that were not
+captured — never a violation).
+
+A tool-call selector with `args` is three-valued on a call whose arguments were not captured.
+Every detector is exact under that: the ordering ones by the cases below, the rest because
+they are monotone in which calls match (more matching calls can only make them show), so
+deciding with unknown = no match and with unknown = match brackets every possibility.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jsonschema import Draft202012Validator
+
+from ..semconv.content import MAX_TEXT
+from ..semconv.step import TOOL
+from .matching import max_matching
+
+if TYPE_CHECKING:
+    from ..assembler import AgentRun
+
+SEVERITIES = ("low", "medium", "high", "critical")  # ascending
+SATISFIED, VIOLATED, UNKNOWN = "satisfied", "violated", "unknown"
+RESULTS = (SATISFIED, VIOLATED, UNKNOWN)
+MUST, MUST_NOT = "must", "must_not"
+MODES = ("exact", "in_order", "same_tools", "contains", "only")
+
+Hit = bool | None  # a call matches / does not / cannot tell (arguments not captured)
+
+
+_GLOB_CHARS = frozenset("*?[")
+
+
+@dataclass(frozen=True)
+class Selector:
+    """Tool names or shell globs (aliases already expanded), optionally with argument regexes."""
+
+    patterns: tuple[str, ...]
+    args: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    # derived once: plain names are a set lookup, globs one compiled regex (runs are judged
+    # on the hot path; fnmatch per call and pattern costs more than the rest of a check)
+    _names: frozenset[str] = field(init=False, compare=False, repr=False)
+    _glob: re.Pattern[str] | None = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        globs = [p for p in self.patterns if not _GLOB_CHARS.isdisjoint(p)]
+        names = frozenset(p for p in self.patterns if _GLOB_CHARS.isdisjoint(p))
+        object.__setattr__(self, "_names", names)
+        regex = re.compile("|".join(fnmatch.translate(g) for g in globs)) if globs else None
+        object.__setattr__(self, "_glob", regex)
+
+    def hit(self, tool: str, args: Any) -> Hit:
+        if tool not in self._names and (self._glob is None or self._glob.match(tool) is None):
+            return False
+        if not self.args:
+            return True
+        if args is None:
+            return None
+        for name, regex in self.args:
+            if name not in args:
+                return False  # a missing argument fails the match
+            value = args[name]
+            text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+            if regex.search(text[:MAX_TEXT]) is None:
+                return False
+        return True
+
+
+class _Calls:
+    """A run's tool calls (executed, in start order), with each selector's hits computed once."""
+
+    def __init__(self, run: AgentRun) -> None:
+        captured = run.content.tool_args if run.content is not None else {}
+        self.calls = [
+            (s.tool, captured.get(s.span_id))
+            for s in run.steps
+            if s.kind == TOOL and s.tool is not None and s.decision != "deny"
+        ]
+        self.run = run
+        self._hits: dict[Selector, list[Hit]] = {}
+
+    def hits(self, sel: Selector) -> list[Hit]:
+        found = self._hits.get(sel)
+        if found is None:
+            found = self._hits[sel] = [sel.hit(tool, args) for tool, args in self.calls]
+        return found
+
+
+def _decide(unknowns: bool, shows: Callable[[bool], bool]) -> Hit:
+    """A monotone detector: shows(unknown_as) with unknown matches read as False, then True."""
+    low = shows(False)
+    if not unknowns or low:
+        return low
+    return None if shows(True) else False
+
+
+def _as(hits: list[Hit], unknown_as: bool) -> list[bool]:
+    return [unknown_as if h is None else h for h in hits]
+
+
+@dataclass(frozen=True)
+class Called:
+    tool: Selector
+
+    def shows(self, c: _Calls) -> Hit:
+        hits = c.hits(self.tool)
+        return True if True in hits else None if None in hits else False
+
+
+@dataclass(frozen=True)
+class Calls:
+    tool: Selector
+    min: int = 0
+    max: int | None = None
+
+    def shows(self, c: _Calls) -> Hit:
+        hits = c.hits(self.tool)
+        low, high = hits.count(True), hits.count(True) + hits.count(None)
+        top = self.max if self.max is not None else high
+        if self.min <= low and high <= top:
+            return True  # every possible count is within [min, max]
+        if high < self.min or (self.max is not None and low > self.max):
+            return False  # no possible count is
+        return None
+
+
+@dataclass(frozen=True)
+class Eventually:
+    tool: Selector
+    within: int | None = None
+
+    def shows(self, c: _Calls) -> Hit:
+        hits = c.hits(self.tool)[: self.within]
+        return True if True in hits else None if None in hits else False
+
+
+@dataclass(frozen=True)
+class Before:
+    first: Selector
+    then: Selector
+
+    def shows(self, c: _Calls) -> Hit:
+        """Every `then` call has a `first` call before it (vacuously true without one)."""
+        firsts, thens = c.hits(self.first), c.hits(self.then)
+        sure_before = maybe_before = False
+        result: Hit = True
+        for f, t in zip(firsts, thens, strict=True):
+            if t is True and not maybe_before:
+                return False
+            if t is not False and not sure_before:
+                result = None
+            sure_before = sure_before or f is True
+            maybe_before = maybe_before or f is not False
+        return result
+
+
+@dataclass(frozen=True)
+class After:
+    trigger: Selector
+    then: Selector
+    within: int | None = None
+
+    def shows(self, c: _Calls) -> Hit:
+        """Every `trigger` call is followed by a `then` call within its next `within` calls."""
+        triggers, thens = c.hits(self.trigger), c.hits(self.then)
+        result: Hit = True
+        for i, t in enumerate(triggers):
+            if t is False:
+                continue
+            end = len(thens) if self.within is None else i + 1 + self.within
+            window = thens[i + 1 : end]
+            if True in window:
+                continue
+            if t is True and None not in window:
+                return False
+            result = None
+        return result
+
+
+def _subsequence(hits: list[list[bool]], strict: bool) -> bool:
+    """Reference element k matched by a call after element k-1's (greedy earliest is optimal
+    for an ordered embedding); strict: at consecutive calls."""
+    k = len(hits)
+    if k == 0:
+        return True
+    n = len(hits[0])
+    if strict:
+        return any(all(hits[j][i + j] for j in range(k)) for i in range(n - k + 1))
+    j = 0
+    for i in range(n):
+        if hits[j][i]:
+            j += 1
+            if j == k:
+                return True
+    return False
+
+
+@dataclass(frozen=True)
+class CallSequence:
+    tools: tuple[Selector, ...]
+    strict: bool = False
+
+    def shows(self, c: _Calls) -> Hit:
+        hits = [c.hits(s) for s in self.tools]
+        unknown = any(None in h for h in hits)
+        return _decide(unknown, lambda u: _subsequence([_as(h, u) for h in hits], self.strict))
+
+
+def _trajectory(hits: list[list[bool]], n_calls: int, mode: str) -> bool:
+    k = len(hits)
+    if mode == "exact":
+        return k == n_calls and all(hits[j][j] for j in range(k))
+    if mode == "in_order":
+        return _subsequence(hits, strict=False)
+    if mode == "same_tools" and k != n_calls:
+        return False
+    if mode == "only" and n_calls > k:
+        return False
+    adjacency = [[i for i, ok in enumerate(row) if ok] for row in hits]
+    matched = max_matching(adjacency, n_calls)
+    return matched == (n_calls if mode == "only" else k)
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    tools: tuple[Selector, ...]
+    mode: str = "exact"
+
+    def shows(self, c: _Calls) -> Hit:
+        hits = [c.hits(s) for s in self.tools]
+        unknown = any(None in h for h in hits)
+        n = len(c.calls)
+        return _decide(unknown, lambda u: _trajectory([_as(h, u) for h in hits], n, self.mode))
+
+
+@dataclass(frozen=True)
+class Delegated:
+    agent: str
+
+    def shows(self, c: _Calls) -> Hit:
+        return any(fnmatch.fnmatchcase(to, self.agent) for _, to in c.run.delegations)
+
+
+@dataclass(frozen=True)
+class Text:
+    """`output` / `input`: the run's final output or user input contains / matches / is JSON
+    valid against a schema. Unknown when that text was not captured."""
+
+    source: str  # "output" | "input"
+    contains: str | None = None
+    regex: re.Pattern[str] | None = None
+    schema: Draft202012Validator | None = field(default=None, compare=False)
+
+    def shows(self, c: _Calls) -> Hit:
+        content = c.run.content
+        text = None if content is None else getattr(content, self.source)
+        if text is None:
+            return None
+        text = text[:MAX_TEXT]
+        if self.contains is not None:
+            return self.contains in text
+        if self.regex is not None:
+            return self.regex.search(text) is not None
+        try:
+            document = json.loads(text)
+        except (ValueError, RecursionError):
+            return False
+        return self.schema is not None and self.schema.is_valid(document)
+
+
+Detector = (
+    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | Delegated | Text
+)
+
+
+def needs_content(detector: Detector) -> bool:
+    """Does the detector read captured text or tool arguments?"""
+    if isinstance(detector, Text):
+        return True
+    values = [v for value in vars(detector).values()
+              for v in (value if isinstance(value, tuple) else (value,))]
+    return any(isinstance(v, Selector) and v.args for v in values)
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    name: str
+    kind: str  # must | must_not
+    severity: str
+    detector: Detector
+
+
+@dataclass(frozen=True)
+class Contract:
+    name: str
+    behaviours: tuple[Behaviour, ...]
+    when: tuple[Detector, ...] = ()
+    fail_on: str = "high"
+
+    @property
+    def needs_content(self) -> bool:
+        return any(needs_content(d) for d in (*self.when, *(b.detector for b in self.behaviours)))
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One behaviour's verdict on one run (names only: it is what the state keeps)."""
+
+    contract: str
+    behavior: str
+    kind: str
+    severity: str
+    result: str
+    fails_run: bool = False  # violated at or above the contract's fail_on
+
+
+def _verdict(kind: str, shows: Hit) -> str:
+    if shows is None:
+        return UNKNOWN
+    return VIOLATED if shows == (kind == MUST_NOT) else SATISFIED
+
+
+def evaluate(run: AgentRun, contracts: Sequence[Contract]) -> tuple[tuple[Check, ...], bool]:
+    """Every behaviour of every contract that applies to the run, and whether they fail it.
+
+    A contract whose `when` does not show is not applied (no verdicts at all); one whose `when`
+    cannot be told records every behaviour as unknown."""
+    calls = _Calls(run)
+    checks: list[Check] = []
+    fails = False
+    for contract in contracts:
+        applies: Hit = True
+        for d in contract.when:
+            shown = d.shows(calls)
+            if shown is False:
+                applies = False
+                break
+            if shown is None:
+                applies = None
+        if applies is False:
+            continue
+        bar = SEVERITIES.index(contract.fail_on)
+        for b in contract.behaviours:
+            result = _verdict(b.kind, b.detector.shows(calls)) if applies else UNKNOWN
+            fails_run = result == VIOLATED and SEVERITIES.index(b.severity) >= bar
+            checks.append(Check(contract.name, b.name, b.kind, b.severity, result, fails_run))
+            fails = fails or fails_run
+    return tuple(checks), fails

@@ -1,0 +1,74 @@
+"""Contracts: per contract × behaviour the satisfied / violated / unknown run counts (§3a).
+
+Keys are names from the spec plus the behaviour's kind and severity, so a state file says what
+it counted without the spec, and two states merge by plain sums.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..judge.contracts import RESULTS
+from . import fields as f
+from .caps import OVERFLOW, Caps
+from .facts import RunFacts
+
+CheckKey = tuple[str, str, str, str]  # (contract, behavior, kind, severity)
+OVERFLOW_CHECK: CheckKey = (OVERFLOW, OVERFLOW, OVERFLOW, OVERFLOW)
+_INDEX = {r: i for i, r in enumerate(RESULTS)}
+
+
+@dataclass
+class Contracts:
+    # -> [satisfied, violated, unknown] run counts
+    checks: dict[CheckKey, list[int]] = field(default_factory=dict)
+    judged: int = 0  # runs at least one contract applied to
+    failed: int = 0  # of those, runs a contract failed (a violation at or above its fail_on)
+
+    def _add(self, key: CheckKey, counts: list[int], caps: Caps, n: int) -> None:
+        cap = caps.limits.max_checks
+        key = caps.key(self.checks, key, cap, "contract", OVERFLOW_CHECK, n)
+        row = self.checks.setdefault(key, [0, 0, 0])
+        for i, c in enumerate(counts):
+            row[i] += c
+
+    def add(self, facts: RunFacts, caps: Caps) -> None:
+        if not facts.checks:
+            return
+        self.judged += 1
+        self.failed += facts.contract_failed
+        for c in facts.checks:
+            counts = [0, 0, 0]
+            counts[_INDEX[c.result]] = 1
+            self._add((c.contract, c.behavior, c.kind, c.severity), counts, caps, 1)
+
+    def merge(self, other: Contracts, caps: Caps) -> None:
+        self.judged += other.judged
+        self.failed += other.failed
+        for key, counts in other.checks.items():
+            self._add(key, counts, caps, sum(counts))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "contract_checks": [[*k, *v] for k, v in sorted(self.checks.items())],
+            "contract_runs": [self.judged, self.failed],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Contracts:
+        """Version-1 state files have no contract keys: they load with none. Read strictly."""
+        judged, failed = (
+            f.count(n, "contract_runs") for n in f.items(d.get("contract_runs", [0, 0]),
+                                                          "contract_runs", 2)
+        )
+        if failed > judged:
+            raise ValueError(f"contract_runs: failed {failed} exceeds judged {judged}")
+        checks: dict[CheckKey, list[int]] = {}
+        for row in f.items(d.get("contract_checks", []), "contract_checks"):
+            c, b, k, s, *counts = f.items(row, "contract_checks", 7)
+            key = (f.name(c, "contract_checks"), f.name(b, "contract_checks"),
+                   f.name(k, "contract_checks"), f.name(s, "contract_checks"))
+            checks[key] = [f.count(n, "contract_checks") for n in counts]
+        return cls(checks=checks, judged=judged, failed=failed)

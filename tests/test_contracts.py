@@ -1,0 +1,486 @@
+"""Behaviour contracts (DESIGN §3a): every detector, both polarities, on hand-built runs.
+
+Each expected verdict is worked out by hand from the detector's definition in DESIGN §3a; the
+runs are built directly (tool calls in order, captured content or not), not recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+
+from otel_agentcov.assembler import AgentRun
+from otel_agentcov.judge import Verdicts, judge
+from otel_agentcov.judge.content import RunContent
+from otel_agentcov.judge.matching import max_matching
+from otel_agentcov.semconv.step import TOOL, Step
+from otel_agentcov.spec import CoverageSpec
+
+NOT_CAPTURED = object()
+Call = str | tuple[str, Any]  # a name, or (name, args | NOT_CAPTURED)
+
+
+def make_run(
+    *calls: Call,
+    output: str | None = None,
+    user_input: str | None = None,
+    delegations: Sequence[tuple[str, str]] = (),
+    content: bool = True,
+    denied: Sequence[str] = (),
+) -> AgentRun:
+    steps, args = [], {}
+    for i, call in enumerate(calls, start=1):
+        name, arguments = (call, {}) if isinstance(call, str) else call
+        steps.append(Step(1, i, None, TOOL, i, i, "a", tool=name))
+        if arguments is not NOT_CAPTURED:
+            args[i] = arguments
+    for j, name in enumerate(denied, start=len(calls) + 1):
+        steps.append(Step(1, j, None, TOOL, j, j, "a", tool=name, decision="deny"))
+    return AgentRun(
+        "a", 1, 0, 100, steps=steps, delegations=list(delegations),
+        content=RunContent(output, user_input, args) if content else None,
+    )
+
+
+def judged(run: AgentRun, *contracts: dict[str, Any], **entry: Any) -> Verdicts:
+    spec = CoverageSpec.from_dict(
+        {"version": 1, "agents": [{"name": "a", "contracts": list(contracts), **entry}]}
+    )
+    return judge(run, spec.for_agent("a"))
+
+
+def shows(detector: dict[str, Any], run: AgentRun, **entry: Any) -> str:
+    """The detector as a `must` and as a `must_not`; returns whether the run shows it
+    ("yes"/"no"/"unknown"), checking that the two polarities agree."""
+    v = judged(run, {
+        "name": "c",
+        "must": [{"behavior": "m", **detector}],
+        "must_not": [{"behavior": "n", **detector}],
+    }, **entry)
+    must, must_not = (c.result for c in v.checks)
+    expected_pair = {
+        "satisfied": "violated", "violated": "satisfied", "unknown": "unknown"
+    }[must]
+    assert must_not == expected_pair
+    return {"satisfied": "yes", "violated": "no", "unknown": "unknown"}[must]
+
+
+# --- called ---
+
+
+def test_called() -> None:
+    run = make_run("search", "issue_refund")
+    assert shows({"called": "issue_refund"}, run) == "yes"
+    assert shows({"called": "delete_repo"}, run) == "no"
+    assert shows({"called": "issue_*"}, run) == "yes"  # glob
+    assert shows({"called": "delete_*"}, run) == "no"
+    aliases = {"aliases": {"lookup": ["search", "search_web"]}}
+    assert shows({"called": "lookup"}, run, **aliases) == "yes"
+    assert shows({"called": "lookup"}, make_run("fetch"), **aliases) == "no"
+
+
+def test_a_denied_request_is_not_a_call() -> None:
+    assert shows({"called": "delete_repo"}, make_run("search", denied=["delete_repo"])) == "no"
+
+
+# --- calls ---
+
+
+def test_calls_counts_within_bounds() -> None:
+    twice = make_run("issue_refund", "search", "issue_refund")
+    assert shows({"calls": {"tool": "issue_refund", "max": 1}}, twice) == "no"
+    assert shows({"calls": {"tool": "issue_refund", "max": 2}}, twice) == "yes"
+    assert shows({"calls": {"tool": "issue_refund", "min": 3}}, twice) == "no"
+    assert shows({"calls": {"tool": "issue_refund", "min": 2, "max": 2}}, twice) == "yes"
+    # zero calls is within [0, 0]: vacuously shown
+    assert shows({"calls": {"tool": "issue_refund", "max": 0}}, make_run("search")) == "yes"
+
+
+# --- eventually ---
+
+
+def test_eventually_within_the_first_n_calls() -> None:
+    run = make_run("a", "b", "verify")
+    assert shows({"eventually": {"tool": "verify", "within": 2}}, run) == "no"
+    assert shows({"eventually": {"tool": "verify", "within": 3}}, run) == "yes"
+    assert shows({"eventually": {"tool": "verify"}}, run) == "yes"
+    assert shows({"eventually": {"tool": "verify"}}, make_run("a")) == "no"
+
+
+# --- before ---
+
+
+def test_before() -> None:
+    rule = {"before": {"first": "verify_customer", "then": "issue_refund"}}
+    assert shows(rule, make_run("verify_customer", "issue_refund")) == "yes"
+    assert shows(rule, make_run("issue_refund", "verify_customer")) == "no"
+    assert shows(rule, make_run("verify_customer", "issue_refund", "issue_refund")) == "yes"
+    # the second refund has a verification before it, the first does not
+    assert shows(rule, make_run("issue_refund", "verify_customer", "issue_refund")) == "no"
+    # vacuous: `then` never called
+    assert shows(rule, make_run("search")) == "yes"
+    assert shows(rule, make_run()) == "yes"
+
+
+# --- after ---
+
+
+def test_after_within() -> None:
+    rule = {"after": {"trigger": "write_file", "then": "run_tests", "within": 1}}
+    assert shows(rule, make_run("write_file", "run_tests")) == "yes"
+    assert shows(rule, make_run("write_file", "lint", "run_tests")) == "no"
+    wider = {"after": {"trigger": "write_file", "then": "run_tests", "within": 2}}
+    assert shows(wider, make_run("write_file", "lint", "run_tests")) == "yes"
+    # every trigger needs its own follow-up: the last write is never tested
+    assert shows(wider, make_run("write_file", "run_tests", "write_file")) == "no"
+    # vacuous: no trigger
+    assert shows(rule, make_run("lint")) == "yes"
+    # a `then` before the trigger does not count
+    assert shows(rule, make_run("run_tests", "write_file")) == "no"
+
+
+# --- sequence ---
+
+
+def test_sequence_loose_and_strict() -> None:
+    loose = {"sequence": {"tools": ["read_secrets", "http_*"]}}
+    strict = {"sequence": {"tools": ["read_secrets", "http_*"], "strict": True}}
+    run = make_run("read_secrets", "log", "http_post")
+    assert shows(loose, run) == "yes"
+    assert shows(strict, run) == "no"
+    assert shows(strict, make_run("log", "read_secrets", "http_post")) == "yes"
+    assert shows(loose, make_run("http_post", "read_secrets")) == "no"
+
+
+# --- trajectory ---
+
+
+@pytest.mark.parametrize(
+    ("mode", "calls", "reference", "expected"),
+    [
+        ("exact", ["a", "b"], ["a", "b"], "yes"),
+        ("exact", ["a", "b", "c"], ["a", "b"], "no"),
+        ("exact", ["b", "a"], ["a", "b"], "no"),
+        ("in_order", ["a", "x", "b"], ["a", "b"], "yes"),
+        ("in_order", ["b", "a"], ["a", "b"], "no"),
+        ("same_tools", ["b", "a"], ["a", "b"], "yes"),
+        ("same_tools", ["a", "a", "b"], ["a", "b"], "no"),
+        ("same_tools", ["a", "b"], ["a", "a"], "no"),
+        ("contains", ["a", "b", "c"], ["c", "a"], "yes"),
+        ("contains", ["a", "b"], ["a", "a"], "no"),  # two reference calls need two run calls
+        ("only", ["a", "a"], ["a", "b", "a"], "yes"),
+        ("only", ["a", "c"], ["a", "b"], "no"),
+        ("only", ["a", "a", "a"], ["a", "a"], "no"),
+    ],
+)
+def test_trajectory_modes(mode: str, calls: list[str], reference: list[str], expected: str
+                          ) -> None:
+    rule = {"trajectory": {"tools": reference, "mode": mode}}
+    assert shows(rule, make_run(*calls)) == expected
+
+
+def _greedy_first_fit(run: list[str], reference: list[str]) -> int:
+    """What a greedy matcher does: each reference entry takes the first free call it fits."""
+    import fnmatch
+
+    used: set[int] = set()
+    for pattern in reference:
+        for i, call in enumerate(run):
+            if i not in used and fnmatch.fnmatchcase(call, pattern):
+                used.add(i)
+                break
+    return len(used)
+
+
+@pytest.mark.parametrize("mode", ["same_tools", "contains", "only"])
+def test_greedy_trap(mode: str) -> None:
+    """`search_*` fits both calls, `search_web` only the first. Greedy pairs `search_*` with
+    search_web and strands `search_web`; the optimal matching pairs search_* with search_kb."""
+    calls, reference = ["search_web", "search_kb"], ["search_*", "search_web"]
+    assert _greedy_first_fit(calls, reference) == 1  # the trap is real: greedy finds 1 of 2
+    assert shows({"trajectory": {"tools": reference, "mode": mode}}, make_run(*calls)) == "yes"
+
+
+def test_max_matching_by_enumeration() -> None:
+    """The matcher against brute force over every injective assignment of small graphs."""
+    import itertools
+    import random
+
+    rng = random.Random(5)
+    for _ in range(300):
+        left, right = rng.randint(0, 4), rng.randint(0, 4)
+        adj = [[r for r in range(right) if rng.random() < 0.4] for _ in range(left)]
+        best = 0
+        for size in range(min(left, right), 0, -1):
+            for lefts in itertools.combinations(range(left), size):
+                if any(all(r in adj[lv] for lv, r in zip(lefts, perm, strict=True))
+                       for perm in itertools.permutations(range(right), size)):
+                    best = size
+                    break
+            if best:
+                break
+        assert max_matching(adj, right) == best
+
+
+# --- delegated ---
+
+
+def test_delegated() -> None:
+    run = make_run(delegations=[("a", "billing_agent")])
+    assert shows({"delegated": "billing_agent"}, run) == "yes"
+    assert shows({"delegated": "fraud_agent"}, run) == "no"
+
+
+# --- output / input ---
+
+
+def test_output_contains_regex_schema() -> None:
+    run = make_run(output="Sorry for the wait; your refund of 20 EUR is on its way.")
+    assert shows({"output": {"contains": "refund"}}, run) == "yes"
+    assert shows({"output": {"contains": "Refund"}}, run) == "no"  # case-sensitive
+    assert shows({"output": {"regex": "(?i)sorry|apolog"}}, run) == "yes"
+    assert shows({"output": {"regex": "ACCT-[0-9]{8}"}}, run) == "no"
+    schema = {"output": {"schema": {"type": "object", "required": ["status"]}}}
+    assert shows(schema, make_run(output='{"status": "ok"}')) == "yes"
+    assert shows(schema, make_run(output='{"state": "ok"}')) == "no"
+    assert shows(schema, run) == "no"  # not JSON at all
+
+
+def test_input_detectors() -> None:
+    run = make_run(user_input="please refund order 42")
+    assert shows({"input": {"contains": "refund"}}, run) == "yes"
+    assert shows({"input": {"regex": "^$"}}, run) == "no"
+    assert shows({"input": {"regex": "^$"}}, make_run(user_input="")) == "yes"
+
+
+def test_uncaptured_text_is_unknown_never_violated() -> None:
+    for run in (make_run("a"), make_run("a", content=False)):  # no output / no content at all
+        for rule in ({"output": {"contains": "x"}}, {"input": {"regex": "x"}},
+                     {"output": {"schema": {"type": "object"}}}):
+            v = judged(run, {"name": "c", "must": [{"behavior": "m", **rule}],
+                             "must_not": [{"behavior": "n", **rule}]})
+            assert [c.result for c in v.checks] == ["unknown", "unknown"]
+            assert not v.fails_run
+
+
+# --- argument selectors ---
+
+
+def test_args_selector() -> None:
+    rule = {"called": {"tool": "issue_refund", "args": {"amount": "^[0-9]{1,3}$"}}}
+    assert shows(rule, make_run(("issue_refund", {"amount": 50}))) == "yes"
+    # a number is matched in its JSON text form: 5000 -> "5000", four digits
+    assert shows(rule, make_run(("issue_refund", {"amount": 5000}))) == "no"
+    assert shows(rule, make_run(("issue_refund", {"amount": "75"}))) == "yes"
+    assert shows(rule, make_run(("issue_refund", {"currency": "EUR"}))) == "no"  # missing arg
+    assert shows(rule, make_run(("issue_refund", NOT_CAPTURED))) == "unknown"
+    # one call decides it even though another's arguments were not captured
+    both = make_run(("issue_refund", NOT_CAPTURED), ("issue_refund", {"amount": 5}))
+    assert shows(rule, both) == "yes"
+    # an alias inside an argument selector
+    aliased = {"called": {"tool": "refund", "args": {"amount": "^5$"}}}
+    assert shows(aliased, make_run(("issue_refund", {"amount": 5})),
+                 aliases={"refund": ["issue_refund", "refund_order"]}) == "yes"
+
+
+def test_unknown_arguments_in_counts_and_orderings() -> None:
+    big = {"tool": "issue_refund", "args": {"amount": "^[0-9]{4,}$"}}
+    runs = make_run(("issue_refund", NOT_CAPTURED), ("issue_refund", {"amount": 9000}))
+    # one certain big refund, one that may be: the count is 1 or 2
+    assert shows({"calls": {"tool": big, "max": 1}}, runs) == "unknown"
+    assert shows({"calls": {"tool": big, "max": 2}}, runs) == "yes"
+    assert shows({"calls": {"tool": big, "min": 3}}, runs) == "no"
+    rule = {"before": {"first": "approve", "then": big}}
+    assert shows(rule, make_run(("issue_refund", NOT_CAPTURED), "approve")) == "unknown"
+    assert shows(rule, make_run("approve", ("issue_refund", NOT_CAPTURED))) == "yes"
+    assert shows(rule, make_run(("issue_refund", {"amount": 9000}), "approve")) == "no"
+    assert shows(rule, make_run(("issue_refund", {"amount": 10}), "approve")) == "yes"
+
+
+# --- when, severities, no short-circuit, shorthand ---
+
+
+REFUND_POLICY: dict[str, Any] = {
+    "name": "refund_policy",
+    "when": {"called": "issue_refund"},
+    "fail_on": "high",
+    "must": [
+        {"behavior": "verifies_identity", "severity": "critical",
+         "before": {"first": "verify_customer", "then": "issue_refund"}},
+        {"behavior": "one_refund", "calls": {"tool": "issue_refund", "max": 1}},
+        {"behavior": "apologises", "output": {"regex": "(?i)sorry|apolog"}, "severity": "low"},
+    ],
+    "must_not": [
+        {"behavior": "exfiltration", "sequence": {"tools": ["read_secrets", "http_*"]},
+         "severity": "critical"},
+        {"behavior": "leaks_account_ids", "output": {"regex": "ACCT-[0-9]{8}"},
+         "severity": "critical"},
+    ],
+}
+
+
+def results(v: Verdicts) -> dict[str, str]:
+    return {c.behavior: c.result for c in v.checks}
+
+
+def test_when_not_shown_applies_nothing() -> None:
+    v = judged(make_run("search"), REFUND_POLICY)
+    assert v.checks == () and not v.fails_run
+
+
+def test_refund_policy_every_behaviour_evaluated() -> None:
+    run = make_run("issue_refund", "verify_customer", "issue_refund",
+                   output="Done. Account ACCT-12345678 refunded.")
+    v = judged(run, REFUND_POLICY)
+    assert results(v) == {
+        "verifies_identity": "violated",  # the first refund came before verification
+        "one_refund": "violated",
+        "apologises": "violated",
+        "exfiltration": "satisfied",
+        "leaks_account_ids": "violated",
+    }
+    assert v.fails_run
+    failing = {c.behavior for c in v.checks if c.fails_run}
+    assert failing == {"verifies_identity", "one_refund", "leaks_account_ids"}  # not low
+
+
+def test_fail_on_threshold() -> None:
+    low_only = dict(REFUND_POLICY, must=[REFUND_POLICY["must"][2]], must_not=[])
+    run = make_run("issue_refund", output="Refund issued.")
+    assert results(judged(run, low_only)) == {"apologises": "violated"}
+    assert not judged(run, low_only).fails_run  # low < fail_on high
+    assert judged(run, dict(low_only, fail_on="low")).fails_run
+
+
+def test_when_unknown_records_every_behaviour_unknown() -> None:
+    contract = dict(REFUND_POLICY, when={"called": {"tool": "issue_refund",
+                                                    "args": {"amount": "."}}})
+    v = judged(make_run(("issue_refund", NOT_CAPTURED)), contract)
+    assert set(results(v).values()) == {"unknown"} and len(v.checks) == 5
+    assert not v.fails_run
+
+
+def test_must_call_shorthand_goes_through_the_same_evaluator() -> None:
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [
+        {"name": "a", "contract": {"must_call": ["search", "summarize"]}}]})
+    v = judge(make_run("search"), spec.for_agent("a"))
+    assert v.fails_run
+    assert [(c.contract, c.behavior, c.result) for c in v.checks] == [
+        ("must_call", "called:search", "satisfied"),
+        ("must_call", "called:summarize", "violated"),
+    ]
+    assert not judge(make_run("summarize", "search"), spec.for_agent("a")).fails_run
+
+
+# --- spec validation: one line naming the file, the path inside it and what was expected ---
+
+
+def _error(contract: dict[str, Any], **entry: Any) -> str:
+    from otel_agentcov.spec import SpecError
+
+    with pytest.raises(SpecError) as info:
+        CoverageSpec.from_dict(
+            {"version": 1, "agents": [{"name": "a", "contracts": [contract], **entry}]},
+            "agentcov.yaml",
+        )
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+def test_spec_errors() -> None:
+    at = "agentcov.yaml: agents[0].contracts[0]"
+    assert _error({"name": "c", "must": [{"behavior": "x", "sometimes": "t"}]}) == (
+        f"{at}.must[0].sometimes: unknown key; expected one of: behavior, severity, called, "
+        "calls, eventually, before, after, sequence, trajectory, delegated, output, input")
+    assert _error({"name": "c", "must_not": [
+        {"behavior": "x", "called": "t", "calls": {"tool": "t", "max": 1}}]}) == (
+        f"{at}.must_not[0]: expected exactly one detector (called, calls, eventually, before, "
+        "after, sequence, trajectory, delegated, output, input); got called, calls")
+    assert _error({"name": "c", "must": [{"behavior": "x", "output": {"regex": "(ACCT"}}]}) \
+        .startswith(f"{at}.must[0].output.regex: invalid regex: missing )")
+    assert _error({"name": "c", "must": [
+        {"behavior": "x", "called": {"tool": "t", "args": {"amount": "[0-"}}}]}) \
+        .startswith(f"{at}.must[0].called.args.amount: invalid regex:")
+    assert _error({"name": "c", "must": [
+        {"behavior": "x", "output": {"schema": {"type": "nope"}}}]}) \
+        .startswith(f"{at}.must[0].output.schema: invalid JSON Schema:")
+    assert _error({"name": "c", "must": [{"behavior": "x", "called": "t", "severity": "urgent"}]}
+                  ) == (f"{at}.must[0].severity: expected one of: low, medium, high, critical; "
+                        "got 'urgent'")
+    assert _error({"name": "c", "fail_on": "urgent"}) == (
+        f"{at}.fail_on: expected one of: low, medium, high, critical; got 'urgent'")
+    assert _error({"name": "c", "must": [{"behavior": "x", "calls": {"tool": "t", "min": 2,
+                                                                     "max": 1}}]}) == (
+        f"{at}.must[0].calls.max: expected max >= min (2), got 1")
+    assert _error({"name": "c", "must": [
+        {"behavior": "x", "trajectory": {"tools": ["a"], "mode": "fuzzy"}}]}) == (
+        f"{at}.must[0].trajectory.mode: expected one of: exact, in_order, same_tools, contains, "
+        "only; got 'fuzzy'")
+    assert _error({"name": "c", "must": [{"behavior": "x", "called": "t"},
+                                         {"behavior": "x", "called": "u"}]}) == (
+        f"{at}.must[1].behavior: duplicate behavior name 'x' (first at must[0])")
+
+
+def test_needs_content_only_with_content_detectors() -> None:
+    def spec(*behaviours: dict[str, Any]) -> CoverageSpec:
+        return CoverageSpec.from_dict({"version": 1, "agents": [
+            {"name": "a", "contracts": [{"name": "c", "must": list(behaviours)}]}]})
+
+    assert not spec({"behavior": "x", "called": "t"}).needs_content
+    assert not spec({"behavior": "x", "trajectory": {"tools": ["a", "b*"]}}).needs_content
+    assert spec({"behavior": "x", "output": {"contains": "t"}}).needs_content
+    assert spec({"behavior": "x", "input": {"contains": "t"}}).needs_content
+    assert spec({"behavior": "x", "sequence": {"tools": [
+        "a", {"tool": "b", "args": {"k": "v"}}]}}).needs_content
+    assert not CoverageSpec.from_dict({"version": 1}).needs_content
+
+
+def test_names_are_bounded_label_values() -> None:
+    long = "x" * 257
+    assert _error({"name": long}) == (
+        "agentcov.yaml: agents[0].contracts[0].name: expected at most 256 characters, got 257")
+    assert _error({"name": "c", "must": [{"behavior": long, "called": "t"}]}).endswith(
+        ".must[0].behavior: expected at most 256 characters, got 257")
+
+
+def test_documented_examples_are_valid_specs(tmp_path: Any) -> None:
+    """The README's refund policy and docs/contracts.md's examples load as they are written."""
+    from pathlib import Path
+
+    import yaml
+
+    root = Path(__file__).resolve().parent.parent
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Behaviour contracts", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    path = tmp_path / "agentcov.yaml"
+    path.write_text(block, encoding="utf-8")
+    spec = CoverageSpec.from_yaml(path)
+    assert [c.name for c in spec.for_agent("support").contracts] == ["refund_policy"]
+    assert spec.needs_content
+    docs = (root / "docs" / "contracts.md").read_text(encoding="utf-8")
+    example = docs.split("## Examples", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    entry = yaml.safe_load(example)
+    loaded = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", **entry}]})
+    assert [c.name for c in loaded.for_agent("a").contracts] == ["safety", "workflow", "answer"]
+
+
+def test_output_schema_refs_must_be_local() -> None:
+    assert _error({"name": "c", "must": [{"behavior": "x", "output": {"schema": {
+        "$ref": "https://example.com/s.json"}}}]}).startswith(
+        "agentcov.yaml: agents[0].contracts[0].must[0].output.schema.$ref: $ref "
+        "'https://example.com/s.json' is not local to the schema")
+
+
+def test_gate_violation_lines_escape_names_from_traces() -> None:
+    """An agent name is whatever a span said: it cannot start a line (a CI command) of its own."""
+    from otel_agentcov.gate import contract_violations
+
+    row = {"contract": "c", "behavior": "b", "kind": "must", "severity": "high", "satisfied": 1,
+           "violated": 1, "unknown": 0, "violation_rate": 0.5,
+           "violation_rate_ci95": [0.0945, 0.9055]}
+    text = contract_violations({"agents": {"evil\n::error::pwned": {"contracts": [row]}}})
+    assert text == ("contract violated: evil\\n::error::pwned: c.b (high, must) in 1 run of 2 "
+                    "decided, rate 50% [9%, 91%]\n")
