@@ -23,6 +23,7 @@ import agentassay_compare  # noqa: E402
 import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
+import narrative  # noqa: E402
 import overhead  # noqa: E402
 import scaling  # noqa: E402
 import service  # noqa: E402
@@ -37,6 +38,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "agentassay": agentassay_compare.section,
     "service": service.section,
     "metrics": metrics_render.section,
+    "narrative": narrative.section,
     "contracts": contracts.section,
     "scaling": scaling.section,
 }

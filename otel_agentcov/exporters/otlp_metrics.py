@@ -73,6 +73,10 @@ def install_otlp_metrics(source: SnapshotSource, meter_provider: MeterProvider) 
         (counter, "agentcov.runs", "agentcov_runs", int, "{run}", "Completed runs."),
         (gauge, "agentcov.gate.passed", "agentcov_gate_passed", int, "1",
          "1 when no restricted tool was attempted."),
+        (counter, "agentcov.narrative.runs", "agentcov_narrative_runs", int, "{run}",
+         "Runs whose story was checked, by result."),
+        (counter, "agentcov.narrative.divergences", "agentcov_narrative_divergences", int,
+         "{run}", "Runs whose story diverged from the trace, by tool and kind."),
         (counter, "agentcov.contract.checks", "agentcov_contract_checks", int, "{check}",
          "Contract behaviour verdicts on runs, by result."),
     )  # fmt: skip

@@ -9,6 +9,7 @@ from .contexts import contexts_section
 from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
+from .narrative import narrative_section
 from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
 from .view import AgentView
@@ -30,6 +31,7 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     coverage_section,
     runs_section,
     concerns_section,
+    narrative_section,  # after concerns: it adds the hallucinated-action concern
     contracts_section,
     contexts_section,
     recommendations_section,
@@ -38,7 +40,8 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
 # the JSON report's key order per agent (DESIGN §6); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "concerns", "contracts", "expect", "contexts", "recommendations",
+    "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts",
+    "recommendations",
 )
 
 __all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]

@@ -25,6 +25,7 @@ from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
 from .inventory import Inventory
+from .narrative import Narrative
 from .outcomes import Outcomes
 
 STATE_FORMAT = "otel_agentcov.state"
@@ -44,6 +45,7 @@ class AgentState:
     inventory: Inventory = field(default_factory=Inventory)
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
+    narrative: Narrative = field(default_factory=Narrative)
     contracts: Contracts = field(default_factory=Contracts)
     contexts: Contexts = field(default_factory=Contexts)
 
@@ -52,6 +54,7 @@ class AgentState:
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
+        self.narrative.merge(other.narrative, caps)
         self.contracts.merge(other.contracts, caps)
         self.contexts.merge(other.contexts, caps)
 
@@ -61,6 +64,7 @@ class AgentState:
             **self.inventory.to_dict(),
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
+            **self.narrative.to_dict(),
             **self.contracts.to_dict(),
             **self.contexts.to_dict(),
         }
@@ -72,6 +76,7 @@ class AgentState:
             inventory=Inventory.from_dict(d),
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
+            narrative=Narrative.from_dict(d),
             contracts=Contracts.from_dict(d),
             contexts=Contexts.from_dict(d),
         )
@@ -110,6 +115,7 @@ class CoverageState:
         st.edges.add(facts, self.caps)
         st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
+        st.narrative.add(verdicts.narrative, self.caps)
         st.contexts.add(facts, called, self.caps)
 
     def merge(self, other: CoverageState) -> None:
