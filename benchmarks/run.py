@@ -23,7 +23,9 @@ import agentassay_compare  # noqa: E402
 import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
+import narrative  # noqa: E402
 import overhead  # noqa: E402
+import scaling  # noqa: E402
 import service  # noqa: E402
 from harness import Section, fmt  # noqa: E402
 
@@ -31,11 +33,14 @@ from harness import Section, fmt  # noqa: E402
 # process-level sections cap their own rounds (a 1 M-span run takes tens of seconds here).
 SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
+    "floor": ingestion.floor_section,
     "ingestion": ingestion.section,
     "agentassay": agentassay_compare.section,
     "service": service.section,
     "metrics": metrics_render.section,
+    "narrative": narrative.section,
     "contracts": contracts.section,
+    "scaling": scaling.section,
 }
 
 RESULTS = HERE / "RESULTS.md"

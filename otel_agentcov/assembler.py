@@ -43,6 +43,10 @@ class AgentRun:
     version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
     context: str | None = None  # the test that ran it (DESIGN §3d)
     content: RunContent | None = None  # only when a check needs it; dropped once judged
+    models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
+    # tool -> had a successful call, over the runs this one delegated to (transitively): what a
+    # story may report as done on its behalf (DESIGN §3b)
+    delegated_calls: dict[str, bool] = field(default_factory=dict)
 
     @property
     def duration_s(self) -> float:
@@ -54,7 +58,7 @@ class _Builder:
 
     __slots__ = (
         "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called",
-        "context",
+        "callees", "context",
     )
 
     def __init__(self, agent: str, span: Step | None, context: str | None = None) -> None:
@@ -66,13 +70,41 @@ class _Builder:
         self.delegations: list[tuple[str, str]] = []
         self.extra_spans: list[Step] = []
         self.called = False  # another agent's run delegated to this one
+        self.callees: list[_Builder] = []  # runs of this trace this one delegated to
 
     def add(self, step: Step) -> None:
         self.steps.append(step)
         if step.handoff_to is not None:
             self.delegations.append((step.handoff_from or self.agent, step.handoff_to))
 
-    def build(self, trace_id: int, content: bool) -> AgentRun:
+    def own_calls(self) -> dict[str, bool]:
+        """tool -> had a successful call (not failed, not denied), over this run's own steps."""
+        calls: dict[str, bool] = {}
+        for s in self.steps:
+            if s.kind == TOOL and s.tool is not None:
+                ok = s.error is None and s.decision != "deny"
+                calls[s.tool] = calls.get(s.tool, False) or ok
+        return calls
+
+    def delegated_calls(self, own: dict[int, dict[str, bool]]) -> dict[str, bool]:
+        """The calls of the runs this one delegated to, transitively (at most MAX_PAIRED_AGENTS
+        runs are walked, so a hostile chain of nested agents stays near-linear)."""
+        calls: dict[str, bool] = {}
+        seen = {id(self)}
+        stack = list(self.callees)
+        while stack and len(seen) <= MAX_PAIRED_AGENTS:
+            callee = stack.pop()
+            if id(callee) in seen:
+                continue
+            seen.add(id(callee))
+            for tool, ok in own[id(callee)].items():
+                calls[tool] = calls.get(tool, False) or ok
+            stack.extend(callee.callees)
+        return calls
+
+    def build(
+        self, trace_id: int, content: bool, delegated_calls: dict[str, bool]
+    ) -> AgentRun:
         steps = sorted(self.steps, key=lambda s: (s.start_ns, s.end_ns))
         spans = ([self.span] if self.span is not None else []) + self.extra_spans
         if self.span is not None:
@@ -111,6 +143,7 @@ class _Builder:
             version=next((s.version for s in (*spans, *steps) if s.version), None),
             context=self.context,
             content=run_content(spans, steps) if content else None,
+            delegated_calls=delegated_calls,
         )
 
 
@@ -158,6 +191,7 @@ def _resolve_sibling_handoffs(builders: list[_Builder]) -> None:
         src, step = max(named or candidates, key=lambda c: c[1].start_ns)
         used.add(step.span_id)
         src.delegations.append((src.agent, target.agent))
+        src.callees.append(target)
     nested = {(b.span.parent_id, _norm(b.agent)) for b in builders if b.span is not None}
     for src, step in pending:
         if step.span_id in used or not step.handoff_hint:
@@ -253,13 +287,20 @@ def _place_workflow_handoffs(handoffs: list[Step], builders: list[_Builder]) -> 
             continue
         # the source's latest run that started by the hand-off (bisect: traces can be huge)
         at = bisect_right(starts[sources[0].agent], step.start_ns)
-        sources[max(at - 1, 0)].add(step)
+        source = sources[max(at - 1, 0)]
+        source.add(step)
+        # ... handing over to the target's first run that started after it
+        targets = runs[step.handoff_to]
+        first = bisect_right(starts[step.handoff_to], step.start_ns)
+        if first < len(targets) and targets[first] is not source:
+            source.callees.append(targets[first])
 
 
 def _delegate(caller: _Builder, callee: _Builder) -> None:
     assert callee.span is not None
     caller.steps.append(_delegate_step(callee.span))
     caller.delegations.append((caller.agent, callee.agent))
+    caller.callees.append(callee)
     callee.called = True
 
 
@@ -294,7 +335,10 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
         if source is None or source == b.agent or (source, b.agent) in seen:
             continue
         seen.add((source, b.agent))
-        by_agent.get(source, b).delegations.append((source, b.agent))
+        caller = by_agent.get(source, b)
+        caller.delegations.append((source, b.agent))
+        if caller is not b:
+            caller.callees.append(b)
 
 
 def is_test_span(step: Step) -> bool:
@@ -441,7 +485,12 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
     _resolve_timed_agent_tools(builders)
     _resolve_sibling_handoffs(builders)
     _resolve_declared_callers(builders)
-    return [b.build(trace_id, content) for b in all_builders]
+    delegating = any(b.callees for b in builders)
+    own = {id(b): b.own_calls() for b in builders} if delegating else {}
+    return [
+        b.build(trace_id, content, b.delegated_calls(own) if b.callees else {})
+        for b in all_builders
+    ]
 
 
 def _repeats(outer: Step, inner: Step) -> bool:
@@ -516,6 +565,8 @@ class RunAssembler:
         self.flushed_early: dict[str, int] = {
             "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "span_budget": 0, "shutdown": 0
         }
+        # most traces and spans buffered at once (`--jobs` checks the bounds with them)
+        self.peak_traces = self.peak_spans = 0
 
     @property
     def traces_in_flight(self) -> int:
@@ -531,6 +582,7 @@ class RunAssembler:
                 if len(self._traces) >= self.max_traces:
                     runs.extend(self._flush_oldest("trace_limit"))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
+                self.peak_traces = max(self.peak_traces, len(self._traces))
             else:
                 self._traces.move_to_end(step.trace_id)
                 buf.last_seen = now
@@ -538,6 +590,8 @@ class RunAssembler:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
             buf.steps[step.span_id] = step
             self.buffered_spans += 1
+            if self.buffered_spans > self.peak_spans:
+                self.peak_spans = self.buffered_spans
             if local_root or is_test_span(step):  # a test is assembled when it ends
                 subtree = _take_subtree(buf, step.span_id)
                 self.buffered_spans -= len(subtree)

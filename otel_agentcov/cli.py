@@ -11,12 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import __version__, demo, gate, offline
+from . import __version__, gate, offline
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
-from .reporting import FORMATS, render, write_html
-from .reporting.html import report_meta
+from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 from .verdicts import (
@@ -95,6 +94,16 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
         "--allow-empty", action="store_true",
         help="accept inputs holding no agent run (by default that is exit 2: a mistyped path "
         "must not pass CI)",
+    )
+    p.add_argument(
+        "--progress", action="store_true",
+        help="show spans read, spans/s and files done on stderr during long reads (shown "
+        "anyway when stderr is a terminal)",
+    )
+    p.add_argument(
+        "--jobs", type=_positive, default=1, metavar="N",
+        help="read trace files in N processes, each taking a share of the traces (same report; "
+        "default 1)",
     )
 
 
@@ -261,7 +270,8 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, dict[
         spec = spec.with_inventory(args.tools, args.models)
     engine = offline.load(
         spec, traces=args.traces, results=args.results, states=args.state,
-        keep_going=args.keep_going, warn=_warn,
+        keep_going=args.keep_going, warn=_warn, jobs=args.jobs,
+        progress=args.progress or sys.stderr.isatty(),
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
     if not args.allow_empty and offline.run_count(report) == 0:
@@ -282,6 +292,8 @@ def _coverage(args: argparse.Namespace) -> int:
         raise offline.InputError("--format html writes a directory; give --output DIR")
     _, engine, report = _load(args)
     if args.format == "html":
+        from .reporting.html import report_meta, write_html  # jinja2: only for this format
+
         meta = report_meta([*args.traces, *args.results, *args.state], args.spec)
         print(write_html(report, Path(args.output), meta))
     else:
@@ -361,6 +373,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command == "demo":
+            from . import demo  # the OpenTelemetry SDK: only the demo and serve need it
+
             return demo.main(
                 seed=args.seed, runs=args.runs, fmt=args.format,
                 serve_port=args.serve, duration_s=args.duration,

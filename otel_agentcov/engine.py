@@ -113,6 +113,14 @@ class CoverageEngine:
                 return
             self._fold(runs)
 
+    def ingest_runs(self, runs: list[AgentRun], kinds: Mapping[str, int]) -> None:
+        """Fold runs a front door built without spans (trials), counting the spans they stand
+        for by kind, as `ingest` would have."""
+        with self.lock:
+            for kind, n in kinds.items():
+                self.by_kind[kind] += n
+            self._fold(runs)
+
     def _fold(self, runs: list[AgentRun]) -> None:
         """Judge and fold finished runs; one that fails is counted and does not lose the rest.
 

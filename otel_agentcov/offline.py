@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
+from .agentassay import TrialRuns, fold_trial
 from .engine import CoverageEngine
-from .readers.files import STDIN, read_trace_file, trace_files
-from .readers.otlp import TraceFormatError
+from .progress import Progress
+from .readers.errors import TraceFormatError
 from .readers.trials import read_trials
 from .records import SpanRecord
 from .spec import CoverageSpec
@@ -26,10 +27,47 @@ class InputError(ValueError):
     """A bad input file; one line naming the file (and line or byte offset) and what was wrong."""
 
 
-def _ingest(engine: CoverageEngine, records: Iterable[SpanRecord]) -> None:
+def _ingest(
+    engine: CoverageEngine, records: Iterable[SpanRecord], progress: Progress | None
+) -> None:
     ingest = engine.ingest
+    if progress is None:
+        for record in records:
+            ingest(record)
+        return
+    count = progress.count
     for record in records:
         ingest(record)
+        count()
+    progress.file_done()
+
+
+def _ingest_trials(
+    engine: CoverageEngine, trials: Iterable[TrialRuns | list[SpanRecord]],
+    progress: Progress | None,
+) -> None:
+    for trial in trials:
+        fold_trial(engine, trial)
+        if progress is not None:
+            progress.count(sum(trial.kinds.values()) if isinstance(trial, TrialRuns)
+                           else len(trial))
+    if progress is not None:
+        progress.file_done()
+
+
+def _trace_files(paths: Sequence[str]) -> list[str]:
+    """Directories expanded; protobuf is imported only when there are trace files."""
+    if not paths:
+        return []
+    from .readers.files import trace_files
+
+    return list(trace_files(paths))
+
+
+def _read(path: str) -> Iterator[SpanRecord]:
+    from .readers.files import read_trace_file
+
+    return read_trace_file(path)
 
 
 def load_state(path: str) -> CoverageState:
@@ -64,23 +102,43 @@ def load(
     states: Sequence[str] = (),
     keep_going: bool = False,
     warn: Callable[[str], None] = lambda message: None,
+    jobs: int = 1,
+    progress: bool = False,
 ) -> CoverageEngine:
     """An engine holding every input. A bad file raises InputError, or with `keep_going` is
-    passed to `warn` and skipped (spans read from it before the bad spot still count)."""
+    passed to `warn` and skipped (spans read from it before the bad spot still count).
+    `jobs` > 1 reads the trace files in that many processes (see `jobs.py`); `progress` shows
+    a progress line on stderr when the reading takes more than a moment."""
     engine = CoverageEngine(spec)
+    paths = _trace_files(traces)
+    shown = Progress(len(paths) + len(results)) if progress else None
+    if jobs > 1 and paths:
+        from .jobs import read_in_parallel
+
+        if read_in_parallel(engine, paths, jobs, progress):
+            if shown is not None:
+                shown.files_done = len(paths)
+            paths = []
     reads: list[Callable[[], None]] = [
-        *(partial(_ingest, engine, read_trace_file(p)) for p in trace_files(traces)),
-        *(partial(_ingest, engine, read_trials(p, n << 32, warn)) for n, p in enumerate(results)),
+        *(partial(_ingest, engine, _read(p), shown) for p in paths),
+        *(partial(_ingest_trials, engine, read_trials(
+            p, n << 32, warn, state_attributes=engine.spec.state_attribute_names,
+            max_spans=engine.assembler.max_spans_per_trace,
+        ), shown) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
     ]
-    for read in reads:
-        try:
-            read()
-        except (TraceFormatError, StateError) as exc:
-            if not keep_going:
-                raise InputError(str(exc)) from None
-            warn(f"{exc} (skipped: --keep-going)")
+    try:
+        for read in reads:
+            try:
+                read()
+            except (TraceFormatError, StateError) as exc:
+                if not keep_going:
+                    raise InputError(str(exc)) from None
+                warn(f"{exc} (skipped: --keep-going)")
+    finally:
+        if shown is not None:
+            shown.close()
     return engine
 
 
@@ -107,6 +165,8 @@ def input_kind(path: str) -> str:
     object holding `results`/`trials`, is trials; anything else (directories, JSON Lines,
     protobuf, gzip, stdin) goes to the trace readers, which name what is wrong with it.
     """
+    from .readers.files import STDIN  # lazily, like the readers (startup time)
+
     if path == STDIN or os.path.isdir(path):
         return "traces"
     try:

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from opentelemetry.sdk.trace import ReadableSpan
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
 
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
 _EMPTY: Mapping[str, Any] = {}
@@ -35,9 +37,17 @@ class SpanRecord:
     parent_remote: bool = False
 
 
+@cache
+def _sdk_span_type() -> type:
+    """The SDK's ReadableSpan, imported on first use: the offline commands never need the SDK."""
+    from opentelemetry.sdk.trace import ReadableSpan
+
+    return ReadableSpan
+
+
 def from_readable_span(span: ReadableSpan) -> SpanRecord:
     """Convert an SDK span; runs off the host's hot path (in the processor's worker)."""
-    if type(span) is ReadableSpan:  # subclasses may override properties: honour them
+    if type(span) is _sdk_span_type():  # subclasses may override properties: honour them
         try:
             return _from_sdk_fields(span)
         except AttributeError:  # another SDK version's layout: the public properties it is

@@ -7,6 +7,7 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 from __future__ import annotations
 
 import os
+import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -46,6 +47,8 @@ EXPECT_TARGETS = (
     "contracts.violations",
     "contracts.violations_critical",
     "contracts.pass_rate",
+    "narrative.divergences",
+    "narrative.claimed_not_called",
 )
 
 # Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
@@ -94,6 +97,16 @@ def _default_gate() -> tuple[ExpectItem, ...]:
 
 
 @dataclass(frozen=True)
+class NarrativeSpec:
+    """`narrative:` (DESIGN §3b): declared claim patterns, tools the story must report, and
+    whether a divergent run fails."""
+
+    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
+    must_report: tuple[str, ...] = ()
+    fail_run: bool = True
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     """Everything the engine needs to know about one agent, with defaults already merged in."""
 
@@ -112,11 +125,12 @@ class AgentSpec:
     boundaries: BoundarySpec = BoundarySpec()
     min_runs: int = 10
     consistency_window: int = 100
+    narrative: NarrativeSpec | None = None  # None = not declared: no content is read for it
 
     @property
     def needs_content(self) -> bool:
         """A declared check reads output, input or tool arguments (classify then captures them)."""
-        return any(c.needs_content for c in self.contracts)
+        return any(c.needs_content for c in self.contracts) or self.narrative is not None
 
 
 @dataclass(frozen=True)
@@ -213,6 +227,21 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
     ),
     "min_runs": _POSITIVE_INT,
     "consistency_window": _POSITIVE_INT,
+    "narrative": _object(
+        {
+            "claims": {
+                "type": "object",
+                "additionalProperties": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1},
+                    "description": "an array of regular expressions",
+                },
+                "description": "a mapping of tool name to an array of regular expressions",
+            },
+            "must_report": _STRINGS,
+            "fail_run": {"type": "boolean"},
+        }
+    ),
     **ENTRY_PROPERTIES,
 }
 
@@ -337,6 +366,18 @@ def _matchers(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], Mapping
             yield [*prefix, "expect", j, "matcher", "schema"], item["matcher"]["schema"]
 
 
+def _claim_patterns(doc: Mapping[str, Any]) -> Iterator[tuple[list[_PathPart], str]]:
+    """Every `narrative.claims` regex in the document, with its path, defaults first."""
+    entries: list[tuple[list[_PathPart], Mapping[str, Any]]] = [
+        (["defaults"], doc.get("defaults", {}))
+    ]
+    entries += [(["agents", i], e) for i, e in enumerate(doc.get("agents", []))]
+    for prefix, entry in entries:
+        for tool, regexes in entry.get("narrative", {}).get("claims", {}).items():
+            for j, regex in enumerate(regexes):
+                yield [*prefix, "narrative", "claims", tool, j], regex
+
+
 _TOO_DEEP = "nested too deeply to be a spec"
 
 
@@ -360,7 +401,7 @@ def _local_refs_only(schema: Any, path: list[_PathPart], source: str) -> None:
     for ref_path, ref in _refs(schema, path):
         if not ref.startswith("#"):
             raise _error(source, ref_path, f"$ref {ref[:80]!r} is not local to the schema "
-                         "(a schema is never fetched; use $defs and '#/$defs/...')")
+                         "(agentcov never fetches a schema; use $defs and '#/$defs/...')")
 
 
 def _validate(doc: Any, source: str) -> None:
@@ -383,6 +424,11 @@ def _validate(doc: Any, source: str) -> None:
             raise _error(source, where, what)
         for path, schema in text_schemas(entry, prefix):
             _local_refs_only(schema, path, source)
+    for path, regex in _claim_patterns(doc):
+        try:
+            re.compile(regex)
+        except re.error as bad:
+            raise _error(source, path, f"not a valid regular expression: {bad}") from None
     first: dict[str, int] = {}
     for i, entry in enumerate(doc.get("agents", [])):
         name = entry["name"]
@@ -434,6 +480,14 @@ def _delegation(value: Sequence[Mapping[str, str]]) -> tuple[tuple[str, str], ..
     return tuple((d["from"], d["to"]) for d in value)
 
 
+def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
+    claims = tuple(
+        (tool, tuple(re.compile(r) for r in regexes))
+        for tool, regexes in sorted(value.get("claims", {}).items())
+    )
+    return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
+
+
 def _expect(value: Sequence[Mapping[str, Any]]) -> tuple[ExpectItem, ...]:
     return tuple(ExpectItem(x["target"], x["matcher"]["schema"]) for x in value)
 
@@ -452,6 +506,7 @@ _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("state_attributes", ("state_attributes",), tuple),
     ("min_runs", ("min_runs",), int),
     ("consistency_window", ("consistency_window",), int),
+    ("narrative", ("narrative",), _narrative),
 )
 _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "max_steps": _int_or_none,

@@ -132,29 +132,45 @@ class LogHistogram:
     """Mergeable quantile sketch with 1 % relative error (DDSketch-style log buckets).
 
     Exact count/sum/min/max; bounded memory; merging is a sum of bucket counts, so it is
-    associative and commutative like the rest of CoverageState.
+    associative and commutative like the rest of CoverageState. The sum is kept exactly (a
+    whole number of 2**-1074, the smallest float step), so it does not depend on the order
+    values arrive in: states merged from several processes (`--jobs`) report the same mean.
     """
 
-    __slots__ = ("buckets", "count", "total", "zeros", "low", "high")
+    __slots__ = ("buckets", "count", "_sum", "zeros", "low", "high")
     GAMMA = 1.02
     _LOG_GAMMA = math.log(GAMMA)
+    _SCALE = 1074  # every finite float is a whole multiple of 2**-1074
 
     def __init__(self) -> None:
         self.buckets: dict[int, int] = {}
         self.count = 0
-        self.total = 0.0
+        self._sum = 0  # in units of 2**-1074
         self.zeros = 0
         # exact extremes of the positive values (None: none seen); quantiles are clamped to
         # them, so one run's p95 is its value, never the midpoint of a bucket below it
         self.low: float | None = None
         self.high: float | None = None
 
+    @classmethod
+    def _units(cls, value: float) -> int:
+        num, den = value.as_integer_ratio()  # den is a power of two
+        return num << (cls._SCALE - den.bit_length() + 1)
+
+    @property
+    def total(self) -> float:
+        """The exact sum, rounded once (int / int division is correctly rounded)."""
+        try:
+            return self._sum / (1 << self._SCALE)
+        except OverflowError:  # past the largest float, as float addition would have gone
+            return math.inf
+
     def add(self, value: float) -> None:
         self.count += 1
         if value <= 0.0 or not math.isfinite(value):
             self.zeros += 1
             return
-        self.total += value
+        self._sum += self._units(value)
         key = math.ceil(math.log(value) / self._LOG_GAMMA)
         self.buckets[key] = self.buckets.get(key, 0) + 1
         self.low = value if self.low is None else min(self.low, value)
@@ -162,7 +178,7 @@ class LogHistogram:
 
     def merge(self, other: LogHistogram) -> None:
         self.count += other.count
-        self.total += other.total
+        self._sum += other._sum
         self.zeros += other.zeros
         for k, c in other.buckets.items():
             self.buckets[k] = self.buckets.get(k, 0) + c
@@ -235,7 +251,7 @@ class LogHistogram:
         if zeros + sum(h.buckets.values()) != count:
             raise ValueError(f"histogram buckets add up to {zeros + sum(h.buckets.values())}, "
                              f"count is {count}")
-        h.count, h.total, h.zeros = count, float(total), zeros
+        h.count, h._sum, h.zeros = count, h._units(float(total)), zeros
         if h.buckets:  # extremes: exact when written, else the outermost bucket bounds
             h.low = _extreme(data.get("min"), cls.GAMMA ** (min(h.buckets) - 1))
             h.high = _extreme(data.get("max"), cls.GAMMA ** max(h.buckets))

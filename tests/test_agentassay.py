@@ -6,6 +6,7 @@ Expected values are worked out by hand from the traces below, not copied from th
 from __future__ import annotations
 
 import math
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -245,3 +246,68 @@ def test_a_trace_without_usable_steps_raises_trial_error(bad: Any) -> None:
     assert issubclass(TrialError, ValueError)
     # nothing of the bad trial was folded in
     assert collector.snapshot().report == before
+
+
+def _odd_trials() -> list[dict[str, Any]]:
+    """Trials the direct route hands to classify/assemble: steps whose span names classify
+    (`execute_tool x`, a nested `invoke_agent`), hand-off tools, the merged-tools name, a
+    placeholder agent name, a timeout and a max-turns error."""
+    llm = _step("llm_response", model="gpt-4o")
+    return [
+        {"steps": [llm, _step("execute_tool lookup")]},
+        {"steps": [llm, _step("invoke_agent helper"), _step("tool_call", tool="calc")]},
+        {"steps": [llm, _step("tool_call", tool="transfer_to_booker")]},
+        {"steps": [llm, _step("tool_call", tool="transfer_to_agent")]},
+        {"steps": [_step("tool_call", tool="(merged tools)"), llm]},
+        {"steps": [llm, _step("tool_call", tool="calc")], "metadata": {"agent": "Agent"}},
+        {"steps": [_step("tool_call", tool="calc", error="httpx.ReadTimeout")],
+         "error": "MaxTurnsExceeded", "success": False},
+        {"steps": [llm], "error": "", "success": False, "metadata": {"agent_name": 7}},
+    ]
+
+
+@pytest.mark.parametrize("state_attributes", [(), ("gen_ai.tool.name", "error.type")])
+def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[str, ...]) -> None:
+    """DESIGN §2: trials skip SpanRecord/classify/assembler; the runs must be the ones the span
+    route (classify every span, assemble the trace) builds from the same trial."""
+    from test_report_golden import trials_doc
+
+    from otel_agentcov.agentassay import trace_to_records, trace_to_runs
+    from otel_agentcov.assembler import assemble
+    from otel_agentcov.semconv import classify
+
+    traces = [t["trace"] for t in trials_doc(seed=5, n=400)["results"]] + _odd_trials()
+    for n, trace in enumerate(traces, start=1):
+        trial = trace_to_runs(trace, n, state_attributes=state_attributes)
+        assert trial is not None
+        steps = [classify(r, state_attributes) for r in trace_to_records(trace, n)]
+        for run in trial.runs:
+            run.models = frozenset()  # the trace-level model, which no span carries
+        assert trial.runs == assemble(steps), trace
+        assert trial.kinds == Counter(s.kind for s in steps), trace
+
+
+def test_trials_the_engine_must_check_take_the_span_route() -> None:
+    from otel_agentcov.agentassay import trace_to_runs
+
+    negative = {"steps": [_step("tool_call", tool="calc", duration_ms=-5.0)]}
+    assert trace_to_runs(negative, 1) is None  # its span is dropped as ending before it starts
+    long = {"steps": [_step("llm_response")] * 3}
+    assert trace_to_runs(long, 1, max_spans=3) is None  # would be flushed early (span limit)
+    assert trace_to_runs(long, 1, max_spans=4) is not None
+
+
+def test_a_trials_trace_level_model_counts_as_used() -> None:
+    """AgentAssay counts `trace.model` beside the steps' models. Trial 1 names gpt-4o only at
+    trace level, trial 2 names claude-3-opus on a step and at trace level: both known models are
+    used (model coverage 2/2, where counting steps alone gave 1/2); claude-3-opus was used by
+    one run (its step), not two, and gpt-4o by one run."""
+    collector = AgentCoverageCollector(KNOWN_TOOLS, KNOWN_MODELS)
+    collector.update({"steps": [_step("llm_response"), _step("tool_call", tool="calc")],
+                      "model": "gpt-4o"})
+    collector.update({"steps": [_step("llm_response", model="claude-3-opus")],
+                      "model": "claude-3-opus"})
+    vector = collector.snapshot()
+    assert vector.dimensions["model"] == 1.0
+    models = vector.report["agents"]["agent"]["models"]
+    assert models["used"] == {"claude-3-opus": 1, "gpt-4o": 1}

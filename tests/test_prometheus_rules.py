@@ -41,13 +41,14 @@ EXPECTED_ALERTS = {
     "AgentCovExporterAbsent": "critical",
     "AgentCovSpansDropped": "warning",
     "AgentCovLabelOverflow": "warning",
+    "AgentHallucinatedAction": "critical",
     # critical pages, lower behaviour severities ticket (templated from the series)
     "AgentContractViolation": (
         '{{ if eq $labels.severity "critical" }}critical{{ else }}warning{{ end }}'
     ),
 }
-EXPECTED_GROUPS = {"agentcov.security", "agentcov.contracts", "agentcov.coverage",
-                   "agentcov.health"}
+EXPECTED_GROUPS = {"agentcov.security", "agentcov.narrative", "agentcov.contracts",
+                   "agentcov.coverage", "agentcov.health"}
 EXPECTED_RECORDS = {
     "agentcov:tool_coverage:ratio",
     "agentcov:model_coverage:ratio",
@@ -85,6 +86,8 @@ KNOWN_METRICS = {
     "agentcov_paths_estimated",
     "agentcov_states_observed",
     "agentcov_states_estimated",
+    "agentcov_narrative_runs_total",
+    "agentcov_narrative_divergences_total",
     "agentcov_contract_checks_total",
     "agentcov_spans_processed_total",
     "agentcov_spans_dropped_total",
@@ -199,6 +202,15 @@ def test_restricted_tool_alert_is_immediate_and_catches_new_series() -> None:
     expr = " ".join(rule["expr"].split())
     assert "increase(agentcov_restricted_tool_attempts_total[5m]) > 0" in expr
     assert "unless" in expr and "offset 5m" in expr
+
+
+def test_hallucinated_action_alert_is_immediate_and_only_on_claimed_not_called() -> None:
+    rule = _alerts()["AgentHallucinatedAction"]
+    assert str(rule["for"]) == "0m"
+    expr = " ".join(rule["expr"].split())
+    selector = 'agentcov_narrative_divergences_total{kind="claimed_not_called"}'
+    assert f"increase({selector}[5m]) > 0" in expr
+    assert expr.count(selector) == 3 and "offset 5m" in expr
 
 
 def test_recording_rules_exist() -> None:

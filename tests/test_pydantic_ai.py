@@ -473,3 +473,61 @@ def test_restricted_tool_requested_but_never_run_is_denied(
     assert a["tools"]["called"] == {}
     assert a["edges"]["allowed_pct"] == 0.0
     assert [e["passed"] for e in a["expect"]] == [False]
+
+
+# --- narrative vs trace (DESIGN §3b): the model's answer against the calls it made ----------
+
+NARRATIVE_SPEC: dict[str, Any] = {
+    "version": 1,
+    "agents": [{"name": "support", "tools": ["lookup_order", "issue_refund"], "narrative": {}}],
+}
+
+
+def _claims_a_refund_it_never_made(
+    messages: list[ModelMessage], info: AgentInfo
+) -> ModelResponse:
+    """Looks the order up, then tells the user a refund was issued without calling the tool."""
+    if len(messages) == 1:
+        return ModelResponse(parts=[ToolCallPart("lookup_order", {"order_id": "A-17"})])
+    return ModelResponse(parts=[TextPart(
+        "I looked up order A-17 and I've issued a full refund to your card."
+    )])
+
+
+def _support_agent(model: FunctionModel | TestModel) -> Agent[None, str]:
+    agent: Agent[None, str] = Agent(model, name="support")
+
+    @agent.tool_plain
+    def lookup_order(order_id: str) -> str:
+        return f"order {order_id}: delivered"
+
+    @agent.tool_plain
+    def issue_refund(order_id: str) -> str:
+        return f"refund for {order_id} issued"
+
+    return agent
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS, ids=lambda v: f"v{v or 'default'}")
+def test_answer_claiming_a_tool_never_called_is_a_hallucinated_action(
+    harnesses: list[Harness], version: Version
+) -> None:
+    h = _harness(harnesses, NARRATIVE_SPEC, version)
+    liar = _support_agent(FunctionModel(_claims_a_refund_it_never_made))
+    # TestModel calls every tool it is offered, then answers with their results as JSON
+    honest = _support_agent(TestModel(custom_output_text="I looked up the order and issued "
+                                                         "the refund."))
+    h.instrument(liar, honest)
+    liar.run_sync("Where is my refund for A-17?")
+    honest.run_sync("Refund A-17 please.")
+
+    a = h.report()["agents"]["support"]
+    assert a["narrative"]["runs"] == {"consistent": 1, "divergent": 1, "unverifiable": 0}
+    assert a["narrative"]["divergences"] == [
+        {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1}
+    ]
+    assert a["tools"]["called"] == {
+        "lookup_order": {"ok": 2, "error": 0}, "issue_refund": {"ok": 1, "error": 0}
+    }
+    assert a["runs"]["passed"] == 1  # the divergent run failed
+    assert any(c["type"] == "hallucinated_action" for c in a["concerns"])

@@ -151,3 +151,24 @@ def test_log_histogram_cumulative_buckets() -> None:
         h.add(v)
     # <=0.1: 0.0, 0.05 ; <=0.5: +0.3 x2 ; <=1: same ; <=10: +2.0 ; <=100: +50
     assert h.cumulative([0.1, 0.5, 1.0, 10.0, 100.0]) == [2, 4, 4, 5, 6]
+
+
+def test_histogram_sum_is_exact_whatever_the_order_and_split() -> None:
+    """The sum is math.fsum's correctly rounded one, the same for any order or merge split
+    (float-by-float addition is not: it differs between orders in the last bits)."""
+    import random
+
+    rng = random.Random(4)
+    values = [rng.uniform(0.001, 3.0) for _ in range(500)] + [1e-300, 2.5e17, 0.1, 0.2, 0.3]
+    expected = math.fsum(values)
+    for _ in range(5):
+        rng.shuffle(values)
+        cut = rng.randrange(len(values))
+        a, b = LogHistogram(), LogHistogram()
+        for v in values[:cut]:
+            a.add(v)
+        for v in values[cut:]:
+            b.add(v)
+        a.merge(b)
+        assert a.total == expected and a.count == len(values)
+        assert LogHistogram.from_dict(a.to_dict()).total == expected

@@ -300,6 +300,22 @@ def fleet() -> dash.Dashboard:
         )
     )  # fmt: skip
 
+    d = d.with_row(dash.Row("Narrative vs trace"))
+    d = d.with_panel(
+        series(
+            "Hallucinated actions",
+            "Runs whose final answer claimed a tool's action that no call in the trace (or in a "
+            "delegated agent's run) performed, per agent and tool; only agents whose spec "
+            "declares narrative: are checked (alert AgentHallucinatedAction). Failed or denied "
+            "calls claimed as done, and must_report calls left out of the answer, are the other "
+            "divergences in agentcov_narrative_divergences_total.",
+            [Query(f"sum by (agent, tool) (increase(agentcov_narrative_divergences_total"
+                   f'{{{SEL}, kind="claimed_not_called"}}[$__rate_interval])) or vector(0)',
+                   "{{agent}} → {{tool}}")],
+            unit="short", w=24, bars=True,
+        )
+    )  # fmt: skip
+
     d = d.with_row(dash.Row("Behaviour contracts"))
     d = d.with_panel(
         series(

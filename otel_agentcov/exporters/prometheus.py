@@ -171,6 +171,14 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
     paths_est = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.", a)
     states_obs = _gauge("agentcov_states_observed", "Distinct states observed.", a)
     states_est = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.", a)
+    narrative_runs = _counter(
+        "agentcov_narrative_runs", "Runs whose story was checked, by result.", [*a, "result"]
+    )
+    narrative_div = _counter(
+        "agentcov_narrative_divergences",
+        "Runs whose story diverged from the trace, by tool and kind.",
+        [*a, "tool", "kind"],
+    )
     checks = _counter(
         "agentcov_contract_checks",
         "Contract behaviour verdicts on runs, by result.",
@@ -246,6 +254,12 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
         paths_est.add((agent,), rep["paths"].get("estimated"))
         states_obs.add((agent,), rep["states"].get("observed"))
         states_est.add((agent,), rep["states"].get("estimated"))
+        story = rep.get("narrative")
+        if story is not None and (story["declared"] or any(story["runs"].values())):
+            for result, n in story["runs"].items():
+                narrative_runs.add((agent, result), n)
+            for d in story["divergences"]:
+                narrative_div.add((agent, d["tool"], d["kind"]), d["count"])
         for c in rep.get("contracts", ()):
             for result in CHECK_RESULTS:
                 checks.add((agent, c["contract"], c["behavior"], c["severity"], result), c[result])
@@ -265,7 +279,7 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
         coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
         model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
         runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
-        paths_obs, paths_est, states_obs, states_est, checks,
+        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div, checks,
         version_runs, version_passed, version_rate, version_tools, version_verdict,
     ]  # fmt: skip
     lost = _within_budget(per_agent, max_series)

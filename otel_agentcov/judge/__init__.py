@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .contracts import Check, evaluate
+from .narrative import DIVERGENT, NarrativeVerdict, judge_narrative
 
 if TYPE_CHECKING:
     from ..assembler import AgentRun
@@ -23,6 +24,7 @@ class Verdicts:
 
     fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
     checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
+    narrative: NarrativeVerdict | None = None  # None: no narrative check declared
 
 
 PASSING = Verdicts()
@@ -30,10 +32,14 @@ PASSING = Verdicts()
 
 def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
     """Every declared check, on every run; cheap when the spec declares none."""
-    if not spec.contracts:
+    if not spec.contracts and spec.narrative is None:
         return PASSING
-    checks, fails = evaluate(run, spec.contracts)
-    return Verdicts(fails_run=fails, checks=checks)
+    checks, fails = evaluate(run, spec.contracts) if spec.contracts else ((), False)
+    narrative = None
+    if spec.narrative is not None:
+        narrative = judge_narrative(run, spec, spec.narrative)
+        fails = fails or (narrative.result == DIVERGENT and spec.narrative.fail_run)
+    return Verdicts(fails_run=fails, checks=checks, narrative=narrative)
 
 
 __all__ = ["PASSING", "Check", "Verdicts", "judge"]

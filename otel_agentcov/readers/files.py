@@ -24,6 +24,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 
 from ..records import SpanRecord
 from .otlp import (
+    Keep,
     TraceFormatError,
     in_end_order,
     record_from_span,
@@ -58,14 +59,15 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
             yield path
 
 
-def read_trace_file(path: str) -> Iterator[SpanRecord]:
-    """Every span in one file (or stdin for `-`), in a batch-wise order fit for assembly."""
+def read_trace_file(path: str, keep: Keep = None) -> Iterator[SpanRecord]:
+    """Every span in one file (or stdin for `-`), in a batch-wise order fit for assembly;
+    with `keep`, only the spans of the traces it keeps."""
     name = "<stdin>" if path == STDIN else path
     try:
         raw: BinaryIO = sys.stdin.buffer if path == STDIN else open(path, "rb")  # noqa: SIM115
     except OSError as exc:
         raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    source = _Source(raw, name)
+    source = _Source(raw, name, keep)
     try:
         yield from _records(source)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -104,10 +106,11 @@ def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
 class _Source:
     """A binary stream with its byte offset, for protobuf walking and error messages."""
 
-    def __init__(self, stream: BinaryIO, name: str) -> None:
+    def __init__(self, stream: BinaryIO, name: str, keep: Keep = None) -> None:
         self.stream: Any = stream  # a BufferedReader: it can peek
         self.name = name
         self.pos = 0
+        self.keep = keep
 
     def peek(self, n: int) -> bytes:
         data: bytes = self.stream.peek(n)
@@ -174,7 +177,7 @@ def _decode(line: bytes, source: _Source, line_no: int, start: int) -> str:
         ) from None
 
 
-def _json_batches(doc: Any, where: str) -> Iterator[list[SpanRecord]]:
+def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord]]:
     """One batch per OTLP/JSON traces object; a list of them is accepted too."""
     docs = doc if isinstance(doc, list) else [doc]
     for n, item in enumerate(docs):
@@ -185,7 +188,7 @@ def _json_batches(doc: Any, where: str) -> Iterator[list[SpanRecord]]:
             raise TraceFormatError(
                 f"{at}: expected an OTLP/JSON object with 'resourceSpans', got {got}"
             )
-        yield _batch(records_from_json(item, ""), at)
+        yield _batch(records_from_json(item, "", keep), at)
 
 
 def _json_records(source: _Source) -> Iterator[SpanRecord]:
@@ -217,7 +220,7 @@ def _json_records(source: _Source) -> Iterator[SpanRecord]:
             yield from _json_document(source, "".join(before) + text, offset)
             return
         lines_mode = True
-        for batch in _json_batches(doc, f"{name}: line {line_no}"):
+        for batch in _json_batches(doc, f"{name}: line {line_no}", source.keep):
             yield from batch
 
 
@@ -238,7 +241,7 @@ def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanReco
             f"{source.name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}); "
             f"{EXPECTED}"
         ) from None
-    for batch in _json_batches(doc, source.name):
+    for batch in _json_batches(doc, source.name, source.keep):
         yield from batch
 
 
@@ -305,7 +308,7 @@ def _chunk(
 
 def _resource_spans(source: _Source, n: int, at: int, where: str) -> Iterator[SpanRecord]:
     batch = _chunk(source, n, at, ResourceSpans, "ResourceSpans",
-                   lambda rs: records_from_resource_spans(rs, where))
+                   lambda rs: records_from_resource_spans(rs, where, source.keep))
     if batch is not None:
         yield from batch
         return
@@ -328,7 +331,7 @@ def _scope_spans(
     source: _Source, n: int, at: int, resource: dict[str, Any], where: str
 ) -> Iterator[SpanRecord]:
     batch = _chunk(source, n, at, ScopeSpans, "ScopeSpans",
-                   lambda ss: records_from_scope_spans(ss, resource, where))
+                   lambda ss: records_from_scope_spans(ss, resource, where, source.keep))
     if batch is not None:
         yield from batch
         return
@@ -343,10 +346,12 @@ def _scope_spans(
         elif field == 2 and wire == _LEN:
             span = _parse(Span, source.read(source.length(end, "span"), "span"), source, f_at,
                           "Span")
-            try:
-                yield record_from_span(span, scope_name, resource, where, i)
-            except TraceFormatError as exc:
-                raise source.error(f_at, str(exc)) from None
+            keep = source.keep
+            if keep is None or keep(int.from_bytes(span.trace_id, "big")):
+                try:
+                    yield record_from_span(span, scope_name, resource, where, i)
+                except TraceFormatError as exc:
+                    raise source.error(f_at, str(exc)) from None
             i += 1
         else:
             source.skip(wire, end, f_at)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -18,6 +18,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
 from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
 
 from ..records import SpanRecord
+from .errors import TraceFormatError as TraceFormatError  # still importable from here
 
 # SpanFlags: bit 8 says whether bit 9 (parent is remote) is known
 _HAS_IS_REMOTE = 0x100
@@ -29,10 +30,9 @@ _SPAN_KINDS = {
 _STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 _EMPTY: Mapping[str, Any] = {}
 _SCALARS = frozenset({str, bool, int, float, bytes})
-
-
-class TraceFormatError(ValueError):
-    """A payload that is not OTLP traces; the message says where and what was expected."""
+# Which traces to read, by trace id (`--jobs`: each worker keeps its share); None keeps all.
+# A span is tested before it is converted, so the others cost only their id.
+Keep = Callable[[int], bool] | None
 
 
 def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
@@ -88,19 +88,24 @@ def records_from_request(request: ExportTraceServiceRequest) -> Iterator[SpanRec
         yield from records_from_resource_spans(resource_spans, f"resourceSpans[{r}]")
 
 
-def records_from_resource_spans(resource_spans: ResourceSpans, where: str) -> Iterator[SpanRecord]:
+def records_from_resource_spans(
+    resource_spans: ResourceSpans, where: str, keep: Keep = None
+) -> Iterator[SpanRecord]:
     """Every span of one ResourceSpans, so a file reader can decode one at a time."""
     resource = resource_attributes(resource_spans.resource)
     for s, scope_spans in enumerate(resource_spans.scope_spans):
-        yield from records_from_scope_spans(scope_spans, resource, f"{where}.scopeSpans[{s}]")
+        yield from records_from_scope_spans(
+            scope_spans, resource, f"{where}.scopeSpans[{s}]", keep
+        )
 
 
 def records_from_scope_spans(
-    scope_spans: ScopeSpans, resource: Mapping[str, Any], where: str
+    scope_spans: ScopeSpans, resource: Mapping[str, Any], where: str, keep: Keep = None
 ) -> Iterator[SpanRecord]:
     scope_name = scope_spans.scope.name
     for i, span in enumerate(scope_spans.spans):
-        yield record_from_span(span, scope_name, resource, where, i)
+        if keep is None or keep(int.from_bytes(span.trace_id, "big")):
+            yield record_from_span(span, scope_name, resource, where, i)
 
 
 def resource_attributes(resource: Resource) -> dict[str, Any]:
@@ -242,7 +247,7 @@ def _json_attributes(obj: Mapping[str, Any], where: str, key: str = "attributes"
     return out
 
 
-def records_from_json(document: Any, where: str = "") -> Iterator[SpanRecord]:
+def records_from_json(document: Any, where: str = "", keep: Keep = None) -> Iterator[SpanRecord]:
     """Every span of an OTLP/JSON traces object (`{"resourceSpans": [...]}`)."""
     doc = _object(document, where or "document")
     prefix = f"{where}." if where else ""
@@ -262,8 +267,10 @@ def records_from_json(document: Any, where: str = "") -> Iterator[SpanRecord]:
             scope_name = scope.get("name") or ""
             for i, span in enumerate(_list(ss, "spans", "spans", ss_where)):
                 span_where = f"{ss_where}.spans[{i}]"
-                yield _json_record(_object(span, span_where), str(scope_name), resource,
-                                   span_where)
+                span = _object(span, span_where)
+                if keep is None or keep(_json_id(_get(span, "traceId", "trace_id"), 16,
+                                                 span_where + ".traceId")):
+                    yield _json_record(span, str(scope_name), resource, span_where)
 
 
 def _json_record(

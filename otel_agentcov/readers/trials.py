@@ -1,4 +1,5 @@
-"""AgentAssay-style trial files -> SpanRecords, through the same mapping as AgentCoverageCollector.
+"""AgentAssay-style trial files -> AgentRuns (SpanRecords for the odd trial), through the same
+mapping as AgentCoverageCollector.
 
 A trials file is JSON: a list of trials, or an object holding them under `results` or `trials`;
 each trial holds a `trace` with `steps` (a bare trace is accepted too). Trial files are small
@@ -9,14 +10,15 @@ once per file, so a misspelt one does not go unnoticed.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..agentassay import TrialError, trace_to_records
+from ..agentassay import TrialError, TrialRuns, trace_to_records, trace_to_runs
 from ..records import SpanRecord
-from .otlp import TraceFormatError
+from .errors import TraceFormatError
 
 # Synthetic trace ids for trials live far above the ids of the other inputs' counters.
 _TRACE_ID_BASE = 1 << 120
@@ -63,11 +65,24 @@ def _trials(doc: Any, name: str) -> tuple[str, list[Any]]:
     )
 
 
+def _parse(text: str) -> Any:
+    """json.loads with the cyclic collector paused: a JSON document has no cycles, and the
+    full collections its millions of new objects trigger cost as much as parsing them."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return json.loads(text)
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def read_trials(
-    path: str, first_trace_id: int = 0, warn: Callable[[str], None] | None = None
-) -> Iterator[SpanRecord]:
-    """Every trial's trace as GenAI-shaped SpanRecords (one agent span plus one per step);
-    keys it does not read go to `warn`, in one line for the file."""
+    path: str, first_trace_id: int = 0, warn: Callable[[str], None] | None = None, *,
+    state_attributes: Sequence[str] = (), max_spans: int = 10_000,
+) -> Iterator[TrialRuns | list[SpanRecord]]:
+    """Every trial as its runs, or (see `trace_to_runs`) as GenAI-shaped SpanRecords; keys it
+    does not read go to `warn`, in one line for the file."""
     name = os.fspath(path)
     try:
         with open(path, "rb") as fh:
@@ -77,7 +92,7 @@ def read_trials(
     if not data.strip():
         raise TraceFormatError(f"{name}: empty file; expected AgentAssay trials JSON")
     try:
-        doc = json.loads(data.decode("utf-8-sig"))
+        doc = _parse(data.decode("utf-8-sig"))
     except UnicodeDecodeError as exc:
         raise TraceFormatError(f"{name}: byte {exc.start}: not UTF-8 text") from None
     except RecursionError:
@@ -87,26 +102,39 @@ def read_trials(
             f"{name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg})"
         ) from None
     key, trials = _trials(doc, name)
+    # The document lives until its last trial: keep the collector from re-scanning its objects
+    # (unless the host froze objects of its own, which unfreezing would release).
+    freeze = gc.get_freeze_count() == 0
+    if freeze:
+        gc.freeze()
     unknown: dict[str, str] = {}
-    for n, trial in enumerate(trials):
-        where = f"{key}[{n}]"
-        trace = trial.get("trace", trial) if isinstance(trial, dict) else None
-        if not isinstance(trace, dict):
-            raise TraceFormatError(f"{name}: {where}: expected a trial object with a 'trace'")
-        agent = None
-        if trace is not trial:
-            _note_unknown(trial, TRIAL_KEYS, "trial", where, unknown)
-            agent = _agent_name(trial, name, where)
-        _note_unknown(trace, TRACE_KEYS, "trace", where, unknown)
-        steps = trace.get("steps")
-        for i, step in enumerate(steps if isinstance(steps, list) else ()):
-            _note_unknown(step, STEP_KEYS, "step", f"{where}.trace.steps[{i}]", unknown)
-        try:
-            yield from trace_to_records(trace, _TRACE_ID_BASE + first_trace_id + n, agent)
-        except TrialError as exc:
-            raise TraceFormatError(f"{name}: {where}.trace: {exc}") from None
-        except (TypeError, ValueError, OverflowError) as exc:  # a duration not a finite number
-            raise TraceFormatError(f"{name}: {where}.trace: malformed trace ({exc})") from None
+    try:
+        for n, trial in enumerate(trials):
+            where = f"{key}[{n}]"
+            trace = trial.get("trace", trial) if isinstance(trial, dict) else None
+            if not isinstance(trace, dict):
+                raise TraceFormatError(f"{name}: {where}: expected a trial object with a 'trace'")
+            agent = None
+            if trace is not trial:
+                _note_unknown(trial, TRIAL_KEYS, "trial", where, unknown)
+                agent = _agent_name(trial, name, where)
+            _note_unknown(trace, TRACE_KEYS, "trace", where, unknown)
+            steps = trace.get("steps")
+            for i, step in enumerate(steps if isinstance(steps, list) else ()):
+                _note_unknown(step, STEP_KEYS, "step", f"{where}.trace.steps[{i}]", unknown)
+            try:
+                trace_id = _TRACE_ID_BASE + first_trace_id + n
+                yield trace_to_runs(
+                    trace, trace_id, agent, state_attributes=state_attributes,
+                    max_spans=max_spans,
+                ) or trace_to_records(trace, trace_id, agent)
+            except TrialError as exc:
+                raise TraceFormatError(f"{name}: {where}.trace: {exc}") from None
+            except (TypeError, ValueError, OverflowError) as exc:  # a duration not finite
+                raise TraceFormatError(f"{name}: {where}.trace: malformed trace ({exc})") from None
+    finally:
+        if freeze:
+            gc.unfreeze()
     if unknown and warn is not None:
         warn(f"{name}: keys not read (ignored): " + ", ".join(
             f"{key} (first at {where})" for key, where in sorted(unknown.items())))

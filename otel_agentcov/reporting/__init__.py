@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from otel_agentcov.reporting.html import write_html
 from otel_agentcov.reporting.json_report import render_json
 from otel_agentcov.reporting.markdown import render_markdown
 from otel_agentcov.reporting.text import render_text
@@ -16,6 +15,18 @@ _RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "markdown": render_markdown,
 }
 FORMATS = tuple(_RENDERERS)  # ("text", "json", "markdown")
+
+if TYPE_CHECKING:
+    from otel_agentcov.reporting.html import write_html
+
+
+def __getattr__(name: str) -> Any:
+    """`write_html` loads jinja2 on first use, so the other formats start without it."""
+    if name == "write_html":
+        from otel_agentcov.reporting.html import write_html
+
+        return write_html
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def render(report: Mapping[str, Any], fmt: str) -> str:

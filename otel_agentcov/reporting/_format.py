@@ -172,6 +172,24 @@ def edges_summary(edges: Mapping[str, Any]) -> str:
     )
 
 
+def narrative_summary(narrative: Mapping[str, Any] | None) -> str | None:
+    """``consistent 40 · divergent 3 · unverifiable 2 · divergences: issue_refund
+    claimed_not_called ×2``; None when the agent's story was never checked (no section), or
+    for a report written before the check existed."""
+    if narrative is None:
+        return None
+    runs: Mapping[str, int] = narrative["runs"]
+    if not narrative["declared"] and not any(runs.values()):
+        return None
+    line = " · ".join(f"{result} {n}" for result, n in runs.items())
+    divergences = narrative["divergences"]
+    if divergences:
+        line += " · divergences: " + ", ".join(
+            f"{d['tool']} {d['kind']} ×{d['count']}" for d in divergences
+        )
+    return line
+
+
 def concern_text(concern: Mapping[str, Any]) -> str:
     """``high: pass rate ... below 80%``."""
     return f"{concern['severity']}: {concern['message']}"

@@ -196,6 +196,7 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
         "edges_summary": fmt.edges_summary(agent["edges"]),
         "tools": fmt.tool_rows(agent),
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
+        "narrative": fmt.narrative_summary(agent.get("narrative")),
         "contracts": fmt.contract_rows(agent),
         "graph": agent_graph(name, report),
         "tests": fmt.context_rows(agent) if "contexts" in agent else None,

@@ -113,6 +113,14 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
     ]
     lines += ["", "### Delegations", ""]
     lines += _table_or_none(("from", "to", "count"), delegations)
+    narrative = fmt.narrative_summary(agent.get("narrative"))
+    if narrative is not None:
+        divergences = [
+            [escape(d["tool"]), d["kind"], str(d["count"])]
+            for d in agent["narrative"]["divergences"]
+        ]
+        lines += ["", "### Narrative vs trace", "", escape(narrative), ""]
+        lines += _table_or_none(("tool", "divergence", "runs"), divergences)
     contracts = [
         [escape(r.contract), escape(r.behavior), r.kind, r.severity, str(r.satisfied),
          f"**{r.violated}**" if r.violated else "0", str(r.unknown), r.rate]

@@ -39,6 +39,9 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
     lines.append(_score_row("Overall", overall, overall_detail))
     lines.append(_row("Weakest dimension", fmt.weakest_summary(coverage)))
     lines.append(_row("Tool edges", fmt.edges_summary(agent["edges"])))
+    narrative = fmt.narrative_summary(agent.get("narrative"))
+    if narrative is not None:
+        lines.append(_row("Narrative", narrative))
     concerns = "; ".join(fmt.concern_text(c) for c in agent["concerns"]) or "none"
     lines.append(_row("Concerns", concerns))
     if agent.get("versions"):

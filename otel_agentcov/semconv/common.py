@@ -30,7 +30,7 @@ FINISHING_TOOLS = frozenset({"complete_task"})
 
 def finishes_run(tool: str | None) -> bool:
     return tool is not None and tool.rsplit("-", 1)[-1] in FINISHING_TOOLS
-_TRANSFER_PREFIX = "transfer_to_"
+TRANSFER_PREFIX = "transfer_to_"
 _OUTPUT_TOKEN_KEYS = (
     "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"
 )
@@ -95,14 +95,17 @@ def _exception_type(record: SpanRecord) -> str | None:
 
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
     """Which boundary a failure signals; status text is read here only, never used as a label."""
-    if error is None:
-        return None
+    return None if error is None else error_limit(error, record.status_description)
+
+
+def error_limit(error: str, description: str | None) -> str | None:
+    """limit_signal from the error name and status text alone (for trials, which have no span)."""
     if error in MAX_STEPS_ERRORS:
         return MAX_STEPS
     if "timeout" in error.lower() or error == "DeadlineExceeded":
         return TIMEOUT
-    description = record.status_description or ""
-    if any(text in description.lower() for text in _MAX_STEPS_TEXTS):
+    lowered = (description or "").lower()
+    if any(text in lowered for text in _MAX_STEPS_TEXTS):
         return MAX_STEPS
     return None
 
@@ -350,9 +353,9 @@ def build_step(
         if tool is not None:
             if tool in HANDOFF_TOOLS:
                 step.handoff_tool = True
-            elif tool.startswith(_TRANSFER_PREFIX):
+            elif tool.startswith(TRANSFER_PREFIX):
                 step.handoff_tool = True
-                step.handoff_hint = tool[len(_TRANSFER_PREFIX) :]
+                step.handoff_hint = tool[len(TRANSFER_PREFIX) :]
     else:
         step.input_chars = user_input_chars(attrs)
         if kind == AGENT:

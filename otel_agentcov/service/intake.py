@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
-from ..readers.otlp import TraceFormatError
+from ..readers.errors import TraceFormatError
 from ..readers.otlp_size import ElementCaps, TooLarge, json_elements, protobuf_elements
 from .store import PROTOBUF, CoverageStore, Unavailable, decode_records
 

@@ -9,6 +9,7 @@ from .contexts import contexts_section
 from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
+from .narrative import narrative_section
 from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
 from .versions import versions_section
@@ -31,6 +32,7 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     coverage_section,
     runs_section,
     concerns_section,
+    narrative_section,  # after concerns: it adds the hallucinated-action concern
     contracts_section,
     versions_section,
     contexts_section,
@@ -40,7 +42,7 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
 # the JSON report's key order per agent (DESIGN §6); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "concerns", "contracts", "expect", "contexts", "versions",
+    "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts", "versions",
     "recommendations",
 )
 

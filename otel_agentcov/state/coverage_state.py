@@ -25,6 +25,7 @@ from .diversity import Diversity
 from .edges import Edges
 from .facts import run_facts
 from .inventory import Inventory
+from .narrative import Narrative
 from .outcomes import Outcomes
 from .versions import Versions
 
@@ -45,6 +46,7 @@ class AgentState:
     inventory: Inventory = field(default_factory=Inventory)
     diversity: Diversity = field(default_factory=Diversity)
     edges: Edges = field(default_factory=Edges)
+    narrative: Narrative = field(default_factory=Narrative)
     contracts: Contracts = field(default_factory=Contracts)
     versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
@@ -54,6 +56,7 @@ class AgentState:
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
         self.edges.merge(other.edges, caps)
+        self.narrative.merge(other.narrative, caps)
         self.contracts.merge(other.contracts, caps)
         self.versions.merge(other.versions, caps)
         self.contexts.merge(other.contexts, caps)
@@ -64,6 +67,7 @@ class AgentState:
             **self.inventory.to_dict(),
             **self.diversity.to_dict(),
             **self.edges.to_dict(),
+            **self.narrative.to_dict(),
             **self.contracts.to_dict(),
             **self.versions.to_dict(),
             **self.contexts.to_dict(),
@@ -76,6 +80,7 @@ class AgentState:
             inventory=Inventory.from_dict(d),
             diversity=Diversity.from_dict(d),
             edges=Edges.from_dict(d),
+            narrative=Narrative.from_dict(d),
             contracts=Contracts.from_dict(d),
             versions=Versions.from_dict(d),
             contexts=Contexts.from_dict(d),
@@ -115,6 +120,7 @@ class CoverageState:
         st.edges.add(facts, self.caps)
         st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
+        st.narrative.add(verdicts.narrative, self.caps)
         st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
 

@@ -13,20 +13,42 @@ from .facts import RunFacts
 
 @dataclass
 class Diversity:
+    """Path and state counts, and the tokens of a bounded sample of paths: the earliest ones,
+    by the (end time, trace id) of their first run, so the sample does not depend on the order
+    runs arrive in and merged states (`--jobs`, `agentcov merge`) keep the same examples."""
+
     paths: dict[int, int] = field(default_factory=dict)
     path_tokens: dict[int, tuple[str, ...]] = field(default_factory=dict)  # a bounded sample
+    path_first: dict[int, tuple[int, int]] = field(default_factory=dict)  # of the sampled paths
     states: dict[int, int] = field(default_factory=dict)
+    _latest: int | None = field(default=None, compare=False, repr=False)  # sampled, last first
 
-    def _keep_tokens(self, key: int, tokens: tuple[str, ...] | None, caps: Caps) -> None:
-        if tokens is not None and (
-            key in self.path_tokens or len(self.path_tokens) < caps.limits.max_path_samples
-        ):
-            self.path_tokens[key] = tokens
+    def _keep_tokens(self, key: int, tokens: tuple[str, ...] | None, first: tuple[int, int],
+                     caps: Caps) -> None:
+        if tokens is None:
+            return
+        firsts = self.path_first
+        seen = firsts.get(key)
+        if seen is not None:
+            if first < seen:
+                firsts[key] = first
+                self._latest = None
+            return
+        if len(self.path_tokens) >= caps.limits.max_path_samples:
+            latest = self._latest
+            if latest is None:  # ties (two runs ending together) go by the path hash
+                latest = self._latest = max(firsts, key=lambda k: (firsts[k], k), default=None)
+            if latest is None or (first, key) >= (firsts[latest], latest):
+                return
+            del self.path_tokens[latest], firsts[latest]
+        self.path_tokens[key] = tokens
+        firsts[key] = first
+        self._latest = None  # found again on the next full-sample miss (rare past the first)
 
     def add(self, facts: RunFacts, caps: Caps) -> None:
         lim = caps.limits
         if caps.count(self.paths, facts.path_key, lim.max_paths, "path", 1):
-            self._keep_tokens(facts.path_key, facts.path, caps)
+            self._keep_tokens(facts.path_key, facts.path, (facts.end_ns, facts.trace_id), caps)
         for key in facts.state_keys:
             caps.count(self.states, key, lim.max_states, "state", 1)
 
@@ -34,7 +56,8 @@ class Diversity:
         lim = caps.limits
         for path, n in other.paths.items():
             if caps.count(self.paths, path, lim.max_paths, "path", n):
-                self._keep_tokens(path, other.path_tokens.get(path), caps)
+                self._keep_tokens(path, other.path_tokens.get(path),
+                                  other.path_first.get(path, (0, 0)), caps)
         for state_key, n in other.states.items():
             caps.count(self.states, state_key, lim.max_states, "state", n)
 
@@ -42,6 +65,7 @@ class Diversity:
         return {
             "paths": {f"{k:016x}": v for k, v in sorted(self.paths.items())},
             "path_tokens": {f"{k:016x}": list(v) for k, v in sorted(self.path_tokens.items())},
+            "path_first": {f"{k:016x}": list(v) for k, v in sorted(self.path_first.items())},
             "states": {f"{k:016x}": v for k, v in sorted(self.states.items())},
         }
 
@@ -53,5 +77,24 @@ class Diversity:
                 f.hash_key(k, "path_tokens"): f.names(v, f"path_tokens.{k}")
                 for k, v in f.table(d["path_tokens"], "path_tokens").items()
             },
+            path_first=_path_first(d),
             states=f.hashed_counts(d["states"], "states"),
         )
+
+
+def _first(value: Any, what: str) -> tuple[int, int]:
+    end_ns, trace_id = f.items(value, what, 2)
+    if type(end_ns) is not int or not -(1 << 63) <= end_ns < 1 << 64:
+        raise ValueError(f"{what}: expected an end time in ns, got {str(end_ns)[:40]!r}")
+    return end_ns, f.integer(trace_id, what)
+
+
+def _path_first(d: Mapping[str, Any]) -> dict[int, tuple[int, int]]:
+    """When each sampled path's first run ended; state files from before the sample was ordered
+    have none, and their sampled paths count as the earliest."""
+    firsts = {
+        f.hash_key(k, "path_first"): _first(v, f"path_first.{k}")
+        for k, v in f.table(d.get("path_first", {}), "path_first").items()
+    }
+    return {f.hash_key(k, "path_tokens"): firsts.get(f.hash_key(k, "path_tokens"), (0, 0))
+            for k in f.table(d["path_tokens"], "path_tokens")}

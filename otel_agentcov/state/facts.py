@@ -118,9 +118,11 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
             tokens += step.input_tokens + step.output_tokens
             cost += step.cost_usd
             llm_failed = llm_failed or step.error is not None
-            requested.update(step.requested_tools)
+            if step.requested_tools:  # rarely set; Counter.update costs even when empty
+                requested.update(step.requested_tools)
             if step.model:
                 models[step.model] += 1
+    models.update(run.models)  # named by no step (a trial's trace-level model): once per run
     for name, count in requested.items():
         if name in restricted and count > seen_tools[name]:
             attempts[(name, "denied")] += count - seen_tools[name]

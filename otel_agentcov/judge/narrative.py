@@ -1,0 +1,83 @@
+"""Narrative vs trace (DESIGN §3b): does the run's story match the tool calls it made?
+
+Each tool the final output claims is checked against the run's calls and those of the runs it
+delegated to; only the verdict (tool names and kinds) leaves this module, never the text.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..semconv.step import TOOL
+from .claims import extractor
+
+if TYPE_CHECKING:  # the assembler imports judge.content, so judge/ must not import it back
+    from ..assembler import AgentRun
+    from ..spec import AgentSpec, NarrativeSpec
+
+CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
+RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)
+CLAIMED_NOT_CALLED = "claimed_not_called"  # a hallucinated action
+CLAIMED_BUT_FAILED = "claimed_but_failed"  # every call failed or was denied
+CALLED_NOT_CLAIMED = "called_not_claimed"  # a must_report tool done but left out of the story
+KINDS = (CLAIMED_NOT_CALLED, CLAIMED_BUT_FAILED, CALLED_NOT_CLAIMED)
+
+
+@dataclass(frozen=True, slots=True)
+class NarrativeVerdict:
+    """One run's result and its divergences as (tool, kind), sorted; names only."""
+
+    result: str
+    divergences: tuple[tuple[str, str], ...] = ()
+
+
+def calls(run: AgentRun) -> dict[str, bool]:
+    """tool -> had a successful call, in the run or in a run it delegated to."""
+    done = dict(run.delegated_calls)
+    for step in run.steps:
+        if step.kind == TOOL and step.tool is not None:
+            ok = step.error is None and step.decision != "deny"
+            done[step.tool] = done.get(step.tool, False) or ok
+    return done
+
+
+def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) -> NarrativeVerdict:
+    """Claims of the final output against the calls; no captured output -> unverifiable."""
+    output = run.content.output if run.content is not None else None
+    if not output:
+        return NarrativeVerdict(UNVERIFIABLE)
+    done = calls(run)
+    # the default claims cover every tool the agent could have used: declared, offered, called
+    known = frozenset(
+        (*(spec.tools or ()), *(spec.allowed or ()), *spec.restricted, *narrative.must_report,
+         *run.tool_definitions, *done)
+    )
+    claimed = extractor(known, narrative.claims).claims(output)
+    divergences = {
+        (tool, CLAIMED_NOT_CALLED if tool not in done else CLAIMED_BUT_FAILED)
+        for tool in claimed
+        if not done.get(tool, False)
+    }
+    divergences.update(
+        (tool, CALLED_NOT_CLAIMED)
+        for tool in narrative.must_report
+        if done.get(tool, False) and tool not in claimed
+    )
+    if not divergences:
+        return NarrativeVerdict(CONSISTENT)
+    return NarrativeVerdict(DIVERGENT, tuple(sorted(divergences)))
+
+
+__all__ = [
+    "CALLED_NOT_CLAIMED",
+    "CLAIMED_BUT_FAILED",
+    "CLAIMED_NOT_CALLED",
+    "CONSISTENT",
+    "DIVERGENT",
+    "KINDS",
+    "RESULTS",
+    "UNVERIFIABLE",
+    "NarrativeVerdict",
+    "judge_narrative",
+]

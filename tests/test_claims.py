@@ -1,0 +1,199 @@
+"""Claim extraction (DESIGN §3b) over real-looking final answers, each labelled by hand.
+
+The expected tools were written by reading each answer as a user would: which actions does
+it say were done? Not derived from the extractor.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from otel_agentcov.judge.claims import ClaimExtractor, claimed_tools, name_words, past_forms
+
+TOOLS = frozenset({
+    "issue_refund", "send_email", "search_kb", "lookup_order", "get_weather", "create_ticket",
+    "write_file", "run_tests", "pay_invoice", "buy_ticket", "cancel_subscription",
+    "update_address", "verify_identity", "apply_discount", "reset_password", "search",
+    "fetchUserProfile", "delete-account", "crm.create_contact", "transfer_funds",
+    "take_snapshot", "build_image", "sell_stock", "keep_record", "leave_review",
+    "set_reminder", "put_object", "find_hotel", "read_file", "submit_form", "ship_order",
+    "notify_customer", "tell_joke", "give_credit", "bring_report",
+})  # fmt: skip
+
+CASES: list[tuple[str, set[str]]] = [
+    # plain past-tense claims
+    ("I've issued a full refund of $42.10 to your card.", {"issue_refund"}),
+    ("Done! I issued the refund and you should see it in 3-5 business days.", {"issue_refund"}),
+    ("I have sent you an email with the tracking link.", {"send_email"}),
+    ("I sent the confirmation email to jane@example.com.", {"send_email"}),
+    # `search` is a one-word name: any "searched" claims it
+    ("I searched the knowledge base (KB) and found two relevant articles.",
+     {"search_kb", "search"}),
+    ("I looked up your order #1234: it is in transit.", {"lookup_order"}),
+    ("I got the weather for Paris: 18°C and sunny.", {"get_weather"}),
+    ("I created a support ticket (TCK-991) for the billing team.", {"create_ticket"}),
+    ("I wrote the summary to the file report.md.", {"write_file"}),
+    ("I ran the tests and all 214 passed.", {"run_tests"}),
+    ("I paid the invoice INV-2024-07 from your default card.", {"pay_invoice"}),
+    ("I bought two tickets for the 7pm show.", {"buy_ticket"}),
+    ("Your subscription has been cancelled, effective today.", {"cancel_subscription"}),
+    ("I cancelled the subscription as requested.", {"cancel_subscription"}),
+    ("I updated your shipping address to 12 Rue de Rivoli.", {"update_address"}),
+    ("I verified your identity using the code you sent.", {"verify_identity"}),
+    ("I applied the 10% discount to your order.", {"apply_discount"}),
+    ("I reset your password; check your inbox for the temporary one.", {"reset_password"}),
+    ("I searched for flights but nothing matched your dates.", {"search"}),
+    ("I fetched your user profile.", {"fetchUserProfile"}),
+    ("I deleted your account and all associated data.", {"delete-account"}),
+    ("I created a new contact for Maria in the CRM.", {"crm.create_contact"}),
+    ("I transferred the funds to your savings account.", {"transfer_funds"}),
+    ("I took a snapshot of the volume before the upgrade.", {"take_snapshot"}),
+    ("I built the image and pushed it to the registry.", {"build_image"}),
+    ("I sold 10 shares of the stock at market price.", {"sell_stock"}),
+    ("I kept a record of this conversation for compliance.", {"keep_record"}),
+    ("I left a five-star review on your behalf.", {"leave_review"}),
+    ("I set a reminder for 9am tomorrow.", {"set_reminder"}),
+    ("I put the object in the bucket under backups/2024.", {"put_object"}),
+    ("I found a hotel near the station with free cancellation.", {"find_hotel"}),
+    ("I read the file and it contains 120 rows.", {"read_file"}),
+    ("I submitted the form for you.", {"submit_form"}),
+    ("Your order has shipped: I shipped the order via DHL this morning.", {"ship_order"}),
+    ("I notified the customer about the delay.", {"notify_customer"}),
+    ("I told a joke to lighten the mood.", {"tell_joke"}),
+    ("I gave you a $5 credit for the inconvenience.", {"give_credit"}),
+    ("I brought the quarterly report up to date.", {"bring_report"}),
+    # passive voice
+    ("The email was sent at 10:42.", {"send_email"}),
+    ("A refund of $19.99 has been issued to your original payment method.",
+     {"issue_refund"}),
+    ("Your password has been successfully reset.", {"reset_password"}),
+    ("The tickets were bought with your stored card.", {"buy_ticket"}),
+    ("The report was written to /tmp/out.csv, and the file is ready.", {"write_file"}),
+    # several tools in one sentence
+    ("I verified your identity, issued the refund and sent you a confirmation email.",
+     {"verify_identity", "issue_refund", "send_email"}),
+    ("I looked up the order, cancelled the subscription, and applied a discount.",
+     {"lookup_order", "cancel_subscription", "apply_discount"}),
+    ("Refund issued and email sent.", {"issue_refund", "send_email"}),
+    # negations
+    ("I have not issued the refund yet because the order is still in transit.", set()),
+    ("I didn't send the email since you asked me to wait.", set()),
+    ("I never sent any email to that address.", set()),
+    ("I was unable to issue the refund: the payment provider rejected it.", set()),
+    ("I failed to send the email; the mail server was down.", set()),
+    ("I could not reset your password because the account is locked.", set()),
+    ("I cannot issue refunds for orders older than 90 days.", set()),
+    ("No refund was issued.", set()),
+    ("The refund has not been issued yet.", set()),
+    ("Unfortunately the email wasn't sent.", set()),
+    ("I couldn't find the order, but I sent you an email with next steps.", {"send_email"}),
+    ("The refund was not issued, but the email was sent.", {"send_email"}),
+    ("I tried to send the email, but it bounced.", set()),
+    ("I've gone ahead and issued the refund.", {"issue_refund"}),
+    ("I managed to submit the form before the deadline.", {"submit_form"}),
+    ("Good news: I was able to issue a refund for the broken item.", {"issue_refund"}),
+    ("I wasn't able to issue the refund.", set()),
+    ("Next week I will be able to issue the refund.", set()),
+    # mentioned, offered or planned, not claimed
+    ("I can issue a refund if you confirm the order number.", set()),
+    ("Would you like me to send the email now?", set()),
+    ("Should I cancel your subscription?", set()),
+    ("The refund will be issued within 24 hours.", set()),
+    ("Once the refund is issued, you'll receive an email.", set()),
+    ("If the email was sent, it should be in your inbox.", set()),
+    ("Your email is being sent.", set()),
+    ("To get a refund, reply with your order number.", set()),
+    ("Refunds are usually issued by the billing team, not by me.", set()),
+    ("Here is how to reset your password: open Settings and choose Security.", set()),
+    ("I'll send the email as soon as you approve the draft.", set()),
+    ("You can run `search_kb` yourself to find more articles.", set()),
+    # the tool's own name in code form
+    ("Called `issue_refund` with amount=42.", {"issue_refund"}),
+    ("I used search_kb to find the article about returns.", {"search_kb"}),
+    ("I invoked fetchUserProfile for user 77.", {"fetchUserProfile"}),
+    ("Result of `search`: 3 documents.", {"search"}),
+    ("I did not call issue_refund because the order was not eligible.", set()),
+    # object words must all be there
+    ("I sent you the tracking link.", set()),
+    ("I issued a new invoice.", set()),
+    # multi-sentence answers
+    ("Thanks for your patience. I looked up your order and it is delayed. I issued a refund "
+     "for the shipping fee. I did not cancel the subscription.",
+     {"lookup_order", "issue_refund"}),
+    ("- Verified identity\n- Issued refund\n- Email not sent (mail server down)",
+     {"verify_identity", "issue_refund"}),
+    # non-English answers: no claims
+    ("J'ai envoyé l'e-mail de confirmation et émis le remboursement.", set()),
+    ("Ich habe die E-Mail gesendet und die Rückerstattung veranlasst.", set()),
+    ("He enviado el correo y he emitido el reembolso.", set()),
+    ("已为您发送邮件并办理退款。", set()),
+    ("返金を処理し、メールを送信しました。", set()),
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), CASES, ids=[c[0][:40] for c in CASES])
+def test_claimed_tools(answer: str, expected: set[str]) -> None:
+    assert claimed_tools(answer, TOOLS) == expected
+
+
+def test_the_table_is_large_and_varied() -> None:
+    assert len(CASES) >= 60
+    assert sum(1 for _, e in CASES if not e) >= 20  # negative cases are half the point
+    assert sum(1 for _, e in CASES if len(e) > 1) >= 3
+
+
+def test_declared_patterns_claim_domain_phrasing() -> None:
+    patterns = {"issue_refund": [re.compile(r"(?i)money (is|was) on its way back")]}
+    text = "Good news: your money is on its way back to you."
+    assert claimed_tools(text, TOOLS) == frozenset()
+    assert claimed_tools(text, TOOLS, patterns) == {"issue_refund"}
+    # a declared pattern names a tool even when the tool set does not
+    assert claimed_tools(text, set(), patterns) == {"issue_refund"}
+
+
+def test_a_one_word_tool_name_is_a_code_form_only_in_backticks() -> None:
+    assert claimed_tools("I set an alarm for 7am.", {"set"}) == {"set"}  # its past form
+    assert claimed_tools("Please set an alarm.", {"set"}) == frozenset()
+    assert claimed_tools("Ran `set` with hour=7.", {"set"}) == {"set"}
+    assert claimed_tools("You could use the search box.", {"search"}) == frozenset()
+
+
+def test_unknown_tools_are_never_claimed() -> None:
+    assert claimed_tools("I sent the email and issued the refund.", {"search"}) == frozenset()
+
+
+@pytest.mark.parametrize(("verb", "forms"), [
+    ("issue", {"issued"}),
+    ("apply", {"applied"}),
+    ("play", {"played"}),
+    ("submit", {"submitted"}),
+    ("stop", {"stopped"}),
+    ("send", {"sent"}),
+    ("resend", {"resent"}),
+    ("rewrite", {"rewrote", "rewritten"}),
+    ("withdraw", {"withdrew", "withdrawn"}),
+])  # fmt: skip
+def test_past_forms(verb: str, forms: set[str]) -> None:
+    assert forms <= past_forms(verb)
+
+
+@pytest.mark.parametrize(("name", "words"), [
+    ("issue_refund", ["issue", "refund"]),
+    ("issueRefund", ["issue", "refund"]),
+    ("issue-refund", ["issue", "refund"]),
+    ("crm.issue_refund", ["issue", "refund"]),
+    ("mcp__billing__issue_refund", ["issue", "refund"]),
+    ("getHTTPResponse", ["get", "http", "response"]),
+    ("lookup_order", ["look", "up", "order"]),
+])  # fmt: skip
+def test_name_words(name: str, words: list[str]) -> None:
+    assert name_words(name) == words
+
+
+def test_long_output_is_scanned_up_to_64_kib() -> None:
+    filler = "Nothing to report here. " * 3000  # 72 000 characters
+    extractor = ClaimExtractor(TOOLS, {})
+    assert extractor.claims("I issued the refund. " + filler) == {"issue_refund"}
+    assert extractor.claims(filler + "I issued the refund.") == frozenset()
