@@ -67,6 +67,9 @@ def without_trace_ids(state: dict[str, Any]) -> dict[str, Any]:
     """The SDK draws random trace ids, so two runs of the same workload differ only there."""
     for agent in state["agents"].values():
         agent["tool_sets"] = [[end, 0, tools] for end, _, tools in agent["tool_sets"]]
+        agent["path_first"] = {
+            path: [end, 0] for path, (end, _) in agent["path_first"].items()
+        }
         agent["restricted_traces"] = {
             tool: [[end, 0] for end, _ in attempts]
             for tool, attempts in agent["restricted_traces"].items()
