@@ -107,7 +107,17 @@ def _agent_attributes(trace: Any, name: Any, failed: bool) -> dict[str, Any]:
     cost = _get(trace, "total_cost_usd")
     if isinstance(cost, int | float) and cost > 0:
         attrs["gen_ai.usage.cost"] = float(cost)
+    version = _version(trace)
+    if version is not None:
+        attrs["gen_ai.agent.version"] = version
     return attrs
+
+
+def _version(trace: Any) -> str | None:
+    """The agent version a trial names (`metadata.version` or `agent_version`), if any."""
+    meta = _get(trace, "metadata") or {}
+    version = _get(meta, "version") or _get(meta, "agent_version")
+    return version if isinstance(version, str) and version else None
 
 
 def _failed(trace: Any) -> bool:
@@ -234,7 +244,7 @@ def trace_to_runs(
         limits.add(limit)
     run = AgentRun(
         agent=agent_name_, trace_id=trace_id, start_ns=0, end_ns=_total_ns(trace, clock),
-        error=err, limits=frozenset(limits), steps=steps,
+        error=err, limits=frozenset(limits), steps=steps, version=_version(trace),
     )
     _add_trace_model(run, trace)
     return TrialRuns([run], kinds)

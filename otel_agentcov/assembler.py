@@ -40,6 +40,7 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
+    version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
     context: str | None = None  # the test that ran it (DESIGN §3d)
     content: RunContent | None = None  # only when a check needs it; dropped once judged
     models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
@@ -138,6 +139,8 @@ class _Builder:
             input_chars=input_chars,
             scores=tuple(x for s in (*spans, *steps) for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
+            # the agent span's own version first: a child span may come from another service
+            version=next((s.version for s in (*spans, *steps) if s.version), None),
             context=self.context,
             content=run_content(spans, steps) if content else None,
             delegated_calls=delegated_calls,

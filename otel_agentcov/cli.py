@@ -12,11 +12,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import __version__, gate, offline
+from .compare import RENDERERS as COMPARE_FORMATS
+from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
 from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
-from .verdicts import EXIT_FAIL, EXIT_PASS, EXIT_USAGE, no_runs_message
+from .verdicts import (
+    EXIT_FAIL,
+    EXIT_PASS,
+    EXIT_USAGE,
+    FAIL,
+    INCONCLUSIVE,
+    exit_code,
+    no_runs_message,
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +57,8 @@ _positive = _number(int, "a whole number >= 1", 1)
 _port = _number(int, "a port number from 0 to 65535", 0, 65535)
 _seconds = _number(float, "a finite number of seconds >= 0", 0)
 _percent = _number(float, "a percentage from 0 to 100", 0, 100)
+_fraction = _number(float, "a fraction from 0 to 1", 0, 1)
+_alpha = _number(float, "a significance level above 0 and at most 0.5", 1e-12, 0.5)
 
 
 def _names(text: str) -> list[str]:
@@ -157,6 +169,34 @@ def build_parser() -> argparse.ArgumentParser:
         "--allow-inconclusive", action="store_true",
         help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default the gate "
         "exits 3",
+    )
+
+    p_cmp = sub.add_parser(
+        "compare", help="regression verdict per agent between a baseline and a current version",
+        description="Exit codes: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive "
+        "(see --inconclusive). Each side is a state file, a trace file or directory, or trials "
+        "JSON; the kind is read from the content.",
+    )
+    p_cmp.add_argument("baseline", metavar="BASELINE", help="the version compared against")
+    p_cmp.add_argument("current", metavar="CURRENT", help="the version under test")
+    p_cmp.add_argument("--spec", metavar="F", help="agentcov.yaml, applied to both sides")
+    p_cmp.add_argument(
+        "--tolerance", type=_fraction, default=0.05, metavar="D",
+        help="largest tolerated drop in pass rate, as a fraction (default 0.05 = 5 points)",
+    )
+    p_cmp.add_argument("--alpha", type=_alpha, default=0.05, metavar="A",
+                       help="significance level, Holm-corrected across agents (default 0.05)")
+    p_cmp.add_argument(
+        "--min-count", type=_positive, default=1, metavar="N",
+        help="list an item as lost (new) only if baseline (current) saw it N times (default 1)",
+    )
+    p_cmp.add_argument("--format", choices=tuple(COMPARE_FORMATS), default="text",
+                       help="report format (markdown: a pull-request comment)")
+    p_cmp.add_argument("--output", metavar="PATH", help="write the report here, not to stdout")
+    p_cmp.add_argument("--junit", metavar="F", help="write JUnit XML (one test case per agent)")
+    p_cmp.add_argument(
+        "--inconclusive", choices=("fail", "pass"),
+        help="exit 1 (fail) or 0 (pass) when the worst verdict is INCONCLUSIVE (default: exit 3)",
     )
 
     p_merge = sub.add_parser(
@@ -278,6 +318,27 @@ def _gate(args: argparse.Namespace) -> int:
     return gate.outcome(checks, args.allow_inconclusive)
 
 
+def _compare(args: argparse.Namespace) -> int:
+    """Both sides through the coverage loader under one spec; a side with no run is exit 2."""
+    spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
+    sides = []
+    for path in (args.baseline, args.current):
+        engine = offline.load_path(spec, path)
+        report = offline.report(engine)
+        if offline.run_count(report) == 0:
+            raise offline.InputError(f"{path}: no agent runs found; nothing to compare")
+        sides.append(Side(engine.state, report))
+    result = compare(sides[0], sides[1], Settings(args.tolerance, args.alpha, args.min_count))
+    _write(args.output, COMPARE_FORMATS[args.format](result))
+    allow = args.inconclusive == "pass"
+    if args.junit:
+        _write(args.junit, render_junit(result, allow))
+    verdicts = [a["verdict"] for a in result["agents"].values()]
+    if args.inconclusive == "fail":
+        verdicts = [FAIL if v == INCONCLUSIVE else v for v in verdicts]
+    return exit_code(verdicts, allow)
+
+
 def _merge(args: argparse.Namespace) -> int:
     merged = CoverageState()
     for path in args.states:
@@ -323,6 +384,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _coverage(args)
         if args.command == "gate":
             return _gate(args)
+        if args.command == "compare":
+            return _compare(args)
         if args.command == "merge":
             return _merge(args)
         if args.command == "serve":

@@ -36,6 +36,9 @@ from otel_agentcov.spec import CoverageSpec
 WORKFLOW = "support_flow"
 MAX_STEPS = 10  # triage's request limit; the spec below declares the same max_steps boundary
 
+# The second half of each batch of requests runs as a canary version (DESIGN §3c).
+BASELINE_VERSION, CANARY_VERSION = "1.0", "1.1"
+
 DEMO_SPEC: dict[str, Any] = {
     "version": 1,
     "defaults": {
@@ -138,6 +141,7 @@ class _Workload:
         self._tracer = tracer
         self._rng = rng
         self._now = _EPOCH_NS
+        self.version = BASELINE_VERSION
 
     def _advance(self, lo_ms: float, hi_ms: float) -> None:
         self._now += int(self._rng.uniform(lo_ms, hi_ms) * _MS)
@@ -211,6 +215,7 @@ class _Workload:
         attributes: dict[str, AttributeValue] = {
             "gen_ai.operation.name": "invoke_agent",
             "gen_ai.agent.name": name,
+            "gen_ai.agent.version": self.version,
             "gen_ai.request.model": model.request,
         }
         with self._span(f"invoke_agent {name}", attributes) as span:
@@ -329,9 +334,10 @@ def run_workload(
     `stop` ends it between two requests, so no run is left half done."""
     rng = random.Random(seed)
     workload = _Workload(tracer_provider.get_tracer("otel_agentcov.demo"), rng)
-    for incident in _incidents(rng, runs):
+    for n, incident in enumerate(_incidents(rng, runs)):
         if stop is not None and stop.is_set():
             return
+        workload.version = BASELINE_VERSION if n < runs // 2 else CANARY_VERSION
         workload.request(incident)
 
 

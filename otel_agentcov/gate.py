@@ -139,14 +139,16 @@ def contract_violations(report: Mapping[str, Any]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
+def junit_xml(
+    checks: Sequence[Check], allow_inconclusive: bool = False, suite: str = "agentcov.gate"
+) -> str:
     """JUnit XML: one testcase per agent x target. FAIL is a <failure>; INCONCLUSIVE is a
     <failure> too, or <skipped> when allowed, so the CI view matches the exit code. Names are
     escaped: XML 1.0 cannot carry most control characters at all."""
-    suite = ET.Element("testsuite", name="agentcov.gate")
+    suite_el = ET.Element("testsuite", name=suite)
     failures = skipped = 0
     for c in checks:
-        case = ET.SubElement(suite, "testcase", classname=f"agentcov.{plain(c.agent)}",
+        case = ET.SubElement(suite_el, "testcase", classname=f"agentcov.{plain(c.agent)}",
                              name=plain(c.target), time="0")
         message = plain(f"value {_value(c.value)}, matcher {_matcher(c.matcher)}: {c.reason}")
         if c.verdict == FAIL or (c.verdict == INCONCLUSIVE and not allow_inconclusive):
@@ -155,13 +157,13 @@ def junit_xml(checks: Sequence[Check], allow_inconclusive: bool = False) -> str:
         elif c.verdict == INCONCLUSIVE:
             skipped += 1
             ET.SubElement(case, "skipped", message=message)
-    suite.set("tests", str(len(checks)))
-    suite.set("failures", str(failures))
-    suite.set("errors", "0")
-    suite.set("skipped", str(skipped))
+    suite_el.set("tests", str(len(checks)))
+    suite_el.set("failures", str(failures))
+    suite_el.set("errors", "0")
+    suite_el.set("skipped", str(skipped))
     root = ET.Element("testsuites", name="agentcov", tests=str(len(checks)),
                       failures=str(failures), errors="0", skipped=str(skipped))
-    root.append(suite)
+    root.append(suite_el)
     ET.indent(root)
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 

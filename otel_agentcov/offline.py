@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
@@ -17,7 +18,7 @@ from .readers.errors import TraceFormatError
 from .readers.trials import read_trials
 from .records import SpanRecord
 from .spec import CoverageSpec
-from .state import CoverageState, StateError
+from .state import STATE_FORMAT, CoverageState, StateError
 
 END_OF_INPUT = "end_of_input"
 
@@ -154,3 +155,46 @@ def report(engine: CoverageEngine, *, contexts: bool = False) -> dict[str, Any]:
             if name != "*":
                 engine.state.agent(name)
     return engine.snapshot(contexts=contexts).to_dict()
+
+
+def input_kind(path: str) -> str:
+    """Which `load` argument a single path is: "states", "results" (trials) or "traces".
+
+    Read from the content, like the trace formats: a JSON object naming the state format (or a
+    JSON report, which `load_state` then refuses with the reason) is a state; a JSON list, or an
+    object holding `results`/`trials`, is trials; anything else (directories, JSON Lines,
+    protobuf, gzip, stdin) goes to the trace readers, which name what is wrong with it.
+    """
+    from .readers.files import STDIN  # lazily, like the readers (startup time)
+
+    if path == STDIN or os.path.isdir(path):
+        return "traces"
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+            if head not in (b"{", b"["):
+                return "traces"
+            fh.seek(0)
+            doc = json.loads(fh.read().decode("utf-8-sig"))
+    except (OSError, ValueError, RecursionError):
+        return "traces"  # the trace reader reports the problem with the file's name
+    if isinstance(doc, list):
+        return "results"
+    if not isinstance(doc, dict):
+        return "traces"
+    if doc.get("format") == STATE_FORMAT or ("agents" in doc and "spans" in doc):
+        return "states"
+    if any(isinstance(doc.get(k), list) for k in ("results", "trials")):
+        return "results"
+    return "traces"
+
+
+def load_path(spec: CoverageSpec, path: str) -> CoverageEngine:
+    """An engine over one input of any kind (`agentcov compare` takes one per side)."""
+    kind = input_kind(path)
+    return load(
+        spec,
+        traces=[path] if kind == "traces" else (),
+        results=[path] if kind == "results" else (),
+        states=[path] if kind == "states" else (),
+    )

@@ -96,7 +96,10 @@ def wilson_interval_at(p: float, n: int, z: float = Z95) -> tuple[float, float]:
     denom = 1.0 + z2 / n
     centre = (p + z2 / (2 * n)) / denom
     spread = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
-    return max(0.0, centre - spread), min(1.0, centre + spread)
+    # exact at the ends (rounding would put 400/400's upper bound a hair below 1)
+    lower = 0.0 if p <= 0.0 else max(0.0, centre - spread)
+    upper = 1.0 if p >= 1.0 else min(1.0, centre + spread)
+    return lower, upper
 
 
 def geometric_mean(values: Sequence[float]) -> float | None:

@@ -4,7 +4,7 @@ The demo workload runs through the real SDK with the processor serving `/metrics
 scrapes it every second with the shipped rules loaded. The restricted-tool alert must fire and
 the scraped coverage must equal `processor.snapshot()`. A second processor, checking narratives,
 serves a support agent whose answers claim a refund it never issued: AgentHallucinatedAction
-must fire for it.
+must fire for it. A canary version with a worse pass rate must fire AgentVersionRegression.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from _support import free_port, get_json, poll, prometheus
 from opentelemetry.sdk.trace import TracerProvider
+from test_versions import SPEC, emit  # the canary workload of the version tests
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.demo import DEMO_SPEC, run_workload
@@ -127,3 +128,40 @@ def test_prometheus_scrapes_and_restricted_alert_fires(
         want = {(agent, e["tool"], e["outcome"]): float(e["count"])
                 for agent, data in report["agents"].items() for e in data["edges"]["restricted"]}
         assert got == want
+
+
+@pytest.mark.timeout(120)
+def test_canary_version_with_worse_pass_rate_fires_version_regression(tmp_path: Path) -> None:
+    """Version 1.0 passes 190/200 runs, then canary 1.1 passes 150/200 (real SDK spans): the
+    scraped verdict is -1 and AgentVersionRegression fires."""
+    provider = TracerProvider()
+    processor = AgentCoverageProcessor(SPEC)
+    provider.add_span_processor(processor)
+    emit(provider, "1.0", 190, 200)
+    emit(provider, "1.1", 150, 200)
+    processor.force_flush()
+    port = free_port()
+    server, _ = processor.serve_metrics(port=port)
+    try:
+        with prometheus(tmp_path, [f"127.0.0.1:{port}"], [RULES / "agentcov-alerts.yaml"]) as api:
+
+            def regression() -> list[dict[str, Any]]:
+                return [
+                    a for a in get_json(f"{api}/alerts")["data"]["alerts"]
+                    if a["labels"]["alertname"] == "AgentVersionRegression"
+                    and a["state"] == "firing"
+                ]
+
+            firing = poll(regression, 60)
+            assert firing, "AgentVersionRegression never fired"
+            (alert,) = firing
+            assert (alert["labels"]["agent"], alert["labels"]["version"],
+                    alert["labels"]["baseline_version"]) == ("triage", "1.1", "1.0")
+            query = urllib.parse.quote("agentcov_version_verdict")
+            result = get_json(f"{api}/query?query={query}")["data"]["result"]
+            assert [(r["metric"]["version"], float(r["value"][1])) for r in result] == [
+                ("1.1", -1.0)
+            ]
+    finally:
+        server.shutdown()
+        provider.shutdown()

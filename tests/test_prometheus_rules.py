@@ -36,6 +36,7 @@ EXPECTED_ALERTS = {
     "AgentCovDelegationEdgesUncovered": "warning",
     "AgentCovPassRateLow": "warning",
     "AgentCovBehaviorInconsistent": "warning",
+    "AgentVersionRegression": "critical",
     "AgentCovExporterDown": "critical",
     "AgentCovExporterAbsent": "critical",
     "AgentCovSpansDropped": "warning",
@@ -94,6 +95,11 @@ KNOWN_METRICS = {
     "agentcov_label_overflow_total",
     "agentcov_internal_errors_total",
     "agentcov_traces_in_flight",
+    "agentcov_version_runs_total",
+    "agentcov_version_runs_passed_total",
+    "agentcov_version_pass_rate_ratio",
+    "agentcov_version_tool_calls_total",
+    "agentcov_version_verdict",
 }
 # Non-agentcov series the rules may use.
 OTHER_METRICS = {"up"}

@@ -58,17 +58,20 @@ def feed(engine: CoverageEngine, spec: list[tuple[Any, ...]]) -> None:
         agent, steps, duration, score = entry
         trace = _trace_ids.setdefault(id(entry), next(_ids))
         root = 1
+        # four versions: below the default max_versions merge is exact; TIGHT keeps only two
+        resource = {"service.version": f"v{duration % 4}"}
         for i, (kind, name, failed) in enumerate(steps):
             engine.ingest(SpanRecord(
                 trace_id=trace, span_id=i + 2, parent_id=root, name=kind,
                 start_ns=i + 1, end_ns=i + 2, status_code=STATUS_ERROR if failed else 0,
-                attributes=_attrs(kind, name),
+                attributes=_attrs(kind, name), resource_attributes=resource,
             ))
         events = () if score is None else (
             ("gen_ai.evaluation.result", {"gen_ai.evaluation.score.value": score}),)
         engine.ingest(SpanRecord(
             trace_id=trace, span_id=root, parent_id=None, name="agent", start_ns=0,
             end_ns=duration, attributes=_attrs("agent", agent), events=events,
+            resource_attributes=resource,
         ))
 
 
@@ -120,7 +123,7 @@ def test_merge_equals_one_process_that_saw_everything(x: list[Any], y: list[Any]
 
 
 TIGHT = Limits(max_agents=2, max_tools=3, max_models=1, max_paths=4, max_states=5,
-               max_path_samples=2)
+               max_path_samples=2, max_versions=2)
 
 
 def _check_caps_and_conservation(state: CoverageState, spec: list[Any]) -> None:
@@ -151,6 +154,9 @@ def _check_caps_and_conservation(state: CoverageState, spec: list[Any]) -> None:
     states_seen = sum(len(steps) for _, steps, _, _ in spec) - same_name
     states_kept = sum(sum(s.diversity.states.values()) for s in agents)
     assert states_kept + folds.get("state", 0) == states_seen
+    versioned = sum(c.runs for s in agents for c in s.versions.counts.values())
+    assert versioned + folds.get("version", 0) == runs_seen  # every run has a version here
+    assert all(len(s.versions.counts) <= lim.max_versions for s in agents)
 
 
 @settings(max_examples=80)

@@ -5,6 +5,10 @@ One deliberate difference: run durations are now summed exactly (stats.LogHistog
 sum and mean no longer depend on the order runs arrive in (`--jobs` merges per-process sums);
 they may differ from the old float-by-float sums in the last bit, and are compared to 1e-15.
 
+Issue 17 grafted two differences into the golden file (the rest is as recorded): every agent
+report gained its `versions` section, and a Wilson bound at 0 or n successes is now exactly 0 or
+1 (one report had 5.55e-17 for 0 of 1).
+
 `python tests/test_report_golden.py --write` rewrites the golden file from whichever
 `otel_agentcov` it imports; do that only from code whose reports are known good (the golden
 file's history says which commit wrote it), never to make this test pass.

@@ -545,6 +545,30 @@ def agent() -> dash.Dashboard:
         )
     )  # fmt: skip
 
+    d = d.with_row(dash.Row("Versions"))
+    d = d.with_panel(
+        series(
+            "Pass rate by version",
+            "Runs that passed / runs, per agent version (gen_ai.agent.version, else the "
+            "resource's service.version), over all replicas: a canary next to its baseline.",
+            [Query(f"sum by (version) (agentcov_version_runs_passed_total{{{a}}}) / sum by "
+                   f"(version) (agentcov_version_runs_total{{{a}}})", "{{version}}")],
+            unit="percentunit", w=12, h=8,
+        ).min(0).max(1)
+    )  # fmt: skip
+    d = d.with_panel(
+        tabular(
+            "Version verdicts",
+            "Each version against the one before it (as agentcov compare): PASS = a drop over 5 "
+            "points ruled out, FAIL = a drop shown (alert AgentVersionRegression), INCONCLUSIVE "
+            "= not enough runs yet. The worst replica's verdict.",
+            [Query(f"min by (version, baseline_version) (agentcov_version_verdict{{{a}}})", "",
+                   True, True)],
+            w=12, h=8,
+            mappings={"1": ("PASS", "green"), "0": ("INCONCLUSIVE", "yellow"),
+                      "-1": ("FAIL", "red")},
+        )
+    )  # fmt: skip
     d = d.with_row(dash.Row("Behaviour contracts"))
     d = d.with_panel(
         tabular(

@@ -79,6 +79,10 @@ def install_otlp_metrics(source: SnapshotSource, meter_provider: MeterProvider) 
          "{run}", "Runs whose story diverged from the trace, by tool and kind."),
         (counter, "agentcov.contract.checks", "agentcov_contract_checks", int, "{check}",
          "Contract behaviour verdicts on runs, by result."),
+        (counter, "agentcov.version.runs", "agentcov_version_runs", int, "{run}",
+         "Completed runs per agent version."),
+        (gauge, "agentcov.version.verdict", "agentcov_version_verdict", int, "1",
+         "A version against the one before it: 1 pass, 0 inconclusive, -1 fail."),
     )  # fmt: skip
     for index, (create, name, family, value, unit, description) in enumerate(instruments):
         # the first instrument's callback takes the cycle's snapshot; the others reuse it

@@ -57,9 +57,11 @@ DROP_REASONS = (
     "queue_full", "queue_bytes", "malformed", "invalid_ids", "end_before_start", "after_shutdown"
 )
 OVERFLOW_LABELS = (
-    "agent", "tool", "model", "path", "state", "context", "context_item", "contract"
+    "agent", "tool", "model", "path", "state", "context", "context_item", "contract", "version"
 )
 CHECK_RESULTS = ("satisfied", "violated", "unknown")
+# agentcov_version_verdict: a version against the one before it (DESIGN §3c)
+VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 
 
 class SnapshotSource(Protocol):
@@ -182,6 +184,19 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
         "Contract behaviour verdicts on runs, by result.",
         [*a, "contract", "behavior", "severity", "result"],
     )
+    av = [*a, "version"]
+    version_runs = _counter("agentcov_version_runs", "Completed runs per agent version.", av)
+    version_passed = _counter("agentcov_version_runs_passed", "Passed runs per agent version.", av)
+    version_rate = _gauge("agentcov_version_pass_rate_ratio", "Pass rate per agent version.", av)
+    version_tools = _counter(
+        "agentcov_version_tool_calls", "Executed tool calls per agent version.", [*av, "tool"]
+    )
+    version_verdict = _gauge(
+        "agentcov_version_verdict",
+        "Pass-rate verdict of a version against the one before it: 1 pass, 0 inconclusive, "
+        "-1 fail.",
+        [*av, "baseline_version"],
+    )
 
     for agent, rep in data.get("agents", {}).items():
         cov = rep["coverage"]
@@ -248,12 +263,24 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
         for c in rep.get("contracts", ()):
             for result in CHECK_RESULTS:
                 checks.add((agent, c["contract"], c["behavior"], c["severity"], result), c[result])
+        for ver in rep.get("versions", ()):
+            agent_version = (agent, ver["version"])
+            version_runs.add(agent_version, ver["runs"])
+            version_passed.add(agent_version, ver["passed"])
+            version_rate.add(agent_version, ver["pass_rate"])
+            for tool, n in ver["tool_calls"].items():
+                version_tools.add((*agent_version, tool), n)
+            verdict = ver["verdict_vs_previous"]
+            if verdict is not None:
+                version_verdict.add((*agent_version, ver["baseline_version"]),
+                                    VERDICT_VALUES[verdict])
 
     per_agent = [
         coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
         model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
         runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
         paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div, checks,
+        version_runs, version_passed, version_rate, version_tools, version_verdict,
     ]  # fmt: skip
     lost = _within_budget(per_agent, max_series)
     cut = _gauge("agentcov_series_overflow", "Series cut from a family by the per-scrape series "

@@ -247,6 +247,17 @@ def violation_rate(row: Mapping[str, Any]) -> str:
     return f"{percent(rate)} [{ci[0]:.0%}, {ci[1]:.0%}]"  # plain rounding: bounds may be 0
 
 
+def versions_summary(versions: Sequence[Mapping[str, Any]]) -> str:
+    """`1.0 95% (200 runs) · 1.1 75% (200 runs, FAIL vs 1.0)`: oldest first, each version's
+    pass rate and its verdict against the one before it (DESIGN §3c)."""
+    parts = []
+    for v in versions:
+        verdict = v["verdict_vs_previous"]
+        vs = f", {verdict} vs {v['baseline_version']}" if verdict is not None else ""
+        parts.append(f"{v['version']} {percent(v['pass_rate'])} ({plural(v['runs'], 'run')}{vs})")
+    return " · ".join(parts)
+
+
 def contract_rows(agent: Mapping[str, Any]) -> list[ContractRow]:
     return [
         ContractRow(r["contract"], r["behavior"], r["kind"].replace("_", " "), r["severity"],

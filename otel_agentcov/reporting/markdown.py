@@ -100,6 +100,8 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
     lines += ["", *_table(("dimension", "coverage", "detail"), dimension_rows)]
     lines += ["", f"Weakest dimension: {escape(fmt.weakest_summary(coverage))}"]
     lines += ["", f"Tool edges: {escape(fmt.edges_summary(edges))}"]
+    if agent.get("versions"):
+        lines += ["", f"Versions: {escape(fmt.versions_summary(agent['versions']))}"]
     lines += ["", "### Tools", "", *_tools_section(agent)]
     attempts = [
         [escape(a["tool"]), escape(a["outcome"]), str(a["count"])] for a in edges["restricted"]

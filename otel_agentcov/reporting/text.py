@@ -44,6 +44,8 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
         lines.append(_row("Narrative", narrative))
     concerns = "; ".join(fmt.concern_text(c) for c in agent["concerns"]) or "none"
     lines.append(_row("Concerns", concerns))
+    if agent.get("versions"):
+        lines.append(_row("Versions", fmt.versions_summary(agent["versions"])))
     rows = fmt.contract_rows(agent)
     if rows:
         violated = sum(1 for r in rows if r.violated)

@@ -314,6 +314,9 @@ def build_step(
         step.handoff_to = as_str(attrs.get("gen_ai.handoff.to_agent")) or as_str(
             attrs.get("gen_ai.transfer.target.name")
         )
+    step.version = as_str(attrs.get("gen_ai.agent.version")) or as_str(
+        record.resource_attributes.get("service.version")
+    )
     if record.events:
         step.scores = evaluation_scores(record)
     context = test_context(record)

@@ -56,4 +56,5 @@ class Step:
     step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
     turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
     joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
+    version: str | None = None  # gen_ai.agent.version, else the resource's service.version
     content: StepContent | None = None  # only when a check needs it; snapshots skip it

@@ -12,6 +12,7 @@ from .edges import edges_section
 from .narrative import narrative_section
 from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
+from .versions import versions_section
 from .view import AgentView
 
 
@@ -33,6 +34,7 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     concerns_section,
     narrative_section,  # after concerns: it adds the hallucinated-action concern
     contracts_section,
+    versions_section,
     contexts_section,
     recommendations_section,
     expect_section,  # last: it reads every target
@@ -40,7 +42,7 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
 # the JSON report's key order per agent (DESIGN §6); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts",
+    "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts", "versions",
     "recommendations",
 )
 

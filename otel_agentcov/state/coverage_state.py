@@ -27,6 +27,7 @@ from .facts import run_facts
 from .inventory import Inventory
 from .narrative import Narrative
 from .outcomes import Outcomes
+from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
 STATE_VERSION = 2  # 2 added contract verdicts; version-1 files still load (with none)
@@ -47,6 +48,7 @@ class AgentState:
     edges: Edges = field(default_factory=Edges)
     narrative: Narrative = field(default_factory=Narrative)
     contracts: Contracts = field(default_factory=Contracts)
+    versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
@@ -56,6 +58,7 @@ class AgentState:
         self.edges.merge(other.edges, caps)
         self.narrative.merge(other.narrative, caps)
         self.contracts.merge(other.contracts, caps)
+        self.versions.merge(other.versions, caps)
         self.contexts.merge(other.contexts, caps)
 
     def to_dict(self) -> dict[str, Any]:
@@ -66,6 +69,7 @@ class AgentState:
             **self.edges.to_dict(),
             **self.narrative.to_dict(),
             **self.contracts.to_dict(),
+            **self.versions.to_dict(),
             **self.contexts.to_dict(),
         }
 
@@ -78,6 +82,7 @@ class AgentState:
             edges=Edges.from_dict(d),
             narrative=Narrative.from_dict(d),
             contracts=Contracts.from_dict(d),
+            versions=Versions.from_dict(d),
             contexts=Contexts.from_dict(d),
         )
 
@@ -116,6 +121,7 @@ class CoverageState:
         st.contracts.add(facts, self.caps)
         st.outcomes.add(facts, called, spec.consistency_window)
         st.narrative.add(verdicts.narrative, self.caps)
+        st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
 
     def merge(self, other: CoverageState) -> None:

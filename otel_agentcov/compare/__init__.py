@@ -1,0 +1,6 @@
+"""Regression verdicts between two versions of an agent (DESIGN §3c): `agentcov compare`."""
+
+from .comparison import Settings, Side, compare
+from .render import RENDERERS, render_junit
+
+__all__ = ["RENDERERS", "Settings", "Side", "compare", "render_junit"]

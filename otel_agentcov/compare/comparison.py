@@ -1,0 +1,158 @@
+"""`agentcov compare`: the regression verdict per agent between two states (DESIGN §3c).
+
+Pass rates, intervals and coverage come from each side's Snapshot report (never recomputed);
+the exact set changes and the per-tool call counts come from the states themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..snapshot.coverage import DIMENSIONS
+from ..state import AgentState, CoverageState
+from ..verdicts import FAIL, INCONCLUSIVE, PASS
+from .hard import hard_regressions
+from .sets import set_changes
+from .statistics import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a comparison: its state and the Snapshot report computed from it."""
+
+    state: CoverageState
+    report: Mapping[str, Any]
+
+    def agent(self, name: str) -> tuple[AgentState, Mapping[str, Any] | None]:
+        return self.state.agents.get(name) or AgentState(), self.report["agents"].get(name)
+
+
+@dataclass(frozen=True)
+class Settings:
+    tolerance: float = TOLERANCE
+    alpha: float = ALPHA
+    min_count: int = 1
+
+
+def overall(verdicts: Iterable[str]) -> str:
+    """FAIL if any agent failed, else INCONCLUSIVE if any could not be decided, else PASS."""
+    seen = set(verdicts)
+    return FAIL if FAIL in seen else INCONCLUSIVE if INCONCLUSIVE in seen or not seen else PASS
+
+
+def _counts(report: Mapping[str, Any] | None) -> tuple[int, int]:
+    """(passed, runs) as the snapshot counted them; an agent absent from a side has none."""
+    return (report["runs"]["passed"], report["runs"]["count"]) if report else (0, 0)
+
+
+def _rate(report: Mapping[str, Any] | None) -> dict[str, Any]:
+    runs = report["runs"] if report else None
+    return {
+        "rate": runs["pass_rate"] if runs else None,
+        "ci95": runs["pass_rate_ci95"] if runs else None,
+        "passed": runs["passed"] if runs else 0,
+        "runs": runs["count"] if runs else 0,
+    }
+
+
+def _coverage(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+              ) -> dict[str, dict[str, float | None]]:
+    return {
+        d: {
+            "baseline": before["coverage"][d] if before else None,
+            "current": after["coverage"][d] if after else None,
+        }
+        for d in (*DIMENSIONS, "overall")
+    }
+
+
+def _tool_calls(st: AgentState) -> dict[str, int]:
+    return {t: ok + err for t, (ok, err) in st.inventory.tools.items()}
+
+
+def _contract_rate(b_st: AgentState, c_st: AgentState, settings: Settings
+                   ) -> dict[str, Any] | None:
+    """Runs no contract failed, among runs a contract applied to, compared like the pass rate
+    (DESIGN §3c; uncorrected: a secondary signal, the pass rate already counts these runs)."""
+    (j0, f0), (j1, f1) = ((s.contracts.judged, s.contracts.failed) for s in (b_st, c_st))
+    if not (j0 and j1):
+        return None
+    v = pass_rate_verdict(j0 - f0, j0, j1 - f1, j1, tolerance=settings.tolerance,
+                          alpha=settings.alpha)
+    return {"verdict": v.verdict, "baseline": [j0 - f0, j0], "current": [j1 - f1, j1],
+            "diff_ci95": list(v.diff_ci95), "p_value": v.p_value}
+
+
+def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
+           settings: Settings) -> dict[str, Any]:
+    b_st, b_rep = baseline.agent(name)
+    c_st, c_rep = current.agent(name)
+    (x0, n0), (x1, n1) = _counts(b_rep), _counts(c_rep)
+    flags: list[str] = []
+    pass_rate: dict[str, Any] = {
+        "baseline": _rate(b_rep), "current": _rate(c_rep),
+        "diff_ci95": None, "p_value": None, "p_value_holm": None, "cohens_h": None,
+    }
+    runs_needed: int | None = None
+    if n0 and n1:
+        v = pass_rate_verdict(
+            x0, n0, x1, n1, p_adjusted, tolerance=settings.tolerance, alpha=settings.alpha
+        )
+        verdict, runs_needed = v.verdict, v.runs_needed
+        flags += v.flags
+        pass_rate.update(diff_ci95=list(v.diff_ci95), p_value=v.p_value,
+                         p_value_holm=v.p_value_adjusted, cohens_h=v.cohens_h)
+    else:  # nothing to compare on one side: undecided, never a pass
+        verdict = INCONCLUSIVE
+        flags.append("no_baseline_runs" if not n0 else "no_current_runs")
+    hard = hard_regressions(b_st, c_st)
+    if hard:
+        verdict = FAIL
+        flags.append("hard_regression")
+    contracts = _contract_rate(b_st, c_st, settings)
+    if contracts is not None and contracts["verdict"] == FAIL:
+        flags.append("contract_regression")
+    drift = tool_drift(_tool_calls(b_st), _tool_calls(c_st), settings.alpha)
+    if drift.drift:
+        flags.append("drift")
+    lost, new = set_changes(b_st, c_st, settings.min_count)
+    return {
+        "verdict": verdict,
+        "flags": sorted(flags),
+        "pass_rate": pass_rate,
+        "runs_needed": runs_needed,
+        "hard_regressions": hard,
+        "lost": lost,
+        "new": new,
+        "coverage": _coverage(b_rep, c_rep),
+        "contracts": contracts,
+        "drift": {"p_value": drift.p_value, "cramers_v": drift.cramers_v, "drift": drift.drift,
+                  "categories": drift.categories},
+    }
+
+
+def compare(baseline: Side, current: Side, settings: Settings | None = None) -> dict[str, Any]:
+    """The comparison report: an overall verdict and one entry per agent seen on either side.
+
+    Fisher p-values are Holm-adjusted across the agents that have runs on both sides, so
+    comparing many agents does not multiply the chance of a false FAIL.
+    """
+    settings = settings or Settings()
+    names = sorted({*baseline.report["agents"], *current.report["agents"]})
+    raw: dict[str, float] = {}
+    for name in names:
+        (x0, n0), (x1, n1) = _counts(baseline.agent(name)[1]), _counts(current.agent(name)[1])
+        if n0 and n1:
+            raw[name] = fisher_drop_p(x0, n0, x1, n1)
+    adjusted = holm(raw)
+    agents = {name: _agent(name, baseline, current, adjusted.get(name), settings)
+              for name in names}
+    return {
+        "verdict": overall(a["verdict"] for a in agents.values()),
+        "tolerance": settings.tolerance,
+        "alpha": settings.alpha,
+        "min_count": settings.min_count,
+        "agents": agents,
+    }
