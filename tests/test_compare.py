@@ -418,3 +418,26 @@ def test_sides_may_be_trace_directories_protobuf_or_reports_are_refused(
     capsys.readouterr()
     assert cli.main(["compare", str(report), str(pb)]) == 2
     assert "a JSON report, not a state file" in capsys.readouterr().err
+
+
+def test_narrative_consistency_is_compared_like_the_pass_rate(tmp_path: Path) -> None:
+    """DESIGN §3c: narrative divergence rates are compared like the pass rate. Runs whose
+    story matched their calls, among runs whose story could be checked: 390/400 -> 340/400 is
+    a drop Fisher shows; unverifiable runs are in neither count."""
+    trials = write_trials(tmp_path / "t.json", [("ag", 400, 400, _search)])
+    base, cur = side(trials), side(trials)
+    base.state.agents["ag"].narrative.runs = {"consistent": 390, "divergent": 10,
+                                              "unverifiable": 50}
+    cur.state.agents["ag"].narrative.runs = {"consistent": 340, "divergent": 60}
+    report = compare(base, cur)
+    ag = report["agents"]["ag"]
+    narrative = ag["narrative"]
+    assert narrative["baseline"] == [390, 400] and narrative["current"] == [340, 400]
+    assert narrative["diff_ci95"] == pytest.approx(newcombe_hand(390, 400, 340, 400))
+    assert narrative["p_value"] == pytest.approx(fisher_hand(390, 400, 340, 400))
+    assert narrative["verdict"] == "FAIL" and "narrative_regression" in ag["flags"]
+    assert ("narrative: runs whose story matched their calls 390/400 → 340/400"
+            in RENDERERS["text"](report))
+    # no story checked on a side: nothing to compare, no flag
+    plain = compare(side(trials), side(trials))["agents"]["ag"]
+    assert plain["narrative"] is None and "narrative_regression" not in plain["flags"]

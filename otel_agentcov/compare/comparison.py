@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..judge.narrative import CONSISTENT, DIVERGENT
 from ..snapshot.coverage import DIMENSIONS
 from ..state import AgentState, CoverageState
 from ..verdicts import FAIL, INCONCLUSIVE, PASS
@@ -72,16 +73,26 @@ def _tool_calls(st: AgentState) -> dict[str, int]:
     return {t: ok + err for t, (ok, err) in st.inventory.tools.items()}
 
 
-def _contract_rate(b_st: AgentState, c_st: AgentState, settings: Settings
-                   ) -> dict[str, Any] | None:
-    """Runs no contract failed, among runs a contract applied to, compared like the pass rate
-    (DESIGN §3c; uncorrected: a secondary signal, the pass rate already counts these runs)."""
-    (j0, f0), (j1, f1) = ((s.contracts.judged, s.contracts.failed) for s in (b_st, c_st))
-    if not (j0 and j1):
+def _unfailed(st: AgentState) -> tuple[int, int]:
+    """(runs no contract failed, runs a contract applied to)."""
+    return st.contracts.judged - st.contracts.failed, st.contracts.judged
+
+
+def _consistent(st: AgentState) -> tuple[int, int]:
+    """(runs whose story matched their calls, runs whose story could be checked)."""
+    consistent = st.narrative.runs.get(CONSISTENT, 0)
+    return consistent, consistent + st.narrative.runs.get(DIVERGENT, 0)
+
+
+def _rate_check(before: tuple[int, int], after: tuple[int, int], settings: Settings
+                ) -> dict[str, Any] | None:
+    """A secondary rate (contract-unfailed runs, narrative-consistent runs) compared like the
+    pass rate (DESIGN §3c; uncorrected: the pass rate already counts these runs)."""
+    (x0, n0), (x1, n1) = before, after
+    if not (n0 and n1):
         return None
-    v = pass_rate_verdict(j0 - f0, j0, j1 - f1, j1, tolerance=settings.tolerance,
-                          alpha=settings.alpha)
-    return {"verdict": v.verdict, "baseline": [j0 - f0, j0], "current": [j1 - f1, j1],
+    v = pass_rate_verdict(x0, n0, x1, n1, tolerance=settings.tolerance, alpha=settings.alpha)
+    return {"verdict": v.verdict, "baseline": [x0, n0], "current": [x1, n1],
             "diff_ci95": list(v.diff_ci95), "p_value": v.p_value}
 
 
@@ -111,9 +122,12 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
     if hard:
         verdict = FAIL
         flags.append("hard_regression")
-    contracts = _contract_rate(b_st, c_st, settings)
+    contracts = _rate_check(_unfailed(b_st), _unfailed(c_st), settings)
     if contracts is not None and contracts["verdict"] == FAIL:
         flags.append("contract_regression")
+    narrative = _rate_check(_consistent(b_st), _consistent(c_st), settings)
+    if narrative is not None and narrative["verdict"] == FAIL:
+        flags.append("narrative_regression")
     drift = tool_drift(_tool_calls(b_st), _tool_calls(c_st), settings.alpha)
     if drift.drift:
         flags.append("drift")
@@ -128,6 +142,7 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
         "new": new,
         "coverage": _coverage(b_rep, c_rep),
         "contracts": contracts,
+        "narrative": narrative,
         "drift": {"p_value": drift.p_value, "cramers_v": drift.cramers_v, "drift": drift.drift,
                   "categories": drift.categories},
     }

@@ -89,14 +89,24 @@ def _drift(drift: Mapping[str, Any]) -> str:
             f"{drift['cramers_v']:.2f}, {drift['categories']} categories)")
 
 
+_SECONDARY = (
+    ("contracts", "contracts: runs no contract failed"),
+    ("narrative", "narrative: runs whose story matched their calls"),
+)
+
+
 def _contracts(agent: Mapping[str, Any]) -> list[str]:
-    """`contracts: 400/400 → 399/400 runs unfailed, drop … : PASS`, when both sides had any."""
-    c = agent.get("contracts")
-    if c is None:
-        return []
-    (x0, n0), (x1, n1), (lo, hi) = c["baseline"], c["current"], c["diff_ci95"]
-    return [f"contracts: runs no contract failed {x0}/{n0} → {x1}/{n1}, drop "
-            f"{_points(x0 / n0 - x1 / n1)} pts [{_points(lo)}, {_points(hi)}]: {c['verdict']}"]
+    """`contracts: runs no contract failed 400/400 → 399/400, drop … : PASS` (and the same for
+    narrative-consistent runs), for each rate both sides had."""
+    lines = []
+    for key, label in _SECONDARY:
+        c = agent.get(key)
+        if c is None:
+            continue
+        (x0, n0), (x1, n1), (lo, hi) = c["baseline"], c["current"], c["diff_ci95"]
+        lines.append(f"{label} {x0}/{n0} → {x1}/{n1}, drop {_points(x0 / n0 - x1 / n1)} pts "
+                     f"[{_points(lo)}, {_points(hi)}]: {c['verdict']}")
+    return lines
 
 
 def render_text(report: Mapping[str, Any]) -> str:
