@@ -3,6 +3,7 @@ them (real make, real pip with build isolation)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -13,7 +14,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_make_demo_installs_only_the_runtime_dependencies(tmp_path: Path) -> None:
-    proc = subprocess.run(["make", "-n", "demo", f"DEMO_VENV={tmp_path / 'venv'}"], cwd=ROOT,
+    # run as a user would, not as a sub-make of `make test` (which would add its flags and
+    # "Entering/Leaving directory" lines)
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    proc = subprocess.run(["make", "--no-print-directory", "-n", "demo",
+                           f"DEMO_VENV={tmp_path / 'venv'}"], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=60, check=True)
     installs = [line for line in proc.stdout.splitlines() if "pip install" in line]
     assert installs, proc.stdout
