@@ -18,14 +18,13 @@ from .engine import CoverageEngine
 from .records import STATUS_ERROR, STATUS_UNSET, SpanRecord
 from .semconv import classify
 from .semconv.common import (
-    HANDOFF_TOOLS,
     PLACEHOLDER_MODELS,
-    TRANSFER_PREFIX,
     UNKNOWN_AGENT,
     agent_name,
     as_str,
     clip,
     error_limit,
+    is_handoff_tool,
     short_error_name,
 )
 from .semconv.genai import MERGED_TOOL
@@ -201,8 +200,7 @@ def trace_to_runs(
             end = clock + duration_ns
             if kind == TOOL:
                 tool = clip(tool)
-                if tool == MERGED_TOOL or tool in HANDOFF_TOOLS or tool.startswith(
-                        TRANSFER_PREFIX):
+                if tool == MERGED_TOOL or is_handoff_tool(tool):
                     raise _SpanRoute
                 model = None
             elif kind == LLM:

@@ -107,6 +107,13 @@ def test_hand_off_tools_are_not_asked_to_be_restricted() -> None:
     report = _report({"tools": ["t1"]}, [[_tool("t1"), handoff, _tool("delete_user")]])
     restrict = [s["subject"] for s in report["recommendations"] if s["kind"] == "restrict"]
     assert restrict == ["delete_user"]  # `transfer` is a destructive word, but not here
+    allowed = _report({"tools": ["t1"], "tool_edges": {"allowed": ["t1", "delete_user"]}},
+                      [[_tool("t1"), _tool("delete_user")]])
+    assert not [s for s in allowed["recommendations"] if s["kind"] == "restrict"]
+    # known but never called: the hand-off is recognised by its name, as classify recognises it
+    offered = _report({"tools": ["t1", "transfer_to_agent", "transfer_to_billing"]},
+                      [[_tool("t1")]])
+    assert not [s for s in offered["recommendations"] if s["kind"] == "restrict"]
 
 
 def test_runs_for_coverage_matches_the_chao_jost_formula() -> None:

@@ -55,6 +55,11 @@ def clip(name: str) -> str:
     return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS]
 
 
+def is_handoff_tool(name: str) -> bool:
+    """A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`)."""
+    return name in HANDOFF_TOOLS or name.startswith(TRANSFER_PREFIX)
+
+
 def short_error_name(raw: str) -> str:
     """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`;
     a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label; clipped,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..semconv.common import is_handoff_tool
 from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
 from .coverage import DIMENSIONS, model_matches
 from .view import AgentView
@@ -113,13 +114,15 @@ def recommendations_section(v: AgentView) -> None:
         if not any(model_matches(u, model) for u in used):
             add(_gain(v, "model", 1 / len(spec.models)), "model", model,
                 f"model `{model}` never used: run the suite against it")
-    # hand-off tools (transfer_to_billing) pass control to an agent; they act on nothing
-    exempt = set(spec.restricted) | v.st.inventory.handoff_tools
+    # hand-off tools (transfer_to_billing) pass control to an agent, they act on nothing; a tool
+    # listed under tool_edges.allowed was allowed on purpose
+    exempt = set(spec.restricted) | set(spec.allowed or ()) | v.st.inventory.handoff_tools
     candidates = set(known) | set(report["tools"]["called"])
-    for tool in sorted(t for t in candidates - exempt if looks_destructive(t)):
+    for tool in sorted(t for t in candidates - exempt
+                       if looks_destructive(t) and not is_handoff_tool(t)):
         add(none, "restrict", tool,
             f"`{tool}` looks destructive but is not restricted: declare it under "
-            "tool_edges.restricted, or allow it explicitly")
+            "tool_edges.restricted, or list it under tool_edges.allowed if it is meant to run")
     observed = v.observed_edges
     for a, b in sorted(set(spec.delegation)):
         if (a, b) not in observed:
