@@ -8,6 +8,10 @@ import subprocess
 from pathlib import Path
 
 from otel_agentcov.demo import main as demo
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.reporting import render
+from otel_agentcov.spec import CoverageSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -55,7 +59,15 @@ def test_semantics_defines_every_term_a_report_prints() -> None:
 
     out = io.StringIO()
     demo(runs=30, out=out)  # the demo's report shows every row, concern and footer
-    report = out.getvalue()
+    # ... and a run calling an undeclared destructive tool, which the demo's spec never leaves
+    engine = CoverageEngine(CoverageSpec.empty())
+    for span_id, parent, attrs in (
+        (2, 1, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delete_user"}),
+        (1, None, {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+    ):
+        engine.ingest(SpanRecord(trace_id=1, span_id=span_id, parent_id=parent, name="span",
+                                 start_ns=0, end_ns=1, attributes=attrs))
+    report = out.getvalue() + render(engine.snapshot().to_dict(), "text")
     docs = " ".join(SEMANTICS.read_text(encoding="utf-8").split())  # line breaks are spaces
     for printed, defined in TERMS.items():
         assert printed in report, f"{printed!r} is no longer printed: update TERMS"
