@@ -49,7 +49,6 @@ BY_PREFIX: tuple[tuple[str, Adapter], ...] = (
 )
 _PREFIXES = tuple(prefix for prefix, _ in BY_PREFIX)
 ADAPTERS: tuple[Adapter, ...] = (
-    testspans.classify,  # a test case's span is a context, never an agent
     pydantic_ai.classify,  # scope `pydantic-ai`, legacy names
     openinference.classify,  # scope `openinference.*`, else `openinference.span.kind`
     traceloop.classify,  # `traceloop.span.kind` (its scopes are shared with python-contrib)
@@ -82,6 +81,7 @@ def classify(
                 break
         else:
             step = build_step(record, OTHER, state_attributes)
+    step = testspans.as_test_span(record, step, state_attributes)  # never an agent or a tool
     if content:
         step.content = step_content(record, step.kind)
     return step
