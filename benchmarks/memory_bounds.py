@@ -133,9 +133,10 @@ def buffered(spans: int = 1_000_000, budget: int | None = None) -> dict[str, Any
             "flushed_early": engine.span_stats()["flushed_early"]}
 
 
-def series(agents: int = 1000, tools: int = 200) -> dict[str, Any]:
+def many_labels(agents: int, tools: int) -> Any:
+    """An engine holding `agents` runs of `tools` distinct tools each: label cardinality that
+    multiplies (the series budget's case; tests/test_memory_bounds.py uses it too)."""
     from otel_agentcov.engine import CoverageEngine
-    from otel_agentcov.exporters.prometheus import render
     from otel_agentcov.records import SpanRecord
 
     engine = CoverageEngine(idle_ttl_s=3600.0)
@@ -148,7 +149,13 @@ def series(agents: int = 1000, tools: int = 200) -> dict[str, Any]:
         engine.ingest(SpanRecord(trace, 1, None, "invoke_agent", start_ns=0, end_ns=3,
                                  attributes={"gen_ai.operation.name": "invoke_agent",
                                              "gen_ai.agent.name": f"agent-{a}"}))
-    text = render(engine)
+    return engine
+
+
+def series(agents: int = 1000, tools: int = 200) -> dict[str, Any]:
+    from otel_agentcov.exporters.prometheus import render
+
+    text = render(many_labels(agents, tools))
     samples = sum(1 for line in text.splitlines() if line and not line.startswith(b"#"))
     return {"agents": agents, "tools": tools, "samples": samples, "bytes": len(text)}
 

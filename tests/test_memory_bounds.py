@@ -9,6 +9,8 @@ counts max(its string attribute bytes, 2 KiB), measured once the queue is long),
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +27,9 @@ from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge, protobuf_elements
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.step import TOOL, Step
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+from memory_bounds import many_labels  # noqa: E402  (the benchmark's own workload)
 
 CONTENT = 100_000
 
@@ -110,20 +115,6 @@ def test_buffered_spans_are_visible_in_self_metrics() -> None:
     assert samples["agentcov_traces_flushed_early_total[('reason', 'span_budget')]"] == 2
 
 
-def _many_labels(agents: int, tools: int) -> CoverageEngine:
-    engine = CoverageEngine(idle_ttl_s=3600.0)
-    for a in range(agents):
-        trace = 10_000 + a
-        for t in range(tools):
-            engine.ingest(SpanRecord(trace, 2 + t, 1, "execute_tool", start_ns=1, end_ns=2,
-                                     attributes={"gen_ai.operation.name": "execute_tool",
-                                                 "gen_ai.tool.name": f"tool-{t}"}))
-        engine.ingest(SpanRecord(trace, 1, None, "invoke_agent", start_ns=0, end_ns=3,
-                                 attributes={"gen_ai.operation.name": "invoke_agent",
-                                             "gen_ai.agent.name": f"agent-{a}"}))
-    return engine
-
-
 def _families(text: bytes) -> dict[str, list[tuple[dict[str, str], float]]]:
     return {f.name: [(s.labels, s.value) for s in f.samples]
             for f in text_string_to_metric_families(text.decode())}
@@ -131,7 +122,7 @@ def _families(text: bytes) -> dict[str, list[tuple[dict[str, str], float]]]:
 
 def test_a_scrape_stays_within_the_series_budget_and_counts_what_it_cut() -> None:
     agents, tools, budget = 120, 25, 5000
-    engine = _many_labels(agents, tools)
+    engine = many_labels(agents, tools)
     full = _families(render(engine, max_series=10**9))
     cut = _families(render(engine, max_series=budget))
     # unbudgeted, the tool families alone exceed the budget: 2 outcomes x agents x tools
