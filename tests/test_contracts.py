@@ -468,3 +468,28 @@ def test_gate_violation_lines_escape_names_from_traces() -> None:
     text = contract_violations({"agents": {"evil\n::error::pwned": {"contracts": [row]}}})
     assert text == ("contract violated: evil\\n::error::pwned: c.b (high, must) in 1 run of 2 "
                     "decided, rate 50% [9%, 91%]\n")
+
+
+def test_a_behaviour_never_decided_passes_no_violation_target() -> None:
+    """0 violations of a check that only ever saw uncaptured content is no evidence: the
+    `contracts.violations*` targets are n/a (which no gate passes) until one run decides it."""
+    from otel_agentcov.snapshot import compute_snapshot
+    from otel_agentcov.state import CoverageState
+
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", "contracts": [{
+        "name": "c", "must_not": [{"behavior": "leaks", "output": {"regex": "ACCT-[0-9]+"},
+                                   "severity": "critical"}],
+    }]}]})
+    state = CoverageState()
+    aspec = spec.for_agent("a")
+    for _ in range(3):
+        run = make_run("search", content=False)
+        state.update(run, aspec, judge(run, aspec))
+    expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
+    gate = expect["contracts.violations_critical"]
+    assert gate["value"] is None and not gate["passed"]
+    decided = make_run("search", output="all done")
+    state.update(decided, aspec, judge(decided, aspec))
+    expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
+    assert expect["contracts.violations_critical"]["value"] == 0
+    assert expect["contracts.violations_critical"]["passed"]

@@ -9,6 +9,14 @@ from ..stats import wilson
 from .view import AgentView
 
 
+def _violations(rows: list[dict[str, Any]]) -> int | None:
+    """Violations counted, or None (n/a, which no gate passes) while a behaviour was checked only
+    without the content it needs: 0 violations of a check never decided is no evidence."""
+    if any(r["unknown"] and not r["satisfied"] + r["violated"] for r in rows):
+        return None
+    return int(sum(r["violated"] for r in rows))
+
+
 def contracts_section(v: AgentView) -> None:
     """`contracts` rows, violations first, and the `contracts.*` gate targets.
 
@@ -35,10 +43,9 @@ def contracts_section(v: AgentView) -> None:
                              r["contract"], r["behavior"]))
     v.report["contracts"] = rows
     declared = bool(v.spec.contracts) or bool(rec.checks)
+    critical = [r for r in rows if r["severity"] == "critical"]
     v.targets.update({
-        "contracts.violations": sum(r["violated"] for r in rows) if declared else None,
-        "contracts.violations_critical": sum(
-            r["violated"] for r in rows if r["severity"] == "critical"
-        ) if declared else None,
+        "contracts.violations": _violations(rows) if declared else None,
+        "contracts.violations_critical": _violations(critical) if declared else None,
         "contracts.pass_rate": (rec.judged - rec.failed) / rec.judged if rec.judged else None,
     })
