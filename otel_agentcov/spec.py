@@ -55,7 +55,7 @@ EXPECT_TARGETS = (
 
 # Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
 _CACHE_LIMIT = 4096
-MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (README: Guarantees)
+MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (docs/guarantees.md)
 # Matcher schemas resolve `$ref` in this registry only: it holds nothing and retrieves nothing, so
 # a gate never fetches a URL (jsonschema's default would, with a deprecation warning).
 _NO_RETRIEVAL: Registry[Any] = Registry()
