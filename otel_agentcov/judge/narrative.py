@@ -6,6 +6,7 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -53,6 +54,13 @@ def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) ->
         (*(spec.tools or ()), *(spec.allowed or ()), *spec.restricted, *narrative.must_report,
          *run.tool_definitions, *done)
     )
+    return judge_story(output, known, done, narrative)
+
+
+def judge_story(
+    output: str, known: frozenset[str], done: Mapping[str, bool], narrative: NarrativeSpec
+) -> NarrativeVerdict:
+    """One story against its calls (`done`: tool -> had a successful call)."""
     claimed = extractor(known, narrative.claims).claims(output)
     divergences = {
         (tool, CLAIMED_NOT_CALLED if tool not in done else CLAIMED_BUT_FAILED)
@@ -80,4 +88,5 @@ __all__ = [
     "UNVERIFIABLE",
     "NarrativeVerdict",
     "judge_narrative",
+    "judge_story",
 ]
