@@ -1,5 +1,6 @@
-"""AgentAssay compatibility: its trace objects become AgentRuns (DESIGN §2: trials are already
-classified runs) folded by the same engine; odd trials take the span route (SpanRecords).
+"""AgentAssay compatibility: its trace objects become AgentRuns (trials are already classified
+runs: docs/architecture.md#data-flow) folded by the same engine; odd trials take the span route
+(SpanRecords).
 
 `AgentCoverageCollector(known_tools=..., known_models=...)` keeps AgentAssay's call shape
 (`update`, `snapshot`, `compute`) so existing suites switch by changing one import.
@@ -175,11 +176,11 @@ def trace_to_runs(
     trace: Any, trace_id: int, agent: str | None = None, *,
     state_attributes: Sequence[str] = (), max_spans: int = 10_000,
 ) -> TrialRuns | None:
-    """A trial straight to its AgentRun (DESIGN §2): for plain tool and model-call steps the
-    Steps classify would give (tested equal on random trials) are built without SpanRecords;
-    other shapes are classified and the trial assembled on its own. None when the trial needs
-    the engine's span checks (a negative duration, more spans than a trace may buffer): feed
-    `trace_to_records` then.
+    """A trial straight to its AgentRun (docs/architecture.md#data-flow): for plain tool and
+    model-call steps the Steps classify would give (tested equal on random trials) are built
+    without SpanRecords; other shapes are classified and the trial assembled on its own. None
+    when the trial needs the engine's span checks (a negative duration, more spans than a trace
+    may buffer): feed `trace_to_records` then.
 
     The trial's trace-level `model` counts as used beside its steps' models (as AgentAssay
     counts it): once per run, when no step of the run names it.

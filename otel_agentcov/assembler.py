@@ -40,12 +40,12 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
-    version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
-    context: str | None = None  # the test that ran it (DESIGN §3d)
+    version: str | None = None  # the agent's version, for per-version verdicts (docs/compare.md)
+    context: str | None = None  # the test that ran it (docs/semantics.md#test-contexts)
     content: RunContent | None = None  # only when a check needs it; dropped once judged
     models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
     # tool -> had a successful call, over the runs this one delegated to (transitively): what a
-    # story may report as done on its behalf (DESIGN §3b)
+    # story may report as done on its behalf (docs/narrative.md)
     delegated_calls: dict[str, bool] = field(default_factory=dict)
 
     @property
@@ -342,7 +342,8 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
 
 
 def is_test_span(step: Step) -> bool:
-    """A span standing for a test case (DESIGN §3d): it names a context and is no GenAI span."""
+    """A span standing for a test case (docs/semantics.md#test-contexts): it names a context
+    and is no GenAI span."""
     return step.kind == OTHER and step.context is not None
 
 
@@ -376,9 +377,9 @@ def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], s
 
 
 def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
-    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
-    each test span on its own (DESIGN §3d); `content`: also gather the content classify
-    captured into each run's `content`."""
+    """Cut one trace's steps into runs (agents and delegation: docs/semantics.md#detection-rules),
+    the work under each test span on its own (docs/semantics.md#test-contexts); `content`: also
+    gather the content classify captured into each run's `content`."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)

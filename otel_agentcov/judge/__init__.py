@@ -1,7 +1,8 @@
 """The judge stage: pure functions of one finished AgentRun that return its verdicts.
 
-It sits between the assembler and the state (DESIGN §2): every front door judges runs here,
-with one evaluator, and only the verdicts (names and outcomes, never content) reach the state.
+It sits between the assembler and the state (docs/architecture.md#data-flow): every front door
+judges runs here, with one evaluator, and only the verdicts (names and outcomes, never content)
+reach the state.
 (The assembler imports `judge.content`, so AgentRun is imported here for type checking only.)
 """
 
@@ -22,7 +23,8 @@ if TYPE_CHECKING:
 class Verdicts:
     """What judging one run decided."""
 
-    fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    # a declared check failed the run (the pass rule: docs/semantics.md#runs-and-statistics)
+    fails_run: bool = False
     checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
     narrative: NarrativeVerdict | None = None  # None: no narrative check declared
 

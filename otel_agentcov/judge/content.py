@@ -38,7 +38,7 @@ class _HasContent(Protocol):
 def run_content(
     agent_spans: Sequence[_HasContent], steps: Sequence[_HasContent]
 ) -> RunContent | None:
-    """DESIGN §3b "Where the final output comes from": the agent span's own output, else the
+    """docs/narrative.md, where the final output comes from: the agent span's own output, else the
     last LLM step's text; input likewise from the agent span, else the first LLM step.
     None when no span of the run carried content (content was not asked for)."""
     if not any(s.content is not None for s in (*agent_spans, *steps)):

@@ -1,4 +1,4 @@
-"""Narrative vs trace (DESIGN §3b): does the run's story match the tool calls it made?
+"""Narrative vs trace (docs/narrative.md): does the run's story match the tool calls it made?
 
 Each tool the final output claims is checked against the run's calls and those of the runs it
 delegated to; only the verdict (tool names and kinds) leaves this module, never the text.
