@@ -108,6 +108,7 @@ class NarrativeSpec:
     claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
     must_report: tuple[str, ...] = ()
     fail_run: bool = True
+    synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)
 
 
 @dataclass(frozen=True)
@@ -244,6 +245,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             },
             "must_report": _STRINGS,
             "fail_run": {"type": "boolean"},
+            "synonyms": {"type": "boolean"},
         }
     ),
     **ENTRY_PROPERTIES,
@@ -497,7 +499,12 @@ def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
         (tool, tuple(re.compile(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
-    return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
+    return NarrativeSpec(
+        claims,
+        tuple(value.get("must_report", ())),
+        value.get("fail_run", True),
+        value.get("synonyms", True),
+    )
 
 
 def _expect(value: Sequence[Mapping[str, Any]]) -> tuple[ExpectItem, ...]:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..semconv.step import TOOL
 from .claims import extractor
+from .language import is_english
 
 if TYPE_CHECKING:  # the assembler imports judge.content, so judge/ must not import it back
     from ..assembler import AgentRun
@@ -31,6 +32,7 @@ class NarrativeVerdict:
 
     result: str
     divergences: tuple[tuple[str, str], ...] = ()
+    not_english: bool = False  # unverifiable because the answer is in another language
 
 
 def calls(run: AgentRun) -> dict[str, bool]:
@@ -60,8 +62,13 @@ def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) ->
 def judge_story(
     output: str, known: frozenset[str], done: Mapping[str, bool], narrative: NarrativeSpec
 ) -> NarrativeVerdict:
-    """One story against its calls (`done`: tool -> had a successful call)."""
-    claimed = extractor(known, narrative.claims).claims(output)
+    """One story against its calls (`done`: tool -> had a successful call). An answer not in
+    English is judged by the declared patterns alone; with none matching it is unverifiable."""
+    english = is_english(output)
+    claimed = extractor(known, narrative.claims, narrative.synonyms).claims(output, english)
+    if not english and not claimed:
+        return NarrativeVerdict(UNVERIFIABLE, not_english=True)
+    patterned = {tool for tool, _ in narrative.claims}
     divergences = {
         (tool, CLAIMED_NOT_CALLED if tool not in done else CLAIMED_BUT_FAILED)
         for tool in claimed
@@ -70,7 +77,7 @@ def judge_story(
     divergences.update(
         (tool, CALLED_NOT_CLAIMED)
         for tool in narrative.must_report
-        if done.get(tool, False) and tool not in claimed
+        if done.get(tool, False) and tool not in claimed and (english or tool in patterned)
     )
     if not divergences:
         return NarrativeVerdict(CONSISTENT)
