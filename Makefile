@@ -30,6 +30,7 @@ demo: $(DEMO_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py
