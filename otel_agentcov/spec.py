@@ -33,6 +33,8 @@ from .contract_spec import problems as contract_problems
 from .judge import Checks
 from .judge.contracts import Contract
 from .judge.narrative import NarrativeSpec
+from .semconv.convention import ENTRY_SCHEMA
+from .semconv.convention import problems as convention_problems
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -56,7 +58,7 @@ EXPECT_TARGETS = (
 
 # Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
 _CACHE_LIMIT = 4096
-MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (README: Guarantees)
+MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (docs/guarantees.md)
 # Matcher schemas resolve `$ref` in this registry only: it holds nothing and retrieves nothing, so
 # a gate never fetches a URL (jsonschema's default would, with a deprecation warning).
 _NO_RETRIEVAL: Registry[Any] = Registry()
@@ -255,11 +257,16 @@ SPEC_SCHEMA: Mapping[str, Any] = {
                 "items": _object({"name": _NAME, **_ENTRY_PROPERTIES}, required=("name",)),
                 "description": "an array of agent entries",
             },
+            "conventions": {
+                "type": "array",
+                "items": ENTRY_SCHEMA,
+                "description": "an array of convention entries",
+            },
         },
         required=("version",),
     ),
     "$defs": {"selector": SELECTOR_DEF},
-    "description": "a spec mapping (version: 1, defaults, agents)",
+    "description": "a spec mapping (version: 1, defaults, agents, conventions)",
 }
 _SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
 
@@ -428,6 +435,9 @@ def _validate(doc: Any, source: str) -> None:
             re.compile(regex)
         except re.error as bad:
             raise _error(source, path, f"not a valid regular expression: {bad}") from None
+    for i, convention in enumerate(doc.get("conventions", [])):
+        for where, what in convention_problems(convention, ["conventions", i]):
+            raise _error(source, where, what)
     first: dict[str, int] = {}
     for i, entry in enumerate(doc.get("agents", [])):
         name = entry["name"]
@@ -562,6 +572,7 @@ class CoverageSpec:
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
         self._needs_content = any(s.needs_content for s in specs)
+        self.conventions: tuple[Mapping[str, Any], ...] = tuple(document.get("conventions", ()))
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:

@@ -1,5 +1,6 @@
-"""The user docs stand on their own: the README points only at files in the repository, and
-docs/semantics.md defines every term a report prints."""
+"""The user docs stand on their own: the README is a front page linking every docs/ page, no
+page points at a file outside the repository, and docs/semantics.md defines every term a report
+prints."""
 
 from __future__ import annotations
 
@@ -24,16 +25,54 @@ def _repo_files() -> list[str]:
     return listed.stdout.splitlines()
 
 
+def _links(text: str) -> list[str]:
+    return [t for t in re.findall(r"\]\(([^)\s]+)\)", text)
+            if not t.startswith(("http://", "https://", "#"))]
+
+
 def test_readme_points_only_at_files_in_the_repository() -> None:
     files = set(_repo_files())
-    links = [t for t in re.findall(r"\]\(([^)\s]+)\)", README)
-             if not t.startswith(("http://", "https://", "#"))]
+    links = _links(README)
     assert "docs/semantics.md" in links
     for target in links:
         assert target.split("#")[0] in files, target
     names = {Path(f).name for f in files}
     for doc in set(re.findall(r"\b[A-Z][A-Z_]+\.md\b", README)):  # DESIGN.md, RUNBOOK.md, ...
         assert doc in names, f"README names {doc}, which is not in the repository"
+
+
+def test_docs_pages_point_only_at_files_in_the_repository() -> None:
+    files = set(_repo_files())
+    names = {Path(f).name for f in files}
+    for page in sorted((ROOT / "docs").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for target in _links(text):
+            resolved = (page.parent / target.split("#")[0]).resolve().relative_to(ROOT)
+            assert str(resolved) in files, f"{page.name} links {target}"
+        for doc in set(re.findall(r"\b[A-Z][A-Z_]+\.md\b", text)):
+            assert doc in names, f"{page.name} names {doc}, which is not in the repository"
+
+
+def test_readme_is_a_front_page_linking_every_docs_page() -> None:
+    lines = README.splitlines()
+    assert len(lines) <= 300, f"README.md has {len(lines)} lines: move sections into docs/"
+    assert lines[2] == "```sh" and lines[3].startswith("make demo")  # it opens with the two
+    assert lines[5].startswith("make test")                            # commands
+    linked = {t.split("#")[0] for t in _links(README)}
+    pages = {f"docs/{p.name}" for p in (ROOT / "docs").glob("*.md")}
+    assert pages - linked == set(), "README's documentation index misses these pages"
+
+
+def test_readme_gate_example_is_a_valid_spec(tmp_path: Path) -> None:
+    block = README.split("## The CI gate", 1)[1].split("```yaml\n", 1)[1].split("```")[0]
+    path = tmp_path / "agentcov.yaml"
+    path.write_text(block, encoding="utf-8")
+    spec = CoverageSpec.from_yaml(path)
+    agent = spec.for_agent("triage_agent")
+    assert agent.restricted == ("delete_repo", "force_push")
+    # restricted tools declared: the restricted-tool check joins the two targets the list names
+    assert [e.target for e in agent.expect] == [
+        "edges.allowed_pct", "runs.pass_rate", "edges.restricted_attempts"]
 
 
 # Every label and phrase the text report prints, with the words docs/semantics.md defines it by.
