@@ -1,4 +1,4 @@
-"""`agentcov`: one subcommand per thing a user does (DESIGN §7).
+"""`agentcov`: one subcommand per thing a user does (docs/cli.md).
 
 User errors are one line on stderr with exit code 2, never a traceback.
 """

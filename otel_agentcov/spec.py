@@ -1,4 +1,4 @@
-"""The coverage spec (``agentcov.yaml``, DESIGN §5).
+"""The coverage spec (``agentcov.yaml``, docs/spec.md).
 
 It is validated once, up front, so that a bad file is refused with one line naming the file and the
 place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the processing path.
@@ -78,7 +78,8 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class BoundarySpec:
-    """Thresholds that decide when a run counts as hitting a boundary condition (DESIGN §4)."""
+    """Thresholds that decide when a run counts as hitting a boundary condition
+    (docs/semantics.md#detection-rules)."""
 
     max_steps: int | None = 25
     timeout_s: float | None = 120.0

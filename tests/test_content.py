@@ -1,4 +1,5 @@
-"""Content capture (DESIGN §3a/§3b): read only when asked, from every convention family.
+"""Content capture (docs/contracts.md, docs/narrative.md): read only when asked, from every
+convention family.
 
 The recorded fixtures asked every agent "weather and time in Paris?" (pydantic-ai and Strands:
 "weather and time?"), got get_weather/get_time called with {"city": "Paris"}, and answered

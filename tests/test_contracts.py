@@ -1,6 +1,6 @@
-"""Behaviour contracts (DESIGN §3a): every detector, both polarities, on hand-built runs.
+"""Behaviour contracts (docs/contracts.md): every detector, both polarities, on hand-built runs.
 
-Each expected verdict is worked out by hand from the detector's definition in DESIGN §3a; the
+Each expected verdict is worked out by hand from the detector's definition in docs/contracts.md; the
 runs are built directly (tool calls in order, captured content or not), not recorded.
 """
 

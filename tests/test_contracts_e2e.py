@@ -1,7 +1,7 @@
 """Behaviour contracts end to end: real SDK spans through the processor, the offline gate, the
 state file, every report format and /metrics; content read for the judge and kept nowhere.
 
-The four runs of the refund scenario and their verdicts under the DESIGN §3a refund policy
+The four runs of the refund scenario and their verdicts under the refund policy of docs/contracts.md
 (worked out by hand):
   R1 verify, refund; "Sorry ..."         -> every behaviour satisfied, run passes
   R2 refund, refund; "... ACCT-12345678" -> verifies_identity (critical), one_refund (high),

@@ -126,8 +126,9 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
 
 
 def test_contract_behaviours_per_test_context() -> None:
-    """DESIGN §3d: which test decided which behaviour, and which declared behaviours no test
-    exercises (an `unknown` verdict exercises nothing; a contract not applied neither)."""
+    """docs/semantics.md#test-contexts: which test decided which behaviour, and which declared
+    behaviours no test exercises (an `unknown` verdict exercises nothing; a contract not applied
+    neither)."""
     from otel_agentcov.snapshot import compute_snapshot
 
     spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", "contracts": [

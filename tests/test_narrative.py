@@ -1,4 +1,4 @@
-"""Narrative vs trace (DESIGN §3b) on runs built from real OpenTelemetry SDK spans.
+"""Narrative vs trace (docs/narrative.md) on runs built from real OpenTelemetry SDK spans.
 
 Spans are made with the SDK (the final answer in the agent span's `gen_ai.output.messages`),
 then converted, classified with content capture and assembled exactly as the engine does.

@@ -39,12 +39,12 @@ class AgentRun:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     tool_definitions: frozenset[str] = frozenset()
-    version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
-    context: str | None = None  # the test that ran it (DESIGN §3d)
+    version: str | None = None  # the agent's version, for per-version verdicts (docs/compare.md)
+    context: str | None = None  # the test that ran it (docs/semantics.md#test-contexts)
     content: RunContent | None = None  # only when a check needs it; dropped once judged
     models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
     # tool -> had a successful call, over the runs this one delegated to (transitively): what a
-    # story may report as done on its behalf (DESIGN §3b)
+    # story may report as done on its behalf (docs/narrative.md)
     delegated_calls: dict[str, bool] = field(default_factory=dict)
 
     @property
@@ -55,7 +55,7 @@ class AgentRun:
 def run_content(
     agent_spans: Sequence[Step], steps: Sequence[Step]
 ) -> RunContent | None:
-    """DESIGN §3b "Where the final output comes from": the agent span's own output, else the
+    """docs/narrative.md, where the final output comes from: the agent span's own output, else the
     last LLM step's text; input likewise from the agent span, else the first LLM step.
     None when no span of the run carried content (content was not asked for)."""
     if not any(s.content is not None for s in (*agent_spans, *steps)):

@@ -314,7 +314,8 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
 
 
 def is_test_span(step: Step) -> bool:
-    """A span standing for a test case (DESIGN §3d): it names a context and is no GenAI span."""
+    """A span standing for a test case (docs/semantics.md#test-contexts): it names a context
+    and is no GenAI span."""
     return step.kind == OTHER and step.context is not None
 
 
@@ -348,9 +349,9 @@ def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], s
 
 
 def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
-    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
-    each test span on its own (DESIGN §3d); `content`: also gather the content classify
-    captured into each run's `content`."""
+    """Cut one trace's steps into runs (agents and delegation: docs/semantics.md#detection-rules),
+    the work under each test span on its own (docs/semantics.md#test-contexts); `content`: also
+    gather the content classify captured into each run's `content`."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)

@@ -1,4 +1,4 @@
-"""Hard regressions: changes that fail a comparison whatever the statistics say (DESIGN §3c).
+"""Hard regressions: changes that fail a comparison whatever the statistics say (docs/compare.md).
 
 Each check reads the two agent states and returns what regressed; a new concern adds one check
 to `HARD_CHECKS`.

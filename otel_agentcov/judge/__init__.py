@@ -1,8 +1,8 @@
 """The judge stage: pure functions of one finished AgentRun that return its verdicts.
 
-It sits between the assembler and the state (DESIGN §2): every front door judges runs here,
-with one evaluator, and only the verdicts (names and outcomes, never content) reach the state.
-It reads compiled checks (`Checks`), never the spec they were compiled from.
+It sits between the assembler and the state (docs/architecture.md#data-flow): every front door
+judges runs here, with one evaluator, and only the verdicts (names and outcomes, never content)
+reach the state. It reads compiled checks (`Checks`), never the spec they were compiled from.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ class Checks:
 class Verdicts:
     """What judging one run decided."""
 
-    fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    # a declared check failed the run (the pass rule: docs/semantics.md#runs-and-statistics)
+    fails_run: bool = False
     checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
     narrative: NarrativeVerdict | None = None  # None: no narrative check declared
 

@@ -1,4 +1,4 @@
-"""Behaviour contracts (DESIGN §3a): the one evaluator every front door uses.
+"""Behaviour contracts (docs/contracts.md): the one evaluator every front door uses.
 
 A pure function of a finished run (and the content captured with it): every behaviour of every
 contract that applies is evaluated, none short-circuits another, and each verdict is

@@ -1,4 +1,4 @@
-"""Narrative vs trace (DESIGN §3b): does the run's story match the tool calls it made?
+"""Narrative vs trace (docs/narrative.md): does the run's story match the tool calls it made?
 
 Each tool the final output claims is checked against the run's calls and those of the runs it
 delegated to; only the verdict (tool names and kinds) leaves this module, never the text.
@@ -23,7 +23,7 @@ KINDS = (CLAIMED_NOT_CALLED, CLAIMED_BUT_FAILED, CALLED_NOT_CLAIMED)
 
 @dataclass(frozen=True)
 class NarrativeSpec:
-    """`narrative:` (DESIGN §3b): declared claim patterns, tools the story must report, and
+    """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
     whether a divergent run fails."""
 
     claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool

@@ -1,6 +1,7 @@
-"""AgentAssay trace objects -> AgentRuns (DESIGN §2: trials are already classified runs);
-odd trials take the span route (SpanRecords). Trial files (`trials.py`) and the
-AgentAssay-compatible collector (`otel_agentcov.agentassay`) both convert through here.
+"""AgentAssay trace objects -> AgentRuns (trials are already classified runs:
+docs/architecture.md#data-flow); odd trials take the span route (SpanRecords). Trial files
+(`trials.py`) and the AgentAssay-compatible collector (`otel_agentcov.agentassay`) both convert
+through here.
 """
 
 from __future__ import annotations
@@ -171,11 +172,11 @@ def trace_to_runs(
     trace: Any, trace_id: int, agent: str | None = None, *,
     state_attributes: Sequence[str] = (), max_spans: int = 10_000,
 ) -> TrialRuns | None:
-    """A trial straight to its AgentRun (DESIGN §2): for plain tool and model-call steps the
-    Steps classify would give (tested equal on random trials) are built without SpanRecords;
-    other shapes are classified and the trial assembled on its own. None when the trial needs
-    the engine's span checks (a negative duration, more spans than a trace may buffer): feed
-    `trace_to_records` then.
+    """A trial straight to its AgentRun (docs/architecture.md#data-flow): for plain tool and
+    model-call steps the Steps classify would give (tested equal on random trials) are built
+    without SpanRecords; other shapes are classified and the trial assembled on its own. None
+    when the trial needs the engine's span checks (a negative duration, more spans than a trace
+    may buffer): feed `trace_to_records` then.
 
     The trial's trace-level `model` counts as used beside its steps' models (as AgentAssay
     counts it): once per run, when no step of the run names it.

@@ -249,7 +249,7 @@ def violation_rate(row: Mapping[str, Any]) -> str:
 
 def versions_summary(versions: Sequence[Mapping[str, Any]]) -> str:
     """`1.0 95% (200 runs) · 1.1 75% (200 runs, FAIL vs 1.0)`: oldest first, each version's
-    pass rate and its verdict against the one before it (DESIGN §3c)."""
+    pass rate and its verdict against the one before it (docs/compare.md)."""
     parts = []
     for v in versions:
         verdict = v["verdict_vs_previous"]

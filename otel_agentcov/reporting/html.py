@@ -233,7 +233,7 @@ def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str
 def html_pages(
     report: Mapping[str, Any], meta: Mapping[str, Any] | None = None
 ) -> dict[str, str]:
-    """The report dict (DESIGN §6) as pages by file name: `index.html` plus one per agent
+    """The report dict (docs/report.md) as pages by file name: `index.html` plus one per agent
     (relative links between them), for a directory or for `agentcov serve`'s `/report/`.
     `meta` (see `report_meta`) heads the index."""
     env = _environment()

@@ -1,4 +1,4 @@
-"""Terminal report: the AgentAssay bar layout (DESIGN §6), one block per agent."""
+"""Terminal report: the AgentAssay bar layout (docs/report.md), one block per agent."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ RULE = "=" * 20
 
 
 def _header(title: str) -> str:
-    """The AgentAssay header exactly as DESIGN §6 shows it: 20 `=` either side of the title."""
+    """The AgentAssay header as docs/report.md describes it: 20 `=` either side of the title."""
     return f"{RULE} {title} {RULE}"
 
 

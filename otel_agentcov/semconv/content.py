@@ -1,4 +1,5 @@
-"""Content of one span, read only when a declared check needs it (DESIGN §3a, §3b).
+"""Content of one span, read only when a declared check needs it (docs/contracts.md,
+docs/narrative.md).
 
 Output text, user input text and tool-call arguments in every convention family classify
 reads: GenAI messages and events, OpenInference flattened messages and `input.value`,
@@ -16,7 +17,7 @@ from ..records import SpanRecord
 from .common import parse_json
 from .step import AGENT, LLM, TOOL, StepContent
 
-MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (DESIGN §3a)
+MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (docs/contracts.md)
 _CALL_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 # a serialized attribute past this is not parsed at all: it counts as not captured (unknown)
 MAX_RAW = 1024 * 1024

@@ -57,7 +57,7 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
-    context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
+    context: str | None = None  # `test.case.name` on this span (docs/semantics.md#test-contexts)
     resource_context: str | None = None  # ... on its resource: used when no ancestor names one
     # new fields go last: a service snapshot stores steps as value lists in this order
     step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit

@@ -16,7 +16,8 @@ from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_fo
 from .coverage import DIMENSIONS, model_matches
 from .view import AgentView
 
-# how each boundary condition is usually provoked in a test (DESIGN §3e)
+# how each boundary condition is usually provoked in a test
+# (docs/semantics.md#next-steps-recommendations)
 PROVOKE = {
     "max_steps": "a prompt that loops, with a low turn limit",
     "timeout": "a low client timeout",

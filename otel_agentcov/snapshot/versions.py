@@ -1,5 +1,5 @@
 """Report section for agent versions: each version's pass rate and its verdict against the
-version before it, by the same statistics as `agentcov compare` (DESIGN §3c)."""
+version before it, by the same statistics as `agentcov compare` (docs/compare.md)."""
 
 from __future__ import annotations
 

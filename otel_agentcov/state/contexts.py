@@ -1,4 +1,5 @@
-"""Contexts: per test (DESIGN §3d), the runs it made pass or fail and what they exercised.
+"""Contexts: per test (docs/semantics.md#test-contexts), the runs it made pass or fail and what
+they exercised.
 
 Who-tests-what is then a query over this record (as coverage.py stores contexts as data): the
 tests of a tool, what a test exercised, what no test or only one test exercises.

@@ -1,4 +1,4 @@
-"""The statistics of a regression verdict (DESIGN §3c), as pure functions of counts.
+"""The statistics of a regression verdict (docs/compare.md), as pure functions of counts.
 
 Shared by `agentcov compare` and the per-version verdicts of live traffic, so both decide alike.
 Fisher's exact test and the χ² test of homogeneity come from scipy.stats (exact, well tested),
