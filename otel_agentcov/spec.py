@@ -44,6 +44,7 @@ EXPECT_TARGETS = (
     "edges.delegation_pct",
     "edges.gate_passed",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
+    "coverage.contracts",
     "runs.count",
     "runs.pass_rate",
     "runs.pass_rate_lower",

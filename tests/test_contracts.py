@@ -53,7 +53,8 @@ def judged(run: AgentRun, *contracts: dict[str, Any], **entry: Any) -> Verdicts:
 
 def shows(detector: dict[str, Any], run: AgentRun, **entry: Any) -> str:
     """The detector as a `must` and as a `must_not`; returns whether the run shows it
-    ("yes"/"no"/"unknown"), checking that the two polarities agree."""
+    ("yes"/"no"/"unknown"/"vacuous": its trigger never occurred), checking that the two
+    polarities agree."""
     v = judged(run, {
         "name": "c",
         "must": [{"behavior": "m", **detector}],
@@ -61,10 +62,12 @@ def shows(detector: dict[str, Any], run: AgentRun, **entry: Any) -> str:
     }, **entry)
     must, must_not = (c.result for c in v.checks)
     expected_pair = {
-        "satisfied": "violated", "violated": "satisfied", "unknown": "unknown"
+        "satisfied": "violated", "violated": "satisfied", "unknown": "unknown",
+        "not_exercised": "not_exercised",
     }[must]
     assert must_not == expected_pair
-    return {"satisfied": "yes", "violated": "no", "unknown": "unknown"}[must]
+    return {"satisfied": "yes", "violated": "no", "unknown": "unknown",
+            "not_exercised": "vacuous"}[must]
 
 
 # --- called ---
@@ -94,8 +97,15 @@ def test_calls_counts_within_bounds() -> None:
     assert shows({"calls": {"tool": "issue_refund", "max": 2}}, twice) == "yes"
     assert shows({"calls": {"tool": "issue_refund", "min": 3}}, twice) == "no"
     assert shows({"calls": {"tool": "issue_refund", "min": 2, "max": 2}}, twice) == "yes"
-    # zero calls is within [0, 0]: vacuously shown
-    assert shows({"calls": {"tool": "issue_refund", "max": 0}}, make_run("search")) == "yes"
+    # a cap alone holds vacuously on zero calls: not exercised, whatever the cap
+    assert shows({"calls": {"tool": "issue_refund", "max": 0}}, make_run("search")) == "vacuous"
+    assert shows({"calls": {"tool": "issue_refund", "max": 1}}, make_run("search")) == "vacuous"
+    # with a minimum, zero calls is decided: within [0, 2] shown, below [1, 2] not
+    assert shows({"calls": {"tool": "issue_refund", "min": 0, "max": 2}},
+                 make_run("search")) == "vacuous"
+    assert shows({"calls": {"tool": "issue_refund", "min": 1, "max": 2}},
+                 make_run("search")) == "no"
+    assert shows({"calls": {"tool": "issue_refund", "min": 1}}, make_run("search")) == "no"
 
 
 # --- eventually ---
@@ -119,9 +129,10 @@ def test_before() -> None:
     assert shows(rule, make_run("verify_customer", "issue_refund", "issue_refund")) == "yes"
     # the second refund has a verification before it, the first does not
     assert shows(rule, make_run("issue_refund", "verify_customer", "issue_refund")) == "no"
-    # vacuous: `then` never called
-    assert shows(rule, make_run("search")) == "yes"
-    assert shows(rule, make_run()) == "yes"
+    # vacuous: `then` never called (`first` alone does not exercise it)
+    assert shows(rule, make_run("search")) == "vacuous"
+    assert shows(rule, make_run()) == "vacuous"
+    assert shows(rule, make_run("verify_customer")) == "vacuous"
 
 
 # --- after ---
@@ -135,8 +146,9 @@ def test_after_within() -> None:
     assert shows(wider, make_run("write_file", "lint", "run_tests")) == "yes"
     # every trigger needs its own follow-up: the last write is never tested
     assert shows(wider, make_run("write_file", "run_tests", "write_file")) == "no"
-    # vacuous: no trigger
-    assert shows(rule, make_run("lint")) == "yes"
+    # vacuous: no trigger (`then` alone does not exercise it)
+    assert shows(rule, make_run("lint")) == "vacuous"
+    assert shows(rule, make_run("run_tests")) == "vacuous"
     # a `then` before the trigger does not count
     assert shows(rule, make_run("run_tests", "write_file")) == "no"
 
@@ -294,9 +306,11 @@ def test_unknown_arguments_in_counts_and_orderings() -> None:
     assert shows({"calls": {"tool": big, "min": 3}}, runs) == "no"
     rule = {"before": {"first": "approve", "then": big}}
     assert shows(rule, make_run(("issue_refund", NOT_CAPTURED), "approve")) == "unknown"
-    assert shows(rule, make_run("approve", ("issue_refund", NOT_CAPTURED))) == "yes"
+    # satisfied if that refund was big, vacuous if not: which one cannot be told
+    assert shows(rule, make_run("approve", ("issue_refund", NOT_CAPTURED))) == "unknown"
     assert shows(rule, make_run(("issue_refund", {"amount": 9000}), "approve")) == "no"
-    assert shows(rule, make_run(("issue_refund", {"amount": 10}), "approve")) == "yes"
+    assert shows(rule, make_run(("issue_refund", {"amount": 10}), "approve")) == "vacuous"
+    assert shows(rule, make_run("approve", ("issue_refund", {"amount": 9000}))) == "yes"
 
 
 # --- when, severities, no short-circuit, shorthand ---
@@ -308,9 +322,10 @@ def results(v: Verdicts) -> dict[str, str]:
     return {c.behavior: c.result for c in v.checks}
 
 
-def test_when_not_shown_applies_nothing() -> None:
+def test_when_not_shown_leaves_every_behaviour_not_exercised() -> None:
     v = judged(make_run("search"), REFUND_POLICY)
-    assert v.checks == () and not v.fails_run
+    assert len(v.checks) == 5 and not v.fails_run
+    assert set(results(v).values()) == {"not_exercised"}
 
 
 def test_refund_policy_every_behaviour_evaluated() -> None:
@@ -462,7 +477,7 @@ def test_gate_violation_lines_escape_names_from_traces() -> None:
     from otel_agentcov.gate import contract_violations
 
     row = {"contract": "c", "behavior": "b", "kind": "must", "severity": "high", "satisfied": 1,
-           "violated": 1, "unknown": 0, "violation_rate": 0.5,
+           "violated": 1, "unknown": 0, "not_exercised": 0, "violation_rate": 0.5,
            "violation_rate_ci95": [0.0945, 0.9055]}
     text = contract_violations({"agents": {"evil\n::error::pwned": {"contracts": [row]}}})
     assert text == ("contract violated: evil\\n::error::pwned: c.b (high, must) in 1 run of 2 "

@@ -85,14 +85,15 @@ def test_counts_of_a_small_stream_by_hand() -> None:
     _fold(state, [
         (0, ("a", [("issue_refund", 5000), ("verify", None)], "done")),  # verifies ✗, big ✗
         (1, ("a", [("verify", None), ("issue_refund", 10)], "sorry")),  # all ✓
-        (2, ("a", [("other", None)], None)),  # refund contract not applied; search_first ✗
+        (2, ("a", [("other", None)], None)),  # refund policy not exercised; search_first ✗
     ])
     checks = state.agents["a"].contracts.checks
-    assert checks[("refund_policy", "verifies", "must", "critical")] == [1, 1, 0]
-    assert checks[("refund_policy", "one_refund", "must", "high")] == [2, 0, 0]
-    assert checks[("refund_policy", "apologises", "must", "low")] == [1, 1, 0]
-    assert checks[("refund_policy", "big", "must_not", "medium")] == [1, 1, 0]
-    assert checks[("searches", "search_first", "must", "high")] == [0, 3, 0]
+    # [satisfied, violated, unknown, not exercised]
+    assert checks[("refund_policy", "verifies", "must", "critical")] == [1, 1, 0, 1]
+    assert checks[("refund_policy", "one_refund", "must", "high")] == [2, 0, 0, 1]
+    assert checks[("refund_policy", "apologises", "must", "low")] == [1, 1, 0, 1]
+    assert checks[("refund_policy", "big", "must_not", "medium")] == [1, 1, 0, 1]
+    assert checks[("searches", "search_first", "must", "high")] == [0, 3, 0, 0]
     # every run is subject to `searches`; runs 0 and 2 fail it (high), run 0 also critical
     assert (state.agents["a"].contracts.judged, state.agents["a"].contracts.failed) == (3, 3)
 
@@ -112,7 +113,7 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
     current = CoverageState()
     _fold(current, [(0, ("a", [("search_kb", None)], None))])
     document = current.to_dict()
-    assert document["version"] == STATE_VERSION == 2
+    assert document["version"] == STATE_VERSION == 3
     old = dict(document, version=1)
     for agent in old["agents"].values():
         del agent["contract_checks"], agent["contract_runs"]
@@ -121,8 +122,26 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
     loaded = CoverageState.load(path)
     assert loaded.agents["a"].outcomes.runs == 1
     assert loaded.agents["a"].contracts.checks == {}
-    loaded.merge(current)  # and merges with a version-2 state
+    loaded.merge(current)  # and merges with a current state
     assert loaded.agents["a"].contracts.checks == current.agents["a"].contracts.checks
+
+
+def test_version_2_rows_load_with_no_not_exercised_count(tmp_path: Path) -> None:
+    """Version 2 kept [satisfied, violated, unknown] per behaviour: those load, with 0 runs not
+    exercised (a version 2 writer never recorded that verdict)."""
+    current = CoverageState()
+    _fold(current, [(0, ("a", [("verify", None), ("issue_refund", 10)], "sorry")),
+                    (1, ("a", [("search_kb", None)], None))])
+    document = current.to_dict()
+    old = dict(document, version=2)
+    for agent in old["agents"].values():
+        agent["contract_checks"] = [row[:7] for row in agent["contract_checks"]]
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    loaded = CoverageState.load(path).agents["a"].contracts.checks
+    assert loaded[("refund_policy", "verifies", "must", "critical")] == [1, 0, 0, 0]
+    assert current.agents["a"].contracts.checks[
+        ("refund_policy", "verifies", "must", "critical")] == [1, 0, 0, 1]
 
 
 def test_contract_behaviours_per_test_context() -> None:

@@ -59,7 +59,7 @@ DROP_REASONS = (
 OVERFLOW_LABELS = (
     "agent", "tool", "model", "path", "state", "context", "context_item", "contract", "version"
 )
-CHECK_RESULTS = ("satisfied", "violated", "unknown")
+CHECK_RESULTS = ("satisfied", "violated", "unknown", "not_exercised")
 # agentcov_version_verdict: a version against the one before it (docs/compare.md)
 VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 

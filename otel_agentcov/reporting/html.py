@@ -198,6 +198,7 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
         "narrative": fmt.narrative_summary(agent.get("narrative")),
         "contracts": fmt.contract_rows(agent),
+        "contract_coverage": fmt.contract_coverage(agent),
         "graph": agent_graph(name, report),
         "tests": fmt.context_rows(agent) if "contexts" in agent else None,
         "untested": fmt.untested_summary(agent["contexts"]) if "contexts" in agent else None,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judge.contracts import UNKNOWN
+from ..judge.contracts import SATISFIED, VIOLATED
 from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
@@ -106,7 +106,8 @@ class Contexts:
         delegations: dict[tuple[str, str], int] = {}
         for edge in facts.delegations:
             bump(delegations, edge)
-        behaviors = {(c.contract, c.behavior): 1 for c in facts.checks if c.result != UNKNOWN}
+        behaviors = {(c.contract, c.behavior): 1 for c in facts.checks
+                     if c.result in (SATISFIED, VIOLATED)}  # decided, not vacuously
         run = ContextTally(1, int(facts.passed), dict(called), delegations, restricted, behaviors)
         self._fold_in(self._tally(facts.context, caps, 1), run, caps)
 
