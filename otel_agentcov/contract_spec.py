@@ -1,5 +1,5 @@
-"""The `contracts:` and `aliases:` keys of the spec (DESIGN §3a): their schema, the checks the
-schema cannot express, and building the judge's Contract objects.
+"""The `contracts:` and `aliases:` keys of the spec (docs/contracts.md): their schema, the checks
+the schema cannot express, and building the judge's Contract objects.
 
 Everything that can be wrong is found at load time (`problems`), with the path inside the file,
 so building afterwards (`build_contracts`) cannot fail and the judge never compiles a regex.
