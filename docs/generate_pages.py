@@ -9,14 +9,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import Any
 
 DOCS = Path(__file__).resolve().parent
 if str(DOCS.parent) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(DOCS.parent))
 
 from otel_agentcov.cli import build_parser  # noqa: E402
+from otel_agentcov.spec import SPEC_SCHEMA  # noqa: E402
 
 
 def _cell(text: str) -> str:
@@ -80,8 +82,67 @@ def cli_reference() -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
+# keys whose grammar has a page of its own: the reference stops there and links it
+_OWN_PAGES = {"contracts": "contracts.md", "aliases": "contracts.md",
+              "conventions": "conventions.md", "narrative": "narrative.md"}
+
+
+_TYPE_WORDS = {"object": "a mapping", "array": "an array", "string": "a string",
+               "integer": "a whole number", "number": "a number",
+               "boolean": "`true` or `false`", "null": "`null`"}
+
+
+def _accepts(schema: Mapping[str, Any]) -> str:
+    """What a spec key accepts, in the words the spec's error messages use."""
+    if "$ref" in schema:
+        return "a tool selector (a name, a glob, an alias, or `{tool: …, args: {…}}`)"
+    if "const" in schema:
+        return f"`{schema['const']}`"
+    if "enum" in schema:
+        return "one of " + ", ".join(f"`{v}`" for v in schema["enum"])
+    types = schema.get("type", [])
+    words = schema.get("description") or " or ".join(
+        _TYPE_WORDS.get(t, t) for t in ([types] if isinstance(types, str) else types))
+    if schema.get("minLength") == 1 and words == "a string":
+        words = "a non-empty string"
+    items = schema.get("items")
+    if isinstance(items, Mapping) and "enum" in items:
+        words += ", each one of " + ", ".join(f"`{v}`" for v in items["enum"])
+    bounds = [f"{word} {schema[key]}" for key, word in (
+        ("minimum", "≥"), ("exclusiveMinimum", ">"), ("maximum", "≤"), ("maxLength", "at most"))
+        if key in schema]
+    if "maxLength" in schema:
+        bounds[-1] += " characters"
+    return words + (f" ({', '.join(bounds)})" if bounds else "")
+
+
+def _spec_rows(schema: Mapping[str, Any], path: str) -> Iterator[str]:
+    required = set(schema.get("required", ()))
+    for key, sub in schema.get("properties", {}).items():
+        here = f"{path}.{key}" if path else key
+        if key in _OWN_PAGES:
+            page = _OWN_PAGES[key]
+            yield f"| `{here}` | {_cell(_accepts(sub))}: see [{page}]({page}) |"
+            continue
+        note = " (required)" if key in required else ""
+        yield f"| `{here}`{note} | {_cell(_accepts(sub))} |"
+        items = sub.get("items") if sub.get("type") == "array" else None
+        if isinstance(items, Mapping) and items.get("properties"):
+            yield from _spec_rows(items, f"{here}[]")
+        elif sub.get("properties") and key != "defaults":
+            yield from _spec_rows(sub, here)
+
+
+def spec_reference() -> str:
+    """Every key `agentcov.yaml` accepts, from the JSON Schema the spec is validated against."""
+    rows = "\n".join(_spec_rows(SPEC_SCHEMA, ""))
+    return ("| key | accepts |\n|---|---|\n" + rows + "\n\n`defaults` takes every key an "
+            "`agents[]` entry takes except `name`, and is merged into each entry.\n")
+
+
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "cli": ("cli.md", cli_reference),
+    "spec": ("spec.md", spec_reference),
 }
 
 

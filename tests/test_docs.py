@@ -18,7 +18,7 @@ from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.service.journal import MAGIC
 from otel_agentcov.snapshot import REPORT_VERSION
-from otel_agentcov.spec import CoverageSpec
+from otel_agentcov.spec import EXPECT_TARGETS, SPEC_SCHEMA, CoverageSpec
 from otel_agentcov.state import STATE_FORMAT, STATE_VERSION, AgentState, CoverageState
 from otel_agentcov.state.coverage_state import READABLE_VERSIONS
 
@@ -160,3 +160,12 @@ def test_state_format_page_names_every_key_and_version() -> None:
     assert f'"format": "{STATE_FORMAT}", "version": {STATE_VERSION}' in page
     assert all(f"**{v}**" in page for v in READABLE_VERSIONS)
     assert MAGIC.decode().strip() in page and f'`"version": {REPORT_VERSION}`' in page
+
+
+def test_spec_page_lists_every_key_and_target() -> None:
+    page = (ROOT / "docs" / "spec.md").read_text(encoding="utf-8")
+    top = SPEC_SCHEMA["properties"]
+    assert all(f"| `{key}`" in page for key in top)
+    for key in top["agents"]["items"]["properties"]:
+        assert f"| `agents[].{key}`" in page, f"docs/spec.md does not list agents[].{key}"
+    assert all(f"`{target}`" in page for target in EXPECT_TARGETS)
