@@ -30,6 +30,7 @@ demo: $(DEMO_STAMP)
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py docs/generate_pages.py

@@ -11,6 +11,7 @@ import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -29,7 +30,9 @@ from .contract_spec import (
     text_schemas,
 )
 from .contract_spec import problems as contract_problems
+from .judge import Checks
 from .judge.contracts import Contract
+from .judge.narrative import NarrativeSpec
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
 
@@ -101,16 +104,6 @@ def _default_gate() -> tuple[ExpectItem, ...]:
 
 
 @dataclass(frozen=True)
-class NarrativeSpec:
-    """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
-    whether a divergent run fails."""
-
-    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
-    must_report: tuple[str, ...] = ()
-    fail_run: bool = True
-
-
-@dataclass(frozen=True)
 class AgentSpec:
     """Everything the engine needs to know about one agent, with defaults already merged in."""
 
@@ -135,6 +128,12 @@ class AgentSpec:
     def needs_content(self) -> bool:
         """A declared check reads output, input or tool arguments (classify then captures them)."""
         return any(c.needs_content for c in self.contracts) or self.narrative is not None
+
+    @cached_property
+    def checks(self) -> Checks:
+        """What the judge reads of this agent: its compiled contracts and narrative check."""
+        return Checks(self.contracts, self.narrative, frozenset(
+            (*(self.tools or ()), *(self.allowed or ()), *self.restricted)))
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,8 @@ from typing import Any
 import pytest
 from _refund_policy import REFUND_POLICY
 
-from otel_agentcov.assembler import AgentRun
+from otel_agentcov.assembler import AgentRun, RunContent
 from otel_agentcov.judge import Verdicts, judge
-from otel_agentcov.judge.content import RunContent
 from otel_agentcov.judge.matching import max_matching
 from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.spec import CoverageSpec
@@ -49,7 +48,7 @@ def judged(run: AgentRun, *contracts: dict[str, Any], **entry: Any) -> Verdicts:
     spec = CoverageSpec.from_dict(
         {"version": 1, "agents": [{"name": "a", "contracts": list(contracts), **entry}]}
     )
-    return judge(run, spec.for_agent("a"))
+    return judge(run, spec.for_agent("a").checks)
 
 
 def shows(detector: dict[str, Any], run: AgentRun, **entry: Any) -> str:
@@ -364,13 +363,13 @@ def test_when_unknown_records_every_behaviour_unknown() -> None:
 def test_must_call_shorthand_goes_through_the_same_evaluator() -> None:
     spec = CoverageSpec.from_dict({"version": 1, "agents": [
         {"name": "a", "contract": {"must_call": ["search", "summarize"]}}]})
-    v = judge(make_run("search"), spec.for_agent("a"))
+    v = judge(make_run("search"), spec.for_agent("a").checks)
     assert v.fails_run
     assert [(c.contract, c.behavior, c.result) for c in v.checks] == [
         ("must_call", "called:search", "satisfied"),
         ("must_call", "called:summarize", "violated"),
     ]
-    assert not judge(make_run("summarize", "search"), spec.for_agent("a")).fails_run
+    assert not judge(make_run("summarize", "search"), spec.for_agent("a").checks).fails_run
 
 
 # --- spec validation: one line naming the file, the path inside it and what was expected ---
@@ -499,12 +498,12 @@ def test_a_behaviour_never_decided_passes_no_violation_target() -> None:
     aspec = spec.for_agent("a")
     for _ in range(3):
         run = make_run("search", content=False)
-        state.update(run, aspec, judge(run, aspec))
+        state.update(run, aspec, judge(run, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
     gate = expect["contracts.violations_critical"]
     assert gate["value"] is None and not gate["passed"]
     decided = make_run("search", output="all done")
-    state.update(decided, aspec, judge(decided, aspec))
+    state.update(decided, aspec, judge(decided, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
     assert expect["contracts.violations_critical"]["value"] == 0
     assert expect["contracts.violations_critical"]["passed"]

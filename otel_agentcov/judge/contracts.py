@@ -19,16 +19,14 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ..assembler import AgentRun
 from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
 from .matching import max_matching
-
-if TYPE_CHECKING:
-    from ..assembler import AgentRun
 
 SEVERITIES = ("low", "medium", "high", "critical")  # ascending
 SATISFIED, VIOLATED, UNKNOWN = "satisfied", "violated", "unknown"
