@@ -7,7 +7,6 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 from __future__ import annotations
 
 import os
-import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,6 +34,7 @@ from .judge.contracts import Contract
 from .judge.narrative import NarrativeSpec
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
+from .user_regex import UserRegexError, compile_user_regex
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -434,8 +434,8 @@ def _validate(doc: Any, source: str) -> None:
             _local_refs_only(schema, path, source)
     for path, regex in _claim_patterns(doc):
         try:
-            re.compile(regex)
-        except re.error as bad:
+            compile_user_regex(regex)
+        except UserRegexError as bad:
             raise _error(source, path, f"not a valid regular expression: {bad}") from None
     for i, convention in enumerate(doc.get("conventions", [])):
         for where, what in convention_problems(convention, ["conventions", i]):
@@ -493,7 +493,7 @@ def _delegation(value: Sequence[Mapping[str, str]]) -> tuple[tuple[str, str], ..
 
 def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
     claims = tuple(
-        (tool, tuple(re.compile(r) for r in regexes))
+        (tool, tuple(compile_user_regex(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
     return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
