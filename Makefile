@@ -4,8 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards fixtures \
-  fixtures-node collector
+.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
+  fixtures fixtures-node collector
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,10 +29,11 @@ demo: $(DEMO_STAMP)
 	$(DEMO_VENV)/bin/python -m otel_agentcov.cli demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
+	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
-	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py
+	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py docs/generate_pages.py
 
 # The rules and end-to-end tests use a real Prometheus and promtool (Debian's `prometheus`).
 prometheus-tools:
@@ -54,6 +55,10 @@ chromium:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
+
+# Rewrite the generated parts of docs/*.md (tests fail when a committed page is stale).
+docs: $(STAMP)
+	$(BIN)/python docs/generate_pages.py
 
 # Rewrite dashboards/grafana/*.json from their code (tests fail when the committed JSON is stale).
 dashboards: $(STAMP)
@@ -96,7 +101,8 @@ bench: $(STAMP)
 FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
   openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
   smolagents llama_index crewai autogen agent_framework semantic_kernel \
-  openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit
+  openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit \
+  mlflow langfuse haystack haystack_openinference
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

@@ -1,4 +1,5 @@
-"""Cardinality and memory attacks on the engine (DESIGN §9: memory bounded by configuration).
+"""Cardinality and memory attacks on the engine (docs/guarantees.md: memory bounded by
+configuration).
 
 One run of AGENTCOV_ATTACK_SPANS spans (default 1,000,000, about 20-40 s) carries a million
 distinct agent, tool and model names and paths, a trace that never ends and a flood of traces

@@ -2,7 +2,7 @@
 
 Run `python dashboards/grafana/generate.py` to rewrite the committed JSON next to this file;
 `--check` exits 1 when the committed JSON differs from what this code builds. Metric names and
-labels are the exporter's (DESIGN §6); fleet-wide set unions come from
+labels are the exporter's (docs/metrics.md); fleet-wide set unions come from
 `dashboards/prometheus/agentcov-rules.yaml`.
 """
 
@@ -211,9 +211,9 @@ def fleet() -> dash.Dashboard:
     )
     overall = ratio_bars(
         "Overall coverage per agent",
-        "Geometric mean of the measured dimensions (DESIGN §3), as each exporter computes it; with "
-        "several replicas, the best replica's. Red < 50% (WEAK), yellow < 80% (MODERATE), green "
-        "STRONG. Click an agent for its drill-down.",
+        "Geometric mean of the measured dimensions (docs/semantics.md), as each exporter "
+        "computes it; with several replicas, the best replica's. Red < 50% (WEAK), yellow < 80% "
+        "(MODERATE), green STRONG. Click an agent for its drill-down.",
         [Query(f"max by (agent) (agentcov_coverage_overall_ratio{{{SEL}}})", "{{agent}}", True)],
     ).data_links([dash.DashboardLink("Agent drill-down").url(drill)])
     d = d.with_row(dash.Row("Coverage")).with_panel(overall)

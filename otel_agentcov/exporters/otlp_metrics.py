@@ -1,7 +1,7 @@
 """OpenTelemetry metrics for a Snapshot: observable instruments read at each collection.
 
-The numbers are the Prometheus exporter's (DESIGN §6): each instrument observes the rows of one
-of its metric families, under an OTel-style dotted name. One snapshot serves a whole collection
+The numbers are the Prometheus exporter's (docs/metrics.md): each instrument observes the rows of
+one of its metric families, under an OTel-style dotted name. One snapshot serves a whole collection
 cycle: the first instrument registered (`agentcov.coverage.ratio`) takes it and every other
 callback of the same cycle reuses it (the SDK calls a reader's observable callbacks in
 registration order); a callback that finds no snapshot yet takes one itself.

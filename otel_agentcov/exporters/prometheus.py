@@ -1,4 +1,4 @@
-"""Prometheus exposition of a Snapshot (metric contract: DESIGN §6).
+"""Prometheus exposition of a Snapshot (metric contract: docs/metrics.md).
 
 `CoverageCollector` is a prometheus_client custom collector: every scrape takes ONE snapshot and
 renders every family from it, so all series of a scrape agree with each other. It is registered on
@@ -59,8 +59,8 @@ DROP_REASONS = (
 OVERFLOW_LABELS = (
     "agent", "tool", "model", "path", "state", "context", "context_item", "contract", "version"
 )
-CHECK_RESULTS = ("satisfied", "violated", "unknown")
-# agentcov_version_verdict: a version against the one before it (DESIGN §3c)
+CHECK_RESULTS = ("satisfied", "violated", "unknown", "not_exercised")
+# agentcov_version_verdict: a version against the one before it (docs/compare.md)
 VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 
 
@@ -85,7 +85,7 @@ class _Family:
         self.exemplars: dict[tuple[str, ...], dict[str, str]] = {}
 
     def add(self, labels: tuple[str, ...], value: Any) -> None:
-        """Null values emit no sample (DESIGN §6)."""
+        """Null values emit no sample (docs/metrics.md)."""
         if value is not None:
             self.rows.append((labels, value))
 

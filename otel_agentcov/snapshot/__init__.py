@@ -1,8 +1,8 @@
 """Snapshot: the immutable computed view (ratios, estimates, edges, concerns, expect results).
 
-Every output renders a Snapshot; none recomputes coverage (DESIGN §2). Each report section is
-built by one function of its own (`AGENT_SECTIONS`), in order, so a new concern adds a section
-rather than growing one function.
+Every output renders a Snapshot; none recomputes coverage (docs/architecture.md#data-flow). Each
+report section is built by one function of its own (`AGENT_SECTIONS`), in order, so a new
+concern adds a section rather than growing one function.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "mode
 
 
 class Snapshot:
-    """One consistent computed view; `to_dict()` is the versioned JSON report (DESIGN §6)."""
+    """One consistent computed view; `to_dict()` is the versioned JSON report (docs/report.md)."""
 
     def __init__(self, data: dict[str, Any]) -> None:
         self._data = data
@@ -62,7 +62,7 @@ def compute_snapshot(
 ) -> Snapshot:
     """Derive every ratio from the state under the spec; the only place coverage is computed.
 
-    `contexts` adds who-tests-what per agent (DESIGN §3d)."""
+    `contexts` adds who-tests-what per agent (docs/semantics.md#test-contexts)."""
     observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
     tested = tested_edges(state.agents.values()) if contexts else set()
     agents = {
