@@ -29,9 +29,9 @@ from otel_agentcov.judge.narrative import (  # noqa: E402
     CLAIMED_NOT_CALLED,
     CONSISTENT,
     UNVERIFIABLE,
+    NarrativeSpec,
     judge_story,
 )
-from otel_agentcov.spec import NarrativeSpec  # noqa: E402
 
 SET_DIR = HERE.parent / "tests" / "narrative_set"
 # Claims no default reading can support: only declared patterns (or patterns per language) can.

@@ -18,7 +18,7 @@ from .engine import CoverageEngine
 from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
-from .verdicts import (
+from .stats.verdicts import (
     EXIT_FAIL,
     EXIT_PASS,
     EXIT_USAGE,

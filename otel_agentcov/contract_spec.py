@@ -7,13 +7,13 @@ so building afterwards (`build_contracts`) cannot fail and the judge never compi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from .judge.args import ARGS_MODES, ArgsMatch, ArgValue, parse_path, pointer_problem
 from .judge.contracts import (
     MODES,
     MUST,
@@ -34,6 +34,7 @@ from .judge.contracts import (
     Trajectory,
 )
 from .semconv.common import MAX_NAME_CHARS
+from .user_regex import UserRegexError, compile_user_regex
 
 DETECTORS = (
     "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "delegated",
@@ -56,9 +57,10 @@ SELECTOR_DEF: Mapping[str, Any] = {
                 "tool": {"$ref": "#/$defs/selector"},
                 "args": {
                     "type": "object",
-                    "additionalProperties": {"type": "string", "description": "a regex string"},
-                    "description": "a mapping of argument name to regex",
+                    "description": "a mapping of argument path (name, dotted path or JSON "
+                                   "Pointer) to a regex, a JSON literal or {regex: ...}",
                 },
+                "args_mode": {"enum": list(ARGS_MODES)},
             },
             "required": ["tool"],
             "additionalProperties": False,
@@ -159,8 +161,8 @@ def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tupl
     for key, value in detectors.items():
         where: Where = [*at, key]
         for path, sel in _selectors(value, where):
-            for arg, regex in sel.get("args", {}).items() if isinstance(sel, Mapping) else ():
-                yield from _regex_problem(regex, [*path, "args", arg])
+            if isinstance(sel, Mapping):
+                yield from _args_problems(sel, path)
         if key in ("output", "input"):
             if "regex" in value:
                 yield from _regex_problem(value["regex"], [*where, "regex"])
@@ -190,9 +192,34 @@ def text_schemas(entry: Mapping[str, Any], prefix: Sequence[str | int]
 
 def _regex_problem(regex: str, at: Where) -> Iterator[tuple[Where, str]]:
     try:
-        re.compile(regex)
-    except re.error as bad:
+        compile_user_regex(regex)
+    except UserRegexError as bad:
         yield at, f"invalid regex: {bad}"
+
+
+def _regex_value(value: Any) -> str | None:
+    """The regex of a `{regex: r}` value (the literal modes' way to write one), else None."""
+    if isinstance(value, Mapping) and list(value) == ["regex"] and isinstance(value["regex"], str):
+        return value["regex"]
+    return None
+
+
+def _args_problems(sel: Mapping[str, Any], at: Where) -> Iterator[tuple[Where, str]]:
+    """Regex mode: every value a regex string; the other modes: literals or `{regex: r}`.
+    Every key a valid path."""
+    regex_mode = sel.get("args_mode", "regex") == "regex"
+    for key, value in sel.get("args", {}).items():
+        where: Where = [*at, "args", key]
+        bad_pointer = pointer_problem(key)
+        if bad_pointer is not None:
+            yield where, bad_pointer
+        if regex_mode and not isinstance(value, str):
+            yield where, ("expected a regex string (args_mode regex); for a literal value set "
+                          "args_mode: subset, exact or superset")
+            continue
+        regex = value if regex_mode else _regex_value(value)
+        if regex is not None:
+            yield from _regex_problem(regex, where)
 
 
 def _selectors(value: Any, at: Where) -> Iterator[tuple[Where, Any]]:
@@ -217,8 +244,15 @@ def _selector(value: Any, aliases: Mapping[str, Sequence[str]]) -> Selector:
     if isinstance(value, str):
         return Selector(tuple(aliases.get(value, (value,))))
     inner = _selector(value["tool"], aliases)
-    args = tuple((k, re.compile(v)) for k, v in sorted(value.get("args", {}).items()))
-    return Selector(inner.patterns, inner.args + args)
+    if "args" not in value:
+        return inner
+    mode = value.get("args_mode", "regex")
+    entries = []
+    for key, v in sorted(value["args"].items()):
+        regex = v if mode == "regex" else _regex_value(v)
+        arg = ArgValue(compile_user_regex(regex)) if regex is not None else ArgValue(literal=v)
+        entries.append((parse_path(key), arg))
+    return Selector(inner.patterns, (*inner.args, ArgsMatch(tuple(entries), mode)))
 
 
 def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Detector:
@@ -245,7 +279,7 @@ def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Det
     return Text(
         key,
         contains=value.get("contains"),
-        regex=re.compile(regex) if regex is not None else None,
+        regex=compile_user_regex(regex) if regex is not None else None,
         schema=Draft202012Validator(schema) if schema is not None else None,
     )
 

@@ -130,7 +130,7 @@ class CoverageEngine:
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                verdicts = judge(run, spec)
+                verdicts = judge(run, spec.checks)
                 run.content = None
                 self.state.update(run, spec, verdicts)
             except Exception:

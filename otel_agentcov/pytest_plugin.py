@@ -37,7 +37,7 @@ from .pytest_reports import (
 )
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
-from .verdicts import EXIT_PASS, no_runs_message
+from .stats.verdicts import EXIT_PASS, no_runs_message
 
 WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutput`
 

@@ -7,10 +7,10 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 from __future__ import annotations
 
 import os
-import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -29,9 +29,12 @@ from .contract_spec import (
     text_schemas,
 )
 from .contract_spec import problems as contract_problems
+from .judge import Checks
 from .judge.contracts import Contract
+from .judge.narrative import NarrativeSpec
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
+from .user_regex import UserRegexError, compile_user_regex
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -101,17 +104,6 @@ def _default_gate() -> tuple[ExpectItem, ...]:
 
 
 @dataclass(frozen=True)
-class NarrativeSpec:
-    """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
-    whether a divergent run fails."""
-
-    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
-    must_report: tuple[str, ...] = ()
-    fail_run: bool = True
-    synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)
-
-
-@dataclass(frozen=True)
 class AgentSpec:
     """Everything the engine needs to know about one agent, with defaults already merged in."""
 
@@ -136,6 +128,12 @@ class AgentSpec:
     def needs_content(self) -> bool:
         """A declared check reads output, input or tool arguments (classify then captures them)."""
         return any(c.needs_content for c in self.contracts) or self.narrative is not None
+
+    @cached_property
+    def checks(self) -> Checks:
+        """What the judge reads of this agent: its compiled contracts and narrative check."""
+        return Checks(self.contracts, self.narrative, frozenset(
+            (*(self.tools or ()), *(self.allowed or ()), *self.restricted)))
 
 
 @dataclass(frozen=True)
@@ -437,8 +435,8 @@ def _validate(doc: Any, source: str) -> None:
             _local_refs_only(schema, path, source)
     for path, regex in _claim_patterns(doc):
         try:
-            re.compile(regex)
-        except re.error as bad:
+            compile_user_regex(regex)
+        except UserRegexError as bad:
             raise _error(source, path, f"not a valid regular expression: {bad}") from None
     for i, convention in enumerate(doc.get("conventions", [])):
         for where, what in convention_problems(convention, ["conventions", i]):
@@ -496,7 +494,7 @@ def _delegation(value: Sequence[Mapping[str, str]]) -> tuple[tuple[str, str], ..
 
 def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
     claims = tuple(
-        (tool, tuple(re.compile(r) for r in regexes))
+        (tool, tuple(compile_user_regex(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
     return NarrativeSpec(

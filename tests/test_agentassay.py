@@ -273,8 +273,8 @@ def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[st
     the ones the span route (classify every span, assemble the trace) builds from the same trial."""
     from test_report_golden import trials_doc
 
-    from otel_agentcov.agentassay import trace_to_records, trace_to_runs
     from otel_agentcov.assembler import assemble
+    from otel_agentcov.readers.trial_runs import trace_to_records, trace_to_runs
     from otel_agentcov.semconv import classify
 
     traces = [t["trace"] for t in trials_doc(seed=5, n=400)["results"]] + _odd_trials()
@@ -289,7 +289,7 @@ def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[st
 
 
 def test_trials_the_engine_must_check_take_the_span_route() -> None:
-    from otel_agentcov.agentassay import trace_to_runs
+    from otel_agentcov.readers.trial_runs import trace_to_runs
 
     negative = {"steps": [_step("tool_call", tool="calc", duration_ms=-5.0)]}
     assert trace_to_runs(negative, 1) is None  # its span is dropped as ending before it starts

@@ -24,9 +24,9 @@ from _trace_files import demo_spans, protobuf_bytes, write_jsonl, write_spec
 
 from otel_agentcov import cli, offline
 from otel_agentcov.compare import RENDERERS, Settings, Side, compare
-from otel_agentcov.compare.statistics import pass_rate_verdict, pool_sparse, tool_drift
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import CoverageState
+from otel_agentcov.stats.regression import pass_rate_verdict, pool_sparse, tool_drift
 
 # --- trials files: the same loader `coverage` uses ---------------------------------------------
 

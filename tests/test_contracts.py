@@ -6,70 +6,15 @@ runs are built directly (tool calls in order, captured content or not), not reco
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from _contract_runs import NOT_CAPTURED, judged, make_run, shows
 from _refund_policy import REFUND_POLICY
 
-from otel_agentcov.assembler import AgentRun
 from otel_agentcov.judge import Verdicts, judge
-from otel_agentcov.judge.content import RunContent
 from otel_agentcov.judge.matching import max_matching
-from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.spec import CoverageSpec
-
-NOT_CAPTURED = object()
-Call = str | tuple[str, Any]  # a name, or (name, args | NOT_CAPTURED)
-
-
-def make_run(
-    *calls: Call,
-    output: str | None = None,
-    user_input: str | None = None,
-    delegations: Sequence[tuple[str, str]] = (),
-    content: bool = True,
-    denied: Sequence[str] = (),
-) -> AgentRun:
-    steps, args = [], {}
-    for i, call in enumerate(calls, start=1):
-        name, arguments = (call, {}) if isinstance(call, str) else call
-        steps.append(Step(1, i, None, TOOL, i, i, "a", tool=name))
-        if arguments is not NOT_CAPTURED:
-            args[i] = arguments
-    for j, name in enumerate(denied, start=len(calls) + 1):
-        steps.append(Step(1, j, None, TOOL, j, j, "a", tool=name, decision="deny"))
-    return AgentRun(
-        "a", 1, 0, 100, steps=steps, delegations=list(delegations),
-        content=RunContent(output, user_input, args) if content else None,
-    )
-
-
-def judged(run: AgentRun, *contracts: dict[str, Any], **entry: Any) -> Verdicts:
-    spec = CoverageSpec.from_dict(
-        {"version": 1, "agents": [{"name": "a", "contracts": list(contracts), **entry}]}
-    )
-    return judge(run, spec.for_agent("a"))
-
-
-def shows(detector: dict[str, Any], run: AgentRun, **entry: Any) -> str:
-    """The detector as a `must` and as a `must_not`; returns whether the run shows it
-    ("yes"/"no"/"unknown"/"vacuous": its trigger never occurred), checking that the two
-    polarities agree."""
-    v = judged(run, {
-        "name": "c",
-        "must": [{"behavior": "m", **detector}],
-        "must_not": [{"behavior": "n", **detector}],
-    }, **entry)
-    must, must_not = (c.result for c in v.checks)
-    expected_pair = {
-        "satisfied": "violated", "violated": "satisfied", "unknown": "unknown",
-        "not_exercised": "not_exercised",
-    }[must]
-    assert must_not == expected_pair
-    return {"satisfied": "yes", "violated": "no", "unknown": "unknown",
-            "not_exercised": "vacuous"}[must]
-
 
 # --- called ---
 
@@ -364,13 +309,13 @@ def test_when_unknown_records_every_behaviour_unknown() -> None:
 def test_must_call_shorthand_goes_through_the_same_evaluator() -> None:
     spec = CoverageSpec.from_dict({"version": 1, "agents": [
         {"name": "a", "contract": {"must_call": ["search", "summarize"]}}]})
-    v = judge(make_run("search"), spec.for_agent("a"))
+    v = judge(make_run("search"), spec.for_agent("a").checks)
     assert v.fails_run
     assert [(c.contract, c.behavior, c.result) for c in v.checks] == [
         ("must_call", "called:search", "satisfied"),
         ("must_call", "called:summarize", "violated"),
     ]
-    assert not judge(make_run("summarize", "search"), spec.for_agent("a")).fails_run
+    assert not judge(make_run("summarize", "search"), spec.for_agent("a").checks).fails_run
 
 
 # --- spec validation: one line naming the file, the path inside it and what was expected ---
@@ -499,12 +444,12 @@ def test_a_behaviour_never_decided_passes_no_violation_target() -> None:
     aspec = spec.for_agent("a")
     for _ in range(3):
         run = make_run("search", content=False)
-        state.update(run, aspec, judge(run, aspec))
+        state.update(run, aspec, judge(run, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
     gate = expect["contracts.violations_critical"]
     assert gate["value"] is None and not gate["passed"]
     decided = make_run("search", output="all done")
-    state.update(decided, aspec, judge(decided, aspec))
+    state.update(decided, aspec, judge(decided, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
     assert expect["contracts.violations_critical"]["value"] == 0
     assert expect["contracts.violations_critical"]["passed"]

@@ -226,10 +226,10 @@ def test_content_lives_only_until_the_run_is_judged() -> None:
     the steps and runs that held it are gone, only verdict counts remain."""
     import gc
 
+    from otel_agentcov.assembler import RunContent
     from otel_agentcov.engine import CoverageEngine
-    from otel_agentcov.judge.content import RunContent
     from otel_agentcov.records import from_readable_span
-    from otel_agentcov.semconv.content import StepContent
+    from otel_agentcov.semconv.step import StepContent
 
     engine = CoverageEngine(CoverageSpec.from_dict(SPEC))
     records = [from_readable_span(s) for s in _spans()]

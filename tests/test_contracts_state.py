@@ -13,9 +13,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otel_agentcov.assembler import AgentRun
+from otel_agentcov.assembler import AgentRun, RunContent
 from otel_agentcov.judge import judge
-from otel_agentcov.judge.content import RunContent
 from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import STATE_VERSION, CoverageState, Limits
@@ -54,7 +53,7 @@ def _fold(state: CoverageState, runs: list[tuple[int, Any]]) -> None:
     for i, (agent, calls, output) in runs:
         run = _run(i, agent, calls, output)
         spec = SPEC.for_agent(agent)
-        state.update(run, spec, judge(run, spec))
+        state.update(run, spec, judge(run, spec.checks))
 
 
 def _contract_view(state: CoverageState) -> dict[str, Any]:
@@ -165,7 +164,7 @@ def test_contract_behaviours_per_test_context() -> None:
     ]):
         run = _run(i, "a", calls, output)
         run.context = context
-        state.update(run, spec.for_agent("a"), judge(run, spec.for_agent("a")))
+        state.update(run, spec.for_agent("a"), judge(run, spec.for_agent("a").checks))
     report = compute_snapshot(state, spec, contexts=True).to_dict()
     contexts = report["agents"]["a"]["contexts"]
     assert contexts["by_test"]["test_refund"]["behaviors"] == ["refund.verifies", "search.searches"]

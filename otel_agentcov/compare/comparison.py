@@ -13,10 +13,10 @@ from typing import Any
 from ..judge.narrative import CONSISTENT, DIVERGENT
 from ..snapshot.coverage import DIMENSIONS
 from ..state import AgentState, CoverageState
-from ..verdicts import FAIL, INCONCLUSIVE, PASS
+from ..stats.regression import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
+from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .hard import hard_regressions
 from .sets import set_changes
-from .statistics import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,7 @@ from .clauses import (
     is_nounish,
     tokens,
 )
+from .lexicon import lemmas
 from .toolnames import ABBREVIATIONS, Reading, code_names, name_words, past_forms, readings
 
 MAX_TEXT_CHARS = 64 * 1024  # as every content check: a text is scanned up to 64 KiB
@@ -249,12 +250,9 @@ def _bare_plural_subject(words: list[str], j: int) -> bool:
     return lemma is not None and lemma != head
 
 
-@lru_cache(maxsize=4096)
 def _noun_lemma(word: str) -> str | None:
-    from lemminflect import getAllLemmas
-
-    lemmas = getAllLemmas(word).get("NOUN")
-    return lemmas[0] if lemmas else None
+    nouns = lemmas(word).get("NOUN")
+    return nouns[0] if nouns else None
 
 
 def _not_someone_else(words: list[str], i: int) -> bool:

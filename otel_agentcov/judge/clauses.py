@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from lemminflect import getAllLemmas
+from .lexicon import lemmas as _lemmas
 
 # sentences end at . ! ? followed by space, or at a line break (bullets, Markdown rows)
 SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -77,11 +76,6 @@ REPORTING = frozenset({
 })  # fmt: skip
 FUNCTION_WORDS = (DETERMINERS | PREPOSITIONS | PRONOUNS | AUX | ADVERBS | BOUNDARIES | NEGATIONS
                   | frozenset({"up", "down", "out", "back", "off", "over", "not", "to", "yet"}))
-
-
-@lru_cache(maxsize=8192)
-def _lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    return dict(getAllLemmas(word))
 
 
 def is_nounish(word: str) -> bool:

@@ -19,16 +19,15 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ..assembler import AgentRun
 from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
+from .args import ArgsMatch
 from .matching import max_matching
-
-if TYPE_CHECKING:
-    from ..assembler import AgentRun
 
 SEVERITIES = ("low", "medium", "high", "critical")  # ascending
 SATISFIED, VIOLATED, UNKNOWN = "satisfied", "violated", "unknown"
@@ -45,10 +44,11 @@ _GLOB_CHARS = frozenset("*?[")
 
 @dataclass(frozen=True)
 class Selector:
-    """Tool names or shell globs (aliases already expanded), optionally with argument regexes."""
+    """Tool names or shell globs (aliases already expanded), optionally with argument matches
+    (one per nesting level of `{tool: {tool: ..., args: ...}, args: ...}`, all must hold)."""
 
     patterns: tuple[str, ...]
-    args: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    args: tuple[ArgsMatch, ...] = ()
     # derived once: plain names are a set lookup, globs one compiled regex (runs are judged
     # on the hot path; fnmatch per call and pattern costs more than the rest of a check)
     _names: frozenset[str] = field(init=False, compare=False, repr=False)
@@ -68,14 +68,7 @@ class Selector:
             return True
         if args is None:
             return None
-        for name, regex in self.args:
-            if name not in args:
-                return False  # a missing argument fails the match
-            value = args[name]
-            text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-            if regex.search(text[:MAX_TEXT]) is None:
-                return False
-        return True
+        return all(match.matches(args) for match in self.args)
 
 
 class _Calls:

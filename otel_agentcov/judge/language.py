@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from lemminflect import getAllLemmas
+from .lexicon import lemmas
 
 # plain words only: not code, paths, hyphenated names or camelCase
 _WORDS = re.compile(r"(?<![\w`/\-.])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w`/\-])")
@@ -51,7 +51,7 @@ def _english(word: str) -> bool:
     if word in _FUNCTION_WORDS:
         return True
     base = word.split("'")[0]
-    return bool(getAllLemmas(base)) or base in _FUNCTION_WORDS
+    return bool(lemmas(base)) or base in _FUNCTION_WORDS
 
 
 def _latin(char: str) -> bool:

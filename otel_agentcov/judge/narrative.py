@@ -6,17 +6,14 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..assembler import AgentRun
 from ..semconv.step import TOOL
 from .claims import extractor
 from .language import is_english
-
-if TYPE_CHECKING:  # the assembler imports judge.content, so judge/ must not import it back
-    from ..assembler import AgentRun
-    from ..spec import AgentSpec, NarrativeSpec
 
 CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
 RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)
@@ -24,6 +21,17 @@ CLAIMED_NOT_CALLED = "claimed_not_called"  # a hallucinated action
 CLAIMED_BUT_FAILED = "claimed_but_failed"  # every call failed or was denied
 CALLED_NOT_CLAIMED = "called_not_claimed"  # a must_report tool done but left out of the story
 KINDS = (CLAIMED_NOT_CALLED, CLAIMED_BUT_FAILED, CALLED_NOT_CLAIMED)
+
+
+@dataclass(frozen=True)
+class NarrativeSpec:
+    """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
+    whether a divergent run fails."""
+
+    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
+    must_report: tuple[str, ...] = ()
+    fail_run: bool = True
+    synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,17 +53,17 @@ def calls(run: AgentRun) -> dict[str, bool]:
     return done
 
 
-def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) -> NarrativeVerdict:
-    """Claims of the final output against the calls; no captured output -> unverifiable."""
+def judge_narrative(
+    run: AgentRun, narrative: NarrativeSpec, declared: frozenset[str]
+) -> NarrativeVerdict:
+    """Claims of the final output against the calls; no captured output -> unverifiable.
+    `declared` = the tools the agent's spec names (tools, allowed, restricted)."""
     output = run.content.output if run.content is not None else None
     if not output:
         return NarrativeVerdict(UNVERIFIABLE)
     done = calls(run)
     # the default claims cover every tool the agent could have used: declared, offered, called
-    known = frozenset(
-        (*(spec.tools or ()), *(spec.allowed or ()), *spec.restricted, *narrative.must_report,
-         *run.tool_definitions, *done)
-    )
+    known = declared.union(narrative.must_report, run.tool_definitions, done)
     return judge_story(output, known, done, narrative)
 
 
@@ -93,6 +101,7 @@ __all__ = [
     "KINDS",
     "RESULTS",
     "UNVERIFIABLE",
+    "NarrativeSpec",
     "NarrativeVerdict",
     "judge_narrative",
     "judge_story",

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from lemminflect import getAllInflections, getAllLemmas, getInflection
+from .lexicon import inflect, inflections, lemmas
 
 # Prefixes naming the program or namespace a tool drives, not what it does: optional in a claim.
 CLI_PREFIXES = frozenset({
@@ -90,33 +90,33 @@ def past_forms(verb: str) -> frozenset[str]:
     """Past tense and past participle of `verb` (lemminflect's lexicon, then its rules)."""
     forms: set[str] = set()
     for tag in ("VBD", "VBN"):
-        forms.update(getAllInflections(verb, upos="VERB").get(tag, ()))
+        forms.update(inflections(verb, "VERB").get(tag, ()))
         if not forms or tag == "VBN":
-            forms.update(getInflection(verb, tag=tag) or ())
+            forms.update(inflect(verb, tag))
     return frozenset(f.lower() for f in forms)
 
 
 @lru_cache(maxsize=4096)
 def is_verb(word: str) -> bool:
     """The lexicon knows `word` as a verb."""
-    return bool(getAllInflections(word, upos="VERB"))
+    return bool(inflections(word, "VERB"))
 
 
 @lru_cache(maxsize=4096)
 def is_noun(word: str) -> bool:
     """The lexicon knows `word` as a noun."""
-    return "NOUN" in getAllLemmas(word)
+    return "NOUN" in lemmas(word)
 
 
 @lru_cache(maxsize=4096)
 def noun_forms(word: str) -> frozenset[str]:
     """An object word in the singular and plural: refund/refunds, policy/policies, tests/test."""
-    lemma = getAllLemmas(word).get("NOUN")
+    lemma = lemmas(word).get("NOUN")
     base = lemma[0] if lemma else word
     forms = {word, base}
     for tag in ("NN", "NNS"):
-        forms.update(getAllInflections(base, upos="NOUN").get(tag, ()))
-        forms.update(getInflection(base, tag=tag) or ())
+        forms.update(inflections(base, "NOUN").get(tag, ()))
+        forms.update(inflect(base, tag))
     return frozenset(f.lower() for f in forms)
 
 

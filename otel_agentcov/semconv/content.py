@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..records import SpanRecord
 from .common import parse_json
-from .step import AGENT, LLM, TOOL
+from .step import AGENT, LLM, TOOL, StepContent
 
 MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (docs/contracts.md)
 _CALL_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
@@ -32,15 +31,6 @@ _OI_IN = re.compile(
 )
 _TL_OUT = re.compile(r"^gen_ai\.completion\.(\d+)\.(role|content)$")
 _TL_IN = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
-
-
-@dataclass(slots=True)
-class StepContent:
-    """What one span carried; None = not captured on this span."""
-
-    output: str | None = None  # text of its output messages (the final result on an agent span)
-    input: str | None = None  # text of the user messages among its input messages
-    args: Mapping[str, Any] | None = None  # a tool call's parsed arguments
 
 
 def step_content(record: SpanRecord, kind: str) -> StepContent | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compare.statistics import pass_rate_verdict
+from ..stats.regression import pass_rate_verdict
 from .view import AgentView
 
 
