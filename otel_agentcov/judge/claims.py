@@ -18,6 +18,7 @@ from .clauses import (
     BE,
     CONFIRMING,
     DETERMINERS,
+    FAILURES,
     HABITS,
     HAVE,
     MODALS,
@@ -44,6 +45,9 @@ DEEDS = frozenset({"ran", "called", "invoked", "executed", "used", "triggered", 
                    "response"})  # fmt: skip
 _SKIP = frozenset({"already", "just", "also", "now", "successfully", "finally", "indeed",
                    "then", "recently", "actually", "really", "all", "both", "been"})  # fmt: skip
+_PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
+_OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
+_ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
 _SUBJECT_WORDS = 8  # a subject is read this far back from its verb
 _CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
 _OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
@@ -77,12 +81,10 @@ class ClaimExtractor:
         """The tools the text claims were done; linear in the text's length. `default=False`
         reads only the declared patterns (an answer in a language the defaults cannot read)."""
         claimed: set[str] = set()
+        pending: set[str] = set()  # the last sentence's claims, unless the next retracts them
         context: list[str] = []  # the words "it"/"them" may stand for: the previous sentence's
         for sentence in SENTENCES.split(text[:MAX_TEXT_CHARS]):
             if not sentence:
-                continue
-            if sentence.rstrip().endswith("?"):  # a question claims nothing
-                context = _context(sentence)
                 continue
             for tool, pattern in self._patterns:
                 if tool not in claimed and pattern.search(sentence):
@@ -90,15 +92,27 @@ class ClaimExtractor:
             if not default:
                 continue
             words, code = tokens(sentence)
+            # "I issued the refund. Unfortunately it was declined.": an honest failure report
+            if not _retracts(words):
+                claimed |= pending
+            pending = set()
+            if sentence.rstrip().endswith("?"):  # a question claims nothing
+                context = words[-_CONTEXT_WORDS:]
+                continue
             # most sentences hold no verb form or tool name: one set operation rules them out
             if not self._triggers.isdisjoint(words):
                 for clause in clauses(words, code):
-                    self._clause(clause, claimed, context)
+                    if clause.failure:  # "…, but it bounced": what came before did not happen
+                        pending.clear()
+                    self._clause(clause, pending, claimed, context)
                     context = (context + clause.words + clause.extra)[-_CONTEXT_WORDS:]
             context = words[-_CONTEXT_WORDS:]
-        return frozenset(claimed)
+        return frozenset(claimed | pending)
 
-    def _clause(self, clause: Clause, claimed: set[str], context: list[str]) -> None:
+    def _clause(
+        self, clause: Clause, found: set[str], claimed: set[str], context: list[str]
+    ) -> None:
+        """Adds to `found` the tools this clause claims (`claimed`: already claimed before)."""
         if clause.reported:
             return
         words = clause.words
@@ -109,8 +123,9 @@ class ClaimExtractor:
                 continue
             tool = self._code.get(word) or (self._plain.get(word) if clause.code[i] else None)
             if tool is not None:
-                if tool not in claimed and frame.deed and _asserted(clause, frame, i, True):
-                    claimed.add(tool)
+                new = tool not in claimed and tool not in found
+                if new and frame.deed and _asserted(clause, frame, i, True):
+                    found.add(tool)
                 continue
             past = self._past.get(word)
             if past is None:
@@ -119,7 +134,7 @@ class ClaimExtractor:
                 candidates = self._base[word]
             else:
                 candidates = past
-            todo = [r for r in candidates if r.tool not in claimed]
+            todo = [r for r in candidates if r.tool not in claimed and r.tool not in found]
             if not todo or not _asserted(clause, frame, i, past is None):
                 continue
             if present is None:
@@ -127,12 +142,12 @@ class ClaimExtractor:
             if _pronoun_object(words, i):  # "I cancelled it": the object is named before
                 present = present | _word_set(context[-_CONTEXT_WORDS:])
             for reading in todo:
-                if reading.tool in claimed:
+                if reading.tool in found:
                     continue
                 if all(present & forms for forms in reading.objects) and _particle(
                     words, i, reading.particle
                 ):
-                    claimed.add(reading.tool)
+                    found.add(reading.tool)
 
 
 def _word_set(words: list[str]) -> set[str]:
@@ -140,6 +155,8 @@ def _word_set(words: list[str]) -> set[str]:
     expanded (PR -> pull request)."""
     present = set(words)
     for word in words:
+        if _PATH.fullmatch(word):  # "written to /tmp/out.csv": a file
+            present.update(("file", "files"))
         if "-" in word:
             present.update(word.split("-"))
             present.add(word.replace("-", ""))
@@ -147,8 +164,14 @@ def _word_set(words: list[str]) -> set[str]:
     return present
 
 
-def _context(sentence: str) -> list[str]:
-    return tokens(sentence)[0][-_CONTEXT_WORDS:]
+def _retracts(words: list[str]) -> bool:
+    """A sentence that says the last one's action failed: a failure word after an opener
+    ("Unfortunately …", "However …") or a pronoun ("it was declined", "that call failed")."""
+    for k, word in enumerate(words):
+        if word in FAILURES or (word == "error" and k and words[k - 1] in ("an", "returned")):
+            head = words[:k]
+            return bool(head) and (head[0] in _OPENERS or any(w in _ANAPHORS for w in head))
+    return False
 
 
 def _pronoun_object(words: list[str], i: int) -> bool:
@@ -218,7 +241,7 @@ def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:
         return False
     if j >= 0 and words[j] in PRESENT_BE and not _has_perfect(words, j):
         return not (frame.habit or _bare_plural_subject(words, j))
-    passive = j >= 0 and words[j] in BE
+    passive = any(w in BE for w in words[max(0, i - 3) : i])  # "was sent", "has been sent"
     return passive or _not_someone_else(words, i)
 
 
@@ -247,7 +270,9 @@ def _bare_plural_subject(words: list[str], j: int) -> bool:
         return False
     head = subject[-1]
     lemma = _noun_lemma(head)
-    return lemma is not None and lemma != head
+    if lemma is None:  # not in the lexicon (payslips, SKUs): a regular plural
+        return head.endswith("s") and not head.endswith("ss")
+    return lemma != head
 
 
 def _noun_lemma(word: str) -> str | None:
@@ -263,6 +288,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
     subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"]
     if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
         return True
+    if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"
+        return False
     nxt = next((w for w in words[i + 1 :] if w not in ("up", "down", "out", "back")), "")
     if nxt not in _OBJECT_START:
         return True  # intransitive: "your order has shipped", "all tests ran green"

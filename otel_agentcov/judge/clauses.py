@@ -17,7 +17,9 @@ from .lexicon import lemmas as _lemmas
 # sentences end at . ! ? followed by space, or at a line break (bullets, Markdown rows)
 SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 # quoted text is someone's words, not the agent's claim (an apostrophe inside a word is no quote)
-_QUOTES = re.compile(r"“[^”]{0,400}”|\"[^\"\n]{0,400}\"|‘[^’]{0,400}’|(?<!\w)'[^'\n]{1,400}'(?!\w)")
+_QUOTES = re.compile(
+    r"“[^”]{0,400}”|\"[^\"\n]{0,400}\"|‘[^’]{0,400}’|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){1,400}'(?!\w)"
+)
 _CODE = re.compile(r"`([^`\n]{1,200})`")
 _TOKENS = re.compile(
     r"\x00\d+\x00|[$€£¥]|\d+(?:[.,:/]\d+)*|\w+(?:[.'\-/]\w+)*|[,;:()\[\]—–|]"
@@ -42,9 +44,15 @@ NEGATIONS = frozenset({
     "unsuccessfully", "nobody", "tried", "attempted", "trying", "attempting", "failed",
 })  # fmt: skip
 MODALS = frozenset({"will", "would", "shall", "should", "may", "might", "must", "can", "could",
-                    "going"})  # fmt: skip
+                    "going", "ought", "supposed"})  # fmt: skip
 # "I can confirm (that) I sent it": a modal before these reports, it does not plan
 CONFIRMING = frozenset({"confirm", "see", "verify", "tell", "report", "say", "assure"})
+# words that report a failure: a clause holding one retracts the claims before it
+FAILURES = frozenset({"failed", "errored", "rejected", "declined", "bounced", "denied", "refused",
+                      "blocked", "unsuccessful", "crashed", "reverted"})  # fmt: skip
+# a lone status after ":" or in a table cell that says the action was not done
+NOT_DONE = frozenset({"no", "not", "false", "none", "pending", "skipped", "failed", "todo",
+                      "blocked", "declined", "❌", "✗", "✘"})  # fmt: skip
 HABITS = frozenset({"usually", "typically", "normally", "generally", "always", "often",
                     "sometimes", "automatically", "nightly", "daily", "weekly", "monthly",
                     "yearly", "every", "each", "default"})  # fmt: skip
@@ -73,6 +81,7 @@ REPORTING = frozenset({
     "claimed", "reports", "reported", "states", "stated", "notes", "noted", "reads",
     "suggests", "suggested", "indicates", "indicated", "heard", "thinks", "thought",
     "believes", "believed", "seems", "seemed", "apparently", "reportedly", "allegedly",
+    "show", "shows", "showed",
 })  # fmt: skip
 FUNCTION_WORDS = (DETERMINERS | PREPOSITIONS | PRONOUNS | AUX | ADVERBS | BOUNDARIES | NEGATIONS
                   | frozenset({"up", "down", "out", "back", "off", "over", "not", "to", "yet"}))
@@ -107,6 +116,7 @@ class Clause:
     words: list[str]
     code: list[bool]  # the token was written as code (backticks)
     hypothetical: bool = False  # a condition, or in a conditional sentence
+    failure: bool = False  # says that something failed ("but it bounced", "and was declined")
     reported: bool = False  # someone else's words
     extra: list[str] = field(default_factory=list)  # words of verbless chunks joined to it
 
@@ -168,11 +178,23 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
     if current.words:
         chunks.append(current)
     opens = _opens_with_condition(words)
+    _mark_status(chunks)
     chunks = _join_verbless(chunks)
     _mark_reports(chunks)
     for chunk in chunks:
         chunk.hypothetical = opens or chunk.words[0] in CONDITIONAL
+        chunk.failure = any(w in FAILURES for w in chunk.words) and chunk is not chunks[0]
     return [c for c in chunks if c.words != [";"]]
+
+
+def _mark_status(chunks: list[Clause]) -> None:
+    """"Email sent: no", "| back up the database | skipped |": a lone status word after the
+    action says it was not done; it becomes a negation of the chunk before it."""
+    for k in range(1, len(chunks)):
+        words = [w for w in chunks[k].words if w not in ("yet", "done")]
+        if words and len(words) <= 2 and all(w in NOT_DONE for w in words):
+            chunks[k - 1].words.insert(0, "not")
+            chunks[k - 1].code.insert(0, False)
 
 
 def _join_verbless(chunks: list[Clause]) -> list[Clause]:
@@ -208,9 +230,17 @@ def _mark_reports(chunks: list[Clause]) -> None:
         whole = any(_frames_whole(c.words) for c in segment)
         reporting = False
         for chunk in segment:
+            if _agent_speaks(chunk.words):  # "You wrote '…' and I sent an email"
+                whole = reporting = False
             reporting = reporting or whole or _reports(chunk)
             chunk.reported = reporting
         start = end
+
+
+def _agent_speaks(words: Sequence[str]) -> bool:
+    """A clause whose subject is the agent again ("and I sent …", "I verified …")."""
+    first = 1 if words[0] in BOUNDARIES and len(words) > 1 else 0
+    return words[first] in AGENT
 
 
 def _segment_end(chunk: Clause) -> bool:
@@ -232,10 +262,12 @@ def _reports(chunk: Clause) -> bool:
     named as code (`` `x` reported 3 rows `` is the tool's result)."""
     words = chunk.words
     for i, word in enumerate(words):
-        if word in REPORTING:
+        if word in REPORTING and i + 1 < len(words):  # a frame has content after it
             j = i - 1
             while j >= 0 and words[j] in ADVERBS:
                 j -= 1
+            if j >= 0 and (words[j] in DETERMINERS or words[j][:1].isdigit()):
+                continue  # a noun: "the 7pm show"
             if j < 0 or not (words[j] in AGENT or chunk.code[j]):
                 return True
     return False
@@ -252,4 +284,5 @@ def _opens_with_condition(words: Sequence[str]) -> bool:
     )  # fmt: skip
 
 
-__all__ = ["CONFIRMING", "SENTENCES", "Clause", "clauses", "is_finite_verb", "is_nounish", "tokens"]
+__all__ = ["CONFIRMING", "FAILURES", "SENTENCES", "Clause", "clauses", "is_finite_verb",
+           "is_nounish", "tokens"]  # fmt: skip

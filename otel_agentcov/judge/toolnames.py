@@ -42,6 +42,11 @@ ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "db": ("
 GENERIC_OBJECTS = frozenset({"file", "files", "data", "item", "items", "object", "objects",
                              "record", "records", "resource", "resources", "entity", "info",
                              "information", "details", "content", "document", "documents"})
+# Verbs too common to claim a tool without its object ("you wrote", "I read it"): their generic
+# object words stay required.
+COMMON_VERBS = frozenset({"write", "read", "get", "make", "put", "set", "run", "take", "give",
+                          "find", "keep", "leave", "send", "open", "close", "show", "see",
+                          "have", "do", "go", "use", "check", "add", "look", "say"})
 # Money object words, met by an amount ("transferred $1,500") or a word for money.
 MONEY = frozenset({"fund", "funds", "money", "cash", "currency", "currencies", "deposit",
                    "payment", "amount", "sum", "balance", "$", "€", "£", "¥", "euros", "dollars",
@@ -130,9 +135,8 @@ def readings(tool: str, synonyms: bool = False) -> tuple[Reading, ...]:
     out: list[Reading] = []
 
     def add(verb: str, particle: str | None, objects: list[str]) -> None:
-        forms = tuple(
-            MONEY if o in MONEY else noun_forms(o) for o in objects if o not in GENERIC_OBJECTS
-        )
+        optional = GENERIC_OBJECTS if verb not in COMMON_VERBS else frozenset()
+        forms = tuple(MONEY if o in MONEY else noun_forms(o) for o in objects if o not in optional)
         out.append(Reading(tool, verb, particle, forms))
         if synonyms and particle is None:
             out.extend(Reading(tool, alt, None, forms) for alt in SYNONYMS.get(verb, ()))
