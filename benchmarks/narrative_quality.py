@@ -55,10 +55,11 @@ class Item:
     done: dict[str, bool]  # tool -> had a successful call (absent: never called)
     labels: dict[str, str]  # every known tool
     patterns: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...]
+    whole_file_held_out: bool = False  # a file written after the held-out part was read
 
     @property
     def held_out(self) -> bool:
-        return hashlib.sha256(self.id.encode()).digest()[0] % 3 == 0
+        return self.whole_file_held_out or hashlib.sha256(self.id.encode()).digest()[0] % 3 == 0
 
 
 def load(directory: Path = SET_DIR) -> list[Item]:
@@ -77,6 +78,7 @@ def load(directory: Path = SET_DIR) -> list[Item]:
                     (t, tuple(re.compile(p) for p in ps))
                     for t, ps in (raw.get("patterns") or {}).items()
                 )),
+                whole_file_held_out=bool(doc.get("held_out")),
             ))  # fmt: skip
     return items
 
