@@ -19,6 +19,7 @@ from .clauses import (
     CONFIRMING,
     DETERMINERS,
     FAILURES,
+    FUNCTION_WORDS,
     HABITS,
     HAVE,
     MODALS,
@@ -253,11 +254,9 @@ def _attributive(words: list[str], i: int, j: int, frame: _Frame) -> bool:
     """A participle used as an adjective: "the deleted users", "one refunded item", "with
     reserved seating", and clause-initial "Paid invoices appear …" (a verb follows)."""
     nxt = words[i + 1] if i + 1 < len(words) else ""
-    if not nxt or not is_nounish(nxt):
-        return False
     if j >= 0 and (words[j] in DETERMINERS or words[j] in PREPOSITIONS or words[j].isdigit()):
-        return True
-    return j < 0 and frame.last_finite > i + 1
+        return nxt[:1].isalpha() and nxt not in FUNCTION_WORDS  # "the pushed commits"
+    return j < 0 and is_nounish(nxt) and frame.last_finite > i + 1
 
 
 def _bare_plural_subject(words: list[str], j: int) -> bool:

@@ -34,6 +34,8 @@ _S_PRONOUNS = frozenset({"it", "that", "there", "what", "here", "he", "she", "wh
 CLAUSE_MARKS = frozenset({",", ";", ":", "(", ")", "[", "]", "—", "–", "|"})
 CONDITIONAL = frozenset({"if", "unless", "once", "when", "whenever", "until", "provided",
                          "assuming", "whether", "case", "suppose", "supposing"})  # fmt: skip
+# a clause opened by these does not say its verb happened ("before any test ran")
+UNASSERTED = CONDITIONAL | frozenset({"before"})
 CONTRAST = frozenset({"but", "however", "though", "although", "yet", "whereas"})
 BOUNDARIES = CONDITIONAL | CONTRAST | frozenset({
     "and", "or", "nor", "so", "because", "since", "while", "after", "before", "then", "plus",
@@ -181,9 +183,14 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
     _mark_status(chunks)
     chunks = _join_verbless(chunks)
     _mark_reports(chunks)
+    negated = False
     for chunk in chunks:
-        chunk.hypothetical = opens or chunk.words[0] in CONDITIONAL
+        chunk.hypothetical = opens or chunk.words[0] in UNASSERTED
         chunk.failure = any(w in FAILURES for w in chunk.words) and chunk is not chunks[0]
+        if negated and chunk.words[0] in ("or", "nor"):  # "nothing was uploaded or shared"
+            chunk.words.insert(0, "not")
+            chunk.code.insert(0, False)
+        negated = any(w in NEGATIONS for w in chunk.words)
     return [c for c in chunks if c.words != [";"]]
 
 
@@ -227,7 +234,7 @@ def _mark_reports(chunks: list[Clause]) -> None:
     start = 0
     for end in [*(i for i, c in enumerate(chunks) if _segment_end(c)), len(chunks)]:
         segment = chunks[start:end]
-        whole = any(_frames_whole(c.words) for c in segment)
+        whole = any(_frames_whole(c.words + c.extra) for c in segment)
         reporting = False
         for chunk in segment:
             if _agent_speaks(chunk.words):  # "You wrote '…' and I sent an email"

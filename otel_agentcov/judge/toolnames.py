@@ -41,7 +41,8 @@ ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "db": ("
 # contract" claims upload_file).
 GENERIC_OBJECTS = frozenset({"file", "files", "data", "item", "items", "object", "objects",
                              "record", "records", "resource", "resources", "entity", "info",
-                             "information", "details", "content", "document", "documents"})
+                             "information", "details", "content", "document", "documents",
+                             "service", "services", "app", "application"})
 # Verbs too common to claim a tool without its object ("you wrote", "I read it"): their generic
 # object words stay required.
 COMMON_VERBS = frozenset({"write", "read", "get", "make", "put", "set", "run", "take", "give",
@@ -50,7 +51,7 @@ COMMON_VERBS = frozenset({"write", "read", "get", "make", "put", "set", "run", "
 # Money object words, met by an amount ("transferred $1,500") or a word for money.
 MONEY = frozenset({"fund", "funds", "money", "cash", "currency", "currencies", "deposit",
                    "payment", "amount", "sum", "balance", "$", "€", "£", "¥", "euros", "dollars",
-                   "pounds", "usd", "eur", "gbp"})  # fmt: skip
+                   "pounds", "usd", "eur", "gbp", "savings"})  # fmt: skip
 # Built-in synonyms of common action verbs (`narrative: {synonyms: true}`): "processed the
 # refund" claims issue_refund. Declared `claims:` patterns stay the way to cover domain phrasing.
 SYNONYMS = {
