@@ -338,7 +338,8 @@ def test_spec_errors() -> None:
     at = "agentcov.yaml: agents[0].contracts[0]"
     assert _error({"name": "c", "must": [{"behavior": "x", "sometimes": "t"}]}) == (
         f"{at}.must[0].sometimes: unknown key; expected one of: behavior, severity, called, "
-        "calls, eventually, before, after, sequence, trajectory, allowed_only, delegated, output, input")
+        "calls, eventually, before, after, sequence, trajectory, allowed_only, delegated, output, "
+        "input")
     assert _error({"name": "c", "must_not": [
         {"behavior": "x", "called": "t", "calls": {"tool": "t", "max": 1}}]}) == (
         f"{at}.must_not[0]: expected exactly one detector (called, calls, eventually, before, "
