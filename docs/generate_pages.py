@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -156,7 +157,38 @@ def metrics_reference() -> str:
             "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
 
 
+def _module(name: str) -> str:
+    return f"`{name.removeprefix('otel_agentcov.')}`"
+
+
+def layers_reference() -> str:
+    """The import contracts `make lint` enforces (pyproject.toml), as a table per contract."""
+    with open(DOCS.parent / "pyproject.toml", "rb") as fh:
+        config = tomllib.load(fh)["tool"]["importlinter"]
+    out: list[str] = []
+    for contract in config["contracts"]:
+        out += [f"**{contract['name']}** ({contract['type']})", ""]
+        if contract["type"] == "layers":
+            out += ["| layer, top first | modules |", "|---|---|"]
+            for n, layer in enumerate(contract["layers"], 1):
+                independent = "|" in layer or ":" not in layer
+                parts = [m.strip() for m in layer.replace(":", "|").split("|")]
+                note = "" if len(parts) == 1 else (
+                    " (independent: none imports another)" if independent else
+                    " (may import each other)")
+                out.append(f"| {n} | {', '.join(_module(m) for m in parts)}{note} |")
+        else:
+            for key, value in contract.items():
+                if key not in ("name", "type"):
+                    shown = ", ".join(_module(v) for v in value) if isinstance(value, list) \
+                        else f"`{value}`"
+                    out.append(f"- {key.replace('_', ' ')}: {shown}")
+        out.append("")
+    return "\n".join(out)
+
+
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
+    "layers": ("architecture.md", layers_reference),
     "cli": ("cli.md", cli_reference),
     "spec": ("spec.md", spec_reference),
     "metrics": ("metrics.md", metrics_reference),

@@ -7,7 +7,6 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 from __future__ import annotations
 
 import os
-import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -35,14 +34,17 @@ from .judge.contracts import Contract
 from .judge.narrative import NarrativeSpec
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
+from .user_regex import UserRegexError, compile_user_regex
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
+UNDECLARED_TARGET = "edges.undeclared_tools"  # with tool_edges.undeclared: fail, maximum 0
 EXPECT_TARGETS = (
     "edges.allowed_pct",
     "edges.restricted_attempts",
     "edges.delegation_pct",
     "edges.gate_passed",
+    "edges.undeclared_tools",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
     "coverage.contracts",
     "runs.count",
@@ -181,6 +183,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
                 "items": _object({"from": _NAME, "to": _NAME}, required=("from", "to")),
                 "description": "an array of {from, to} mappings",
             },
+            "undeclared": {"enum": ["report", "fail"]},
         }
     ),
     "contract": _object({"must_call": _STRINGS}),
@@ -434,8 +437,8 @@ def _validate(doc: Any, source: str) -> None:
             _local_refs_only(schema, path, source)
     for path, regex in _claim_patterns(doc):
         try:
-            re.compile(regex)
-        except re.error as bad:
+            compile_user_regex(regex)
+        except UserRegexError as bad:
             raise _error(source, path, f"not a valid regular expression: {bad}") from None
     for i, convention in enumerate(doc.get("conventions", [])):
         for where, what in convention_problems(convention, ["conventions", i]):
@@ -493,7 +496,7 @@ def _delegation(value: Sequence[Mapping[str, str]]) -> tuple[tuple[str, str], ..
 
 def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
     claims = tuple(
-        (tool, tuple(re.compile(r) for r in regexes))
+        (tool, tuple(compile_user_regex(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
     return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
@@ -550,6 +553,11 @@ def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
     kwargs["contracts"] = build_contracts(entry)
     if entry.get("contracts") and "expect" not in entry:
         kwargs["expect"] = (*_default_gate(), ExpectItem(CRITICAL_GATE_TARGET, {"maximum": 0}))
+    expect = kwargs.get("expect", _default_gate())
+    if entry.get("tool_edges", {}).get("undeclared") == "fail" and all(
+        item.target != UNDECLARED_TARGET for item in expect
+    ):  # the undeclared-tool report becomes a gate check
+        kwargs["expect"] = (*expect, ExpectItem(UNDECLARED_TARGET, {"maximum": 0}))
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), **kwargs)
 
 

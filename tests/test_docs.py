@@ -169,3 +169,14 @@ def test_spec_page_lists_every_key_and_target() -> None:
     for key in top["agents"]["items"]["properties"]:
         assert f"| `agents[].{key}`" in page, f"docs/spec.md does not list agents[].{key}"
     assert all(f"`{target}`" in page for target in EXPECT_TARGETS)
+
+
+def test_architecture_page_places_every_top_level_module() -> None:
+    """A module the page does not mention has no documented place in the layers."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    package = ROOT / "otel_agentcov"
+    names = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    names |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+    missing = sorted(n for n in names if f"`{n}`" not in page and f"{n}.py" not in page
+                     and f"{n}/" not in page)
+    assert missing == [], f"docs/architecture.md does not place {missing}"

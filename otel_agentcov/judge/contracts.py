@@ -26,6 +26,7 @@ from jsonschema import Draft202012Validator
 from ..assembler import AgentRun
 from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
+from .args import ArgsMatch
 from .matching import max_matching
 
 SEVERITIES = ("low", "medium", "high", "critical")  # ascending
@@ -34,6 +35,7 @@ NOT_EXERCISED = "not_exercised"
 RESULTS = (SATISFIED, VIOLATED, UNKNOWN, NOT_EXERCISED)
 MUST, MUST_NOT = "must", "must_not"
 MODES = ("exact", "in_order", "same_tools", "contains", "only")
+EVERY_RUN_MODES = ("in_order", "contains")  # an empty reference is shown by every run
 
 Hit = bool | None  # a call matches / does not / cannot tell (arguments not captured)
 
@@ -43,10 +45,11 @@ _GLOB_CHARS = frozenset("*?[")
 
 @dataclass(frozen=True)
 class Selector:
-    """Tool names or shell globs (aliases already expanded), optionally with argument regexes."""
+    """Tool names or shell globs (aliases already expanded), optionally with argument matches
+    (one per nesting level of `{tool: {tool: ..., args: ...}, args: ...}`, all must hold)."""
 
     patterns: tuple[str, ...]
-    args: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    args: tuple[ArgsMatch, ...] = ()
     # derived once: plain names are a set lookup, globs one compiled regex (runs are judged
     # on the hot path; fnmatch per call and pattern costs more than the rest of a check)
     _names: frozenset[str] = field(init=False, compare=False, repr=False)
@@ -66,14 +69,7 @@ class Selector:
             return True
         if args is None:
             return None
-        for name, regex in self.args:
-            if name not in args:
-                return False  # a missing argument fails the match
-            value = args[name]
-            text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-            if regex.search(text[:MAX_TEXT]) is None:
-                return False
-        return True
+        return all(match.matches(args) for match in self.args)
 
 
 class _Calls:
@@ -257,6 +253,18 @@ class Trajectory:
 
 
 @dataclass(frozen=True)
+class AllowedOnly:
+    """Least privilege: every call matches one of the selectors (any number of times)."""
+
+    tools: tuple[Selector, ...]
+
+    def shows(self, c: _Calls) -> Hit:
+        allowed = [_any(list(column)) for column in zip(*(c.hits(s) for s in self.tools),
+                                                          strict=True)]
+        return False if False in allowed else None if None in allowed else True
+
+
+@dataclass(frozen=True)
 class Delegated:
     agent: str
 
@@ -292,7 +300,8 @@ class Text:
 
 
 Detector = (
-    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | Delegated | Text
+    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | AllowedOnly
+    | Delegated | Text
 )
 
 
