@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node
+  fixtures fixtures-node collector
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -64,7 +64,29 @@ docs: $(STAMP)
 dashboards: $(STAMP)
 	$(BIN)/python dashboards/grafana/generate.py
 
-test: lint typecheck prometheus-tools node-tools chromium
+# The Collector the `collector` tests run: built with the OpenTelemetry Collector Builder (ocb) from
+# collector-config/builder-config.yaml, every module at the manifest's release. The binary is cached
+# under build/ keyed by the manifest's hash, so it is rebuilt only when the manifest changes (Go's
+# module and build caches make a rebuild cheaper still). Two cores: GOMAXPROCS caps the compiler.
+COLLECTOR_MANIFEST := collector-config/builder-config.yaml
+COLLECTOR_VERSION  := $(shell sed -n 's/^  version: //p' $(COLLECTOR_MANIFEST))
+COLLECTOR_BIN      := build/otelcol-agentcov-$(shell sha256sum $(COLLECTOR_MANIFEST) | cut -c1-16)
+OCB                := build/ocb-v$(COLLECTOR_VERSION)/builder
+GO_ENV             := GOMAXPROCS=$${GOMAXPROCS:-2} GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
+
+collector: $(COLLECTOR_BIN)
+
+$(OCB):
+	@command -v go >/dev/null 2>&1 || { echo "make collector: needs Go >= 1.26 on PATH"; exit 2; }
+	$(GO_ENV) GOBIN=$(abspath $(dir $(OCB))) go install go.opentelemetry.io/collector/cmd/builder@v$(COLLECTOR_VERSION)
+
+$(COLLECTOR_BIN): | $(OCB)
+	rm -rf build/otelcol && mkdir -p build/otelcol
+	$(GO_ENV) $(OCB) --config $(COLLECTOR_MANIFEST)
+	cp build/otelcol/src/otelcol-agentcov $@.tmp && mv $@.tmp $@
+	./$@ --version
+
+test: lint typecheck prometheus-tools node-tools chromium collector
 	$(BIN)/python -m pytest -q -n 2
 
 clean:

@@ -35,6 +35,7 @@ NOT_EXERCISED = "not_exercised"
 RESULTS = (SATISFIED, VIOLATED, UNKNOWN, NOT_EXERCISED)
 MUST, MUST_NOT = "must", "must_not"
 MODES = ("exact", "in_order", "same_tools", "contains", "only")
+EVERY_RUN_MODES = ("in_order", "contains")  # an empty reference is shown by every run
 
 Hit = bool | None  # a call matches / does not / cannot tell (arguments not captured)
 
@@ -252,6 +253,18 @@ class Trajectory:
 
 
 @dataclass(frozen=True)
+class AllowedOnly:
+    """Least privilege: every call matches one of the selectors (any number of times)."""
+
+    tools: tuple[Selector, ...]
+
+    def shows(self, c: _Calls) -> Hit:
+        allowed = [_any(list(column)) for column in zip(*(c.hits(s) for s in self.tools),
+                                                          strict=True)]
+        return False if False in allowed else None if None in allowed else True
+
+
+@dataclass(frozen=True)
 class Delegated:
     agent: str
 
@@ -287,7 +300,8 @@ class Text:
 
 
 Detector = (
-    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | Delegated | Text
+    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | AllowedOnly
+    | Delegated | Text
 )
 
 
