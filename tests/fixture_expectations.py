@@ -14,7 +14,7 @@ from typing import Any
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv import classify
+from otel_agentcov.semconv import Classifier
 from otel_agentcov.spec import CoverageSpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -53,7 +53,9 @@ def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None
 
 def replay_in_order(records: list[SpanRecord], spec: dict[str, Any] | None = None) -> Any:
     """`replay_records` for records already in the order they are to be ingested."""
-    engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
+    parsed = CoverageSpec.from_dict(spec) if spec else None
+    engine = CoverageEngine(parsed)
+    classify = Classifier(parsed.conventions if parsed else ()).classify  # as the engine does
     errors: set[str] = set()
     for record in records:
         step = classify(record)
@@ -749,10 +751,44 @@ HAYSTACK_OPENINFERENCE = {
         llm=3, models={"orchestrator-model": 2, "billing-model": 1})}),
 }
 
+# LangSmith's OpenTelemetry mode over the same create_agent runs: every exception is recorded as
+# type `Exception` (the class is only in the message, which also says the recursion limit)
+LANGSMITH = _langchain_app(dict.fromkeys(("tool_error", "max_steps", "http_500"), "Exception"))
+
+# DSPy: each agent is a named dspy.Module running a ReAct (fixtures/record/record_dspy.py).
+# A ReAct step is one model call; `finish` is ReAct's own way to stop, not a tool; the closing
+# extract step is one more model call. ReAct hands a tool's exception back to the model;
+# max_iters=2 ends the looper's tool steps quietly (only the spec's max_steps sees it); DSPy
+# re-raises the HTTP 500 as its LMServerError.
+DSPY_OPENINFERENCE = {
+    "two_tools": Scenario({"Weather": A(llm=4, tools={"get_weather": (1, 0), "get_time": (1, 0)},
+                                        models={"weather-model": 4})}),
+    "tool_error": Scenario(
+        {"Orders": A(llm=3, tools={"lookup_order": (0, 1)}, models={"orders-model": 3},
+                     boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "max_steps": Scenario(
+        {"Looper": A(llm=3, tools={"get_weather": (2, 0)}, models={"loop-model": 3},
+                     boundaries=b("max_steps"))},
+        spec={"version": 1, "defaults": {"boundaries": {"max_steps": 3}}},
+    ),
+    "http_500": Scenario(
+        {"Weather": A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))},
+        b("LMServerError"),
+    ),
+    # the billing module runs inside the orchestrator's `ask_billing` tool
+    "agent_as_tool": Scenario({
+        "Orchestrator": A(llm=3, tools={"ask_billing": (1, 0)}, models={"orchestrator-model": 3},
+                          delegations=("Orchestrator->Billing",)),
+        "Billing": A(llm=2, models={"billing-model": 2}),
+    }),
+}
+
 # Stacks recorded for issue 28 whose conventions are not mapped yet: their replays are
 # expected to fail (strict xfail) until they are
 UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
-                      "langfuse_langchain", "haystack"})
+                      "langfuse_langchain", "haystack", "langsmith", "dspy_openinference"})
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -794,4 +830,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "langfuse_langchain": LANGFUSE_LANGCHAIN,
     "haystack": HAYSTACK,
     "haystack_openinference": HAYSTACK_OPENINFERENCE,
+    "langsmith": LANGSMITH,
+    "dspy_openinference": DSPY_OPENINFERENCE,
 }
