@@ -14,7 +14,7 @@ from typing import Any
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv import classify
+from otel_agentcov.semconv import Classifier
 from otel_agentcov.spec import CoverageSpec
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -53,7 +53,9 @@ def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None
 
 def replay_in_order(records: list[SpanRecord], spec: dict[str, Any] | None = None) -> Any:
     """`replay_records` for records already in the order they are to be ingested."""
-    engine = CoverageEngine(CoverageSpec.from_dict(spec) if spec else None)
+    parsed = CoverageSpec.from_dict(spec) if spec else None
+    engine = CoverageEngine(parsed)
+    classify = Classifier(parsed.conventions if parsed else ()).classify  # as the engine does
     errors: set[str] = set()
     for record in records:
         step = classify(record)
