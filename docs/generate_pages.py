@@ -19,6 +19,7 @@ if str(DOCS.parent) not in sys.path:  # run as a script from a checkout
     sys.path.insert(0, str(DOCS.parent))
 
 from otel_agentcov.cli import build_parser  # noqa: E402
+from otel_agentcov.exporters.families import FAMILIES  # noqa: E402
 from otel_agentcov.spec import SPEC_SCHEMA  # noqa: E402
 
 
@@ -141,6 +142,21 @@ def spec_reference() -> str:
             "`agents[]` entry takes except `name`, and is merged into each entry.\n")
 
 
+_SOURCES = {"agent": "per agent", "spans": "engine", "scrape": "scrape", "build": "endpoint",
+            "service": "`agentcov serve`"}
+
+
+def metrics_reference() -> str:
+    """Every metric family, from the one table the exporters read."""
+    rows = [
+        f"| `{f.sample}` | {f.type} | `{f.unit}` | {', '.join(f'`{x}`' for x in f.labels)} | "
+        f"{_SOURCES[f.source]} | {f'`{f.otlp}`' if f.otlp else ''} | {_cell(f.help)} |"
+        for f in FAMILIES
+    ]
+    return ("| family | type | unit | labels | from | OTLP instrument | what it counts |\n"
+            "|---|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n")
+
+
 def _module(name: str) -> str:
     return f"`{name.removeprefix('otel_agentcov.')}`"
 
@@ -175,6 +191,7 @@ SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
     "layers": ("architecture.md", layers_reference),
     "cli": ("cli.md", cli_reference),
     "spec": ("spec.md", spec_reference),
+    "metrics": ("metrics.md", metrics_reference),
 }
 
 

@@ -15,11 +15,13 @@ from jsonschema.exceptions import SchemaError
 
 from .judge.args import ARGS_MODES, ArgsMatch, ArgValue, parse_path, pointer_problem
 from .judge.contracts import (
+    EVERY_RUN_MODES,
     MODES,
     MUST,
     MUST_NOT,
     SEVERITIES,
     After,
+    AllowedOnly,
     Before,
     Behaviour,
     Called,
@@ -37,8 +39,8 @@ from .semconv.common import MAX_NAME_CHARS
 from .user_regex import UserRegexError, compile_user_regex
 
 DETECTORS = (
-    "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "delegated",
-    "output", "input",
+    "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "allowed_only",
+    "delegated", "output", "input",
 )  # fmt: skip
 DEFAULT_SEVERITY = "high"
 CRITICAL_GATE_TARGET = "contracts.violations_critical"  # default expect with contracts: max 0
@@ -91,7 +93,10 @@ _DETECTOR_SCHEMAS: dict[str, Any] = {
     "before": _object({"first": _SEL, "then": _SEL}, ("first", "then")),
     "after": _object({"trigger": _SEL, "then": _SEL, "within": _WITHIN}, ("trigger", "then")),
     "sequence": _object({"tools": _SELS, "strict": {"type": "boolean"}}, ("tools",)),
-    "trajectory": _object({"tools": _SELS, "mode": {"enum": list(MODES)}}, ("tools",)),
+    # `tools: []` is a run with no tool call at all
+    "trajectory": _object({"tools": {**_SELS, "minItems": 0}, "mode": {"enum": list(MODES)}},
+                          ("tools",)),
+    "allowed_only": _SELS,
     "delegated": _NAME,
     "output": _TEXT,
     "input": _TEXT,
@@ -175,6 +180,9 @@ def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tupl
             yield [*where, "max"], f"expected max >= min ({value['min']}), got {value['max']}"
         if key == "calls" and "min" not in value and "max" not in value:
             yield where, "expected at least one of: min, max"
+        if key == "trajectory" and not value["tools"] and value.get("mode") in EVERY_RUN_MODES:
+            yield [*where, "tools"], (f"an empty trajectory in mode {value['mode']} holds for "
+                                      "every run; for 'no tool calls' use mode exact")
 
 
 def text_schemas(entry: Mapping[str, Any], prefix: Sequence[str | int]
@@ -273,6 +281,8 @@ def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Det
         return CallSequence(tuple(map(sel, value["tools"])), bool(value.get("strict", False)))
     if key == "trajectory":
         return Trajectory(tuple(map(sel, value["tools"])), value.get("mode", "exact"))
+    if key == "allowed_only":
+        return AllowedOnly(tuple(map(sel, value)))
     if key == "delegated":
         return Delegated(value)
     regex, schema = value.get("regex"), value.get("schema")

@@ -38,11 +38,13 @@ from .user_regex import UserRegexError, compile_user_regex
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
+UNDECLARED_TARGET = "edges.undeclared_tools"  # with tool_edges.undeclared: fail, maximum 0
 EXPECT_TARGETS = (
     "edges.allowed_pct",
     "edges.restricted_attempts",
     "edges.delegation_pct",
     "edges.gate_passed",
+    "edges.undeclared_tools",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
     "coverage.contracts",
     "runs.count",
@@ -181,6 +183,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
                 "items": _object({"from": _NAME, "to": _NAME}, required=("from", "to")),
                 "description": "an array of {from, to} mappings",
             },
+            "undeclared": {"enum": ["report", "fail"]},
         }
     ),
     "contract": _object({"must_call": _STRINGS}),
@@ -556,6 +559,11 @@ def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
     kwargs["contracts"] = build_contracts(entry)
     if entry.get("contracts") and "expect" not in entry:
         kwargs["expect"] = (*_default_gate(), ExpectItem(CRITICAL_GATE_TARGET, {"maximum": 0}))
+    expect = kwargs.get("expect", _default_gate())
+    if entry.get("tool_edges", {}).get("undeclared") == "fail" and all(
+        item.target != UNDECLARED_TARGET for item in expect
+    ):  # the undeclared-tool report becomes a gate check
+        kwargs["expect"] = (*expect, ExpectItem(UNDECLARED_TARGET, {"maximum": 0}))
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), **kwargs)
 
 

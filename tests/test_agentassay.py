@@ -220,11 +220,15 @@ def test_without_known_tools_the_tools_called_are_the_inventory() -> None:
     assert tools["known"] == ["calc", "search"]
 
 
-def test_empty_collector_has_no_coverage() -> None:
+def test_a_fresh_collector_reports_its_declared_inventory_uncovered() -> None:
+    """Nothing called of three declared tools is 0/3; nothing to measure (no runs, no
+    boundaries hit or missed, no model declared) stays n/a."""
     vector = AgentCoverageCollector(known_tools=KNOWN_TOOLS, known_models=KNOWN_MODELS).snapshot()
-    assert vector.overall is None
-    assert vector.weakest is None
-    assert set(vector.dimensions.values()) == {None}
+    assert vector.to_vector() == [0.0, None, None, None, 0.0]
+    assert vector.overall == 0.0 and vector.weakest == ("tool", 0.0)
+    bare = AgentCoverageCollector().snapshot()
+    assert bare.to_vector() == [None] * 5
+    assert bare.overall is None and bare.weakest is None
 
 
 @pytest.mark.parametrize(

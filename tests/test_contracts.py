@@ -338,11 +338,12 @@ def test_spec_errors() -> None:
     at = "agentcov.yaml: agents[0].contracts[0]"
     assert _error({"name": "c", "must": [{"behavior": "x", "sometimes": "t"}]}) == (
         f"{at}.must[0].sometimes: unknown key; expected one of: behavior, severity, called, "
-        "calls, eventually, before, after, sequence, trajectory, delegated, output, input")
+        "calls, eventually, before, after, sequence, trajectory, allowed_only, delegated, output, "
+        "input")
     assert _error({"name": "c", "must_not": [
         {"behavior": "x", "called": "t", "calls": {"tool": "t", "max": 1}}]}) == (
         f"{at}.must_not[0]: expected exactly one detector (called, calls, eventually, before, "
-        "after, sequence, trajectory, delegated, output, input); got called, calls")
+        "after, sequence, trajectory, allowed_only, delegated, output, input); got called, calls")
     assert _error({"name": "c", "must": [{"behavior": "x", "output": {"regex": "(ACCT"}}]}) \
         .startswith(f"{at}.must[0].output.regex: invalid regex: missing )")
     assert _error({"name": "c", "must": [

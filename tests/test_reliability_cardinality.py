@@ -18,7 +18,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.exporters.prometheus import OVERFLOW_LABELS, render
+from otel_agentcov.exporters.families import OVERFLOW_LABELS
+from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import OVERFLOW, Limits
