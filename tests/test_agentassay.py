@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from _agentassay_shapes import ExecutionTrace, StepTrace
 
 from otel_agentcov.agentassay import AgentCoverageCollector, TrialError
 
@@ -70,23 +70,6 @@ def dict_traces() -> list[dict[str, Any]]:
             "total_duration_ms": 1500.0,
         },
     ]
-
-
-@dataclass
-class StepTrace:
-    action: str
-    tool_name: str | None = None
-    model: str | None = None
-    duration_ms: float = 100.0
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class ExecutionTrace:
-    steps: list[StepTrace]
-    success: bool = True
-    error: str | None = None
-    total_duration_ms: float = 0.0
 
 
 def object_traces() -> list[ExecutionTrace]:

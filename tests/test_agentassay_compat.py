@@ -12,38 +12,19 @@ definitions and, for the differences, from docs/semantics.md, by hand.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from _agentassay_shapes import ExecutionTrace as Trace
+from _agentassay_shapes import StepTrace
 
 from otel_agentcov.agentassay import AgentCoverageCollector, CoverageTuple
 
 
-@dataclass
-class Step:
-    step_index: int
-    action: str = "tool_call"
-    tool_name: str | None = "search"
-    model: str | None = None
-    duration_ms: float = 50.0
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class Trace:
-    steps: list[Step]
-    model: str = "test-model"
-    success: bool = True
-    error: str | None = None
-    total_duration_ms: float = 0.0
-    total_cost_usd: float = 0.01
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
 def trial(steps: int = 3, tools: tuple[str, ...] = ("search", "calculate"),
           model: str = "test-model") -> Trace:
-    built = [Step(i, tool_name=tools[i % len(tools)], duration_ms=20.0 + 5 * i)
+    """AgentAssay's test factory in short: tool calls cycling through `tools`."""
+    built = [StepTrace("tool_call", tools[i % len(tools)], duration_ms=20.0 + 5 * i, step_index=i)
              for i in range(steps)]
     return Trace(built, model=model, total_duration_ms=sum(s.duration_ms for s in built))
 
@@ -219,8 +200,8 @@ def test_difference_boundaries_are_conditions_not_numeric_ranges() -> None:
     collector = AgentCoverageCollector(known_tools={"search", "calculate"})
     collector.update(trial())  # a clean trial hits none of the six
     assert collector.snapshot().boundary == 0.0
-    collector.update(Trace([Step(0, metadata={"error": "TimeoutError"})], success=False,
-                           error="TimeoutError"))
+    failing = StepTrace("tool_call", "search", metadata={"error": "TimeoutError"})
+    collector.update(Trace([failing], success=False, error="TimeoutError"))
     # the failing tool step is tool_failure and the failed run error_path; a timeout error
     # type is the timeout condition: 3 of 6
     assert collector.snapshot().boundary == pytest.approx(3 / 6)
@@ -265,7 +246,7 @@ def test_difference_a_tool_name_on_a_model_step_is_not_a_call() -> None:
     """AgentAssay counts every step's `tool_name`; here an `llm_response` step is a model call
     whatever tool it names (its request is not an execution)."""
     collector = AgentCoverageCollector(known_tools={"search", "write"})
-    collector.update(Trace([Step(0), Step(1, action="llm_response", tool_name="write")]))
+    collector.update(Trace([StepTrace("tool_call", "search"), StepTrace("llm_response", "write")]))
     assert collector.snapshot().tool == 0.5
 
 
