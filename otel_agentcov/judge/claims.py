@@ -145,6 +145,8 @@ class ClaimExtractor:
             for reading in todo:
                 if reading.tool in found:
                     continue
+                if reading.article and (i + 1 == len(words) or words[i + 1] not in DETERMINERS):
+                    continue  # "ran a search", not "did not restart", "run kubectl …"
                 if all(present & forms for forms in reading.objects) and _particle(
                     words, i, reading.particle
                 ):

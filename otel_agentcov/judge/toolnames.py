@@ -68,7 +68,8 @@ MONEY = frozenset({"fund", "funds", "money", "cash", "currency", "currencies", "
 # Built-in synonyms of common action verbs (`narrative: {synonyms: true}`): "processed the
 # refund" claims issue_refund. Declared `claims:` patterns stay the way to cover domain phrasing.
 SYNONYMS = {
-    "issue": ("process", "complete", "handle", "finalize"), "create": ("open",), "delete": ("remove", "erase"),
+    "issue": ("process", "complete", "handle", "finalize"), "create": ("open",),
+    "delete": ("remove", "erase"),
     "book": ("reserve",), "reserve": ("book",), "cancel": ("terminate",),
     "update": ("change", "modify"), "restart": ("reboot",), "pay": ("settle",),
     "transfer": ("move", "wire"), "run": ("execute",), "remove": ("delete",),
@@ -89,6 +90,7 @@ class Reading:
     verb: str
     particle: str | None
     objects: tuple[frozenset[str], ...]  # each: the forms one object word may take
+    article: bool = False  # "ran a search": the verb must be followed by a determiner
 
 
 def name_words(tool: str) -> list[str]:
@@ -159,10 +161,10 @@ def readings(tool: str, synonyms: bool = False) -> tuple[Reading, ...]:
         return ()
     out: list[Reading] = []
 
-    def add(verb: str, particle: str | None, objects: list[str]) -> None:
+    def add(verb: str, particle: str | None, objects: list[str], article: bool = False) -> None:
         optional = GENERIC_OBJECTS if verb not in COMMON_VERBS else frozenset()
         forms = tuple(MONEY if o in MONEY else noun_forms(o) for o in objects if o not in optional)
-        out.append(Reading(tool, verb, particle, forms))
+        out.append(Reading(tool, verb, particle, forms, article))
         if synonyms and particle is None:
             out.extend(Reading(tool, alt, None, forms) for alt in SYNONYMS.get(verb, ()))
 
@@ -192,7 +194,7 @@ def readings(tool: str, synonyms: bool = False) -> tuple[Reading, ...]:
     for i, word in enumerate(content):  # "ran a search", "performed a restart of the pod"
         if word in ACTION_NOUNS and is_verb(word):
             for verb in DOING_VERBS:
-                add(verb, None, [word, *content[:i], *content[i + 1 :]])
+                add(verb, None, [word, *content[:i], *content[i + 1 :]], article=True)
     if not any(is_verb(w) for w in content) or (len(words) == 1 and is_noun(first)):
         for verb in USE_VERBS:  # weather, stock_price
             add(verb, None, content)
