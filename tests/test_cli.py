@@ -183,4 +183,6 @@ def test_demo_writes_its_workload_and_spec_for_every_other_command(tmp_path: Any
     assert read["agents"]["triage_agent"]["runs"]["count"] == 20
     gate = agentcov("gate", "--traces", str(traces), "--spec", str(spec))
     assert gate.returncode == 1  # the demo attempts restricted tools
-    assert "gate FAILED: 2 passed, 2 failed" in gate.stdout
+    # and its declared must_call contract is violated: declared means gated
+    assert "gate FAILED: 2 passed, 3 failed" in gate.stdout
+    assert "contract must_call.called:search (high) violated" in gate.stdout
