@@ -1,5 +1,5 @@
 """Memory under the inputs that once exhausted it (issue 14, items 5-8), one process per case so
-each peak RSS is its own. The README's Guarantees rows quote these; the "before" figures are this
+each peak RSS is its own. The rows of docs/guarantees.md quote these; the "before" figures are this
 script run against the commit before the fixes (`PYTHONPATH=<that checkout>`, no budget flags).
 
 - queue: one host thread ending spans that carry a distinct 100 KB prompt each, faster than the

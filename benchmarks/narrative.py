@@ -1,4 +1,4 @@
-"""Claim extraction throughput (DESIGN §3b): 10 000 final answers of 2 KB, 50 known tools.
+"""Claim extraction throughput (docs/narrative.md): 10 000 final answers of 2 KB, 50 known tools.
 
 The answers are generated from a seeded rng: claims, negated and planned actions, passive voice,
 code-form names and filler, as agents write them. One round extracts the claims of all of them

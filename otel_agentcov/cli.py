@@ -1,4 +1,4 @@
-"""`agentcov`: one subcommand per thing a user does (DESIGN §7).
+"""`agentcov`: one subcommand per thing a user does (docs/cli.md).
 
 User errors are one line on stderr with exit code 2, never a traceback.
 """
@@ -18,7 +18,7 @@ from .engine import CoverageEngine
 from .reporting import FORMATS, render
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
-from .verdicts import (
+from .stats.verdicts import (
     EXIT_FAIL,
     EXIT_PASS,
     EXIT_USAGE,
@@ -237,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--log-summary", type=_seconds, default=60.0, metavar="SECONDS",
                          help="log a one-line summary (spans, refusals, runs, restricted "
                          "attempts) this often (default 60; 0 never)")
-    limits = p_serve.add_argument_group("memory bounds (README: Guarantees)")
+    limits = p_serve.add_argument_group("memory bounds (docs/guarantees.md)")
     limits.add_argument("--max-spans-per-request", type=_positive, default=50_000, metavar="N",
                         help="spans in one request; more get 413 (default 50000)")
     limits.add_argument("--max-attributes-per-request", type=_positive, default=1_000_000,

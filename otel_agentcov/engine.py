@@ -13,8 +13,9 @@ from typing import Any
 from .assembler import AgentRun, RunAssembler
 from .judge import judge
 from .records import SpanRecord
-from .semconv import KINDS, Step, classify
-from .snapshot import Snapshot, compute_snapshot
+from .reporting import RenderedSnapshot
+from .semconv import KINDS, Classifier, Step
+from .snapshot import compute_snapshot
 from .spec import CoverageSpec
 from .state import CoverageState, Limits
 
@@ -56,6 +57,8 @@ class CoverageEngine:
         self.internal_errors = 0
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
+        # the spec's `conventions:` entries are tried before the built-in ones
+        self._classify = Classifier(self.spec.conventions).classify
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -88,7 +91,7 @@ class CoverageEngine:
         if record.end_ns < record.start_ns:
             return "end_before_start"
         try:
-            step = classify(record, self._state_attributes, self._content)
+            step = self._classify(record, self._state_attributes, self._content)
         except Exception:
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
@@ -128,7 +131,7 @@ class CoverageEngine:
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                verdicts = judge(run, spec)
+                verdicts = judge(run, spec.checks)
                 run.content = None
                 self.state.update(run, spec, verdicts)
             except Exception:
@@ -171,6 +174,8 @@ class CoverageEngine:
             _add(self.dropped, spans["dropped"])
             self.internal_errors += int(spans["internal_errors"])
 
-    def snapshot(self, *, contexts: bool = False) -> Snapshot:
+    def snapshot(self, *, contexts: bool = False) -> RenderedSnapshot:
+        """The computed view now; `str()` of it is the text report."""
         with self.lock:
-            return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts)
+            return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts,
+                                    kind=RenderedSnapshot)

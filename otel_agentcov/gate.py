@@ -18,8 +18,16 @@ from . import agent_names
 from .reporting import _format as fmt
 from .spec import UNMATCHED_TARGET, AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
+from .stats.verdicts import (
+    EXIT_FAIL,
+    EXIT_INCONCLUSIVE,
+    EXIT_PASS,
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    exit_code,
+)
 from .textsafe import line_safe, plain
-from .verdicts import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, FAIL, INCONCLUSIVE, PASS, exit_code
 
 PASS_RATE = "runs.pass_rate"
 _MINIMA = ("minimum", "exclusiveMinimum")

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
+from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
-from .offline import END_OF_INPUT
 from .progress import Progress
 from .readers.files import STDIN, read_trace_file
 from .state import CoverageState

@@ -11,16 +11,15 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from .agentassay import TrialRuns, fold_trial
+from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
 from .progress import Progress
 from .readers.errors import TraceFormatError
+from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
-
-END_OF_INPUT = "end_of_input"
 
 
 class InputError(ValueError):
@@ -40,6 +39,15 @@ def _ingest(
         ingest(record)
         count()
     progress.file_done()
+
+
+def fold_trial(engine: CoverageEngine, trial: TrialRuns | list[SpanRecord]) -> None:
+    """Feed one trial, as `trace_to_runs` or (when it returned None) `trace_to_records` gave it."""
+    if isinstance(trial, TrialRuns):
+        engine.ingest_runs(trial.runs, trial.kinds)
+    else:
+        for record in trial:
+            engine.ingest(record)
 
 
 def _ingest_trials(

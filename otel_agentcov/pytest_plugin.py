@@ -37,7 +37,7 @@ from .pytest_reports import (
 )
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
-from .verdicts import EXIT_PASS, no_runs_message
+from .stats.verdicts import EXIT_PASS, no_runs_message
 
 WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutput`
 
@@ -218,7 +218,8 @@ class AgentCovSession:
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
-        """One span per test (DESIGN §3d): agent spans inside the test inherit its context."""
+        """One span per test (docs/semantics.md#test-contexts): agent spans inside the test
+        inherit its context."""
         if self.tracer is None:
             yield
             return

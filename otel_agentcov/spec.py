@@ -1,4 +1,4 @@
-"""The coverage spec (``agentcov.yaml``, DESIGN §5).
+"""The coverage spec (``agentcov.yaml``, docs/spec.md).
 
 It is validated once, up front, so that a bad file is refused with one line naming the file and the
 place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the processing path.
@@ -7,10 +7,10 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 from __future__ import annotations
 
 import os
-import re
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
@@ -28,16 +28,24 @@ from .contract_spec import (
     text_schemas,
 )
 from .contract_spec import problems as contract_problems
+from .judge import Checks
 from .judge.contracts import SEVERITIES, Contract
+from .judge.narrative import NarrativeSpec
+from .semconv.convention import ENTRY_SCHEMA
+from .semconv.convention import problems as convention_problems
+from .user_regex import UserRegexError, compile_user_regex
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
+UNDECLARED_TARGET = "edges.undeclared_tools"  # with tool_edges.undeclared: fail, maximum 0
 EXPECT_TARGETS = (
     "edges.allowed_pct",
     "edges.restricted_attempts",
     "edges.delegation_pct",
     "edges.gate_passed",
+    "edges.undeclared_tools",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
+    "coverage.contracts",
     "runs.count",
     "runs.pass_rate",
     "runs.pass_rate_lower",
@@ -57,7 +65,7 @@ UNMATCHED_TARGET = "spec.unmatched_agents"  # agents seen that no spec entry (no
 
 # Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
 _CACHE_LIMIT = 4096
-MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (README: Guarantees)
+MAX_SPEC_BYTES = 1 << 20  # a spec is a few KiB; past this it is not one (docs/guarantees.md)
 # Matcher schemas resolve `$ref` in this registry only: it holds nothing and retrieves nothing, so
 # a gate never fetches a URL (jsonschema's default would, with a deprecation warning).
 _NO_RETRIEVAL: Registry[Any] = Registry()
@@ -77,7 +85,8 @@ class SpecError(ValueError):
 
 @dataclass(frozen=True)
 class BoundarySpec:
-    """Thresholds that decide when a run counts as hitting a boundary condition (DESIGN §4)."""
+    """Thresholds that decide when a run counts as hitting a boundary condition
+    (docs/semantics.md#detection-rules)."""
 
     max_steps: int | None = 25
     timeout_s: float | None = 120.0
@@ -110,16 +119,6 @@ class GateSpec:
 
 
 @dataclass(frozen=True)
-class NarrativeSpec:
-    """`narrative:` (DESIGN §3b): declared claim patterns, tools the story must report, and
-    whether a divergent run fails."""
-
-    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
-    must_report: tuple[str, ...] = ()
-    fail_run: bool = True
-
-
-@dataclass(frozen=True)
 class AgentSpec:
     """Everything the engine needs to know about one agent, with defaults already merged in."""
 
@@ -146,6 +145,12 @@ class AgentSpec:
     def needs_content(self) -> bool:
         """A declared check reads output, input or tool arguments (classify then captures them)."""
         return any(c.needs_content for c in self.contracts) or self.narrative is not None
+
+    @cached_property
+    def checks(self) -> Checks:
+        """What the judge reads of this agent: its compiled contracts and narrative check."""
+        return Checks(self.contracts, self.narrative, frozenset(
+            (*(self.tools or ()), *(self.allowed or ()), *self.restricted)))
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
                 "items": _object({"from": _NAME, "to": _NAME}, required=("from", "to")),
                 "description": "an array of {from, to} mappings",
             },
+            "undeclared": {"enum": ["report", "fail"]},
         }
     ),
     "contract": _object({"must_call": _STRINGS}),
@@ -282,11 +288,16 @@ SPEC_SCHEMA: Mapping[str, Any] = {
                 ),
                 "description": "an array of agent entries",
             },
+            "conventions": {
+                "type": "array",
+                "items": ENTRY_SCHEMA,
+                "description": "an array of convention entries",
+            },
         },
         required=("version",),
     ),
     "$defs": {"selector": SELECTOR_DEF},
-    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents)",
+    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents, conventions)",
 }
 _SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
 
@@ -452,9 +463,12 @@ def _validate(doc: Any, source: str) -> None:
             _local_refs_only(schema, path, source)
     for path, regex in _claim_patterns(doc):
         try:
-            re.compile(regex)
-        except re.error as bad:
+            compile_user_regex(regex)
+        except UserRegexError as bad:
             raise _error(source, path, f"not a valid regular expression: {bad}") from None
+    for i, convention in enumerate(doc.get("conventions", [])):
+        for where, what in convention_problems(convention, ["conventions", i]):
+            raise _error(source, where, what)
     first: dict[str, int] = {}
     for i, entry in enumerate(doc.get("agents", [])):
         name = entry["name"]
@@ -508,7 +522,7 @@ def _delegation(value: Sequence[Mapping[str, str]]) -> tuple[tuple[str, str], ..
 
 def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
     claims = tuple(
-        (tool, tuple(re.compile(r) for r in regexes))
+        (tool, tuple(compile_user_regex(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
     return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
@@ -590,9 +604,14 @@ def _agent(
     kwargs["restricted"] = tuple(dict.fromkeys((*restricted, *kwargs.get("restricted", ()))))
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
     kwargs["contracts"] = build_contracts(entry)
-    kwargs["expect"] = _gate_expect(
+    expect = _gate_expect(
         kwargs.get("expect", ()), bool(kwargs["contracts"]), "narrative" in kwargs, gate
     )
+    if entry.get("tool_edges", {}).get("undeclared") == "fail" and all(
+        item.target != UNDECLARED_TARGET for item in expect
+    ):  # the undeclared-tool report becomes a gate check
+        expect = (*expect, ExpectItem(UNDECLARED_TARGET, {"maximum": 0}))
+    kwargs["expect"] = expect
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), fail_on=gate.fail_on, **kwargs)
 
 
@@ -624,6 +643,7 @@ class CoverageSpec:
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
         self._needs_content = any(s.needs_content for s in specs)
+        self.conventions: tuple[Mapping[str, Any], ...] = tuple(document.get("conventions", ()))
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:

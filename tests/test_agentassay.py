@@ -1,4 +1,5 @@
-"""AgentAssay compatibility: `AgentCoverageCollector` computes DESIGN §3 coverage from trial traces.
+"""AgentAssay compatibility: `AgentCoverageCollector` computes docs/semantics.md coverage from
+trial traces.
 
 Expected values are worked out by hand from the traces below, not copied from the output.
 """
@@ -99,7 +100,7 @@ def object_traces() -> list[ExecutionTrace]:
     return out
 
 
-# Hand computation (DESIGN §3):
+# Hand computation (docs/semantics.md):
 # tool:     called {search, calc} of K = {search, calc, email}                       -> 2/3
 # model:    gpt-4o matched by its dated snapshot, claude-3-opus unused (llama unknown) -> 1/2
 # path:     (llm,tool,llm), (llm,tool), (llm,tool,tool): S=3, f1=3, f2=0,
@@ -268,12 +269,12 @@ def _odd_trials() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("state_attributes", [(), ("gen_ai.tool.name", "error.type")])
 def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[str, ...]) -> None:
-    """DESIGN §2: trials skip SpanRecord/classify/assembler; the runs must be the ones the span
-    route (classify every span, assemble the trace) builds from the same trial."""
+    """docs/architecture.md#data-flow: trials skip SpanRecord/classify/assembler; the runs must be
+    the ones the span route (classify every span, assemble the trace) builds from the same trial."""
     from test_report_golden import trials_doc
 
-    from otel_agentcov.agentassay import trace_to_records, trace_to_runs
     from otel_agentcov.assembler import assemble
+    from otel_agentcov.readers.trial_runs import trace_to_records, trace_to_runs
     from otel_agentcov.semconv import classify
 
     traces = [t["trace"] for t in trials_doc(seed=5, n=400)["results"]] + _odd_trials()
@@ -288,7 +289,7 @@ def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[st
 
 
 def test_trials_the_engine_must_check_take_the_span_route() -> None:
-    from otel_agentcov.agentassay import trace_to_runs
+    from otel_agentcov.readers.trial_runs import trace_to_runs
 
     negative = {"steps": [_step("tool_call", tool="calc", duration_ms=-5.0)]}
     assert trace_to_runs(negative, 1) is None  # its span is dropped as ending before it starts

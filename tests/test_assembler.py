@@ -1,4 +1,5 @@
-"""assemble() and RunAssembler: span trees cut into agent runs (DESIGN §2 RunAssembler, §4 rules).
+"""assemble() and RunAssembler: span trees cut into agent runs (docs/architecture.md#data-flow,
+docs/semantics.md#detection-rules).
 
 Steps are built the way the engine builds them: a SpanRecord through `semconv.classify`.
 """

@@ -1,4 +1,4 @@
-"""Claim extraction (DESIGN §3b) over real-looking final answers, each labelled by hand.
+"""Claim extraction (docs/narrative.md) over real-looking final answers, each labelled by hand.
 
 The expected tools were written by reading each answer as a user would: which actions does
 it say were done? Not derived from the extractor.

@@ -223,7 +223,8 @@ def test_gate_pass_rate_verdicts_exit_codes_and_junit(tmp_path: Path) -> None:
         trials.write_text(json.dumps(_trials(n, passed)))
         proc = agentcov("gate", "--spec", str(spec), "--results", str(trials),
                         "--junit", str(junit))
-        # DESIGN §7: an undecidable statistic is its own exit code, never a pass nor a plain fail
+        # an undecidable statistic is its own exit code, never a pass nor a plain fail
+        # (docs/semantics.md#the-gate-verdicts-and-exit-codes)
         assert proc.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}[verdict], proc.stdout
         row = next(line for line in proc.stdout.splitlines() if "runs.pass_rate" in line)
         assert verdict in row, row

@@ -25,6 +25,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from otel_agentcov.agent_names import closest, distance, fold
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.reporting import render
 from otel_agentcov.snapshot import compute_snapshot
 from otel_agentcov.spec import CoverageSpec, SpecError
 from otel_agentcov.state import CoverageState
@@ -171,4 +173,8 @@ def test_a_snapshot_of_nothing_or_of_an_unmatched_agent_never_passes() -> None:
     missing = compute_snapshot(CoverageState(), spec)
     assert not missing.gate_passed
     assert any("'support'" in p for p in missing.gate_problems)
-    assert str(empty) == empty.render("text") and "no agent runs" in str(empty)
+    engine = CoverageEngine(CoverageSpec.empty())
+    shown = engine.snapshot()
+    assert not shown.gate_passed  # what the in-process API hands out: 0 spans never pass
+    assert str(shown) == render(shown.to_dict(), "text") and "no agent runs" in str(shown)
+    assert shown.render("markdown") == render(shown.to_dict(), "markdown")

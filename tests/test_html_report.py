@@ -3,7 +3,7 @@
 The browser part uses Debian's `chromium` (installed by `make test`): no console message on any
 page (the pages carry no script, and their Content-Security-Policy turns any attempted fetch
 into a console error), every agent shown, and a screenshot taken. With
-AGENTCOV_UPDATE_SCREENSHOT=1 the screenshots are copied to docs/ for the README.
+AGENTCOV_UPDATE_SCREENSHOT=1 the screenshots are copied to docs/ for docs/html-report.md.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Narrative vs trace (DESIGN §3b) on runs built from real OpenTelemetry SDK spans.
+"""Narrative vs trace (docs/narrative.md) on runs built from real OpenTelemetry SDK spans.
 
 Spans are made with the SDK (the final answer in the agent span's `gen_ai.output.messages`),
 then converted, classified with content capture and assembled exactly as the engine does.
@@ -26,11 +26,10 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-from otel_agentcov.assembler import AgentRun, assemble
+from otel_agentcov.assembler import AgentRun, RunContent, assemble
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.judge import judge
-from otel_agentcov.judge.content import RunContent
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import STATUS_ERROR, SpanRecord, from_readable_span
 from otel_agentcov.reporting import FORMATS, write_html
@@ -89,7 +88,7 @@ def spec(narrative: dict[str, Any] | None = None, **entry: Any) -> CoverageSpec:
 
 
 def verdict(run: AgentRun, cov: CoverageSpec) -> tuple[str, tuple[tuple[str, str], ...], bool]:
-    v = judge(run, cov.for_agent(run.agent))
+    v = judge(run, cov.for_agent(run.agent).checks)
     assert v.narrative is not None
     return v.narrative.result, v.narrative.divergences, v.fails_run
 
@@ -251,11 +250,11 @@ def test_without_narrative_declared_nothing_is_judged(
     run = runs(exporter)["support"]
     plain = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "*", "tools": TOOLS}]})
     assert not plain.needs_content and spec().needs_content
-    assert judge(run, plain.for_agent("support")).narrative is None
+    assert judge(run, plain.for_agent("support").checks).narrative is None
 
 
 def _fold(state: CoverageState, cov: CoverageSpec, run: AgentRun) -> None:
-    state.update(run, cov.for_agent(run.agent), judge(run, cov.for_agent(run.agent)))
+    state.update(run, cov.for_agent(run.agent), judge(run, cov.for_agent(run.agent).checks))
 
 
 def _scenario(tracer: Tracer, exporter: InMemorySpanExporter) -> list[AgentRun]:

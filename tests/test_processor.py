@@ -1,4 +1,5 @@
-"""AgentCoverageProcessor inside the real OpenTelemetry SDK (DESIGN §2, §9).
+"""AgentCoverageProcessor inside the real OpenTelemetry SDK (docs/architecture.md#data-flow,
+docs/guarantees.md).
 
 The processor must never raise into the host, never block it, count every span it sees (kept or
 dropped, with the reason), and give exact totals under concurrent `on_end` calls.
@@ -21,7 +22,7 @@ from opentelemetry.trace import SpanContext, TraceFlags
 from otel_agentcov.processor import AgentCoverageProcessor
 
 SERVICE = "checkout-svc"
-MAX_NAME_CHARS = 256  # DESIGN §9: label values are bounded; names are clipped to this
+MAX_NAME_CHARS = 256  # docs/metrics.md: label values are bounded; names are clipped to this
 _NO_KINDS = {"llm": 0, "tool": 0, "agent": 0, "handoff": 0, "workflow": 0, "other": 0}
 
 

@@ -1,4 +1,5 @@
-"""Property tests: run assembly on random span forests (DESIGN §2 RunAssembler, §4).
+"""Property tests: run assembly on random span forests (docs/architecture.md#data-flow,
+docs/semantics.md#detection-rules).
 
 Random trees with missing parents, parent-id cycles, self-parents, duplicate span ids, random
 arrival order, random local roots and tight bounds: assembly terminates, never raises, and every

@@ -1,4 +1,5 @@
-"""Cardinality and memory attacks on the engine (DESIGN §9: memory bounded by configuration).
+"""Cardinality and memory attacks on the engine (docs/guarantees.md: memory bounded by
+configuration).
 
 One run of AGENTCOV_ATTACK_SPANS spans (default 1,000,000, about 20-40 s) carries a million
 distinct agent, tool and model names and paths, a trace that never ends and a flood of traces
@@ -17,7 +18,8 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.exporters.prometheus import OVERFLOW_LABELS, render
+from otel_agentcov.exporters.families import OVERFLOW_LABELS
+from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import OVERFLOW, Limits

@@ -1,5 +1,5 @@
 """Concurrency: many host threads ending spans while scrapes, snapshots, force_flush and shutdown
-run (DESIGN §9: safe under concurrent on_end, never blocks or raises into the host).
+run (docs/guarantees.md: safe under concurrent on_end, never blocks or raises into the host).
 
 Totals are exact: every ended span is processed or dropped with a reason, none lost, none twice.
 Every join has a timeout, so a deadlock fails the test instead of hanging the suite.

@@ -5,8 +5,8 @@ a good export is acknowledged; at the end the process is `kill -9`ed and restart
 state file, and everything it acknowledged is still counted.
 
 The tests share one server (module scope) on purpose: the last one proves that the state built
-under all the abuse before it survives the crash. `FIGURES` collects what the README's
-Guarantees table quotes; `pytest -s` prints it.
+under all the abuse before it survives the crash. `FIGURES` collects what the
+guarantees table of docs/guarantees.md quotes; `pytest -s` prints it.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from otel_agentcov.spec import (
     evaluate_expect,
 )
 
-DESIGN_EXAMPLE = """\
+SPEC_EXAMPLE = """\
 version: 1
 defaults:                       # merged into every agent entry
   paths: {granularity: action, max_depth: 10}
@@ -64,7 +64,7 @@ def with_agent(**entry: Any) -> dict[str, Any]:
 
 
 def test_design_example_loads_from_yaml(tmp_path: Path) -> None:
-    path = write(tmp_path, DESIGN_EXAMPLE)
+    path = write(tmp_path, SPEC_EXAMPLE)
     spec = CoverageSpec.from_yaml(path)
     assert spec.source == str(path)
     assert list(spec.agents) == ["triage_agent"]
@@ -512,7 +512,7 @@ def test_evaluate_expect_other_keywords_use_jsonschema_wording() -> None:
 
 
 def test_evaluate_expect_with_spec_gate(tmp_path: Path) -> None:
-    agent = CoverageSpec.from_yaml(write(tmp_path, DESIGN_EXAMPLE)).for_agent("triage_agent")
+    agent = CoverageSpec.from_yaml(write(tmp_path, SPEC_EXAMPLE)).for_agent("triage_agent")
     values = {"edges.restricted_attempts": 0, "edges.allowed_pct": 100.0,
               "contracts.violations_at_or_above_fail_on": 0}
     assert [r.passed for r in evaluate_expect(agent.expect, values)] == [True, True, True]

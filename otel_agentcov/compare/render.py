@@ -14,7 +14,7 @@ from ..reporting import _format as fmt
 from ..reporting import render_json
 from ..reporting.markdown import _table, escape
 from ..snapshot.coverage import DIMENSIONS
-from ..verdicts import INCONCLUSIVE, PASS
+from ..stats.verdicts import INCONCLUSIVE, PASS
 from .sets import KINDS
 
 _COLUMNS = (*DIMENSIONS, "overall")

@@ -1,4 +1,4 @@
-"""Claim extraction: which known tools a run's final output says were done (DESIGN §3b).
+"""Claim extraction: which known tools a run's final output says were done (docs/narrative.md).
 
 Model-free and deterministic: a tool name becomes a verb and object words, and a sentence claims
 the tool when it holds a past or perfect form of the verb and every object word, with no negation

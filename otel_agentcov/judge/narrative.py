@@ -1,4 +1,4 @@
-"""Narrative vs trace (DESIGN §3b): does the run's story match the tool calls it made?
+"""Narrative vs trace (docs/narrative.md): does the run's story match the tool calls it made?
 
 Each tool the final output claims is checked against the run's calls and those of the runs it
 delegated to; only the verdict (tool names and kinds) leaves this module, never the text.
@@ -6,15 +6,12 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..assembler import AgentRun
 from ..semconv.step import TOOL
 from .claims import extractor
-
-if TYPE_CHECKING:  # the assembler imports judge.content, so judge/ must not import it back
-    from ..assembler import AgentRun
-    from ..spec import AgentSpec, NarrativeSpec
 
 CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
 RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)
@@ -22,6 +19,16 @@ CLAIMED_NOT_CALLED = "claimed_not_called"  # a hallucinated action
 CLAIMED_BUT_FAILED = "claimed_but_failed"  # every call failed or was denied
 CALLED_NOT_CLAIMED = "called_not_claimed"  # a must_report tool done but left out of the story
 KINDS = (CLAIMED_NOT_CALLED, CLAIMED_BUT_FAILED, CALLED_NOT_CLAIMED)
+
+
+@dataclass(frozen=True)
+class NarrativeSpec:
+    """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
+    whether a divergent run fails."""
+
+    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
+    must_report: tuple[str, ...] = ()
+    fail_run: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,17 +49,17 @@ def calls(run: AgentRun) -> dict[str, bool]:
     return done
 
 
-def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) -> NarrativeVerdict:
-    """Claims of the final output against the calls; no captured output -> unverifiable."""
+def judge_narrative(
+    run: AgentRun, narrative: NarrativeSpec, declared: frozenset[str]
+) -> NarrativeVerdict:
+    """Claims of the final output against the calls; no captured output -> unverifiable.
+    `declared` = the tools the agent's spec names (tools, allowed, restricted)."""
     output = run.content.output if run.content is not None else None
     if not output:
         return NarrativeVerdict(UNVERIFIABLE)
     done = calls(run)
     # the default claims cover every tool the agent could have used: declared, offered, called
-    known = frozenset(
-        (*(spec.tools or ()), *(spec.allowed or ()), *spec.restricted, *narrative.must_report,
-         *run.tool_definitions, *done)
-    )
+    known = declared.union(narrative.must_report, run.tool_definitions, done)
     claimed = extractor(known, narrative.claims).claims(output)
     divergences = {
         (tool, CLAIMED_NOT_CALLED if tool not in done else CLAIMED_BUT_FAILED)
@@ -78,6 +85,7 @@ __all__ = [
     "KINDS",
     "RESULTS",
     "UNVERIFIABLE",
+    "NarrativeSpec",
     "NarrativeVerdict",
     "judge_narrative",
 ]

@@ -8,7 +8,8 @@ python-contrib openai-v2 and openai-agents-v2 emit GenAI shapes and need no dial
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ..records import SpanRecord
 from . import (
@@ -29,7 +30,9 @@ from . import (
 )
 from .common import build_step
 from .content import step_content
+from .convention import Rule
 from .step import KINDS, OTHER, Step
+from .table import Table
 
 Adapter = Callable[[SpanRecord, Sequence[str]], "Step | None"]
 # Dialects that only ever read their own scopes are looked up by scope, not tried in turn: one
@@ -58,17 +61,12 @@ ADAPTERS: tuple[Adapter, ...] = (
     genai.classify_by_name,  # span names last
 )
 
-__all__ = ["ADAPTERS", "BY_PREFIX", "BY_SCOPE", "KINDS", "Step", "classify"]
+__all__ = ["ADAPTERS", "BY_PREFIX", "BY_SCOPE", "KINDS", "Classifier", "Step", "classify"]
 
 
-def classify(
-    record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False
-) -> Step:
+def _builtin(record: SpanRecord, state_attributes: Sequence[str]) -> Step:
     """The span's scope dialect if it recognises the span, else the first adapter of the
-    cascade that does; anything else is an `other` step.
-
-    `content` (a declared check needs it) also reads the span's output, input and tool
-    arguments onto the step; without it no content is parsed at all (the hot path)."""
+    cascade that does; anything else is an `other` step."""
     scope = record.scope_name
     scoped = BY_SCOPE.get(scope)
     if scoped is None and scope.startswith(_PREFIXES):
@@ -78,10 +76,45 @@ def classify(
         for adapter in ADAPTERS:
             step = adapter(record, state_attributes)
             if step is not None:
-                break
-        else:
-            step = build_step(record, OTHER, state_attributes)
+                return step
+        return build_step(record, OTHER, state_attributes)
+    return step
+
+
+def _finish(
+    record: SpanRecord, step: Step, state_attributes: Sequence[str], content: bool
+) -> Step:
     step = testspans.as_test_span(record, step, state_attributes)  # never an agent or a tool
     if content:
         step.content = step_content(record, step.kind)
     return step
+
+
+def classify(
+    record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False
+) -> Step:
+    """Classify by the built-in conventions only (no spec `conventions:`).
+
+    `content` (a declared check needs it) also reads the span's output, input and tool
+    arguments onto the step; without it no content is parsed at all (the hot path)."""
+    return _finish(record, _builtin(record, state_attributes), state_attributes, content)
+
+
+class Classifier:
+    """`classify` with a spec's `conventions:` entries tried before the built-in ones."""
+
+    __slots__ = ("_table",)
+
+    def __init__(self, conventions: Sequence[Mapping[str, Any]] = ()) -> None:
+        """`conventions`: entries already validated (the spec loader does it)."""
+        self._table = Table([Rule(entry) for entry in conventions]) if conventions else None
+
+    def classify(
+        self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False
+    ) -> Step:
+        rule = self._table.first(record) if self._table is not None else None
+        if rule is None:
+            step = _builtin(record, state_attributes)
+        else:
+            step = rule.step(record, state_attributes)
+        return _finish(record, step, state_attributes, content)

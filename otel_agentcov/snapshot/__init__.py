@@ -1,18 +1,17 @@
 """Snapshot: the immutable computed view (ratios, estimates, edges, concerns, expect results).
 
-Every output renders a Snapshot; none recomputes coverage (DESIGN §2). Each report section is
-built by one function of its own (`AGENT_SECTIONS`), in order, so a new concern adds a section
-rather than growing one function.
+Every output renders a Snapshot; none recomputes coverage (docs/architecture.md#data-flow). Each
+report section is built by one function of its own (`AGENT_SECTIONS`), in order, so a new
+concern adds a section rather than growing one function.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import agent_names
-from ..reporting import render
 from ..spec import CoverageSpec
 from ..state import CoverageState
 from .contexts import tested_edges
@@ -26,7 +25,7 @@ __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "mode
 
 
 class Snapshot:
-    """One consistent computed view; `to_dict()` is the versioned JSON report (DESIGN §6)."""
+    """One consistent computed view; `to_dict()` is the versioned JSON report (docs/report.md)."""
 
     def __init__(self, data: dict[str, Any], problems: Sequence[str] = ()) -> None:
         self._data = data
@@ -59,12 +58,8 @@ class Snapshot:
             e["passed"] for a in self.agents.values() for e in a["expect"]
         )
 
-    def render(self, fmt: str = "text") -> str:
-        """The report in `fmt` (text, json, markdown, ...): what `agentcov coverage` prints."""
-        return render(self._data, fmt)
 
-    def __str__(self) -> str:
-        return self.render("text")
+S = TypeVar("S", bound=Snapshot)
 
 
 def _agent_report(view: AgentView) -> dict[str, Any]:
@@ -79,10 +74,12 @@ def compute_snapshot(
     spans: Mapping[str, Any] | None = None,
     *,
     contexts: bool = False,
-) -> Snapshot:
+    kind: type[S] = Snapshot,  # type: ignore[assignment]
+) -> S:
     """Derive every ratio from the state under the spec; the only place coverage is computed.
 
-    `contexts` adds who-tests-what per agent (DESIGN §3d)."""
+    `kind` is the Snapshot class to build (the engine's renders itself). `contexts` adds
+    who-tests-what per agent (docs/semantics.md#test-contexts)."""
     observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
     tested = tested_edges(state.agents.values()) if contexts else set()
     runs = {name: st.outcomes.runs for name, st in state.agents.items()}
@@ -98,4 +95,4 @@ def compute_snapshot(
     problems = [u.message() for u in agent_names.unmatched(spec, runs)]
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)
-    return Snapshot({"version": REPORT_VERSION, "agents": agents, "spans": span_stats}, problems)
+    return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_stats}, problems)

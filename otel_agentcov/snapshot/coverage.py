@@ -44,6 +44,9 @@ def tools_section(v: AgentView) -> None:
         "discovered": declared is None,
     }
     v.report["models"] = {"known": list(spec.models), "used": dict(sorted(inv.models.items()))}
+    # undeclared means something only once an inventory is declared: n/a (no gate passes) before
+    v.targets["edges.undeclared_tools"] = (len(v.report["tools"]["undeclared"]) if inventory
+                                           else None)
 
 
 def diversity_section(v: AgentView) -> None:

@@ -12,7 +12,7 @@ def _pct(hit: int, total: int) -> float | None:
 
 
 def edges_section(v: AgentView) -> None:
-    """`edges.*` (DESIGN §3, "Tool edges") and the delegations observed from this agent."""
+    """`edges.*` (docs/semantics.md#tool-edges) and the delegations observed from this agent."""
     spec, edges_rec = v.spec, v.st.edges
     called = {t for t, (ok, err) in v.st.inventory.tools.items() if ok + err > 0}
     attempts = sum(edges_rec.restricted.values())

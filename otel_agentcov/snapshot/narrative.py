@@ -1,4 +1,4 @@
-"""Report section for narrative vs trace (DESIGN §3b): run results and divergences per tool."""
+"""Report section for narrative vs trace (docs/narrative.md): run results, divergences per tool."""
 
 from __future__ import annotations
 

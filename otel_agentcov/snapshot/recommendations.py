@@ -13,10 +13,12 @@ from typing import Any
 
 from ..semconv.common import is_handoff_tool
 from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
+from .contracts import unexercised
 from .coverage import DIMENSIONS, model_matches
 from .view import AgentView
 
-# how each boundary condition is usually provoked in a test (DESIGN §3e)
+# how each boundary condition is usually provoked in a test
+# (docs/semantics.md#next-steps-recommendations)
 PROVOKE = {
     "max_steps": "a prompt that loops, with a low turn limit",
     "timeout": "a low client timeout",
@@ -32,7 +34,8 @@ DESTRUCTIVE = frozenset({
     "uninstall", "withdraw", "refund", "rm", "deletion", "removal",
 })
 ORDER = (
-    "uncovered_tool", "boundary", "model", "restrict", "delegation", "undeclared_tool", "more_runs"
+    "uncovered_tool", "boundary", "model", "restrict", "unexercised_behavior", "delegation",
+    "undeclared_tool", "more_runs",
 )
 PATH_COVERAGE_TARGET = 0.95
 PASS_RATE_HALF_WIDTH = 0.05
@@ -123,6 +126,10 @@ def recommendations_section(v: AgentView) -> None:
         add(none, "restrict", tool,
             f"`{tool}` looks destructive but is not restricted: declare it under "
             "tool_edges.restricted, or list it under tool_edges.allowed if it is meant to run")
+    for behavior in unexercised(v)[0]:
+        add(none, "unexercised_behavior", behavior,
+            f"contract behaviour `{behavior}` was never exercised (no run decided it without "
+            "its trigger missing): add a test whose run triggers it")
     observed = v.observed_edges
     for a, b in sorted(set(spec.delegation)):
         if (a, b) not in observed:

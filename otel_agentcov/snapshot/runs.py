@@ -45,7 +45,7 @@ def runs_section(v: AgentView) -> None:
 
 
 def concerns_section(v: AgentView) -> None:
-    """Low pass rate, inconsistent behaviour, high score variance (DESIGN §3)."""
+    """Low pass rate, inconsistent behaviour, high score variance (docs/semantics.md)."""
     runs, out = v.report["runs"], v.st.outcomes
     pass_rate, ci, consistency = runs["pass_rate"], runs["pass_rate_ci95"], runs[
         "behavior_consistency"

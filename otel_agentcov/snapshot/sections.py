@@ -47,7 +47,7 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     recommendations_section,
     expect_section,  # last: it reads every target
 )
-# the JSON report's key order per agent (DESIGN §6); `contexts` only when asked for
+# the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
     "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts", "versions",

@@ -1,11 +1,11 @@
 """Report section for agent versions: each version's pass rate and its verdict against the
-version before it, by the same statistics as `agentcov compare` (DESIGN §3c)."""
+version before it, by the same statistics as `agentcov compare` (docs/compare.md)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..compare.statistics import pass_rate_verdict
+from ..stats.regression import pass_rate_verdict
 from .view import AgentView
 
 

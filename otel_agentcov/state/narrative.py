@@ -1,6 +1,7 @@
 """Narrative: runs whose story was consistent / divergent / unverifiable, divergences by tool.
 
-Only the verdicts of the narrative check (DESIGN §3b) are kept: counts and tool names, no text.
+Only the verdicts of the narrative check (docs/narrative.md) are kept: counts and tool names, no
+text.
 """
 
 from __future__ import annotations

@@ -13,44 +13,16 @@ import time
 from bisect import bisect_right
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
-from .judge.content import RunContent, run_content
-from .semconv.common import TOOL_CALL_FINISHES, finishes_run
-from .semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
+from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
+from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
+from .run import AgentRun, run_content
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
 # (no real workflow, a hostile or runaway one) they are skipped so assembly stays near-linear.
 MAX_PAIRED_AGENTS = 256
-
-
-@dataclass(slots=True)
-class AgentRun:
-    """One agent invocation: its own steps in start order, nested agents as `delegate` steps."""
-
-    agent: str
-    trace_id: int
-    start_ns: int
-    end_ns: int
-    error: str | None = None
-    limits: frozenset[str] = frozenset()
-    steps: list[Step] = field(default_factory=list)
-    delegations: list[tuple[str, str]] = field(default_factory=list)
-    input_chars: int | None = None
-    scores: tuple[float, ...] = ()
-    tool_definitions: frozenset[str] = frozenset()
-    version: str | None = None  # the agent's version, for per-version verdicts (DESIGN §3c)
-    context: str | None = None  # the test that ran it (DESIGN §3d)
-    content: RunContent | None = None  # only when a check needs it; dropped once judged
-    models: frozenset[str] = frozenset()  # used but named by no step (a trial's trace model)
-    # tool -> had a successful call, over the runs this one delegated to (transitively): what a
-    # story may report as done on its behalf (DESIGN §3b)
-    delegated_calls: dict[str, bool] = field(default_factory=dict)
-
-    @property
-    def duration_s(self) -> float:
-        return max(self.end_ns - self.start_ns, 0) / 1e9
+END_OF_INPUT = "end_of_input"  # the flush reason when an offline input ends
 
 
 class _Builder:
@@ -342,7 +314,8 @@ def _resolve_declared_callers(builders: list[_Builder]) -> None:
 
 
 def is_test_span(step: Step) -> bool:
-    """A span standing for a test case (DESIGN §3d): it names a context and is no GenAI span."""
+    """A span standing for a test case (docs/semantics.md#test-contexts): it names a context
+    and is no GenAI span."""
     return step.kind == OTHER and step.context is not None
 
 
@@ -376,9 +349,9 @@ def _test_groups(by_id: dict[int, Step]) -> dict[int | None, tuple[list[Step], s
 
 
 def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
-    """Cut one trace's steps into runs (DESIGN §4 identity and delegation rules), the work under
-    each test span on its own (DESIGN §3d); `content`: also gather the content classify
-    captured into each run's `content`."""
+    """Cut one trace's steps into runs (agents and delegation: docs/semantics.md#detection-rules),
+    the work under each test span on its own (docs/semantics.md#test-contexts); `content`: also
+    gather the content classify captured into each run's `content`."""
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
