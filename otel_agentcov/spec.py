@@ -261,6 +261,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             },
             "must_report": _STRINGS,
             "fail_run": {"type": "boolean"},
+            "synonyms": {"type": "boolean"},
         }
     ),
     **ENTRY_PROPERTIES,
@@ -525,7 +526,12 @@ def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
         (tool, tuple(compile_user_regex(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
-    return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
+    return NarrativeSpec(
+        claims,
+        tuple(value.get("must_report", ())),
+        value.get("fail_run", True),
+        value.get("synonyms", True),
+    )
 
 
 def _expect(value: Sequence[Mapping[str, Any]]) -> tuple[ExpectItem, ...]:
