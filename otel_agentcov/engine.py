@@ -14,8 +14,9 @@ from typing import Any
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .judge import judge
 from .records import SpanRecord
+from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
-from .snapshot import Snapshot, compute_snapshot
+from .snapshot import compute_snapshot
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
 
@@ -212,6 +213,8 @@ class CoverageEngine:
             self.state.merge(state)
             self.counters.merge(counters)
 
-    def snapshot(self, *, contexts: bool = False) -> Snapshot:
+    def snapshot(self, *, contexts: bool = False) -> RenderedSnapshot:
+        """The computed view now; `str()` of it is the text report."""
         with self.lock:
-            return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts)
+            return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts,
+                                    kind=RenderedSnapshot)

@@ -22,7 +22,7 @@ from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 from .assembler import Bounds
 from .engine import CoverageEngine
 from .records import from_readable_span
-from .snapshot import Snapshot
+from .reporting import RenderedSnapshot
 from .spec import CoverageSpec
 from .state import Limits
 
@@ -183,8 +183,9 @@ class AgentCoverageProcessor(SpanProcessor):
         except Exception:
             self._internal_error()
 
-    def snapshot(self) -> Snapshot:
-        """The current report; spans queued so far are processed first."""
+    def snapshot(self) -> RenderedSnapshot:
+        """The current report (`str()` of it is the text report); spans queued so far are
+        processed first."""
         self._drain()
         return self.engine.snapshot()
 

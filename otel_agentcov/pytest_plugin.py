@@ -254,8 +254,9 @@ class AgentCovSession:
             self.problems.append(
                 f"agentcov: {no_runs_message(['this test session'], '--agentcov-allow-empty')}"
             )
-        checks = gate.evaluate(report, self.spec)
-        self.table = gate.render_table(checks, self.allow_inconclusive)
+        checks = gate.evaluate(report, self.spec, self.allow_empty)
+        self.table = gate.render_table(checks, self.allow_inconclusive) + "".join(
+            f"agentcov: {warning}\n" for warning in gate.warnings(report, self.spec))
         if gate.outcome(checks, self.allow_inconclusive) != EXIT_PASS:
             self.problems.append(f"agentcov gate {gate.status(checks, self.allow_inconclusive)}")
         if self.fail_under is not None:

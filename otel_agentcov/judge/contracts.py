@@ -28,6 +28,7 @@ from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
 from .args import ArgsMatch
 from .matching import max_matching
+from .turns import call_groups
 
 SEVERITIES = ("low", "medium", "high", "critical")  # ascending
 SATISFIED, VIOLATED, UNKNOWN = "satisfied", "violated", "unknown"
@@ -77,13 +78,24 @@ class _Calls:
 
     def __init__(self, run: AgentRun) -> None:
         captured = run.content.tool_args if run.content is not None else {}
-        self.calls = [
-            (s.tool, captured.get(s.span_id))
-            for s in run.steps
-            if s.kind == TOOL and s.tool is not None and s.decision != "deny"
+        self.steps = [
+            s for s in run.steps if s.kind == TOOL and s.tool is not None and s.decision != "deny"
         ]
+        self.calls = [(s.tool or "", captured.get(s.span_id)) for s in self.steps]
         self.run = run
         self._hits: dict[Selector, list[Hit]] = {}
+        self._groups: list[list[int]] | None = None
+
+    @property
+    def groups(self) -> list[list[int]]:
+        """The calls' indices per model response, in order (see judge/turns.py)."""
+        if self._groups is None:
+            self._groups = []
+            for i, group in enumerate(call_groups(self.run.steps, self.steps)):
+                if group == len(self._groups):
+                    self._groups.append([])
+                self._groups[group].append(i)
+        return self._groups
 
     def hits(self, sel: Selector) -> list[Hit]:
         found = self._hits.get(sel)
@@ -225,12 +237,40 @@ class CallSequence:
         return _decide(unknown, lambda u: _subsequence([_as(h, u) for h in hits], self.strict))
 
 
-def _trajectory(hits: list[list[bool]], n_calls: int, mode: str) -> bool:
+def _matches_all(hits: list[list[bool]], refs: range, calls: list[int]) -> bool:
+    """Every reference in `refs` pairs with a distinct call of `calls` (a multiset match)."""
+    adjacency = [[c for c, call in enumerate(calls) if hits[j][call]] for j in refs]
+    return max_matching(adjacency, len(calls)) == len(refs)
+
+
+def _in_turns(hits: list[list[bool]], groups: list[list[int]], exact: bool) -> bool:
+    """The reference in order over the run's turns, each turn a multiset: `exact` splits the
+    reference into consecutive chunks one per turn, each matching its turn's calls perfectly;
+    otherwise (in_order) each turn takes the longest next chunk it can match (taking more now
+    never hurts what later turns can take), and the reference must run out."""
+    j, k = 0, len(hits)
+    for calls in groups:
+        if exact:
+            if not _matches_all(hits, range(j, j + len(calls)), calls):
+                return False
+            j += len(calls)
+            continue
+        size = 0
+        while j + size < k and size < len(calls) and _matches_all(
+            hits, range(j, j + size + 1), calls
+        ):
+            size += 1
+        j += size
+    return j == k
+
+
+def _trajectory(hits: list[list[bool]], groups: list[list[int]], n_calls: int,
+                mode: str) -> bool:
     k = len(hits)
     if mode == "exact":
-        return k == n_calls and all(hits[j][j] for j in range(k))
+        return k == n_calls and _in_turns(hits, groups, exact=True)
     if mode == "in_order":
-        return _subsequence(hits, strict=False)
+        return _in_turns(hits, groups, exact=False)
     if mode == "same_tools" and k != n_calls:
         return False
     if mode == "only" and n_calls > k:
@@ -248,8 +288,9 @@ class Trajectory:
     def shows(self, c: _Calls) -> Hit:
         hits = [c.hits(s) for s in self.tools]
         unknown = any(None in h for h in hits)
-        n = len(c.calls)
-        return _decide(unknown, lambda u: _trajectory([_as(h, u) for h in hits], n, self.mode))
+        n, groups = len(c.calls), c.groups if self.mode in ("exact", "in_order") else []
+        return _decide(unknown, lambda u: _trajectory([_as(h, u) for h in hits], groups, n,
+                                                      self.mode))
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,8 @@ def narrative_section(v: AgentView) -> None:
         "runs": {r: rec.runs.get(r, 0) for r in RESULTS},
         "divergences": divergences,
     }
+    if rec.not_english:  # unverifiable runs whose answer was in another language
+        v.report["narrative"]["not_english"] = rec.not_english
     verifiable = rec.runs.get(CONSISTENT, 0) + rec.runs.get(DIVERGENT, 0)
     hallucinated = [d for d in divergences if d["kind"] == CLAIMED_NOT_CALLED]
     total = sum(rec.divergences.values())
