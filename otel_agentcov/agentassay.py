@@ -105,7 +105,7 @@ class AgentCoverageCollector:
         engine, trace_id = self.engine, self._next_trace
         fold_trial(engine, trace_to_runs(
             trace, trace_id, self.agent, state_attributes=engine.spec.state_attribute_names,
-            max_spans=engine.assembler.max_spans_per_trace,
+            max_spans=engine.bounds.max_spans_per_trace,
         ) or trace_to_records(trace, trace_id, self.agent))
         self._next_trace += 1
 

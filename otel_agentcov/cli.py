@@ -310,7 +310,9 @@ def _coverage(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace) -> int:
     spec, _, report = _load(args)
-    checks = gate.evaluate(report, spec)
+    checks = gate.evaluate(report, spec, args.allow_empty)
+    for warning in gate.warnings(report, spec):
+        _warn(warning)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
     sys.stdout.write(gate.contract_violations(report))
     if args.junit:

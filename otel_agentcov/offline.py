@@ -131,7 +131,7 @@ def load(
         *(partial(_ingest, engine, _read(p), shown) for p in paths),
         *(partial(_ingest_trials, engine, read_trials(
             p, n << 32, warn, state_attributes=engine.spec.state_attribute_names,
-            max_spans=engine.assembler.max_spans_per_trace,
+            max_spans=engine.bounds.max_spans_per_trace,
         ), shown) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),

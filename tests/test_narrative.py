@@ -325,8 +325,12 @@ def test_state_snapshot_and_targets(sdk: tuple[Tracer, InMemorySpanExporter]) ->
         ],
     }
     assert report["runs"]["passed"] == 3  # 2 consistent + 1 unverifiable; the divergent 2 fail
-    assert report["expect"] == [{"target": "narrative.claimed_not_called", "value": 2,
-                                 "passed": False, "reason": "2 is greater than the maximum of 0"}]
+    assert report["expect"] == [
+        {"target": "narrative.claimed_not_called", "value": 2, "passed": False,
+         "reason": "2 is greater than the maximum of 0: claimed tool issue_refund without "
+         "calling it ×1, claimed tool send_email without calling it ×1"},
+        {"target": "edges.restricted_attempts", "value": 0, "passed": True, "reason": ""},
+    ]
     assert any(c["type"] == "hallucinated_action" for c in report["concerns"])
 
 

@@ -8,9 +8,10 @@ concern adds a section rather than growing one function.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
 
+from .. import agent_names
 from ..spec import CoverageSpec
 from ..state import CoverageState
 from .contexts import tested_edges
@@ -18,6 +19,7 @@ from .coverage import DIMENSIONS, model_matches
 from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
 
 REPORT_VERSION = 1
+NO_RUNS = "no agent run was seen (see docs/instrumentations.md to instrument your framework)"
 
 __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "model_matches"]
 
@@ -25,8 +27,9 @@ __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "mode
 class Snapshot:
     """One consistent computed view; `to_dict()` is the versioned JSON report (docs/report.md)."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: dict[str, Any], problems: Sequence[str] = ()) -> None:
         self._data = data
+        self._problems = tuple(problems)
 
     def to_dict(self) -> dict[str, Any]:
         return copy.deepcopy(self._data)
@@ -42,9 +45,21 @@ class Snapshot:
         return agents
 
     @property
+    def gate_problems(self) -> tuple[str, ...]:
+        """Why the gate cannot pass whatever the expect lists say: no agent run at all, or a
+        spec agent no run matched (one line each, with a "did you mean")."""
+        return self._problems
+
+    @property
     def gate_passed(self) -> bool:
-        """True when every agent's expect list passed."""
-        return all(e["passed"] for a in self.agents.values() for e in a["expect"])
+        """True when there were runs, every spec agent matched some, and every agent's expect
+        list passed: a snapshot of nothing never passes."""
+        return not self._problems and all(
+            e["passed"] for a in self.agents.values() for e in a["expect"]
+        )
+
+
+S = TypeVar("S", bound=Snapshot)
 
 
 def _agent_report(view: AgentView) -> dict[str, Any]:
@@ -59,18 +74,25 @@ def compute_snapshot(
     spans: Mapping[str, Any] | None = None,
     *,
     contexts: bool = False,
-) -> Snapshot:
+    kind: type[S] = Snapshot,  # type: ignore[assignment]
+) -> S:
     """Derive every ratio from the state under the spec; the only place coverage is computed.
 
-    `contexts` adds who-tests-what per agent (docs/semantics.md#test-contexts)."""
+    `kind` is the Snapshot class to build (the engine's renders itself). `contexts` adds
+    who-tests-what per agent (docs/semantics.md#test-contexts)."""
     observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
     tested = tested_edges(state.agents.values()) if contexts else set()
+    runs = {name: st.outcomes.runs for name, st in state.agents.items()}
+    unlisted = len(agent_names.unlisted(spec, runs))
     agents = {
         name: _agent_report(
-            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested)
+            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested, unlisted)
         )
         for name, st in sorted(state.agents.items())
     }
     empty: dict[str, Any] = {"processed": 0, "by_kind": {}, "dropped": {}}
     span_stats = dict(spans) if spans is not None else empty
-    return Snapshot({"version": REPORT_VERSION, "agents": agents, "spans": span_stats})
+    problems = [u.message() for u in agent_names.unmatched(spec, runs)]
+    if not any(runs.values()):
+        problems.insert(0, NO_RUNS)
+    return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_stats}, problems)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..contract_spec import DEFAULT_SEVERITY
 from ..judge.contracts import SEVERITIES
+from ..spec import CONTRACTS_GATE_TARGET, AgentSpec
 from ..state.caps import OVERFLOW
 from ..stats import wilson
 from .view import AgentView
@@ -17,6 +19,22 @@ def _violations(rows: list[dict[str, Any]]) -> int | None:
     if any(r["unknown"] and not r["satisfied"] + r["violated"] for r in rows):
         return None
     return int(sum(r["violated"] for r in rows))
+
+
+RANK = {s: i for i, s in enumerate(SEVERITIES)}  # ascending severity
+
+
+def gates(spec: AgentSpec, row: dict[str, Any]) -> bool:
+    """A contract row whose severity is at or above the `fail_on` the gate applies to it."""
+    return RANK.get(row["severity"], 0) >= RANK[fail_on(spec, row["contract"])]
+
+
+def fail_on(spec: AgentSpec, contract: str) -> str:
+    """The severity from which a violation of `contract` fails the gate: the spec's `gate.fail_on`,
+    else the contract's own `fail_on` (default high, also for contracts only the state knows)."""
+    if spec.fail_on is not None:
+        return spec.fail_on
+    return next((c.fail_on for c in spec.contracts if c.name == contract), DEFAULT_SEVERITY)
 
 
 def unexercised(v: AgentView) -> tuple[list[str], int]:
@@ -53,8 +71,7 @@ def contracts_section(v: AgentView) -> None:
             "violation_rate": vio / decided if decided else None,
             "violation_rate_ci95": list(ci) if ci else None,
         })
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    rows.sort(key=lambda r: (-r["violated"], -rank.get(r["severity"], -1),
+    rows.sort(key=lambda r: (-r["violated"], -RANK.get(r["severity"], -1),
                              r["contract"], r["behavior"]))
     v.report["contracts"] = rows
     missing, declared = unexercised(v)
@@ -62,9 +79,11 @@ def contracts_section(v: AgentView) -> None:
     v.report["coverage"]["contracts"] = covered
     has_contracts = bool(v.spec.contracts) or bool(rec.checks)
     critical = [r for r in rows if r["severity"] == "critical"]
+    gating = [r for r in rows if gates(v.spec, r)]
     v.targets.update({
         "coverage.contracts": covered,
         "contracts.violations": _violations(rows) if has_contracts else None,
         "contracts.violations_critical": _violations(critical) if has_contracts else None,
+        CONTRACTS_GATE_TARGET: _violations(gating) if has_contracts else None,
         "contracts.pass_rate": (rec.judged - rec.failed) / rec.judged if rec.judged else None,
     })

@@ -21,5 +21,6 @@ class AgentView:
     observed_edges: set[tuple[str, str]]
     with_contexts: bool = False
     tested_edges: set[tuple[str, str]] = field(default_factory=set)
+    unlisted_agents: int = 0  # agents that ran but no spec entry names (`spec.unmatched_agents`)
     report: dict[str, Any] = field(default_factory=dict)
     targets: dict[str, Target] = field(default_factory=dict)
