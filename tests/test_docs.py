@@ -13,7 +13,7 @@ from types import ModuleType
 
 from otel_agentcov.cli import build_parser
 from otel_agentcov.demo import main as demo
-from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.engine import CoverageEngine, EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.service.journal import MAGIC
@@ -157,6 +157,8 @@ def test_state_format_page_names_every_key_and_version() -> None:
         assert f"`{key}`" in page, f"docs/state-format.md does not describe the state key {key!r}"
     for key in CoverageState().to_dict():
         assert f'"{key}"' in page
+    for key in EngineCounters().to_dict():  # what `serve` keeps beside the state
+        assert f"`{key}`" in page, f"docs/state-format.md does not describe serve's {key!r}"
     assert f'"format": "{STATE_FORMAT}", "version": {STATE_VERSION}' in page
     assert all(f"**{v}**" in page for v in READABLE_VERSIONS)
     assert MAGIC.decode().strip() in page and f'`"version": {REPORT_VERSION}`' in page
