@@ -17,6 +17,7 @@ from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
 from .snapshot import compute_snapshot
+from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
 
@@ -180,7 +181,7 @@ class CoverageEngine:
         with self.lock:
             self._fold(self.assembler.flush_all(reason))
 
-    def span_stats(self) -> dict[str, Any]:
+    def span_stats(self) -> SpanStats:
         """The report's `spans` section: the counters, what is buffered now, the folds."""
         counters = self.counters
         with self._counters_lock:

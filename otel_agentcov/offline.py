@@ -18,6 +18,7 @@ from .readers.errors import TraceFormatError
 from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
+from .snapshot.schema import Report
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
 
@@ -155,7 +156,7 @@ def run_count(report: Mapping[str, Any]) -> int:
     return sum(int(a["runs"]["count"]) for a in report["agents"].values())
 
 
-def report(engine: CoverageEngine, *, contexts: bool = False) -> dict[str, Any]:
+def report(engine: CoverageEngine, *, contexts: bool = False) -> Report:
     """The report, listing the agents the spec names even when no run of theirs was seen
     (0 runs, 0 % coverage), so an agent missing from the traces cannot pass unnoticed."""
     with engine.lock:

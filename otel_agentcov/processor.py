@@ -23,6 +23,7 @@ from .assembler import Bounds
 from .engine import CoverageEngine
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
+from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
 from .state import Limits
 
@@ -189,7 +190,7 @@ class AgentCoverageProcessor(SpanProcessor):
         self._drain()
         return self.engine.snapshot()
 
-    def span_stats(self) -> dict[str, Any]:
+    def span_stats(self) -> SpanStats:
         return self.engine.span_stats()
 
     def serve_metrics(

@@ -36,6 +36,7 @@ from .pytest_reports import (
     terminal_table,
     write_target,
 )
+from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 from .stats.verdicts import EXIT_PASS, no_runs_message
@@ -174,7 +175,7 @@ class AgentCovSession:
         self.allow_inconclusive = allow_inconclusive
         self.allow_empty = allow_empty
         self.processor = AgentCoverageProcessor(spec)
-        self.report: dict[str, Any] | None = None
+        self.report: Report | None = None
         self.problems: list[str] = []
         self.table = ""
         self.written: list[tuple[str, Path]] = []
