@@ -13,7 +13,8 @@ import time
 
 from harness import Row, Section
 
-from otel_agentcov.judge.claims import IRREGULAR, extractor, past_forms
+from otel_agentcov.judge.claims import extractor
+from otel_agentcov.judge.toolnames import past_forms
 
 OUTPUTS = 10_000
 OUTPUT_CHARS = 2048
@@ -41,7 +42,7 @@ def tools(rng: random.Random) -> list[str]:
 def _sentence(rng: random.Random, known: list[str]) -> str:
     verb, obj = rng.choice(known).split("_")
     base = "look" if verb == "lookup" else verb
-    past = IRREGULAR.get(base, sorted(past_forms(base)))[0] + (" up" if verb == "lookup" else "")
+    past = sorted(past_forms(base))[0] + (" up" if verb == "lookup" else "")
     return rng.choice((
         f"I {past} the {obj} for order {rng.randint(1000, 9999)}.",
         f"I have not {past} the {obj} yet because the account is locked.",

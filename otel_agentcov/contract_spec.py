@@ -43,7 +43,6 @@ DETECTORS = (
     "delegated", "output", "input",
 )  # fmt: skip
 DEFAULT_SEVERITY = "high"
-CRITICAL_GATE_TARGET = "contracts.violations_critical"  # default expect with contracts: max 0
 
 _NAME = {"type": "string", "minLength": 1}
 # contract and behaviour names become metric label values: bounded like every other label

@@ -40,12 +40,18 @@ def tool(name: str, start: int, end: int | None = None, parent: int | None = Non
     return (TOOL, name, start, end if end is not None else start + 5, parent)
 
 
-# one response asks for two forecasts (run in parallel, NYC first), the next one books
-PARALLEL = run_of(llm(0), tool("weather_nyc", 10, 30), tool("weather_sf", 12, 25), llm(40),
+# (built per test: a run holds captured content, which no module may keep alive, see
+# test_contracts_e2e.test_content_lives_only_until_the_run_is_judged)
+def parallel() -> AgentRun:
+    """One response asks for two forecasts (run in parallel, NYC first), the next one books."""
+    return run_of(llm(0), tool("weather_nyc", 10, 30), tool("weather_sf", 12, 25), llm(40),
                   tool("book", 50))
-# the same calls, each after a model response of its own: three turns
-SEQUENTIAL = run_of(llm(0), tool("weather_nyc", 10), llm(20), tool("weather_sf", 30), llm(40),
-                    tool("book", 50))
+
+
+def sequential() -> AgentRun:
+    """The same calls, each after a model response of its own: three turns."""
+    return run_of(llm(0), tool("weather_nyc", 10), llm(20), tool("weather_sf", 30), llm(40),
+                  tool("book", 50))
 
 
 def traj(mode: str, *tools: Any) -> dict[str, Any]:
@@ -53,24 +59,24 @@ def traj(mode: str, *tools: Any) -> dict[str, Any]:
 
 
 def test_exact_ignores_order_within_a_turn_only() -> None:
-    assert shows(traj("exact", "weather_sf", "weather_nyc", "book"), PARALLEL) == "yes"
-    assert shows(traj("exact", "weather_nyc", "weather_sf", "book"), PARALLEL) == "yes"
+    assert shows(traj("exact", "weather_sf", "weather_nyc", "book"), parallel()) == "yes"
+    assert shows(traj("exact", "weather_nyc", "weather_sf", "book"), parallel()) == "yes"
     # the turns keep their order: book came in the second
-    assert shows(traj("exact", "book", "weather_sf", "weather_nyc"), PARALLEL) == "no"
+    assert shows(traj("exact", "book", "weather_sf", "weather_nyc"), parallel()) == "no"
     # chunks follow the turns: {sf, book} is not the first turn {nyc, sf}
-    assert shows(traj("exact", "weather_sf", "book", "weather_nyc"), PARALLEL) == "no"
+    assert shows(traj("exact", "weather_sf", "book", "weather_nyc"), parallel()) == "no"
     # separate responses: order is the run's
-    assert shows(traj("exact", "weather_sf", "weather_nyc", "book"), SEQUENTIAL) == "no"
-    assert shows(traj("exact", "weather_nyc", "weather_sf", "book"), SEQUENTIAL) == "yes"
+    assert shows(traj("exact", "weather_sf", "weather_nyc", "book"), sequential()) == "no"
+    assert shows(traj("exact", "weather_nyc", "weather_sf", "book"), sequential()) == "yes"
 
 
 def test_in_order_over_turns() -> None:
-    assert shows(traj("in_order", "weather_sf", "book"), PARALLEL) == "yes"
-    assert shows(traj("in_order", "weather_sf", "weather_nyc", "book"), PARALLEL) == "yes"
-    assert shows(traj("in_order", "book", "weather_nyc"), PARALLEL) == "no"
-    assert shows(traj("in_order", "weather_sf", "weather_nyc"), SEQUENTIAL) == "no"
+    assert shows(traj("in_order", "weather_sf", "book"), parallel()) == "yes"
+    assert shows(traj("in_order", "weather_sf", "weather_nyc", "book"), parallel()) == "yes"
+    assert shows(traj("in_order", "book", "weather_nyc"), parallel()) == "no"
+    assert shows(traj("in_order", "weather_sf", "weather_nyc"), sequential()) == "no"
     # a turn can give a chunk of the reference only once: two forecasts of SF are not there
-    assert shows(traj("in_order", "weather_sf", "weather_sf"), PARALLEL) == "no"
+    assert shows(traj("in_order", "weather_sf", "weather_sf"), parallel()) == "no"
 
 
 def test_selectors_inside_a_turn_are_matched_optimally() -> None:
@@ -107,7 +113,7 @@ def test_without_model_steps_overlapping_spans_are_a_turn() -> None:
 
 
 def test_order_free_modes_do_not_depend_on_turns() -> None:
-    for run in (PARALLEL, SEQUENTIAL):
+    for run in (parallel(), sequential()):
         assert shows(traj("same_tools", "book", "weather_sf", "weather_nyc"), run) == "yes"
         assert shows(traj("contains", "book"), run) == "yes"
         assert shows(traj("only", "book", "weather_sf"), run) == "no"

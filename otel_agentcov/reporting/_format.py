@@ -182,6 +182,8 @@ def narrative_summary(narrative: Mapping[str, Any] | None) -> str | None:
     if not narrative["declared"] and not any(runs.values()):
         return None
     line = " · ".join(f"{result} {n}" for result, n in runs.items())
+    if narrative.get("not_english"):
+        line += f" ({narrative['not_english']} not in English)"
     divergences = narrative["divergences"]
     if divergences:
         line += " · divergences: " + ", ".join(
