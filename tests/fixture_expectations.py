@@ -891,6 +891,17 @@ AGNO_TRACELOOP = {
     "agent_as_tool": AGENT_AS_TOOL,
 }
 
+# LiteLLM's OpenTelemetry callback (one `litellm_request` span per call, GenAI attributes, a
+# `raw_gen_ai_request` child that is no second call) under the app's request span: the app's
+# own tool loop, so the calls count for the resource's service.name, as with Traceloop's OpenAI.
+# A streamed call is logged after the stream ends, outside the caller's context: each is a trace
+# of its own (two runs)
+LITELLM = {
+    "two_tools": _APP_TWO_CALLS,
+    "streaming": Scenario({"support-app": A(runs=2, llm=2, models={"weather-model": 2})}),
+    "http_500": OPENAI_TRACELOOP["http_500"],
+}
+
 # Stacks (or `stack/scenario`s) recorded for issue 28 whose conventions are not mapped yet: their
 # replays are expected to fail (strict xfail) until they are
 UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
@@ -946,4 +957,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "llama_index_traceloop": LLAMA_INDEX_TRACELOOP,
     "agno_openinference": AGNO_OPENINFERENCE,
     "agno_traceloop": AGNO_TRACELOOP,
+    "litellm": LITELLM,
 }
