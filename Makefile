@@ -4,8 +4,8 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards fixtures \
-  fixtures-node
+.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
+  fixtures fixtures-node collector
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,10 +29,11 @@ demo: $(DEMO_STAMP)
 	$(DEMO_VENV)/bin/python -m otel_agentcov.cli demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures
+	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
-	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py
+	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py docs/generate_pages.py
 
 # The rules and end-to-end tests use a real Prometheus and promtool (Debian's `prometheus`).
 prometheus-tools:
@@ -55,11 +56,37 @@ chromium:
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends chromium; }
 
+# Rewrite the generated parts of docs/*.md (tests fail when a committed page is stale).
+docs: $(STAMP)
+	$(BIN)/python docs/generate_pages.py
+
 # Rewrite dashboards/grafana/*.json from their code (tests fail when the committed JSON is stale).
 dashboards: $(STAMP)
 	$(BIN)/python dashboards/grafana/generate.py
 
-test: lint typecheck prometheus-tools node-tools chromium
+# The Collector the `collector` tests run: built with the OpenTelemetry Collector Builder (ocb) from
+# collector-config/builder-config.yaml, every module at the manifest's release. The binary is cached
+# under build/ keyed by the manifest's hash, so it is rebuilt only when the manifest changes (Go's
+# module and build caches make a rebuild cheaper still). Two cores: GOMAXPROCS caps the compiler.
+COLLECTOR_MANIFEST := collector-config/builder-config.yaml
+COLLECTOR_VERSION  := $(shell sed -n 's/^  version: //p' $(COLLECTOR_MANIFEST))
+COLLECTOR_BIN      := build/otelcol-agentcov-$(shell sha256sum $(COLLECTOR_MANIFEST) | cut -c1-16)
+OCB                := build/ocb-v$(COLLECTOR_VERSION)/builder
+GO_ENV             := GOMAXPROCS=$${GOMAXPROCS:-2} GOFLAGS=-buildvcs=false GOTOOLCHAIN=local
+
+collector: $(COLLECTOR_BIN)
+
+$(OCB):
+	@command -v go >/dev/null 2>&1 || { echo "make collector: needs Go >= 1.26 on PATH"; exit 2; }
+	$(GO_ENV) GOBIN=$(abspath $(dir $(OCB))) go install go.opentelemetry.io/collector/cmd/builder@v$(COLLECTOR_VERSION)
+
+$(COLLECTOR_BIN): | $(OCB)
+	rm -rf build/otelcol && mkdir -p build/otelcol
+	$(GO_ENV) $(OCB) --config $(COLLECTOR_MANIFEST)
+	cp build/otelcol/src/otelcol-agentcov $@.tmp && mv $@.tmp $@
+	./$@ --version
+
+test: lint typecheck prometheus-tools node-tools chromium collector
 	$(BIN)/python -m pytest -q -n 2
 
 clean:
@@ -74,7 +101,9 @@ bench: $(STAMP)
 FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinference \
   openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
   smolagents llama_index crewai autogen agent_framework semantic_kernel \
-  openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit
+  openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit \
+  mlflow langfuse haystack haystack_openinference langsmith dspy_openinference beeai_openinference \
+  llama_index_traceloop agno_openinference agno_traceloop litellm google_genai
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

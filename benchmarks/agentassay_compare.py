@@ -92,7 +92,7 @@ def section(rounds: int) -> Section:
         "distinct states through a diminishing-returns curve; agentcov uses the same Chao1 "
         "ratio over (kind, subject, outcome, finish) states. Boundary - AgentAssay's is 1.0 "
         "when no numeric boundaries are configured (none are through its CLI); agentcov's "
-        "is the share of DESIGN §3's conditions (max_steps, timeout, cost_limit, "
+        "is the share of docs/semantics.md's conditions (max_steps, timeout, cost_limit, "
         "empty_input, error_path, tool_failure) hit. Tool and model: known names seen / "
         "known names in both.",
     ]

@@ -2,7 +2,7 @@
 
 The same real SDK spans (a support agent: input/output messages on the agent and chat spans,
 arguments on every tool span) go through a CoverageEngine under three specs: no contracts,
-the DESIGN §3a refund policy without content detectors (ordering and counts only), and the full
+docs/contracts.md's refund policy without content detectors (ordering and counts only), and the full
 policy (an `output` regex and an `args` selector, so classify also reads content). CPU time
 per span, median over rounds, interleaved so machine noise hits every spec alike.
 """
@@ -90,7 +90,7 @@ def cpu_ns_per_span(spec: CoverageSpec, recs: list[SpanRecord]) -> float:
         engine.ingest(rec)
     engine.flush_all()
     elapsed = time.process_time_ns() - start
-    assert engine.internal_errors == 0
+    assert engine.counters.internal_errors == 0
     return elapsed / len(recs)
 
 

@@ -125,13 +125,14 @@ class ServeProcess:
 class Replica(ServeProcess):
     """One fleet replica: its ports, state file and the exporter that reaches it."""
 
-    def __init__(self, index: int, workdir: Path, spec: Path) -> None:
+    def __init__(self, index: int, workdir: Path, spec: Path, extra: Sequence[str] = ()) -> None:
         self.index = index
         self.grpc, self.http, metrics = free_port(), free_port(), free_port()
         self.state = workdir / f"replica{index}.state.json"
         super().__init__(["--spec", str(spec), "--otlp-grpc", str(self.grpc),
                           "--otlp-http", str(self.http), "--metrics", str(metrics),
-                          "--state-file", str(self.state)], metrics)
+                          "--state-file", str(self.state), *extra], metrics,
+                         stderr=workdir / f"replica{index}.log")
 
     def exporter(self) -> SpanExporter:
         if self.index % 2:

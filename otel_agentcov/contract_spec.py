@@ -1,5 +1,5 @@
-"""The `contracts:` and `aliases:` keys of the spec (DESIGN §3a): their schema, the checks the
-schema cannot express, and building the judge's Contract objects.
+"""The `contracts:` and `aliases:` keys of the spec (docs/contracts.md): their schema, the checks
+the schema cannot express, and building the judge's Contract objects.
 
 Everything that can be wrong is found at load time (`problems`), with the path inside the file,
 so building afterwards (`build_contracts`) cannot fail and the judge never compiles a regex.
@@ -7,19 +7,21 @@ so building afterwards (`build_contracts`) cannot fail and the judge never compi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from .judge.args import ARGS_MODES, ArgsMatch, ArgValue, parse_path, pointer_problem
 from .judge.contracts import (
+    EVERY_RUN_MODES,
     MODES,
     MUST,
     MUST_NOT,
     SEVERITIES,
     After,
+    AllowedOnly,
     Before,
     Behaviour,
     Called,
@@ -34,13 +36,13 @@ from .judge.contracts import (
     Trajectory,
 )
 from .semconv.common import MAX_NAME_CHARS
+from .user_regex import UserRegexError, compile_user_regex
 
 DETECTORS = (
-    "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "delegated",
-    "output", "input",
+    "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "allowed_only",
+    "delegated", "output", "input",
 )  # fmt: skip
 DEFAULT_SEVERITY = "high"
-CRITICAL_GATE_TARGET = "contracts.violations_critical"  # default expect with contracts: max 0
 
 _NAME = {"type": "string", "minLength": 1}
 # contract and behaviour names become metric label values: bounded like every other label
@@ -56,9 +58,10 @@ SELECTOR_DEF: Mapping[str, Any] = {
                 "tool": {"$ref": "#/$defs/selector"},
                 "args": {
                     "type": "object",
-                    "additionalProperties": {"type": "string", "description": "a regex string"},
-                    "description": "a mapping of argument name to regex",
+                    "description": "a mapping of argument path (name, dotted path or JSON "
+                                   "Pointer) to a regex, a JSON literal or {regex: ...}",
                 },
+                "args_mode": {"enum": list(ARGS_MODES)},
             },
             "required": ["tool"],
             "additionalProperties": False,
@@ -89,7 +92,13 @@ _DETECTOR_SCHEMAS: dict[str, Any] = {
     "before": _object({"first": _SEL, "then": _SEL}, ("first", "then")),
     "after": _object({"trigger": _SEL, "then": _SEL, "within": _WITHIN}, ("trigger", "then")),
     "sequence": _object({"tools": _SELS, "strict": {"type": "boolean"}}, ("tools",)),
-    "trajectory": _object({"tools": _SELS, "mode": {"enum": list(MODES)}}, ("tools",)),
+    # `tools: []` is a run with no tool call at all
+    # a nested array is one model response's calls (a turn); `tools: []`, no tool call at all
+    "trajectory": _object({"tools": {
+        "type": "array", "items": {"anyOf": [_SEL, _SELS]}, "description": "an array of tool "
+        "selectors, or of arrays of them (one per model response)"},
+        "mode": {"enum": list(MODES)}}, ("tools",)),
+    "allowed_only": _SELS,
     "delegated": _NAME,
     "output": _TEXT,
     "input": _TEXT,
@@ -159,8 +168,8 @@ def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tupl
     for key, value in detectors.items():
         where: Where = [*at, key]
         for path, sel in _selectors(value, where):
-            for arg, regex in sel.get("args", {}).items() if isinstance(sel, Mapping) else ():
-                yield from _regex_problem(regex, [*path, "args", arg])
+            if isinstance(sel, Mapping):
+                yield from _args_problems(sel, path)
         if key in ("output", "input"):
             if "regex" in value:
                 yield from _regex_problem(value["regex"], [*where, "regex"])
@@ -173,6 +182,9 @@ def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tupl
             yield [*where, "max"], f"expected max >= min ({value['min']}), got {value['max']}"
         if key == "calls" and "min" not in value and "max" not in value:
             yield where, "expected at least one of: min, max"
+        if key == "trajectory" and not value["tools"] and value.get("mode") in EVERY_RUN_MODES:
+            yield [*where, "tools"], (f"an empty trajectory in mode {value['mode']} holds for "
+                                      "every run; for 'no tool calls' use mode exact")
 
 
 def text_schemas(entry: Mapping[str, Any], prefix: Sequence[str | int]
@@ -190,9 +202,34 @@ def text_schemas(entry: Mapping[str, Any], prefix: Sequence[str | int]
 
 def _regex_problem(regex: str, at: Where) -> Iterator[tuple[Where, str]]:
     try:
-        re.compile(regex)
-    except re.error as bad:
+        compile_user_regex(regex)
+    except UserRegexError as bad:
         yield at, f"invalid regex: {bad}"
+
+
+def _regex_value(value: Any) -> str | None:
+    """The regex of a `{regex: r}` value (the literal modes' way to write one), else None."""
+    if isinstance(value, Mapping) and list(value) == ["regex"] and isinstance(value["regex"], str):
+        return value["regex"]
+    return None
+
+
+def _args_problems(sel: Mapping[str, Any], at: Where) -> Iterator[tuple[Where, str]]:
+    """Regex mode: every value a regex string; the other modes: literals or `{regex: r}`.
+    Every key a valid path."""
+    regex_mode = sel.get("args_mode", "regex") == "regex"
+    for key, value in sel.get("args", {}).items():
+        where: Where = [*at, "args", key]
+        bad_pointer = pointer_problem(key)
+        if bad_pointer is not None:
+            yield where, bad_pointer
+        if regex_mode and not isinstance(value, str):
+            yield where, ("expected a regex string (args_mode regex); for a literal value set "
+                          "args_mode: subset, exact or superset")
+            continue
+        regex = value if regex_mode else _regex_value(value)
+        if regex is not None:
+            yield from _regex_problem(regex, where)
 
 
 def _selectors(value: Any, at: Where) -> Iterator[tuple[Where, Any]]:
@@ -217,8 +254,15 @@ def _selector(value: Any, aliases: Mapping[str, Sequence[str]]) -> Selector:
     if isinstance(value, str):
         return Selector(tuple(aliases.get(value, (value,))))
     inner = _selector(value["tool"], aliases)
-    args = tuple((k, re.compile(v)) for k, v in sorted(value.get("args", {}).items()))
-    return Selector(inner.patterns, inner.args + args)
+    if "args" not in value:
+        return inner
+    mode = value.get("args_mode", "regex")
+    entries = []
+    for key, v in sorted(value["args"].items()):
+        regex = v if mode == "regex" else _regex_value(v)
+        arg = ArgValue(compile_user_regex(regex)) if regex is not None else ArgValue(literal=v)
+        entries.append((parse_path(key), arg))
+    return Selector(inner.patterns, (*inner.args, ArgsMatch(tuple(entries), mode)))
 
 
 def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Detector:
@@ -238,14 +282,22 @@ def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Det
     if key == "sequence":
         return CallSequence(tuple(map(sel, value["tools"])), bool(value.get("strict", False)))
     if key == "trajectory":
-        return Trajectory(tuple(map(sel, value["tools"])), value.get("mode", "exact"))
+        groups = [e if isinstance(e, list) else [e] for e in value["tools"]]
+        flat = [t for group in groups for t in group]
+        turns = None
+        if any(isinstance(e, list) for e in value["tools"]):  # the spec wrote its turns
+            starts = [sum(map(len, groups[:i])) for i in range(len(groups))]
+            turns = tuple(range(a, a + len(g)) for a, g in zip(starts, groups, strict=True))
+        return Trajectory(tuple(map(sel, flat)), value.get("mode", "exact"), turns)
+    if key == "allowed_only":
+        return AllowedOnly(tuple(map(sel, value)))
     if key == "delegated":
         return Delegated(value)
     regex, schema = value.get("regex"), value.get("schema")
     return Text(
         key,
         contains=value.get("contains"),
-        regex=re.compile(regex) if regex is not None else None,
+        regex=compile_user_regex(regex) if regex is not None else None,
         schema=Draft202012Validator(schema) if schema is not None else None,
     )
 

@@ -36,7 +36,7 @@ from otel_agentcov.spec import CoverageSpec
 WORKFLOW = "support_flow"
 MAX_STEPS = 10  # triage's request limit; the spec below declares the same max_steps boundary
 
-# The second half of each batch of requests runs as a canary version (DESIGN §3c).
+# The second half of each batch of requests runs as a canary version (docs/compare.md).
 BASELINE_VERSION, CANARY_VERSION = "1.0", "1.1"
 
 DEMO_SPEC: dict[str, Any] = {

@@ -14,11 +14,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import agent_names
 from .reporting import _format as fmt
-from .spec import AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
+from .spec import UNMATCHED_TARGET, AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
+from .stats.verdicts import (
+    EXIT_FAIL,
+    EXIT_INCONCLUSIVE,
+    EXIT_PASS,
+    FAIL,
+    INCONCLUSIVE,
+    PASS,
+    exit_code,
+)
 from .textsafe import line_safe, plain
-from .verdicts import EXIT_FAIL, EXIT_INCONCLUSIVE, EXIT_PASS, FAIL, INCONCLUSIVE, PASS, exit_code
 
 PASS_RATE = "runs.pass_rate"
 _MINIMA = ("minimum", "exclusiveMinimum")
@@ -66,17 +75,57 @@ def _pass_rate_verdict(
     return INCONCLUSIVE, f"{interval} straddles {threshold:g}"
 
 
-def evaluate(report: Mapping[str, Any], spec: CoverageSpec) -> list[Check]:
-    """Every agent's checks, in report order; the report's own expect results are reused."""
+def runs_by_agent(report: Mapping[str, Any]) -> dict[str, int]:
+    """Runs per agent in a report."""
+    return {name: int(a["runs"]["count"]) for name, a in report["agents"].items()}
+
+
+def evaluate(
+    report: Mapping[str, Any], spec: CoverageSpec, allow_empty: bool = False
+) -> list[Check]:
+    """Every agent's checks, in report order; the report's own expect results are reused.
+
+    A spec agent no run matched has one INCONCLUSIVE check naming the closest seen agents
+    instead (its other checks judge nothing), unless no agent ran at all and the caller accepts
+    that (`allow_empty`); with `gate.unmatched_agents: fail`, agents seen but named by no spec
+    entry add one FAIL check."""
+    runs = runs_by_agent(report)
+    accepted = allow_empty and not any(runs.values())
+    missing = {} if accepted else {u.agent: u for u in agent_names.unmatched(spec, runs)}
     checks: list[Check] = []
     for agent, data in report["agents"].items():
+        if agent in missing:
+            checks.append(Check(agent, "runs.count", 0, {"minimum": 1}, INCONCLUSIVE,
+                                missing.pop(agent).message()))
+            continue
         aspec = spec.for_agent(agent)
         for item, result in zip(aspec.expect, data["expect"], strict=True):
             verdict, reason = (PASS, "") if result["passed"] else (FAIL, result["reason"])
             if item.target == PASS_RATE:
                 verdict, reason = _pass_rate_verdict(item, data["runs"], aspec) or (verdict, reason)
             checks.append(Check(agent, item.target, result["value"], item.schema, verdict, reason))
+    checks += [Check(u.agent, "runs.count", 0, {"minimum": 1}, INCONCLUSIVE, u.message())
+               for u in missing.values()]  # a report that did not list the spec's agents
+    extra = agent_names.unlisted(spec, runs)
+    if extra and spec.gate.unmatched_agents == "fail":
+        checks.append(Check("*", UNMATCHED_TARGET, len(extra), {"maximum": 0}, FAIL,
+                            unlisted_message(extra)))
     return checks
+
+
+def warnings(report: Mapping[str, Any], spec: CoverageSpec) -> list[str]:
+    """What the gate reports on stderr without failing: agents no spec entry names, while
+    `gate.unmatched_agents` is `warn` (the default)."""
+    extra = agent_names.unlisted(spec, runs_by_agent(report))
+    return [unlisted_message(extra)] if extra and spec.gate.unmatched_agents == "warn" else []
+
+
+def unlisted_message(names: Sequence[str]) -> str:
+    """The warning (or FAIL reason) for agents that ran but that no spec entry names."""
+    shown = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more"
+                                                     if len(names) > 5 else "")
+    return (f"{fmt.plural(len(names), 'agent')} ran but no spec entry names them: {shown} "
+            "(judged by the spec defaults; add entries or a '*' entry)")
 
 
 def outcome(checks: Sequence[Check], allow_inconclusive: bool = False) -> int:

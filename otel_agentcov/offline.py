@@ -11,16 +11,16 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Any
 
-from .agentassay import TrialRuns, fold_trial
+from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
 from .progress import Progress
 from .readers.errors import TraceFormatError
+from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
+from .snapshot.schema import Report
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
-
-END_OF_INPUT = "end_of_input"
 
 
 class InputError(ValueError):
@@ -40,6 +40,15 @@ def _ingest(
         ingest(record)
         count()
     progress.file_done()
+
+
+def fold_trial(engine: CoverageEngine, trial: TrialRuns | list[SpanRecord]) -> None:
+    """Feed one trial, as `trace_to_runs` or (when it returned None) `trace_to_records` gave it."""
+    if isinstance(trial, TrialRuns):
+        engine.ingest_runs(trial.runs, trial.kinds)
+    else:
+        for record in trial:
+            engine.ingest(record)
 
 
 def _ingest_trials(
@@ -123,7 +132,7 @@ def load(
         *(partial(_ingest, engine, _read(p), shown) for p in paths),
         *(partial(_ingest_trials, engine, read_trials(
             p, n << 32, warn, state_attributes=engine.spec.state_attribute_names,
-            max_spans=engine.assembler.max_spans_per_trace,
+            max_spans=engine.bounds.max_spans_per_trace,
         ), shown) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
@@ -147,7 +156,7 @@ def run_count(report: Mapping[str, Any]) -> int:
     return sum(int(a["runs"]["count"]) for a in report["agents"].values())
 
 
-def report(engine: CoverageEngine, *, contexts: bool = False) -> dict[str, Any]:
+def report(engine: CoverageEngine, *, contexts: bool = False) -> Report:
     """The report, listing the agents the spec names even when no run of theirs was seen
     (0 runs, 0 % coverage), so an agent missing from the traces cannot pass unnoticed."""
     with engine.lock:

@@ -1,8 +1,8 @@
 """`@pytest.mark.agentcov(runs=N, pass_rate=P)`: judge a nondeterministic test by its pass rate.
 
 An agent test that passes 9 times in 10 is neither green nor red after one run. A marked test is
-run up to N times and judged by the Wilson 95 % interval of its pass rate (DESIGN §3d): PASS when
-the lower bound is at least P, FAIL when the upper bound is below P, INCONCLUSIVE otherwise
+run up to N times and judged by the Wilson 95 % interval of its pass rate (docs/ci.md): PASS
+when the lower bound is at least P, FAIL when the upper bound is below P, INCONCLUSIVE otherwise
 (`--agentcov-inconclusive=fail|pass` decides how that ends; fail by default, so an undecided
 statistic never passes unasked). It stops as soon as the remaining runs cannot change the verdict.
 Loaded by the pytest plugin, with or without `--agentcov`; works under pytest-xdist (a test's

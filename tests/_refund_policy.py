@@ -1,4 +1,4 @@
-"""DESIGN §3a's refund-policy contract, the one example the contract tests share."""
+"""The refund-policy contract of docs/contracts.md, the one example the contract tests share."""
 
 from __future__ import annotations
 

@@ -7,6 +7,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -33,6 +34,20 @@ def need_binary(name: str) -> str:
             pytest.fail(f"{name} is required under CI=true (make test installs it)")
         pytest.skip(f"{name} not installed (make test installs it)")
     return path
+
+
+def need_collector() -> str:
+    """The Collector `make collector` built from the current manifest; skipped locally when it
+    is not built, a failure under CI=true (make test builds it)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    import collector
+
+    path = collector.binary()
+    if not path.is_file():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{path} is required under CI=true (make test runs make collector)")
+        pytest.skip("the Collector is not built (make collector)")
+    return str(path)
 
 
 def get_json(url: str) -> Any:

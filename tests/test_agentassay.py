@@ -1,4 +1,5 @@
-"""AgentAssay compatibility: `AgentCoverageCollector` computes DESIGN §3 coverage from trial traces.
+"""AgentAssay compatibility: `AgentCoverageCollector` computes docs/semantics.md coverage from
+trial traces.
 
 Expected values are worked out by hand from the traces below, not copied from the output.
 """
@@ -7,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from _agentassay_shapes import ExecutionTrace, StepTrace
 
 from otel_agentcov.agentassay import AgentCoverageCollector, TrialError
 
@@ -71,23 +72,6 @@ def dict_traces() -> list[dict[str, Any]]:
     ]
 
 
-@dataclass
-class StepTrace:
-    action: str
-    tool_name: str | None = None
-    model: str | None = None
-    duration_ms: float = 100.0
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class ExecutionTrace:
-    steps: list[StepTrace]
-    success: bool = True
-    error: str | None = None
-    total_duration_ms: float = 0.0
-
-
 def object_traces() -> list[ExecutionTrace]:
     out = []
     for d in dict_traces():
@@ -99,7 +83,7 @@ def object_traces() -> list[ExecutionTrace]:
     return out
 
 
-# Hand computation (DESIGN §3):
+# Hand computation (docs/semantics.md):
 # tool:     called {search, calc} of K = {search, calc, email}                       -> 2/3
 # model:    gpt-4o matched by its dated snapshot, claude-3-opus unused (llama unknown) -> 1/2
 # path:     (llm,tool,llm), (llm,tool), (llm,tool,tool): S=3, f1=3, f2=0,
@@ -219,11 +203,15 @@ def test_without_known_tools_the_tools_called_are_the_inventory() -> None:
     assert tools["known"] == ["calc", "search"]
 
 
-def test_empty_collector_has_no_coverage() -> None:
+def test_a_fresh_collector_reports_its_declared_inventory_uncovered() -> None:
+    """Nothing called of three declared tools is 0/3; nothing to measure (no runs, no
+    boundaries hit or missed, no model declared) stays n/a."""
     vector = AgentCoverageCollector(known_tools=KNOWN_TOOLS, known_models=KNOWN_MODELS).snapshot()
-    assert vector.overall is None
-    assert vector.weakest is None
-    assert set(vector.dimensions.values()) == {None}
+    assert vector.to_vector() == [0.0, None, None, None, 0.0]
+    assert vector.overall == 0.0 and vector.weakest == ("tool", 0.0)
+    bare = AgentCoverageCollector().snapshot()
+    assert bare.to_vector() == [None] * 5
+    assert bare.overall is None and bare.weakest is None
 
 
 @pytest.mark.parametrize(
@@ -268,12 +256,12 @@ def _odd_trials() -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize("state_attributes", [(), ("gen_ai.tool.name", "error.type")])
 def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[str, ...]) -> None:
-    """DESIGN §2: trials skip SpanRecord/classify/assembler; the runs must be the ones the span
-    route (classify every span, assemble the trace) builds from the same trial."""
+    """docs/architecture.md#data-flow: trials skip SpanRecord/classify/assembler; the runs must be
+    the ones the span route (classify every span, assemble the trace) builds from the same trial."""
     from test_report_golden import trials_doc
 
-    from otel_agentcov.agentassay import trace_to_records, trace_to_runs
     from otel_agentcov.assembler import assemble
+    from otel_agentcov.readers.trial_runs import trace_to_records, trace_to_runs
     from otel_agentcov.semconv import classify
 
     traces = [t["trace"] for t in trials_doc(seed=5, n=400)["results"]] + _odd_trials()
@@ -288,7 +276,7 @@ def test_trials_become_the_runs_the_span_route_builds(state_attributes: tuple[st
 
 
 def test_trials_the_engine_must_check_take_the_span_route() -> None:
-    from otel_agentcov.agentassay import trace_to_runs
+    from otel_agentcov.readers.trial_runs import trace_to_runs
 
     negative = {"steps": [_step("tool_call", tool="calc", duration_ms=-5.0)]}
     assert trace_to_runs(negative, 1) is None  # its span is dropped as ending before it starts

@@ -1,26 +1,30 @@
-"""collector-config/*.yaml, checked structurally.
-
-This is a STRUCTURAL STAND-IN: the OpenTelemetry Collector binary cannot run here (no usable
-build; see the project's ecosystem reference §1.4), so instead of `otelcol-contrib validate`
-these tests check what that would catch for these files: every component defined and used,
-connectors on both sides, pipelines wired, ports matching `agentcov serve`'s defaults, and no
-keys the pinned Collector version removed.
+"""collector-config/*.yaml: `otelcol validate` of the real Collector (`make collector`), plus
+what validate cannot see: every component used, connectors on both sides, ports matching
+`agentcov serve`'s defaults, no removed keys, and the README naming the tested version.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
+from _support import need_collector
 
 from otel_agentcov.cli import build_parser
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import collector  # noqa: E402
+
 CONFIGS = Path(__file__).resolve().parent.parent / "collector-config"
 SECTIONS = ("receivers", "processors", "exporters", "connectors", "extensions")
-# removed or deprecated by contrib v0.115.0: ballast (memory_limiter/extension), the `logging`
+# removed or deprecated by the Collector: ballast (memory_limiter/extension), the `logging`
 # exporter (now `debug`), spanmetrics' cache size, the old telemetry metrics address
 DEPRECATED_KEYS = {"ballast_size_mib", "memory_ballast", "dimensions_cache_size", "address"}
 DEPRECATED_COMPONENTS = {"logging", "memory_ballast"}
@@ -48,7 +52,7 @@ def port_of(endpoint: str) -> int:
     return int(endpoint.rsplit(":", 1)[1])
 
 
-@pytest.mark.parametrize("name", ["single.yaml", "two-tier.yaml"])
+@pytest.mark.parametrize("name", [p.name for p in collector.shipped_configs()])
 def test_every_component_is_defined_used_and_wired(name: str) -> None:
     config = load(name)
     service = config["service"]
@@ -76,7 +80,7 @@ def test_every_component_is_defined_used_and_wired(name: str) -> None:
     assert "memory_limiter" == pipelines["traces/in"]["processors"][0]  # first, per its README
 
 
-@pytest.mark.parametrize("name", ["single.yaml", "two-tier.yaml"])
+@pytest.mark.parametrize("name", [p.name for p in collector.shipped_configs()])
 def test_no_deprecated_keys_or_components(name: str) -> None:
     config = load(name)
     keys = set(walk_keys(config))
@@ -92,35 +96,59 @@ def test_no_deprecated_keys_or_components(name: str) -> None:
 def test_single_sends_every_span_to_serve_on_its_default_port() -> None:
     config = load("single.yaml")
     ports = serve_defaults()
-    exporter = config["exporters"]["otlp/agentcov"]
+    exporter = config["exporters"]["otlp_grpc/agentcov"]
     assert port_of(exporter["endpoint"]) == ports["grpc"]
     assert exporter["retry_on_failure"]["enabled"] and exporter["sending_queue"]["enabled"]
     agentcov_pipe = config["service"]["pipelines"]["traces/agentcov"]
     assert "probabilistic_sampler" not in agentcov_pipe.get("processors", [])
-    assert "otlp/tracing" in config["service"]["pipelines"]["traces/backend"]["exporters"]
+    assert "otlp_grpc/tracing" in config["service"]["pipelines"]["traces/backend"]["exporters"]
 
 
 def test_two_tier_routes_by_service_to_serve_replicas() -> None:
     config = load("two-tier.yaml")
     ports = serve_defaults()
-    lb = config["exporters"]["loadbalancing/agentcov"]
+    lb = config["exporters"]["load_balancing/agentcov"]
     assert lb["routing_key"] == "service"
     assert "endpoint" not in lb["protocol"]["otlp"]  # the resolver fills it in per backend
     hostnames = lb["resolver"]["static"]["hostnames"]
     assert len(hostnames) >= 2 and {port_of(h) for h in hostnames} == {ports["grpc"]}
-    assert "otlp/tracing" in config["service"]["pipelines"]["traces/backend"]["exporters"]
+    assert "otlp_grpc/tracing" in config["service"]["pipelines"]["traces/backend"]["exporters"]
 
 
-@pytest.mark.parametrize("name", ["single.yaml", "two-tier.yaml"])
+@pytest.mark.parametrize("name", [p.name for p in collector.shipped_configs()])
 def test_collector_receivers_use_the_standard_otlp_ports(name: str) -> None:
     protocols = load(name)["receivers"]["otlp"]["protocols"]
     assert port_of(protocols["grpc"]["endpoint"]) == 4317
     assert port_of(protocols["http"]["endpoint"]) == 4318
 
 
-def test_readme_pins_the_collector_version() -> None:
-    readme = (CONFIGS / "README.md").read_text()
-    version = re.search(r"opentelemetry-collector-contrib v(0\.\d+\.\d+)", readme)
-    assert version is not None
-    for name in ("single.yaml", "two-tier.yaml"):
-        assert f"v{version.group(1)}" in (CONFIGS / name).read_text()
+def test_one_collector_release_named_in_readme_and_configs() -> None:
+    manifest = yaml.safe_load(collector.MANIFEST.read_text())
+    version = manifest["dist"]["version"]
+    modules = [m["gomod"] for kind in SECTIONS for m in manifest.get(kind, [])]
+    assert modules and all(m.endswith(f" v{version}") for m in modules)
+    assert f"Collector v{version}" in (CONFIGS / "README.md").read_text()
+    for config in collector.shipped_configs():
+        assert f"Collector v{version}" in config.read_text(), config.name
+
+
+def validate(config: Path) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": "t"}
+    return subprocess.run([need_collector(), "validate", "--config", str(config)], env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.collector
+@pytest.mark.parametrize("config", collector.shipped_configs(), ids=lambda p: p.name)
+def test_the_real_collector_validates_every_shipped_config(config: Path) -> None:
+    result = validate(config)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.collector
+def test_validate_rejects_a_key_the_collector_does_not_know(tmp_path: Path) -> None:
+    config = load("single.yaml")
+    config["exporters"]["otlp_grpc/agentcov"]["dimensions_cache_size"] = 1000
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(config))
+    result = validate(tmp_path / "bad.yaml")
+    assert result.returncode != 0 and "dimensions_cache_size" in result.stderr

@@ -1,5 +1,5 @@
-"""`agentcov compare` (DESIGN §3c): verdicts against hand-computed statistics, exact set changes,
-drift pooling, and the CLI's exit codes and Markdown end to end.
+"""`agentcov compare` (docs/compare.md): verdicts against hand-computed statistics, exact set
+changes, drift pooling, and the CLI's exit codes and Markdown end to end.
 
 Expected values are computed here independently of the code under test: Wilson bounds from the
 closed formula, Newcombe bounds from two of them, Fisher p-values by enumerating the
@@ -24,9 +24,9 @@ from _trace_files import demo_spans, protobuf_bytes, write_jsonl, write_spec
 
 from otel_agentcov import cli, offline
 from otel_agentcov.compare import RENDERERS, Settings, Side, compare
-from otel_agentcov.compare.statistics import pass_rate_verdict, pool_sparse, tool_drift
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import CoverageState
+from otel_agentcov.stats.regression import pass_rate_verdict, pool_sparse, tool_drift
 
 # --- trials files: the same loader `coverage` uses ---------------------------------------------
 
@@ -421,7 +421,7 @@ def test_sides_may_be_trace_directories_protobuf_or_reports_are_refused(
 
 
 def test_narrative_consistency_is_compared_like_the_pass_rate(tmp_path: Path) -> None:
-    """DESIGN §3c: narrative divergence rates are compared like the pass rate. Runs whose
+    """docs/compare.md: narrative divergence rates are compared like the pass rate. Runs whose
     story matched their calls, among runs whose story could be checked: 390/400 -> 340/400 is
     a drop Fisher shows; unverifiable runs are in neither count."""
     trials = write_trials(tmp_path / "t.json", [("ag", 400, 400, _search)])

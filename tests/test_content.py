@@ -1,4 +1,5 @@
-"""Content capture (DESIGN §3a/§3b): read only when asked, from every convention family.
+"""Content capture (docs/contracts.md, docs/narrative.md): read only when asked, from every
+convention family.
 
 The recorded fixtures asked every agent "weather and time in Paris?" (pydantic-ai and Strands:
 "weather and time?"), got get_weather/get_time called with {"city": "Paris"}, and answered
@@ -16,10 +17,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from otel_agentcov.assembler import AgentRun, assemble
-from otel_agentcov.judge.content import MAX_TEXT
 from otel_agentcov.readers.otlp import records_from_json
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import classify
+from otel_agentcov.semconv.content import MAX_TEXT
 from tests.fixture_expectations import FIXTURES
 
 PARIS = {"city": "Paris"}

@@ -1,4 +1,5 @@
-"""Who tests what (DESIGN §3d): contexts from test spans, through an OTLP file and the CLI.
+"""Who tests what (docs/semantics.md#test-contexts): contexts from test spans, through an OTLP
+file and the CLI.
 
 The spans come from the real SDK: a span per test carrying `test.case.name` (as the pytest plugin
 and the OTel test conventions make them), agent spans inside it. Every expected value below is

@@ -1,72 +1,20 @@
-"""Behaviour contracts (DESIGN §3a): every detector, both polarities, on hand-built runs.
+"""Behaviour contracts (docs/contracts.md): every detector, both polarities, on hand-built runs.
 
-Each expected verdict is worked out by hand from the detector's definition in DESIGN §3a; the
+Each expected verdict is worked out by hand from the detector's definition in docs/contracts.md; the
 runs are built directly (tool calls in order, captured content or not), not recorded.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import pytest
+from _contract_runs import NOT_CAPTURED, judged, make_run, shows
 from _refund_policy import REFUND_POLICY
 
-from otel_agentcov.assembler import AgentRun
 from otel_agentcov.judge import Verdicts, judge
-from otel_agentcov.judge.content import RunContent
 from otel_agentcov.judge.matching import max_matching
-from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.spec import CoverageSpec
-
-NOT_CAPTURED = object()
-Call = str | tuple[str, Any]  # a name, or (name, args | NOT_CAPTURED)
-
-
-def make_run(
-    *calls: Call,
-    output: str | None = None,
-    user_input: str | None = None,
-    delegations: Sequence[tuple[str, str]] = (),
-    content: bool = True,
-    denied: Sequence[str] = (),
-) -> AgentRun:
-    steps, args = [], {}
-    for i, call in enumerate(calls, start=1):
-        name, arguments = (call, {}) if isinstance(call, str) else call
-        steps.append(Step(1, i, None, TOOL, i, i, "a", tool=name))
-        if arguments is not NOT_CAPTURED:
-            args[i] = arguments
-    for j, name in enumerate(denied, start=len(calls) + 1):
-        steps.append(Step(1, j, None, TOOL, j, j, "a", tool=name, decision="deny"))
-    return AgentRun(
-        "a", 1, 0, 100, steps=steps, delegations=list(delegations),
-        content=RunContent(output, user_input, args) if content else None,
-    )
-
-
-def judged(run: AgentRun, *contracts: dict[str, Any], **entry: Any) -> Verdicts:
-    spec = CoverageSpec.from_dict(
-        {"version": 1, "agents": [{"name": "a", "contracts": list(contracts), **entry}]}
-    )
-    return judge(run, spec.for_agent("a"))
-
-
-def shows(detector: dict[str, Any], run: AgentRun, **entry: Any) -> str:
-    """The detector as a `must` and as a `must_not`; returns whether the run shows it
-    ("yes"/"no"/"unknown"), checking that the two polarities agree."""
-    v = judged(run, {
-        "name": "c",
-        "must": [{"behavior": "m", **detector}],
-        "must_not": [{"behavior": "n", **detector}],
-    }, **entry)
-    must, must_not = (c.result for c in v.checks)
-    expected_pair = {
-        "satisfied": "violated", "violated": "satisfied", "unknown": "unknown"
-    }[must]
-    assert must_not == expected_pair
-    return {"satisfied": "yes", "violated": "no", "unknown": "unknown"}[must]
-
 
 # --- called ---
 
@@ -95,8 +43,15 @@ def test_calls_counts_within_bounds() -> None:
     assert shows({"calls": {"tool": "issue_refund", "max": 2}}, twice) == "yes"
     assert shows({"calls": {"tool": "issue_refund", "min": 3}}, twice) == "no"
     assert shows({"calls": {"tool": "issue_refund", "min": 2, "max": 2}}, twice) == "yes"
-    # zero calls is within [0, 0]: vacuously shown
-    assert shows({"calls": {"tool": "issue_refund", "max": 0}}, make_run("search")) == "yes"
+    # a cap alone holds vacuously on zero calls: not exercised, whatever the cap
+    assert shows({"calls": {"tool": "issue_refund", "max": 0}}, make_run("search")) == "vacuous"
+    assert shows({"calls": {"tool": "issue_refund", "max": 1}}, make_run("search")) == "vacuous"
+    # with a minimum, zero calls is decided: within [0, 2] shown, below [1, 2] not
+    assert shows({"calls": {"tool": "issue_refund", "min": 0, "max": 2}},
+                 make_run("search")) == "vacuous"
+    assert shows({"calls": {"tool": "issue_refund", "min": 1, "max": 2}},
+                 make_run("search")) == "no"
+    assert shows({"calls": {"tool": "issue_refund", "min": 1}}, make_run("search")) == "no"
 
 
 # --- eventually ---
@@ -120,9 +75,10 @@ def test_before() -> None:
     assert shows(rule, make_run("verify_customer", "issue_refund", "issue_refund")) == "yes"
     # the second refund has a verification before it, the first does not
     assert shows(rule, make_run("issue_refund", "verify_customer", "issue_refund")) == "no"
-    # vacuous: `then` never called
-    assert shows(rule, make_run("search")) == "yes"
-    assert shows(rule, make_run()) == "yes"
+    # vacuous: `then` never called (`first` alone does not exercise it)
+    assert shows(rule, make_run("search")) == "vacuous"
+    assert shows(rule, make_run()) == "vacuous"
+    assert shows(rule, make_run("verify_customer")) == "vacuous"
 
 
 # --- after ---
@@ -136,8 +92,9 @@ def test_after_within() -> None:
     assert shows(wider, make_run("write_file", "lint", "run_tests")) == "yes"
     # every trigger needs its own follow-up: the last write is never tested
     assert shows(wider, make_run("write_file", "run_tests", "write_file")) == "no"
-    # vacuous: no trigger
-    assert shows(rule, make_run("lint")) == "yes"
+    # vacuous: no trigger (`then` alone does not exercise it)
+    assert shows(rule, make_run("lint")) == "vacuous"
+    assert shows(rule, make_run("run_tests")) == "vacuous"
     # a `then` before the trigger does not count
     assert shows(rule, make_run("run_tests", "write_file")) == "no"
 
@@ -295,9 +252,11 @@ def test_unknown_arguments_in_counts_and_orderings() -> None:
     assert shows({"calls": {"tool": big, "min": 3}}, runs) == "no"
     rule = {"before": {"first": "approve", "then": big}}
     assert shows(rule, make_run(("issue_refund", NOT_CAPTURED), "approve")) == "unknown"
-    assert shows(rule, make_run("approve", ("issue_refund", NOT_CAPTURED))) == "yes"
+    # satisfied if that refund was big, vacuous if not: which one cannot be told
+    assert shows(rule, make_run("approve", ("issue_refund", NOT_CAPTURED))) == "unknown"
     assert shows(rule, make_run(("issue_refund", {"amount": 9000}), "approve")) == "no"
-    assert shows(rule, make_run(("issue_refund", {"amount": 10}), "approve")) == "yes"
+    assert shows(rule, make_run(("issue_refund", {"amount": 10}), "approve")) == "vacuous"
+    assert shows(rule, make_run("approve", ("issue_refund", {"amount": 9000}))) == "yes"
 
 
 # --- when, severities, no short-circuit, shorthand ---
@@ -309,9 +268,10 @@ def results(v: Verdicts) -> dict[str, str]:
     return {c.behavior: c.result for c in v.checks}
 
 
-def test_when_not_shown_applies_nothing() -> None:
+def test_when_not_shown_leaves_every_behaviour_not_exercised() -> None:
     v = judged(make_run("search"), REFUND_POLICY)
-    assert v.checks == () and not v.fails_run
+    assert len(v.checks) == 5 and not v.fails_run
+    assert set(results(v).values()) == {"not_exercised"}
 
 
 def test_refund_policy_every_behaviour_evaluated() -> None:
@@ -349,13 +309,13 @@ def test_when_unknown_records_every_behaviour_unknown() -> None:
 def test_must_call_shorthand_goes_through_the_same_evaluator() -> None:
     spec = CoverageSpec.from_dict({"version": 1, "agents": [
         {"name": "a", "contract": {"must_call": ["search", "summarize"]}}]})
-    v = judge(make_run("search"), spec.for_agent("a"))
+    v = judge(make_run("search"), spec.for_agent("a").checks)
     assert v.fails_run
     assert [(c.contract, c.behavior, c.result) for c in v.checks] == [
         ("must_call", "called:search", "satisfied"),
         ("must_call", "called:summarize", "violated"),
     ]
-    assert not judge(make_run("summarize", "search"), spec.for_agent("a")).fails_run
+    assert not judge(make_run("summarize", "search"), spec.for_agent("a").checks).fails_run
 
 
 # --- spec validation: one line naming the file, the path inside it and what was expected ---
@@ -378,11 +338,12 @@ def test_spec_errors() -> None:
     at = "agentcov.yaml: agents[0].contracts[0]"
     assert _error({"name": "c", "must": [{"behavior": "x", "sometimes": "t"}]}) == (
         f"{at}.must[0].sometimes: unknown key; expected one of: behavior, severity, called, "
-        "calls, eventually, before, after, sequence, trajectory, delegated, output, input")
+        "calls, eventually, before, after, sequence, trajectory, allowed_only, delegated, output, "
+        "input")
     assert _error({"name": "c", "must_not": [
         {"behavior": "x", "called": "t", "calls": {"tool": "t", "max": 1}}]}) == (
         f"{at}.must_not[0]: expected exactly one detector (called, calls, eventually, before, "
-        "after, sequence, trajectory, delegated, output, input); got called, calls")
+        "after, sequence, trajectory, allowed_only, delegated, output, input); got called, calls")
     assert _error({"name": "c", "must": [{"behavior": "x", "output": {"regex": "(ACCT"}}]}) \
         .startswith(f"{at}.must[0].output.regex: invalid regex: missing )")
     assert _error({"name": "c", "must": [
@@ -463,7 +424,7 @@ def test_gate_violation_lines_escape_names_from_traces() -> None:
     from otel_agentcov.gate import contract_violations
 
     row = {"contract": "c", "behavior": "b", "kind": "must", "severity": "high", "satisfied": 1,
-           "violated": 1, "unknown": 0, "violation_rate": 0.5,
+           "violated": 1, "unknown": 0, "not_exercised": 0, "violation_rate": 0.5,
            "violation_rate_ci95": [0.0945, 0.9055]}
     text = contract_violations({"agents": {"evil\n::error::pwned": {"contracts": [row]}}})
     assert text == ("contract violated: evil\\n::error::pwned: c.b (high, must) in 1 run of 2 "
@@ -484,12 +445,12 @@ def test_a_behaviour_never_decided_passes_no_violation_target() -> None:
     aspec = spec.for_agent("a")
     for _ in range(3):
         run = make_run("search", content=False)
-        state.update(run, aspec, judge(run, aspec))
+        state.update(run, aspec, judge(run, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
-    gate = expect["contracts.violations_critical"]
+    gate = expect["contracts.violations_at_or_above_fail_on"]
     assert gate["value"] is None and not gate["passed"]
     decided = make_run("search", output="all done")
-    state.update(decided, aspec, judge(decided, aspec))
+    state.update(decided, aspec, judge(decided, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
-    assert expect["contracts.violations_critical"]["value"] == 0
-    assert expect["contracts.violations_critical"]["passed"]
+    assert expect["contracts.violations_at_or_above_fail_on"]["value"] == 0
+    assert expect["contracts.violations_at_or_above_fail_on"]["passed"]

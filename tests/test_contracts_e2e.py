@@ -1,13 +1,14 @@
 """Behaviour contracts end to end: real SDK spans through the processor, the offline gate, the
 state file, every report format and /metrics; content read for the judge and kept nowhere.
 
-The four runs of the refund scenario and their verdicts under the DESIGN §3a refund policy
+The four runs of the refund scenario and their verdicts under the refund policy of docs/contracts.md
 (worked out by hand):
   R1 verify, refund; "Sorry ..."         -> every behaviour satisfied, run passes
   R2 refund, refund; "... ACCT-12345678" -> verifies_identity (critical), one_refund (high),
                                             apologises (low), leaks_account_ids (critical)
                                             violated; exfiltration satisfied; run fails
-  R3 search only                          -> `when` not shown: contract not applied, passes
+  R3 search only                          -> `when` not shown: every behaviour not exercised,
+                                            passes
   R4 verify, refund; no output captured   -> apologises, leaks_account_ids unknown; the rest
                                             satisfied; run passes
 """
@@ -88,13 +89,14 @@ def _wilson(k: int, n: int) -> list[float]:
     return [max(0.0, centre - half), min(1.0, centre + half)]
 
 
-EXPECTED_ROWS = {  # behaviour -> (satisfied, violated, unknown)
-    "verifies_identity": (2, 1, 0),
-    "leaks_account_ids": (1, 1, 1),
-    "one_refund": (2, 1, 0),
-    "apologises": (1, 1, 1),
-    "exfiltration": (3, 0, 0),
+EXPECTED_ROWS = {  # behaviour -> (satisfied, violated, unknown, not exercised)
+    "verifies_identity": (2, 1, 0, 1),
+    "leaks_account_ids": (1, 1, 1, 1),
+    "one_refund": (2, 1, 0, 1),
+    "apologises": (1, 1, 1, 1),
+    "exfiltration": (3, 0, 0, 1),
 }
+RESULTS = ("satisfied", "violated", "unknown", "not_exercised")
 
 
 @pytest.fixture(scope="module")
@@ -116,8 +118,8 @@ def test_processor_judges_every_run(processed: tuple[AgentCoverageProcessor, Pat
     processor, _ = processed
     agent = processor.snapshot().to_dict()["agents"]["support"]
     rows = {r["behavior"]: r for r in agent["contracts"]}
-    assert {b: (r["satisfied"], r["violated"], r["unknown"]) for b, r in rows.items()} \
-        == EXPECTED_ROWS
+    assert {b: tuple(r[k] for k in RESULTS) for b, r in rows.items()} == EXPECTED_ROWS
+    assert agent["coverage"]["contracts"] == 1.0  # every behaviour decided in some run
     # violations first: the two critical ones, then high, then low; the clean one last
     assert [r["behavior"] for r in agent["contracts"]] == [
         "leaks_account_ids", "verifies_identity", "one_refund", "apologises", "exfiltration"
@@ -131,8 +133,11 @@ def test_processor_judges_every_run(processed: tuple[AgentCoverageProcessor, Pat
     assert rows["exfiltration"]["violation_rate"] == 0.0
     assert agent["runs"]["count"] == 4 and agent["runs"]["passed"] == 3  # only R2 fails
     expect = {e["target"]: e for e in agent["expect"]}
-    assert expect["contracts.violations_critical"]["value"] == 2  # default gate, no expect
-    assert not expect["contracts.violations_critical"]["passed"]
+    # default gate, no expect: violations at or above fail_on (high), from EXPECTED_ROWS
+    gating = sum(EXPECTED_ROWS[b][1] for b in ("verifies_identity", "leaks_account_ids",
+                                                  "one_refund"))
+    assert expect["contracts.violations_at_or_above_fail_on"]["value"] == gating
+    assert not expect["contracts.violations_at_or_above_fail_on"]["passed"]
 
 
 def test_canary_content_reaches_no_output(processed: tuple[AgentCoverageProcessor, Path],
@@ -162,7 +167,7 @@ def test_metrics_series(processed: tuple[AgentCoverageProcessor, Path]) -> None:
     text = render(processor).decode("utf-8")
     head = ('agentcov_contract_checks_total{agent="support",behavior="verifies_identity",'
             'contract="refund_policy",result="%s",severity="critical"} %s')
-    for result, n in (("satisfied", "2.0"), ("violated", "1.0"), ("unknown", "0.0")):
+    for result, n in zip(RESULTS, ("2.0", "1.0", "0.0", "1.0"), strict=True):
         assert head % (result, n) in text
 
 
@@ -179,7 +184,7 @@ def test_gate_over_trace_files(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     out = proc.stdout
-    assert "contracts.violations_critical" in out
+    assert "contracts.violations_at_or_above_fail_on" in out
     assert ("contract violated: support: refund_policy.verifies_identity (critical, must) "
             "in 1 run of 3 decided, rate 33% [6%, 79%]") in out
     assert "refund_policy.leaks_account_ids (critical, must not)" in out
@@ -210,12 +215,12 @@ def test_service_store_judges_and_keeps_no_content(tmp_path: Path) -> None:
     saved = state_file.read_text(encoding="utf-8")
     assert CANARY not in saved and CANARY.encode().hex() not in saved
     assert json.loads(saved)["serve"]["open_traces"]  # the open trace's steps are there
-    rows = {r["behavior"]: (r["satisfied"], r["violated"], r["unknown"])
+    rows = {r["behavior"]: tuple(r[k] for k in RESULTS)
             for r in store.snapshot().to_dict()["agents"]["support"]["contracts"]}
-    # R1 and R4 judged (R3 not applied, R2 still open): by hand from the module docstring
-    assert rows == {"verifies_identity": (2, 0, 0), "one_refund": (2, 0, 0),
-                    "apologises": (1, 0, 1), "exfiltration": (2, 0, 0),
-                    "leaks_account_ids": (1, 0, 1)}
+    # R1, R3 and R4 judged (R2 still open): by hand from the module docstring
+    assert rows == {"verifies_identity": (2, 0, 0, 1), "one_refund": (2, 0, 0, 1),
+                    "apologises": (1, 0, 1, 1), "exfiltration": (2, 0, 0, 1),
+                    "leaks_account_ids": (1, 0, 1, 1)}
     store.close()
 
 
@@ -224,10 +229,10 @@ def test_content_lives_only_until_the_run_is_judged() -> None:
     the steps and runs that held it are gone, only verdict counts remain."""
     import gc
 
+    from otel_agentcov.assembler import RunContent
     from otel_agentcov.engine import CoverageEngine
-    from otel_agentcov.judge.content import RunContent
     from otel_agentcov.records import from_readable_span
-    from otel_agentcov.semconv.content import StepContent
+    from otel_agentcov.semconv.step import StepContent
 
     engine = CoverageEngine(CoverageSpec.from_dict(SPEC))
     records = [from_readable_span(s) for s in _spans()]

@@ -13,9 +13,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otel_agentcov.assembler import AgentRun
+from otel_agentcov.assembler import AgentRun, RunContent
 from otel_agentcov.judge import judge
-from otel_agentcov.judge.content import RunContent
 from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import STATE_VERSION, CoverageState, Limits
@@ -54,7 +53,7 @@ def _fold(state: CoverageState, runs: list[tuple[int, Any]]) -> None:
     for i, (agent, calls, output) in runs:
         run = _run(i, agent, calls, output)
         spec = SPEC.for_agent(agent)
-        state.update(run, spec, judge(run, spec))
+        state.update(run, spec, judge(run, spec.checks))
 
 
 def _contract_view(state: CoverageState) -> dict[str, Any]:
@@ -86,14 +85,15 @@ def test_counts_of_a_small_stream_by_hand() -> None:
     _fold(state, [
         (0, ("a", [("issue_refund", 5000), ("verify", None)], "done")),  # verifies ✗, big ✗
         (1, ("a", [("verify", None), ("issue_refund", 10)], "sorry")),  # all ✓
-        (2, ("a", [("other", None)], None)),  # refund contract not applied; search_first ✗
+        (2, ("a", [("other", None)], None)),  # refund policy not exercised; search_first ✗
     ])
     checks = state.agents["a"].contracts.checks
-    assert checks[("refund_policy", "verifies", "must", "critical")] == [1, 1, 0]
-    assert checks[("refund_policy", "one_refund", "must", "high")] == [2, 0, 0]
-    assert checks[("refund_policy", "apologises", "must", "low")] == [1, 1, 0]
-    assert checks[("refund_policy", "big", "must_not", "medium")] == [1, 1, 0]
-    assert checks[("searches", "search_first", "must", "high")] == [0, 3, 0]
+    # [satisfied, violated, unknown, not exercised]
+    assert checks[("refund_policy", "verifies", "must", "critical")] == [1, 1, 0, 1]
+    assert checks[("refund_policy", "one_refund", "must", "high")] == [2, 0, 0, 1]
+    assert checks[("refund_policy", "apologises", "must", "low")] == [1, 1, 0, 1]
+    assert checks[("refund_policy", "big", "must_not", "medium")] == [1, 1, 0, 1]
+    assert checks[("searches", "search_first", "must", "high")] == [0, 3, 0, 0]
     # every run is subject to `searches`; runs 0 and 2 fail it (high), run 0 also critical
     assert (state.agents["a"].contracts.judged, state.agents["a"].contracts.failed) == (3, 3)
 
@@ -113,7 +113,7 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
     current = CoverageState()
     _fold(current, [(0, ("a", [("search_kb", None)], None))])
     document = current.to_dict()
-    assert document["version"] == STATE_VERSION == 2
+    assert document["version"] == STATE_VERSION == 3
     old = dict(document, version=1)
     for agent in old["agents"].values():
         del agent["contract_checks"], agent["contract_runs"]
@@ -122,13 +122,32 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
     loaded = CoverageState.load(path)
     assert loaded.agents["a"].outcomes.runs == 1
     assert loaded.agents["a"].contracts.checks == {}
-    loaded.merge(current)  # and merges with a version-2 state
+    loaded.merge(current)  # and merges with a current state
     assert loaded.agents["a"].contracts.checks == current.agents["a"].contracts.checks
 
 
+def test_version_2_rows_load_with_no_not_exercised_count(tmp_path: Path) -> None:
+    """Version 2 kept [satisfied, violated, unknown] per behaviour: those load, with 0 runs not
+    exercised (a version 2 writer never recorded that verdict)."""
+    current = CoverageState()
+    _fold(current, [(0, ("a", [("verify", None), ("issue_refund", 10)], "sorry")),
+                    (1, ("a", [("search_kb", None)], None))])
+    document = current.to_dict()
+    old = dict(document, version=2)
+    for agent in old["agents"].values():
+        agent["contract_checks"] = [row[:7] for row in agent["contract_checks"]]
+    path = tmp_path / "v2.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    loaded = CoverageState.load(path).agents["a"].contracts.checks
+    assert loaded[("refund_policy", "verifies", "must", "critical")] == [1, 0, 0, 0]
+    assert current.agents["a"].contracts.checks[
+        ("refund_policy", "verifies", "must", "critical")] == [1, 0, 0, 1]
+
+
 def test_contract_behaviours_per_test_context() -> None:
-    """DESIGN §3d: which test decided which behaviour, and which declared behaviours no test
-    exercises (an `unknown` verdict exercises nothing; a contract not applied neither)."""
+    """docs/semantics.md#test-contexts: which test decided which behaviour, and which declared
+    behaviours no test exercises (an `unknown` verdict exercises nothing; a contract not applied
+    neither)."""
     from otel_agentcov.snapshot import compute_snapshot
 
     spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", "contracts": [
@@ -145,7 +164,7 @@ def test_contract_behaviours_per_test_context() -> None:
     ]):
         run = _run(i, "a", calls, output)
         run.context = context
-        state.update(run, spec.for_agent("a"), judge(run, spec.for_agent("a")))
+        state.update(run, spec.for_agent("a"), judge(run, spec.for_agent("a").checks))
     report = compute_snapshot(state, spec, contexts=True).to_dict()
     contexts = report["agents"]["a"]["contexts"]
     assert contexts["by_test"]["test_refund"]["behaviors"] == ["refund.verifies", "search.searches"]

@@ -1,4 +1,4 @@
-"""DESIGN §3 semantics end to end through the engine: SpanRecord -> classify -> runs -> snapshot."""
+"""docs/semantics.md end to end through the engine: SpanRecord -> classify -> runs -> snapshot."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The demo workload must emit the span shapes the engine recognises (CONTRACT, DESIGN §4)."""
+"""The demo workload must emit the span shapes the engine recognises (CONTRACT,
+docs/semantics.md#detection-rules)."""
 
 from __future__ import annotations
 

@@ -4,15 +4,24 @@ prints."""
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import re
 import subprocess
 from pathlib import Path
+from types import ModuleType
 
+from otel_agentcov.cli import build_parser
 from otel_agentcov.demo import main as demo
-from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.engine import CoverageEngine, EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
-from otel_agentcov.spec import CoverageSpec
+from otel_agentcov.service.journal import MAGIC
+from otel_agentcov.snapshot import REPORT_VERSION
+from otel_agentcov.snapshot.sections import REPORT_KEYS
+from otel_agentcov.spec import EXPECT_TARGETS, SPEC_SCHEMA, CoverageSpec
+from otel_agentcov.state import STATE_FORMAT, STATE_VERSION, AgentState, CoverageState
+from otel_agentcov.state.coverage_state import READABLE_VERSIONS
 
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -37,7 +46,7 @@ def test_readme_points_only_at_files_in_the_repository() -> None:
     for target in links:
         assert target.split("#")[0] in files, target
     names = {Path(f).name for f in files}
-    for doc in set(re.findall(r"\b[A-Z][A-Z_]+\.md\b", README)):  # DESIGN.md, RUNBOOK.md, ...
+    for doc in set(re.findall(r"\b[A-Z][A-Z_]+\.md\b", README)):  # RUNBOOK.md, ...
         assert doc in names, f"README names {doc}, which is not in the repository"
 
 
@@ -112,3 +121,72 @@ def test_semantics_defines_every_term_a_report_prints() -> None:
         assert printed in report, f"{printed!r} is no longer printed: update TERMS"
         assert defined.lower() in docs.lower(), f"docs/semantics.md does not define {defined!r}"
     assert "issue" not in docs.lower().replace("issue_", "")  # user docs, not project notes
+
+
+def _generator() -> ModuleType:
+    path = ROOT / "docs" / "generate_pages.py"
+    spec = importlib.util.spec_from_file_location("generate_pages", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_pages_are_current() -> None:
+    for path, text in _generator().pages().items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"{path.relative_to(ROOT)} is stale: run `make docs` and commit the result")
+
+
+def test_cli_page_lists_every_option_of_every_command() -> None:
+    """Independent of the generator: walk argparse's help output for the option names."""
+    page = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    for name, command in sub.choices.items():
+        section = page.split(f"### `agentcov {name}`", 1)[1].split("\n### ", 1)[0]
+        heads = [re.split(r"\s{2,}", line.strip())[0]
+                 for line in command.format_help().splitlines() if line.startswith("  -")]
+        flags = {f for head in heads for f in re.findall(r"(?:^|, )(--?[a-z][\w-]*)", head)}
+        assert len(flags) > 2, name
+        for flag in flags - {"-h", "--help"}:
+            assert f"`{flag}`" in section, f"docs/cli.md: agentcov {name} {flag} missing"
+
+
+def test_state_format_page_names_every_key_and_version() -> None:
+    page = (ROOT / "docs" / "state-format.md").read_text(encoding="utf-8")
+    for key in AgentState().to_dict():
+        assert f"`{key}`" in page, f"docs/state-format.md does not describe the state key {key!r}"
+    for key in CoverageState().to_dict():
+        assert f'"{key}"' in page
+    for key in EngineCounters().to_dict():  # what `serve` keeps beside the state
+        assert f"`{key}`" in page, f"docs/state-format.md does not describe serve's {key!r}"
+    assert f'"format": "{STATE_FORMAT}", "version": {STATE_VERSION}' in page
+    assert all(f"**{v}**" in page for v in READABLE_VERSIONS)
+    assert MAGIC.decode().strip() in page and f'`"version": {REPORT_VERSION}`' in page
+
+
+def test_spec_page_lists_every_key_and_target() -> None:
+    page = (ROOT / "docs" / "spec.md").read_text(encoding="utf-8")
+    top = SPEC_SCHEMA["properties"]
+    assert all(f"| `{key}`" in page for key in top)
+    for key in top["agents"]["items"]["properties"]:
+        assert f"| `agents[].{key}`" in page, f"docs/spec.md does not list agents[].{key}"
+    assert all(f"`{target}`" in page for target in EXPECT_TARGETS)
+
+
+def test_architecture_page_places_every_top_level_module() -> None:
+    """A module the page does not mention has no documented place in the layers."""
+    page = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    package = ROOT / "otel_agentcov"
+    names = {p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+    names |= {p.name for p in package.iterdir() if (p / "__init__.py").exists()}
+    missing = sorted(n for n in names if f"`{n}`" not in page and f"{n}.py" not in page
+                     and f"{n}/" not in page)
+    assert missing == [], f"docs/architecture.md does not place {missing}"
+
+
+def test_report_page_describes_every_section() -> None:
+    page = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    for key in REPORT_KEYS:
+        assert f"`{key}`" in page, f"docs/report.md does not describe the report section {key!r}"
+    assert f'{{"version": {REPORT_VERSION},' in page

@@ -13,7 +13,7 @@ from _trace_files import batches, demo_spans, json_text, protobuf_bytes, write_s
 from test_report_golden import fixture_files
 
 from otel_agentcov import offline
-from otel_agentcov.assembler import AgentRun
+from otel_agentcov.assembler import END_OF_INPUT, AgentRun, Bounds
 from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.jobs import read_in_parallel
@@ -80,10 +80,10 @@ def test_bad_input_and_the_trace_bound_fall_back_to_one_process(tmp_path: Path) 
     with pytest.raises(offline.InputError, match="bad.json"):
         offline.load(CoverageSpec.empty(), traces=paths, jobs=2)
     # two workers holding one trace each could be two traces at once in one process
-    assert not read_in_parallel(CoverageEngine(max_traces=2), good, 2)
-    assert read_in_parallel(CoverageEngine(max_traces=3), good[:1], 2)
+    assert not read_in_parallel(CoverageEngine(bounds=Bounds(max_traces=2)), good, 2)
+    assert read_in_parallel(CoverageEngine(bounds=Bounds(max_traces=3)), good[:1], 2)
     # likewise the spans buffered across traces awaiting their roots
-    assert not read_in_parallel(CoverageEngine(max_buffered_spans=1), good, 2)
+    assert not read_in_parallel(CoverageEngine(bounds=Bounds(max_buffered_spans=1)), good, 2)
 
 
 def test_path_examples_past_the_sample_cap_are_the_same(tmp_path: Path) -> None:
@@ -98,7 +98,7 @@ def test_path_examples_past_the_sample_cap_are_the_same(tmp_path: Path) -> None:
     limits = Limits(max_path_samples=2)
     single = CoverageEngine(limits=limits)
     offline._ingest(single, (r for p in paths for r in offline._read(p)), None)
-    single.flush_all(offline.END_OF_INPUT)
+    single.flush_all(END_OF_INPUT)
     assert any(len(a.diversity.paths) > 2 for a in single.state.agents.values())
     merged = CoverageEngine(limits=limits)
     assert read_in_parallel(merged, paths, 2)
@@ -130,5 +130,5 @@ def _facts(path: int, end_ns: int, trace_id: int) -> RunFacts:
     """A run's facts as run_facts makes them, with the path and first-run fields set."""
     run = AgentRun(agent="a", trace_id=trace_id, start_ns=0, end_ns=end_ns)
     spec = CoverageSpec.empty().for_agent("a")
-    facts = run_facts(run, spec, judge(run, spec))
+    facts = run_facts(run, spec, judge(run, spec.checks))
     return replace(facts, path=(f"p{path}",), path_key=path)

@@ -1,4 +1,4 @@
-"""Prometheus exporter (DESIGN §6, metric contract): lint-clean exposition equal to the snapshot.
+"""Prometheus exporter (docs/metrics.md): lint-clean exposition equal to the snapshot.
 
 The demo workload runs through the real SDK; every sample must equal the value in the snapshot
 taken alongside it, `promtool check metrics` must accept the text, and the HTTP server must serve

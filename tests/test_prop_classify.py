@@ -1,4 +1,5 @@
-"""Property tests: classification and the engine's span accounting on hostile spans (DESIGN §9).
+"""Property tests: classification and the engine's span accounting on hostile spans
+(docs/guarantees.md).
 
 Whatever a span carries (wrong types, bytes, huge or non-UTF-8-encodable strings, nested
 sequences, absurd numbers), classify never raises, names stay bounded label values, and the

@@ -140,7 +140,8 @@ def _check_caps_and_conservation(state: CoverageState, spec: list[Any]) -> None:
         assert all(len(names) <= lim.max_tools + 1 for _, _, names in st_.outcomes.tool_sets)
     folds = state.overflow
     agents = state.agents.values()
-    # an agent nested in a same-name agent is the same invocation (DESIGN §4), not a new run
+    # an agent nested in a same-name agent is the same invocation, not a new run
+    # (docs/semantics.md#detection-rules)
     delegations = sum(k == "agent" and n != a for a, steps, _, _ in spec for k, n, _ in steps)
     runs_seen = len(spec) + delegations
     assert sum(s.outcomes.runs for s in agents) == runs_seen  # folded runs land in __overflow__

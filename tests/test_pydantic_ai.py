@@ -1,4 +1,4 @@
-"""Real pydantic-ai agents, run offline, feeding AgentCoverageProcessor (DESIGN §3-§4).
+"""Real pydantic-ai agents, run offline, feeding AgentCoverageProcessor (docs/semantics.md).
 
 Every test builds its own TracerProvider, instruments real `Agent`s with `TestModel` /
 `FunctionModel` (no network), and asserts on `processor.snapshot().to_dict()`. The main
@@ -475,7 +475,7 @@ def test_restricted_tool_requested_but_never_run_is_denied(
     assert [e["passed"] for e in a["expect"]] == [False]
 
 
-# --- narrative vs trace (DESIGN §3b): the model's answer against the calls it made ----------
+# --- narrative vs trace (docs/narrative.md): the model's answer against the calls it made -------
 
 NARRATIVE_SPEC: dict[str, Any] = {
     "version": 1,

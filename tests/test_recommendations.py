@@ -1,5 +1,5 @@
-"""Recommendations (DESIGN §3e): each kind where it should be and nowhere else, in impact order,
-and the runs-needed numbers against hand computations."""
+"""Recommendations (docs/semantics.md#next-steps-recommendations): each kind where it should be
+and nowhere else, in impact order, and the runs-needed numbers against hand computations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Cardinality and memory attacks on the engine (DESIGN §9: memory bounded by configuration).
+"""Cardinality and memory attacks on the engine (docs/guarantees.md: memory bounded by
+configuration).
 
 One run of AGENTCOV_ATTACK_SPANS spans (default 1,000,000, about 20-40 s) carries a million
 distinct agent, tool and model names and paths, a trace that never ends and a flood of traces
@@ -16,8 +17,10 @@ from collections import Counter
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.exporters.prometheus import OVERFLOW_LABELS, render
+from otel_agentcov.exporters.families import OVERFLOW_LABELS
+from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import OVERFLOW, Limits
@@ -83,8 +86,9 @@ def series_per_family(exposition: bytes) -> dict[str, int]:
 def test_a_million_distinct_names_and_endless_traces_stay_under_the_caps() -> None:
     spec = CoverageSpec.from_dict({"version": 1, "agents": [
         {"name": "*", "paths": {"granularity": "tool"}}]})  # every tool name is a new path
-    engine = CoverageEngine(spec, max_traces=MAX_TRACES, max_spans_per_trace=MAX_SPANS_PER_TRACE,
-                            idle_ttl_s=3600.0, limits=LIMITS)
+    engine = CoverageEngine(spec, bounds=Bounds(
+        max_traces=MAX_TRACES, max_spans_per_trace=MAX_SPANS_PER_TRACE, idle_ttl_s=3600.0,
+    ), limits=LIMITS)
     rss: list[int] = []
     sent = attack(engine, SPANS, rss)
 

@@ -1,5 +1,5 @@
 """Concurrency: many host threads ending spans while scrapes, snapshots, force_flush and shutdown
-run (DESIGN §9: safe under concurrent on_end, never blocks or raises into the host).
+run (docs/guarantees.md: safe under concurrent on_end, never blocks or raises into the host).
 
 Totals are exact: every ended span is processed or dropped with a reason, none lost, none twice.
 Every join has a timeout, so a deadlock fails the test instead of hanging the suite.
@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
 
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.processor import AgentCoverageProcessor
 
@@ -63,7 +64,7 @@ def _loop_until(done: threading.Event, action: Callable[[], object], count: list
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("max_queue", [100_000, 64])  # 64: the queue overflows, drops counted
 def test_threads_end_spans_while_scrapes_snapshots_and_flushes_run(max_queue: int) -> None:
-    processor, tracer = _sdk(max_queue=max_queue)
+    processor, tracer = _sdk(bounds=Bounds(max_queue=max_queue))
     ended = [0] * WRITERS
     writers = [threading.Thread(target=_writer, args=(tracer, f"agent{i}", ended, i),
                                 name=f"writer{i}") for i in range(WRITERS)]

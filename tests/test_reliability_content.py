@@ -1,4 +1,4 @@
-"""Secrets and content: coverage keeps names, kinds and outcomes only (DESIGN §9, step.py).
+"""Secrets and content: coverage keeps names, kinds and outcomes only (docs/guarantees.md, step.py).
 
 Every attribute that can carry prompt text, messages, tool arguments or results, in every
 convention family, carries a unique canary string; spans go through the real SDK processor.

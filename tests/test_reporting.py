@@ -70,12 +70,12 @@ _AGENT: dict[str, Any] = {
 
 
 def agent(**overrides: Any) -> dict[str, Any]:
-    """A full, valid agent entry (the DESIGN §6 example numbers) with deep overrides."""
+    """A full, valid agent entry (the numbers of the text-report example) with deep overrides."""
     return _merge(copy.deepcopy(_AGENT), overrides)
 
 
 def report(agents: Mapping[str, Any] | None = None, **spans: Any) -> dict[str, Any]:
-    """A full report dict; ``agents`` defaults to the DESIGN §6 triage_agent."""
+    """A full report dict; ``agents`` defaults to the example's triage_agent."""
     return {
         "version": 1,
         "agents": {"triage_agent": agent()} if agents is None else dict(agents),
@@ -93,7 +93,7 @@ def _lines(text: str, prefix: str) -> list[str]:
 HEADER = "==================== agent coverage: triage_agent (50 runs) ===================="
 
 SPANS_LINE = "spans: 92 processed (llm 12 · tool 30 · agent 50), dropped"
-DESIGN_EXAMPLE = "\n".join([
+TEXT_EXAMPLE = "\n".join([
     HEADER,
     "Tool coverage       ████████████████░░░░   80%  (4/5 tools)",
     "Path coverage       █████████████░░░░░░░   65%  (13 paths seen of ~20 estimated)",
@@ -112,7 +112,7 @@ DESIGN_EXAMPLE = "\n".join([
 
 
 def test_text_matches_design_example_exactly() -> None:
-    assert render_text(report()) == DESIGN_EXAMPLE
+    assert render_text(report()) == TEXT_EXAMPLE
 
 
 def test_text_null_dimensions_show_na_with_reason() -> None:

@@ -64,7 +64,7 @@ class Server(fleet.ServeProcess):
         super().__init__([
             "--spec", str(spec), "--otlp-grpc", str(self.grpc), "--otlp-http", str(self.http),
             "--metrics", str(metrics), "--token-file", str(workdir / "token"),
-            "--max-concurrent", "2", "--request-timeout", "3",
+            "--max-concurrent", "2", "--request-timeout", "20",
             "--max-spans-per-request", str(MAX_SPANS),
             "--max-attributes-per-request", str(MAX_ATTRIBUTES),
             "--max-inflight-bytes", str(INFLIGHT),

@@ -1,4 +1,4 @@
-"""Every DESIGN §3 formula against values worked out by hand."""
+"""Every formula of docs/semantics.md against values worked out by hand."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Versions on live traffic (DESIGN §3c): runs carry their agent's version through the real SDK
+"""Versions on live traffic (docs/compare.md): runs carry their agent's version through the real SDK
 and processor, state keeps the newest versions' counts, the report and /metrics give each
 version's verdict against the one before it (checked against hand statistics)."""
 

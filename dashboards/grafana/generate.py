@@ -1,8 +1,9 @@
 """Grafana dashboards for otel_agentcov, as code (grafana-foundation-sdk, Grafana 11.6 schema).
 
 Run `python dashboards/grafana/generate.py` to rewrite the committed JSON next to this file;
-`--check` exits 1 when the committed JSON differs from what this code builds. Metric names and
-labels are the exporter's (DESIGN §6); fleet-wide set unions come from
+`--check` exits 1 when the committed JSON differs from what this code builds. Every query names
+its metric families from the exporter's table (`otel_agentcov.exporters.families`,
+docs/metrics.md), never as strings; fleet-wide set unions come from
 `dashboards/prometheus/agentcov-rules.yaml`.
 """
 
@@ -24,6 +25,8 @@ from grafana_foundation_sdk.cog.encoder import JSONEncoder
 from grafana_foundation_sdk.models import common
 from grafana_foundation_sdk.models import dashboard as model
 from grafana_foundation_sdk.models import prometheus as prom_model
+
+from otel_agentcov.exporters import families as F
 
 HERE = Path(__file__).resolve().parent
 FLEET_UID = "agentcov-fleet"
@@ -48,6 +51,12 @@ class Query:
     legend: str = ""
     instant: bool = False
     table: bool = False
+
+
+def m(family: F.Family, selector: str, suffix: str = "", **match: str) -> str:
+    """A family's samples (`suffix`: a histogram's `_bucket`) under `selector` and `match`."""
+    extra = "".join(f', {label}="{value}"' for label, value in match.items())
+    return f"{family.sample}{suffix}{{{selector}{extra}}}"
 
 
 def _targets(queries: Sequence[Query]) -> Iterator[prom.Dataquery]:
@@ -160,7 +169,7 @@ def _job_var() -> dash.QueryVariable:
     """The service: the Prometheus scrape job of the exporter (no `service` label is exported)."""
     return (
         dash.QueryVariable("job").label("Service (job)").datasource(DS)
-        .query("label_values(agentcov_runs_total, job)")
+        .query(f"label_values({F.RUNS.sample}, job)")
         .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(model.VariableSort.ALPHABETICAL_ASC)
         .multi(True).include_all(True).all_value(".+")
@@ -170,7 +179,7 @@ def _job_var() -> dash.QueryVariable:
 def _agent_var(multi: bool) -> dash.QueryVariable:
     var = (
         dash.QueryVariable("agent").label("Agent").datasource(DS)
-        .query('label_values(agentcov_runs_total{job=~"$job"}, agent)')
+        .query(f"label_values({m(F.RUNS, JOB)}, agent)")
         .refresh(model.VariableRefresh.ON_TIME_RANGE_CHANGED)
         .sort(model.VariableSort.ALPHABETICAL_ASC)
     )  # fmt: skip
@@ -211,10 +220,10 @@ def fleet() -> dash.Dashboard:
     )
     overall = ratio_bars(
         "Overall coverage per agent",
-        "Geometric mean of the measured dimensions (DESIGN §3), as each exporter computes it; with "
-        "several replicas, the best replica's. Red < 50% (WEAK), yellow < 80% (MODERATE), green "
-        "STRONG. Click an agent for its drill-down.",
-        [Query(f"max by (agent) (agentcov_coverage_overall_ratio{{{SEL}}})", "{{agent}}", True)],
+        "Geometric mean of the measured dimensions (docs/semantics.md), as each exporter "
+        "computes it; with several replicas, the best replica's. Red < 50% (WEAK), yellow < 80% "
+        "(MODERATE), green STRONG. Click an agent for its drill-down.",
+        [Query(f"max by (agent) ({m(F.COVERAGE_OVERALL, SEL)})", "{{agent}}", True)],
     ).data_links([dash.DashboardLink("Agent drill-down").url(drill)])
     d = d.with_row(dash.Row("Coverage")).with_panel(overall)
     d = d.with_panel(
@@ -222,7 +231,7 @@ def fleet() -> dash.Dashboard:
             "Coverage by dimension",
             "The five dimensions per agent (tool, path, state, boundary, model). An empty cell "
             "is n/a: nothing to measure (e.g. no models declared), not 0.",
-            [Query(f"max by (agent, dimension) (agentcov_coverage_ratio{{{SEL}}})", "", True,
+            [Query(f"max by (agent, dimension) ({m(F.COVERAGE, SEL)})", "", True,
                    True)],
             w=10, unit="percentunit",
             transformations=[model.DataTransformerConfig(
@@ -236,7 +245,7 @@ def fleet() -> dash.Dashboard:
             "Weakest dimension",
             "The lowest measured dimension of each agent: where to add tests or traffic first.",
             [Query(f"bottomk by (agent) (1, max by (agent, dimension) "
-                   f"(agentcov_coverage_ratio{{{SEL}}}))", "", True, True)],
+                   f"({m(F.COVERAGE, SEL)}))", "", True, True)],
             w=6, unit="percentunit",
         ).thresholds(_ratio_thresholds()).cell_options(common.TableColoredBackgroundCellOptions())
     )  # fmt: skip
@@ -247,8 +256,8 @@ def fleet() -> dash.Dashboard:
             "Restricted-tool attempts",
             "Attempts to call a tool the spec restricts, per agent, tool and outcome (executed, "
             "failed, denied). Any bar is a security event (alert AgentCovRestrictedToolAttempt).",
-            [Query(f"sum by (agent, tool, outcome) (increase(agentcov_restricted_tool_attempts_"
-                   f"total{{{SEL}}}[$__rate_interval]))", "{{agent}} → {{tool}} ({{outcome}})")],
+            [Query(f"sum by (agent, tool, outcome) (increase({m(F.RESTRICTED_ATTEMPTS, SEL)}"
+                   f"[$__rate_interval]))", "{{agent}} → {{tool}} ({{outcome}})")],
             unit="short", w=12, bars=True,
         )
     )  # fmt: skip
@@ -256,16 +265,16 @@ def fleet() -> dash.Dashboard:
         tabular(
             "Restricted attempts in range",
             "Total attempts per offending agent and tool over the dashboard's time range.",
-            [Query(f"sum by (agent, tool, outcome) (increase(agentcov_restricted_tool_attempts_"
-                   f"total{{{SEL}}}[$__range])) > 0 or sum by (agent, tool, outcome) "
-                   f"(agentcov_restricted_tool_attempts_total{{{SEL}}})", "", True, True)],
+            [Query(f"sum by (agent, tool, outcome) (increase({m(F.RESTRICTED_ATTEMPTS, SEL)}"
+                   f"[$__range])) > 0 or sum by (agent, tool, outcome) "
+                   f"({m(F.RESTRICTED_ATTEMPTS, SEL)})", "", True, True)],
             w=6, sort_by="Value",
         )
     )  # fmt: skip
     d = d.with_panel(
         single_stat(
             "Gate", "Tool-edge gate per agent: FAILED once any restricted tool was attempted.",
-            [Query(f"min by (agent) (agentcov_gate_passed{{{SEL}}})", "{{agent}}", True)],
+            [Query(f"min by (agent) ({m(F.GATE_PASSED, SEL)})", "{{agent}}", True)],
             unit="none", w=6, h=8, mappings=GATE,
         ).thresholds(dash.ThresholdsConfig().mode(model.ThresholdsMode.ABSOLUTE).steps([
             model.Threshold(value=None, color="red"), model.Threshold(value=1, color="green"),
@@ -278,7 +287,7 @@ def fleet() -> dash.Dashboard:
             "declared delegation edges observed as a union over every replica in the last hour "
             "(recording rules agentcov:tool_coverage:ratio, agentcov:delegation_coverage:ratio).",
             [
-                Query(f"max by (agent) (agentcov_edges_allowed_ratio{{{SEL}}})",
+                Query(f"max by (agent) ({m(F.EDGES_ALLOWED, SEL)})",
                       "{{agent}} · allowed tools", True),
                 Query('agentcov:tool_coverage:ratio{agent=~"$agent"}',
                       "{{agent}} · declared tools (fleet)", True),
@@ -308,9 +317,10 @@ def fleet() -> dash.Dashboard:
             "delegated agent's run) performed, per agent and tool; only agents whose spec "
             "declares narrative: are checked (alert AgentHallucinatedAction). Failed or denied "
             "calls claimed as done, and must_report calls left out of the answer, are the other "
-            "divergences in agentcov_narrative_divergences_total.",
-            [Query(f"sum by (agent, tool) (increase(agentcov_narrative_divergences_total"
-                   f'{{{SEL}, kind="claimed_not_called"}}[$__rate_interval])) or vector(0)',
+            f"divergences in {F.NARRATIVE_DIVERGENCES.sample}.",
+            [Query(f"sum by (agent, tool) (increase("
+                   f"{m(F.NARRATIVE_DIVERGENCES, SEL, kind='claimed_not_called')}"
+                   "[$__rate_interval])) or vector(0)",
                    "{{agent}} → {{tool}}")],
             unit="short", w=24, bars=True,
         )
@@ -323,7 +333,7 @@ def fleet() -> dash.Dashboard:
             "Runs that violated a behaviour contract, per agent, contract, behaviour and "
             "severity (alert AgentContractViolation: critical pages, others ticket).",
             [Query(f"sum by (agent, contract, behavior, severity) (increase("
-                   f'agentcov_contract_checks_total{{{SEL}, result="violated"}}'
+                   f"{m(F.CONTRACT_CHECKS, SEL, result='violated')}"
                    "[$__rate_interval]))",
                    "{{agent}} · {{contract}}.{{behavior}} ({{severity}})")],
             unit="short", w=12, bars=True,
@@ -348,11 +358,11 @@ def fleet() -> dash.Dashboard:
             "Wilson 95% interval the exporter reports. A low upper bound is a credible drop "
             "(alert AgentCovPassRateLow).",
             [
-                Query(f"sum by (agent) (agentcov_runs_passed_total{{{SEL}}}) / sum by (agent) "
-                      f"(agentcov_runs_total{{{SEL}}})", "{{agent}} pass rate"),
-                Query(f"min by (agent) (agentcov_pass_rate_lower_ratio{{{SEL}}})",
+                Query(f"sum by (agent) ({m(F.RUNS_PASSED, SEL)}) / sum by (agent) "
+                      f"({m(F.RUNS, SEL)})", "{{agent}} pass rate"),
+                Query(f"min by (agent) ({m(F.PASS_RATE_LOWER, SEL)})",
                       "{{agent}} lower 95%"),
-                Query(f"max by (agent) (agentcov_pass_rate_upper_ratio{{{SEL}}})",
+                Query(f"max by (agent) ({m(F.PASS_RATE_UPPER, SEL)})",
                       "{{agent}} upper 95%"),
             ],
             unit="percentunit", w=12,
@@ -362,8 +372,9 @@ def fleet() -> dash.Dashboard:
         series(
             "Run duration p95",
             "95th percentile of agent run duration, from the run-duration histogram.",
-            [Query(f"histogram_quantile(0.95, sum by (agent, le) (rate(agentcov_run_duration_"
-                   f"seconds_bucket{{{SEL}}}[$__rate_interval])))", "{{agent}}")],
+            [Query("histogram_quantile(0.95, sum by (agent, le) "
+                   f"(rate({m(F.RUN_DURATION, SEL, '_bucket')}[$__rate_interval])))",
+                   "{{agent}}")],
             unit="s", w=6,
         )
     )  # fmt: skip
@@ -372,9 +383,9 @@ def fleet() -> dash.Dashboard:
             "Runs",
             "Completed agent runs per second, and runs ending in error.",
             [
-                Query(f"sum by (agent) (rate(agentcov_runs_total{{{SEL}}}[$__rate_interval]))",
+                Query(f"sum by (agent) (rate({m(F.RUNS, SEL)}[$__rate_interval]))",
                       "{{agent}} runs"),
-                Query(f"sum by (agent) (rate(agentcov_run_errors_total{{{SEL}}}"
+                Query(f"sum by (agent) (rate({m(F.RUN_ERRORS, SEL)}"
                       "[$__rate_interval]))", "{{agent}} errors"),
             ],
             unit="ops", w=6,
@@ -392,7 +403,7 @@ def fleet() -> dash.Dashboard:
         series(
             "Spans processed",
             "Spans classified per second by kind (llm, tool, agent, handoff, workflow, other).",
-            [Query(f"sum by (kind) (rate(agentcov_spans_processed_total{{{JOB}}}"
+            [Query(f"sum by (kind) (rate({m(F.SPANS_PROCESSED, JOB)}"
                    "[$__rate_interval]))", "{{kind}}")],
             unit="ops", w=7,
         )
@@ -403,11 +414,11 @@ def fleet() -> dash.Dashboard:
             "Spans dropped by reason, label values folded into __overflow__ and errors caught "
             "inside agentcov. Anything above zero means coverage under-counts.",
             [
-                Query(f"sum by (reason) (increase(agentcov_spans_dropped_total{{{JOB}}}"
+                Query(f"sum by (reason) (increase({m(F.SPANS_DROPPED, JOB)}"
                       "[$__rate_interval]))", "dropped: {{reason}}"),
-                Query(f"sum by (label) (increase(agentcov_label_overflow_total{{{JOB}}}"
+                Query(f"sum by (label) (increase({m(F.LABEL_OVERFLOW, JOB)}"
                       "[$__rate_interval]))", "overflow: {{label}}"),
-                Query(f"sum(increase(agentcov_internal_errors_total{{{JOB}}}"
+                Query(f"sum(increase({m(F.INTERNAL_ERRORS, JOB)}"
                       "[$__rate_interval]))", "internal errors"),
             ],
             unit="short", w=7,
@@ -417,7 +428,7 @@ def fleet() -> dash.Dashboard:
         series(
             "Traces in flight",
             "Traces buffered awaiting their root span, per exporter instance.",
-            [Query(f"sum by (instance) (agentcov_traces_in_flight{{{JOB}}})", "{{instance}}")],
+            [Query(f"sum by (instance) ({m(F.TRACES_IN_FLIGHT, JOB)})", "{{instance}}")],
             unit="short", w=6,
         )
     )  # fmt: skip
@@ -436,20 +447,20 @@ def agent() -> dash.Dashboard:
         single_stat(
             "Overall coverage", "Geometric mean of the measured dimensions; status thresholds "
             "at 50% (MODERATE) and 80% (STRONG).",
-            [Query(f"max(agentcov_coverage_overall_ratio{{{a}}})", "overall", True)],
+            [Query(f"max({m(F.COVERAGE_OVERALL, a)})", "overall", True)],
             unit="percentunit", ratio=True,
         )
     )  # fmt: skip
     d = d.with_panel(
         single_stat(
             "Runs", "Completed runs of this agent (all replicas).",
-            [Query(f"sum(agentcov_runs_total{{{a}}})", "runs", True)], unit="short",
+            [Query(f"sum({m(F.RUNS, a)})", "runs", True)], unit="short",
         )
     )  # fmt: skip
     d = d.with_panel(
         single_stat(
             "Pass rate", "Runs that passed / runs, over all replicas.",
-            [Query(f"sum(agentcov_runs_passed_total{{{a}}}) / sum(agentcov_runs_total{{{a}}})",
+            [Query(f"sum({m(F.RUNS_PASSED, a)}) / sum({m(F.RUNS, a)})",
                    "pass rate", True)],
             unit="percentunit", ratio=True,
         )
@@ -457,7 +468,7 @@ def agent() -> dash.Dashboard:
     d = d.with_panel(
         single_stat(
             "Restricted attempts", "Attempts to call a restricted tool (all outcomes, replicas).",
-            [Query(f"sum(agentcov_restricted_tool_attempts_total{{{a}}}) or vector(0)",
+            [Query(f"sum({m(F.RESTRICTED_ATTEMPTS, a)}) or vector(0)",
                    "attempts", True)],
             unit="short",
         ).thresholds(dash.ThresholdsConfig().mode(model.ThresholdsMode.ABSOLUTE).steps([
@@ -468,7 +479,7 @@ def agent() -> dash.Dashboard:
         series(
             "Coverage by dimension over time",
             "The five dimensions of this agent. A missing line is n/a (nothing to measure).",
-            [Query(f"max by (dimension) (agentcov_coverage_ratio{{{a}}})", "{{dimension}}")],
+            [Query(f"max by (dimension) ({m(F.COVERAGE, a)})", "{{dimension}}")],
             unit="percentunit", w=24,
         ).min(0).max(1)
     )  # fmt: skip
@@ -480,12 +491,12 @@ def agent() -> dash.Dashboard:
             "Each tool this agent declared or called: calls (0 = uncovered), declared (1) or "
             "undeclared (0), and restricted attempts. Restricted tools are not declared tools.",
             [
-                Query(f"sum by (tool) (agentcov_tool_calls_total{{{a}}}) or max by (tool) "
-                      f"(agentcov_tool_declared_info{{{a}}}) * 0", "", True, True),
-                Query(f"max by (tool) (agentcov_tool_declared_info{{{a}}}) or sum by (tool) "
-                      f"(agentcov_tool_calls_total{{{a}}}) * 0", "", True, True),
-                Query(f"sum by (tool) (agentcov_restricted_tool_attempts_total{{{a}}}) or "
-                      f"sum by (tool) (agentcov_tool_calls_total{{{a}}}) * 0", "", True, True),
+                Query(f"sum by (tool) ({m(F.TOOL_CALLS, a)}) or max by (tool) "
+                      f"({m(F.TOOL_DECLARED, a)}) * 0", "", True, True),
+                Query(f"max by (tool) ({m(F.TOOL_DECLARED, a)}) or sum by (tool) "
+                      f"({m(F.TOOL_CALLS, a)}) * 0", "", True, True),
+                Query(f"sum by (tool) ({m(F.RESTRICTED_ATTEMPTS, a)}) or "
+                      f"sum by (tool) ({m(F.TOOL_CALLS, a)}) * 0", "", True, True),
             ],
             w=12, h=9,
             transformations=[
@@ -501,7 +512,7 @@ def agent() -> dash.Dashboard:
         series(
             "Tool calls by outcome",
             "Tool calls per second by tool and outcome (ok, error).",
-            [Query(f"sum by (tool, outcome) (rate(agentcov_tool_calls_total{{{a}}}"
+            [Query(f"sum by (tool, outcome) (rate({m(F.TOOL_CALLS, a)}"
                    "[$__rate_interval]))", "{{tool}} {{outcome}}")],
             unit="ops", w=12, h=9,
         )
@@ -513,8 +524,8 @@ def agent() -> dash.Dashboard:
             "Boundary conditions hit",
             "Runs that hit each enabled boundary condition (max_steps, timeout, cost_limit, "
             "empty_input, error_path, tool_failure); 0 = never exercised.",
-            [Query(f"sum by (condition) (agentcov_boundary_hits_total{{{a}}}) or max by "
-                   f"(condition) (agentcov_boundary_declared_info{{{a}}}) * 0", "", True, True)],
+            [Query(f"sum by (condition) ({m(F.BOUNDARY_HITS, a)}) or max by "
+                   f"(condition) ({m(F.BOUNDARY_DECLARED, a)}) * 0", "", True, True)],
             w=8, h=9, sort_by="Value",
         ).thresholds(dash.ThresholdsConfig().mode(model.ThresholdsMode.ABSOLUTE).steps([
             model.Threshold(value=None, color="red"), model.Threshold(value=1, color="green"),
@@ -526,8 +537,8 @@ def agent() -> dash.Dashboard:
             "Distinct step sequences seen, against the bias-corrected Chao1 estimate of how "
             "many exist. The gap is unexplored behaviour; lines meeting = saturation.",
             [
-                Query(f"max(agentcov_paths_observed{{{a}}})", "observed"),
-                Query(f"max(agentcov_paths_estimated{{{a}}})", "estimated (Chao1)"),
+                Query(f"max({m(F.PATHS_OBSERVED, a)})", "observed"),
+                Query(f"max({m(F.PATHS_ESTIMATED, a)})", "estimated (Chao1)"),
             ],
             unit="short", w=8, h=9,
         )
@@ -538,8 +549,8 @@ def agent() -> dash.Dashboard:
             "Distinct (step kind, tool or model, outcome, finish reason) states seen, against "
             "their Chao1 estimate.",
             [
-                Query(f"max(agentcov_states_observed{{{a}}})", "observed"),
-                Query(f"max(agentcov_states_estimated{{{a}}})", "estimated (Chao1)"),
+                Query(f"max({m(F.STATES_OBSERVED, a)})", "observed"),
+                Query(f"max({m(F.STATES_ESTIMATED, a)})", "estimated (Chao1)"),
             ],
             unit="short", w=8, h=9,
         )
@@ -551,8 +562,8 @@ def agent() -> dash.Dashboard:
             "Pass rate by version",
             "Runs that passed / runs, per agent version (gen_ai.agent.version, else the "
             "resource's service.version), over all replicas: a canary next to its baseline.",
-            [Query(f"sum by (version) (agentcov_version_runs_passed_total{{{a}}}) / sum by "
-                   f"(version) (agentcov_version_runs_total{{{a}}})", "{{version}}")],
+            [Query(f"sum by (version) ({m(F.VERSION_PASSED, a)}) / sum by "
+                   f"(version) ({m(F.VERSION_RUNS, a)})", "{{version}}")],
             unit="percentunit", w=12, h=8,
         ).min(0).max(1)
     )  # fmt: skip
@@ -562,7 +573,7 @@ def agent() -> dash.Dashboard:
             "Each version against the one before it (as agentcov compare): PASS = a drop over 5 "
             "points ruled out, FAIL = a drop shown (alert AgentVersionRegression), INCONCLUSIVE "
             "= not enough runs yet. The worst replica's verdict.",
-            [Query(f"min by (version, baseline_version) (agentcov_version_verdict{{{a}}})", "",
+            [Query(f"min by (version, baseline_version) ({m(F.VERSION_VERDICT, a)})", "",
                    True, True)],
             w=12, h=8,
             mappings={"1": ("PASS", "green"), "0": ("INCONCLUSIVE", "yellow"),
@@ -576,7 +587,7 @@ def agent() -> dash.Dashboard:
             "Runs per contract behaviour and verdict (satisfied, violated, unknown: the content "
             "it needs was not captured), over all replicas.",
             [Query(f"sum by (contract, behavior, severity, result) "
-                   f"(agentcov_contract_checks_total{{{a}}})", "", True, True)],
+                   f"({m(F.CONTRACT_CHECKS, a)})", "", True, True)],
             w=24, h=8, sort_by="Value",
         )
     )  # fmt: skip
@@ -588,11 +599,11 @@ def agent() -> dash.Dashboard:
             "Delegations from -> to recorded for this agent (observed count) and the edges its "
             "spec declares (declared 1); a declared edge with 0 calls is uncovered.",
             [
-                Query(f"sum by (from_agent, to_agent) (agentcov_delegations_total{{{a}}}) or max "
-                      f"by (from_agent, to_agent) (agentcov_delegation_declared_info{{{a}}}) * 0",
+                Query(f"sum by (from_agent, to_agent) ({m(F.DELEGATIONS, a)}) or max "
+                      f"by (from_agent, to_agent) ({m(F.DELEGATION_DECLARED, a)}) * 0",
                       "", True, True),
-                Query(f"max by (from_agent, to_agent) (agentcov_delegation_declared_info{{{a}}}) "
-                      f"or sum by (from_agent, to_agent) (agentcov_delegations_total{{{a}}}) * 0",
+                Query(f"max by (from_agent, to_agent) ({m(F.DELEGATION_DECLARED, a)}) "
+                      f"or sum by (from_agent, to_agent) ({m(F.DELEGATIONS, a)}) * 0",
                       "", True, True),
             ],
             w=12, h=8,
@@ -610,7 +621,7 @@ def agent() -> dash.Dashboard:
             "Declared models used, and tools and boundary conditions covered as a union over "
             "every replica in the last hour (recording rules).",
             [
-                Query(f"max by (dimension) (agentcov_coverage_ratio{{{a}, dimension=\"model\"}})",
+                Query(f"max by (dimension) ({m(F.COVERAGE, a, dimension='model')})",
                       "models", True),
                 Query('agentcov:tool_coverage:ratio{agent="$agent"}', "tools (fleet)", True),
                 Query('agentcov:boundary_coverage:ratio{agent="$agent"}', "boundaries (fleet)",

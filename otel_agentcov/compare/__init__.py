@@ -1,4 +1,4 @@
-"""Regression verdicts between two versions of an agent (DESIGN §3c): `agentcov compare`."""
+"""Regression verdicts between two versions of an agent (docs/compare.md): `agentcov compare`."""
 
 from .comparison import Settings, Side, compare
 from .render import RENDERERS, render_junit

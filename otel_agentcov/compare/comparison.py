@@ -1,4 +1,4 @@
-"""`agentcov compare`: the regression verdict per agent between two states (DESIGN §3c).
+"""`agentcov compare`: the regression verdict per agent between two states (docs/compare.md).
 
 Pass rates, intervals and coverage come from each side's Snapshot report (never recomputed);
 the exact set changes and the per-tool call counts come from the states themselves.
@@ -11,12 +11,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..judge.narrative import CONSISTENT, DIVERGENT
-from ..snapshot.coverage import DIMENSIONS
+from ..snapshot.schema import DIMENSIONS
 from ..state import AgentState, CoverageState
-from ..verdicts import FAIL, INCONCLUSIVE, PASS
+from ..stats.regression import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
+from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .hard import hard_regressions
 from .sets import set_changes
-from .statistics import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def _consistent(st: AgentState) -> tuple[int, int]:
 def _rate_check(before: tuple[int, int], after: tuple[int, int], settings: Settings
                 ) -> dict[str, Any] | None:
     """A secondary rate (contract-unfailed runs, narrative-consistent runs) compared like the
-    pass rate (DESIGN §3c; uncorrected: the pass rate already counts these runs)."""
+    pass rate (docs/compare.md; uncorrected: the pass rate already counts these runs)."""
     (x0, n0), (x1, n1) = before, after
     if not (n0 and n1):
         return None

@@ -1,4 +1,4 @@
-"""Hard regressions: changes that fail a comparison whatever the statistics say (DESIGN §3c).
+"""Hard regressions: changes that fail a comparison whatever the statistics say (docs/compare.md).
 
 Each check reads the two agent states and returns what regressed; a new concern adds one check
 to `HARD_CHECKS`.
@@ -29,11 +29,11 @@ def new_restricted_attempts(baseline: AgentState, current: AgentState) -> list[d
 
 def new_critical_violations(baseline: AgentState, current: AgentState) -> list[dict[str, Any]]:
     """A `critical` contract behaviour violated in current and never in baseline (§3a)."""
-    before = {(c, b) for (c, b, _, _), (_, violated, _) in baseline.contracts.checks.items()
+    before = {(c, b) for (c, b, _, _), (_, violated, *_) in baseline.contracts.checks.items()
               if violated}
     return [
         {"type": "contract_violation", "item": f"{c}.{b}", "count": violated}
-        for (c, b, _, severity), (_, violated, _) in current.contracts.checks.items()
+        for (c, b, _, severity), (_, violated, *_) in current.contracts.checks.items()
         if severity == "critical" and violated and (c, b) not in before and c != OVERFLOW
     ]
 

@@ -1,7 +1,7 @@
 """Exact set changes between two agent states: what baseline saw that current did not, and back.
 
 The state keeps tools, delegation edges, models, boundary hits and path hashes with their counts,
-so `lost` and `new` are exact, not sampled (DESIGN §3c).
+so `lost` and `new` are exact, not sampled (docs/compare.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Prometheus exposition of a Snapshot (metric contract: DESIGN §6).
+"""Prometheus exposition of a Snapshot (metric contract: docs/metrics.md).
 
 `CoverageCollector` is a prometheus_client custom collector: every scrape takes ONE snapshot and
 renders every family from it, so all series of a scrape agree with each other. It is registered on
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import platform
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol, cast
 from wsgiref.simple_server import WSGIServer
 
@@ -36,8 +36,9 @@ from prometheus_client.samples import Exemplar
 from prometheus_client.utils import floatToGoString
 
 from .. import __version__
-from ..snapshot import DIMENSIONS, Snapshot
+from ..snapshot import Snapshot
 from ..state import OVERFLOW
+from .families import AGENT, BUILD_INFO, SERIES_OVERFLOW, SPANS, Family, Row, of
 
 __all__ = [
     "BuildInfoCollector",
@@ -53,15 +54,6 @@ __all__ = [
 ]
 
 MAX_SERIES = 100_000  # per scrape, the per-agent families together (~8 MB of /metrics)
-DROP_REASONS = (
-    "queue_full", "queue_bytes", "malformed", "invalid_ids", "end_before_start", "after_shutdown"
-)
-OVERFLOW_LABELS = (
-    "agent", "tool", "model", "path", "state", "context", "context_item", "contract", "version"
-)
-CHECK_RESULTS = ("satisfied", "violated", "unknown")
-# agentcov_version_verdict: a version against the one before it (DESIGN §3c)
-VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 
 
 class SnapshotSource(Protocol):
@@ -71,31 +63,23 @@ class SnapshotSource(Protocol):
 
 
 class _Family:
-    """One metric family's samples, apart from how they are written (Metric objects or text)."""
+    """One family's samples in one scrape, apart from how they are written (Metric objects or
+    text); what the family is comes from the table (`families.py`)."""
 
-    __slots__ = ("name", "doc", "type", "labels", "rows", "exemplars")
+    __slots__ = ("family", "name", "doc", "type", "labels", "rows", "exemplars")
 
-    def __init__(self, name: str, doc: str, type_: str, labels: Sequence[str] = ()) -> None:
-        self.name = name
-        self.doc = doc
-        self.type = type_
-        self.labels = tuple(labels)
+    def __init__(self, family: Family) -> None:
+        self.family = family
+        self.name, self.doc, self.type = family.name, family.help, family.type
+        self.labels = family.labels
         self.rows: list[tuple[tuple[str, ...], Any]] = []
         # a counter row's exemplar labels (OpenMetrics only; the text format has no exemplars)
         self.exemplars: dict[tuple[str, ...], dict[str, str]] = {}
 
     def add(self, labels: tuple[str, ...], value: Any) -> None:
-        """Null values emit no sample (DESIGN §6)."""
+        """Null values emit no sample (docs/metrics.md)."""
         if value is not None:
             self.rows.append((labels, value))
-
-
-def _gauge(name: str, doc: str, labels: Sequence[str] = ()) -> _Family:
-    return _Family(name, doc, "gauge", labels)
-
-
-def _counter(name: str, doc: str, labels: Sequence[str] = ()) -> _Family:
-    return _Family(name, doc, "counter", labels)
 
 
 def _within_budget(families: list[_Family], max_series: int) -> dict[str, int]:
@@ -123,198 +107,32 @@ def _within_budget(families: list[_Family], max_series: int) -> dict[str, int]:
     return lost
 
 
+def _rows(family: Family) -> Callable[..., Iterable[Row]]:
+    if family.rows is None:
+        raise ValueError(f"{family.name}: no rows from a report")
+    return family.rows
+
+
 def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Family]:
-    """Every metric family of the contract, from one report dict (`Snapshot.to_dict()`); the
-    per-agent ones within `max_series` series together."""
-    a = ["agent"]
-    coverage = _gauge(
-        "agentcov_coverage_ratio", "Coverage per agent and dimension.", [*a, "dimension"]
-    )
-    overall = _gauge("agentcov_coverage_overall_ratio", "Geometric mean of measured dimensions.", a)
-    allowed = _gauge("agentcov_edges_allowed_ratio", "Share of allowed tools called.", a)
-    delegation = _gauge("agentcov_edges_delegation_ratio", "Share of declared delegations seen.", a)
-    gate = _gauge(
-        "agentcov_gate_passed",
-        "1 when the agent made no restricted-tool attempt (edges.gate_passed); independent of "
-        "the spec's expect list, which the gate command evaluates.",
-        a,
-    )
-    restricted = _counter(
-        "agentcov_restricted_tool_attempts",
-        "Attempts to call a restricted tool, by outcome; in OpenMetrics each carries the trace "
-        "id of the newest attempt at that tool as an exemplar.",
-        [*a, "tool", "outcome"],
-    )
-    tool_calls = _counter("agentcov_tool_calls", "Tool calls by outcome.", [*a, "tool", "outcome"])
-    tool_info = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.", [*a, "tool"])
-    model_calls = _counter("agentcov_model_calls", "Model calls by model.", [*a, "model"])
-    model_info = _gauge("agentcov_model_declared_info", "Declared models.", [*a, "model"])
-    edge = [*a, "from_agent", "to_agent"]
-    delegations = _counter("agentcov_delegations", "Observed delegations.", edge)
-    delegation_info = _gauge("agentcov_delegation_declared_info", "Declared delegations.", edge)
-    boundary_hits = _counter(
-        "agentcov_boundary_hits", "Runs that hit a boundary condition.", [*a, "condition"]
-    )
-    boundary_info = _gauge(
-        "agentcov_boundary_declared_info", "Enabled boundary conditions.", [*a, "condition"]
-    )
-    runs = _counter("agentcov_runs", "Completed runs.", a)
-    run_errors = _counter("agentcov_run_errors", "Runs that ended in error.", a)
-    runs_passed = _counter("agentcov_runs_passed", "Runs that passed.", a)
-    duration = _Family("agentcov_run_duration_seconds", "Run duration.", "histogram", a)
-    pass_lower = _gauge("agentcov_pass_rate_lower_ratio", "Wilson 95% lower bound of pass rate.", a)
-    pass_upper = _gauge("agentcov_pass_rate_upper_ratio", "Wilson 95% upper bound of pass rate.", a)
-    consistency = _gauge(
-        "agentcov_behavior_consistency_ratio", "Mean pairwise Jaccard of recent tool sets.", a
-    )
-    paths_obs = _gauge("agentcov_paths_observed", "Distinct paths observed.", a)
-    paths_est = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.", a)
-    states_obs = _gauge("agentcov_states_observed", "Distinct states observed.", a)
-    states_est = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.", a)
-    narrative_runs = _counter(
-        "agentcov_narrative_runs", "Runs whose story was checked, by result.", [*a, "result"]
-    )
-    narrative_div = _counter(
-        "agentcov_narrative_divergences",
-        "Runs whose story diverged from the trace, by tool and kind.",
-        [*a, "tool", "kind"],
-    )
-    checks = _counter(
-        "agentcov_contract_checks",
-        "Contract behaviour verdicts on runs, by result.",
-        [*a, "contract", "behavior", "severity", "result"],
-    )
-    av = [*a, "version"]
-    version_runs = _counter("agentcov_version_runs", "Completed runs per agent version.", av)
-    version_passed = _counter("agentcov_version_runs_passed", "Passed runs per agent version.", av)
-    version_rate = _gauge("agentcov_version_pass_rate_ratio", "Pass rate per agent version.", av)
-    version_tools = _counter(
-        "agentcov_version_tool_calls", "Executed tool calls per agent version.", [*av, "tool"]
-    )
-    version_verdict = _gauge(
-        "agentcov_version_verdict",
-        "Pass-rate verdict of a version against the one before it: 1 pass, 0 inconclusive, "
-        "-1 fail.",
-        [*av, "baseline_version"],
-    )
-
+    """Every family of the table with report rows, from one report dict (`Snapshot.to_dict()`);
+    the per-agent ones within `max_series` series together."""
+    per_agent = [_Family(f) for f in of(AGENT)]
     for agent, rep in data.get("agents", {}).items():
-        cov = rep["coverage"]
-        for dim in DIMENSIONS:
-            coverage.add((agent, dim), cov.get(dim))
-        overall.add((agent,), cov.get("overall"))
-        edges = rep["edges"]
-        for family, key in ((allowed, "allowed_pct"), (delegation, "delegation_pct")):
-            pct = edges.get(key)
-            family.add((agent,), None if pct is None else pct / 100.0)
-        gate.add((agent,), edges.get("gate_passed"))
-        traces = edges.get("restricted_traces", {})
-        for r in edges.get("restricted", ()):
-            row = (agent, r["tool"], r["outcome"])
-            restricted.add(row, r["count"])
-            if traces.get(r["tool"]):  # newest first
-                restricted.exemplars[row] = {"trace_id": traces[r["tool"]][0]}
-        tools = rep["tools"]
-        for tool, counts in tools.get("called", {}).items():
-            tool_calls.add((agent, tool, "ok"), counts.get("ok", 0))
-            tool_calls.add((agent, tool, "error"), counts.get("error", 0))
-        for tool in tools.get("known", ()):
-            tool_info.add((agent, tool), 1)
-        models = rep["models"]
-        for model, n in models.get("used", {}).items():
-            model_calls.add((agent, model), n)
-        for model in models.get("known", ()):
-            model_info.add((agent, model), 1)
-        for d in rep.get("delegations", ()):
-            delegations.add((agent, d["from"], d["to"]), d["count"])
-        for d in rep["edges"].get("delegation_declared", ()):
-            delegation_info.add((agent, d["from"], d["to"]), 1)
-        for cond, n in rep.get("boundary_hits", {}).items():
-            boundary_hits.add((agent, cond), n)
-        for cond in rep.get("boundaries", {}):
-            boundary_info.add((agent, cond), 1)
-        rr = rep["runs"]
-        runs.add((agent,), rr.get("count"))
-        run_errors.add((agent,), rr.get("errors"))
-        runs_passed.add((agent,), rr.get("passed"))
-        hist = rr.get("duration_histogram")
-        if hist is not None:
-            buckets = [
-                (repr(float(b)), float(c))
-                for b, c in zip(hist["bounds"], hist["cumulative"], strict=True)
-            ]
-            buckets.append(("+Inf", float(hist["count"])))
-            duration.add((agent,), (buckets, float(hist["sum"])))
-        ci = rr.get("pass_rate_ci95")
-        if ci is not None:
-            pass_lower.add((agent,), ci[0])
-            pass_upper.add((agent,), ci[1])
-        consistency.add((agent,), rr.get("behavior_consistency"))
-        paths_obs.add((agent,), rep["paths"].get("observed"))
-        paths_est.add((agent,), rep["paths"].get("estimated"))
-        states_obs.add((agent,), rep["states"].get("observed"))
-        states_est.add((agent,), rep["states"].get("estimated"))
-        story = rep.get("narrative")
-        if story is not None and (story["declared"] or any(story["runs"].values())):
-            for result, n in story["runs"].items():
-                narrative_runs.add((agent, result), n)
-            for d in story["divergences"]:
-                narrative_div.add((agent, d["tool"], d["kind"]), d["count"])
-        for c in rep.get("contracts", ()):
-            for result in CHECK_RESULTS:
-                checks.add((agent, c["contract"], c["behavior"], c["severity"], result), c[result])
-        for ver in rep.get("versions", ()):
-            agent_version = (agent, ver["version"])
-            version_runs.add(agent_version, ver["runs"])
-            version_passed.add(agent_version, ver["passed"])
-            version_rate.add(agent_version, ver["pass_rate"])
-            for tool, n in ver["tool_calls"].items():
-                version_tools.add((*agent_version, tool), n)
-            verdict = ver["verdict_vs_previous"]
-            if verdict is not None:
-                version_verdict.add((*agent_version, ver["baseline_version"]),
-                                    VERDICT_VALUES[verdict])
-
-    per_agent = [
-        coverage, overall, allowed, delegation, gate, restricted, tool_calls, tool_info,
-        model_calls, model_info, delegations, delegation_info, boundary_hits, boundary_info,
-        runs, run_errors, runs_passed, duration, pass_lower, pass_upper, consistency,
-        paths_obs, paths_est, states_obs, states_est, narrative_runs, narrative_div, checks,
-        version_runs, version_passed, version_rate, version_tools, version_verdict,
-    ]  # fmt: skip
+        for fam in per_agent:
+            for labels, value in _rows(fam.family)(agent, rep):
+                fam.add(labels, value)
+            if fam.family.exemplars is not None:
+                fam.exemplars.update(fam.family.exemplars(agent, rep))
     lost = _within_budget(per_agent, max_series)
-    cut = _gauge("agentcov_series_overflow", "Series cut from a family by the per-scrape series "
-                 "budget (counters keep their sum in __overflow__).", ["family"])
+    spans = data.get("spans", {})
+    engine = [_Family(f) for f in of(SPANS)]
+    for fam in engine:
+        for labels, value in _rows(fam.family)(spans):
+            fam.add(labels, value)
+    cut = _Family(SERIES_OVERFLOW)
     for fam in per_agent:
         cut.add((fam.name,), lost.get(fam.name, 0))
-
-    spans = data.get("spans", {})
-    by_kind = _counter("agentcov_spans_processed", "Spans classified, by kind.", ["kind"])
-    for kind, n in spans.get("by_kind", {}).items():
-        by_kind.add((kind,), n)
-    dropped = _counter("agentcov_spans_dropped", "Spans dropped, by reason.", ["reason"])
-    drops = {r: 0 for r in DROP_REASONS} | dict(spans.get("dropped", {}))
-    for reason, n in sorted(drops.items()):
-        dropped.add((reason,), n)
-    early = _counter(
-        "agentcov_traces_flushed_early", "Traces finished before their root ended.", ["reason"]
-    )
-    for reason, n in spans.get("flushed_early", {}).items():
-        early.add((reason,), n)
-    overflow = _counter(
-        "agentcov_label_overflow", "Label values folded into __overflow__.", ["label"]
-    )
-    folds = {label: 0 for label in OVERFLOW_LABELS} | dict(spans.get("label_overflow", {}))
-    for label, n in sorted(folds.items()):
-        overflow.add((label,), n)
-    internal = _counter("agentcov_internal_errors", "Errors caught inside agentcov.")
-    internal.add((), spans.get("internal_errors", 0))
-    in_flight = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting their root.")
-    in_flight.add((), spans.get("traces_in_flight", 0))
-    buffered = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.")
-    buffered.add((), spans.get("spans_buffered", 0))
-
-    return [*per_agent, by_kind, dropped, early, overflow, internal, in_flight, buffered, cut]
+    return [*per_agent, *engine, cut]
 
 
 _go_float = cast(Callable[[float], str], floatToGoString)  # the library's own, untyped
@@ -421,8 +239,7 @@ class BuildInfoCollector(Collector):
     """`agentcov_build_info{version,python} 1`: which build a scrape came from."""
 
     def collect(self) -> Iterable[Metric]:
-        info = GaugeMetricFamily("agentcov_build_info", "The otel_agentcov build serving these "
-                                 "metrics (always 1).", labels=["version", "python"])
+        info = GaugeMetricFamily(BUILD_INFO.name, BUILD_INFO.help, labels=list(BUILD_INFO.labels))
         info.add_metric([__version__, platform.python_version()], 1.0)
         return [info]
 

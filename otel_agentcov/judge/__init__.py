@@ -1,28 +1,34 @@
 """The judge stage: pure functions of one finished AgentRun that return its verdicts.
 
-It sits between the assembler and the state (DESIGN §2): every front door judges runs here,
-with one evaluator, and only the verdicts (names and outcomes, never content) reach the state.
-(The assembler imports `judge.content`, so AgentRun is imported here for type checking only.)
+It sits between the assembler and the state (docs/architecture.md#data-flow): every front door
+judges runs here, with one evaluator, and only the verdicts (names and outcomes, never content)
+reach the state. It reads compiled checks (`Checks`), never the spec they were compiled from.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from .contracts import Check, evaluate
-from .narrative import DIVERGENT, NarrativeVerdict, judge_narrative
+from ..assembler import AgentRun
+from .contracts import Check, Contract, evaluate
+from .narrative import DIVERGENT, NarrativeSpec, NarrativeVerdict, judge_narrative
 
-if TYPE_CHECKING:
-    from ..assembler import AgentRun
-    from ..spec import AgentSpec
+
+@dataclass(frozen=True, slots=True)
+class Checks:
+    """One agent's declared checks, compiled: all the judge reads of its spec."""
+
+    contracts: tuple[Contract, ...] = ()
+    narrative: NarrativeSpec | None = None  # None = not declared
+    declared_tools: frozenset[str] = frozenset()  # tools, allowed, restricted: claimable names
 
 
 @dataclass(frozen=True, slots=True)
 class Verdicts:
     """What judging one run decided."""
 
-    fails_run: bool = False  # a declared check failed the run (DESIGN §3: the pass rule)
+    # a declared check failed the run (the pass rule: docs/semantics.md#runs-and-statistics)
+    fails_run: bool = False
     checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
     narrative: NarrativeVerdict | None = None  # None: no narrative check declared
 
@@ -30,16 +36,16 @@ class Verdicts:
 PASSING = Verdicts()
 
 
-def judge(run: AgentRun, spec: AgentSpec) -> Verdicts:
-    """Every declared check, on every run; cheap when the spec declares none."""
-    if not spec.contracts and spec.narrative is None:
+def judge(run: AgentRun, declared: Checks) -> Verdicts:
+    """Every declared check, on every run; cheap when none is declared."""
+    if not declared.contracts and declared.narrative is None:
         return PASSING
-    checks, fails = evaluate(run, spec.contracts) if spec.contracts else ((), False)
+    checks, fails = evaluate(run, declared.contracts) if declared.contracts else ((), False)
     narrative = None
-    if spec.narrative is not None:
-        narrative = judge_narrative(run, spec, spec.narrative)
-        fails = fails or (narrative.result == DIVERGENT and spec.narrative.fail_run)
+    if declared.narrative is not None:
+        narrative = judge_narrative(run, declared.narrative, declared.declared_tools)
+        fails = fails or (narrative.result == DIVERGENT and declared.narrative.fail_run)
     return Verdicts(fails_run=fails, checks=checks, narrative=narrative)
 
 
-__all__ = ["PASSING", "Check", "Verdicts", "judge"]
+__all__ = ["PASSING", "Check", "Checks", "Verdicts", "judge"]

@@ -1,9 +1,10 @@
-"""Behaviour contracts (DESIGN §3a): the one evaluator every front door uses.
+"""Behaviour contracts (docs/contracts.md): the one evaluator every front door uses.
 
 A pure function of a finished run (and the content captured with it): every behaviour of every
 contract that applies is evaluated, none short-circuits another, and each verdict is
-`satisfied`, `violated` or `unknown` (the detector needed arguments or text that were not
-captured — never a violation).
+`satisfied`, `violated`, `unknown` (the detector needed arguments or text that were not
+captured — never a violation) or `not_exercised` (the contract's `when`, or the rule's own
+trigger, never occurred: a rule that held only vacuously is an untested rule, not a pass).
 
 A tool-call selector with `args` is three-valued on a call whose arguments were not captured.
 Every detector is exact under that: the ordering ones by the cases below, the rest because
@@ -18,22 +19,24 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from ..assembler import AgentRun
 from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
+from .args import ArgsMatch
 from .matching import max_matching
-
-if TYPE_CHECKING:
-    from ..assembler import AgentRun
+from .turns import call_groups
 
 SEVERITIES = ("low", "medium", "high", "critical")  # ascending
 SATISFIED, VIOLATED, UNKNOWN = "satisfied", "violated", "unknown"
-RESULTS = (SATISFIED, VIOLATED, UNKNOWN)
+NOT_EXERCISED = "not_exercised"
+RESULTS = (SATISFIED, VIOLATED, UNKNOWN, NOT_EXERCISED)
 MUST, MUST_NOT = "must", "must_not"
 MODES = ("exact", "in_order", "same_tools", "contains", "only")
+EVERY_RUN_MODES = ("in_order", "contains")  # an empty reference is shown by every run
 
 Hit = bool | None  # a call matches / does not / cannot tell (arguments not captured)
 
@@ -43,10 +46,11 @@ _GLOB_CHARS = frozenset("*?[")
 
 @dataclass(frozen=True)
 class Selector:
-    """Tool names or shell globs (aliases already expanded), optionally with argument regexes."""
+    """Tool names or shell globs (aliases already expanded), optionally with argument matches
+    (one per nesting level of `{tool: {tool: ..., args: ...}, args: ...}`, all must hold)."""
 
     patterns: tuple[str, ...]
-    args: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    args: tuple[ArgsMatch, ...] = ()
     # derived once: plain names are a set lookup, globs one compiled regex (runs are judged
     # on the hot path; fnmatch per call and pattern costs more than the rest of a check)
     _names: frozenset[str] = field(init=False, compare=False, repr=False)
@@ -66,14 +70,7 @@ class Selector:
             return True
         if args is None:
             return None
-        for name, regex in self.args:
-            if name not in args:
-                return False  # a missing argument fails the match
-            value = args[name]
-            text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
-            if regex.search(text[:MAX_TEXT]) is None:
-                return False
-        return True
+        return all(match.matches(args) for match in self.args)
 
 
 class _Calls:
@@ -81,19 +78,35 @@ class _Calls:
 
     def __init__(self, run: AgentRun) -> None:
         captured = run.content.tool_args if run.content is not None else {}
-        self.calls = [
-            (s.tool, captured.get(s.span_id))
-            for s in run.steps
-            if s.kind == TOOL and s.tool is not None and s.decision != "deny"
+        self.steps = [
+            s for s in run.steps if s.kind == TOOL and s.tool is not None and s.decision != "deny"
         ]
+        self.calls = [(s.tool or "", captured.get(s.span_id)) for s in self.steps]
         self.run = run
         self._hits: dict[Selector, list[Hit]] = {}
+        self._groups: list[list[int]] | None = None
+
+    @property
+    def groups(self) -> list[list[int]]:
+        """The calls' indices per model response, in order (see judge/turns.py)."""
+        if self._groups is None:
+            self._groups = []
+            for i, group in enumerate(call_groups(self.run.steps, self.steps)):
+                if group == len(self._groups):
+                    self._groups.append([])
+                self._groups[group].append(i)
+        return self._groups
 
     def hits(self, sel: Selector) -> list[Hit]:
         found = self._hits.get(sel)
         if found is None:
             found = self._hits[sel] = [sel.hit(tool, args) for tool, args in self.calls]
         return found
+
+
+def _any(hits: list[Hit]) -> Hit:
+    """Some call matches for sure / none does for sure / cannot tell."""
+    return True if True in hits else None if None in hits else False
 
 
 def _decide(unknowns: bool, shows: Callable[[bool], bool]) -> Hit:
@@ -113,8 +126,7 @@ class Called:
     tool: Selector
 
     def shows(self, c: _Calls) -> Hit:
-        hits = c.hits(self.tool)
-        return True if True in hits else None if None in hits else False
+        return _any(c.hits(self.tool))
 
 
 @dataclass(frozen=True)
@@ -133,6 +145,10 @@ class Calls:
             return False  # no possible count is
         return None
 
+    def exercised(self, c: _Calls) -> Hit:
+        """A cap alone (`max`, no `min`) holds vacuously while no call matches."""
+        return _any(c.hits(self.tool)) if self.min == 0 and self.max is not None else True
+
 
 @dataclass(frozen=True)
 class Eventually:
@@ -140,8 +156,7 @@ class Eventually:
     within: int | None = None
 
     def shows(self, c: _Calls) -> Hit:
-        hits = c.hits(self.tool)[: self.within]
-        return True if True in hits else None if None in hits else False
+        return _any(c.hits(self.tool)[: self.within])
 
 
 @dataclass(frozen=True)
@@ -162,6 +177,9 @@ class Before:
             sure_before = sure_before or f is True
             maybe_before = maybe_before or f is not False
         return result
+
+    def exercised(self, c: _Calls) -> Hit:
+        return _any(c.hits(self.then))
 
 
 @dataclass(frozen=True)
@@ -185,6 +203,9 @@ class After:
                 return False
             result = None
         return result
+
+    def exercised(self, c: _Calls) -> Hit:
+        return _any(c.hits(self.trigger))
 
 
 def _subsequence(hits: list[list[bool]], strict: bool) -> bool:
@@ -216,12 +237,61 @@ class CallSequence:
         return _decide(unknown, lambda u: _subsequence([_as(h, u) for h in hits], self.strict))
 
 
-def _trajectory(hits: list[list[bool]], n_calls: int, mode: str) -> bool:
+def _matches_all(hits: list[list[bool]], refs: range, calls: list[int]) -> bool:
+    """Every reference in `refs` pairs with a distinct call of `calls` (a multiset match)."""
+    adjacency = [[c for c, call in enumerate(calls) if hits[j][call]] for j in refs]
+    return max_matching(adjacency, len(calls)) == len(refs)
+
+
+def _in_turns(hits: list[list[bool]], groups: list[list[int]], exact: bool) -> bool:
+    """The reference in order over the run's turns, each turn a multiset: `exact` splits the
+    reference into consecutive chunks one per turn, each matching its turn's calls perfectly;
+    otherwise (in_order) each turn takes the longest next chunk it can match (taking more now
+    never hurts what later turns can take), and the reference must run out."""
+    j, k = 0, len(hits)
+    for calls in groups:
+        if exact:
+            if not _matches_all(hits, range(j, j + len(calls)), calls):
+                return False
+            j += len(calls)
+            continue
+        size = 0
+        while j + size < k and size < len(calls) and _matches_all(
+            hits, range(j, j + size + 1), calls
+        ):
+            size += 1
+        j += size
+    return j == k
+
+
+def _by_turns(hits: list[list[bool]], groups: list[list[int]], turns: Sequence[range],
+              exact: bool) -> bool:
+    """The reference's own turns against the run's: `exact` pairs them one to one, each a
+    perfect multiset match; in_order embeds each reference turn within one later run turn
+    (the earliest that can hold it: later ones can only hold less of what remains)."""
+    if exact:
+        return len(turns) == len(groups) and all(
+            len(refs) == len(calls) and _matches_all(hits, refs, calls)
+            for refs, calls in zip(turns, groups, strict=True))
+    i = 0
+    for refs in turns:
+        while i < len(groups) and not _matches_all(hits, refs, groups[i]):
+            i += 1
+        if i == len(groups):
+            return False
+        i += 1
+    return True
+
+
+def _trajectory(hits: list[list[bool]], groups: list[list[int]], n_calls: int,
+                mode: str, turns: Sequence[range] | None = None) -> bool:
     k = len(hits)
+    if mode in ("exact", "in_order") and turns is not None:
+        return _by_turns(hits, groups, turns, exact=mode == "exact")
     if mode == "exact":
-        return k == n_calls and all(hits[j][j] for j in range(k))
+        return k == n_calls and _in_turns(hits, groups, exact=True)
     if mode == "in_order":
-        return _subsequence(hits, strict=False)
+        return _in_turns(hits, groups, exact=False)
     if mode == "same_tools" and k != n_calls:
         return False
     if mode == "only" and n_calls > k:
@@ -233,14 +303,31 @@ def _trajectory(hits: list[list[bool]], n_calls: int, mode: str) -> bool:
 
 @dataclass(frozen=True)
 class Trajectory:
+    """The reference calls in order; `turns` (positions in `tools`) when the spec grouped them
+    into the model responses that should ask for them, else None (a flat reference)."""
+
     tools: tuple[Selector, ...]
     mode: str = "exact"
+    turns: tuple[range, ...] | None = None
 
     def shows(self, c: _Calls) -> Hit:
         hits = [c.hits(s) for s in self.tools]
         unknown = any(None in h for h in hits)
-        n = len(c.calls)
-        return _decide(unknown, lambda u: _trajectory([_as(h, u) for h in hits], n, self.mode))
+        n, groups = len(c.calls), c.groups if self.mode in ("exact", "in_order") else []
+        return _decide(unknown, lambda u: _trajectory([_as(h, u) for h in hits], groups, n,
+                                                      self.mode, self.turns))
+
+
+@dataclass(frozen=True)
+class AllowedOnly:
+    """Least privilege: every call matches one of the selectors (any number of times)."""
+
+    tools: tuple[Selector, ...]
+
+    def shows(self, c: _Calls) -> Hit:
+        allowed = [_any(list(column)) for column in zip(*(c.hits(s) for s in self.tools),
+                                                          strict=True)]
+        return False if False in allowed else None if None in allowed else True
 
 
 @dataclass(frozen=True)
@@ -279,7 +366,8 @@ class Text:
 
 
 Detector = (
-    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | Delegated | Text
+    Called | Calls | Eventually | Before | After | CallSequence | Trajectory | AllowedOnly
+    | Delegated | Text
 )
 
 
@@ -324,17 +412,32 @@ class Check:
     fails_run: bool = False  # violated at or above the contract's fail_on
 
 
-def _verdict(kind: str, shows: Hit) -> str:
-    if shows is None:
-        return UNKNOWN
+_CAN_BE_VACUOUS = (Before, After, Calls)  # a tuple: isinstance on a union type is slower
+
+
+def _exercised(detector: Detector, c: _Calls) -> Hit:
+    """Did the rule's trigger occur? Only `before`, `after` and a `calls` cap can hold
+    vacuously; every other detector is exercised by any run it is applied to."""
+    if isinstance(detector, _CAN_BE_VACUOUS):
+        return detector.exercised(c)
+    return True
+
+
+def _verdict(kind: str, detector: Detector, c: _Calls) -> str:
+    exercised = _exercised(detector, c)
+    if exercised is False:
+        return NOT_EXERCISED
+    shows = detector.shows(c)
+    if shows is None or (exercised is None and shows):
+        return UNKNOWN  # shown only if the trigger (arguments not captured) did not occur
     return VIOLATED if shows == (kind == MUST_NOT) else SATISFIED
 
 
 def evaluate(run: AgentRun, contracts: Sequence[Contract]) -> tuple[tuple[Check, ...], bool]:
     """Every behaviour of every contract that applies to the run, and whether they fail it.
 
-    A contract whose `when` does not show is not applied (no verdicts at all); one whose `when`
-    cannot be told records every behaviour as unknown."""
+    A contract whose `when` does not show records every behaviour as not exercised; one whose
+    `when` cannot be told records every behaviour as unknown."""
     calls = _Calls(run)
     checks: list[Check] = []
     fails = False
@@ -347,11 +450,10 @@ def evaluate(run: AgentRun, contracts: Sequence[Contract]) -> tuple[tuple[Check,
                 break
             if shown is None:
                 applies = None
-        if applies is False:
-            continue
         bar = SEVERITIES.index(contract.fail_on)
         for b in contract.behaviours:
-            result = _verdict(b.kind, b.detector.shows(calls)) if applies else UNKNOWN
+            result = (_verdict(b.kind, b.detector, calls) if applies
+                      else NOT_EXERCISED if applies is False else UNKNOWN)
             fails_run = result == VIOLATED and SEVERITIES.index(b.severity) >= bar
             checks.append(Check(contract.name, b.name, b.kind, b.severity, result, fails_run))
             fails = fails or fails_run

@@ -1,4 +1,4 @@
-"""Narrative vs trace (DESIGN §3b): does the run's story match the tool calls it made?
+"""Narrative vs trace (docs/narrative.md): does the run's story match the tool calls it made?
 
 Each tool the final output claims is checked against the run's calls and those of the runs it
 delegated to; only the verdict (tool names and kinds) leaves this module, never the text.
@@ -6,15 +6,14 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from ..assembler import AgentRun
 from ..semconv.step import TOOL
 from .claims import extractor
-
-if TYPE_CHECKING:  # the assembler imports judge.content, so judge/ must not import it back
-    from ..assembler import AgentRun
-    from ..spec import AgentSpec, NarrativeSpec
+from .language import is_english
 
 CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
 RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)
@@ -24,12 +23,24 @@ CALLED_NOT_CLAIMED = "called_not_claimed"  # a must_report tool done but left ou
 KINDS = (CLAIMED_NOT_CALLED, CLAIMED_BUT_FAILED, CALLED_NOT_CLAIMED)
 
 
+@dataclass(frozen=True)
+class NarrativeSpec:
+    """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
+    whether a divergent run fails."""
+
+    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
+    must_report: tuple[str, ...] = ()
+    fail_run: bool = True
+    synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)
+
+
 @dataclass(frozen=True, slots=True)
 class NarrativeVerdict:
     """One run's result and its divergences as (tool, kind), sorted; names only."""
 
     result: str
     divergences: tuple[tuple[str, str], ...] = ()
+    not_english: bool = False  # unverifiable because the answer is in another language
 
 
 def calls(run: AgentRun) -> dict[str, bool]:
@@ -42,18 +53,30 @@ def calls(run: AgentRun) -> dict[str, bool]:
     return done
 
 
-def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) -> NarrativeVerdict:
-    """Claims of the final output against the calls; no captured output -> unverifiable."""
+def judge_narrative(
+    run: AgentRun, narrative: NarrativeSpec, declared: frozenset[str]
+) -> NarrativeVerdict:
+    """Claims of the final output against the calls; no captured output -> unverifiable.
+    `declared` = the tools the agent's spec names (tools, allowed, restricted)."""
     output = run.content.output if run.content is not None else None
     if not output:
         return NarrativeVerdict(UNVERIFIABLE)
     done = calls(run)
     # the default claims cover every tool the agent could have used: declared, offered, called
-    known = frozenset(
-        (*(spec.tools or ()), *(spec.allowed or ()), *spec.restricted, *narrative.must_report,
-         *run.tool_definitions, *done)
-    )
-    claimed = extractor(known, narrative.claims).claims(output)
+    known = declared.union(narrative.must_report, run.tool_definitions, done)
+    return judge_story(output, known, done, narrative)
+
+
+def judge_story(
+    output: str, known: frozenset[str], done: Mapping[str, bool], narrative: NarrativeSpec
+) -> NarrativeVerdict:
+    """One story against its calls (`done`: tool -> had a successful call). An answer not in
+    English is judged by the declared patterns alone; with none matching it is unverifiable."""
+    english = is_english(output)
+    claimed = extractor(known, narrative.claims, narrative.synonyms).claims(output, english)
+    if not english and not claimed:
+        return NarrativeVerdict(UNVERIFIABLE, not_english=True)
+    patterned = {tool for tool, _ in narrative.claims}
     divergences = {
         (tool, CLAIMED_NOT_CALLED if tool not in done else CLAIMED_BUT_FAILED)
         for tool in claimed
@@ -62,7 +85,7 @@ def judge_narrative(run: AgentRun, spec: AgentSpec, narrative: NarrativeSpec) ->
     divergences.update(
         (tool, CALLED_NOT_CLAIMED)
         for tool in narrative.must_report
-        if done.get(tool, False) and tool not in claimed
+        if done.get(tool, False) and tool not in claimed and (english or tool in patterned)
     )
     if not divergences:
         return NarrativeVerdict(CONSISTENT)
@@ -78,6 +101,8 @@ __all__ = [
     "KINDS",
     "RESULTS",
     "UNVERIFIABLE",
+    "NarrativeSpec",
     "NarrativeVerdict",
     "judge_narrative",
+    "judge_story",
 ]

@@ -16,9 +16,9 @@ import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from ..agentassay import TrialError, TrialRuns, trace_to_records, trace_to_runs
 from ..records import SpanRecord
 from .errors import TraceFormatError
+from .trial_runs import TrialError, TrialRuns, trace_to_records, trace_to_runs
 
 # Synthetic trace ids for trials live far above the ids of the other inputs' counters.
 _TRACE_ID_BASE = 1 << 120

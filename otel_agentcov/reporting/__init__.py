@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from otel_agentcov.reporting.json_report import render_json
 from otel_agentcov.reporting.markdown import render_markdown
 from otel_agentcov.reporting.text import render_text
+from otel_agentcov.snapshot import Snapshot
 
 _RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
     "text": render_text,
@@ -37,4 +38,20 @@ def render(report: Mapping[str, Any], fmt: str) -> str:
     return renderer(report)
 
 
-__all__ = ["FORMATS", "render", "render_json", "render_markdown", "render_text", "write_html"]
+
+class RenderedSnapshot(Snapshot):
+    """The Snapshot the engine and processor hand out: it prints as its text report (the
+    snapshot layer renders nothing itself, so rendering is added here, one layer up)."""
+
+    def render(self, fmt: str = "text") -> str:
+        """The report in `fmt` (text, json, markdown): what `agentcov coverage` prints."""
+        return render(self.data, fmt)
+
+    def __str__(self) -> str:
+        return self.render("text")
+
+
+__all__ = [
+    "FORMATS", "RenderedSnapshot", "render", "render_json", "render_markdown", "render_text",
+    "write_html",
+]

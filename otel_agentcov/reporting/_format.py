@@ -182,6 +182,8 @@ def narrative_summary(narrative: Mapping[str, Any] | None) -> str | None:
     if not narrative["declared"] and not any(runs.values()):
         return None
     line = " · ".join(f"{result} {n}" for result, n in runs.items())
+    if narrative.get("not_english"):
+        line += f" ({narrative['not_english']} not in English)"
     divergences = narrative["divergences"]
     if divergences:
         line += " · divergences: " + ", ".join(
@@ -236,6 +238,7 @@ class ContractRow(NamedTuple):
     satisfied: int
     violated: int
     unknown: int
+    not_exercised: int  # its trigger (or the contract's `when`) never occurred
     rate: str  # violation rate with its 95% interval, or n/a
 
 
@@ -249,7 +252,7 @@ def violation_rate(row: Mapping[str, Any]) -> str:
 
 def versions_summary(versions: Sequence[Mapping[str, Any]]) -> str:
     """`1.0 95% (200 runs) · 1.1 75% (200 runs, FAIL vs 1.0)`: oldest first, each version's
-    pass rate and its verdict against the one before it (DESIGN §3c)."""
+    pass rate and its verdict against the one before it (docs/compare.md)."""
     parts = []
     for v in versions:
         verdict = v["verdict_vs_previous"]
@@ -258,10 +261,17 @@ def versions_summary(versions: Sequence[Mapping[str, Any]]) -> str:
     return " · ".join(parts)
 
 
+def contract_coverage(agent: Mapping[str, Any]) -> str | None:
+    """``75% of behaviours exercised`` (not part of the overall score), None without contracts."""
+    ratio = agent["coverage"].get("contracts")
+    return None if ratio is None else f"{percent(ratio)} of behaviours exercised"
+
+
 def contract_rows(agent: Mapping[str, Any]) -> list[ContractRow]:
     return [
         ContractRow(r["contract"], r["behavior"], r["kind"].replace("_", " "), r["severity"],
-                    r["satisfied"], r["violated"], r["unknown"], violation_rate(r))
+                    r["satisfied"], r["violated"], r["unknown"], r["not_exercised"],
+                    violation_rate(r))
         for r in agent.get("contracts", ())
     ]
 

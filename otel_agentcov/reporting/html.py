@@ -198,6 +198,7 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
         "narrative": fmt.narrative_summary(agent.get("narrative")),
         "contracts": fmt.contract_rows(agent),
+        "contract_coverage": fmt.contract_coverage(agent),
         "graph": agent_graph(name, report),
         "tests": fmt.context_rows(agent) if "contexts" in agent else None,
         "untested": fmt.untested_summary(agent["contexts"]) if "contexts" in agent else None,
@@ -233,7 +234,7 @@ def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str
 def html_pages(
     report: Mapping[str, Any], meta: Mapping[str, Any] | None = None
 ) -> dict[str, str]:
-    """The report dict (DESIGN §6) as pages by file name: `index.html` plus one per agent
+    """The report dict (docs/report.md) as pages by file name: `index.html` plus one per agent
     (relative links between them), for a directory or for `agentcov serve`'s `/report/`.
     `meta` (see `report_meta`) heads the index."""
     env = _environment()

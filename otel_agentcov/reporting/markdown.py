@@ -123,13 +123,14 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
         lines += _table_or_none(("tool", "divergence", "runs"), divergences)
     contracts = [
         [escape(r.contract), escape(r.behavior), r.kind, r.severity, str(r.satisfied),
-         f"**{r.violated}**" if r.violated else "0", str(r.unknown), r.rate]
+         f"**{r.violated}**" if r.violated else "0", str(r.unknown), str(r.not_exercised), r.rate]
         for r in fmt.contract_rows(agent)
     ]
     if contracts:
         head = ("contract", "behavior", "kind", "severity", "satisfied", "violated", "unknown",
-                "violation rate (95% CI)")
+                "not exercised", "violation rate (95% CI)")
         lines += ["", "### Contracts", "", *_table(head, contracts)]
+        lines += ["", f"Contract coverage: {fmt.contract_coverage(agent) or fmt.NA}"]
     lines += ["", "### Concerns", ""]
     lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
     results = [

@@ -1,4 +1,4 @@
-"""Terminal report: the AgentAssay bar layout (DESIGN §6), one block per agent."""
+"""Terminal report: the AgentAssay bar layout (docs/report.md), one block per agent."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ RULE = "=" * 20
 
 
 def _header(title: str) -> str:
-    """The AgentAssay header exactly as DESIGN §6 shows it: 20 `=` either side of the title."""
+    """The AgentAssay header as docs/report.md describes it: 20 `=` either side of the title."""
     return f"{RULE} {title} {RULE}"
 
 
@@ -51,10 +51,12 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
         violated = sum(1 for r in rows if r.violated)
         lines.append(_row("Contracts", f"{violated}/{fmt.plural(len(rows), 'behaviour')} "
                                        "violated at least once"))
+        lines.append(_row("Contract coverage", fmt.contract_coverage(agent) or fmt.NA))
         width = max(len(r.contract) + len(r.behavior) + 1 for r in rows)
         lines.extend(
             f"  {r.severity:<9}{r.kind:<9}{r.contract + '.' + r.behavior:<{width}}  violated "
-            f"{r.violated} · satisfied {r.satisfied} · unknown {r.unknown} · rate {r.rate}"
+            f"{r.violated} · satisfied {r.satisfied} · unknown {r.unknown} · not exercised "
+            f"{r.not_exercised} · rate {r.rate}"
             for r in rows
         )
     if coverage["insufficient_data"]:

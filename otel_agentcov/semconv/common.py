@@ -170,7 +170,7 @@ def agent_name(
 
 
 def fallback_agent(record: SpanRecord) -> str:
-    """Where a step under no agent span is counted (DESIGN §4)."""
+    """Where a step under no agent span is counted (docs/semantics.md#detection-rules)."""
     own = as_str(record.attributes.get("gen_ai.agent.name"))
     if own and own not in PLACEHOLDER_AGENT_NAMES:
         return own

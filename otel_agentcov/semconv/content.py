@@ -1,4 +1,5 @@
-"""Content of one span, read only when a declared check needs it (DESIGN §3a, §3b).
+"""Content of one span, read only when a declared check needs it (docs/contracts.md,
+docs/narrative.md).
 
 Output text, user input text and tool-call arguments in every convention family classify
 reads: GenAI messages and events, OpenInference flattened messages and `input.value`,
@@ -10,14 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..records import SpanRecord
 from .common import parse_json
-from .step import AGENT, LLM, TOOL
+from .step import AGENT, LLM, TOOL, StepContent
 
-MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (DESIGN §3a)
+MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (docs/contracts.md)
 _CALL_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 # a serialized attribute past this is not parsed at all: it counts as not captured (unknown)
 MAX_RAW = 1024 * 1024
@@ -31,15 +31,6 @@ _OI_IN = re.compile(
 )
 _TL_OUT = re.compile(r"^gen_ai\.completion\.(\d+)\.(role|content)$")
 _TL_IN = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
-
-
-@dataclass(slots=True)
-class StepContent:
-    """What one span carried; None = not captured on this span."""
-
-    output: str | None = None  # text of its output messages (the final result on an agent span)
-    input: str | None = None  # text of the user messages among its input messages
-    args: Mapping[str, Any] | None = None  # a tool call's parsed arguments
 
 
 def step_content(record: SpanRecord, kind: str) -> StepContent | None:

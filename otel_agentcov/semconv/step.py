@@ -5,16 +5,23 @@ Content (`content`) is there only when a declared check asked for it, until the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from .content import StepContent
+from typing import Any
 
 LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER = "llm", "tool", "agent", "handoff", "workflow", "other"
 KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER)
 DELEGATE = "delegate"  # not a span kind: the token a nested agent run leaves in its caller's run
 MAX_STEPS, TIMEOUT = "max_steps", "timeout"
+
+
+@dataclass(slots=True)
+class StepContent:
+    """What one span carried; None = not captured on this span."""
+
+    output: str | None = None  # text of its output messages (the final result on an agent span)
+    input: str | None = None  # text of the user messages among its input messages
+    args: Mapping[str, Any] | None = None  # a tool call's parsed arguments
 
 
 @dataclass(slots=True)
@@ -50,7 +57,7 @@ class Step:
     input_chars: int | None = None
     scores: tuple[float, ...] = ()
     state_extra: tuple[str, ...] = ()
-    context: str | None = None  # `test.case.name` on this span (DESIGN §3d)
+    context: str | None = None  # `test.case.name` on this span (docs/semantics.md#test-contexts)
     resource_context: str | None = None  # ... on its resource: used when no ancestor names one
     # new fields go last: a service snapshot stores steps as value lists in this order
     step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit

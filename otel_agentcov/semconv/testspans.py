@@ -2,8 +2,9 @@
 
 A span standing for a test case is never an agent, tool or model call, whatever its name looks
 like (`tests/test_chat.py::test_tool` must not match a GenAI span-name pattern); the runs under
-it take its `test.case.name` as their context (DESIGN §3d). build_step already reads the context
-onto every step, so the check runs after classification and costs nothing on other spans.
+it take its `test.case.name` as their context (docs/semantics.md#test-contexts). build_step
+already reads the context onto every step, so the check runs after classification and costs
+nothing on other spans.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Iterator
 from prometheus_client.metrics_core import CounterMetricFamily, GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
+from ..exporters import families as F
 from .grpc_receiver import GRPC_CODES
 from .intake import HTTP_STATUS, Intake
 
@@ -19,6 +20,12 @@ RECOVERY_REASONS = (
 )
 
 
+def _family(family: F.Family) -> CounterMetricFamily | GaugeMetricFamily:
+    """An empty Metric of a table family, to add this scrape's samples to."""
+    kind = CounterMetricFamily if family.type == "counter" else GaugeMetricFamily
+    return kind(family.name, family.help, labels=list(family.labels))
+
+
 class ServiceCollector(Collector):
     """Reads the intake's and the store's counters at scrape time."""
 
@@ -27,45 +34,28 @@ class ServiceCollector(Collector):
 
     def collect(self) -> Iterable[Metric]:
         intake, store = self._intake, self._intake.store
-        requests = CounterMetricFamily(
-            "agentcov_receiver_requests", "OTLP export requests by transport and outcome.",
-            labels=["transport", "outcome"],
-        )
+        requests = _family(F.RECEIVER_REQUESTS)
         seen = {(t, o): 0 for t, outcomes in OUTCOMES.items() for o in outcomes}
         for (transport, outcome), n in sorted((seen | dict(intake.requests)).items()):
             requests.add_metric([transport, outcome], n)
-        spans = CounterMetricFamily(
-            "agentcov_receiver_spans", "Spans received, accepted or rejected (partial success).",
-            labels=["transport", "outcome"],
-        )
+        spans = _family(F.RECEIVER_SPANS)
         counted = {(t, o): 0 for t in OUTCOMES for o in ("accepted", "rejected")}
         for (transport, outcome), n in sorted((counted | dict(intake.spans)).items()):
             spans.add_metric([transport, outcome], n)
-        recoveries = CounterMetricFamily(
-            "agentcov_state_recoveries", "State files set aside or repaired at start, by reason.",
-            labels=["reason"],
-        )
+        recoveries = _family(F.STATE_RECOVERIES)
         for reason in sorted(set(RECOVERY_REASONS) | set(store.recoveries)):
             recoveries.add_metric([reason], store.recoveries.get(reason, 0))
-        compactions = CounterMetricFamily(
-            "agentcov_state_compactions", "Snapshots written (journal folded in)."
-        )
-        compactions.add_metric([], store.compactions)
-        fsyncs = CounterMetricFamily("agentcov_journal_fsyncs", "Journal fsyncs (group commits).")
-        fsyncs.add_metric([], store.fsyncs)
-        journal = GaugeMetricFamily("agentcov_journal_bytes", "Size of the journal since the "
-                                    "last snapshot.")
-        journal.add_metric([], store.journal_bytes)
-        inflight = GaugeMetricFamily(
-            "agentcov_receiver_inflight_bytes", "Request bytes held in memory now (wire + "
-            "inflated), against --max-inflight-bytes."
-        )
-        inflight.add_metric([], intake.inflight_bytes)
-        recovery = GaugeMetricFamily(
-            "agentcov_state_recovery_seconds", "Time the last start took to restore state."
-        )
-        recovery.add_metric([], store.recovery_seconds)
-        return [requests, spans, recoveries, compactions, fsyncs, journal, recovery, inflight]
+        out = [requests, spans, recoveries]
+        for family, value in (
+            (F.STATE_COMPACTIONS, store.compactions), (F.JOURNAL_FSYNCS, store.fsyncs),
+            (F.JOURNAL_BYTES, store.journal_bytes),
+            (F.STATE_RECOVERY_SECONDS, store.recovery_seconds),
+            (F.RECEIVER_INFLIGHT_BYTES, intake.inflight_bytes),
+        ):
+            metric = _family(family)
+            metric.add_metric([], value)
+            out.append(metric)
+        return out
 
     def describe(self) -> Iterator[Metric]:
         return iter(())

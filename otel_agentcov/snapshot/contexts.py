@@ -1,4 +1,5 @@
-"""Report section answering who tests what (DESIGN §3d), from the state's per-test tallies."""
+"""Report section answering who tests what (docs/semantics.md#test-contexts), from the
+state's per-test tallies."""
 
 from __future__ import annotations
 

@@ -9,14 +9,16 @@ move the score (delegation edges, restrictions, more runs) follow in a fixed ord
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..semconv.common import is_handoff_tool
 from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
-from .coverage import DIMENSIONS, model_matches
+from .contracts import unexercised
+from .coverage import model_matches
+from .schema import DIMENSIONS, Dimension, Recommendation
 from .view import AgentView
 
-# how each boundary condition is usually provoked in a test (DESIGN §3e)
+# how each boundary condition is usually provoked in a test
+# (docs/semantics.md#next-steps-recommendations)
 PROVOKE = {
     "max_steps": "a prompt that loops, with a low turn limit",
     "timeout": "a low client timeout",
@@ -32,7 +34,8 @@ DESTRUCTIVE = frozenset({
     "uninstall", "withdraw", "refund", "rm", "deletion", "removal",
 })
 ORDER = (
-    "uncovered_tool", "boundary", "model", "restrict", "delegation", "undeclared_tool", "more_runs"
+    "uncovered_tool", "boundary", "model", "restrict", "unexercised_behavior", "delegation",
+    "undeclared_tool", "more_runs",
 )
 PATH_COVERAGE_TARGET = 0.95
 PASS_RATE_HALF_WIDTH = 0.05
@@ -51,7 +54,7 @@ def looks_destructive(tool: str) -> bool:
 Score = tuple[int, float]
 
 
-def _score(v: AgentView, dimension: str | None = None, step: float = 0.0) -> Score:
+def _score(v: AgentView, dimension: Dimension | None = None, step: float = 0.0) -> Score:
     """(−zero dimensions, geometric mean of the others) if `dimension` rose by `step`."""
     coverage = v.report["coverage"]
     values = [
@@ -63,12 +66,12 @@ def _score(v: AgentView, dimension: str | None = None, step: float = 0.0) -> Sco
     return -(len(values) - len(nonzero)), geometric_mean(nonzero) or 0.0
 
 
-def _gain(v: AgentView, dimension: str, step: float) -> Score:
+def _gain(v: AgentView, dimension: Dimension, step: float) -> Score:
     (zeros, mean), (zeros0, mean0) = _score(v, dimension, step), _score(v)
     return zeros - zeros0, mean - mean0
 
 
-def _more_runs(v: AgentView) -> dict[str, Any] | None:
+def _more_runs(v: AgentView) -> Recommendation | None:
     out = v.st.outcomes
     _, f1, f2, n = frequency_counts(v.st.diversity.paths.values())
     # below min_runs the estimate rests on too few runs (one run is one path seen once, which
@@ -94,7 +97,7 @@ def _more_runs(v: AgentView) -> dict[str, Any] | None:
 
 def recommendations_section(v: AgentView) -> None:
     report, spec = v.report, v.spec
-    steps: list[tuple[Score, dict[str, Any]]] = []
+    steps: list[tuple[Score, Recommendation]] = []
     none = (0, 0.0)
 
     def add(impact: Score, kind: str, subject: str, message: str) -> None:
@@ -123,6 +126,10 @@ def recommendations_section(v: AgentView) -> None:
         add(none, "restrict", tool,
             f"`{tool}` looks destructive but is not restricted: declare it under "
             "tool_edges.restricted, or list it under tool_edges.allowed if it is meant to run")
+    for behavior in unexercised(v)[0]:
+        add(none, "unexercised_behavior", behavior,
+            f"contract behaviour `{behavior}` was never exercised (no run decided it without "
+            "its trigger missing): add a test whose run triggers it")
     observed = v.observed_edges
     for a, b in sorted(set(spec.delegation)):
         if (a, b) not in observed:

@@ -25,7 +25,8 @@ class Limits:
     max_states: int = 100_000
     max_path_samples: int = 1000
     max_versions: int = 5  # per agent: the newest versions kept for version verdicts
-    max_contexts: int = 10_000  # agent x test tallies, all agents together (DESIGN §3d)
+    # agent x test tallies, all agents together (docs/semantics.md#test-contexts)
+    max_contexts: int = 10_000
     max_context_items: int = 200_000  # tool/edge names held across all of them
     max_checks: int = 10_000  # contract × behaviour rows (spec names; merged files could add more)
 

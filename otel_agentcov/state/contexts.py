@@ -1,4 +1,5 @@
-"""Contexts: per test (DESIGN §3d), the runs it made pass or fail and what they exercised.
+"""Contexts: per test (docs/semantics.md#test-contexts), the runs it made pass or fail and what
+they exercised.
 
 Who-tests-what is then a query over this record (as coverage.py stores contexts as data): the
 tests of a tool, what a test exercised, what no test or only one test exercises.
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..judge.contracts import UNKNOWN
+from ..judge.contracts import SATISFIED, VIOLATED
 from . import fields as f
 from .caps import OVERFLOW, Caps, bump
 from .facts import RunFacts
@@ -105,7 +106,8 @@ class Contexts:
         delegations: dict[tuple[str, str], int] = {}
         for edge in facts.delegations:
             bump(delegations, edge)
-        behaviors = {(c.contract, c.behavior): 1 for c in facts.checks if c.result != UNKNOWN}
+        behaviors = {(c.contract, c.behavior): 1 for c in facts.checks
+                     if c.result in (SATISFIED, VIOLATED)}  # decided, not vacuously
         run = ContextTally(1, int(facts.passed), dict(called), delegations, restricted, behaviors)
         self._fold_in(self._tally(facts.context, caps, 1), run, caps)
 

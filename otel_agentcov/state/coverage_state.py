@@ -30,8 +30,9 @@ from .outcomes import Outcomes
 from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
-STATE_VERSION = 2  # 2 added contract verdicts; version-1 files still load (with none)
-READABLE_VERSIONS = (1, 2)
+# 2 added contract verdicts, 3 their not-exercised counts; older files still load
+STATE_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 
 
 class StateError(ValueError):

@@ -1,7 +1,7 @@
 """RunFacts: what one finished run contributes to the state, derived once from run and spec.
 
 Every record folds the same facts, so the run's steps are walked once however many records
-there are, and the pass decision is made in one place (DESIGN §3, "Runs and statistics").
+there are, and the pass decision is made in one place (docs/semantics.md#runs-and-statistics).
 """
 
 from __future__ import annotations

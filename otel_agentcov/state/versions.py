@@ -1,4 +1,4 @@
-"""Versions: per agent version, the counts a version-to-version verdict needs (DESIGN §3c).
+"""Versions: per agent version, the counts a version-to-version verdict needs (docs/compare.md).
 
 Runs carry `gen_ai.agent.version` (else the resource's `service.version`); runs without one are
 not counted here. Only the newest `max_versions` versions (by when each was first seen) are

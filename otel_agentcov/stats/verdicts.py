@@ -1,4 +1,5 @@
-"""Verdicts and the exit codes they map to, shared by every command that judges (DESIGN §7).
+"""Verdicts and the exit codes they map to, shared by every command that judges
+(docs/semantics.md#the-gate-verdicts-and-exit-codes).
 
 One place, so `gate`, `coverage`, `compare` and the pytest plugin cannot drift apart: a CI job
 reads the same code for the same situation whichever command it ran.

@@ -1,8 +1,8 @@
-"""The statistics of a regression verdict (DESIGN §3c), as pure functions of counts.
+"""The statistics of a regression verdict (docs/compare.md), as pure functions of counts.
 
 Shared by `agentcov compare` and the per-version verdicts of live traffic, so both decide alike.
 Fisher's exact test and the χ² test of homogeneity come from scipy.stats (exact, well tested),
-imported when a comparison first needs them so other commands do not pay for loading scipy;
+imported (with numpy) when a test first runs, so other commands do not pay for loading them;
 the interval arithmetic is short enough to read here.
 """
 
@@ -12,10 +12,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-import numpy as np
-
-from ..stats import wilson_interval_at
-from ..verdicts import FAIL, INCONCLUSIVE, PASS
+from .estimators import wilson_interval_at
+from .verdicts import FAIL, INCONCLUSIVE, PASS
 
 ALPHA = 0.05
 TOLERANCE = 0.05
@@ -42,6 +40,7 @@ def _newcombe_at(p0: float, n0: int, p1: float, n1: int) -> tuple[float, float]:
 
 def fisher_drop_p(x0: int, n0: int, x1: int, n1: int) -> float:
     """One-sided Fisher exact p for "current passes less often than baseline" (p1 < p0)."""
+    import numpy as np
     from scipy.stats import fisher_exact
 
     table = np.array([[x0, n0 - x0], [x1, n1 - x1]])
@@ -176,6 +175,7 @@ def tool_drift(
     table = [[b for b, _ in columns.values()], [c for _, c in columns.values()]]
     if len(columns) < 2 or 0 in (sum(table[0]), sum(table[1])):
         return Drift(None, None, False, len(columns))
+    import numpy as np
     from scipy.stats import chi2_contingency
 
     result = chi2_contingency(np.array(table), correction=False)

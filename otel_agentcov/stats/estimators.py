@@ -1,4 +1,5 @@
-"""The estimators of DESIGN §3, as pure functions, so each formula is tested against hand values."""
+"""The estimators of docs/semantics.md, as pure functions, so each formula is tested against
+hand values."""
 
 from __future__ import annotations
 

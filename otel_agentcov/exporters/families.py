@@ -1,0 +1,400 @@
+"""Every metric family agentcov exports, declared once: name, type, unit, labels, help, and how
+its rows come from a report (`Snapshot.to_dict()`).
+
+The Prometheus exposition (`prometheus.py`), the OpenTelemetry instruments (`otlp_metrics.py`),
+`agentcov serve`'s self-metrics, the metric reference in docs/metrics.md and the Grafana
+dashboards all read this table, so a family cannot be named, typed or described two ways.
+A new family is one `Family(...)` here, listed in `FAMILIES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..snapshot import DIMENSIONS
+
+Labels = tuple[str, ...]
+Row = tuple[Labels, Any]  # label values, sample value (None emits no sample)
+
+# Where a family's rows come from.
+AGENT = "agent"  # `rows(agent, agent_report)` for every agent of the report (series budgeted)
+SPANS = "spans"  # `rows(report["spans"])`: the engine's own counters
+SCRAPE = "scrape"  # filled by the exposition itself (what the series budget cut)
+SERVICE = "service"  # `agentcov serve` only: filled from its intake and store at scrape time
+BUILD = "build"  # every served endpoint: which build answers
+
+DROP_REASONS = (
+    "queue_full", "queue_bytes", "malformed", "invalid_ids", "end_before_start", "after_shutdown"
+)
+OVERFLOW_LABELS = (
+    "agent", "tool", "model", "path", "state", "context", "context_item", "contract", "version"
+)
+CHECK_RESULTS = ("satisfied", "violated", "unknown", "not_exercised")
+# agentcov_version_verdict: a version against the one before it (docs/compare.md)
+VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
+
+
+@dataclass(frozen=True)
+class Family:
+    """One metric family. `name` is the Prometheus family name (a counter's samples are
+    `name_total`: `sample`); `otlp` names its OpenTelemetry instrument when it has one."""
+
+    name: str
+    type: str  # gauge | counter | histogram
+    unit: str  # UCUM, as OpenTelemetry carries it
+    labels: Labels
+    help: str
+    source: str
+    rows: Callable[..., Iterable[Row]] | None = None  # AGENT and SPANS families
+    otlp: str | None = None
+    integer: bool = False  # OTLP observes whole numbers (counters always do)
+    # a counter row's exemplar labels (OpenMetrics only): (agent, agent_report) -> row -> labels
+    exemplars: Callable[[str, Mapping[str, Any]], Mapping[Labels, dict[str, str]]] | None = None
+
+    @property
+    def sample(self) -> str:
+        """The name a query uses for its samples."""
+        return f"{self.name}_total" if self.type == "counter" else self.name
+
+
+def _gauge(name: str, help: str, labels: Labels = ("agent",), **kw: Any) -> Family:
+    return Family(name, "gauge", kw.pop("unit", "1"), labels, help, kw.pop("source", AGENT),
+                  **kw)
+
+
+def _counter(name: str, help: str, unit: str, labels: Labels = ("agent",), **kw: Any) -> Family:
+    return Family(name, "counter", unit, labels, help, kw.pop("source", AGENT), integer=True,
+                  **kw)
+
+
+def _one(value: Callable[[Mapping[str, Any]], Any]) -> Callable[[str, Mapping[str, Any]],
+                                                                Iterator[Row]]:
+    """Rows of a family with one series per agent."""
+
+    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+        yield (agent,), value(rep)
+
+    return rows
+
+
+def _ratio(pct: float | None) -> float | None:
+    return None if pct is None else pct / 100.0
+
+
+def _coverage(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    cov = rep["coverage"]
+    for dim in DIMENSIONS:
+        yield (agent, dim), cov.get(dim)
+
+
+def _restricted(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for r in rep["edges"].get("restricted", ()):
+        yield (agent, r["tool"], r["outcome"]), r["count"]
+
+
+def _restricted_exemplars(agent: str, rep: Mapping[str, Any]) -> dict[Labels, dict[str, str]]:
+    """The newest attempt's trace id for each restricted tool's rows."""
+    traces = rep["edges"].get("restricted_traces", {})
+    return {
+        (agent, r["tool"], r["outcome"]): {"trace_id": traces[r["tool"]][0]}
+        for r in rep["edges"].get("restricted", ())
+        if traces.get(r["tool"])  # newest first
+    }
+
+
+def _tool_calls(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for tool, counts in rep["tools"].get("called", {}).items():
+        yield (agent, tool, "ok"), counts.get("ok", 0)
+        yield (agent, tool, "error"), counts.get("error", 0)
+
+
+def _listed(*where: str) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
+    """An info family: 1 for each name listed at `rep[where...]`."""
+
+    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+        node: Any = rep
+        for key in where:
+            node = node.get(key, {})
+        for name in node:
+            yield (agent, name), 1
+
+    return rows
+
+
+def _counted(*where: str) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
+    """A per-item counter: the `{name: count}` mapping at `rep[where...]`."""
+
+    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+        node: Any = rep
+        for key in where:
+            node = node.get(key, {})
+        for name, n in node.items():
+            yield (agent, name), n
+
+    return rows
+
+
+def _delegations(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for d in rep.get("delegations", ()):
+        yield (agent, d["from"], d["to"]), d["count"]
+
+
+def _delegations_declared(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for d in rep["edges"].get("delegation_declared", ()):
+        yield (agent, d["from"], d["to"]), 1
+
+
+def _duration(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    """(cumulative buckets as (le, count), sum): a histogram row."""
+    hist = rep["runs"].get("duration_histogram")
+    if hist is not None:
+        buckets = [
+            (repr(float(b)), float(c))
+            for b, c in zip(hist["bounds"], hist["cumulative"], strict=True)
+        ]
+        buckets.append(("+Inf", float(hist["count"])))
+        yield (agent,), (buckets, float(hist["sum"]))
+
+
+def _pass_bound(side: int) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
+    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+        ci = rep["runs"].get("pass_rate_ci95")
+        if ci is not None:
+            yield (agent,), ci[side]
+
+    return rows
+
+
+def _story(rep: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The narrative section when a narrative check is declared or has judged runs."""
+    story: Mapping[str, Any] | None = rep.get("narrative")
+    if story is not None and (story["declared"] or any(story["runs"].values())):
+        return story
+    return None
+
+
+def _narrative_runs(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    story = _story(rep)
+    for result, n in story["runs"].items() if story is not None else ():
+        yield (agent, result), n
+
+
+def _narrative_divergences(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    story = _story(rep)
+    for d in story["divergences"] if story is not None else ():
+        yield (agent, d["tool"], d["kind"]), d["count"]
+
+
+def _contract_checks(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for c in rep.get("contracts", ()):
+        for result in CHECK_RESULTS:
+            yield (agent, c["contract"], c["behavior"], c["severity"], result), c[result]
+
+
+def _per_version(key: str) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
+    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+        for ver in rep.get("versions", ()):
+            yield (agent, ver["version"]), ver[key]
+
+    return rows
+
+
+def _version_tools(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for ver in rep.get("versions", ()):
+        for tool, n in ver["tool_calls"].items():
+            yield (agent, ver["version"], tool), n
+
+
+def _version_verdict(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    for ver in rep.get("versions", ()):
+        verdict = ver["verdict_vs_previous"]
+        if verdict is not None:
+            yield (agent, ver["version"], ver["baseline_version"]), VERDICT_VALUES[verdict]
+
+
+def _by(key: str, every: tuple[str, ...] = ()) -> Callable[[Mapping[str, Any]], Iterator[Row]]:
+    """A self-metric by one label from `spans[key]`; `every` value has a series (0 if unseen),
+    and then the series are sorted."""
+
+    def rows(spans: Mapping[str, Any]) -> Iterator[Row]:
+        seen = dict(spans.get(key, {}))
+        if every:
+            seen = dict(sorted(({v: 0 for v in every} | seen).items()))
+        for value, n in seen.items():
+            yield (value,), n
+
+    return rows
+
+
+def _total(key: str) -> Callable[[Mapping[str, Any]], Iterator[Row]]:
+    def rows(spans: Mapping[str, Any]) -> Iterator[Row]:
+        yield (), spans.get(key, 0)
+
+    return rows
+
+
+A = ("agent",)
+AV = ("agent", "version")
+EDGE = ("agent", "from_agent", "to_agent")
+
+COVERAGE = _gauge("agentcov_coverage_ratio", "Coverage per agent and dimension.",
+                  ("agent", "dimension"), rows=_coverage, otlp="agentcov.coverage.ratio")
+COVERAGE_OVERALL = _gauge(
+    "agentcov_coverage_overall_ratio", "Geometric mean of measured dimensions.",
+    rows=_one(lambda r: r["coverage"].get("overall")), otlp="agentcov.coverage.overall")
+EDGES_ALLOWED = _gauge("agentcov_edges_allowed_ratio", "Share of allowed tools called.",
+                       rows=_one(lambda r: _ratio(r["edges"].get("allowed_pct"))))
+EDGES_DELEGATION = _gauge("agentcov_edges_delegation_ratio", "Share of declared delegations seen.",
+                          rows=_one(lambda r: _ratio(r["edges"].get("delegation_pct"))))
+GATE_PASSED = _gauge(
+    "agentcov_gate_passed",
+    "1 when the agent made no restricted-tool attempt (edges.gate_passed); independent of "
+    "the spec's expect list, which the gate command evaluates.",
+    rows=_one(lambda r: r["edges"].get("gate_passed")), otlp="agentcov.gate.passed", integer=True)
+RESTRICTED_ATTEMPTS = _counter(
+    "agentcov_restricted_tool_attempts",
+    "Attempts to call a restricted tool, by outcome; in OpenMetrics each carries the trace "
+    "id of the newest attempt at that tool as an exemplar.", "{attempt}",
+    ("agent", "tool", "outcome"), rows=_restricted, exemplars=_restricted_exemplars,
+    otlp="agentcov.restricted_tool.attempts")
+TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
+                      ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
+TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
+                       ("agent", "tool"), rows=_listed("tools", "known"))
+MODEL_CALLS = _counter("agentcov_model_calls", "Model calls by model.", "{call}",
+                       ("agent", "model"), rows=_counted("models", "used"))
+MODEL_DECLARED = _gauge("agentcov_model_declared_info", "Declared models.", ("agent", "model"),
+                        rows=_listed("models", "known"))
+DELEGATIONS = _counter("agentcov_delegations", "Observed delegations.", "{delegation}", EDGE,
+                       rows=_delegations)
+DELEGATION_DECLARED = _gauge("agentcov_delegation_declared_info", "Declared delegations.", EDGE,
+                             rows=_delegations_declared)
+BOUNDARY_HITS = _counter("agentcov_boundary_hits", "Runs that hit a boundary condition.",
+                         "{run}", ("agent", "condition"), rows=_counted("boundary_hits"))
+BOUNDARY_DECLARED = _gauge("agentcov_boundary_declared_info", "Enabled boundary conditions.",
+                           ("agent", "condition"), rows=_listed("boundaries"))
+RUNS = _counter("agentcov_runs", "Completed runs.", "{run}",
+                rows=_one(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
+RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}",
+                      rows=_one(lambda r: r["runs"].get("errors")))
+RUNS_PASSED = _counter("agentcov_runs_passed", "Runs that passed.", "{run}",
+                       rows=_one(lambda r: r["runs"].get("passed")))
+RUN_DURATION = Family("agentcov_run_duration_seconds", "histogram", "s", A, "Run duration.",
+                      AGENT, rows=_duration)
+PASS_RATE_LOWER = _gauge("agentcov_pass_rate_lower_ratio", "Wilson 95% lower bound of pass rate.",
+                         rows=_pass_bound(0))
+PASS_RATE_UPPER = _gauge("agentcov_pass_rate_upper_ratio", "Wilson 95% upper bound of pass rate.",
+                         rows=_pass_bound(1))
+CONSISTENCY = _gauge("agentcov_behavior_consistency_ratio",
+                     "Mean pairwise Jaccard of recent tool sets.",
+                     rows=_one(lambda r: r["runs"].get("behavior_consistency")))
+PATHS_OBSERVED = _gauge("agentcov_paths_observed", "Distinct paths observed.", unit="{path}",
+                        rows=_one(lambda r: r["paths"].get("observed")))
+PATHS_ESTIMATED = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.",
+                         unit="{path}", rows=_one(lambda r: r["paths"].get("estimated")))
+STATES_OBSERVED = _gauge("agentcov_states_observed", "Distinct states observed.", unit="{state}",
+                         rows=_one(lambda r: r["states"].get("observed")))
+STATES_ESTIMATED = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.",
+                          unit="{state}", rows=_one(lambda r: r["states"].get("estimated")))
+NARRATIVE_RUNS = _counter("agentcov_narrative_runs", "Runs whose story was checked, by result.",
+                          "{run}", ("agent", "result"), rows=_narrative_runs,
+                          otlp="agentcov.narrative.runs")
+NARRATIVE_DIVERGENCES = _counter(
+    "agentcov_narrative_divergences", "Runs whose story diverged from the trace, by tool and kind.",
+    "{run}", ("agent", "tool", "kind"), rows=_narrative_divergences,
+    otlp="agentcov.narrative.divergences")
+CONTRACT_CHECKS = _counter(
+    "agentcov_contract_checks", "Contract behaviour verdicts on runs, by result.", "{check}",
+    ("agent", "contract", "behavior", "severity", "result"), rows=_contract_checks,
+    otlp="agentcov.contract.checks")
+CONTRACT_COVERAGE = _gauge(
+    "agentcov_contract_coverage_ratio",
+    "Contract behaviours decided (satisfied or violated) in at least one run / declared; not "
+    "part of the overall coverage.",
+    rows=_one(lambda r: r["coverage"].get("contracts")))
+VERSION_RUNS = _counter("agentcov_version_runs", "Completed runs per agent version.", "{run}", AV,
+                        rows=_per_version("runs"), otlp="agentcov.version.runs")
+VERSION_PASSED = _counter("agentcov_version_runs_passed", "Passed runs per agent version.",
+                          "{run}", AV, rows=_per_version("passed"))
+VERSION_PASS_RATE = _gauge("agentcov_version_pass_rate_ratio", "Pass rate per agent version.", AV,
+                           rows=_per_version("pass_rate"))
+VERSION_TOOL_CALLS = _counter("agentcov_version_tool_calls",
+                              "Executed tool calls per agent version.", "{call}",
+                              (*AV, "tool"), rows=_version_tools)
+VERSION_VERDICT = _gauge(
+    "agentcov_version_verdict",
+    "Pass-rate verdict of a version against the one before it: 1 pass, 0 inconclusive, -1 fail.",
+    (*AV, "baseline_version"), rows=_version_verdict, otlp="agentcov.version.verdict",
+    integer=True)
+
+SERIES_OVERFLOW = _gauge(
+    "agentcov_series_overflow",
+    "Series cut from a family by the per-scrape series budget (counters keep their sum in "
+    "__overflow__).", ("family",), unit="{series}", source=SCRAPE)
+
+SPANS_PROCESSED = _counter("agentcov_spans_processed", "Spans classified, by kind.", "{span}",
+                           ("kind",), source=SPANS, rows=_by("by_kind"))
+SPANS_DROPPED = _counter("agentcov_spans_dropped", "Spans dropped, by reason.", "{span}",
+                         ("reason",), source=SPANS, rows=_by("dropped", DROP_REASONS))
+TRACES_FLUSHED_EARLY = _counter(
+    "agentcov_traces_flushed_early", "Traces finished before their root ended.", "{trace}",
+    ("reason",), source=SPANS, rows=_by("flushed_early"))
+LABEL_OVERFLOW = _counter("agentcov_label_overflow", "Label values folded into __overflow__.",
+                          "{value}", ("label",), source=SPANS,
+                          rows=_by("label_overflow", OVERFLOW_LABELS))
+INTERNAL_ERRORS = _counter("agentcov_internal_errors", "Errors caught inside agentcov.",
+                           "{error}", (), source=SPANS, rows=_total("internal_errors"))
+TRACES_IN_FLIGHT = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting their root.",
+                          (), unit="{trace}", source=SPANS, rows=_total("traces_in_flight"))
+SPANS_BUFFERED = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.",
+                        (), unit="{span}", source=SPANS, rows=_total("spans_buffered"))
+
+BUILD_INFO = _gauge("agentcov_build_info",
+                    "The otel_agentcov build serving these metrics (always 1).",
+                    ("version", "python"), source=BUILD)
+
+RECEIVER_REQUESTS = _counter(
+    "agentcov_receiver_requests", "OTLP export requests by transport and outcome.", "{request}",
+    ("transport", "outcome"), source=SERVICE)
+RECEIVER_SPANS = _counter(
+    "agentcov_receiver_spans", "Spans received, accepted or rejected (partial success).",
+    "{span}", ("transport", "outcome"), source=SERVICE)
+STATE_RECOVERIES = _counter(
+    "agentcov_state_recoveries", "State files set aside or repaired at start, by reason.",
+    "{recovery}", ("reason",), source=SERVICE)
+STATE_COMPACTIONS = _counter("agentcov_state_compactions", "Snapshots written (journal folded in).",
+                             "{snapshot}", (), source=SERVICE)
+JOURNAL_FSYNCS = _counter("agentcov_journal_fsyncs", "Journal fsyncs (group commits).", "{fsync}",
+                          (), source=SERVICE)
+JOURNAL_BYTES = _gauge("agentcov_journal_bytes", "Size of the journal since the last snapshot.",
+                       (), unit="By", source=SERVICE)
+STATE_RECOVERY_SECONDS = _gauge("agentcov_state_recovery_seconds",
+                                "Time the last start took to restore state.", (), unit="s",
+                                source=SERVICE)
+RECEIVER_INFLIGHT_BYTES = _gauge(
+    "agentcov_receiver_inflight_bytes",
+    "Request bytes held in memory now (wire + inflated), against --max-inflight-bytes.", (),
+    unit="By", source=SERVICE)
+
+# Exposition order: the per-agent families, the engine's counters, the budget's cuts.
+FAMILIES: tuple[Family, ...] = (
+    COVERAGE, COVERAGE_OVERALL, EDGES_ALLOWED, EDGES_DELEGATION, GATE_PASSED, RESTRICTED_ATTEMPTS,
+    TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS, DELEGATION_DECLARED,
+    BOUNDARY_HITS, BOUNDARY_DECLARED, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_DURATION,
+    PASS_RATE_LOWER, PASS_RATE_UPPER, CONSISTENCY, PATHS_OBSERVED, PATHS_ESTIMATED,
+    STATES_OBSERVED, STATES_ESTIMATED, NARRATIVE_RUNS, NARRATIVE_DIVERGENCES, CONTRACT_CHECKS,
+    CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,
+    VERSION_VERDICT,
+    SPANS_PROCESSED, SPANS_DROPPED, TRACES_FLUSHED_EARLY, LABEL_OVERFLOW, INTERNAL_ERRORS,
+    TRACES_IN_FLIGHT, SPANS_BUFFERED, SERIES_OVERFLOW,
+    BUILD_INFO,
+    RECEIVER_REQUESTS, RECEIVER_SPANS, STATE_RECOVERIES, STATE_COMPACTIONS, JOURNAL_FSYNCS,
+    JOURNAL_BYTES, STATE_RECOVERY_SECONDS, RECEIVER_INFLIGHT_BYTES,
+)  # fmt: skip
+
+
+def of(source: str) -> tuple[Family, ...]:
+    """The families whose rows come from `source`, in exposition order."""
+    return tuple(f for f in FAMILIES if f.source == source)

@@ -1,0 +1,200 @@
+"""The shipped collector-config/*.yaml run end to end through the real Collector (`make collector`)
+into real `agentcov serve` processes on loopback, fed by the real OTel SDK.
+
+- single.yaml: serve behind the Collector reports exactly what a serve fed the same spans
+  directly reports; the sampled tracing branch (a file exporter here) gets only its sample.
+- two-tier.yaml: the load_balancing exporter spreads the spans over three replicas; the union
+  recording rules in a real Prometheus and `agentcov merge` of their state files both equal one
+  process over the same spans, for `routing_key: service` (shipped) and `traceID`.
+- faults: a replica `kill -9`ed mid-stream and restarted from its state file, and a replica
+  answering UNAVAILABLE: the Collector's queue and retries deliver every span exactly once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from _support import need_binary, need_collector, poll
+from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov.demo import DEMO_SPEC, run_workload
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import collector  # noqa: E402
+import fleet  # noqa: E402
+
+pytestmark = pytest.mark.collector
+TOKEN = "collector-e2e-token"
+SERVICES = fleet.SERVICES
+
+
+@pytest.fixture()
+def spec(tmp_path: Path) -> Path:
+    path = tmp_path / "agentcov.yaml"
+    path.write_text(yaml.safe_dump(DEMO_SPEC))
+    (tmp_path / "token").write_text(TOKEN)
+    return path
+
+
+def replica(index: int, spec: Path, *extra: str) -> fleet.Replica:
+    return fleet.Replica(index, spec.parent, spec, ("--token-file", str(spec.parent / "token"),
+                                                    *extra))
+
+
+@contextmanager
+def running(*processes: Any) -> Iterator[None]:
+    try:
+        for p in processes:
+            p.start()
+        yield
+    finally:
+        for p in reversed(processes):
+            p.stop()
+
+
+def start_collector(config: dict[str, Any], workdir: Path) -> collector.Collector:
+    env = {"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": TOKEN}
+    return collector.Collector(config, workdir, env)
+
+
+def exporter(endpoint: str) -> OTLPSpanExporter:
+    return OTLPSpanExporter(endpoint=endpoint, insecure=True,
+                            headers={"authorization": f"Bearer {TOKEN}"}, timeout=30)
+
+
+def emit(service: str, endpoints: Sequence[str], seed: int, runs: int,
+         extra: Sequence[Any] = ()) -> list[Any]:
+    """The demo agents of one service through the SDK to every endpoint; the spans sent."""
+    provider = TracerProvider(resource=Resource.create({"service.name": service}),
+                              shutdown_on_exit=False)
+    memory = InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    for processor in extra:
+        provider.add_span_processor(processor)
+    batches = [BatchSpanProcessor(exporter(e), schedule_delay_millis=50) for e in endpoints]
+    for batch in batches:
+        provider.add_span_processor(batch)
+    run_workload(provider, seed=seed, runs=runs)
+    for batch in batches:  # not provider.shutdown(): that would shut `extra` (shared) down too
+        batch.shutdown()
+    return list(memory.get_finished_spans())
+
+
+def report(spec: Path, *states: Path) -> dict[str, Any]:
+    """`agentcov coverage` over state files (merged with `agentcov merge` when several)."""
+    cli = [sys.executable, "-m", "otel_agentcov.cli"]
+    state = states[0]
+    if len(states) > 1:
+        state = spec.parent / f"merged-{states[0].stem}.json"
+        subprocess.run([*cli, "merge", "-o", str(state), *map(str, states)], check=True)
+    out = subprocess.run([*cli, "coverage", "--state", str(state), "--spec", str(spec),
+                          "--format", "json"], check=True, capture_output=True, text=True)
+    data: dict[str, Any] = json.loads(out.stdout)
+    return data
+
+
+def counted(*replicas: fleet.Replica) -> int:
+    return sum(r.spans_counted() for r in replicas)
+
+
+def wait_counted(replicas: Sequence[fleet.Replica], n: int, timeout_s: float = 90) -> int:
+    """Poll until the replicas together counted `n` spans; what they counted in the end."""
+    poll(lambda: counted(*replicas) >= n, timeout_s)
+    time.sleep(1.5)  # anything beyond n (a duplicate) would arrive within the batch timeout
+    return counted(*replicas)
+
+
+def sampled_file_spans(path: Path) -> dict[str, set[str]]:
+    """trace id -> span ids, from the file exporter's OTLP/JSON lines."""
+    traces: dict[str, set[str]] = {}
+    for line in path.read_text().splitlines():
+        for rs in json.loads(line)["resourceSpans"]:
+            for ss in rs["scopeSpans"]:
+                for span in ss["spans"]:
+                    traces.setdefault(span["traceId"], set()).add(span["spanId"])
+    return traces
+
+
+def assert_clean(log: str) -> None:
+    assert "deprecated" not in log.lower(), log
+    assert "dropping data" not in log.lower(), log
+
+
+@pytest.mark.timeout(240)
+def test_single_collector_delivers_every_span_and_samples_only_the_backend(
+        spec: Path, tmp_path: Path) -> None:
+    need_collector()
+    behind, direct = replica(0, spec), replica(1, spec)
+    config = collector.localize(collector.load("single.yaml"), tmp_path, tmp_path / "sampled.json")
+    config["exporters"]["otlp_grpc/agentcov"]["endpoint"] = f"127.0.0.1:{behind.grpc}"
+    config["processors"]["probabilistic_sampler"]["sampling_percentage"] = 25
+    otelcol = start_collector(config, tmp_path)
+    with running(behind, direct):
+        with running(otelcol):
+            spans = emit(SERVICES[0], [otelcol.grpc, f"127.0.0.1:{direct.grpc}"], seed=7, runs=40)
+            assert wait_counted([behind], len(spans)) == len(spans)
+            assert direct.spans_counted() == len(spans)
+        assert_clean(otelcol.stop())
+    assert report(spec, behind.state) == report(spec, direct.state)
+
+    sent: dict[str, set[str]] = {}
+    for span in spans:
+        sent.setdefault(f"{span.context.trace_id:032x}", set()).add(f"{span.context.span_id:016x}")
+    sampled = sampled_file_spans(tmp_path / "sampled.json")
+    # the backend got whole traces, a strict subset of them, near the 25% asked for
+    assert sampled and all(sent.get(t) == s for t, s in sampled.items())
+    assert 0 < len(sampled) < len(sent)
+    assert abs(len(sampled) / len(sent) - 0.25) < 0.2
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("routing_key", ["service", "traceID"])
+def test_fleet_behind_load_balancing_equals_one_process(
+        routing_key: str, spec: Path, tmp_path: Path) -> None:
+    need_collector()
+    prometheus = need_binary("prometheus")
+    replicas = [replica(i, spec) for i in range(fleet.REPLICAS)]
+    single = replica(fleet.REPLICAS, spec)
+    config = collector.localize(collector.load("two-tier.yaml"), tmp_path, tmp_path / "b.json")
+    lb = config["exporters"]["load_balancing/agentcov"]
+    lb["routing_key"] = routing_key
+    lb["resolver"]["static"]["hostnames"] = [f"127.0.0.1:{r.grpc}" for r in replicas]
+    otelcol = start_collector(config, tmp_path)
+    reference = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
+    with running(*replicas, single), running(otelcol):
+        spans = [s for n, service in enumerate(SERVICES)
+                 for s in emit(service, [otelcol.grpc, f"127.0.0.1:{single.grpc}"],
+                               seed=100 + n, runs=fleet.RUNS_PER_SERVICE, extra=[reference])]
+        assert wait_counted(replicas, len(spans)) == len(spans)
+        assert single.spans_counted() == len(spans)
+        per_replica = [r.spans_counted() for r in replicas]
+        if routing_key == "traceID":  # spans of one service spread over several replicas
+            assert sum(1 for n in per_replica if n) > 1
+        expected = fleet.expected_coverage(reference)
+        prom, api = fleet.start_prometheus(prometheus, replicas, tmp_path)
+        try:
+            got = fleet.fleet_matches(api, expected)
+        finally:
+            prom.terminate()
+            prom.wait(timeout=30)
+        assert_clean(otelcol.stop())
+    assert expected["tool"] and expected["delegation"]
+    assert {d: fleet.pytest_approx(v) for d, v in got.items()} == {
+        d: fleet.pytest_approx(v) for d, v in expected.items()}
+    assert report(spec, *(r.state for r in replicas)) == report(spec, single.state)
