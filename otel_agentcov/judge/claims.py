@@ -142,13 +142,16 @@ class ClaimExtractor:
                 present = _word_set(words + clause.extra)
             if _pronoun_object(words, i):  # "I cancelled it": the object is named before
                 present = present | _word_set(context[-_CONTEXT_WORDS:])
-            for reading in todo:
-                if reading.tool in found:
-                    continue
-                if all(present & forms for forms in reading.objects) and _particle(
-                    words, i, reading.particle
-                ):
-                    found.add(reading.tool)
+            matched = [
+                r for r in todo
+                if not (r.article and (i + 1 == len(words) or words[i + 1] not in DETERMINERS))
+                and all(present & forms for forms in r.objects) and _particle(words, i, r.particle)
+            ]  # fmt: skip
+            # the most specific reading wins: "applied the coupon" is apply_coupon, not also
+            # kubectl_apply ("applied" alone)
+            if any(r.objects for r in matched):
+                matched = [r for r in matched if r.objects]
+            found.update(r.tool for r in matched)
 
 
 def _word_set(words: list[str]) -> set[str]:
@@ -176,8 +179,9 @@ def _retracts(words: list[str]) -> bool:
 
 
 def _pronoun_object(words: list[str], i: int) -> bool:
-    nxt = [w for w in words[i + 1 : i + 3] if w not in ("up", "down", "out", "back")]
-    return bool(nxt) and nxt[0] in ("it", "them")
+    """"I cancelled it", "I booked the 7am one": the object was named before."""
+    nxt = [w for w in words[i + 1 : i + 5] if w not in ("up", "down", "out", "back")]
+    return bool(nxt) and (nxt[0] in ("it", "them") or "one" in nxt or "ones" in nxt)
 
 
 def _particle(words: list[str], i: int, particle: str | None) -> bool:
@@ -209,18 +213,29 @@ class _Frame:
     """What one clause says about every verb in it, computed once (so a clause is read in time
     linear in its length however many verbs it holds)."""
 
-    __slots__ = ("blocked_after", "deed", "habit", "last_finite")
+    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "words")
 
     def __init__(self, words: list[str]) -> None:
+        self.words = words
         # the first negation or modal: a verb after it is not asserted ("can confirm" reports)
         self.blocked_after = next(
             (k for k, w in enumerate(words) if w in NEGATIONS or (
                 w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING))),
             len(words),
         )  # fmt: skip
-        self.deed = any(w in DEEDS for w in words)  # "ran `x`", "`x` returned"
-        self.habit = any(w in HABITS for w in words)
-        self.last_finite = max((k for k, w in enumerate(words) if is_finite_verb(w)), default=-1)
+        self.deed = not DEEDS.isdisjoint(words)  # "ran `x`", "`x` returned"
+        self.habit = not HABITS.isdisjoint(words)
+        self._last_finite: int | None = None
+
+    @property
+    def last_finite(self) -> int:
+        """The last finite verb's index (-1: none), looked up only when a clause opens with a
+        participle ("Paid invoices appear …")."""
+        if self._last_finite is None:
+            self._last_finite = max(
+                (k for k, w in enumerate(self.words) if is_finite_verb(w)), default=-1
+            )
+        return self._last_finite
 
 
 def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:
@@ -284,7 +299,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
     "your bank has issued the refund") is someone else's; passive and subject-less ones count,
     and so does the agent's side ("our billing team issued", a delegated agent's deed)."""
     window = words[max(0, i - _SUBJECT_WORDS) : i]
-    subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"]
+    subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"
+               and not (w.endswith("ly") and len(w) > 4)]  # fmt: skip
     if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
         return True
     if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"
