@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
-from . import __version__, gate, offline
+from . import __version__, explain, gate, offline
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
@@ -206,6 +206,19 @@ def build_parser() -> argparse.ArgumentParser:
     p_merge.add_argument("states", nargs="+", metavar="STATE", help="state files to merge")
     p_merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged state file")
 
+    p_explain = sub.add_parser(
+        "explain", help="why trace files gave no agent runs: the shapes of spans no convention "
+        "matched, with the conventions: entries that would map them",
+        description="Prints YAML: comments with span counts, then a conventions: list to check "
+        "and add to the spec (docs/conventions.md). Exit codes: 0 read, 2 bad input or usage.",
+    )
+    p_explain.add_argument("inputs", nargs="+", metavar="FILE",
+                           help="trace files or directories, as `coverage --traces` reads")
+    p_explain.add_argument("--spec", metavar="F",
+                           help="agentcov.yaml: its conventions: are tried first, so only what "
+                           "they leave unmatched is listed")
+    p_explain.add_argument("--top", type=_positive, default=10, metavar="N",
+                           help="shapes to list (default 10)")
     p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
     p_serve.add_argument("--spec", required=True, help="coverage spec (agentcov.yaml)")
     p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
@@ -276,8 +289,15 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Repor
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
     if not args.allow_empty and offline.run_count(report) == 0:
-        raise offline.InputError(no_runs_message(inputs))
+        raise offline.InputError(no_runs_message(inputs) + explain.hint(engine, args.traces))
     return spec, engine, report
+
+
+def _explain(args: argparse.Namespace) -> int:
+    spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
+    engine = offline.load(spec, traces=args.inputs, warn=_warn)
+    sys.stdout.write(explain.render(engine, args.inputs, args.top))
+    return EXIT_PASS
 
 
 def _write(path: str | None, text: str) -> None:
@@ -351,7 +371,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 # Subcommands that do nothing useful without arguments: bare, they print their help.
-_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve")
+_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve", "explain")
 
 
 def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
@@ -391,6 +411,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compare(args)
         if args.command == "merge":
             return _merge(args)
+        if args.command == "explain":
+            return _explain(args)
         if args.command == "serve":
             from .service.server import serve_from_args
 
