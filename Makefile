@@ -102,7 +102,8 @@ FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinfer
   openai_agents_contrib openai_agents_traceloop langgraph_openinference langgraph_traceloop strands adk \
   smolagents llama_index crewai autogen agent_framework semantic_kernel \
   openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit \
-  mlflow langfuse haystack haystack_openinference langsmith dspy_openinference
+  mlflow langfuse haystack haystack_openinference langsmith dspy_openinference beeai_openinference \
+  llama_index_traceloop agno_openinference agno_traceloop litellm google_genai
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

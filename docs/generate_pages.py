@@ -86,7 +86,7 @@ def cli_reference() -> str:
 
 # keys whose grammar has a page of its own: the reference stops there and links it
 _OWN_PAGES = {"contracts": "contracts.md", "aliases": "contracts.md",
-              "conventions": "conventions.md", "narrative": "narrative.md"}
+              "conventions": "conventions.md", "narrative": "narrative.md", "gate": "gate.md"}
 
 
 _TYPE_WORDS = {"object": "a mapping", "array": "an array", "string": "a string",

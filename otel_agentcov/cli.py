@@ -9,13 +9,14 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from . import __version__, gate, offline
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
 from .reporting import FORMATS, render
+from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 from .stats.verdicts import (
@@ -259,7 +260,7 @@ def _warn(message: str) -> None:
     print(f"agentcov: {message}", file=sys.stderr)
 
 
-def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, dict[str, Any]]:
+def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Report]:
     """The spec and the report of every input; no agent run at all is a usage error (exit 2)
     unless --allow-empty."""
     inputs = [*args.traces, *args.results, *args.state]
@@ -310,7 +311,9 @@ def _coverage(args: argparse.Namespace) -> int:
 
 def _gate(args: argparse.Namespace) -> int:
     spec, _, report = _load(args)
-    checks = gate.evaluate(report, spec)
+    checks = gate.evaluate(report, spec, args.allow_empty)
+    for warning in gate.warnings(report, spec):
+        _warn(warning)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
     sys.stdout.write(gate.contract_violations(report))
     if args.junit:

@@ -14,8 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import agent_names
 from .reporting import _format as fmt
-from .spec import AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
+from .snapshot.schema import Report, Runs
+from .spec import UNMATCHED_TARGET, AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
 from .stats.verdicts import (
     EXIT_FAIL,
@@ -45,7 +47,7 @@ class Check:
 
 
 def _pass_rate_verdict(
-    item: ExpectItem, runs: Mapping[str, Any], spec: AgentSpec
+    item: ExpectItem, runs: Runs, spec: AgentSpec
 ) -> tuple[str, str] | None:
     """(verdict, reason) from the Wilson interval, or None when the matcher has no minimum."""
     key = next((k for k in _MINIMA if k in item.schema), None)
@@ -74,17 +76,57 @@ def _pass_rate_verdict(
     return INCONCLUSIVE, f"{interval} straddles {threshold:g}"
 
 
-def evaluate(report: Mapping[str, Any], spec: CoverageSpec) -> list[Check]:
-    """Every agent's checks, in report order; the report's own expect results are reused."""
+def runs_by_agent(report: Report) -> dict[str, int]:
+    """Runs per agent in a report."""
+    return {name: int(a["runs"]["count"]) for name, a in report["agents"].items()}
+
+
+def evaluate(
+    report: Report, spec: CoverageSpec, allow_empty: bool = False
+) -> list[Check]:
+    """Every agent's checks, in report order; the report's own expect results are reused.
+
+    A spec agent no run matched has one INCONCLUSIVE check naming the closest seen agents
+    instead (its other checks judge nothing), unless no agent ran at all and the caller accepts
+    that (`allow_empty`); with `gate.unmatched_agents: fail`, agents seen but named by no spec
+    entry add one FAIL check."""
+    runs = runs_by_agent(report)
+    accepted = allow_empty and not any(runs.values())
+    missing = {} if accepted else {u.agent: u for u in agent_names.unmatched(spec, runs)}
     checks: list[Check] = []
     for agent, data in report["agents"].items():
+        if agent in missing:
+            checks.append(Check(agent, "runs.count", 0, {"minimum": 1}, INCONCLUSIVE,
+                                missing.pop(agent).message()))
+            continue
         aspec = spec.for_agent(agent)
         for item, result in zip(aspec.expect, data["expect"], strict=True):
             verdict, reason = (PASS, "") if result["passed"] else (FAIL, result["reason"])
             if item.target == PASS_RATE:
                 verdict, reason = _pass_rate_verdict(item, data["runs"], aspec) or (verdict, reason)
             checks.append(Check(agent, item.target, result["value"], item.schema, verdict, reason))
+    checks += [Check(u.agent, "runs.count", 0, {"minimum": 1}, INCONCLUSIVE, u.message())
+               for u in missing.values()]  # a report that did not list the spec's agents
+    extra = agent_names.unlisted(spec, runs)
+    if extra and spec.gate.unmatched_agents == "fail":
+        checks.append(Check("*", UNMATCHED_TARGET, len(extra), {"maximum": 0}, FAIL,
+                            unlisted_message(extra)))
     return checks
+
+
+def warnings(report: Report, spec: CoverageSpec) -> list[str]:
+    """What the gate reports on stderr without failing: agents no spec entry names, while
+    `gate.unmatched_agents` is `warn` (the default)."""
+    extra = agent_names.unlisted(spec, runs_by_agent(report))
+    return [unlisted_message(extra)] if extra and spec.gate.unmatched_agents == "warn" else []
+
+
+def unlisted_message(names: Sequence[str]) -> str:
+    """The warning (or FAIL reason) for agents that ran but that no spec entry names."""
+    shown = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more"
+                                                     if len(names) > 5 else "")
+    return (f"{fmt.plural(len(names), 'agent')} ran but no spec entry names them: {shown} "
+            "(judged by the spec defaults; add entries or a '*' entry)")
 
 
 def outcome(checks: Sequence[Check], allow_inconclusive: bool = False) -> int:
@@ -132,7 +174,7 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
     return "\n".join(line_safe(line.rstrip()) for line in lines) + "\n"
 
 
-def contract_violations(report: Mapping[str, Any]) -> str:
+def contract_violations(report: Report) -> str:
     """Every violated contract behaviour with its severity, count and rate, one per line, so a
     failed gate says which rule broke (empty when nothing was violated)."""
     lines = [
@@ -176,7 +218,7 @@ def junit_xml(
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def fail_under(report: Mapping[str, Any], minimum_pct: float) -> str | None:
+def fail_under(report: Report, minimum_pct: float) -> str | None:
     """Why the report misses `--fail-under` (lowest agent overall coverage, in percent), or None.
 
     No agents, or an agent whose overall is n/a, counts as 0 %: nothing measured is not covered.

@@ -22,7 +22,6 @@ from referencing.exceptions import Unresolvable
 
 from . import guarded_yaml
 from .contract_spec import (
-    CRITICAL_GATE_TARGET,
     ENTRY_PROPERTIES,
     SELECTOR_DEF,
     build_contracts,
@@ -30,7 +29,7 @@ from .contract_spec import (
 )
 from .contract_spec import problems as contract_problems
 from .judge import Checks
-from .judge.contracts import Contract
+from .judge.contracts import SEVERITIES, Contract
 from .judge.narrative import NarrativeSpec
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
@@ -54,10 +53,15 @@ EXPECT_TARGETS = (
     "runs.behavior_consistency",
     "contracts.violations",
     "contracts.violations_critical",
+    "contracts.violations_at_or_above_fail_on",
     "contracts.pass_rate",
     "narrative.divergences",
     "narrative.claimed_not_called",
+    "spec.unmatched_agents",
 )
+CONTRACTS_GATE_TARGET = "contracts.violations_at_or_above_fail_on"  # default expect: maximum 0
+NARRATIVE_GATE_TARGET = "narrative.claimed_not_called"  # default expect with narrative: maximum 0
+UNMATCHED_TARGET = "spec.unmatched_agents"  # agents seen that no spec entry (nor "*") matches
 
 # Undeclared agent names come from telemetry, so the per-name cache must not grow without bound.
 _CACHE_LIMIT = 4096
@@ -106,6 +110,15 @@ def _default_gate() -> tuple[ExpectItem, ...]:
 
 
 @dataclass(frozen=True)
+class GateSpec:
+    """The spec's `gate:` section: what the default gate checks beyond restricted attempts."""
+
+    fail_on: str | None = None  # None: each contract's own `fail_on`
+    narrative: str = "fail"  # fail | report: does a claimed-not-called action fail the gate
+    unmatched_agents: str = "warn"  # fail | warn: agents seen that no spec entry matches
+
+
+@dataclass(frozen=True)
 class AgentSpec:
     """Everything the engine needs to know about one agent, with defaults already merged in."""
 
@@ -125,6 +138,8 @@ class AgentSpec:
     min_runs: int = 10
     consistency_window: int = 100
     narrative: NarrativeSpec | None = None  # None = not declared: no content is read for it
+    optional: bool = False  # a declared agent no run matched is not inconclusive
+    fail_on: str | None = None  # the spec's `gate.fail_on`, over each contract's own for the gate
 
     @property
     def needs_content(self) -> bool:
@@ -246,6 +261,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             },
             "must_report": _STRINGS,
             "fail_run": {"type": "boolean"},
+            "synonyms": {"type": "boolean"},
         }
     ),
     **ENTRY_PROPERTIES,
@@ -257,9 +273,20 @@ SPEC_SCHEMA: Mapping[str, Any] = {
         {
             "version": {"const": 1},
             "defaults": _object(_ENTRY_PROPERTIES),
+            "restricted": _STRINGS,
+            "gate": _object(
+                {
+                    "fail_on": {"enum": list(SEVERITIES)},
+                    "narrative": {"enum": ["fail", "report"]},
+                    "unmatched_agents": {"enum": ["fail", "warn"]},
+                }
+            ),
             "agents": {
                 "type": "array",
-                "items": _object({"name": _NAME, **_ENTRY_PROPERTIES}, required=("name",)),
+                "items": _object(
+                    {"name": _NAME, "optional": {"type": "boolean"}, **_ENTRY_PROPERTIES},
+                    required=("name",),
+                ),
                 "description": "an array of agent entries",
             },
             "conventions": {
@@ -271,7 +298,7 @@ SPEC_SCHEMA: Mapping[str, Any] = {
         required=("version",),
     ),
     "$defs": {"selector": SELECTOR_DEF},
-    "description": "a spec mapping (version: 1, defaults, agents, conventions)",
+    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents, conventions)",
 }
 _SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
 
@@ -499,7 +526,12 @@ def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
         (tool, tuple(compile_user_regex(r) for r in regexes))
         for tool, regexes in sorted(value.get("claims", {}).items())
     )
-    return NarrativeSpec(claims, tuple(value.get("must_report", ())), value.get("fail_run", True))
+    return NarrativeSpec(
+        claims,
+        tuple(value.get("must_report", ())),
+        value.get("fail_run", True),
+        value.get("synonyms", True),
+    )
 
 
 def _expect(value: Sequence[Mapping[str, Any]]) -> tuple[ExpectItem, ...]:
@@ -521,6 +553,7 @@ _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("min_runs", ("min_runs",), int),
     ("consistency_window", ("consistency_window",), int),
     ("narrative", ("narrative",), _narrative),
+    ("optional", ("optional",), bool),
 )
 _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "max_steps": _int_or_none,
@@ -532,11 +565,41 @@ _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
 }
 
 
-# Targets through which an expect list states its own restricted-tool threshold.
+# Targets through which an expect list states its own threshold for a default-gate check: naming
+# one of them replaces that check; naming none keeps it.
 _RESTRICTED_TARGETS = frozenset({DEFAULT_GATE_TARGET, "edges.gate_passed"})
+_CONTRACT_TARGETS = frozenset(
+    {"contracts.violations", "contracts.violations_critical", CONTRACTS_GATE_TARGET}
+)
+_NARRATIVE_TARGETS = frozenset({"narrative.divergences", NARRATIVE_GATE_TARGET})
 
 
-def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
+def _gate_expect(
+    expect: tuple[ExpectItem, ...], contracts: bool, narrative: bool, gate: GateSpec
+) -> tuple[ExpectItem, ...]:
+    """The expect list with every declared check it does not state itself (declared means
+    gated): restricted attempts always, contract violations at or above `fail_on` when contracts
+    are declared, claimed-not-called actions when `narrative:` is (unless `gate.narrative` is
+    `report`)."""
+    named = {item.target for item in expect}
+    wanted = [
+        (True, _RESTRICTED_TARGETS, DEFAULT_GATE_TARGET),
+        (contracts, _CONTRACT_TARGETS, CONTRACTS_GATE_TARGET),
+        (narrative and gate.narrative == "fail", _NARRATIVE_TARGETS, NARRATIVE_GATE_TARGET),
+    ]
+    added = tuple(
+        ExpectItem(target, {"maximum": 0})
+        for on, family, target in wanted
+        if on and not named & family
+    )
+    return (*expect, *added)
+
+
+def _agent(
+    name: str, entry: Mapping[str, Any], gate: GateSpec = GateSpec(),
+    restricted: Sequence[str] = (),
+) -> AgentSpec:
+    """One AgentSpec from a merged entry; `restricted` are the tools every agent is denied."""
     kwargs: dict[str, Any] = {}
     for attr, where, convert in _AGENT_FIELDS:
         node: Any = entry
@@ -544,21 +607,18 @@ def _agent(name: str, entry: Mapping[str, Any]) -> AgentSpec:
             node = node.get(key) if isinstance(node, Mapping) else None
         if node is not None:
             kwargs[attr] = convert(node)
-    expect = kwargs.get("expect")
-    if kwargs.get("restricted") and expect is not None and not any(
-        item.target in _RESTRICTED_TARGETS for item in expect
-    ):  # an expect list written for other targets must not switch the restricted check off
-        kwargs["expect"] = (*expect, *_default_gate())
+    kwargs["restricted"] = tuple(dict.fromkeys((*restricted, *kwargs.get("restricted", ()))))
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
     kwargs["contracts"] = build_contracts(entry)
-    if entry.get("contracts") and "expect" not in entry:
-        kwargs["expect"] = (*_default_gate(), ExpectItem(CRITICAL_GATE_TARGET, {"maximum": 0}))
-    expect = kwargs.get("expect", _default_gate())
+    expect = _gate_expect(
+        kwargs.get("expect", ()), bool(kwargs["contracts"]), "narrative" in kwargs, gate
+    )
     if entry.get("tool_edges", {}).get("undeclared") == "fail" and all(
         item.target != UNDECLARED_TARGET for item in expect
     ):  # the undeclared-tool report becomes a gate check
-        kwargs["expect"] = (*expect, ExpectItem(UNDECLARED_TARGET, {"maximum": 0}))
-    return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), **kwargs)
+        expect = (*expect, ExpectItem(UNDECLARED_TARGET, {"maximum": 0}))
+    kwargs["expect"] = expect
+    return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), fail_on=gate.fail_on, **kwargs)
 
 
 class CoverageSpec:
@@ -566,6 +626,7 @@ class CoverageSpec:
 
     source: str
     agents: Mapping[str, AgentSpec]
+    gate: GateSpec
 
     def __init__(self, source: str, document: Mapping[str, Any]) -> None:
         """Build from an already validated plain document; use the classmethods to get one."""
@@ -573,11 +634,17 @@ class CoverageSpec:
         self._document = document
         defaults = document.get("defaults", {})
         entries = document.get("agents", [])
-        self.agents = MappingProxyType(
-            {e["name"]: _agent(e["name"], _merge(defaults, e)) for e in entries}
-        )
+        self.gate = GateSpec(**document.get("gate", {}))
+        # tools denied to every agent: top-level `restricted` and `defaults.tool_edges.restricted`
+        # (an entry's own list adds to them), so a renamed or unlisted agent still trips them
+        restricted = (*document.get("restricted", ()),
+                      *defaults.get("tool_edges", {}).get("restricted", ()))
+        self.agents = MappingProxyType({
+            e["name"]: _agent(e["name"], _merge(defaults, e), self.gate, restricted)
+            for e in entries
+        })
         star = self.agents.get("*")
-        self._fallback = star if star is not None else _agent("*", defaults)
+        self._fallback = star if star is not None else _agent("*", defaults, self.gate, restricted)
         self._cache: dict[str, AgentSpec] = dict(self.agents)
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from _agentassay_shapes import ExecutionTrace, StepTrace
 
 from otel_agentcov.agentassay import AgentCoverageCollector, TrialError
 
@@ -70,23 +70,6 @@ def dict_traces() -> list[dict[str, Any]]:
             "total_duration_ms": 1500.0,
         },
     ]
-
-
-@dataclass
-class StepTrace:
-    action: str
-    tool_name: str | None = None
-    model: str | None = None
-    duration_ms: float = 100.0
-    metadata: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
-class ExecutionTrace:
-    steps: list[StepTrace]
-    success: bool = True
-    error: str | None = None
-    total_duration_ms: float = 0.0
 
 
 def object_traces() -> list[ExecutionTrace]:
@@ -220,11 +203,15 @@ def test_without_known_tools_the_tools_called_are_the_inventory() -> None:
     assert tools["known"] == ["calc", "search"]
 
 
-def test_empty_collector_has_no_coverage() -> None:
+def test_a_fresh_collector_reports_its_declared_inventory_uncovered() -> None:
+    """Nothing called of three declared tools is 0/3; nothing to measure (no runs, no
+    boundaries hit or missed, no model declared) stays n/a."""
     vector = AgentCoverageCollector(known_tools=KNOWN_TOOLS, known_models=KNOWN_MODELS).snapshot()
-    assert vector.overall is None
-    assert vector.weakest is None
-    assert set(vector.dimensions.values()) == {None}
+    assert vector.to_vector() == [0.0, None, None, None, 0.0]
+    assert vector.overall == 0.0 and vector.weakest == ("tool", 0.0)
+    bare = AgentCoverageCollector().snapshot()
+    assert bare.to_vector() == [None] * 5
+    assert bare.overall is None and bare.weakest is None
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,9 @@ import re
 
 import pytest
 
-from otel_agentcov.judge.claims import ClaimExtractor, claimed_tools, name_words, past_forms
+from otel_agentcov.judge.claims import ClaimExtractor, claimed_tools
+from otel_agentcov.judge.language import is_english
+from otel_agentcov.judge.toolnames import name_words, past_forms, readings
 
 TOOLS = frozenset({
     "issue_refund", "send_email", "search_kb", "lookup_order", "get_weather", "create_ticket",
@@ -28,9 +30,10 @@ CASES: list[tuple[str, set[str]]] = [
     ("Done! I issued the refund and you should see it in 3-5 business days.", {"issue_refund"}),
     ("I have sent you an email with the tracking link.", {"send_email"}),
     ("I sent the confirmation email to jane@example.com.", {"send_email"}),
-    # `search` is a one-word name: any "searched" claims it
-    ("I searched the knowledge base (KB) and found two relevant articles.",
-     {"search_kb", "search"}),
+    # `search` is a one-word name: "searched" claims it, unless a more specific tool's object
+    # words are there too (search_kb: "searched the KB")
+    ("I searched the knowledge base (KB) and found two relevant articles.", {"search_kb"}),
+    ("I searched the archive and found two relevant articles.", {"search"}),
     ("I looked up your order #1234: it is in transit.", {"lookup_order"}),
     ("I got the weather for Paris: 18°C and sunny.", {"get_weather"}),
     ("I created a support ticket (TCK-991) for the billing team.", {"create_ticket"}),
@@ -132,6 +135,97 @@ CASES: list[tuple[str, set[str]]] = [
     ("返金を処理し、メールを送信しました。", set()),
 ]
 
+# Clause-level cases (issue 25), one or two per way a sentence can mention an action without
+# claiming it, and per way a tool name can be claimed; labelled by reading, as above.
+CLAUSE_TOOLS = TOOLS | {"git_push", "kubectl_apply", "db_query", "docker_build", "weather",
+                        "rollback_release", "signup_newsletter", "sendInvite", "sms-send",
+                        "send_notification", "ldap_search", "restart_pod"}
+CLAUSE_CASES: list[tuple[str, set[str]]] = [
+    # participles used as adjectives, generic present passives
+    ("The deleted-account banner and the sent items are archived weekly.", set()),
+    ("Your shipped order contains two built images and one paid invoice.", set()),
+    ("Forms are submitted through the portal and tickets are bought at the desk.", set()),
+    ("Snapshots get taken every night.", set()),
+    ("Your form is submitted and your order is shipped.", {"submit_form", "ship_order"}),
+    # quoted and reported speech
+    ("You wrote 'I already reset my password', so I left it alone.", set()),
+    ("Your manager told me the funds were transferred on Monday.", set()),
+    ("According to the carrier, the order shipped yesterday.", set()),
+    ("Your colleague says the email was sent; I verified your identity.", {"verify_identity"}),
+    # code-form names need a deed
+    ("`git_push` needs a remote; `db_query` is read-only.", set()),
+    ("I ran `db_query` and it returned 12 rows.", {"db_query"}),
+    ("`kubectl_apply` reported 3 resources configured.", {"kubectl_apply"}),
+    # objects stay in their clause
+    ("I could not issue a refund, but I gave a credit instead.", {"give_credit"}),
+    ("The refund is pending, so I sent an email.", {"send_email"}),
+    # conditions and modals with have/been/already
+    ("If the form was submitted late, a fee applies.", set()),
+    ("Once the snapshot is taken, the image will be built.", set()),
+    ("The email might already have been sent by the scheduler.", set()),
+    ("I should have issued the refund sooner.", set()),
+    # namespaced, CLI, camel and kebab names; verb-less names
+    ("I pushed the hotfix branch.", {"git_push"}),
+    ("The deployment manifest was applied to prod.", {"kubectl_apply"}),
+    ("I queried the database for stale sessions.", {"db_query"}),
+    ("I invited the reviewers.", {"sendInvite"}),
+    ("I sent a quick SMS to the courier.", {"sms-send"}),
+    ("I checked the weather in Oslo: light rain.", {"weather"}),
+    # denominal verbs, emphatic do, phrasal verbs
+    ("I emailed the receipt and refunded the fee.", {"send_email", "issue_refund"}),
+    ("I did submit the form, and I did not pay the invoice.", {"submit_form"}),
+    ("I rolled the release back and signed you up for the newsletter.",
+     {"rollback_release", "signup_newsletter"}),
+    # action nouns in tool names: their own verb, or run/performed with the noun
+    ("I notified the on-call team about the outage.", {"send_notification"}),
+    ("I ran an LDAP search for your username.", {"ldap_search", "search"}),
+    ("I performed a restart of the worker pod.", {"restart_pod"}),
+    ("I ran into an issue with the refund, so nothing was refunded.", set()),
+    # someone else's deed; the agent's own side
+    ("The courier shipped the order on Friday.", set()),
+    ("Our billing team issued the refund.", {"issue_refund"}),
+    # "it" stands for the object named before
+    ("About your subscription: I cancelled it this morning.", {"cancel_subscription"}),
+]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"), CLAUSE_CASES, ids=[c[0][:40] for c in CLAUSE_CASES]
+)
+def test_clause_level_claims(answer: str, expected: set[str]) -> None:
+    assert claimed_tools(answer, CLAUSE_TOOLS) == expected
+
+
+PROBE_TOOLS = frozenset({"apply_coupon", "kubectl_apply", "close_ticket", "ship_order",
+                        "book_flight", "issue_refund", "send_email", "get_balance",
+                        "create_ticket"})
+PROBE_CASES: list[tuple[str, set[str]]] = [
+    ("I've applied coupon SAVE10 to your cart.", {"apply_coupon"}),  # the most specific reading
+    ("I see that your previous ticket was closed in March.", set()),  # a finding
+    ("Your order status: shipped.", set()),  # a readout
+    ("Status: order shipped, refund issued.", {"ship_order", "issue_refund"}),
+    ("You asked for a flight; I booked the 7am one.", {"book_flight"}),
+    ("I issued a refund of $30, but then the bank reversed it.", set()),
+    ("The system automatically sent you an email.", set()),
+    ("I checked your balance: $240.", {"get_balance"}),  # a synonym of get
+    ("I'd already created the ticket before you asked.", {"create_ticket"}),  # 'd = had
+    ("I'd have created the ticket, but you said no.", set()),  # 'd = would
+    ("Ran kubectl apply on the staging manifests.", {"kubectl_apply"}),  # the CLI as typed
+    ("I e-mailed you the invoice.", {"send_email"}),
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), PROBE_CASES, ids=[c[0][:40] for c in PROBE_CASES])
+def test_findings_readouts_and_specific_readings(answer: str, expected: set[str]) -> None:
+    assert claimed_tools(answer, PROBE_TOOLS, synonyms=True) == expected
+
+
+def test_built_in_synonyms_claim_only_when_asked() -> None:
+    text = "I processed the refund and reserved a ticket."
+    assert claimed_tools(text, {"issue_refund", "book_ticket"}) == frozenset()
+    assert claimed_tools(text, {"issue_refund", "book_ticket"}, synonyms=True) == {
+        "issue_refund", "book_ticket"}  # fmt: skip
+
 
 @pytest.mark.parametrize(("answer", "expected"), CASES, ids=[c[0][:40] for c in CASES])
 def test_claimed_tools(answer: str, expected: set[str]) -> None:
@@ -197,3 +291,31 @@ def test_long_output_is_scanned_up_to_64_kib() -> None:
     extractor = ClaimExtractor(TOOLS, {})
     assert extractor.claims("I issued the refund. " + filler) == {"issue_refund"}
     assert extractor.claims(filler + "I issued the refund.") == frozenset()
+
+
+@pytest.mark.parametrize(("tool", "verb", "objects"), [
+    ("git_push", "push", []),  # the CLI prefix is optional
+    ("kubectl_apply", "apply", []),
+    ("db_query", "query", []),
+    ("web_search", "search", [{"web", "webs"}]),  # noun first
+    ("send_email", "email", []),  # denominal: "emailed"
+    ("rollback_release", "roll", [{"release", "releases"}]),  # phrasal, particle "back"
+    ("weather", "check", [{"weather"}]),  # verb-less: "checked the weather"
+])  # fmt: skip
+def test_tool_name_readings(tool: str, verb: str, objects: list[set[str]]) -> None:
+    assert any(
+        r.verb == verb and [set(o) for o in r.objects] == objects for r in readings(tool)
+    ), [(r.verb, r.objects) for r in readings(tool)]
+
+
+@pytest.mark.parametrize(("text", "english"), [
+    ("Refund issued.", True),
+    ("kubectl rollout restart deployment/api-gw done, pods healthy", True),
+    ("I ran `db_query` on orders_2024 and got 12 rows.", True),
+    ("Le remboursement a été émis hier.", False),
+    ("Ich habe die Bestellung storniert.", False),
+    ("Ho annullato la prenotazione.", False),
+    ("退款已处理。", False),
+])  # fmt: skip
+def test_language(text: str, english: bool) -> None:
+    assert is_english(text) is english

@@ -447,10 +447,10 @@ def test_a_behaviour_never_decided_passes_no_violation_target() -> None:
         run = make_run("search", content=False)
         state.update(run, aspec, judge(run, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
-    gate = expect["contracts.violations_critical"]
+    gate = expect["contracts.violations_at_or_above_fail_on"]
     assert gate["value"] is None and not gate["passed"]
     decided = make_run("search", output="all done")
     state.update(decided, aspec, judge(decided, aspec.checks))
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
-    assert expect["contracts.violations_critical"]["value"] == 0
-    assert expect["contracts.violations_critical"]["passed"]
+    assert expect["contracts.violations_at_or_above_fail_on"]["value"] == 0
+    assert expect["contracts.violations_at_or_above_fail_on"]["passed"]

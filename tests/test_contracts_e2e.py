@@ -133,8 +133,11 @@ def test_processor_judges_every_run(processed: tuple[AgentCoverageProcessor, Pat
     assert rows["exfiltration"]["violation_rate"] == 0.0
     assert agent["runs"]["count"] == 4 and agent["runs"]["passed"] == 3  # only R2 fails
     expect = {e["target"]: e for e in agent["expect"]}
-    assert expect["contracts.violations_critical"]["value"] == 2  # default gate, no expect
-    assert not expect["contracts.violations_critical"]["passed"]
+    # default gate, no expect: violations at or above fail_on (high), from EXPECTED_ROWS
+    gating = sum(EXPECTED_ROWS[b][1] for b in ("verifies_identity", "leaks_account_ids",
+                                                  "one_refund"))
+    assert expect["contracts.violations_at_or_above_fail_on"]["value"] == gating
+    assert not expect["contracts.violations_at_or_above_fail_on"]["passed"]
 
 
 def test_canary_content_reaches_no_output(processed: tuple[AgentCoverageProcessor, Path],
@@ -181,7 +184,7 @@ def test_gate_over_trace_files(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "Traceback" not in proc.stderr
     out = proc.stdout
-    assert "contracts.violations_critical" in out
+    assert "contracts.violations_at_or_above_fail_on" in out
     assert ("contract violated: support: refund_policy.verifies_identity (critical, must) "
             "in 1 run of 3 decided, rate 33% [6%, 79%]") in out
     assert "refund_policy.leaks_account_ids (critical, must not)" in out

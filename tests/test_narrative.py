@@ -241,6 +241,40 @@ def test_declared_claim_patterns(sdk: tuple[Tracer, InMemorySpanExporter]) -> No
     assert verdict(run, spec(patterns))[1] == (("issue_refund", "claimed_not_called"),)
 
 
+@pytest.mark.parametrize("answer", [
+    "J'ai émis le remboursement et envoyé l'e-mail de confirmation.",
+    "Ich habe die Rückerstattung veranlasst und die E-Mail gesendet.",
+    "已为您办理退款并发送邮件。",
+])  # fmt: skip
+def test_an_answer_in_another_language_is_unverifiable_never_consistent_nor_divergent(
+    sdk: tuple[Tracer, InMemorySpanExporter], answer: str
+) -> None:
+    tracer, exporter = sdk
+    for calls in ([], ["issue_refund", "send_email"]):
+        with agent(tracer, "support", answer):
+            for name in calls:
+                tool(tracer, name)
+        run = runs(exporter)["support"]
+        checks = spec({"must_report": ["issue_refund"]}).for_agent("support").checks
+        v = judge(run, checks).narrative
+        assert v is not None and (v.result, v.divergences, v.not_english) == (
+            "unverifiable", (), True)  # fmt: skip
+
+
+def test_patterns_in_the_answers_language_judge_it(
+    sdk: tuple[Tracer, InMemorySpanExporter],
+) -> None:
+    tracer, exporter = sdk
+    french = {"claims": {"issue_refund": ["(?i)j'ai (émis|effectué) le remboursement"]}}
+    with agent(tracer, "support", "J'ai émis le remboursement hier soir."):
+        pass
+    assert verdict(runs(exporter)["support"], spec(french))[:2] == (
+        "divergent", (("issue_refund", "claimed_not_called"),))  # fmt: skip
+    with agent(tracer, "support", "J'ai émis le remboursement hier soir."):
+        tool(tracer, "issue_refund")
+    assert verdict(runs(exporter)["support"], spec(french))[0] == "consistent"
+
+
 def test_without_narrative_declared_nothing_is_judged(
     sdk: tuple[Tracer, InMemorySpanExporter],
 ) -> None:
@@ -291,8 +325,12 @@ def test_state_snapshot_and_targets(sdk: tuple[Tracer, InMemorySpanExporter]) ->
         ],
     }
     assert report["runs"]["passed"] == 3  # 2 consistent + 1 unverifiable; the divergent 2 fail
-    assert report["expect"] == [{"target": "narrative.claimed_not_called", "value": 2,
-                                 "passed": False, "reason": "2 is greater than the maximum of 0"}]
+    assert report["expect"] == [
+        {"target": "narrative.claimed_not_called", "value": 2, "passed": False,
+         "reason": "2 is greater than the maximum of 0: claimed tool issue_refund without "
+         "calling it ×1, claimed tool send_email without calling it ×1"},
+        {"target": "edges.restricted_attempts", "value": 0, "passed": True, "reason": ""},
+    ]
     assert any(c["type"] == "hallucinated_action" for c in report["concerns"])
 
 
@@ -315,6 +353,11 @@ def test_merge_is_exact_and_the_record_round_trips(
 ) -> None:
     cov = spec()
     made = _scenario(*sdk)
+    tracer, exporter = sdk
+    for _ in range(2):  # answers in another language are counted apart, and merge exactly
+        with agent(tracer, "support", "Ich habe die Rückerstattung veranlasst."):
+            pass
+        made.append(runs(exporter)["support"])
     whole, left, right = CoverageState(), CoverageState(), CoverageState()
     for i, run in enumerate(made):
         _fold(whole, cov, run)
@@ -323,6 +366,7 @@ def test_merge_is_exact_and_the_record_round_trips(
     assert left.to_dict()["agents"]["support"]["narrative"] == (
         whole.to_dict()["agents"]["support"]["narrative"]
     )
+    assert whole.to_dict()["agents"]["support"]["narrative"]["not_english"] == 2
     again = CoverageState.from_dict(json.loads(json.dumps(whole.to_dict())))
     assert again.to_dict() == whole.to_dict()
 
@@ -370,6 +414,8 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
         (["issue_refund"], f"I issued the refund ({CANARY})."),
         (["issue_credit"], f"All done, {CANARY}."),
         (["lookup_order"], None),
+        # not English: unverifiable, counted, and its text goes nowhere either
+        ([], f"J'ai émis le remboursement ({CANARY}) et envoyé un courriel de confirmation."),
     ]
     for calls, answer in answers:
         with agent(tracer, "support", answer):
@@ -378,7 +424,8 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
     processor.force_flush()
     report = processor.snapshot().to_dict()
     story = report["agents"]["support"]["narrative"]
-    assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 1}
+    assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 2}
+    assert story["not_english"] == 1
     assert story["divergences"] == [
         {"tool": "issue_credit", "kind": "called_not_claimed", "count": 1},
         {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
@@ -396,6 +443,7 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
     }
     for where, text in outputs.items():
         assert CANARY not in text, f"captured text leaked into the {where}"
+    assert "unverifiable 2 (1 not in English)" in outputs["text report"]
     # the verdicts are in every output (so the search above looked at a rendered section)
     for where in ("/metrics", "text report", "markdown report", "json report"):
         assert "send_email" in outputs[where] and "claimed_not_called" in outputs[where], where
@@ -418,6 +466,7 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
         (["lookup_order"], "I looked up your order and issued a refund."),
         (["lookup_order", "issue_refund"], "I looked up your order and issued a refund."),
         ([], "I've sent you a confirmation email."),
+        ([], f"J'ai émis le remboursement ({CANARY}) et envoyé le courriel."),  # not English
     ]:
         with agent(tracer, "support", answer):
             for name in calls:
@@ -439,12 +488,21 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
         )
         assert proc.returncode == 0, proc.stderr
         story = json.loads(proc.stdout)["agents"]["support"]["narrative"]
-        assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 0}
+        assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 1}
+        assert story["not_english"] == 1
         assert story["divergences"] == [
             {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
             {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
         ]
         assert "confirmation email" not in proc.stdout
+        assert CANARY not in proc.stdout + proc.stderr
+    text = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "coverage", "--spec", str(spec_file),
+         "--traces", str(pb)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert "unverifiable 1 (1 not in English)" in text.stdout, text.stdout
+    assert CANARY not in text.stdout + text.stderr
 
 
 # --- merge laws of the narrative record, on states built by the engine from random runs ------
@@ -536,7 +594,7 @@ def test_narrative_caps_hold_through_merge(parts: list[list[Any]]) -> None:
     ({"fail_run": "no"}, "agentcov.yaml: agents[0].narrative.fail_run: expected a boolean, "
      "got 'no'"),
     ({"claim": {}}, "agentcov.yaml: agents[0].narrative.claim: unknown key; expected one of: "
-     "claims, must_report, fail_run"),
+     "claims, must_report, fail_run, synonyms"),
 ])  # fmt: skip
 def test_bad_narrative_specs_are_one_line_errors(
     tmp_path: Path, narrative: dict[str, Any], message: str

@@ -42,9 +42,10 @@ EXPECTED_ALERTS = {
     "AgentCovSpansDropped": "warning",
     "AgentCovLabelOverflow": "warning",
     "AgentHallucinatedAction": "critical",
-    # critical pages, lower behaviour severities ticket (templated from the series)
+    # critical and high page (the default gate's fail_on), lower severities ticket
     "AgentContractViolation": (
-        '{{ if eq $labels.severity "critical" }}critical{{ else }}warning{{ end }}'
+        '{{ if or (eq $labels.severity "critical") (eq $labels.severity "high") }}critical'
+        '{{ else }}warning{{ end }}'
     ),
 }
 EXPECTED_GROUPS = {"agentcov.security", "agentcov.narrative", "agentcov.contracts",

@@ -84,6 +84,8 @@ def test_design_example_loads_from_yaml(tmp_path: Path) -> None:
         expect=(
             ExpectItem("edges.restricted_attempts", {"maximum": 0}),
             ExpectItem("edges.allowed_pct", {"minimum": 80}),
+            # the must_call contract is declared, so it gates (at its fail_on, high)
+            ExpectItem("contracts.violations_at_or_above_fail_on", {"maximum": 0}),
         ),
         granularity="action",
         max_depth=10,
@@ -219,7 +221,8 @@ RESTRICTED_CHECK = ExpectItem("edges.restricted_attempts", {"maximum": 0})
 
 
 def test_expect_list_without_a_restricted_target_keeps_the_restricted_check() -> None:
-    """An expect list written for other targets must not switch off the restricted check."""
+    """An expect list written for other targets must not switch off the restricted check, even
+    where no tool is restricted yet (a top-level or later restriction must gate)."""
     overall = {"target": "coverage.overall", "matcher": {"schema": {"minimum": 0.5}}}
     own_threshold = {"target": "edges.restricted_attempts", "matcher": {"schema": {"maximum": 3}}}
     gate_passed = {"target": "edges.gate_passed", "matcher": {"schema": {"const": 1}}}
@@ -228,8 +231,8 @@ def test_expect_list_without_a_restricted_target_keeps_the_restricted_check() ->
         ({"restricted": ["rm"]}, [], ["restricted"]),
         ({"restricted": ["rm"]}, [overall, own_threshold], [overall, own_threshold]),
         ({"restricted": ["rm"]}, [gate_passed], [gate_passed]),
-        ({"allowed": ["ls"]}, [overall], [overall]),  # nothing restricted: nothing to add
-        ({}, [], []),
+        ({"allowed": ["ls"]}, [overall], [overall, "restricted"]),  # kept though none declared
+        ({}, [], ["restricted"]),  # an empty expect list keeps it too
     ]
     for edges, expect, want in cases:
         spec = CoverageSpec.from_dict(
@@ -510,5 +513,6 @@ def test_evaluate_expect_other_keywords_use_jsonschema_wording() -> None:
 
 def test_evaluate_expect_with_spec_gate(tmp_path: Path) -> None:
     agent = CoverageSpec.from_yaml(write(tmp_path, SPEC_EXAMPLE)).for_agent("triage_agent")
-    values = {"edges.restricted_attempts": 0, "edges.allowed_pct": 100.0}
-    assert [r.passed for r in evaluate_expect(agent.expect, values)] == [True, True]
+    values = {"edges.restricted_attempts": 0, "edges.allowed_pct": 100.0,
+              "contracts.violations_at_or_above_fail_on": 0}
+    assert [r.passed for r in evaluate_expect(agent.expect, values)] == [True, True, True]

@@ -1,285 +1,372 @@
 """Claim extraction: which known tools a run's final output says were done (docs/narrative.md).
 
-Model-free and deterministic: a tool name becomes a verb and object words, and a sentence claims
-the tool when it holds a past or perfect form of the verb and every object word, with no negation
-or modal before the verb. Compiled once per tool set; one pass over the text's tokens.
+Model-free and deterministic. Each tool name gives readings (toolnames.py: verb, particle,
+object words); each sentence is split into clauses (clauses.py). A clause claims a tool when
+it holds a past form of a reading's verb (or `did <verb>`, `managed to <verb>`) with every object
+word, asserted by the agent: see `_asserted`. A tool's name written as code claims it only with
+a deed ("ran `x`", "`x` returned"). Compiled once per tool set; one pass over the text.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
+
+from .clauses import (
+    AGENT,
+    BE,
+    CONFIRMING,
+    DETERMINERS,
+    FAILURES,
+    FUNCTION_WORDS,
+    HABITS,
+    HAVE,
+    MODALS,
+    NEGATIONS,
+    PREPOSITIONS,
+    PRESENT_BE,
+    PRONOUNS,
+    SENTENCES,
+    Clause,
+    clauses,
+    is_finite_verb,
+    is_nounish,
+    tokens,
+)
+from .lexicon import lemmas
+from .toolnames import (
+    ABBREVIATIONS,
+    CLI_PREFIXES,
+    Reading,
+    code_names,
+    name_words,
+    past_forms,
+    readings,
+)
 
 MAX_TEXT_CHARS = 64 * 1024  # as every content check: a text is scanned up to 64 KiB
 
-# Past tense and past participle of common irregular verbs (the regular forms are generated).
-IRREGULAR: Mapping[str, tuple[str, ...]] = {
-    "send": ("sent",), "write": ("wrote", "written"), "run": ("ran", "run"),
-    "make": ("made",), "pay": ("paid",), "buy": ("bought",), "get": ("got", "gotten"),
-    "find": ("found",), "read": ("read",), "set": ("set",), "put": ("put",),
-    "sell": ("sold",), "tell": ("told",), "give": ("gave", "given"), "take": ("took", "taken"),
-    "build": ("built",), "bring": ("brought",), "keep": ("kept",), "leave": ("left",),
-    "do": ("did", "done"), "go": ("went", "gone"), "see": ("saw", "seen"),
-    "begin": ("began", "begun"), "break": ("broke", "broken"), "choose": ("chose", "chosen"),
-    "draw": ("drew", "drawn"), "drive": ("drove", "driven"), "forget": ("forgot", "forgotten"),
-    "freeze": ("froze", "frozen"), "hide": ("hid", "hidden"), "hold": ("held",),
-    "know": ("knew", "known"), "lay": ("laid",), "lead": ("led",), "lend": ("lent",),
-    "lose": ("lost",), "meet": ("met",), "say": ("said",), "seek": ("sought",),
-    "show": ("shown",), "shut": ("shut",), "speak": ("spoke", "spoken"), "spend": ("spent",),
-    "split": ("split",), "stand": ("stood",), "teach": ("taught",), "think": ("thought",),
-    "throw": ("threw", "thrown"), "win": ("won",), "bind": ("bound",), "feed": ("fed",),
-    "cut": ("cut",), "hit": ("hit",), "let": ("let",), "quit": ("quit",), "cast": ("cast",),
-    "spread": ("spread",), "sweep": ("swept",), "deal": ("dealt",), "dig": ("dug",),
-    "grow": ("grew", "grown"), "light": ("lit",), "mean": ("meant",), "catch": ("caught",),
-    "fight": ("fought",), "hear": ("heard",), "sleep": ("slept",), "stick": ("stuck",),
-    "strike": ("struck",), "swear": ("swore", "sworn"), "wake": ("woke", "woken"),
-    "wear": ("wore", "worn"), "ring": ("rang", "rung"), "sing": ("sang", "sung"),
-    "spin": ("spun",), "sink": ("sank", "sunk"), "fly": ("flew", "flown"),
-    "come": ("came", "come"), "become": ("became", "become"), "fall": ("fell", "fallen"),
-    "forgive": ("forgave", "forgiven"), "rise": ("rose", "risen"), "ride": ("rode", "ridden"),
-    "steal": ("stole", "stolen"), "tear": ("tore", "torn"), "understand": ("understood",),
-    "upset": ("upset",), "bet": ("bet",), "burst": ("burst",), "cost": ("cost",),
-    "hurt": ("hurt",), "shoot": ("shot",), "shine": ("shone",), "bite": ("bit", "bitten"),
-}  # fmt: skip
-# A verb that is a prefix plus an irregular verb is irregular too (resend, rewrite, withdraw).
-_PREFIXES = ("re", "un", "over", "under", "pre", "up", "out", "mis", "with", "for")
-# Single-word phrasal verbs in tool names: the particle becomes an object word.
-PHRASAL: Mapping[str, tuple[str, str]] = {
-    "lookup": ("look", "up"), "login": ("log", "in"), "logout": ("log", "out"),
-    "setup": ("set", "up"), "backup": ("back", "up"), "checkout": ("check", "out"),
-    "signup": ("sign", "up"), "rollback": ("roll", "back"), "shutdown": ("shut", "down"),
-    "cleanup": ("clean", "up"), "pickup": ("pick", "up"), "followup": ("follow", "up"),
-}  # fmt: skip
-# Words that tie a name's parts together but say nothing about what was done.
-_STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "by", "from", "in", "on", "with",
-                         "and", "or", "at", "into", "as"})
-# Before the verb in its clause, these make the sentence say the action was NOT done.
-_NEGATIONS = frozenset({
-    "not", "never", "no", "nothing", "none", "neither", "nor", "cannot", "without",
-    "unable", "unsuccessfully", "didnt", "doesnt", "dont", "hasnt", "havent", "hadnt", "wasnt",
-    "werent", "isnt", "arent", "couldnt", "cant", "wont", "wouldnt", "shouldnt",
-})  # fmt: skip
-_FAILED_TO = frozenset({"failed", "unable", "tried", "attempted", "trying", "attempting"})
-# Within three words before the verb, these make it a possibility, a plan or a habit, not a fact.
-_MODALS = frozenset({"will", "would", "shall", "should", "may", "might", "must", "can", "could",
-                     "please", "usually", "typically", "normally", "generally", "always", "often"})
-# Anywhere before the verb in its clause, like a negation: a condition, not a report.
-_HYPOTHETICAL = frozenset({"if", "unless", "whether", "once", "until"})
-# right before the verb: "will be sent", "is being sent", "how to reset" (base = past form)
-_NOT_DONE_AUX = frozenset({"be", "being", "to"})
-_ADVERB_SKIP = frozenset({"already", "just", "also", "now", "successfully", "finally", "been"})
-# Clause boundaries: a negation in an earlier clause does not reach the verb.
-_BOUNDARY_WORDS = frozenset({"but", "and", "however", "although", "though", "whereas", "so",
-                             "then", "because", "plus", "also", "after", "before"})
-_NEGATION_REACH = 8  # words back from the verb, within its clause
-_MODAL_REACH = 3
-
-_SPLIT_NAME = re.compile(r"__|[./:]")
-_NAME_WORDS = re.compile(r"[A-Z]+(?=[A-Z][a-z]|[0-9]|\b|_)|[A-Z]?[a-z]+|[0-9]+")
-# sentences end at . ! ? followed by space, or at a line break (bullets, Markdown)
-_SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
-# words (with inner ' ’ - and _), clause marks and backticks, in order
-_WORDS = re.compile(r"\w+(?:['’-]\w+)*|[,;:()\[\]—–`]")
-_CLAUSE_MARKS = frozenset({",", ";", ":", "(", ")", "[", "]", "—", "–"})
-
-
-def _regular(verb: str) -> set[str]:
-    """-ed / -d / -ied and, for a consonant-vowel-consonant ending, the doubled consonant."""
-    if verb.endswith("e"):
-        return {verb + "d"}
-    if len(verb) > 1 and verb.endswith("y") and verb[-2] not in "aeiou":
-        return {verb[:-1] + "ied"}
-    forms = {verb + "ed"}
-    if verb.endswith("c"):
-        forms.add(verb + "ked")
-    if (len(verb) >= 3 and verb[-1] not in "aeiouwxy" and verb[-2] in "aeiou"
-            and verb[-3] not in "aeiou"):
-        forms.add(verb + verb[-1] + "ed")
-    return forms
-
-
-def past_forms(verb: str) -> frozenset[str]:
-    """The past tense and past participle forms a claim of `verb` may use."""
-    forms = _regular(verb) | set(IRREGULAR.get(verb, ()))
-    for prefix in _PREFIXES:
-        rest = verb[len(prefix):]
-        if verb.startswith(prefix) and rest in IRREGULAR:
-            forms.update(prefix + f for f in IRREGULAR[rest])
-    return frozenset(forms)
-
-
-def name_words(tool: str) -> list[str]:
-    """`issue_refund`, `issueRefund`, `issue-refund`, `crm.issue_refund` -> [issue, refund]."""
-    last = [p for p in _SPLIT_NAME.split(tool) if p][-1:] or [tool]
-    words: list[str] = []
-    for part in re.split(r"[-\s]+", last[0]):
-        words.extend(w.lower() for w in _NAME_WORDS.findall(part))
-    if words and words[0] in PHRASAL:
-        verb, particle = PHRASAL[words[0]]
-        words[:1] = [verb, particle]
-    return words
-
-
-def _variants(word: str) -> frozenset[str]:
-    """An object word and its plural: refund/refunds, address/addresses, policy/policies."""
-    forms = {word, word + "s", word + "es"}
-    if len(word) > 1 and word.endswith("y") and word[-2] not in "aeiou":
-        forms.add(word[:-1] + "ies")
-    return frozenset(forms)
-
-
-@dataclass(frozen=True, slots=True)
-class _Default:
-    tool: str
-    objects: tuple[frozenset[str], ...]  # every object word must appear (any of its variants)
+# What was done with a tool named as code: "ran `x`", "`x` returned 3 rows", "result of `x`".
+DEEDS = frozenset({"ran", "called", "invoked", "executed", "used", "triggered", "fired",
+                   "returned", "succeeded", "completed", "responded", "reported", "gave",
+                   "produced", "yielded", "worked", "finished", "result", "results", "output",
+                   "response"})  # fmt: skip
+_SKIP = frozenset({"already", "just", "also", "now", "successfully", "finally", "indeed",
+                   "then", "recently", "actually", "really", "all", "both", "been"})  # fmt: skip
+_PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
+_OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
+_ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
+_SUBJECT_WORDS = 8  # a subject is read this far back from its verb
+_CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
+_OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
 
 
 class ClaimExtractor:
     """The claims of one tool set and its declared patterns, compiled once (see `extractor`)."""
 
     def __init__(
-        self, tools: Iterable[str], patterns: Mapping[str, Sequence[re.Pattern[str]]]
+        self,
+        tools: Iterable[str],
+        patterns: Mapping[str, Sequence[re.Pattern[str]]],
+        synonyms: bool = False,
     ) -> None:
-        self._by_form: dict[str, list[_Default]] = {}
-        self._by_base: dict[str, list[_Default]] = {}  # "was able to / managed to <verb>"
-        self._code: dict[str, str] = {}  # lower-cased code form -> tool
-        self._plain: dict[str, str] = {}  # a one-word name, a claim only in `backticks`
+        self._past: dict[str, list[Reading]] = {}  # past form -> readings
+        self._base: dict[str, list[Reading]] = {}  # base form ("did issue", "managed to issue")
+        self._code: dict[str, str] = {}  # a multi-word name as written in code -> tool
+        self._plain: dict[str, str] = {}  # a one-word name: code only in `backticks`
+        self._cli: dict[str, dict[str, str]] = {}  # "kubectl" -> "apply" -> kubectl_apply
         for tool in sorted(set(tools) | set(patterns)):
+            for reading in readings(tool, synonyms):
+                for form in past_forms(reading.verb):
+                    self._past.setdefault(form, []).append(reading)
+                self._base.setdefault(reading.verb, []).append(reading)
+            for name in code_names(tool):
+                (self._code if len(name_words(name)) > 1 else self._plain)[name.lower()] = tool
             words = name_words(tool)
-            if not words:
-                continue
-            objects = tuple(_variants(w) for w in words[1:] if w not in _STOP_WORDS)
-            claim = _Default(tool, objects)
-            for form in past_forms(words[0]):
-                self._by_form.setdefault(form, []).append(claim)
-            self._by_base.setdefault(words[0], []).append(claim)
-            for name in {tool, _SPLIT_NAME.split(tool)[-1]}:
-                # `issue_refund`, `issueRefund` are code; `search` is a code form only in backticks
-                code = self._code if len(name_words(name)) > 1 else self._plain
-                code[name.lower()] = tool
+            if len(words) == 2 and words[0] in CLI_PREFIXES:  # `kubectl apply` as typed
+                self._cli.setdefault(words[0], {})[words[1]] = tool
         self._patterns = [(t, p) for t, ps in sorted(patterns.items()) for p in ps]
-        self._triggers = frozenset(self._by_form) | frozenset(self._by_base) | frozenset(self._code)
+        self._triggers = (frozenset(self._past) | frozenset(self._base) | frozenset(self._code)
+                          | frozenset(self._plain) | frozenset(self._cli))  # fmt: skip
 
-    def claims(self, text: str) -> frozenset[str]:
-        """The tools the text claims were done; linear in the text's length."""
+    def claims(self, text: str, default: bool = True) -> frozenset[str]:
+        """The tools the text claims were done; linear in the text's length. `default=False`
+        reads only the declared patterns (an answer in a language the defaults cannot read)."""
         claimed: set[str] = set()
-        for sentence in _SENTENCES.split(text[:MAX_TEXT_CHARS]):
-            if not sentence or sentence.rstrip().endswith("?"):  # a question claims nothing
+        pending: set[str] = set()  # the last sentence's claims, unless the next retracts them
+        context: list[str] = []  # the words "it"/"them" may stand for: the previous sentence's
+        for sentence in SENTENCES.split(text[:MAX_TEXT_CHARS]):
+            if not sentence:
                 continue
-            self._declared(sentence, claimed)
-            words = _WORDS.findall(sentence.lower())
-            # most sentences hold no verb form or tool name: one set operation rules them out
-            if self._triggers.isdisjoint(words) and not (self._plain and "`" in sentence):
-                continue
-            self._sentence(words, claimed)
-        return frozenset(claimed)
-
-    def _declared(self, sentence: str, claimed: set[str]) -> None:
-        if not self._patterns:
-            return
-        for tool, pattern in self._patterns:
-            if tool not in claimed and pattern.search(sentence):
-                claimed.add(tool)
-
-    def _sentence(self, words: list[str], claimed: set[str]) -> None:
-        """Claims of one sentence; only the positions of verb forms and names are examined."""
-        triggers, last = self._triggers, len(words) - 1
-        hits = [i for i, w in enumerate(words) if w in triggers]
-        quoted: set[int] = set()
-        if self._plain:  # a one-word name counts only as `name`
-            quoted.update(i for i in range(1, last) if words[i - 1] == words[i + 1] == "`"
-                          and words[i] in self._plain)
-        present: set[str] | None = None
-        for i in sorted(quoted.union(hits)):
-            word = words[i]
-            tool = self._code.get(word) or (self._plain[word] if i in quoted else None)
-            if tool is not None:
-                if tool not in claimed and not _negated(words, i) and not _not_done(words, i):
+            for tool, pattern in self._patterns:
+                if tool not in claimed and pattern.search(sentence):
                     claimed.add(tool)
+            if not default:
                 continue
-            past = self._by_form.get(word)
-            achieved = past is None  # a base form counts only as "was able to <verb>"
-            if achieved and not _achieved(words, i):
+            words, code = tokens(sentence)
+            # "I issued the refund. Unfortunately it was declined.": an honest failure report
+            if not _retracts(words):
+                claimed |= pending
+            pending = set()
+            if sentence.rstrip().endswith("?"):  # a question claims nothing
+                context = words[-_CONTEXT_WORDS:]
                 continue
-            for claim in self._by_base[word] if past is None else past:
-                if claim.tool in claimed:
+            # most sentences hold no verb form or tool name: one set operation rules them out
+            if not self._triggers.isdisjoint(words) or self._hyphenated(words):
+                for clause in clauses(words, code):
+                    if clause.failure:  # "…, but it bounced": what came before did not happen
+                        pending.clear()
+                    self._clause(clause, pending, claimed, context)
+                    context = (context + clause.words + clause.extra)[-_CONTEXT_WORDS:]
+            context = words[-_CONTEXT_WORDS:]
+        return frozenset(claimed | pending)
+
+    def _hyphenated(self, words: list[str]) -> bool:
+        """A trigger written with a hyphen ("e-mailed")."""
+        return any(w.replace("-", "") in self._triggers for w in words if "-" in w)
+
+    def _clause(
+        self, clause: Clause, found: set[str], claimed: set[str], context: list[str]
+    ) -> None:
+        """Adds to `found` the tools this clause claims (`claimed`: already claimed before)."""
+        if clause.reported:
+            return
+        words = clause.words
+        frame = _Frame(words)
+        present: set[str] | None = None
+        for i, word in enumerate(words):
+            if word not in self._triggers:
+                if "-" not in word or word.replace("-", "") not in self._triggers:
                     continue
-                if present is None:
-                    present = _word_set(words)
-                if all(present & obj for obj in claim.objects) and not _negated(words, i) \
-                        and (achieved or not _not_done(words, i)):
-                    claimed.add(claim.tool)
+                word = word.replace("-", "")  # "e-mailed"
+            if word in self._cli and i + 1 < len(words):  # "ran kubectl apply …"
+                cli = self._cli[word].get(words[i + 1])
+                if cli is not None and cli not in claimed and cli not in found and frame.deed \
+                        and _asserted(clause, frame, i, True):
+                    found.add(cli)
+                continue
+            tool = self._code.get(word) or (self._plain.get(word) if clause.code[i] else None)
+            if tool is not None:
+                new = tool not in claimed and tool not in found
+                if new and frame.deed and _asserted(clause, frame, i, True):
+                    found.add(tool)
+                continue
+            past = self._past.get(word)
+            if past is None:
+                if not _emphatic_or_achieved(words, i):
+                    continue
+                candidates = self._base[word]
+            else:
+                candidates = past
+            todo = [r for r in candidates if r.tool not in claimed and r.tool not in found]
+            if not todo or not _asserted(clause, frame, i, past is None):
+                continue
+            if present is None:
+                present = _word_set(words + clause.extra)
+            if _pronoun_object(words, i):  # "I cancelled it": the object is named before
+                present = present | _word_set(context[-_CONTEXT_WORDS:])
+            matched = [
+                r for r in todo
+                if not (r.article and (i + 1 == len(words) or words[i + 1] not in DETERMINERS))
+                and all(present & forms for forms in r.objects) and _particle(words, i, r.particle)
+            ]  # fmt: skip
+            # the most specific reading wins: "applied the coupon" is apply_coupon, not also
+            # kubectl_apply ("applied" alone)
+            if any(r.objects for r in matched):
+                matched = [r for r in matched if r.objects]
+            found.update(r.tool for r in matched)
 
 
 def _word_set(words: list[str]) -> set[str]:
-    """The sentence's words, with hyphenated ones also split and joined (e-mail -> email)."""
+    """The clause's words, hyphenated ones also split and joined (e-mail -> email), short forms
+    expanded (PR -> pull request)."""
     present = set(words)
     for word in words:
+        if _PATH.fullmatch(word):  # "written to /tmp/out.csv": a file
+            present.update(("file", "files"))
         if "-" in word:
             present.update(word.split("-"))
             present.add(word.replace("-", ""))
+        present.update(ABBREVIATIONS.get(word, ()))
     return present
 
 
-def _negated(words: list[str], i: int) -> bool:
-    """A negation or condition between the clause start and the verb (`not`, `n't`, `never`,
-    `failed to`, `if`)."""
-    for j in range(i - 1, max(i - _NEGATION_REACH, 0) - 1, -1):
-        word = words[j]
-        if word in _CLAUSE_MARKS or word in _BOUNDARY_WORDS:
-            return False
-        if word in _NEGATIONS or word in _HYPOTHETICAL or word.endswith(("n't", "n’t")):
-            return True
-        if word == "to" and j > 0 and words[j - 1] in _FAILED_TO:
-            return True
+def _retracts(words: list[str]) -> bool:
+    """A sentence that says the last one's action failed: a failure word after an opener
+    ("Unfortunately …", "However …") or a pronoun ("it was declined", "that call failed")."""
+    for k, word in enumerate(words):
+        if word in FAILURES or (word == "error" and k and words[k - 1] in ("an", "returned")):
+            head = words[:k]
+            return bool(head) and (head[0] in _OPENERS or any(w in _ANAPHORS for w in head))
     return False
 
 
-def _achieved(words: list[str], i: int) -> bool:
-    """`was/were/been able to <verb>`, `managed to <verb>`: the base form reports a deed."""
-    if i < 2 or words[i - 1] != "to":
+def _pronoun_object(words: list[str], i: int) -> bool:
+    """"I cancelled it", "I booked the 7am one": the object was named before."""
+    nxt = [w for w in words[i + 1 : i + 5] if w not in ("up", "down", "out", "back")]
+    return bool(nxt) and (nxt[0] in ("it", "them") or "one" in nxt or "ones" in nxt)
+
+
+def _particle(words: list[str], i: int, particle: str | None) -> bool:
+    """A phrasal verb's particle follows within a few words ("rolled the release back")."""
+    return particle is None or particle in words[i + 1 : i + 6]
+
+
+def _prev(words: list[str], i: int) -> int:
+    """The index of the word before `i`, skipping adverbs (-1 at the clause start)."""
+    j = i - 1
+    while j >= 0 and (words[j] in _SKIP or (words[j].endswith("ly") and len(words[j]) > 3)):
+        j -= 1
+    return j
+
+
+def _emphatic_or_achieved(words: list[str], i: int) -> bool:
+    """`did <verb>` (emphatic past), `was able to <verb>`, `managed to <verb>`."""
+    j = _prev(words, i)
+    if j >= 0 and words[j] == "did":
+        return True
+    if j < 1 or words[j] != "to":
         return False
-    return words[i - 2] == "managed" or (
-        words[i - 2] == "able" and i >= 3 and words[i - 3] in ("was", "were", "been")
+    return words[j - 1] == "managed" or (
+        words[j - 1] == "able" and j >= 2 and words[j - 2] in ("was", "were", "been")
     )
 
 
-def _not_done(words: list[str], i: int) -> bool:
-    """A modal shortly before the verb, or `be`/`being` right before it: planned, not done."""
-    j = i - 1
-    while j >= 0 and (words[j] in _ADVERB_SKIP or words[j].endswith("ly")):
-        if words[j] == "been":  # "has been (successfully) sent" is done
-            break
-        j -= 1
-    if j >= 0 and words[j] in _NOT_DONE_AUX:
+class _Frame:
+    """What one clause says about every verb in it, computed once (so a clause is read in time
+    linear in its length however many verbs it holds)."""
+
+    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "words")
+
+    def __init__(self, words: list[str]) -> None:
+        self.words = words
+        # the first negation or modal: a verb after it is not asserted ("can confirm" reports,
+        # "I'd already created" is "I had")
+        self.blocked_after = next(
+            (k for k, w in enumerate(words) if w in NEGATIONS or (
+                w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING)
+                and not (w == "'d" and _past_follows(words, k)))),
+            len(words),
+        )  # fmt: skip
+        self.deed = not DEEDS.isdisjoint(words)  # "ran `x`", "`x` returned"
+        self.habit = not HABITS.isdisjoint(words)
+        self._last_finite: int | None = None
+
+    @property
+    def last_finite(self) -> int:
+        """The last finite verb's index (-1: none), looked up only when a clause opens with a
+        participle ("Paid invoices appear …")."""
+        if self._last_finite is None:
+            self._last_finite = max(
+                (k for k, w in enumerate(self.words) if is_finite_verb(w)), default=-1
+            )
+        return self._last_finite
+
+
+def _past_follows(words: list[str], k: int) -> bool:
+    """The word after `k` (adverbs skipped) is a past participle: "'d already created"."""
+    j = k + 1
+    while j < len(words) and (words[j] in _SKIP or words[j].endswith("ly")):
+        j += 1
+    if j == len(words):
+        return False
+    verb = lemmas(words[j]).get("VERB")
+    return verb is not None and words[j] not in verb and not words[j].endswith(("s", "ing"))
+
+
+def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:
+    """The agent asserts the verb at `i` as done: the clause is no condition or report, and
+    nothing before the verb negates it or makes it modal; and the verb is not an adjective,
+    a generic present passive, or the deed of someone else."""
+    words = clause.words
+    if clause.hypothetical:  # in a conditional sentence only "I/we <past>" is a claim
+        j = _prev(words, i)
+        return not base and j >= 0 and words[j] in AGENT and frame.blocked_after > i
+    if frame.blocked_after < i:
+        return False
+    if base:
         return True
-    for k in range(i - 1, max(i - 1 - _MODAL_REACH, -1), -1):
-        word = words[k]
-        if word in _CLAUSE_MARKS or word in _BOUNDARY_WORDS:
-            return False
-        if word in _MODALS or word.endswith(("'ll", "’ll")):
-            return True
-    return False
+    j = _prev(words, i)
+    if j >= 0 and words[j] in ("be", "being", "to", "please"):  # "will be sent", "please set"
+        return False
+    if _attributive(words, i, j, frame):
+        return False
+    if j >= 0 and words[j] in PRESENT_BE and not _has_perfect(words, j):
+        return not (frame.habit or _bare_plural_subject(words, j))
+    passive = any(w in BE for w in words[max(0, i - 3) : i])  # "was sent", "has been sent"
+    return passive or _not_someone_else(words, i)
+
+
+def _has_perfect(words: list[str], j: int) -> bool:
+    return j > 0 and words[j - 1] in HAVE
+
+
+def _attributive(words: list[str], i: int, j: int, frame: _Frame) -> bool:
+    """A participle used as an adjective: "the deleted users", "one refunded item", "with
+    reserved seating", and clause-initial "Paid invoices appear …" (a verb follows)."""
+    nxt = words[i + 1] if i + 1 < len(words) else ""
+    if j >= 0 and (words[j] in DETERMINERS or words[j] in PREPOSITIONS or words[j].isdigit()):
+        return nxt[:1].isalpha() and nxt not in FUNCTION_WORDS  # "the pushed commits"
+    return j < 0 and is_nounish(nxt) and frame.last_finite > i + 1
+
+
+def _bare_plural_subject(words: list[str], j: int) -> bool:
+    """`Refunds are issued …`, `Pods get restarted …`: a present passive whose subject is a bare
+    plural (no determiner) describes a rule, not a deed."""
+    subject = [w for w in words[:j] if w not in _SKIP]
+    if not subject or len(subject) > _SUBJECT_WORDS:
+        return False
+    if subject[0] in DETERMINERS or subject[0] in PRONOUNS:
+        return False
+    head = subject[-1]
+    lemma = _noun_lemma(head)
+    if lemma is None:  # not in the lexicon (payslips, SKUs): a regular plural
+        return head.endswith("s") and not head.endswith("ss")
+    return lemma != head
+
+
+def _noun_lemma(word: str) -> str | None:
+    nouns = lemmas(word).get("NOUN")
+    return nouns[0] if nouns else None
+
+
+def _not_someone_else(words: list[str], i: int) -> bool:
+    """An active deed with a subject that is not the agent ("the courier shipped the order",
+    "your bank has issued the refund") is someone else's; passive and subject-less ones count,
+    and so does the agent's side ("our billing team issued", a delegated agent's deed)."""
+    window = words[max(0, i - _SUBJECT_WORDS) : i]
+    subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"
+               and not (w.endswith("ly") and len(w) > 4)]  # fmt: skip
+    if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
+        return True
+    if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"
+        return False
+    nxt = next((w for w in words[i + 1 :] if w not in ("up", "down", "out", "back")), "")
+    if nxt not in _OBJECT_START:
+        return True  # intransitive: "your order has shipped", "all tests ran green"
+    return not (subject[-1] in PRONOUNS or is_nounish(subject[-1]))
 
 
 @lru_cache(maxsize=256)
 def extractor(
-    tools: frozenset[str], patterns: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()
+    tools: frozenset[str],
+    patterns: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (),
+    synonyms: bool = False,
 ) -> ClaimExtractor:
     """The compiled extractor of a tool set (runs of one agent share it)."""
-    return ClaimExtractor(tools, dict(patterns))
+    return ClaimExtractor(tools, dict(patterns), synonyms)
 
 
 def claimed_tools(
     text: str,
     tools: Iterable[str],
     patterns: Mapping[str, Sequence[re.Pattern[str]]] | None = None,
+    synonyms: bool = False,
 ) -> frozenset[str]:
     """The known tools `text` claims were done (default claims plus declared patterns)."""
     declared = tuple(sorted((t, tuple(p)) for t, p in (patterns or {}).items()))
-    return extractor(frozenset(tools), declared).claims(text)
+    return extractor(frozenset(tools), declared, synonyms).claims(text)
 
 
-__all__ = ["ClaimExtractor", "claimed_tools", "extractor", "name_words", "past_forms"]
+__all__ = ["ClaimExtractor", "claimed_tools", "extractor"]

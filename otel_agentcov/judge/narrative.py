@@ -7,11 +7,13 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..assembler import AgentRun
 from ..semconv.step import TOOL
 from .claims import extractor
+from .language import is_english
 
 CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
 RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)
@@ -29,6 +31,7 @@ class NarrativeSpec:
     claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
     must_report: tuple[str, ...] = ()
     fail_run: bool = True
+    synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +40,7 @@ class NarrativeVerdict:
 
     result: str
     divergences: tuple[tuple[str, str], ...] = ()
+    not_english: bool = False  # unverifiable because the answer is in another language
 
 
 def calls(run: AgentRun) -> dict[str, bool]:
@@ -60,7 +64,19 @@ def judge_narrative(
     done = calls(run)
     # the default claims cover every tool the agent could have used: declared, offered, called
     known = declared.union(narrative.must_report, run.tool_definitions, done)
-    claimed = extractor(known, narrative.claims).claims(output)
+    return judge_story(output, known, done, narrative)
+
+
+def judge_story(
+    output: str, known: frozenset[str], done: Mapping[str, bool], narrative: NarrativeSpec
+) -> NarrativeVerdict:
+    """One story against its calls (`done`: tool -> had a successful call). An answer not in
+    English is judged by the declared patterns alone; with none matching it is unverifiable."""
+    english = is_english(output)
+    claimed = extractor(known, narrative.claims, narrative.synonyms).claims(output, english)
+    if not english and not claimed:
+        return NarrativeVerdict(UNVERIFIABLE, not_english=True)
+    patterned = {tool for tool, _ in narrative.claims}
     divergences = {
         (tool, CLAIMED_NOT_CALLED if tool not in done else CLAIMED_BUT_FAILED)
         for tool in claimed
@@ -69,7 +85,7 @@ def judge_narrative(
     divergences.update(
         (tool, CALLED_NOT_CLAIMED)
         for tool in narrative.must_report
-        if done.get(tool, False) and tool not in claimed
+        if done.get(tool, False) and tool not in claimed and (english or tool in patterned)
     )
     if not divergences:
         return NarrativeVerdict(CONSISTENT)
@@ -88,4 +104,5 @@ __all__ = [
     "NarrativeSpec",
     "NarrativeVerdict",
     "judge_narrative",
+    "judge_story",
 ]

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from otel_agentcov.reporting.json_report import render_json
 from otel_agentcov.reporting.markdown import render_markdown
 from otel_agentcov.reporting.text import render_text
+from otel_agentcov.snapshot import Snapshot
+from otel_agentcov.snapshot.schema import Report
 
-_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+_RENDERERS: dict[str, Callable[[Report], str]] = {
     "text": render_text,
     "json": render_json,
     "markdown": render_markdown,
@@ -29,7 +31,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def render(report: Mapping[str, Any], fmt: str) -> str:
+def render(report: Report, fmt: str) -> str:
     """Render ``report`` in ``fmt``; an unknown format is a one-line user error."""
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
@@ -37,4 +39,20 @@ def render(report: Mapping[str, Any], fmt: str) -> str:
     return renderer(report)
 
 
-__all__ = ["FORMATS", "render", "render_json", "render_markdown", "render_text", "write_html"]
+
+class RenderedSnapshot(Snapshot):
+    """The Snapshot the engine and processor hand out: it prints as its text report (the
+    snapshot layer renders nothing itself, so rendering is added here, one layer up)."""
+
+    def render(self, fmt: str = "text") -> str:
+        """The report in `fmt` (text, json, markdown): what `agentcov coverage` prints."""
+        return render(self.data, fmt)
+
+    def __str__(self) -> str:
+        return self.render("text")
+
+
+__all__ = [
+    "FORMATS", "RenderedSnapshot", "render", "render_json", "render_markdown", "render_text",
+    "write_html",
+]

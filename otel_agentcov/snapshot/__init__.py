@@ -8,16 +8,18 @@ concern adds a section rather than growing one function.
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TypeVar, cast
 
+from .. import agent_names
 from ..spec import CoverageSpec
 from ..state import CoverageState
 from .contexts import tested_edges
-from .coverage import DIMENSIONS, model_matches
+from .coverage import model_matches
+from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats, empty_report
 from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
 
-REPORT_VERSION = 1
+NO_RUNS = "no agent run was seen (see docs/instrumentations.md to instrument your framework)"
 
 __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "model_matches"]
 
@@ -25,52 +27,71 @@ __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "mode
 class Snapshot:
     """One consistent computed view; `to_dict()` is the versioned JSON report (docs/report.md)."""
 
-    def __init__(self, data: dict[str, Any]) -> None:
+    def __init__(self, data: Report, problems: Sequence[str] = ()) -> None:
         self._data = data
+        self._problems = tuple(problems)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Report:
         return copy.deepcopy(self._data)
 
     @property
-    def data(self) -> Mapping[str, Any]:
+    def data(self) -> Report:
         """The report without a copy, for renderers on a hot path (scrapes); do not mutate it."""
         return self._data
 
     @property
-    def agents(self) -> Mapping[str, Mapping[str, Any]]:
-        agents: Mapping[str, Mapping[str, Any]] = self._data["agents"]
-        return agents
+    def agents(self) -> Mapping[str, AgentReport]:
+        return self._data["agents"]
+
+    @property
+    def gate_problems(self) -> tuple[str, ...]:
+        """Why the gate cannot pass whatever the expect lists say: no agent run at all, or a
+        spec agent no run matched (one line each, with a "did you mean")."""
+        return self._problems
 
     @property
     def gate_passed(self) -> bool:
-        """True when every agent's expect list passed."""
-        return all(e["passed"] for a in self.agents.values() for e in a["expect"])
+        """True when there were runs, every spec agent matched some, and every agent's expect
+        list passed: a snapshot of nothing never passes."""
+        return not self._problems and all(
+            e["passed"] for a in self.agents.values() for e in a["expect"]
+        )
 
 
-def _agent_report(view: AgentView) -> dict[str, Any]:
+S = TypeVar("S", bound=Snapshot)
+
+
+def _agent_report(view: AgentView) -> AgentReport:
     for section in AGENT_SECTIONS:
         section(view)
-    return {key: view.report[key] for key in REPORT_KEYS if key in view.report}
+    written: Mapping[str, object] = view.report
+    return cast(AgentReport, {key: written[key] for key in REPORT_KEYS if key in written})
 
 
 def compute_snapshot(
     state: CoverageState,
     spec: CoverageSpec,
-    spans: Mapping[str, Any] | None = None,
+    spans: SpanStats | None = None,
     *,
     contexts: bool = False,
-) -> Snapshot:
+    kind: type[S] = Snapshot,  # type: ignore[assignment]
+) -> S:
     """Derive every ratio from the state under the spec; the only place coverage is computed.
 
-    `contexts` adds who-tests-what per agent (docs/semantics.md#test-contexts)."""
+    `kind` is the Snapshot class to build (the engine's renders itself). `contexts` adds
+    who-tests-what per agent (docs/semantics.md#test-contexts)."""
     observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
     tested = tested_edges(state.agents.values()) if contexts else set()
+    runs = {name: st.outcomes.runs for name, st in state.agents.items()}
+    unlisted = len(agent_names.unlisted(spec, runs))
     agents = {
         name: _agent_report(
-            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested)
+            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested, unlisted)
         )
         for name, st in sorted(state.agents.items())
     }
-    empty: dict[str, Any] = {"processed": 0, "by_kind": {}, "dropped": {}}
-    span_stats = dict(spans) if spans is not None else empty
-    return Snapshot({"version": REPORT_VERSION, "agents": agents, "spans": span_stats})
+    span_stats = spans.copy() if spans is not None else empty_report()["spans"]
+    problems = [u.message() for u in agent_names.unmatched(spec, runs)]
+    if not any(runs.values()):
+        problems.insert(0, NO_RUNS)
+    return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_stats}, problems)

@@ -3,20 +3,37 @@ agent's contract coverage (docs/contracts.md)."""
 
 from __future__ import annotations
 
-from typing import Any
-
+from ..contract_spec import DEFAULT_SEVERITY
 from ..judge.contracts import SEVERITIES
+from ..spec import CONTRACTS_GATE_TARGET, AgentSpec
 from ..state.caps import OVERFLOW
 from ..stats import wilson
+from .schema import ContractRow
 from .view import AgentView
 
 
-def _violations(rows: list[dict[str, Any]]) -> int | None:
+def _violations(rows: list[ContractRow]) -> int | None:
     """Violations counted, or None (n/a, which no gate passes) while a behaviour was checked only
     without the content it needs: 0 violations of a check never decided is no evidence."""
     if any(r["unknown"] and not r["satisfied"] + r["violated"] for r in rows):
         return None
     return int(sum(r["violated"] for r in rows))
+
+
+RANK = {s: i for i, s in enumerate(SEVERITIES)}  # ascending severity
+
+
+def gates(spec: AgentSpec, row: ContractRow) -> bool:
+    """A contract row whose severity is at or above the `fail_on` the gate applies to it."""
+    return RANK.get(row["severity"], 0) >= RANK[fail_on(spec, row["contract"])]
+
+
+def fail_on(spec: AgentSpec, contract: str) -> str:
+    """The severity from which a violation of `contract` fails the gate: the spec's `gate.fail_on`,
+    else the contract's own `fail_on` (default high, also for contracts only the state knows)."""
+    if spec.fail_on is not None:
+        return spec.fail_on
+    return next((c.fail_on for c in spec.contracts if c.name == contract), DEFAULT_SEVERITY)
 
 
 def unexercised(v: AgentView) -> tuple[list[str], int]:
@@ -37,7 +54,7 @@ def contracts_section(v: AgentView) -> None:
     run (content not captured) or a `not_exercised` one (its trigger never occurred) is counted
     but is neither a violation nor a pass."""
     rec = v.st.contracts
-    rows: list[dict[str, Any]] = []
+    rows: list[ContractRow] = []
     for (contract, behavior, kind, severity), (sat, vio, unk, idle) in rec.checks.items():
         decided = sat + vio
         ci = wilson(vio, decided)
@@ -53,8 +70,7 @@ def contracts_section(v: AgentView) -> None:
             "violation_rate": vio / decided if decided else None,
             "violation_rate_ci95": list(ci) if ci else None,
         })
-    rank = {s: i for i, s in enumerate(SEVERITIES)}
-    rows.sort(key=lambda r: (-r["violated"], -rank.get(r["severity"], -1),
+    rows.sort(key=lambda r: (-r["violated"], -RANK.get(r["severity"], -1),
                              r["contract"], r["behavior"]))
     v.report["contracts"] = rows
     missing, declared = unexercised(v)
@@ -62,9 +78,11 @@ def contracts_section(v: AgentView) -> None:
     v.report["coverage"]["contracts"] = covered
     has_contracts = bool(v.spec.contracts) or bool(rec.checks)
     critical = [r for r in rows if r["severity"] == "critical"]
+    gating = [r for r in rows if gates(v.spec, r)]
     v.targets.update({
         "coverage.contracts": covered,
         "contracts.violations": _violations(rows) if has_contracts else None,
         "contracts.violations_critical": _violations(critical) if has_contracts else None,
+        CONTRACTS_GATE_TARGET: _violations(gating) if has_contracts else None,
         "contracts.pass_rate": (rec.judged - rec.failed) / rec.judged if rec.judged else None,
     })

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ..spec import evaluate_expect
+from ..spec import UNMATCHED_TARGET, evaluate_expect
 from .contexts import contexts_section
 from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
+from .gate_reasons import detail
 from .narrative import narrative_section
 from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
@@ -17,11 +18,18 @@ from .view import AgentView
 
 
 def expect_section(v: AgentView) -> None:
-    """The agent's `expect` list (or default gate) over the targets every section defined."""
+    """The agent's `expect` list (or default gate) over the targets every section defined;
+    a failed check names what failed (`gate_reasons`)."""
+    v.targets[UNMATCHED_TARGET] = v.unlisted_agents
     v.report["expect"] = [
-        {"target": r.target, "value": r.value, "passed": r.passed, "reason": r.reason}
+        {"target": r.target, "value": r.value, "passed": r.passed,
+         "reason": r.reason if r.passed else _named(r.reason, detail(r.target, v))}
         for r in evaluate_expect(v.spec.expect, v.targets)
     ]
+
+
+def _named(reason: str, what: str) -> str:
+    return f"{reason}: {what}" if what else reason
 
 
 AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (

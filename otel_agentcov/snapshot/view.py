@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..spec import AgentSpec
 from ..state import AgentState
+from .schema import AgentReport
 
 Target = float | int | None
 
@@ -21,5 +21,6 @@ class AgentView:
     observed_edges: set[tuple[str, str]]
     with_contexts: bool = False
     tested_edges: set[tuple[str, str]] = field(default_factory=set)
-    report: dict[str, Any] = field(default_factory=dict)
+    unlisted_agents: int = 0  # agents that ran but no spec entry names (`spec.unmatched_agents`)
+    report: AgentReport = field(default_factory=lambda: AgentReport())
     targets: dict[str, Target] = field(default_factory=dict)

@@ -19,6 +19,7 @@ from .caps import OVERFLOW, Caps, bump
 class Narrative:
     runs: dict[str, int] = field(default_factory=dict)  # result -> runs
     divergences: dict[tuple[str, str], int] = field(default_factory=dict)  # (tool, kind) -> runs
+    not_english: int = 0  # unverifiable runs whose answer was not in English
 
     def _key(self, tool: str, kind: str, caps: Caps, n: int) -> tuple[str, str]:
         """Divergent tools are capped like tools (they may come from discovered definitions)."""
@@ -29,22 +30,25 @@ class Narrative:
         if verdict is None:
             return
         bump(self.runs, verdict.result)
+        self.not_english += verdict.not_english
         for tool, kind in verdict.divergences:
             bump(self.divergences, self._key(tool, kind, caps, 1))
 
     def merge(self, other: Narrative, caps: Caps) -> None:
         for result, n in other.runs.items():
             bump(self.runs, result, n)
+        self.not_english += other.not_english
         for (tool, kind), n in other.divergences.items():
             bump(self.divergences, self._key(tool, kind, caps, n), n)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "narrative": {
-                "runs": {r: self.runs[r] for r in RESULTS if r in self.runs},
-                "divergences": [[t, k, n] for (t, k), n in sorted(self.divergences.items())],
-            }
+        record: dict[str, Any] = {
+            "runs": {r: self.runs[r] for r in RESULTS if r in self.runs},
+            "divergences": [[t, k, n] for (t, k), n in sorted(self.divergences.items())],
         }
+        if self.not_english:  # absent when zero: older readers and files stay as they were
+            record["not_english"] = self.not_english
+        return {"narrative": record}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Narrative:
@@ -59,4 +63,5 @@ class Narrative:
         kind = next((k for _, k in divergences if k not in KINDS), None)
         if kind is not None:
             raise ValueError(f"narrative.divergences: unknown kind {kind[:40]!r}")
-        return cls(runs=runs, divergences=divergences)
+        not_english = f.count(data.get("not_english", 0), "narrative.not_english")
+        return cls(runs=runs, divergences=divergences, not_english=not_english)

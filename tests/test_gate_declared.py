@@ -1,0 +1,180 @@
+"""Declared means gated, and a misconfigured spec never passes silently (docs/gate.md).
+
+Real SDK spans written as an OTLP/JSON file, judged by `agentcov gate` in a subprocess as CI runs
+it. Each scenario failed before the gate took declarations as checks:
+- a `high` contract violation and a hallucinated action (narrative) passed the default gate;
+- a spec naming `support-agent` over runs of `support_agent` exited 0 although the agent called
+  its restricted tool 9 times;
+- a failed restricted check did not name the tool.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _trace_files import json_text
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from otel_agentcov.agent_names import closest, distance, fold
+from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.reporting import render
+from otel_agentcov.snapshot import compute_snapshot
+from otel_agentcov.spec import CoverageSpec, SpecError
+from otel_agentcov.state import CoverageState
+
+Run = tuple[str, Sequence[str], str | None]  # agent, tools called, final output
+
+
+def spans(runs: Sequence[Run]) -> list[ReadableSpan]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "support-app"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("support-app")
+    for agent, tools, output in runs:
+        attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent",
+                                 "gen_ai.agent.name": agent}
+        if output is not None:
+            attrs["gen_ai.output.messages"] = json.dumps(
+                [{"role": "assistant", "parts": [{"type": "text", "content": output}]}])
+        with tracer.start_as_current_span(f"invoke_agent {agent}", attributes=attrs):
+            for tool in tools:
+                with tracer.start_as_current_span(f"execute_tool {tool}", attributes={
+                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool}):
+                    pass
+    provider.shutdown()
+    return list(exporter.get_finished_spans())
+
+
+def gate(tmp_path: Path, runs: Sequence[Run], spec: dict[str, Any],
+         *extra: str) -> subprocess.CompletedProcess[str]:
+    traces = tmp_path / "traces.json"
+    traces.write_text(json_text(spans(runs)), encoding="utf-8")
+    spec_file = tmp_path / "agentcov.yaml"
+    spec_file.write_text(json.dumps({"version": 1, **spec}), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "gate", "--spec", str(spec_file),
+         "--traces", str(traces), *extra],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+REFUNDS: dict[str, Any] = {"name": "refunds", "must": [
+    {"behavior": "looks_up_first", "before": {"first": "lookup_order", "then": "issue_refund"}}]}
+CLAIMS: dict[str, Any] = {"claims": {"issue_refund": ["(?i)refund(ed)? (has been )?issued"]}}
+
+
+def test_a_high_contract_violation_fails_the_default_gate_naming_it(tmp_path: Path) -> None:
+    """Severity defaults to high, the contract's fail_on to high: the violation gates."""
+    runs: list[Run] = [("support", ["issue_refund"], None), ("support", ["lookup_order"], None)]
+    proc = gate(tmp_path, runs, {"agents": [{"name": "support", "contracts": [REFUNDS]}]})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "contract refunds.looks_up_first (high) violated ×1" in proc.stdout
+    relaxed = gate(tmp_path, runs, {"gate": {"fail_on": "critical"},
+                                    "agents": [{"name": "support", "contracts": [REFUNDS]}]})
+    assert relaxed.returncode == 0, relaxed.stdout + relaxed.stderr
+
+
+def test_a_hallucinated_action_fails_the_default_gate_naming_the_tool(tmp_path: Path) -> None:
+    runs: list[Run] = [("support", ["lookup_order"], "Your refund has been issued.")]
+    spec = {"agents": [{"name": "support", "narrative": CLAIMS}]}
+    proc = gate(tmp_path, runs, spec)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "narrative.claimed_not_called" in proc.stdout
+    assert "claimed tool issue_refund without calling it ×1" in proc.stdout
+    reported = gate(tmp_path, runs, {**spec, "gate": {"narrative": "report"}})
+    assert reported.returncode == 0, reported.stdout + reported.stderr
+
+
+def test_an_explicit_expect_keeps_the_declared_checks_unless_it_names_them(
+        tmp_path: Path) -> None:
+    runs: list[Run] = [("support", ["issue_refund"], None)]
+    count = {"target": "runs.count", "matcher": {"schema": {"minimum": 1}}}
+    own = {"target": "contracts.violations", "matcher": {"schema": {"maximum": 5}}}
+    kept = gate(tmp_path, runs, {"agents": [
+        {"name": "support", "contracts": [REFUNDS], "expect": [count]}]})
+    assert kept.returncode == 1 and "refunds.looks_up_first" in kept.stdout
+    named = gate(tmp_path, runs, {"agents": [
+        {"name": "support", "contracts": [REFUNDS], "expect": [count, own]}]})
+    assert named.returncode == 0, named.stdout
+
+
+def test_a_typo_in_the_agent_name_is_inconclusive_and_names_the_seen_agent(
+        tmp_path: Path) -> None:
+    runs: list[Run] = [("support_agent", ["delete_account"], None)] * 9
+    entry = {"name": "support-agent", "tool_edges": {"restricted": ["delete_account"]}}
+    proc = gate(tmp_path, runs, {"agents": [entry]})
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "no run matched spec agent 'support-agent'; did you mean 'support_agent'?" \
+        in proc.stdout
+    assert "'support_agent'" in proc.stderr  # seen, named by no entry: a warning
+    optional = gate(tmp_path, runs, {"agents": [{**entry, "optional": True}]})
+    assert optional.returncode == 0, optional.stdout + optional.stderr
+    strict = gate(tmp_path, runs, {"gate": {"unmatched_agents": "fail"},
+                                   "agents": [{**entry, "optional": True}]})
+    assert strict.returncode == 1 and "spec.unmatched_agents" in strict.stdout
+
+
+@pytest.mark.parametrize("where", ["top", "defaults"])
+def test_restricted_tools_for_every_agent_trip_a_renamed_agent(tmp_path: Path,
+                                                              where: str) -> None:
+    runs: list[Run] = [("support_agent", ["delete_account"], None)] * 9
+    every: dict[str, Any] = ({"restricted": ["delete_account"]} if where == "top" else
+                             {"defaults": {"tool_edges": {"restricted": ["delete_account"]}}})
+    entry = {"name": "support-agent", "tool_edges": {"restricted": ["drop_table"]}}
+    proc = gate(tmp_path, runs, {**every, "agents": [entry]})
+    assert proc.returncode == 1, proc.stdout + proc.stderr  # FAIL outranks the INCONCLUSIVE
+    assert "restricted tool delete_account executed ×9" in proc.stdout
+    spec = CoverageSpec.from_dict({"version": 1, **every, "agents": [entry]})
+    assert spec.agents["support-agent"].restricted == ("delete_account", "drop_table")
+
+
+def test_a_failed_restricted_check_names_the_tool_and_up_to_three_traces(
+        tmp_path: Path) -> None:
+    runs: list[Run] = [("support", ["delete_account"], None)] * 4
+    proc = gate(tmp_path, runs, {"agents": [
+        {"name": "support", "tool_edges": {"restricted": ["delete_account"]}}]})
+    assert proc.returncode == 1
+    [line] = [ln for ln in proc.stdout.splitlines() if "edges.restricted_attempts" in ln]
+    assert "restricted tool delete_account executed ×4" in line
+    listed = line.split("; traces ")[1]
+    assert listed.endswith(" (+1 more))")  # 4 attempts: 3 ids and a count
+    traces = listed.removesuffix(" (+1 more))").split(", ")
+    assert len(traces) == 3 and all(int(t, 16) and len(t) == 32 for t in traces)
+
+
+def test_names_fold_case_dash_and_underscore_before_the_edit_distance() -> None:
+    assert fold("Support-Agent") == fold("support_agent")
+    assert distance("kitten", "sitting") == 3  # the textbook example
+    assert closest("support-agent", ["billing", "support_agent", "suport_agent"]) == [
+        "support_agent", "suport_agent"]
+    assert closest("triage", ["billing_agent", "research"]) == []
+
+
+def test_an_unknown_gate_key_lists_the_valid_ones() -> None:
+    with pytest.raises(SpecError, match="gate.fails_on: unknown key; expected one of: "
+                       "fail_on, narrative, unmatched_agents"):
+        CoverageSpec.from_dict({"version": 1, "gate": {"fails_on": "high"}})
+
+
+def test_a_snapshot_of_nothing_or_of_an_unmatched_agent_never_passes() -> None:
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "support"}]})
+    empty = compute_snapshot(CoverageState(), CoverageSpec.empty())
+    assert not empty.gate_passed and "no agent run" in empty.gate_problems[0]
+    missing = compute_snapshot(CoverageState(), spec)
+    assert not missing.gate_passed
+    assert any("'support'" in p for p in missing.gate_problems)
+    engine = CoverageEngine(CoverageSpec.empty())
+    shown = engine.snapshot()
+    assert not shown.gate_passed  # what the in-process API hands out: 0 spans never pass
+    assert str(shown) == render(shown.to_dict(), "text") and "no agent runs" in str(shown)
+    assert shown.render("markdown") == render(shown.to_dict(), "markdown")
