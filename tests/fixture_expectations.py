@@ -902,6 +902,24 @@ LITELLM = {
     "http_500": OPENAI_TRACELOOP["http_500"],
 }
 
+# google-genai's automatic function calling, python-contrib's instrumentation: one
+# `generate_content` span for the SDK's whole tool loop (its model requests are not spans of their
+# own), `execute_tool` spans inside it; no agent, so the work counts for service.name. The limit
+# (maximum_remote_calls=2) is not carried; a failed call's error.type is the HTTP status.
+_GG = "genai-app"
+GOOGLE_GENAI = {
+    "two_tools": Scenario({_GG: A(tools={"get_weather": (1, 0), "get_time": (1, 0)},
+                                  models={"weather-model": 1})}),
+    "tool_error": Scenario(
+        {_GG: A(tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
+                boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "max_steps": Scenario({_GG: A(tools={"get_weather": (1, 0)}, models={"loop-model": 1})}),
+    "http_500": Scenario(
+        {_GG: A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))}, b("500")),
+}
+
 # Stacks (or `stack/scenario`s) recorded for issue 28 whose conventions are not mapped yet: their
 # replays are expected to fail (strict xfail) until they are
 UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
@@ -958,4 +976,5 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "agno_openinference": AGNO_OPENINFERENCE,
     "agno_traceloop": AGNO_TRACELOOP,
     "litellm": LITELLM,
+    "google_genai": GOOGLE_GENAI,
 }
