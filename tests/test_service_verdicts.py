@@ -20,7 +20,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import fleet  # noqa: E402 - drives the real `agentcov serve` subprocess
 
-
 LEAKING = 5  # runs whose output leaks an account id: a critical violation that fails the run
 CLEAN = 2
 SPEC = {"version": 1, "agents": [{"name": "support", "contracts": [{
