@@ -90,7 +90,7 @@ def cpu_ns_per_span(spec: CoverageSpec, recs: list[SpanRecord]) -> float:
         engine.ingest(rec)
     engine.flush_all()
     elapsed = time.process_time_ns() - start
-    assert engine.internal_errors == 0
+    assert engine.counters.internal_errors == 0
     return elapsed / len(recs)
 
 

@@ -39,8 +39,10 @@ def queue(spans: int = 8000, budget: int | None = None) -> dict[str, Any]:
     from opentelemetry.sdk.trace import TracerProvider
 
     from otel_agentcov import AgentCoverageProcessor
+    from otel_agentcov.assembler import Bounds
 
-    processor = AgentCoverageProcessor(**({} if budget is None else {"max_queue_bytes": budget}))
+    bounds = Bounds() if budget is None else Bounds(max_queue_bytes=budget)
+    processor = AgentCoverageProcessor(bounds=bounds)
     provider = TracerProvider()
     provider.add_span_processor(processor)
     tracer = provider.get_tracer("bench")
@@ -116,11 +118,12 @@ def bomb(spans: int = 1_000_000) -> dict[str, Any]:
 
 
 def buffered(spans: int = 1_000_000, budget: int | None = None) -> dict[str, Any]:
+    from otel_agentcov.assembler import Bounds
     from otel_agentcov.engine import CoverageEngine
     from otel_agentcov.records import SpanRecord
 
     kw: dict[str, Any] = {} if budget is None else {"max_buffered_spans": budget}
-    engine = CoverageEngine(idle_ttl_s=3600.0, **kw)
+    engine = CoverageEngine(bounds=Bounds(idle_ttl_s=3600.0, **kw))
     before = _peak_rss_mib()
     for i in range(spans):
         engine.ingest(SpanRecord(1000 + i // 1000, 2 + i % 1000, 1, "execute_tool", start_ns=1,
@@ -136,10 +139,11 @@ def buffered(spans: int = 1_000_000, budget: int | None = None) -> dict[str, Any
 def many_labels(agents: int, tools: int) -> Any:
     """An engine holding `agents` runs of `tools` distinct tools each: label cardinality that
     multiplies (the series budget's case; tests/test_memory_bounds.py uses it too)."""
+    from otel_agentcov.assembler import Bounds
     from otel_agentcov.engine import CoverageEngine
     from otel_agentcov.records import SpanRecord
 
-    engine = CoverageEngine(idle_ttl_s=3600.0)
+    engine = CoverageEngine(bounds=Bounds(idle_ttl_s=3600.0))
     for a in range(agents):
         trace = 10_000 + a
         for t in range(tools):

@@ -24,6 +24,7 @@ import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import narrative  # noqa: E402
+import narrative_quality  # noqa: E402
 import overhead  # noqa: E402
 import scaling  # noqa: E402
 import service  # noqa: E402
@@ -39,6 +40,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "service": service.section,
     "metrics": metrics_render.section,
     "narrative": narrative.section,
+    "narrative_quality": narrative_quality.section,
     "contracts": contracts.section,
     "scaling": scaling.section,
 }

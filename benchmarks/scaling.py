@@ -10,6 +10,7 @@ import tracemalloc
 
 from harness import Row, Section
 
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.records import SpanRecord
 
@@ -47,7 +48,7 @@ def _records(per_trace: int, agents: int) -> list[SpanRecord]:
 
 
 def _ns_per_span(records: list[SpanRecord]) -> float:
-    engine = CoverageEngine(max_spans_per_trace=20_000)
+    engine = CoverageEngine(bounds=Bounds(max_spans_per_trace=20_000))
     ingest = engine.ingest
     started = time.process_time()
     for record in records:
@@ -58,7 +59,7 @@ def _ns_per_span(records: list[SpanRecord]) -> float:
 
 def _bytes_per_trace_in_flight(traces: int, per_trace: int = 10) -> float:
     records = [r for t in range(traces) for r in _trace(t + 1, per_trace, "a", root=False)]
-    engine = CoverageEngine(max_traces=traces)
+    engine = CoverageEngine(bounds=Bounds(max_traces=traces))
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     for record in records:

@@ -14,13 +14,13 @@ from typing import Any
 from .engine import CoverageEngine
 from .offline import fold_trial
 from .readers.trial_runs import DEFAULT_AGENT, TrialError, trace_to_records, trace_to_runs
+from .snapshot.schema import DIMENSIONS, Report, empty_report  # DIMENSIONS: AgentAssay's order
 from .spec import CoverageSpec
 from .stats import geometric_mean
 
 __all__ = ["AgentCoverageCollector", "CoverageTuple", "CoverageVector", "TrialError"]
 
 
-DIMENSIONS = ("tool", "path", "state", "boundary", "model")  # AgentAssay's vector order
 
 
 @dataclass(frozen=True)
@@ -35,7 +35,7 @@ class CoverageVector:
     state: float | None = None
     boundary: float | None = None
     model: float | None = None
-    report: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    report: Report = field(default_factory=lambda: empty_report(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for name, value in self.dimensions.items():
@@ -105,7 +105,7 @@ class AgentCoverageCollector:
         engine, trace_id = self.engine, self._next_trace
         fold_trial(engine, trace_to_runs(
             trace, trace_id, self.agent, state_attributes=engine.spec.state_attribute_names,
-            max_spans=engine.assembler.max_spans_per_trace,
+            max_spans=engine.bounds.max_spans_per_trace,
         ) or trace_to_records(trace, trace_id, self.agent))
         self._next_trace += 1
 

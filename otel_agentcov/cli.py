@@ -16,6 +16,7 @@ from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
 from .reporting import FORMATS, render
+from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 from .stats.verdicts import (
@@ -338,7 +339,7 @@ def _inputs(args: argparse.Namespace, project: settings.Settings) -> dict[str, l
     return kinds
 
 
-def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, dict[str, Any]]:
+def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Report]:
     """The spec and the report of every input; no agent run at all is a usage error (exit 2)
     unless --allow-empty."""
     project = _project()

@@ -93,8 +93,11 @@ _DETECTOR_SCHEMAS: dict[str, Any] = {
     "after": _object({"trigger": _SEL, "then": _SEL, "within": _WITHIN}, ("trigger", "then")),
     "sequence": _object({"tools": _SELS, "strict": {"type": "boolean"}}, ("tools",)),
     # `tools: []` is a run with no tool call at all
-    "trajectory": _object({"tools": {**_SELS, "minItems": 0}, "mode": {"enum": list(MODES)}},
-                          ("tools",)),
+    # a nested array is one model response's calls (a turn); `tools: []`, no tool call at all
+    "trajectory": _object({"tools": {
+        "type": "array", "items": {"anyOf": [_SEL, _SELS]}, "description": "an array of tool "
+        "selectors, or of arrays of them (one per model response)"},
+        "mode": {"enum": list(MODES)}}, ("tools",)),
     "allowed_only": _SELS,
     "delegated": _NAME,
     "output": _TEXT,
@@ -279,7 +282,13 @@ def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Det
     if key == "sequence":
         return CallSequence(tuple(map(sel, value["tools"])), bool(value.get("strict", False)))
     if key == "trajectory":
-        return Trajectory(tuple(map(sel, value["tools"])), value.get("mode", "exact"))
+        groups = [e if isinstance(e, list) else [e] for e in value["tools"]]
+        flat = [t for group in groups for t in group]
+        turns = None
+        if any(isinstance(e, list) for e in value["tools"]):  # the spec wrote its turns
+            starts = [sum(map(len, groups[:i])) for i in range(len(groups))]
+            turns = tuple(range(a, a + len(g)) for a, g in zip(starts, groups, strict=True))
+        return Trajectory(tuple(map(sel, flat)), value.get("mode", "exact"), turns)
     if key == "allowed_only":
         return AllowedOnly(tuple(map(sel, value)))
     if key == "delegated":

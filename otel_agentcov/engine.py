@@ -8,21 +8,60 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
-from .assembler import AgentRun, RunAssembler
+from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .judge import judge
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
 from .snapshot import compute_snapshot
+from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
-from .state import CoverageState, Limits
+from .state import CoverageState, Limits, fields
 
 
-def _add(counts: dict[str, int], more: Mapping[str, Any]) -> None:
+def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
     for key, n in more.items():
-        counts[str(key)] = counts.get(str(key), 0) + int(n)
+        counts[key] = counts.get(key, 0) + n
+
+
+@dataclass
+class EngineCounters:
+    """What an engine counted of the spans it saw: classified by kind, dropped by reason, traces
+    flushed early by reason, internal errors. Counters merge by summing, so the engines of
+    `--jobs` workers, pytest-xdist workers and a restarted `agentcov serve` add up exactly."""
+
+    by_kind: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    dropped: dict[str, int] = field(default_factory=dict)
+    flushed_early: dict[str, int] = field(default_factory=early_flushes)
+    internal_errors: int = 0
+
+    def merge(self, other: EngineCounters) -> None:
+        _add(self.by_kind, other.by_kind)
+        _add(self.dropped, other.dropped)
+        _add(self.flushed_early, other.flushed_early)
+        self.internal_errors += other.internal_errors
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
+                "internal_errors": self.internal_errors,
+                "flushed_early": dict(self.flushed_early)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], what: str) -> EngineCounters:
+        """ValueError or KeyError naming the field (`what.field`) when one is malformed."""
+        by_kind = fields.counts(data["by_kind"], f"{what}.by_kind")
+        if not set(by_kind) <= set(KINDS):
+            raise ValueError(f"{what}.by_kind: unknown kind in {sorted(by_kind)[:8]}")
+        counters = cls(dropped=fields.counts(data["dropped"], f"{what}.dropped"),
+                       internal_errors=fields.count(data["internal_errors"],
+                                                    f"{what}.internal_errors"))
+        _add(counters.by_kind, by_kind)
+        _add(counters.flushed_early,
+             fields.counts(data["flushed_early"], f"{what}.flushed_early"))
+        return counters
 
 
 class CoverageEngine:
@@ -32,29 +71,24 @@ class CoverageEngine:
         self,
         spec: CoverageSpec | None = None,
         *,
-        max_traces: int = 10_000,
-        max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 500_000,
-        idle_ttl_s: float = 60.0,
+        bounds: Bounds | None = None,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.spec = spec if spec is not None else CoverageSpec.empty()
+        self.bounds = bounds if bounds is not None else Bounds()
         self._content = self.spec.needs_content  # classify reads content only if a check needs it
+        self.counters = EngineCounters()
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
-            max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=clock,
-            content=self._content,
+            self.bounds, clock=clock, content=self._content,
+            flushed_early=self.counters.flushed_early,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
         # drops and errors are counted from the host's threads too: a lock of their own that is
         # never held across work, so counting never waits behind ingestion or a snapshot
         self._counters_lock = threading.Lock()
-        self.by_kind: dict[str, int] = dict.fromkeys(KINDS, 0)
-        self.dropped: dict[str, int] = {}
-        self.internal_errors = 0
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
@@ -62,11 +96,12 @@ class CoverageEngine:
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
-            self.dropped[reason] = self.dropped.get(reason, 0) + n
+            dropped = self.counters.dropped
+            dropped[reason] = dropped.get(reason, 0) + n
 
-    def count_internal_error(self) -> None:
+    def count_internal_error(self, n: int = 1) -> None:
         with self._counters_lock:
-            self.internal_errors += 1
+            self.counters.internal_errors += n
 
     def ingest(self, record: SpanRecord) -> None:
         """Classify one span and fold any runs it completes; never raises, counts it exactly once.
@@ -102,13 +137,12 @@ class CoverageEngine:
         """Count `n` spans dropped by `to_step` for `reason`."""
         self.count_drop(reason, n)
         if reason == "malformed":
-            with self._counters_lock:
-                self.internal_errors += n
+            self.count_internal_error(n)
 
     def apply(self, step: Step, local_root: bool) -> None:
         """Buffer a classified span and fold the runs it completes."""
         with self.lock:
-            self.by_kind[step.kind] += 1
+            self.counters.by_kind[step.kind] += 1
             try:
                 runs = self.assembler.add(step, local_root)
             except Exception:
@@ -120,8 +154,9 @@ class CoverageEngine:
         """Fold runs a front door built without spans (trials), counting the spans they stand
         for by kind, as `ingest` would have."""
         with self.lock:
+            by_kind = self.counters.by_kind
             for kind, n in kinds.items():
-                self.by_kind[kind] += n
+                by_kind[kind] += n
             self._fold(runs)
 
     def _fold(self, runs: list[AgentRun]) -> None:
@@ -146,16 +181,18 @@ class CoverageEngine:
         with self.lock:
             self._fold(self.assembler.flush_all(reason))
 
-    def span_stats(self) -> dict[str, Any]:
+    def span_stats(self) -> SpanStats:
+        """The report's `spans` section: the counters, what is buffered now, the folds."""
+        counters = self.counters
         with self._counters_lock:
-            dropped = dict(sorted(self.dropped.items()))
-            internal_errors = self.internal_errors
+            dropped = dict(sorted(counters.dropped.items()))
+            internal_errors = counters.internal_errors
         with self.lock:
             return {
-                "processed": sum(self.by_kind.values()) + sum(dropped.values()),
-                "by_kind": dict(self.by_kind),
+                "processed": sum(counters.by_kind.values()) + sum(dropped.values()),
+                "by_kind": dict(counters.by_kind),
                 "dropped": dropped,
-                "flushed_early": dict(self.assembler.flushed_early),
+                "flushed_early": dict(counters.flushed_early),
                 "traces_in_flight": self.assembler.traces_in_flight,
                 "spans_buffered": self.assembler.buffered_spans,
                 "label_overflow": dict(self.state.overflow),
@@ -163,16 +200,19 @@ class CoverageEngine:
                 "state_files": self.state_files,
             }
 
-    def merge(self, state: CoverageState, spans: Mapping[str, Any]) -> None:
-        """Fold in what another engine saw (a pytest-xdist worker): its state, and the span
-        counters of its `span_stats()`, so the merged report equals one engine seeing it all."""
-        with self.lock:
+    def counted(self) -> EngineCounters:
+        """A copy of the counters, consistent with the state (to send or save with it)."""
+        with self.lock, self._counters_lock:
+            c = self.counters
+            return EngineCounters(dict(c.by_kind), dict(c.dropped), dict(c.flushed_early),
+                                  c.internal_errors)
+
+    def merge(self, state: CoverageState, counters: EngineCounters) -> None:
+        """Fold in what another engine saw (a `--jobs` or pytest-xdist worker): its state and
+        its counters, so the merged report equals one engine seeing it all."""
+        with self.lock, self._counters_lock:
             self.state.merge(state)
-            _add(self.by_kind, spans["by_kind"])
-            _add(self.assembler.flushed_early, spans["flushed_early"])
-        with self._counters_lock:
-            _add(self.dropped, spans["dropped"])
-            self.internal_errors += int(spans["internal_errors"])
+            self.counters.merge(counters)
 
     def snapshot(self, *, contexts: bool = False) -> RenderedSnapshot:
         """The computed view now; `str()` of it is the text report."""

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Connection
 
 from .assembler import END_OF_INPUT
-from .engine import CoverageEngine
+from .engine import CoverageEngine, EngineCounters
 from .progress import Progress
 from .readers.files import STDIN, read_trace_file
 from .state import CoverageState
@@ -28,10 +28,7 @@ class _Part:
     """What one worker read: its state and the span counters the report shows."""
 
     state: CoverageState
-    by_kind: dict[str, int]
-    dropped: dict[str, int]
-    flushed_early: dict[str, int]
-    internal_errors: int
+    counters: EngineCounters
     peak_traces: int
     peak_spans: int
 
@@ -43,10 +40,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
     shown = Progress(len(paths)) if progress and k == 0 else None
     try:
         engine = CoverageEngine(  # the caller's bounds (forked: its engine is a copy here)
-            parent.spec, max_traces=parent.assembler.max_traces,
-            max_spans_per_trace=parent.assembler.max_spans_per_trace,
-            max_buffered_spans=parent.assembler.max_buffered_spans,
-            idle_ttl_s=parent.assembler.idle_ttl_s, limits=parent.state.limits,
+            parent.spec, bounds=parent.bounds, limits=parent.state.limits,
         )
 
         def keep(trace_id: int) -> bool:
@@ -61,9 +55,8 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
             if shown is not None:
                 shown.file_done()
         engine.flush_all(END_OF_INPUT)
-        part = _Part(engine.state, engine.by_kind, engine.dropped,
-                     engine.assembler.flushed_early, engine.internal_errors,
-                     engine.assembler.peak_traces, engine.assembler.peak_spans)
+        part = _Part(engine.state, engine.counters, engine.assembler.peak_traces,
+                     engine.assembler.peak_spans)
     except Exception:  # noqa: BLE001 - any failure: the caller reads the files itself
         part = None
     if shown is not None:
@@ -100,18 +93,10 @@ def read_in_parallel(
         for worker in workers:
             worker.join()
     done = [p for p in parts if p is not None]
-    bounds = engine.assembler
+    bounds = engine.bounds
     if (len(done) < jobs or sum(p.peak_traces for p in done) >= bounds.max_traces
             or sum(p.peak_spans for p in done) > bounds.max_buffered_spans):
         return False  # one process could have flushed traces early: let it read them
     for part in done:
-        engine.state.merge(part.state)
-        for kind, count in part.by_kind.items():
-            engine.by_kind[kind] += count
-        for reason, count in part.dropped.items():
-            engine.count_drop(reason, count)
-        flushed = engine.assembler.flushed_early
-        for reason, count in part.flushed_early.items():
-            flushed[reason] = flushed.get(reason, 0) + count
-        engine.internal_errors += part.internal_errors
+        engine.merge(part.state, part.counters)
     return True

@@ -18,6 +18,7 @@ from .readers.errors import TraceFormatError
 from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
+from .snapshot.schema import Report
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
 
@@ -131,7 +132,7 @@ def load(
         *(partial(_ingest, engine, _read(p), shown) for p in paths),
         *(partial(_ingest_trials, engine, read_trials(
             p, n << 32, warn, state_attributes=engine.spec.state_attribute_names,
-            max_spans=engine.assembler.max_spans_per_trace,
+            max_spans=engine.bounds.max_spans_per_trace,
         ), shown) for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
@@ -155,7 +156,7 @@ def run_count(report: Mapping[str, Any]) -> int:
     return sum(int(a["runs"]["count"]) for a in report["agents"].values())
 
 
-def report(engine: CoverageEngine, *, contexts: bool = False) -> dict[str, Any]:
+def report(engine: CoverageEngine, *, contexts: bool = False) -> Report:
     """The report, listing the agents the spec names even when no run of theirs was seen
     (0 runs, 0 % coverage), so an agent missing from the traces cannot pass unnoticed."""
     with engine.lock:

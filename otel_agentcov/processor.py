@@ -19,9 +19,11 @@ from typing import Any
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
+from .assembler import Bounds
 from .engine import CoverageEngine
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
+from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
 from .state import Limits
 
@@ -55,23 +57,13 @@ class AgentCoverageProcessor(SpanProcessor):
         self,
         spec: CoverageSpec | None = None,
         *,
-        max_queue: int = 100_000,
-        max_queue_bytes: int = 256 << 20,
-        max_traces: int = 10_000,
-        max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 500_000,
-        idle_ttl_s: float = 60.0,
-        flush_interval_s: float = 0.5,
+        bounds: Bounds | None = None,
         limits: Limits | None = None,
+        flush_interval_s: float = 0.5,
     ) -> None:
-        self.engine = CoverageEngine(
-            spec,
-            max_traces=max_traces,
-            max_spans_per_trace=max_spans_per_trace,
-            max_buffered_spans=max_buffered_spans,
-            idle_ttl_s=idle_ttl_s,
-            limits=limits,
-        )
+        self.engine = CoverageEngine(spec, bounds=bounds, limits=limits)
+        bounds = self.engine.bounds
+        max_queue, max_queue_bytes = bounds.max_queue, bounds.max_queue_bytes
         # a span, or (span, bytes above SPAN_BYTES) when it was measured
         self._queue: deque[ReadableSpan | tuple[ReadableSpan, int]] = deque()
         self._max_queue = min(max_queue, max_queue_bytes // SPAN_BYTES)
@@ -198,7 +190,7 @@ class AgentCoverageProcessor(SpanProcessor):
         self._drain()
         return self.engine.snapshot()
 
-    def span_stats(self) -> dict[str, Any]:
+    def span_stats(self) -> SpanStats:
         return self.engine.span_stats()
 
     def serve_metrics(

@@ -25,6 +25,7 @@ from opentelemetry.sdk.trace import TracerProvider
 
 from . import gate, offline, settings
 from .cli import _percent  # the same check as `agentcov coverage --fail-under`
+from .engine import EngineCounters
 from .processor import AgentCoverageProcessor
 from .pytest_reports import (
     DEFAULT_PATHS,
@@ -35,6 +36,7 @@ from .pytest_reports import (
     terminal_table,
     write_target,
 )
+from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
 from .state import CoverageState, StateError
 from .stats.verdicts import EXIT_PASS, no_runs_message
@@ -147,7 +149,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _worker_payload(processor: AgentCoverageProcessor) -> str:
     """What a worker sends: its state and span counters, as JSON text (execnet carries str)."""
     engine = processor.engine
-    return json.dumps({"state": engine.state.to_dict(), "spans": engine.span_stats()})
+    return json.dumps({"state": engine.state.to_dict(), "counters": engine.counted().to_dict()})
 
 
 class AgentCovSession:
@@ -172,7 +174,7 @@ class AgentCovSession:
         self.allow_inconclusive = allow_inconclusive
         self.allow_empty = allow_empty
         self.processor = AgentCoverageProcessor(spec)
-        self.report: dict[str, Any] | None = None
+        self.report: Report | None = None
         self.problems: list[str] = []
         self.table = ""
         self.written: list[tuple[str, Path]] = []
@@ -198,7 +200,8 @@ class AgentCovSession:
                 if payload is None:
                     raise ValueError("sent no coverage data (it crashed or was stopped)")
                 data = json.loads(payload)
-                engine.merge(CoverageState.from_dict(data["state"]), data["spans"])
+                engine.merge(CoverageState.from_dict(data["state"]),
+                             EngineCounters.from_dict(data["counters"], "counters"))
             except (ValueError, KeyError, TypeError, StateError) as exc:
                 self.problems.append(
                     f"agentcov: worker {worker} {exc}; its agent runs are missing, so the "

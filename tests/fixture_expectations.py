@@ -839,13 +839,66 @@ LLAMA_INDEX_TRACELOOP = {
     "http_500": Scenario({}, open_traces=1),
 }
 
+# Agno (fixtures/record/record_agno.py): agents, and a Team whose leader `triage` delegates with
+# Agno's `delegate_task_to_member` tool (the member's run follows, under the team's span). Agno
+# hands a tool's exception back to the model; past tool_call_limit=2 it refuses the model's third
+# call and the model answers (four model calls, nothing fails: only the spec's max_steps sees
+# it); an HTTP 500 ends the run with status `error`, nothing raised.
+_AGNO_TEAM = Scenario({
+    "triage": A(llm=2, tools={"delegate_task_to_member": (1, 0)}, models={"triage-model": 2},
+                delegations=("triage->billing",)),
+    "billing": A(models={"billing-model": 1}),
+})
+_AGNO_MAX_STEPS = Scenario(
+    {"looper": A(llm=4, tools={"get_weather": (2, 0)}, models={"loop-model": 4},
+                 boundaries=b("max_steps"))},
+    spec={"version": 1, "defaults": {"boundaries": {"max_steps": 4}}},
+)
+AGNO_OPENINFERENCE = {
+    "two_tools": TWO_TOOLS,
+    "streaming": TWO_TOOLS,
+    "tool_error": Scenario(  # the tool span keeps the status text only
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))},
+        b("_OTHER"),
+    ),
+    "max_steps": _AGNO_MAX_STEPS,
+    "http_500": Scenario(  # the agent span says `run status: error`
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))},
+        b("ModelProviderError", "_OTHER"),
+    ),
+    "team": _AGNO_TEAM,
+    "agent_as_tool": AGENT_AS_TOOL,
+}
+# Traceloop's Agno instrumentation with its OpenAI one (as Traceloop's SDK sets them up): the
+# team is a `triage.team` workflow span; a tool error handed back to the model leaves the tool
+# span OK; the failed run's agent span stays OK (only the model span failed), so the run is not
+# failed. Streaming: the agent span is no parent of its model and tool spans, each of which is a
+# trace of its own, so they count for the resource's service.name, one run per trace.
+AGNO_TRACELOOP = {
+    "two_tools": TWO_TOOLS,
+    "streaming": Scenario({
+        "weather": A(llm=0),
+        "agno-app": A(runs=4, llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)},
+                      models={"weather-model": 2}),
+    }),
+    "tool_error": Scenario({"orders": A(llm=2, tools={"lookup_order": (1, 0)},
+                                        models={"orders-model": 2})}),
+    "max_steps": _AGNO_MAX_STEPS,
+    "http_500": Scenario({"weather": A(models={"gpt-500": 1}, boundaries=b("error_path"))},
+                         b("InternalServerError")),
+    "team": _AGNO_TEAM,
+    "agent_as_tool": AGENT_AS_TOOL,
+}
+
 # Stacks (or `stack/scenario`s) recorded for issue 28 whose conventions are not mapped yet: their
 # replays are expected to fail (strict xfail) until they are
 UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
                       "langfuse_langchain", "haystack", "langsmith", "dspy_openinference",
                       "beeai_openinference",
                       *(f"llama_index_traceloop/{name}" for name in LLAMA_INDEX_TRACELOOP
-                        if name != "http_500")})
+                        if name != "http_500"),
+                      "agno_openinference/team", "agno_traceloop/team"})
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
@@ -891,4 +944,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "dspy_openinference": DSPY_OPENINFERENCE,
     "beeai_openinference": BEEAI_OPENINFERENCE,
     "llama_index_traceloop": LLAMA_INDEX_TRACELOOP,
+    "agno_openinference": AGNO_OPENINFERENCE,
+    "agno_traceloop": AGNO_TRACELOOP,
 }

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from otel_agentcov.assembler import AgentRun, RunAssembler, assemble
+from otel_agentcov.assembler import AgentRun, Bounds, RunAssembler, assemble
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import classify
 from otel_agentcov.semconv.common import UNKNOWN_AGENT
@@ -353,7 +353,7 @@ def test_deeply_nested_distinct_agents_each_get_a_run() -> None:
 
 @pytest.mark.timeout(20)
 def test_run_assembler_takes_a_deep_subtree_without_recursion() -> None:
-    ra = RunAssembler(max_spans_per_trace=DEPTH * 3)
+    ra = RunAssembler(Bounds(max_spans_per_trace=DEPTH * 3))
     for i in range(1, DEPTH + 1):
         assert ra.add(span(i, i - 1, f"layer {i}", start=i), False) == []
     assert ra.add(tool(DEPTH + 1, DEPTH, "bottom", DEPTH + 1), False) == []
@@ -380,7 +380,7 @@ def test_local_root_end_assembles_only_its_own_subtree() -> None:
 
 
 def test_max_traces_evicts_the_oldest_trace_early() -> None:
-    ra = RunAssembler(max_traces=2)
+    ra = RunAssembler(Bounds(max_traces=2))
     assert ra.add(tool(1, 100, "first", trace_id=1), False) == []
     assert ra.add(tool(2, 100, "second", trace_id=2), False) == []
     runs = ra.add(tool(3, 100, "third", trace_id=3), False)
@@ -393,7 +393,7 @@ def test_max_traces_evicts_the_oldest_trace_early() -> None:
 
 
 def test_max_spans_per_trace_flushes_early() -> None:
-    ra = RunAssembler(max_spans_per_trace=3)
+    ra = RunAssembler(Bounds(max_spans_per_trace=3))
     assert ra.add(tool(1, 100, "a", 1), False) == []
     assert ra.add(tool(2, 100, "b", 2), False) == []
     runs = ra.add(tool(3, 100, "c", 3), False)
@@ -412,7 +412,7 @@ class FakeClock:
 
 def test_idle_traces_are_flushed_after_the_ttl() -> None:
     clock = FakeClock()
-    ra = RunAssembler(idle_ttl_s=60.0, clock=clock)
+    ra = RunAssembler(Bounds(idle_ttl_s=60.0), clock=clock)
     ra.add(tool(1, 100, "early", trace_id=1), False)
     clock.now = 30.0
     ra.add(tool(2, 100, "later", trace_id=2), False)
@@ -431,7 +431,7 @@ def test_idle_traces_are_flushed_after_the_ttl() -> None:
 
 def test_idle_ttl_counts_from_the_last_span_seen() -> None:
     clock = FakeClock()
-    ra = RunAssembler(idle_ttl_s=60.0, clock=clock)
+    ra = RunAssembler(Bounds(idle_ttl_s=60.0), clock=clock)
     ra.add(tool(1, 100, "t1_a", trace_id=1), False)
     clock.now = 5.0
     ra.add(tool(2, 100, "t2", trace_id=2), False)

@@ -137,7 +137,8 @@ CASES: list[tuple[str, set[str]]] = [
 # Clause-level cases (issue 25), one or two per way a sentence can mention an action without
 # claiming it, and per way a tool name can be claimed; labelled by reading, as above.
 CLAUSE_TOOLS = TOOLS | {"git_push", "kubectl_apply", "db_query", "docker_build", "weather",
-                        "rollback_release", "signup_newsletter", "sendInvite", "sms-send"}
+                        "rollback_release", "signup_newsletter", "sendInvite", "sms-send",
+                        "send_notification", "ldap_search", "restart_pod"}
 CLAUSE_CASES: list[tuple[str, set[str]]] = [
     # participles used as adjectives, generic present passives
     ("The deleted-account banner and the sent items are archived weekly.", set()),
@@ -174,6 +175,11 @@ CLAUSE_CASES: list[tuple[str, set[str]]] = [
     ("I did submit the form, and I did not pay the invoice.", {"submit_form"}),
     ("I rolled the release back and signed you up for the newsletter.",
      {"rollback_release", "signup_newsletter"}),
+    # action nouns in tool names: their own verb, or run/performed with the noun
+    ("I notified the on-call team about the outage.", {"send_notification"}),
+    ("I ran an LDAP search for your username.", {"ldap_search", "search"}),
+    ("I performed a restart of the worker pod.", {"restart_pod"}),
+    ("I ran into an issue with the refund, so nothing was refunded.", set()),
     # someone else's deed; the agent's own side
     ("The courier shipped the order on Friday.", set()),
     ("Our billing team issued the refund.", {"issue_refund"}),

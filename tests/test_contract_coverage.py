@@ -119,3 +119,6 @@ def test_prometheus_counts_not_exercised_in_the_contract_family() -> None:
     assert samples[("hygiene", "logs_reads", "not_exercised")] == 2
     assert samples[("refund", "verifies", "not_exercised")] == 1
     assert samples[("refund", "verifies", "satisfied")] == 1
+    ratio = [s.value for family in text_string_to_metric_families(exposition(_report()).decode())
+             if family.name == "agentcov_contract_coverage_ratio" for s in family.samples]
+    assert ratio == [pytest.approx(2 / 3)]

@@ -7,15 +7,18 @@ docs/contracts.md#turns by hand, and checked in both polarities.
 
 from __future__ import annotations
 
-from itertools import permutations
+from collections import Counter
+from itertools import combinations, permutations
 from typing import Any
 
+import pytest
 from _contract_runs import shows
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from otel_agentcov.assembler import AgentRun, RunContent
 from otel_agentcov.semconv.step import LLM, TOOL, Step
+from otel_agentcov.spec import CoverageSpec, SpecError
 
 Span = tuple[str, str, int, int, int | None]  # (kind, tool or model, start, end, parent id)
 
@@ -68,6 +71,34 @@ def test_exact_ignores_order_within_a_turn_only() -> None:
     # separate responses: order is the run's
     assert shows(traj("exact", "weather_sf", "weather_nyc", "book"), sequential()) == "no"
     assert shows(traj("exact", "weather_nyc", "weather_sf", "book"), sequential()) == "yes"
+
+
+def test_a_reference_with_its_own_turns() -> None:
+    """Nested lists are the model responses the reference expects: exact pairs them one to one
+    with the run's turns (agentevals' strict mode compares assistant messages so)."""
+    one_response = run_of(llm(0), tool("weather_sf", 10, 30), tool("weather_nyc", 12, 30))
+    two_responses = run_of(llm(0), tool("weather_sf", 10), llm(20), tool("weather_nyc", 30))
+    together = traj("exact", ["weather_nyc", "weather_sf"])
+    apart = traj("exact", ["weather_sf"], ["weather_nyc"])
+    assert shows(together, one_response) == "yes"
+    assert shows(together, two_responses) == "no"  # two messages where one was expected
+    assert shows(apart, two_responses) == "yes"
+    assert shows(apart, one_response) == "no"
+    assert shows(traj("exact", "weather_sf", ["weather_nyc"]), two_responses) == "yes"
+    assert shows(traj("exact", ["weather_nyc"], "weather_sf"), two_responses) == "no"
+    # a flat reference takes the run's own turns: both runs show it
+    flat = traj("exact", "weather_sf", "weather_nyc")
+    assert shows(flat, one_response) == "yes" and shows(flat, two_responses) == "yes"
+
+
+def test_in_order_with_reference_turns() -> None:
+    run = run_of(llm(0), tool("a", 10, 30), tool("b", 11, 30), llm(40), tool("c", 50),
+                 llm(60), tool("d", 70, 90), tool("e", 71, 90))
+    assert shows(traj("in_order", ["b"], ["e", "d"]), run) == "yes"
+    assert shows(traj("in_order", ["a", "b"], ["c"]), run) == "yes"
+    assert shows(traj("in_order", ["a", "c"]), run) == "no"  # a and c were asked apart
+    assert shows(traj("in_order", ["c"], ["a"]), run) == "no"  # turns keep their order
+    assert shows(traj("in_order", ["d"], ["e"]), run) == "no"  # one run turn holds one
 
 
 def test_in_order_over_turns() -> None:
@@ -151,3 +182,34 @@ def test_turns_equal_every_order_they_allow(groups: list[list[str]], ref: list[s
     assert (shows(traj("exact", *ref), run) == "yes") == expect_exact
     if ref:  # an empty in_order reference is refused at spec load
         assert (shows(traj("in_order", *ref), run) == "yes") == expect_in_order
+
+
+def _contains(big: list[str], small: list[str]) -> bool:
+    return not Counter(small) - Counter(big)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abc"), min_size=1, max_size=3), max_size=4),
+       st.lists(st.lists(st.sampled_from("abc"), min_size=1, max_size=2), min_size=1,
+                max_size=3))
+def test_reference_turns_against_brute_force(groups: list[list[str]],
+                                             ref: list[list[str]]) -> None:
+    """exact: as many turns, each the same multiset; in_order: the reference turns sit inside
+    run turns picked in increasing order, one each (every choice of turns tried)."""
+    spans: list[Span] = []
+    for t, group in enumerate(groups):
+        spans.append(llm(100 * t))
+        spans += [tool(name, 100 * t + 10 + i, 100 * t + 50) for i, name in enumerate(group)]
+    run = run_of(*spans)
+    expect_exact = len(ref) == len(groups) and all(
+        sorted(r) == sorted(g) for r, g in zip(ref, groups, strict=False))
+    expect_in_order = any(all(_contains(groups[i], r) for i, r in zip(picked, ref, strict=True))
+                          for picked in combinations(range(len(groups)), len(ref)))
+    assert (shows(traj("exact", *ref), run) == "yes") == expect_exact
+    assert (shows(traj("in_order", *ref), run) == "yes") == expect_in_order
+
+
+def test_an_empty_reference_turn_is_refused() -> None:
+    with pytest.raises(SpecError, match=r"trajectory\.tools"):
+        CoverageSpec.from_dict({"version": 1, "agents": [{"name": "a", "contracts": [
+            {"name": "c", "must": [{"behavior": "b", "trajectory": {"tools": [["x"], []]}}]}]}]})

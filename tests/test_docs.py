@@ -13,11 +13,12 @@ from types import ModuleType
 
 from otel_agentcov.cli import build_parser
 from otel_agentcov.demo import main as demo
-from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.engine import CoverageEngine, EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.service.journal import MAGIC
 from otel_agentcov.snapshot import REPORT_VERSION
+from otel_agentcov.snapshot.sections import REPORT_KEYS
 from otel_agentcov.spec import EXPECT_TARGETS, SPEC_SCHEMA, CoverageSpec
 from otel_agentcov.state import STATE_FORMAT, STATE_VERSION, AgentState, CoverageState
 from otel_agentcov.state.coverage_state import READABLE_VERSIONS
@@ -157,6 +158,8 @@ def test_state_format_page_names_every_key_and_version() -> None:
         assert f"`{key}`" in page, f"docs/state-format.md does not describe the state key {key!r}"
     for key in CoverageState().to_dict():
         assert f'"{key}"' in page
+    for key in EngineCounters().to_dict():  # what `serve` keeps beside the state
+        assert f"`{key}`" in page, f"docs/state-format.md does not describe serve's {key!r}"
     assert f'"format": "{STATE_FORMAT}", "version": {STATE_VERSION}' in page
     assert all(f"**{v}**" in page for v in READABLE_VERSIONS)
     assert MAGIC.decode().strip() in page and f'`"version": {REPORT_VERSION}`' in page
@@ -180,3 +183,10 @@ def test_architecture_page_places_every_top_level_module() -> None:
     missing = sorted(n for n in names if f"`{n}`" not in page and f"{n}.py" not in page
                      and f"{n}/" not in page)
     assert missing == [], f"docs/architecture.md does not place {missing}"
+
+
+def test_report_page_describes_every_section() -> None:
+    page = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    for key in REPORT_KEYS:
+        assert f"`{key}`" in page, f"docs/report.md does not describe the report section {key!r}"
+    assert f'{{"version": {REPORT_VERSION},' in page

@@ -13,7 +13,7 @@ from _trace_files import batches, demo_spans, json_text, protobuf_bytes, write_s
 from test_report_golden import fixture_files
 
 from otel_agentcov import offline
-from otel_agentcov.assembler import END_OF_INPUT, AgentRun
+from otel_agentcov.assembler import END_OF_INPUT, AgentRun, Bounds
 from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.jobs import read_in_parallel
@@ -80,10 +80,10 @@ def test_bad_input_and_the_trace_bound_fall_back_to_one_process(tmp_path: Path) 
     with pytest.raises(offline.InputError, match="bad.json"):
         offline.load(CoverageSpec.empty(), traces=paths, jobs=2)
     # two workers holding one trace each could be two traces at once in one process
-    assert not read_in_parallel(CoverageEngine(max_traces=2), good, 2)
-    assert read_in_parallel(CoverageEngine(max_traces=3), good[:1], 2)
+    assert not read_in_parallel(CoverageEngine(bounds=Bounds(max_traces=2)), good, 2)
+    assert read_in_parallel(CoverageEngine(bounds=Bounds(max_traces=3)), good[:1], 2)
     # likewise the spans buffered across traces awaiting their roots
-    assert not read_in_parallel(CoverageEngine(max_buffered_spans=1), good, 2)
+    assert not read_in_parallel(CoverageEngine(bounds=Bounds(max_buffered_spans=1)), good, 2)
 
 
 def test_path_examples_past_the_sample_cap_are_the_same(tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov import AgentCoverageProcessor
-from otel_agentcov.assembler import RunAssembler
+from otel_agentcov.assembler import Bounds, RunAssembler
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge, protobuf_elements
@@ -36,7 +36,7 @@ CONTENT = 100_000
 
 def test_queue_is_bounded_in_bytes_when_content_is_captured() -> None:
     budget, max_queue = 1 << 20, 40
-    processor = AgentCoverageProcessor(max_queue=max_queue, max_queue_bytes=budget,
+    processor = AgentCoverageProcessor(bounds=Bounds(max_queue=max_queue, max_queue_bytes=budget),
                                        flush_interval_s=3600.0)
     provider = TracerProvider()
     provider.add_span_processor(processor)
@@ -67,7 +67,8 @@ def test_queue_is_bounded_in_bytes_when_content_is_captured() -> None:
 
 
 def test_spans_without_content_are_bounded_by_the_flat_estimate() -> None:
-    processor = AgentCoverageProcessor(max_queue_bytes=64 * 2048, flush_interval_s=3600.0)
+    processor = AgentCoverageProcessor(bounds=Bounds(max_queue_bytes=64 * 2048),
+                                       flush_interval_s=3600.0)
     provider = TracerProvider()
     provider.add_span_processor(processor)
     tracer = provider.get_tracer("test")
@@ -85,7 +86,7 @@ def _orphan(trace: int, span: int) -> Step:
 
 def test_buffered_spans_across_traces_are_capped_and_the_oldest_flush_early() -> None:
     budget, traces, per_trace = 100, 30, 10
-    assembler = RunAssembler(max_buffered_spans=budget, idle_ttl_s=3600.0)
+    assembler = RunAssembler(Bounds(max_buffered_spans=budget, idle_ttl_s=3600.0))
     runs = []
     for t in range(traces):  # roots that never end: only the budget bounds the buffer
         for s in range(per_trace):
@@ -101,7 +102,7 @@ def test_buffered_spans_across_traces_are_capped_and_the_oldest_flush_early() ->
 
 
 def test_buffered_spans_are_visible_in_self_metrics() -> None:
-    engine = CoverageEngine(max_buffered_spans=5, idle_ttl_s=3600.0)
+    engine = CoverageEngine(bounds=Bounds(max_buffered_spans=5, idle_ttl_s=3600.0))
     for t in range(3):
         for s in range(3):
             engine.ingest(SpanRecord(10 + t, 2 + s, 1, "execute_tool", start_ns=1, end_ns=2,

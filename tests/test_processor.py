@@ -19,6 +19,7 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
 from opentelemetry.trace import SpanContext, TraceFlags
 
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.processor import AgentCoverageProcessor
 
 SERVICE = "checkout-svc"
@@ -483,7 +484,7 @@ def test_shutdown_is_idempotent_finishes_open_traces_and_counts_late_spans() -> 
 @pytest.mark.timeout(30)
 def test_dropping_never_waits_for_the_engine_lock() -> None:
     """Counting a drop must not wait behind ingestion or a snapshot (which hold the engine lock)."""
-    processor, provider, tracer = _make(max_queue=2, flush_interval_s=3600.0)
+    processor, provider, tracer = _make(bounds=Bounds(max_queue=2), flush_interval_s=3600.0)
     spans = []
     for i in range(5):
         span = tracer.start_span(f"execute_tool t{i}", attributes=tool_attrs(f"t{i}"))
@@ -507,7 +508,7 @@ def test_dropping_never_waits_for_the_engine_lock() -> None:
 
 @pytest.mark.timeout(30)
 def test_full_queue_drops_and_counts_without_blocking_the_host() -> None:
-    processor, provider, tracer = _make(max_queue=10, flush_interval_s=3600.0)
+    processor, provider, tracer = _make(bounds=Bounds(max_queue=10), flush_interval_s=3600.0)
     try:
         with processor._drain_lock:  # the worker cannot drain while the test holds this
             started = time.perf_counter()

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from otel_agentcov.assembler import AgentRun, RunAssembler, assemble
+from otel_agentcov.assembler import AgentRun, Bounds, RunAssembler, assemble
 from otel_agentcov.semconv.step import AGENT, DELEGATE, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 RUN_KINDS = (LLM, TOOL, HANDOFF)
@@ -126,8 +126,8 @@ def test_run_assembler_loses_and_duplicates_nothing_under_any_arrival_and_bounds
     max_buffered: int,
 ) -> None:
     now = [0.0]
-    ra = RunAssembler(max_traces=max_traces, max_spans_per_trace=max_spans, idle_ttl_s=5.0,
-                      max_buffered_spans=max_buffered, clock=lambda: now[0])
+    ra = RunAssembler(Bounds(max_traces=max_traces, max_spans_per_trace=max_spans, idle_ttl_s=5.0,
+                             max_buffered_spans=max_buffered), clock=lambda: now[0])
     runs: list[AgentRun] = []
     for i, step in enumerate(steps):
         runs += ra.add(step, local_root=step.parent_id is None or roots[i])

@@ -17,6 +17,7 @@ from collections import Counter
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.families import OVERFLOW_LABELS
 from otel_agentcov.exporters.prometheus import render
@@ -85,8 +86,9 @@ def series_per_family(exposition: bytes) -> dict[str, int]:
 def test_a_million_distinct_names_and_endless_traces_stay_under_the_caps() -> None:
     spec = CoverageSpec.from_dict({"version": 1, "agents": [
         {"name": "*", "paths": {"granularity": "tool"}}]})  # every tool name is a new path
-    engine = CoverageEngine(spec, max_traces=MAX_TRACES, max_spans_per_trace=MAX_SPANS_PER_TRACE,
-                            idle_ttl_s=3600.0, limits=LIMITS)
+    engine = CoverageEngine(spec, bounds=Bounds(
+        max_traces=MAX_TRACES, max_spans_per_trace=MAX_SPANS_PER_TRACE, idle_ttl_s=3600.0,
+    ), limits=LIMITS)
     rss: list[int] = []
     sent = attack(engine, SPANS, rss)
 

@@ -14,6 +14,7 @@ from collections.abc import Callable
 import pytest
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
 
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.processor import AgentCoverageProcessor
 
@@ -63,7 +64,7 @@ def _loop_until(done: threading.Event, action: Callable[[], object], count: list
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("max_queue", [100_000, 64])  # 64: the queue overflows, drops counted
 def test_threads_end_spans_while_scrapes_snapshots_and_flushes_run(max_queue: int) -> None:
-    processor, tracer = _sdk(max_queue=max_queue)
+    processor, tracer = _sdk(bounds=Bounds(max_queue=max_queue))
     ended = [0] * WRITERS
     writers = [threading.Thread(target=_writer, args=(tracer, f"agent{i}", ended, i),
                                 name=f"writer{i}") for i in range(WRITERS)]

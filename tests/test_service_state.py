@@ -27,6 +27,7 @@ from _trace_files import demo_spans, protobuf_bytes
 from opentelemetry.sdk.trace import ReadableSpan
 
 from otel_agentcov import CoverageSpec, CoverageState
+from otel_agentcov.assembler import Bounds
 from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.readers import TraceFormatError
 from otel_agentcov.semconv.step import Step
@@ -65,7 +66,7 @@ def crash_all() -> None:
 def opened(path: Path, idle_ttl_s: float = 60.0) -> CoverageStore:
     """A store on `path` started as after a crash of every store opened before it."""
     crash_all()
-    store = CoverageStore(SPEC, str(path), idle_ttl_s=idle_ttl_s)
+    store = CoverageStore(SPEC, str(path), bounds=Bounds(idle_ttl_s=idle_ttl_s))
     store.open()
     _OPEN.append(store)
     return store

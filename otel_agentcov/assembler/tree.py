@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 
 from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
 from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
+from .bounds import Bounds
 from .run import AgentRun, run_content
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
@@ -23,6 +24,12 @@ _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
 # (no real workflow, a hostile or runaway one) they are skipped so assembly stays near-linear.
 MAX_PAIRED_AGENTS = 256
 END_OF_INPUT = "end_of_input"  # the flush reason when an offline input ends
+FLUSH_REASONS = ("idle_ttl", "trace_limit", "span_limit", "span_budget", "shutdown")
+
+
+def early_flushes() -> dict[str, int]:
+    """An early-flush table: every reason a bound can flush for, at 0."""
+    return dict.fromkeys(FLUSH_REASONS, 0)
 
 
 class _Builder:
@@ -518,26 +525,20 @@ class RunAssembler:
 
     def __init__(
         self,
+        bounds: Bounds | None = None,
         *,
-        max_traces: int = 10_000,
-        max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 500_000,
-        idle_ttl_s: float = 60.0,
         clock: Callable[[], float] = time.monotonic,
         content: bool = False,
+        flushed_early: dict[str, int] | None = None,
     ) -> None:
-        self.max_traces = max_traces
+        self.bounds = bounds if bounds is not None else Bounds()
         self.content = content  # the spec judges content: runs carry what classify captured
-        self.max_spans_per_trace = max_spans_per_trace
-        self.max_buffered_spans = max_buffered_spans
         self.buffered_spans = 0
-        self.idle_ttl_s = idle_ttl_s
         self._clock = clock
         self._traces: OrderedDict[int, _TraceBuffer] = OrderedDict()
         self._lock = threading.Lock()
-        self.flushed_early: dict[str, int] = {
-            "idle_ttl": 0, "trace_limit": 0, "span_limit": 0, "span_budget": 0, "shutdown": 0
-        }
+        # early flushes by reason, counted into the table given (the engine's counters)
+        self.flushed_early = flushed_early if flushed_early is not None else early_flushes()
         # most traces and spans buffered at once (`--jobs` checks the bounds with them)
         self.peak_traces = self.peak_spans = 0
 
@@ -552,7 +553,7 @@ class RunAssembler:
         with self._lock:
             buf = self._traces.get(step.trace_id)
             if buf is None:
-                if len(self._traces) >= self.max_traces:
+                if len(self._traces) >= self.bounds.max_traces:
                     runs.extend(self._flush_oldest("trace_limit"))
                 buf = self._traces[step.trace_id] = _TraceBuffer(now)
                 self.peak_traces = max(self.peak_traces, len(self._traces))
@@ -574,12 +575,12 @@ class RunAssembler:
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
-            if len(buf.steps) >= self.max_spans_per_trace:
+            if len(buf.steps) >= self.bounds.max_spans_per_trace:
                 del self._traces[step.trace_id]
                 self.buffered_spans -= len(buf.steps)
                 self.flushed_early["span_limit"] += 1
                 runs.extend(assemble(buf.steps.values(), self.content))
-            while self.buffered_spans > self.max_buffered_spans:
+            while self.buffered_spans > self.bounds.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
 
@@ -599,7 +600,7 @@ class RunAssembler:
 
     def sweep(self) -> list[AgentRun]:
         """Assemble traces idle past the TTL (stragglers whose root never ends here)."""
-        deadline = self._clock() - self.idle_ttl_s
+        deadline = self._clock() - self.bounds.idle_ttl_s
         runs: list[AgentRun] = []
         with self._lock:
             while self._traces and next(iter(self._traces.values())).last_seen <= deadline:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..judge.narrative import CONSISTENT, DIVERGENT
-from ..snapshot.coverage import DIMENSIONS
+from ..snapshot.schema import DIMENSIONS
 from ..state import AgentState, CoverageState
 from ..stats.regression import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
 from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS

@@ -13,7 +13,7 @@ from ..gate import Check, junit_xml
 from ..reporting import _format as fmt
 from ..reporting import render_json
 from ..reporting.markdown import _table, escape
-from ..snapshot.coverage import DIMENSIONS
+from ..snapshot.schema import DIMENSIONS
 from ..stats.verdicts import INCONCLUSIVE, PASS
 from .sets import KINDS
 

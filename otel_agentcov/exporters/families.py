@@ -309,6 +309,11 @@ CONTRACT_CHECKS = _counter(
     "agentcov_contract_checks", "Contract behaviour verdicts on runs, by result.", "{check}",
     ("agent", "contract", "behavior", "severity", "result"), rows=_contract_checks,
     otlp="agentcov.contract.checks")
+CONTRACT_COVERAGE = _gauge(
+    "agentcov_contract_coverage_ratio",
+    "Contract behaviours decided (satisfied or violated) in at least one run / declared; not "
+    "part of the overall coverage.",
+    rows=_one(lambda r: r["coverage"].get("contracts")))
 VERSION_RUNS = _counter("agentcov_version_runs", "Completed runs per agent version.", "{run}", AV,
                         rows=_per_version("runs"), otlp="agentcov.version.runs")
 VERSION_PASSED = _counter("agentcov_version_runs_passed", "Passed runs per agent version.",
@@ -380,7 +385,8 @@ FAMILIES: tuple[Family, ...] = (
     BOUNDARY_HITS, BOUNDARY_DECLARED, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_DURATION,
     PASS_RATE_LOWER, PASS_RATE_UPPER, CONSISTENCY, PATHS_OBSERVED, PATHS_ESTIMATED,
     STATES_OBSERVED, STATES_ESTIMATED, NARRATIVE_RUNS, NARRATIVE_DIVERGENCES, CONTRACT_CHECKS,
-    VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS, VERSION_VERDICT,
+    CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,
+    VERSION_VERDICT,
     SPANS_PROCESSED, SPANS_DROPPED, TRACES_FLUSHED_EARLY, LABEL_OVERFLOW, INTERNAL_ERRORS,
     TRACES_IN_FLIGHT, SPANS_BUFFERED, SERIES_OVERFLOW,
     BUILD_INFO,

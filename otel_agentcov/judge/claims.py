@@ -145,6 +145,8 @@ class ClaimExtractor:
             for reading in todo:
                 if reading.tool in found:
                     continue
+                if reading.article and (i + 1 == len(words) or words[i + 1] not in DETERMINERS):
+                    continue  # "ran a search", not "did not restart", "run kubectl …"
                 if all(present & forms for forms in reading.objects) and _particle(
                     words, i, reading.particle
                 ):
@@ -209,18 +211,29 @@ class _Frame:
     """What one clause says about every verb in it, computed once (so a clause is read in time
     linear in its length however many verbs it holds)."""
 
-    __slots__ = ("blocked_after", "deed", "habit", "last_finite")
+    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "words")
 
     def __init__(self, words: list[str]) -> None:
+        self.words = words
         # the first negation or modal: a verb after it is not asserted ("can confirm" reports)
         self.blocked_after = next(
             (k for k, w in enumerate(words) if w in NEGATIONS or (
                 w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING))),
             len(words),
         )  # fmt: skip
-        self.deed = any(w in DEEDS for w in words)  # "ran `x`", "`x` returned"
-        self.habit = any(w in HABITS for w in words)
-        self.last_finite = max((k for k, w in enumerate(words) if is_finite_verb(w)), default=-1)
+        self.deed = not DEEDS.isdisjoint(words)  # "ran `x`", "`x` returned"
+        self.habit = not HABITS.isdisjoint(words)
+        self._last_finite: int | None = None
+
+    @property
+    def last_finite(self) -> int:
+        """The last finite verb's index (-1: none), looked up only when a clause opens with a
+        participle ("Paid invoices appear …")."""
+        if self._last_finite is None:
+            self._last_finite = max(
+                (k for k, w in enumerate(self.words) if is_finite_verb(w)), default=-1
+            )
+        return self._last_finite
 
 
 def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:

@@ -20,6 +20,7 @@ SENTENCES = re.compile(r"(?<=[.!?])\s+|\n+")
 _QUOTES = re.compile(
     r"“[^”]{0,400}”|\"[^\"\n]{0,400}\"|‘[^’]{0,400}’|(?<!\w)'(?:[^'\n]|(?<=\w)'(?=\w)){1,400}'(?!\w)"
 )
+_QUOTE_CHARS = re.compile("[\"“‘'’]")
 _CODE = re.compile(r"`([^`\n]{1,200})`")
 _TOKENS = re.compile(
     r"\x00\d+\x00|[$€£¥]|\d+(?:[.,:/]\d+)*|\w+(?:[.'\-/]\w+)*|[,;:()\[\]—–|]"
@@ -131,17 +132,22 @@ def tokens(sentence: str) -> tuple[list[str], list[bool]]:
         codes.append(match.group(1).strip().lower())
         return f" \x00{len(codes) - 1}\x00 "
 
-    text = _CODE.sub(keep, sentence)
-    text = _QUOTES.sub(" , ", text).replace("’", "'")
+    text = sentence
+    if "`" in text:
+        text = _CODE.sub(keep, text)
+    if _QUOTE_CHARS.search(text):
+        text = _QUOTES.sub(" , ", text).replace("’", "'")
+    raw = _TOKENS.findall(text.lower())
+    if not codes and "'" not in text:  # the common case: plain words
+        return raw, [False] * len(raw)
     words: list[str] = []
     code: list[bool] = []
-    for raw in _TOKENS.findall(text):
-        if raw.startswith("\x00"):
-            words.append(codes[int(raw.strip("\x00"))])
+    for token in raw:
+        if token.startswith("\x00"):
+            words.append(codes[int(token.strip("\x00"))])
             code.append(True)
             continue
-        word = raw.lower()
-        parts = _split_contraction(word)
+        parts = _split_contraction(token)
         words.extend(parts)
         code.extend([False] * len(parts))
     return words, code

@@ -264,9 +264,30 @@ def _in_turns(hits: list[list[bool]], groups: list[list[int]], exact: bool) -> b
     return j == k
 
 
+def _by_turns(hits: list[list[bool]], groups: list[list[int]], turns: Sequence[range],
+              exact: bool) -> bool:
+    """The reference's own turns against the run's: `exact` pairs them one to one, each a
+    perfect multiset match; in_order embeds each reference turn within one later run turn
+    (the earliest that can hold it: later ones can only hold less of what remains)."""
+    if exact:
+        return len(turns) == len(groups) and all(
+            len(refs) == len(calls) and _matches_all(hits, refs, calls)
+            for refs, calls in zip(turns, groups, strict=True))
+    i = 0
+    for refs in turns:
+        while i < len(groups) and not _matches_all(hits, refs, groups[i]):
+            i += 1
+        if i == len(groups):
+            return False
+        i += 1
+    return True
+
+
 def _trajectory(hits: list[list[bool]], groups: list[list[int]], n_calls: int,
-                mode: str) -> bool:
+                mode: str, turns: Sequence[range] | None = None) -> bool:
     k = len(hits)
+    if mode in ("exact", "in_order") and turns is not None:
+        return _by_turns(hits, groups, turns, exact=mode == "exact")
     if mode == "exact":
         return k == n_calls and _in_turns(hits, groups, exact=True)
     if mode == "in_order":
@@ -282,15 +303,19 @@ def _trajectory(hits: list[list[bool]], groups: list[list[int]], n_calls: int,
 
 @dataclass(frozen=True)
 class Trajectory:
+    """The reference calls in order; `turns` (positions in `tools`) when the spec grouped them
+    into the model responses that should ask for them, else None (a flat reference)."""
+
     tools: tuple[Selector, ...]
     mode: str = "exact"
+    turns: tuple[range, ...] | None = None
 
     def shows(self, c: _Calls) -> Hit:
         hits = [c.hits(s) for s in self.tools]
         unknown = any(None in h for h in hits)
         n, groups = len(c.calls), c.groups if self.mode in ("exact", "in_order") else []
         return _decide(unknown, lambda u: _trajectory([_as(h, u) for h in hits], groups, n,
-                                                      self.mode))
+                                                      self.mode, self.turns))
 
 
 @dataclass(frozen=True)
@@ -387,10 +412,13 @@ class Check:
     fails_run: bool = False  # violated at or above the contract's fail_on
 
 
+_CAN_BE_VACUOUS = (Before, After, Calls)  # a tuple: isinstance on a union type is slower
+
+
 def _exercised(detector: Detector, c: _Calls) -> Hit:
     """Did the rule's trigger occur? Only `before`, `after` and a `calls` cap can hold
     vacuously; every other detector is exercised by any run it is applied to."""
-    if isinstance(detector, Before | After | Calls):
+    if isinstance(detector, _CAN_BE_VACUOUS):
         return detector.exercised(c)
     return True
 

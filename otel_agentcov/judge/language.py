@@ -26,18 +26,21 @@ _FUNCTION_WORDS = frozenset({
     "may", "might", "must", "shall", "all", "any", "some", "each", "every", "nor", "yet",
     "also", "just", "only", "until", "unless", "once", "per", "via", "up", "out", "off",
 })  # fmt: skip
+SAMPLE_CHARS = 2048  # the language of an answer shows in its first 2 KB
+_LETTERS = re.compile(r"[^\W\d_]")
+_OTHER_SCRIPT = re.compile(r"[^\W\d_\u0000-\u024f\u1e00-\u1eff]")  # letters outside Latin
 MIN_WORDS = 3  # fewer countable words say nothing either way: read as English
 MIN_SHARE = 0.5  # of countable words the English lexicon knows
 MAX_OTHER_SCRIPT = 0.3  # share of letters outside the Latin script
 
 
 def is_english(text: str) -> bool:
-    """True unless the text is clearly in another language or script."""
-    letters = [c for c in text if c.isalpha()]
+    """True unless the text is clearly in another language or script (read from its start)."""
+    text = text[:SAMPLE_CHARS]
+    letters = len(_LETTERS.findall(text))
     if not letters:
         return True
-    other = sum(1 for c in letters if not _latin(c))
-    if other / len(letters) > MAX_OTHER_SCRIPT:
+    if len(_OTHER_SCRIPT.findall(text)) / letters > MAX_OTHER_SCRIPT:
         return False
     words = [w.replace("’", "'") for w in _WORDS.findall(text) if w.islower()]
     if len(words) < MIN_WORDS:
@@ -52,10 +55,6 @@ def _english(word: str) -> bool:
         return True
     base = word.split("'")[0]
     return bool(lemmas(base)) or base in _FUNCTION_WORDS
-
-
-def _latin(char: str) -> bool:
-    return char < "\u0250" or "\u1e00" <= char <= "\u1eff"
 
 
 __all__ = ["is_english"]

@@ -33,6 +33,19 @@ PARTICLES = frozenset({"up", "down", "out", "back", "in", "off", "over"})
 # Verbs that only carry their object (send an email = email, issue a refund = refund): the
 # object's own verb claims the tool too.
 LIGHT_VERBS = frozenset({"send", "issue", "give", "grant", "post", "make", "provide", "do"})
+# Verbs that carry an action noun in a tool name (create_reservation, start_deployment): the
+# noun's own verb claims the tool ("reserved", "deployed").
+NOUN_CARRIERS = frozenset({"create", "perform", "trigger", "start", "run", "execute", "initiate",
+                           "request", "submit", "process"})  # fmt: skip
+# Suffixes of action nouns and the verb endings they come from: notification -> notify.
+_DEVERBAL = (("ication", "y"), ("ation", "ate"), ("ation", "e"), ("ation", ""), ("ration", "er"),
+             ("lation", ""), ("ssion", "t"), ("ion", "e"), ("ion", ""), ("ment", ""), ("al", "e"),
+             ("al", ""), ("ure", "e"))  # fmt: skip
+# Verbs named as nouns that an answer "runs" or "performs": "ran a search", "did a lookup".
+ACTION_NOUNS = frozenset({"search", "query", "lookup", "scan", "check", "backup", "build",
+                          "restart", "reboot", "test", "review", "audit", "sync", "export",
+                          "import", "upgrade", "refresh", "rollback", "deploy", "cleanup"})
+DOING_VERBS = ("run", "do", "perform", "conduct", "execute", "complete", "trigger")
 # How a verb-less name (`weather`) is claimed: "checked / got / looked up the weather".
 USE_VERBS = ("check", "get", "fetch", "look", "retrieve", "pull", "consult", "query")
 # Short forms of object words that answers use.
@@ -55,7 +68,8 @@ MONEY = frozenset({"fund", "funds", "money", "cash", "currency", "currencies", "
 # Built-in synonyms of common action verbs (`narrative: {synonyms: true}`): "processed the
 # refund" claims issue_refund. Declared `claims:` patterns stay the way to cover domain phrasing.
 SYNONYMS = {
-    "issue": ("process",), "create": ("open",), "delete": ("remove", "erase"),
+    "issue": ("process", "complete", "handle", "finalize"), "create": ("open",),
+    "delete": ("remove", "erase"),
     "book": ("reserve",), "reserve": ("book",), "cancel": ("terminate",),
     "update": ("change", "modify"), "restart": ("reboot",), "pay": ("settle",),
     "transfer": ("move", "wire"), "run": ("execute",), "remove": ("delete",),
@@ -76,6 +90,7 @@ class Reading:
     verb: str
     particle: str | None
     objects: tuple[frozenset[str], ...]  # each: the forms one object word may take
+    article: bool = False  # "ran a search": the verb must be followed by a determiner
 
 
 def name_words(tool: str) -> list[str]:
@@ -126,6 +141,17 @@ def noun_forms(word: str) -> frozenset[str]:
     return frozenset(f.lower() for f in forms)
 
 
+@lru_cache(maxsize=4096)
+def deverbal(noun: str) -> str | None:
+    """The verb an action noun comes from (notification -> notify, deployment -> deploy)."""
+    for suffix, ending in _DEVERBAL:
+        if noun.endswith(suffix) and len(noun) > len(suffix) + 2:
+            verb = noun[: -len(suffix)] + ending
+            if verb != noun and is_verb(verb):
+                return verb
+    return None
+
+
 def readings(tool: str, synonyms: bool = False) -> tuple[Reading, ...]:
     """Every reading of one tool's name (none for a name with no word); with `synonyms`, also
     those of the built-in synonyms of its verb."""
@@ -135,10 +161,10 @@ def readings(tool: str, synonyms: bool = False) -> tuple[Reading, ...]:
         return ()
     out: list[Reading] = []
 
-    def add(verb: str, particle: str | None, objects: list[str]) -> None:
+    def add(verb: str, particle: str | None, objects: list[str], article: bool = False) -> None:
         optional = GENERIC_OBJECTS if verb not in COMMON_VERBS else frozenset()
         forms = tuple(MONEY if o in MONEY else noun_forms(o) for o in objects if o not in optional)
-        out.append(Reading(tool, verb, particle, forms))
+        out.append(Reading(tool, verb, particle, forms, article))
         if synonyms and particle is None:
             out.extend(Reading(tool, alt, None, forms) for alt in SYNONYMS.get(verb, ()))
 
@@ -158,8 +184,17 @@ def readings(tool: str, synonyms: bool = False) -> tuple[Reading, ...]:
             for i, obj in enumerate(objects):
                 if is_verb(obj):
                     add(obj, None, objects[:i] + objects[i + 1 :])
+        if first in LIGHT_VERBS or first in NOUN_CARRIERS:  # send_notification: "notified"
+            for i, obj in enumerate(objects):
+                verb = deverbal(obj)
+                if verb is not None:
+                    add(verb, None, objects[:i] + objects[i + 1 :])
     if len(content) == 2 and is_verb(content[1]) and content[1] not in PARTICLES:
         add(content[1], None, content[:1])  # noun first: web_search, currency_convert
+    for i, word in enumerate(content):  # "ran a search", "performed a restart of the pod"
+        if word in ACTION_NOUNS and is_verb(word):
+            for verb in DOING_VERBS:
+                add(verb, None, [word, *content[:i], *content[i + 1 :]], article=True)
     if not any(is_verb(w) for w in content) or (len(words) == 1 and is_noun(first)):
         for verb in USE_VERBS:  # weather, stock_price
             add(verb, None, content)

@@ -22,6 +22,7 @@ from types import FrameType
 import grpc
 from prometheus_client import CollectorRegistry, generate_latest
 
+from ..assembler import Bounds
 from ..exporters.prometheus import MAX_SERIES, add_runtime_collectors, render
 from ..spec import CoverageSpec
 from .grpc_receiver import make_grpc_server
@@ -47,9 +48,7 @@ class ServeConfig:
     tls_cert: str | None = None
     tls_key: str | None = None
     limits: RequestLimits = field(default_factory=RequestLimits)
-    idle_ttl_s: float = 60.0
-    max_traces: int = 10_000
-    max_buffered_spans: int = 500_000
+    bounds: Bounds = field(default_factory=Bounds)
     max_series: int = MAX_SERIES
     compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
     sweep_interval_s: float = 1.0
@@ -61,11 +60,7 @@ class Service:
 
     def __init__(self, config: ServeConfig) -> None:
         self.config = config
-        self.store = CoverageStore(
-            config.spec, config.state_file, max_traces=config.max_traces,
-            max_buffered_spans=config.max_buffered_spans,
-            idle_ttl_s=config.idle_ttl_s,
-        )
+        self.store = CoverageStore(config.spec, config.state_file, bounds=config.bounds)
         self.intake = Intake(self.store, config.limits, config.token)
         self.healthy = threading.Event()
         self._stopping = threading.Event()
@@ -218,7 +213,8 @@ def serve_from_args(args: argparse.Namespace) -> int:
         spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
         otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.data_file, token=token,
         metrics_token=metrics_token, tls_cert=args.tls_cert, tls_key=args.tls_key,
-        idle_ttl_s=args.idle_ttl, summary_interval_s=args.log_summary,
+        summary_interval_s=args.log_summary,
+        bounds=Bounds(idle_ttl_s=args.idle_ttl, max_buffered_spans=args.max_buffered_spans),
         limits=RequestLimits(
             max_body_bytes=args.max_body_bytes,
             max_decompressed_bytes=args.max_decompressed_bytes,
@@ -227,7 +223,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
             max_attributes=args.max_attributes_per_request,
             max_inflight_bytes=args.max_inflight_bytes,
         ),
-        max_buffered_spans=args.max_buffered_spans, max_series=args.max_series,
+        max_series=args.max_series,
     )
     return run(config)
 

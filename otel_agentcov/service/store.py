@@ -19,7 +19,8 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..engine import CoverageEngine
+from ..assembler import Bounds
+from ..engine import CoverageEngine, EngineCounters
 from ..readers.otlp import (
     TraceFormatError,
     decode_request,
@@ -28,7 +29,7 @@ from ..readers.otlp import (
     records_from_request,
 )
 from ..records import SpanRecord
-from ..semconv.step import KINDS, Step
+from ..semconv.step import Step
 from ..snapshot import Snapshot
 from ..spec import CoverageSpec
 from ..state import CoverageState, StateError, fields
@@ -109,16 +110,10 @@ class CoverageStore:
         spec: CoverageSpec,
         state_file: str | None = None,
         *,
-        max_traces: int = 10_000,
-        max_spans_per_trace: int = 10_000,
-        max_buffered_spans: int = 500_000,
-        idle_ttl_s: float = 60.0,
+        bounds: Bounds | None = None,
     ) -> None:
         self._clock = _Clock()
-        self.engine = CoverageEngine(
-            spec, max_traces=max_traces, max_spans_per_trace=max_spans_per_trace,
-            max_buffered_spans=max_buffered_spans, idle_ttl_s=idle_ttl_s, clock=self._clock,
-        )
+        self.engine = CoverageEngine(spec, bounds=bounds, clock=self._clock)
         # a symlinked state path is written through to its target: the journal, the lock and
         # the temporary files live beside the file itself, and the link stays a link
         self.state_file = os.path.realpath(state_file) if state_file else None
@@ -182,7 +177,7 @@ class CoverageStore:
             if self._closed:
                 return
             now = self._clock.now = time.time()
-            flushed = self.engine.assembler.flushed_early
+            flushed = self.engine.counters.flushed_early
             before = flushed["idle_ttl"]
             self.engine.sweep()
             if flushed["idle_ttl"] != before and self._journal is not None:
@@ -227,10 +222,7 @@ class CoverageStore:
         with engine.lock:
             return {
                 "generation": generation,
-                "by_kind": dict(engine.by_kind),
-                "dropped": dict(engine.dropped),
-                "internal_errors": engine.internal_errors,
-                "flushed_early": dict(engine.assembler.flushed_early),
+                **engine.counted().to_dict(),
                 "open_traces": [
                     [tid, last_seen, [to_row(s) for s in steps]]
                     for tid, last_seen, steps in engine.assembler.open_traces()
@@ -242,12 +234,7 @@ class CoverageStore:
         malformed one (every field is checked before anything is installed)."""
         serve = fields.table(data["serve"], "serve")
         generation = fields.count(serve["generation"], "serve.generation")
-        by_kind = fields.counts(serve["by_kind"], "serve.by_kind")
-        if not set(by_kind) <= set(KINDS):
-            raise ValueError(f"serve.by_kind: unknown kind in {sorted(by_kind)[:8]}")
-        dropped = fields.counts(serve["dropped"], "serve.dropped")
-        internal_errors = fields.count(serve["internal_errors"], "serve.internal_errors")
-        flushed_early = fields.counts(serve["flushed_early"], "serve.flushed_early")
+        counters = EngineCounters.from_dict(serve, "serve")
         open_traces = []
         for entry in fields.items(serve["open_traces"], "serve.open_traces"):
             trace_id, last_seen, rows = fields.items(entry, "serve.open_traces entry", 3)
@@ -258,10 +245,7 @@ class CoverageStore:
             open_traces.append((fields.number(last_seen, "serve.open_traces time"), steps))
         engine = self.engine
         engine.state = CoverageState.from_dict(data, engine.state.limits)
-        engine.by_kind.update(by_kind)
-        engine.dropped.update(dropped)
-        engine.internal_errors = internal_errors
-        engine.assembler.flushed_early.update(flushed_early)
+        engine.counters.merge(counters)  # onto the fresh engine's zeros
         for last_seen, steps in open_traces:
             self._clock.now = last_seen
             for step in steps:
@@ -337,10 +321,7 @@ class CoverageStore:
     def _reset_engine(self) -> None:
         old = self.engine
         self.engine = CoverageEngine(
-            old.spec, max_traces=old.assembler.max_traces,
-            max_spans_per_trace=old.assembler.max_spans_per_trace,
-            max_buffered_spans=old.assembler.max_buffered_spans,
-            idle_ttl_s=old.assembler.idle_ttl_s, limits=old.state.limits, clock=self._clock,
+            old.spec, bounds=old.bounds, limits=old.state.limits, clock=self._clock,
         )
         self._generation = 0
 

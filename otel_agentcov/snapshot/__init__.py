@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar, cast
 
 from .. import agent_names
 from ..spec import CoverageSpec
 from ..state import CoverageState
 from .contexts import tested_edges
-from .coverage import DIMENSIONS, model_matches
+from .coverage import model_matches
+from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats, empty_report
 from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
 
-REPORT_VERSION = 1
 NO_RUNS = "no agent run was seen (see docs/instrumentations.md to instrument your framework)"
 
 __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "model_matches"]
@@ -27,22 +27,21 @@ __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "mode
 class Snapshot:
     """One consistent computed view; `to_dict()` is the versioned JSON report (docs/report.md)."""
 
-    def __init__(self, data: dict[str, Any], problems: Sequence[str] = ()) -> None:
+    def __init__(self, data: Report, problems: Sequence[str] = ()) -> None:
         self._data = data
         self._problems = tuple(problems)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> Report:
         return copy.deepcopy(self._data)
 
     @property
-    def data(self) -> Mapping[str, Any]:
+    def data(self) -> Report:
         """The report without a copy, for renderers on a hot path (scrapes); do not mutate it."""
         return self._data
 
     @property
-    def agents(self) -> Mapping[str, Mapping[str, Any]]:
-        agents: Mapping[str, Mapping[str, Any]] = self._data["agents"]
-        return agents
+    def agents(self) -> Mapping[str, AgentReport]:
+        return self._data["agents"]
 
     @property
     def gate_problems(self) -> tuple[str, ...]:
@@ -62,16 +61,17 @@ class Snapshot:
 S = TypeVar("S", bound=Snapshot)
 
 
-def _agent_report(view: AgentView) -> dict[str, Any]:
+def _agent_report(view: AgentView) -> AgentReport:
     for section in AGENT_SECTIONS:
         section(view)
-    return {key: view.report[key] for key in REPORT_KEYS if key in view.report}
+    written: Mapping[str, object] = view.report
+    return cast(AgentReport, {key: written[key] for key in REPORT_KEYS if key in written})
 
 
 def compute_snapshot(
     state: CoverageState,
     spec: CoverageSpec,
-    spans: Mapping[str, Any] | None = None,
+    spans: SpanStats | None = None,
     *,
     contexts: bool = False,
     kind: type[S] = Snapshot,  # type: ignore[assignment]
@@ -90,8 +90,7 @@ def compute_snapshot(
         )
         for name, st in sorted(state.agents.items())
     }
-    empty: dict[str, Any] = {"processed": 0, "by_kind": {}, "dropped": {}}
-    span_stats = dict(spans) if spans is not None else empty
+    span_stats = spans.copy() if spans is not None else empty_report()["spans"]
     problems = [u.message() for u in agent_names.unmatched(spec, runs)]
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)

@@ -3,17 +3,16 @@ agent's contract coverage (docs/contracts.md)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..contract_spec import DEFAULT_SEVERITY
 from ..judge.contracts import SEVERITIES
 from ..spec import CONTRACTS_GATE_TARGET, AgentSpec
 from ..state.caps import OVERFLOW
 from ..stats import wilson
+from .schema import ContractRow
 from .view import AgentView
 
 
-def _violations(rows: list[dict[str, Any]]) -> int | None:
+def _violations(rows: list[ContractRow]) -> int | None:
     """Violations counted, or None (n/a, which no gate passes) while a behaviour was checked only
     without the content it needs: 0 violations of a check never decided is no evidence."""
     if any(r["unknown"] and not r["satisfied"] + r["violated"] for r in rows):
@@ -24,7 +23,7 @@ def _violations(rows: list[dict[str, Any]]) -> int | None:
 RANK = {s: i for i, s in enumerate(SEVERITIES)}  # ascending severity
 
 
-def gates(spec: AgentSpec, row: dict[str, Any]) -> bool:
+def gates(spec: AgentSpec, row: ContractRow) -> bool:
     """A contract row whose severity is at or above the `fail_on` the gate applies to it."""
     return RANK.get(row["severity"], 0) >= RANK[fail_on(spec, row["contract"])]
 
@@ -55,7 +54,7 @@ def contracts_section(v: AgentView) -> None:
     run (content not captured) or a `not_exercised` one (its trigger never occurred) is counted
     but is neither a violation nor a pass."""
     rec = v.st.contracts
-    rows: list[dict[str, Any]] = []
+    rows: list[ContractRow] = []
     for (contract, behavior, kind, severity), (sat, vio, unk, idle) in rec.checks.items():
         decided = sat + vio
         ci = wilson(vio, decided)

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from ..spec import CONDITIONS
 from ..state import stable_hash
 from ..stats import chao1, frequency_counts, geometric_mean, good_turing
+from .schema import DIMENSIONS, Dimension
 from .view import AgentView
 
-DIMENSIONS = ("tool", "path", "state", "boundary", "model")
 TOP_PATHS = 5
 
 
@@ -87,7 +87,7 @@ def coverage_section(v: AgentView) -> None:
     """The five dimensions and their geometric mean, from the sections above; n/a explained."""
     spec, st, report = v.spec, v.st, v.report
     excluded: dict[str, str] = {}
-    dims: dict[str, float | None] = {}
+    dims: dict[Dimension, float | None] = {}
     tools = report["tools"]
     known = tools["known"]
     dims["tool"] = (len(known) - len(tools["uncovered"])) / len(known) if known else None
@@ -99,11 +99,13 @@ def coverage_section(v: AgentView) -> None:
         hashes = {stable_hash(tuple(p)[: spec.max_depth]) for p in spec.expected_paths}
         dims["path"] = sum(1 for h in hashes if st.diversity.paths.get(h)) / len(hashes)
     else:
-        dims["path"] = paths["observed"] / paths["estimated"] if paths["observed"] else None
+        estimated = paths["estimated"]
+        dims["path"] = paths["observed"] / estimated if estimated else None
         if dims["path"] is None:
             excluded["path"] = "no runs"
     states = report["states"]
-    dims["state"] = states["observed"] / states["estimated"] if states["observed"] else None
+    estimated = states["estimated"]
+    dims["state"] = states["observed"] / estimated if estimated else None
     if dims["state"] is None:
         excluded["state"] = "no steps"
 
@@ -127,7 +129,11 @@ def coverage_section(v: AgentView) -> None:
         (d for d in DIMENSIONS if dims[d] is not None), key=lambda d: dims[d] or 0.0, default=None
     )
     report["coverage"] = {
-        **dims,
+        "tool": dims["tool"],
+        "path": dims["path"],
+        "state": dims["state"],
+        "boundary": dims["boundary"],
+        "model": dims["model"],
         "overall": overall,
         "weakest": weakest,
         "insufficient_data": st.outcomes.runs < spec.min_runs,

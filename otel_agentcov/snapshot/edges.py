@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from .schema import Edges
 from .view import AgentView
 
 
@@ -17,7 +16,7 @@ def edges_section(v: AgentView) -> None:
     called = {t for t, (ok, err) in v.st.inventory.tools.items() if ok + err > 0}
     attempts = sum(edges_rec.restricted.values())
     declared_edges = set(spec.delegation)
-    edges: dict[str, Any] = {
+    edges: Edges = {
         "allowed_pct": _pct(len(set(spec.allowed) & called), len(spec.allowed))
         if spec.allowed
         else None,
@@ -42,6 +41,8 @@ def edges_section(v: AgentView) -> None:
         {"from": a, "to": b, "count": c} for (a, b), c in sorted(edges_rec.delegations.items())
     ]
     v.targets.update({
-        f"edges.{k}": val for k, val in edges.items()
-        if k not in ("restricted", "delegation_declared", "restricted_traces")
+        "edges.allowed_pct": edges["allowed_pct"],
+        "edges.restricted_attempts": edges["restricted_attempts"],
+        "edges.delegation_pct": edges["delegation_pct"],
+        "edges.gate_passed": edges["gate_passed"],
     })

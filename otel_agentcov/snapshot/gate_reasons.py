@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import Any
 
 from ..judge.narrative import CLAIMED_NOT_CALLED
 from ..spec import CONTRACTS_GATE_TARGET, DEFAULT_GATE_TARGET, NARRATIVE_GATE_TARGET
 from .contracts import gates
+from .schema import ContractRow
 from .view import AgentView
 
 MAX_TRACES = 3
@@ -38,7 +38,7 @@ def _restricted(v: AgentView) -> str:
     return " | ".join(parts)
 
 
-def _contracts(keep: Callable[[AgentView, dict[str, Any]], bool], v: AgentView) -> str:
+def _contracts(keep: Callable[[AgentView, ContractRow], bool], v: AgentView) -> str:
     rows = [r for r in v.report["contracts"] if r["violated"] and keep(v, r)]
     return ", ".join(f"contract {r['contract']}.{r['behavior']} ({r['severity']}) violated "
                      f"×{r['violated']}" for r in rows)

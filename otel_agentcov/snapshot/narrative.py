@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..judge.narrative import CLAIMED_NOT_CALLED, CONSISTENT, DIVERGENT, RESULTS
+from .schema import Concern, Divergence
 from .view import AgentView
 
 
@@ -12,7 +11,7 @@ def narrative_section(v: AgentView) -> None:
     """`narrative` counts, its targets (null until a run was verifiable) and a concern for
     hallucinated actions; names and counts only."""
     rec = v.st.narrative
-    divergences: list[dict[str, Any]] = [
+    divergences: list[Divergence] = [
         {"tool": t, "kind": k, "count": n} for (t, k), n in sorted(rec.divergences.items())
     ]
     v.report["narrative"] = {
@@ -29,7 +28,7 @@ def narrative_section(v: AgentView) -> None:
     v.targets["narrative.divergences"] = total if verifiable else None
     v.targets["narrative.claimed_not_called"] = not_called if verifiable else None
     if hallucinated:
-        concern: dict[str, Any] = {
+        concern: Concern = {
             "type": "hallucinated_action",
             "severity": "high",
             "message": "story claims actions never taken: "

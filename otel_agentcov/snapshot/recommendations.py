@@ -9,12 +9,12 @@ move the score (delegation edges, restrictions, more runs) follow in a fixed ord
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from ..semconv.common import is_handoff_tool
 from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
 from .contracts import unexercised
-from .coverage import DIMENSIONS, model_matches
+from .coverage import model_matches
+from .schema import DIMENSIONS, Dimension, Recommendation
 from .view import AgentView
 
 # how each boundary condition is usually provoked in a test
@@ -54,7 +54,7 @@ def looks_destructive(tool: str) -> bool:
 Score = tuple[int, float]
 
 
-def _score(v: AgentView, dimension: str | None = None, step: float = 0.0) -> Score:
+def _score(v: AgentView, dimension: Dimension | None = None, step: float = 0.0) -> Score:
     """(−zero dimensions, geometric mean of the others) if `dimension` rose by `step`."""
     coverage = v.report["coverage"]
     values = [
@@ -66,12 +66,12 @@ def _score(v: AgentView, dimension: str | None = None, step: float = 0.0) -> Sco
     return -(len(values) - len(nonzero)), geometric_mean(nonzero) or 0.0
 
 
-def _gain(v: AgentView, dimension: str, step: float) -> Score:
+def _gain(v: AgentView, dimension: Dimension, step: float) -> Score:
     (zeros, mean), (zeros0, mean0) = _score(v, dimension, step), _score(v)
     return zeros - zeros0, mean - mean0
 
 
-def _more_runs(v: AgentView) -> dict[str, Any] | None:
+def _more_runs(v: AgentView) -> Recommendation | None:
     out = v.st.outcomes
     _, f1, f2, n = frequency_counts(v.st.diversity.paths.values())
     # below min_runs the estimate rests on too few runs (one run is one path seen once, which
@@ -97,7 +97,7 @@ def _more_runs(v: AgentView) -> dict[str, Any] | None:
 
 def recommendations_section(v: AgentView) -> None:
     report, spec = v.report, v.spec
-    steps: list[tuple[Score, dict[str, Any]]] = []
+    steps: list[tuple[Score, Recommendation]] = []
     none = (0, 0.0)
 
     def add(impact: Score, kind: str, subject: str, message: str) -> None:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from ..stats import mean_pairwise_jaccard, wilson
+from .schema import Concern
 from .view import AgentView
 
 DURATION_BUCKETS_S = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
@@ -50,7 +50,7 @@ def concerns_section(v: AgentView) -> None:
     pass_rate, ci, consistency = runs["pass_rate"], runs["pass_rate_ci95"], runs[
         "behavior_consistency"
     ]
-    concerns: list[dict[str, Any]] = []
+    concerns: list[Concern] = []
     if pass_rate is not None and ci is not None and pass_rate < 0.8:
         concerns.append({
             "type": "low_pass_rate",

@@ -3,9 +3,8 @@ version before it, by the same statistics as `agentcov compare` (docs/compare.md
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..stats.regression import pass_rate_verdict
+from .schema import Version
 from .view import AgentView
 
 
@@ -14,7 +13,7 @@ def versions_section(v: AgentView) -> None:
 
     One comparison per version and the one before it, so there is no family to correct for.
     """
-    entries: list[dict[str, Any]] = []
+    entries: list[Version] = []
     previous: tuple[str, int, int] | None = None
     for version, c in v.st.versions.ordered():
         verdict = baseline = None

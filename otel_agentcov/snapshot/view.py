@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from ..spec import AgentSpec
 from ..state import AgentState
+from .schema import AgentReport
 
 Target = float | int | None
 
@@ -22,5 +22,5 @@ class AgentView:
     with_contexts: bool = False
     tested_edges: set[tuple[str, str]] = field(default_factory=set)
     unlisted_agents: int = 0  # agents that ran but no spec entry names (`spec.unmatched_agents`)
-    report: dict[str, Any] = field(default_factory=dict)
+    report: AgentReport = field(default_factory=lambda: AgentReport())
     targets: dict[str, Target] = field(default_factory=dict)

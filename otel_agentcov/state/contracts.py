@@ -41,10 +41,14 @@ class Contracts:
         if any(c.result != NOT_EXERCISED for c in facts.checks):
             self.judged += 1
             self.failed += facts.contract_failed
-        for c in facts.checks:
-            counts = [0] * len(RESULTS)
-            counts[_INDEX[c.result]] = 1
-            self._add((c.contract, c.behavior, c.kind, c.severity), counts, caps, 1)
+        checks, cap = self.checks, caps.limits.max_checks
+        for c in facts.checks:  # per run and behaviour: no list built per verdict
+            key = caps.key(checks, (c.contract, c.behavior, c.kind, c.severity), cap, "contract",
+                           OVERFLOW_CHECK)
+            row = checks.get(key)
+            if row is None:
+                row = checks[key] = [0] * len(RESULTS)
+            row[_INDEX[c.result]] += 1
 
     def merge(self, other: Contracts, caps: Caps) -> None:
         self.judged += other.judged

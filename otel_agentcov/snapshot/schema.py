@@ -1,0 +1,245 @@
+"""The JSON report's shape (docs/report.md), as TypedDicts: what the snapshot sections write and
+what every reader (exporters, gate, compare, reporters, views) reads, so mypy --strict catches a
+key one side renamed. A key listed here is in every report unless marked NotRequired.
+
+A value the report cannot decide is null (`None`), never a guess; ratios are in [0, 1] except
+the `edges.*_pct` percentages.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, NotRequired, TypedDict
+
+Dimension = Literal["tool", "path", "state", "boundary", "model"]
+DIMENSIONS: tuple[Dimension, ...] = ("tool", "path", "state", "boundary", "model")
+
+
+class Summary(TypedDict):
+    mean: float | None
+    p95: float | None
+
+
+class Histogram(TypedDict):
+    """Cumulative counts at each upper bound (seconds), as Prometheus histograms carry them."""
+
+    bounds: list[float]
+    cumulative: list[int]
+    count: int
+    sum: float
+
+
+class Runs(TypedDict):
+    count: int
+    errors: int
+    passed: int
+    pass_rate: float | None
+    pass_rate_ci95: list[float] | None  # [lower, upper], Wilson 95%
+    duration_s: Summary
+    tokens: Summary
+    behavior_consistency: float | None
+    duration_histogram: Histogram
+
+
+class Coverage(TypedDict):
+    tool: float | None
+    path: float | None
+    state: float | None
+    boundary: float | None
+    model: float | None
+    overall: float | None
+    weakest: str | None
+    insufficient_data: bool
+    excluded: dict[str, str]  # dimension -> why it is n/a
+    contracts: NotRequired[float | None]  # declared behaviours some run decided
+
+
+class ToolCalls(TypedDict):
+    ok: int
+    error: int
+
+
+class Tools(TypedDict):
+    known: list[str]
+    called: dict[str, ToolCalls]
+    uncovered: list[str]
+    undeclared: list[str]
+    discovered: bool
+
+
+class Models(TypedDict):
+    known: list[str]
+    used: dict[str, int]
+
+
+class PathCount(TypedDict):
+    path: list[str]
+    count: int
+
+
+class Paths(TypedDict):
+    observed: int
+    estimated: float | None
+    sample_coverage: float | None
+    expected: int | None
+    top: list[PathCount]
+    rarest: list[PathCount]
+
+
+class States(TypedDict):
+    observed: int
+    estimated: float | None
+    sample_coverage: float | None
+
+
+Edge = TypedDict("Edge", {"from": str, "to": str})
+Delegation = TypedDict("Delegation", {"from": str, "to": str, "count": int})
+
+
+class Restricted(TypedDict):
+    tool: str
+    outcome: str
+    count: int
+
+
+class Edges(TypedDict):
+    allowed_pct: float | None
+    restricted_attempts: int
+    delegation_pct: float | None
+    gate_passed: int  # 1 when no restricted tool was attempted
+    delegation_declared: list[Edge]
+    restricted: list[Restricted]
+    restricted_traces: dict[str, list[str]]  # tool -> trace ids of its newest attempts
+
+
+class Divergence(TypedDict):
+    tool: str
+    kind: str
+    count: int
+
+
+class Narrative(TypedDict):
+    declared: bool
+    runs: dict[str, int]  # by result
+    divergences: list[Divergence]
+    not_english: NotRequired[int]  # unverifiable runs whose answer was in another language
+
+
+class Concern(TypedDict):
+    type: str
+    severity: str
+    message: str
+
+
+class ContractRow(TypedDict):
+    contract: str
+    behavior: str
+    kind: str
+    severity: str
+    satisfied: int
+    violated: int
+    unknown: int
+    not_exercised: int
+    violation_rate: float | None
+    violation_rate_ci95: list[float] | None
+
+
+class ExpectResult(TypedDict):
+    target: str
+    value: float | int | None
+    passed: bool
+    reason: str | None
+
+
+class Version(TypedDict):
+    version: str
+    runs: int
+    passed: int
+    pass_rate: float
+    verdict_vs_previous: str | None  # PASS | FAIL | INCONCLUSIVE; None for the first
+    baseline_version: str | None
+    tool_calls: dict[str, int]
+
+
+class Recommendation(TypedDict):
+    kind: str
+    subject: str
+    message: str
+    runs: NotRequired[int]  # more_runs: how many, and what each goal needs
+    runs_for_paths: NotRequired[int]
+    runs_for_pass_rate: NotRequired[int]
+
+
+class TestTally(TypedDict):
+    runs: int
+    passed: int
+    tools: dict[str, int]
+    delegations: list[Edge]
+    restricted: list[str]
+    behaviors: list[str]
+
+
+class Untested(TypedDict):
+    tools: list[str]
+    delegations: list[Edge]
+    behaviors: list[str]
+
+
+class SingleTest(TypedDict):
+    tools: list[str]
+
+
+class Contexts(TypedDict):
+    by_test: dict[str, TestTally]
+    tests_by_tool: dict[str, list[str]]
+    untested: Untested
+    single_test: SingleTest
+
+
+class AgentReport(TypedDict, total=False):
+    """One agent's sections; built section by section, so a reader may see it part-filled
+    while the snapshot is computed. A finished report holds every key but `contexts`."""
+
+    runs: Runs
+    coverage: Coverage
+    tools: Tools
+    models: Models
+    paths: Paths
+    states: States
+    boundaries: dict[str, bool]  # enabled condition -> hit
+    boundary_hits: dict[str, int]
+    delegations: list[Delegation]
+    edges: Edges
+    narrative: Narrative
+    concerns: list[Concern]
+    contracts: list[ContractRow]
+    expect: list[ExpectResult]
+    contexts: Contexts  # only when asked for (--contexts, the pytest plugin)
+    versions: list[Version]
+    recommendations: list[Recommendation]
+
+
+class SpanStats(TypedDict):
+    processed: int
+    by_kind: dict[str, int]
+    dropped: dict[str, int]
+    flushed_early: NotRequired[dict[str, int]]
+    traces_in_flight: NotRequired[int]
+    spans_buffered: NotRequired[int]
+    label_overflow: NotRequired[dict[str, int]]
+    internal_errors: NotRequired[int]
+    state_files: NotRequired[int]
+
+
+class Report(TypedDict):
+    version: int
+    agents: dict[str, AgentReport]
+    spans: SpanStats
+
+
+REPORT_VERSION = 1
+
+
+def empty_report() -> Report:
+    """The report of nothing: no agents, no spans."""
+    return {"version": REPORT_VERSION, "agents": {},
+            "spans": {"processed": 0, "by_kind": {}, "dropped": {}}}
