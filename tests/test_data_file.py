@@ -14,34 +14,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from test_pytest_contexts import SPEC, SUITE
 
 from otel_agentcov.state import CoverageState
 
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITE = '''
-from pydantic_ai import Agent
-from pydantic_ai.models.test import TestModel
-
-Agent.instrument_all()
-agent = Agent(TestModel(), name="support")
-
-
-@agent.tool_plain
-def search(query: str) -> str:
-    return "found"
-
-
-def test_one():
-    agent.run_sync("hi", model=TestModel(call_tools=["search"]))
-
-
-def test_two():
-    agent.run_sync("hi", model=TestModel(call_tools=["search"]))
-    agent.run_sync("hi", model=TestModel(call_tools=[]))
-'''
-SPEC = {"version": 1, "agents": [{"name": "support", "tools": ["search", "fetch"]}]}
+RUNS = 2  # SUITE's test_search and test_both run the agent once each
 
 
 def _project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
@@ -69,20 +49,20 @@ def test_pytest_writes_the_data_file_every_verb_reads(pytester: pytest.Pytester,
     data = pytester.path / ".agentcov"
     result.stdout.fnmatch_lines([f"agentcov: data file written to {data}"])
     state = CoverageState.load(str(data))
-    assert state.agents["support"].outcomes.runs == 3  # 1 + 2 runs in the suite
+    assert state.agents["support"].outcomes.runs == RUNS
     here = pytester.path
     cmp = agentcov(here, "compare", ".agentcov", ".agentcov", "--format", "json")
-    assert cmp.returncode == 3, cmp.stderr  # a version against itself: never a pass at 3 runs
+    assert cmp.returncode == 3, cmp.stderr  # a version against itself: never a pass at 2 runs
     assert json.loads(cmp.stdout)["agents"]["support"]["verdict"] == "INCONCLUSIVE"
     positional = agentcov(here, "coverage", ".agentcov", "--format", "json")
     assert positional.returncode == 0, positional.stderr
-    assert json.loads(positional.stdout)["agents"]["support"]["runs"]["count"] == 3
+    assert json.loads(positional.stdout)["agents"]["support"]["runs"]["count"] == RUNS
     bare = agentcov(here, "coverage", "--format", "json")  # like `coverage report`
     assert json.loads(bare.stdout) == json.loads(positional.stdout)
     assert agentcov(here, "gate").returncode == 0
     merged = agentcov(here, "merge", ".agentcov", ".agentcov", "-o", "double.agentcov")
     assert merged.returncode == 0
-    assert CoverageState.load(str(here / "double.agentcov")).agents["support"].outcomes.runs == 6
+    assert CoverageState.load(str(here / "double.agentcov")).agents["support"].outcomes.runs == 2 * RUNS
 
 
 def test_xdist_writes_the_merged_data_file(pytester: pytest.Pytester,
@@ -95,7 +75,7 @@ def test_xdist_writes_the_merged_data_file(pytester: pytest.Pytester,
     assert serial.ret == parallel.ret == 0, parallel.stdout.str()
     states = [CoverageState.load(str(pytester.path / f))
               for f in ("serial.agentcov", "xdist.agentcov")]
-    assert [s.agents["support"].outcomes.runs for s in states] == [3, 3]
+    assert [s.agents["support"].outcomes.runs for s in states] == [RUNS, RUNS]
     serial_tools, xdist_tools = (s.agents["support"].inventory.tools for s in states)
     assert xdist_tools == serial_tools
     assert not (pytester.path / ".agentcov").exists()
