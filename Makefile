@@ -103,7 +103,7 @@ FIXTURE_STACKS ?= openai_v2 openai_v2_legacy pydantic_ai openai_agents_openinfer
   smolagents llama_index crewai autogen agent_framework semantic_kernel \
   openai_openinference openai_traceloop anthropic_traceloop mcp mcp_traceloop logfire openlit \
   mlflow langfuse haystack haystack_openinference langsmith dspy_openinference beeai_openinference \
-  llama_index_traceloop agno_openinference agno_traceloop
+  llama_index_traceloop agno_openinference agno_traceloop litellm google_genai
 FIXTURE_VENVS  := .venv-fixtures
 
 fixtures:

@@ -891,6 +891,35 @@ AGNO_TRACELOOP = {
     "agent_as_tool": AGENT_AS_TOOL,
 }
 
+# LiteLLM's OpenTelemetry callback (one `litellm_request` span per call, GenAI attributes, a
+# `raw_gen_ai_request` child that is no second call) under the app's request span: the app's
+# own tool loop, so the calls count for the resource's service.name, as with Traceloop's OpenAI.
+# A streamed call is logged after the stream ends, outside the caller's context: each is a trace
+# of its own (two runs)
+LITELLM = {
+    "two_tools": _APP_TWO_CALLS,
+    "streaming": Scenario({"support-app": A(runs=2, llm=2, models={"weather-model": 2})}),
+    "http_500": OPENAI_TRACELOOP["http_500"],
+}
+
+# google-genai's automatic function calling, python-contrib's instrumentation: one
+# `generate_content` span for the SDK's whole tool loop (its model requests are not spans of their
+# own), `execute_tool` spans inside it; no agent, so the work counts for service.name. The limit
+# (maximum_remote_calls=2) is not carried; a failed call's error.type is the HTTP status.
+_GG = "genai-app"
+GOOGLE_GENAI = {
+    "two_tools": Scenario({_GG: A(tools={"get_weather": (1, 0), "get_time": (1, 0)},
+                                  models={"weather-model": 1})}),
+    "tool_error": Scenario(
+        {_GG: A(tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
+                boundaries=b("tool_failure"))},
+        b("RuntimeError"),
+    ),
+    "max_steps": Scenario({_GG: A(tools={"get_weather": (1, 0)}, models={"loop-model": 1})}),
+    "http_500": Scenario(
+        {_GG: A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))}, b("500")),
+}
+
 # Stacks (or `stack/scenario`s) recorded for issue 28 whose conventions are not mapped yet: their
 # replays are expected to fail (strict xfail) until they are
 UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
@@ -946,4 +975,6 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "llama_index_traceloop": LLAMA_INDEX_TRACELOOP,
     "agno_openinference": AGNO_OPENINFERENCE,
     "agno_traceloop": AGNO_TRACELOOP,
+    "litellm": LITELLM,
+    "google_genai": GOOGLE_GENAI,
 }

@@ -30,9 +30,10 @@ CASES: list[tuple[str, set[str]]] = [
     ("Done! I issued the refund and you should see it in 3-5 business days.", {"issue_refund"}),
     ("I have sent you an email with the tracking link.", {"send_email"}),
     ("I sent the confirmation email to jane@example.com.", {"send_email"}),
-    # `search` is a one-word name: any "searched" claims it
-    ("I searched the knowledge base (KB) and found two relevant articles.",
-     {"search_kb", "search"}),
+    # `search` is a one-word name: "searched" claims it, unless a more specific tool's object
+    # words are there too (search_kb: "searched the KB")
+    ("I searched the knowledge base (KB) and found two relevant articles.", {"search_kb"}),
+    ("I searched the archive and found two relevant articles.", {"search"}),
     ("I looked up your order #1234: it is in transit.", {"lookup_order"}),
     ("I got the weather for Paris: 18°C and sunny.", {"get_weather"}),
     ("I created a support ticket (TCK-991) for the billing team.", {"create_ticket"}),
@@ -193,6 +194,25 @@ CLAUSE_CASES: list[tuple[str, set[str]]] = [
 )
 def test_clause_level_claims(answer: str, expected: set[str]) -> None:
     assert claimed_tools(answer, CLAUSE_TOOLS) == expected
+
+
+PROBE_TOOLS = frozenset({"apply_coupon", "kubectl_apply", "close_ticket", "ship_order",
+                        "book_flight", "issue_refund", "send_email", "get_balance"})
+PROBE_CASES: list[tuple[str, set[str]]] = [
+    ("I've applied coupon SAVE10 to your cart.", {"apply_coupon"}),  # the most specific reading
+    ("I see that your previous ticket was closed in March.", set()),  # a finding
+    ("Your order status: shipped.", set()),  # a readout
+    ("Status: order shipped, refund issued.", {"ship_order", "issue_refund"}),
+    ("You asked for a flight; I booked the 7am one.", {"book_flight"}),
+    ("I issued a refund of $30, but then the bank reversed it.", set()),
+    ("The system automatically sent you an email.", set()),
+    ("I checked your balance: $240.", {"get_balance"}),  # a synonym of get
+]
+
+
+@pytest.mark.parametrize(("answer", "expected"), PROBE_CASES, ids=[c[0][:40] for c in PROBE_CASES])
+def test_findings_readouts_and_specific_readings(answer: str, expected: set[str]) -> None:
+    assert claimed_tools(answer, PROBE_TOOLS, synonyms=True) == expected
 
 
 def test_built_in_synonyms_claim_only_when_asked() -> None:

@@ -466,6 +466,7 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
         (["lookup_order"], "I looked up your order and issued a refund."),
         (["lookup_order", "issue_refund"], "I looked up your order and issued a refund."),
         ([], "I've sent you a confirmation email."),
+        ([], f"J'ai émis le remboursement ({CANARY}) et envoyé le courriel."),  # not English
     ]:
         with agent(tracer, "support", answer):
             for name in calls:
@@ -487,12 +488,21 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
         )
         assert proc.returncode == 0, proc.stderr
         story = json.loads(proc.stdout)["agents"]["support"]["narrative"]
-        assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 0}
+        assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 1}
+        assert story["not_english"] == 1
         assert story["divergences"] == [
             {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
             {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
         ]
         assert "confirmation email" not in proc.stdout
+        assert CANARY not in proc.stdout + proc.stderr
+    text = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "coverage", "--spec", str(spec_file),
+         "--traces", str(pb)],
+        capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert "unverifiable 1 (1 not in English)" in text.stdout, text.stdout
+    assert CANARY not in text.stdout + text.stderr
 
 
 # --- merge laws of the narrative record, on states built by the engine from random runs ------

@@ -401,6 +401,19 @@ def test_malformed_protobuf_and_json_get_400_and_service_keeps_serving(served: S
 # ---------------------------------------------------------------------------- types and tokens
 
 
+def test_a_wrong_sized_id_in_protobuf_is_400_naming_the_request(served: Served) -> None:
+    """The protobuf path once named only the span ("resourceSpans[0]...traceId: ..."), not the
+    request, unlike every other 400 (the fuzz above hit it only for some random ids)."""
+    request = ExportRequest.FromString(served.good)
+    request.resource_spans[0].scope_spans[0].spans[0].trace_id = b"\x01" * 12
+    status, _, reply = served.post(request.SerializeToString(),
+                                   {"Content-Type": "application/x-protobuf"} | AUTH)
+    assert status == 400
+    message = Status.FromString(reply).message
+    assert message.startswith("http request: resourceSpans[0]"), message
+    assert "expected a 16-byte id, got 12 bytes" in message
+
+
 def test_wrong_content_types_get_415_and_bad_tokens_401(served: Served) -> None:
     ctypes = ["text/plain", "application/xml", "application/grpc", "multipart/form-data",
               "application/protobuf", "", "application/x-protobufx", "json"]

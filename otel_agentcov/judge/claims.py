@@ -142,15 +142,16 @@ class ClaimExtractor:
                 present = _word_set(words + clause.extra)
             if _pronoun_object(words, i):  # "I cancelled it": the object is named before
                 present = present | _word_set(context[-_CONTEXT_WORDS:])
-            for reading in todo:
-                if reading.tool in found:
-                    continue
-                if reading.article and (i + 1 == len(words) or words[i + 1] not in DETERMINERS):
-                    continue  # "ran a search", not "did not restart", "run kubectl …"
-                if all(present & forms for forms in reading.objects) and _particle(
-                    words, i, reading.particle
-                ):
-                    found.add(reading.tool)
+            matched = [
+                r for r in todo
+                if not (r.article and (i + 1 == len(words) or words[i + 1] not in DETERMINERS))
+                and all(present & forms for forms in r.objects) and _particle(words, i, r.particle)
+            ]  # fmt: skip
+            # the most specific reading wins: "applied the coupon" is apply_coupon, not also
+            # kubectl_apply ("applied" alone)
+            if any(r.objects for r in matched):
+                matched = [r for r in matched if r.objects]
+            found.update(r.tool for r in matched)
 
 
 def _word_set(words: list[str]) -> set[str]:
@@ -178,8 +179,9 @@ def _retracts(words: list[str]) -> bool:
 
 
 def _pronoun_object(words: list[str], i: int) -> bool:
-    nxt = [w for w in words[i + 1 : i + 3] if w not in ("up", "down", "out", "back")]
-    return bool(nxt) and nxt[0] in ("it", "them")
+    """"I cancelled it", "I booked the 7am one": the object was named before."""
+    nxt = [w for w in words[i + 1 : i + 5] if w not in ("up", "down", "out", "back")]
+    return bool(nxt) and (nxt[0] in ("it", "them") or "one" in nxt or "ones" in nxt)
 
 
 def _particle(words: list[str], i: int, particle: str | None) -> bool:
@@ -297,7 +299,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
     "your bank has issued the refund") is someone else's; passive and subject-less ones count,
     and so does the agent's side ("our billing team issued", a delegated agent's deed)."""
     window = words[max(0, i - _SUBJECT_WORDS) : i]
-    subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"]
+    subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"
+               and not (w.endswith("ly") and len(w) > 4)]  # fmt: skip
     if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
         return True
     if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"

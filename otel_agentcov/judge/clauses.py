@@ -52,7 +52,7 @@ MODALS = frozenset({"will", "would", "shall", "should", "may", "might", "must", 
 CONFIRMING = frozenset({"confirm", "see", "verify", "tell", "report", "say", "assure"})
 # words that report a failure: a clause holding one retracts the claims before it
 FAILURES = frozenset({"failed", "errored", "rejected", "declined", "bounced", "denied", "refused",
-                      "blocked", "unsuccessful", "crashed", "reverted"})  # fmt: skip
+                      "blocked", "unsuccessful", "crashed", "reverted", "reversed"})  # fmt: skip
 # a lone status after ":" or in a table cell that says the action was not done
 NOT_DONE = frozenset({"no", "not", "false", "none", "pending", "skipped", "failed", "todo",
                       "blocked", "declined", "❌", "✗", "✘"})  # fmt: skip
@@ -86,6 +86,9 @@ REPORTING = frozenset({
     "believes", "believed", "seems", "seemed", "apparently", "reportedly", "allegedly",
     "show", "shows", "showed",
 })  # fmt: skip
+# "I see that your ticket was closed": a finding about the state of things, not a deed
+PERCEIVING = frozenset({"see", "sees", "saw", "notice", "noticed", "found", "find", "finds",
+                        "discovered", "learned", "understand", "understood"})  # fmt: skip
 FUNCTION_WORDS = (DETERMINERS | PREPOSITIONS | PRONOUNS | AUX | ADVERBS | BOUNDARIES | NEGATIONS
                   | frozenset({"up", "down", "out", "back", "off", "over", "not", "to", "yet"}))
 
@@ -202,8 +205,13 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
 
 def _mark_status(chunks: list[Clause]) -> None:
     """"Email sent: no", "| back up the database | skipped |": a lone status word after the
-    action says it was not done; it becomes a negation of the chunk before it."""
+    action says it was not done; it becomes a negation of the chunk before it. "Order status:
+    shipped" reads a status out, it reports no deed."""
     for k in range(1, len(chunks)):
+        before = chunks[k - 1].words  # "your order status: shipped", not a bare "Status:" heading
+        if "status" in before and len(before) > 1 and len(chunks[k].words) <= 2:
+            chunks[k].words.insert(0, "apparently")  # a readout: the report frame covers it
+            chunks[k].code.insert(0, False)
         words = [w for w in chunks[k].words if w not in ("yet", "done")]
         if words and len(words) <= 2 and all(w in NOT_DONE for w in words):
             chunks[k - 1].words.insert(0, "not")
@@ -272,9 +280,12 @@ def _frames_whole(words: Sequence[str]) -> bool:
 
 def _reports(chunk: Clause) -> bool:
     """A reporting verb whose subject is not the agent (`you said`, `Maria wrote`) nor a tool
-    named as code (`` `x` reported 3 rows `` is the tool's result)."""
+    named as code (`` `x` reported 3 rows `` is the tool's result); a finding ("I see that …",
+    "I noticed that …") whoever the subject."""
     words = chunk.words
     for i, word in enumerate(words):
+        if word in PERCEIVING and i + 1 < len(words) and words[i + 1] == "that":
+            return True
         if word in REPORTING and i + 1 < len(words):  # a frame has content after it
             j = i - 1
             while j >= 0 and words[j] in ADVERBS:

@@ -74,6 +74,8 @@ SYNONYMS = {
     "update": ("change", "modify"), "restart": ("reboot",), "pay": ("settle",),
     "transfer": ("move", "wire"), "run": ("execute",), "remove": ("delete",),
     "verify": ("confirm",), "rollback": ("revert",), "deploy": ("release",),
+    "get": ("fetch", "retrieve", "check", "pull"), "fetch": ("get", "retrieve", "pull"),
+    "retrieve": ("get", "fetch"),
 }  # fmt: skip
 STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "by", "from", "in", "on", "with",
                         "and", "or", "at", "into", "as"})  # fmt: skip

@@ -61,7 +61,11 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
     """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end-time order;
     TraceFormatError if not."""
     if kind == PROTOBUF:
-        return in_end_order(records_from_request(decode_request(payload, where)))
+        request = decode_request(payload, where)
+        try:
+            return in_end_order(records_from_request(request))
+        except TraceFormatError as exc:  # the message names the span; the request goes first
+            raise TraceFormatError(f"{where}: {exc}") from None
     if not payload.strip():  # an empty request: as valid as an empty protobuf one
         return []
     try:
