@@ -62,7 +62,8 @@ def test_pytest_writes_the_data_file_every_verb_reads(pytester: pytest.Pytester,
     assert agentcov(here, "gate").returncode == 0
     merged = agentcov(here, "merge", ".agentcov", ".agentcov", "-o", "double.agentcov")
     assert merged.returncode == 0
-    assert CoverageState.load(str(here / "double.agentcov")).agents["support"].outcomes.runs == 2 * RUNS
+    doubled = CoverageState.load(str(here / "double.agentcov"))
+    assert doubled.agents["support"].outcomes.runs == 2 * RUNS
 
 
 def test_xdist_writes_the_merged_data_file(pytester: pytest.Pytester,
