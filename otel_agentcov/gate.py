@@ -16,6 +16,7 @@ from typing import Any
 
 from . import agent_names
 from .reporting import _format as fmt
+from .snapshot.schema import Report, Runs
 from .spec import UNMATCHED_TARGET, AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
 from .stats import wilson
 from .stats.verdicts import (
@@ -46,7 +47,7 @@ class Check:
 
 
 def _pass_rate_verdict(
-    item: ExpectItem, runs: Mapping[str, Any], spec: AgentSpec
+    item: ExpectItem, runs: Runs, spec: AgentSpec
 ) -> tuple[str, str] | None:
     """(verdict, reason) from the Wilson interval, or None when the matcher has no minimum."""
     key = next((k for k in _MINIMA if k in item.schema), None)
@@ -75,13 +76,13 @@ def _pass_rate_verdict(
     return INCONCLUSIVE, f"{interval} straddles {threshold:g}"
 
 
-def runs_by_agent(report: Mapping[str, Any]) -> dict[str, int]:
+def runs_by_agent(report: Report) -> dict[str, int]:
     """Runs per agent in a report."""
     return {name: int(a["runs"]["count"]) for name, a in report["agents"].items()}
 
 
 def evaluate(
-    report: Mapping[str, Any], spec: CoverageSpec, allow_empty: bool = False
+    report: Report, spec: CoverageSpec, allow_empty: bool = False
 ) -> list[Check]:
     """Every agent's checks, in report order; the report's own expect results are reused.
 
@@ -113,7 +114,7 @@ def evaluate(
     return checks
 
 
-def warnings(report: Mapping[str, Any], spec: CoverageSpec) -> list[str]:
+def warnings(report: Report, spec: CoverageSpec) -> list[str]:
     """What the gate reports on stderr without failing: agents no spec entry names, while
     `gate.unmatched_agents` is `warn` (the default)."""
     extra = agent_names.unlisted(spec, runs_by_agent(report))
@@ -173,7 +174,7 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
     return "\n".join(line_safe(line.rstrip()) for line in lines) + "\n"
 
 
-def contract_violations(report: Mapping[str, Any]) -> str:
+def contract_violations(report: Report) -> str:
     """Every violated contract behaviour with its severity, count and rate, one per line, so a
     failed gate says which rule broke (empty when nothing was violated)."""
     lines = [
@@ -217,7 +218,7 @@ def junit_xml(
     return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
-def fail_under(report: Mapping[str, Any], minimum_pct: float) -> str | None:
+def fail_under(report: Report, minimum_pct: float) -> str | None:
     """Why the report misses `--fail-under` (lowest agent overall coverage, in percent), or None.
 
     No agents, or an agent whose overall is n/a, counts as 0 %: nothing measured is not covered.

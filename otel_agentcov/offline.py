@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
-from typing import Any
 
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
@@ -151,7 +150,7 @@ def load(
     return engine
 
 
-def run_count(report: Mapping[str, Any]) -> int:
+def run_count(report: Report) -> int:
     """Agent runs in a report, all agents together (0 means the inputs held nothing to judge)."""
     return sum(int(a["runs"]["count"]) for a in report["agents"].values())
 

@@ -8,14 +8,14 @@ is written.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from .reporting import FORMATS, render, write_html
 from .reporting import _format as fmt
 from .reporting.html import report_meta
+from .snapshot.schema import DIMENSIONS, AgentReport, Report
 from .textsafe import line_safe, plain
 
 TERMINAL = ("term", "term-missing")
@@ -54,7 +54,7 @@ def parse_targets(values: Sequence[str]) -> list[ReportTarget]:
 
 
 def write_target(
-    target: ReportTarget, report: Mapping[str, Any], spec_path: str | None
+    target: ReportTarget, report: Report, spec_path: str | None
 ) -> Path:
     """Write a file report; returns where (the index page for html). Raises OSError."""
     assert target.path is not None
@@ -65,7 +65,7 @@ def write_target(
     return target.path
 
 
-def _missing(agent: Mapping[str, Any]) -> str:
+def _missing(agent: AgentReport) -> str:
     """Tools no run called, then declared delegation edges no run made."""
     observed = {(d["from"], d["to"]) for d in agent["delegations"]}
     edges = [
@@ -76,19 +76,19 @@ def _missing(agent: Mapping[str, Any]) -> str:
     return ", ".join([*agent["tools"]["uncovered"], *edges])
 
 
-def terminal_table(report: Mapping[str, Any], missing: bool) -> str:
+def terminal_table(report: Report, missing: bool) -> str:
     """One row per agent and a TOTAL row (runs and attempts summed; overall = the lowest agent's,
     the figure `--agentcov-fail-under` checks)."""
-    head = ["Agent", "Runs", *(d.capitalize() for d in fmt.DIMENSIONS), "Overall", "Restricted"]
+    head = ["Agent", "Runs", *(d.capitalize() for d in DIMENSIONS), "Overall", "Restricted"]
     if missing:
         head.append("Missing")
     rows: list[list[str]] = []
-    agents: Mapping[str, Any] = report["agents"]
+    agents = report["agents"]
     for name, agent in agents.items():
         coverage = agent["coverage"]
         row = [
             plain(name), str(agent["runs"]["count"]),
-            *(fmt.percent(coverage[d]) for d in fmt.DIMENSIONS),
+            *(fmt.percent(coverage[d]) for d in DIMENSIONS),
             fmt.percent(coverage["overall"]), str(agent["edges"]["restricted_attempts"]),
         ]
         if missing:
@@ -97,7 +97,7 @@ def terminal_table(report: Mapping[str, Any], missing: bool) -> str:
     overalls = [a["coverage"]["overall"] or 0.0 for a in agents.values()]
     total = [
         "TOTAL", str(sum(a["runs"]["count"] for a in agents.values())),
-        *([""] * len(fmt.DIMENSIONS)),
+        *([""] * len(DIMENSIONS)),
         fmt.percent(min(overalls)) if overalls else fmt.NA,
         str(sum(a["edges"]["restricted_attempts"] for a in agents.values())),
     ]

@@ -197,7 +197,8 @@ def test_clause_level_claims(answer: str, expected: set[str]) -> None:
 
 
 PROBE_TOOLS = frozenset({"apply_coupon", "kubectl_apply", "close_ticket", "ship_order",
-                        "book_flight", "issue_refund", "send_email", "get_balance"})
+                        "book_flight", "issue_refund", "send_email", "get_balance",
+                        "create_ticket"})
 PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I've applied coupon SAVE10 to your cart.", {"apply_coupon"}),  # the most specific reading
     ("I see that your previous ticket was closed in March.", set()),  # a finding
@@ -207,6 +208,10 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I issued a refund of $30, but then the bank reversed it.", set()),
     ("The system automatically sent you an email.", set()),
     ("I checked your balance: $240.", {"get_balance"}),  # a synonym of get
+    ("I'd already created the ticket before you asked.", {"create_ticket"}),  # 'd = had
+    ("I'd have created the ticket, but you said no.", set()),  # 'd = would
+    ("Ran kubectl apply on the staging manifests.", {"kubectl_apply"}),  # the CLI as typed
+    ("I e-mailed you the invoice.", {"send_email"}),
 ]
 
 

@@ -6,17 +6,20 @@ the exact set changes and the per-tool call counts come from the states themselv
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ..judge.narrative import CONSISTENT, DIVERGENT
-from ..snapshot.schema import DIMENSIONS
+from ..snapshot.schema import DIMENSIONS, AgentReport, Report
 from ..state import AgentState, CoverageState
 from ..stats.regression import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
 from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .hard import hard_regressions
 from .sets import set_changes
+
+_Column = Literal["tool", "path", "state", "boundary", "model", "overall"]
+_COLUMNS: tuple[_Column, ...] = (*DIMENSIONS, "overall")
 
 
 @dataclass(frozen=True)
@@ -24,9 +27,9 @@ class Side:
     """One side of a comparison: its state and the Snapshot report computed from it."""
 
     state: CoverageState
-    report: Mapping[str, Any]
+    report: Report
 
-    def agent(self, name: str) -> tuple[AgentState, Mapping[str, Any] | None]:
+    def agent(self, name: str) -> tuple[AgentState, AgentReport | None]:
         return self.state.agents.get(name) or AgentState(), self.report["agents"].get(name)
 
 
@@ -43,12 +46,12 @@ def overall(verdicts: Iterable[str]) -> str:
     return FAIL if FAIL in seen else INCONCLUSIVE if INCONCLUSIVE in seen or not seen else PASS
 
 
-def _counts(report: Mapping[str, Any] | None) -> tuple[int, int]:
+def _counts(report: AgentReport | None) -> tuple[int, int]:
     """(passed, runs) as the snapshot counted them; an agent absent from a side has none."""
     return (report["runs"]["passed"], report["runs"]["count"]) if report else (0, 0)
 
 
-def _rate(report: Mapping[str, Any] | None) -> dict[str, Any]:
+def _rate(report: AgentReport | None) -> dict[str, Any]:
     runs = report["runs"] if report else None
     return {
         "rate": runs["pass_rate"] if runs else None,
@@ -58,14 +61,14 @@ def _rate(report: Mapping[str, Any] | None) -> dict[str, Any]:
     }
 
 
-def _coverage(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None
+def _coverage(before: AgentReport | None, after: AgentReport | None
               ) -> dict[str, dict[str, float | None]]:
     return {
         d: {
             "baseline": before["coverage"][d] if before else None,
             "current": after["coverage"][d] if after else None,
         }
-        for d in (*DIMENSIONS, "overall")
+        for d in _COLUMNS
     }
 
 

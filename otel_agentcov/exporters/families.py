@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-from ..snapshot import DIMENSIONS
+from ..snapshot.schema import DIMENSIONS, AgentReport, Narrative, SpanStats, Version
 
 Labels = tuple[str, ...]
 Row = tuple[Labels, Any]  # label values, sample value (None emits no sample)
@@ -31,7 +31,8 @@ DROP_REASONS = (
 OVERFLOW_LABELS = (
     "agent", "tool", "model", "path", "state", "context", "context_item", "contract", "version"
 )
-CHECK_RESULTS = ("satisfied", "violated", "unknown", "not_exercised")
+CheckResult = Literal["satisfied", "violated", "unknown", "not_exercised"]
+CHECK_RESULTS: tuple[CheckResult, ...] = ("satisfied", "violated", "unknown", "not_exercised")
 # agentcov_version_verdict: a version against the one before it (docs/compare.md)
 VERDICT_VALUES = {"PASS": 1, "INCONCLUSIVE": 0, "FAIL": -1}
 
@@ -69,11 +70,14 @@ def _counter(name: str, help: str, unit: str, labels: Labels = ("agent",), **kw:
                   **kw)
 
 
-def _one(value: Callable[[Mapping[str, Any]], Any]) -> Callable[[str, Mapping[str, Any]],
-                                                                Iterator[Row]]:
+AgentRows = Callable[[str, AgentReport], Iterator[Row]]
+SpanRows = Callable[[SpanStats], Iterator[Row]]
+
+
+def _one(value: Callable[[AgentReport], Any]) -> AgentRows:
     """Rows of a family with one series per agent."""
 
-    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent,), value(rep)
 
     return rows
@@ -83,18 +87,18 @@ def _ratio(pct: float | None) -> float | None:
     return None if pct is None else pct / 100.0
 
 
-def _coverage(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _coverage(agent: str, rep: AgentReport) -> Iterator[Row]:
     cov = rep["coverage"]
     for dim in DIMENSIONS:
         yield (agent, dim), cov.get(dim)
 
 
-def _restricted(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _restricted(agent: str, rep: AgentReport) -> Iterator[Row]:
     for r in rep["edges"].get("restricted", ()):
         yield (agent, r["tool"], r["outcome"]), r["count"]
 
 
-def _restricted_exemplars(agent: str, rep: Mapping[str, Any]) -> dict[Labels, dict[str, str]]:
+def _restricted_exemplars(agent: str, rep: AgentReport) -> dict[Labels, dict[str, str]]:
     """The newest attempt's trace id for each restricted tool's rows."""
     traces = rep["edges"].get("restricted_traces", {})
     return {
@@ -104,49 +108,43 @@ def _restricted_exemplars(agent: str, rep: Mapping[str, Any]) -> dict[Labels, di
     }
 
 
-def _tool_calls(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _tool_calls(agent: str, rep: AgentReport) -> Iterator[Row]:
     for tool, counts in rep["tools"].get("called", {}).items():
         yield (agent, tool, "ok"), counts.get("ok", 0)
         yield (agent, tool, "error"), counts.get("error", 0)
 
 
-def _listed(*where: str) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
-    """An info family: 1 for each name listed at `rep[where...]`."""
+def _listed(names: Callable[[AgentReport], Iterable[str]]) -> AgentRows:
+    """An info family: 1 for each name listed."""
 
-    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
-        node: Any = rep
-        for key in where:
-            node = node.get(key, {})
-        for name in node:
+    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
+        for name in names(rep):
             yield (agent, name), 1
 
     return rows
 
 
-def _counted(*where: str) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
-    """A per-item counter: the `{name: count}` mapping at `rep[where...]`."""
+def _counted(counts: Callable[[AgentReport], Mapping[str, int]]) -> AgentRows:
+    """A per-item counter from a `{name: count}` mapping."""
 
-    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
-        node: Any = rep
-        for key in where:
-            node = node.get(key, {})
-        for name, n in node.items():
+    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
+        for name, n in counts(rep).items():
             yield (agent, name), n
 
     return rows
 
 
-def _delegations(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _delegations(agent: str, rep: AgentReport) -> Iterator[Row]:
     for d in rep.get("delegations", ()):
         yield (agent, d["from"], d["to"]), d["count"]
 
 
-def _delegations_declared(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _delegations_declared(agent: str, rep: AgentReport) -> Iterator[Row]:
     for d in rep["edges"].get("delegation_declared", ()):
         yield (agent, d["from"], d["to"]), 1
 
 
-def _duration(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _duration(agent: str, rep: AgentReport) -> Iterator[Row]:
     """(cumulative buckets as (le, count), sum): a histogram row."""
     hist = rep["runs"].get("duration_histogram")
     if hist is not None:
@@ -158,8 +156,8 @@ def _duration(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
         yield (agent,), (buckets, float(hist["sum"]))
 
 
-def _pass_bound(side: int) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
-    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _pass_bound(side: int) -> AgentRows:
+    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
         ci = rep["runs"].get("pass_rate_ci95")
         if ci is not None:
             yield (agent,), ci[side]
@@ -167,59 +165,60 @@ def _pass_bound(side: int) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
     return rows
 
 
-def _story(rep: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def _story(rep: AgentReport) -> Narrative | None:
     """The narrative section when a narrative check is declared or has judged runs."""
-    story: Mapping[str, Any] | None = rep.get("narrative")
+    story = rep.get("narrative")
     if story is not None and (story["declared"] or any(story["runs"].values())):
         return story
     return None
 
 
-def _narrative_runs(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _narrative_runs(agent: str, rep: AgentReport) -> Iterator[Row]:
     story = _story(rep)
     for result, n in story["runs"].items() if story is not None else ():
         yield (agent, result), n
 
 
-def _narrative_divergences(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _narrative_divergences(agent: str, rep: AgentReport) -> Iterator[Row]:
     story = _story(rep)
     for d in story["divergences"] if story is not None else ():
         yield (agent, d["tool"], d["kind"]), d["count"]
 
 
-def _contract_checks(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _contract_checks(agent: str, rep: AgentReport) -> Iterator[Row]:
     for c in rep.get("contracts", ()):
         for result in CHECK_RESULTS:
             yield (agent, c["contract"], c["behavior"], c["severity"], result), c[result]
 
 
-def _per_version(key: str) -> Callable[[str, Mapping[str, Any]], Iterator[Row]]:
-    def rows(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _per_version(value: Callable[[Version], Any]) -> AgentRows:
+    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
         for ver in rep.get("versions", ()):
-            yield (agent, ver["version"]), ver[key]
+            yield (agent, ver["version"]), value(ver)
 
     return rows
 
 
-def _version_tools(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _version_tools(agent: str, rep: AgentReport) -> Iterator[Row]:
     for ver in rep.get("versions", ()):
         for tool, n in ver["tool_calls"].items():
             yield (agent, ver["version"], tool), n
 
 
-def _version_verdict(agent: str, rep: Mapping[str, Any]) -> Iterator[Row]:
+def _version_verdict(agent: str, rep: AgentReport) -> Iterator[Row]:
     for ver in rep.get("versions", ()):
-        verdict = ver["verdict_vs_previous"]
-        if verdict is not None:
-            yield (agent, ver["version"], ver["baseline_version"]), VERDICT_VALUES[verdict]
+        verdict, baseline = ver["verdict_vs_previous"], ver["baseline_version"]
+        if verdict is not None and baseline is not None:  # the first version has neither
+            yield (agent, ver["version"], baseline), VERDICT_VALUES[verdict]
 
 
-def _by(key: str, every: tuple[str, ...] = ()) -> Callable[[Mapping[str, Any]], Iterator[Row]]:
-    """A self-metric by one label from `spans[key]`; `every` value has a series (0 if unseen),
-    and then the series are sorted."""
+def _by(counts: Callable[[SpanStats], Mapping[str, int]], every: tuple[str, ...] = ()
+        ) -> SpanRows:
+    """A self-metric by one label; `every` value has a series (0 if unseen), and then the
+    series are sorted."""
 
-    def rows(spans: Mapping[str, Any]) -> Iterator[Row]:
-        seen = dict(spans.get(key, {}))
+    def rows(spans: SpanStats) -> Iterator[Row]:
+        seen = dict(counts(spans))
         if every:
             seen = dict(sorted(({v: 0 for v in every} | seen).items()))
         for value, n in seen.items():
@@ -228,9 +227,9 @@ def _by(key: str, every: tuple[str, ...] = ()) -> Callable[[Mapping[str, Any]], 
     return rows
 
 
-def _total(key: str) -> Callable[[Mapping[str, Any]], Iterator[Row]]:
-    def rows(spans: Mapping[str, Any]) -> Iterator[Row]:
-        yield (), spans.get(key, 0)
+def _total(count: Callable[[SpanStats], int]) -> SpanRows:
+    def rows(spans: SpanStats) -> Iterator[Row]:
+        yield (), count(spans)
 
     return rows
 
@@ -262,19 +261,20 @@ RESTRICTED_ATTEMPTS = _counter(
 TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
                       ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
 TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
-                       ("agent", "tool"), rows=_listed("tools", "known"))
+                       ("agent", "tool"), rows=_listed(lambda r: r["tools"].get("known", ())))
 MODEL_CALLS = _counter("agentcov_model_calls", "Model calls by model.", "{call}",
-                       ("agent", "model"), rows=_counted("models", "used"))
+                       ("agent", "model"), rows=_counted(lambda r: r["models"].get("used", {})))
 MODEL_DECLARED = _gauge("agentcov_model_declared_info", "Declared models.", ("agent", "model"),
-                        rows=_listed("models", "known"))
+                        rows=_listed(lambda r: r["models"].get("known", ())))
 DELEGATIONS = _counter("agentcov_delegations", "Observed delegations.", "{delegation}", EDGE,
                        rows=_delegations)
 DELEGATION_DECLARED = _gauge("agentcov_delegation_declared_info", "Declared delegations.", EDGE,
                              rows=_delegations_declared)
 BOUNDARY_HITS = _counter("agentcov_boundary_hits", "Runs that hit a boundary condition.",
-                         "{run}", ("agent", "condition"), rows=_counted("boundary_hits"))
+                         "{run}", ("agent", "condition"),
+                         rows=_counted(lambda r: r.get("boundary_hits", {})))
 BOUNDARY_DECLARED = _gauge("agentcov_boundary_declared_info", "Enabled boundary conditions.",
-                           ("agent", "condition"), rows=_listed("boundaries"))
+                           ("agent", "condition"), rows=_listed(lambda r: r.get("boundaries", {})))
 RUNS = _counter("agentcov_runs", "Completed runs.", "{run}",
                 rows=_one(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
 RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}",
@@ -315,11 +315,11 @@ CONTRACT_COVERAGE = _gauge(
     "part of the overall coverage.",
     rows=_one(lambda r: r["coverage"].get("contracts")))
 VERSION_RUNS = _counter("agentcov_version_runs", "Completed runs per agent version.", "{run}", AV,
-                        rows=_per_version("runs"), otlp="agentcov.version.runs")
+                        rows=_per_version(lambda v: v["runs"]), otlp="agentcov.version.runs")
 VERSION_PASSED = _counter("agentcov_version_runs_passed", "Passed runs per agent version.",
-                          "{run}", AV, rows=_per_version("passed"))
+                          "{run}", AV, rows=_per_version(lambda v: v["passed"]))
 VERSION_PASS_RATE = _gauge("agentcov_version_pass_rate_ratio", "Pass rate per agent version.", AV,
-                           rows=_per_version("pass_rate"))
+                           rows=_per_version(lambda v: v["pass_rate"]))
 VERSION_TOOL_CALLS = _counter("agentcov_version_tool_calls",
                               "Executed tool calls per agent version.", "{call}",
                               (*AV, "tool"), rows=_version_tools)
@@ -335,21 +335,25 @@ SERIES_OVERFLOW = _gauge(
     "__overflow__).", ("family",), unit="{series}", source=SCRAPE)
 
 SPANS_PROCESSED = _counter("agentcov_spans_processed", "Spans classified, by kind.", "{span}",
-                           ("kind",), source=SPANS, rows=_by("by_kind"))
+                           ("kind",), source=SPANS, rows=_by(lambda s: s.get("by_kind", {})))
 SPANS_DROPPED = _counter("agentcov_spans_dropped", "Spans dropped, by reason.", "{span}",
-                         ("reason",), source=SPANS, rows=_by("dropped", DROP_REASONS))
+                         ("reason",), source=SPANS,
+                         rows=_by(lambda s: s.get("dropped", {}), DROP_REASONS))
 TRACES_FLUSHED_EARLY = _counter(
     "agentcov_traces_flushed_early", "Traces finished before their root ended.", "{trace}",
-    ("reason",), source=SPANS, rows=_by("flushed_early"))
+    ("reason",), source=SPANS, rows=_by(lambda s: s.get("flushed_early", {})))
 LABEL_OVERFLOW = _counter("agentcov_label_overflow", "Label values folded into __overflow__.",
                           "{value}", ("label",), source=SPANS,
-                          rows=_by("label_overflow", OVERFLOW_LABELS))
+                          rows=_by(lambda s: s.get("label_overflow", {}), OVERFLOW_LABELS))
 INTERNAL_ERRORS = _counter("agentcov_internal_errors", "Errors caught inside agentcov.",
-                           "{error}", (), source=SPANS, rows=_total("internal_errors"))
+                           "{error}", (), source=SPANS,
+                           rows=_total(lambda s: s.get("internal_errors", 0)))
 TRACES_IN_FLIGHT = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting their root.",
-                          (), unit="{trace}", source=SPANS, rows=_total("traces_in_flight"))
+                          (), unit="{trace}", source=SPANS,
+                          rows=_total(lambda s: s.get("traces_in_flight", 0)))
 SPANS_BUFFERED = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.",
-                        (), unit="{span}", source=SPANS, rows=_total("spans_buffered"))
+                        (), unit="{span}", source=SPANS,
+                        rows=_total(lambda s: s.get("spans_buffered", 0)))
 
 BUILD_INFO = _gauge("agentcov_build_info",
                     "The otel_agentcov build serving these metrics (always 1).",

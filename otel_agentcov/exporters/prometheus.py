@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import platform
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, cast
 from wsgiref.simple_server import WSGIServer
 
@@ -37,6 +37,7 @@ from prometheus_client.utils import floatToGoString
 
 from .. import __version__
 from ..snapshot import Snapshot
+from ..snapshot.schema import Report
 from ..state import OVERFLOW
 from .families import AGENT, BUILD_INFO, SERIES_OVERFLOW, SPANS, Family, Row, of
 
@@ -113,7 +114,7 @@ def _rows(family: Family) -> Callable[..., Iterable[Row]]:
     return family.rows
 
 
-def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Family]:
+def _collect(data: Report, max_series: int = MAX_SERIES) -> list[_Family]:
     """Every family of the table with report rows, from one report dict (`Snapshot.to_dict()`);
     the per-agent ones within `max_series` series together."""
     per_agent = [_Family(f) for f in of(AGENT)]
@@ -138,7 +139,7 @@ def _collect(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[_Fam
 _go_float = cast(Callable[[float], str], floatToGoString)  # the library's own, untyped
 
 
-def families(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[Metric]:
+def families(data: Report, max_series: int = MAX_SERIES) -> list[Metric]:
     """Every family as prometheus_client Metric objects (what `CoverageCollector` yields)."""
     out: list[Metric] = []
     for fam in _collect(data, max_series):
@@ -163,7 +164,7 @@ def families(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> list[Metr
     return out
 
 
-def exposition(data: Mapping[str, Any], max_series: int = MAX_SERIES) -> bytes:
+def exposition(data: Report, max_series: int = MAX_SERIES) -> bytes:
     """The text exposition of `families(data)` written directly, byte for byte what
     prometheus_client's `generate_latest` writes for them (tested), without building a Metric
     and a Sample per series: a scrape of 100 agents x 50 tools is ~20 k series."""

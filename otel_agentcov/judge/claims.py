@@ -35,7 +35,15 @@ from .clauses import (
     tokens,
 )
 from .lexicon import lemmas
-from .toolnames import ABBREVIATIONS, Reading, code_names, name_words, past_forms, readings
+from .toolnames import (
+    ABBREVIATIONS,
+    CLI_PREFIXES,
+    Reading,
+    code_names,
+    name_words,
+    past_forms,
+    readings,
+)
 
 MAX_TEXT_CHARS = 64 * 1024  # as every content check: a text is scanned up to 64 KiB
 
@@ -67,6 +75,7 @@ class ClaimExtractor:
         self._base: dict[str, list[Reading]] = {}  # base form ("did issue", "managed to issue")
         self._code: dict[str, str] = {}  # a multi-word name as written in code -> tool
         self._plain: dict[str, str] = {}  # a one-word name: code only in `backticks`
+        self._cli: dict[str, dict[str, str]] = {}  # "kubectl" -> "apply" -> kubectl_apply
         for tool in sorted(set(tools) | set(patterns)):
             for reading in readings(tool, synonyms):
                 for form in past_forms(reading.verb):
@@ -74,9 +83,12 @@ class ClaimExtractor:
                 self._base.setdefault(reading.verb, []).append(reading)
             for name in code_names(tool):
                 (self._code if len(name_words(name)) > 1 else self._plain)[name.lower()] = tool
+            words = name_words(tool)
+            if len(words) == 2 and words[0] in CLI_PREFIXES:  # `kubectl apply` as typed
+                self._cli.setdefault(words[0], {})[words[1]] = tool
         self._patterns = [(t, p) for t, ps in sorted(patterns.items()) for p in ps]
         self._triggers = (frozenset(self._past) | frozenset(self._base) | frozenset(self._code)
-                          | frozenset(self._plain))  # fmt: skip
+                          | frozenset(self._plain) | frozenset(self._cli))  # fmt: skip
 
     def claims(self, text: str, default: bool = True) -> frozenset[str]:
         """The tools the text claims were done; linear in the text's length. `default=False`
@@ -101,7 +113,7 @@ class ClaimExtractor:
                 context = words[-_CONTEXT_WORDS:]
                 continue
             # most sentences hold no verb form or tool name: one set operation rules them out
-            if not self._triggers.isdisjoint(words):
+            if not self._triggers.isdisjoint(words) or self._hyphenated(words):
                 for clause in clauses(words, code):
                     if clause.failure:  # "…, but it bounced": what came before did not happen
                         pending.clear()
@@ -109,6 +121,10 @@ class ClaimExtractor:
                     context = (context + clause.words + clause.extra)[-_CONTEXT_WORDS:]
             context = words[-_CONTEXT_WORDS:]
         return frozenset(claimed | pending)
+
+    def _hyphenated(self, words: list[str]) -> bool:
+        """A trigger written with a hyphen ("e-mailed")."""
+        return any(w.replace("-", "") in self._triggers for w in words if "-" in w)
 
     def _clause(
         self, clause: Clause, found: set[str], claimed: set[str], context: list[str]
@@ -121,6 +137,14 @@ class ClaimExtractor:
         present: set[str] | None = None
         for i, word in enumerate(words):
             if word not in self._triggers:
+                if "-" not in word or word.replace("-", "") not in self._triggers:
+                    continue
+                word = word.replace("-", "")  # "e-mailed"
+            if word in self._cli and i + 1 < len(words):  # "ran kubectl apply …"
+                cli = self._cli[word].get(words[i + 1])
+                if cli is not None and cli not in claimed and cli not in found and frame.deed \
+                        and _asserted(clause, frame, i, True):
+                    found.add(cli)
                 continue
             tool = self._code.get(word) or (self._plain.get(word) if clause.code[i] else None)
             if tool is not None:
@@ -217,10 +241,12 @@ class _Frame:
 
     def __init__(self, words: list[str]) -> None:
         self.words = words
-        # the first negation or modal: a verb after it is not asserted ("can confirm" reports)
+        # the first negation or modal: a verb after it is not asserted ("can confirm" reports,
+        # "I'd already created" is "I had")
         self.blocked_after = next(
             (k for k, w in enumerate(words) if w in NEGATIONS or (
-                w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING))),
+                w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING)
+                and not (w == "'d" and _past_follows(words, k)))),
             len(words),
         )  # fmt: skip
         self.deed = not DEEDS.isdisjoint(words)  # "ran `x`", "`x` returned"
@@ -236,6 +262,17 @@ class _Frame:
                 (k for k, w in enumerate(self.words) if is_finite_verb(w)), default=-1
             )
         return self._last_finite
+
+
+def _past_follows(words: list[str], k: int) -> bool:
+    """The word after `k` (adverbs skipped) is a past participle: "'d already created"."""
+    j = k + 1
+    while j < len(words) and (words[j] in _SKIP or words[j].endswith("ly")):
+        j += 1
+    if j == len(words):
+        return False
+    verb = lemmas(words[j]).get("VERB")
+    return verb is not None and words[j] not in verb and not words[j].endswith(("s", "ing"))
 
 
 def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:

@@ -25,7 +25,8 @@ _CODE = re.compile(r"`([^`\n]{1,200})`")
 _TOKENS = re.compile(
     r"\x00\d+\x00|[$€£¥]|\d+(?:[.,:/]\d+)*|\w+(?:[.'\-/]\w+)*|[,;:()\[\]—–|]"
 )
-_CONTRACTIONS = {"'re": "are", "'ve": "have", "'ll": "will", "'d": "would", "'m": "am"}
+# "'d" stays as is: "would" before a base form, "had" before a participle (claims.py decides)
+_CONTRACTIONS = {"'re": "are", "'ve": "have", "'ll": "will", "'d": "'d", "'m": "am"}
 _NOT_BASES = {"couldn": "could", "wouldn": "would", "shouldn": "should", "didn": "did",
               "doesn": "does", "don": "do", "isn": "is", "aren": "are", "wasn": "was",
               "weren": "were", "hasn": "has", "haven": "have", "hadn": "had", "won": "will",
@@ -47,7 +48,7 @@ NEGATIONS = frozenset({
     "unsuccessfully", "nobody", "tried", "attempted", "trying", "attempting", "failed",
 })  # fmt: skip
 MODALS = frozenset({"will", "would", "shall", "should", "may", "might", "must", "can", "could",
-                    "going", "ought", "supposed"})  # fmt: skip
+                    "going", "ought", "supposed", "'d"})  # fmt: skip
 # "I can confirm (that) I sent it": a modal before these reports, it does not plan
 CONFIRMING = frozenset({"confirm", "see", "verify", "tell", "report", "say", "assure"})
 # words that report a failure: a clause holding one retracts the claims before it

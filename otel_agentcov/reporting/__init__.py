@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from otel_agentcov.reporting.json_report import render_json
 from otel_agentcov.reporting.markdown import render_markdown
 from otel_agentcov.reporting.text import render_text
 from otel_agentcov.snapshot import Snapshot
+from otel_agentcov.snapshot.schema import Report
 
-_RENDERERS: dict[str, Callable[[Mapping[str, Any]], str]] = {
+_RENDERERS: dict[str, Callable[[Report], str]] = {
     "text": render_text,
     "json": render_json,
     "markdown": render_markdown,
@@ -30,7 +31,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def render(report: Mapping[str, Any], fmt: str) -> str:
+def render(report: Report, fmt: str) -> str:
     """Render ``report`` in ``fmt``; an unknown format is a one-line user error."""
     renderer = _RENDERERS.get(fmt)
     if renderer is None:

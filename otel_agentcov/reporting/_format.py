@@ -7,9 +7,21 @@ lives here once; the reporters only decide layout.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-DIMENSIONS = ("tool", "path", "state", "boundary", "model")
+from otel_agentcov.snapshot import schema
+from otel_agentcov.snapshot.schema import (
+    AgentReport,
+    Concern,
+    Contexts,
+    Coverage,
+    Dimension,
+    Edges,
+    Narrative,
+    SpanStats,
+    Version,
+)
+
 BAR_WIDTH = 20
 STRONG_AT = 0.80
 MODERATE_AT = 0.50
@@ -75,7 +87,7 @@ def number(value: float | int | None) -> str:
     return str(value)
 
 
-def excluded_reason(agent: Mapping[str, Any], dimension: str) -> str:
+def excluded_reason(agent: AgentReport, dimension: str) -> str:
     """Why a dimension is n/a, as the snapshot recorded it."""
     reason = agent["coverage"].get("excluded", {}).get(dimension)
     return str(reason) if reason else "nothing to measure"
@@ -87,7 +99,7 @@ def _estimate(observed: int, estimated: float | None, noun: str) -> str:
     return f"{plural(observed, noun)} seen of ~{round(estimated)} estimated"
 
 
-def dimension_detail(agent: Mapping[str, Any], dimension: str) -> str:
+def dimension_detail(agent: AgentReport, dimension: Dimension) -> str:
     """What a dimension's ratio counts (``4/5 tools``), or why it is n/a."""
     ratio = agent["coverage"][dimension]
     if ratio is None:
@@ -114,7 +126,7 @@ def dimension_detail(agent: Mapping[str, Any], dimension: str) -> str:
     return f"{round(ratio * known_models)}/{known_models} models"
 
 
-def restricted_totals(edges: Mapping[str, Any]) -> dict[str, int]:
+def restricted_totals(edges: Edges) -> dict[str, int]:
     """Restricted attempts summed per tool over outcomes, in first-seen order."""
     totals: dict[str, int] = {}
     for attempt in edges["restricted"]:
@@ -131,7 +143,7 @@ class ToolRow(NamedTuple):
     status: str  # covered | uncovered | restricted | undeclared | called
 
 
-def _tool_status(tool: str, agent: Mapping[str, Any], restricted: Mapping[str, int]) -> str:
+def _tool_status(tool: str, agent: AgentReport, restricted: Mapping[str, int]) -> str:
     tools = agent["tools"]
     if tool in restricted:
         return "restricted"
@@ -142,7 +154,7 @@ def _tool_status(tool: str, agent: Mapping[str, Any], restricted: Mapping[str, i
     return "called"  # declared elsewhere in the spec (e.g. only under tool_edges), outside K
 
 
-def tool_rows(agent: Mapping[str, Any]) -> list[ToolRow]:
+def tool_rows(agent: AgentReport) -> list[ToolRow]:
     """Known, called, undeclared and restricted tools once each, with their call counts."""
     tools = agent["tools"]
     restricted = restricted_totals(agent["edges"])
@@ -155,7 +167,7 @@ def tool_rows(agent: Mapping[str, Any]) -> list[ToolRow]:
     return rows
 
 
-def edges_summary(edges: Mapping[str, Any]) -> str:
+def edges_summary(edges: Edges) -> str:
     """The one-line tool-edge verdict: allowed and delegation coverage, attempts, gate."""
     attempts = f"restricted attempts {edges['restricted_attempts']}"
     totals = restricted_totals(edges)
@@ -172,7 +184,7 @@ def edges_summary(edges: Mapping[str, Any]) -> str:
     )
 
 
-def narrative_summary(narrative: Mapping[str, Any] | None) -> str | None:
+def narrative_summary(narrative: Narrative | None) -> str | None:
     """``consistent 40 · divergent 3 · unverifiable 2 · divergences: issue_refund
     claimed_not_called ×2``; None when the agent's story was never checked (no section), or
     for a report written before the check existed."""
@@ -192,12 +204,12 @@ def narrative_summary(narrative: Mapping[str, Any] | None) -> str | None:
     return line
 
 
-def concern_text(concern: Mapping[str, Any]) -> str:
+def concern_text(concern: Concern) -> str:
     """``high: pass rate ... below 80%``."""
     return f"{concern['severity']}: {concern['message']}"
 
 
-def weakest_summary(coverage: Mapping[str, Any]) -> str:
+def weakest_summary(coverage: Coverage) -> str:
     """``boundary (40%)``, or n/a when no dimension was measured."""
     weakest = coverage.get("weakest")
     if weakest is None:
@@ -205,12 +217,12 @@ def weakest_summary(coverage: Mapping[str, Any]) -> str:
     return f"{weakest} ({percent(coverage[weakest])})"
 
 
-def runs_header(agent_name: str, agent: Mapping[str, Any]) -> str:
+def runs_header(agent_name: str, agent: AgentReport) -> str:
     """``agent coverage: triage_agent (50 runs)``."""
     return f"agent coverage: {agent_name} ({plural(agent['runs']['count'], 'run')})"
 
 
-def spans_summary(spans: Mapping[str, Any]) -> str:
+def spans_summary(spans: SpanStats) -> str:
     """Self-accounting of the input: what was processed by kind, and what was dropped why."""
     by_kind: Mapping[str, int] = spans.get("by_kind", {})
     line = f"spans: {spans['processed']} processed"
@@ -242,15 +254,15 @@ class ContractRow(NamedTuple):
     rate: str  # violation rate with its 95% interval, or n/a
 
 
-def violation_rate(row: Mapping[str, Any]) -> str:
+def violation_rate(row: schema.ContractRow) -> str:
     """``6% [2%, 16%]`` over the runs where the behaviour could be decided."""
     rate, ci = row["violation_rate"], row["violation_rate_ci95"]
-    if rate is None:
+    if rate is None or ci is None:
         return NA
     return f"{percent(rate)} [{ci[0]:.0%}, {ci[1]:.0%}]"  # plain rounding: bounds may be 0
 
 
-def versions_summary(versions: Sequence[Mapping[str, Any]]) -> str:
+def versions_summary(versions: Sequence[Version]) -> str:
     """`1.0 95% (200 runs) · 1.1 75% (200 runs, FAIL vs 1.0)`: oldest first, each version's
     pass rate and its verdict against the one before it (docs/compare.md)."""
     parts = []
@@ -261,13 +273,13 @@ def versions_summary(versions: Sequence[Mapping[str, Any]]) -> str:
     return " · ".join(parts)
 
 
-def contract_coverage(agent: Mapping[str, Any]) -> str | None:
+def contract_coverage(agent: AgentReport) -> str | None:
     """``75% of behaviours exercised`` (not part of the overall score), None without contracts."""
     ratio = agent["coverage"].get("contracts")
     return None if ratio is None else f"{percent(ratio)} of behaviours exercised"
 
 
-def contract_rows(agent: Mapping[str, Any]) -> list[ContractRow]:
+def contract_rows(agent: AgentReport) -> list[ContractRow]:
     return [
         ContractRow(r["contract"], r["behavior"], r["kind"].replace("_", " "), r["severity"],
                     r["satisfied"], r["violated"], r["unknown"], r["not_exercised"],
@@ -276,14 +288,14 @@ def contract_rows(agent: Mapping[str, Any]) -> list[ContractRow]:
     ]
 
 
-def context_rows(agent: Mapping[str, Any]) -> list[tuple[str, list[str]]]:
+def context_rows(agent: AgentReport) -> list[tuple[str, list[str]]]:
     """(tool, the tests that exercise it) for every known or called tool, untested ones too."""
     contexts = agent["contexts"]
     tools = dict.fromkeys([*agent["tools"]["known"], *contexts["tests_by_tool"]])
     return [(tool, contexts["tests_by_tool"].get(tool, [])) for tool in tools]
 
 
-def untested_summary(contexts: Mapping[str, Any]) -> str:
+def untested_summary(contexts: Contexts) -> str:
     """``untested tools: a, b · untested delegations: x -> y · single-test tools: c``."""
     untested = contexts["untested"]
     parts = [

@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from jinja2 import Environment, PackageLoader, StrictUndefined
 
 from otel_agentcov.reporting import _format as fmt
+from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Report
 
 __all__ = ["report_meta", "write_html"]
 
@@ -106,7 +107,7 @@ def _edge_style(calls: int, declared: bool) -> str:
     return "never" if calls == 0 else "covered" if declared else "undeclared"
 
 
-def _tool_edges(agent: Mapping[str, Any]) -> list[tuple[str, int, str, str]]:
+def _tool_edges(agent: AgentReport) -> list[tuple[str, int, str, str]]:
     """(tool, calls, style, note) for every tool row of the agent, from its explicit calls."""
     traces = agent["edges"].get("restricted_traces", {})
     out = []
@@ -126,7 +127,7 @@ def _tool_edges(agent: Mapping[str, Any]) -> list[tuple[str, int, str, str]]:
     return out
 
 
-def agent_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
+def agent_graph(name: str, report: Report) -> Graph | None:
     """Callers on the left, the agent in the middle, callee agents and tools on the right.
 
     Built from explicit edges (delegations, tool calls, restricted attempts), not span timing:
@@ -177,7 +178,7 @@ def agent_graph(name: str, report: Mapping[str, Any]) -> Graph | None:
     return Graph(_GRAPH_WIDTH, int(height), _HALF, nodes, lines)
 
 
-def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) -> dict[str, Any]:
+def _agent_view(name: str, agent: AgentReport, report: Report) -> dict[str, Any]:
     """What a page shows about one agent, phrased by the shared formatting helpers."""
     coverage = agent["coverage"]
     overall = coverage["overall"]
@@ -186,7 +187,7 @@ def _agent_view(name: str, agent: Mapping[str, Any], report: Mapping[str, Any]) 
         "page": page_name(name),
         "agent": agent,
         "dimensions": [
-            (d, coverage[d], fmt.dimension_detail(agent, d)) for d in fmt.DIMENSIONS
+            (d, coverage[d], fmt.dimension_detail(agent, d)) for d in DIMENSIONS
         ],
         "overall": overall,
         "overall_detail": fmt.status(overall)
@@ -232,7 +233,7 @@ def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str
 
 
 def html_pages(
-    report: Mapping[str, Any], meta: Mapping[str, Any] | None = None
+    report: Report, meta: Mapping[str, Any] | None = None
 ) -> dict[str, str]:
     """The report dict (docs/report.md) as pages by file name: `index.html` plus one per agent
     (relative links between them), for a directory or for `agentcov serve`'s `/report/`.
@@ -245,14 +246,14 @@ def html_pages(
         for view in views
     }
     pages["index.html"] = env.get_template("index.html").render(
-        views=views, spans=spans, dimensions=fmt.DIMENSIONS, no_runs=fmt.NO_RUNS,
+        views=views, spans=spans, dimensions=DIMENSIONS, no_runs=fmt.NO_RUNS,
         orders=_orders(views), meta=meta if meta is not None else report_meta(),
     )
     return pages
 
 
 def write_html(
-    report: Mapping[str, Any], out_dir: Path, meta: Mapping[str, Any] | None = None
+    report: Report, out_dir: Path, meta: Mapping[str, Any] | None = None
 ) -> Path:
     """Write the report's pages into `out_dir` (created if missing); returns the index path."""
     out_dir.mkdir(parents=True, exist_ok=True)

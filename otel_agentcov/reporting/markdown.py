@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 from otel_agentcov.reporting import _format as fmt
+from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Edges, Report
 from otel_agentcov.textsafe import plain
 
 # Characters that start Markdown/HTML syntax anywhere; `_` only acts at a word boundary in GFM, so
@@ -36,24 +36,24 @@ def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     return lines
 
 
-def _gate(edges: Mapping[str, Any]) -> str:
+def _gate(edges: Edges) -> str:
     return "passed" if edges["gate_passed"] == 1 else "**FAILED**"
 
 
-def _summary_row(name: str, agent: Mapping[str, Any]) -> list[str]:
+def _summary_row(name: str, agent: AgentReport) -> list[str]:
     coverage = agent["coverage"]
     return [
         escape(name),
         str(agent["runs"]["count"]),
         fmt.percent(coverage["overall"]),
         fmt.status(coverage["overall"]),
-        *(fmt.percent(coverage[d]) for d in fmt.DIMENSIONS),
+        *(fmt.percent(coverage[d]) for d in DIMENSIONS),
         str(agent["edges"]["restricted_attempts"]),
         _gate(agent["edges"]),
     ]
 
 
-def _runs_line(agent: Mapping[str, Any]) -> str:
+def _runs_line(agent: AgentReport) -> str:
     runs = agent["runs"]
     parts = [f"**{fmt.plural(runs['count'], 'run')}**", fmt.plural(runs["errors"], "error")]
     if runs["pass_rate"] is not None:
@@ -65,7 +65,7 @@ def _runs_line(agent: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def _tools_section(agent: Mapping[str, Any]) -> list[str]:
+def _tools_section(agent: AgentReport) -> list[str]:
     rows = [
         [escape(row.tool), str(row.ok), str(row.error), row.status]
         for row in fmt.tool_rows(agent)
@@ -82,7 +82,7 @@ def _table_or_none(head: Sequence[str], rows: list[list[str]]) -> list[str]:
     return _table(head, rows) if rows else [_NONE]
 
 
-def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
+def _agent_section(name: str, agent: AgentReport) -> list[str]:
     coverage = agent["coverage"]
     edges = agent["edges"]
     lines = [f"## {escape(name)}", "", _runs_line(agent)]
@@ -90,7 +90,7 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
         lines += ["", f"> **Note:** {fmt.INSUFFICIENT_NOTE}"]
     dimension_rows = [
         [d, fmt.percent(coverage[d]), escape(fmt.dimension_detail(agent, d))]
-        for d in fmt.DIMENSIONS
+        for d in DIMENSIONS
     ]
     overall = coverage["overall"]
     overall_detail = (
@@ -152,9 +152,9 @@ def _agent_section(name: str, agent: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_markdown(report: Mapping[str, Any]) -> str:
+def render_markdown(report: Report) -> str:
     """Render the report dict as Markdown: a fleet summary, then one section per agent."""
-    agents: Mapping[str, Any] = report["agents"]
+    agents = report["agents"]
     lines = ["# Agent coverage", ""]
     if agents:
         lines += _table(_SUMMARY_HEAD, (_summary_row(name, a) for name, a in agents.items()))

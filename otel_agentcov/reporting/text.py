@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from otel_agentcov.reporting import _format as fmt
+from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Report
 from otel_agentcov.textsafe import line_safe, plain
 
 LABEL_WIDTH = 20
@@ -25,10 +23,10 @@ def _score_row(label: str, ratio: float | None, detail: str) -> str:
     return _row(label, f"{fmt.bar(ratio)} {fmt.percent(ratio):>5}  {detail}")
 
 
-def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
+def _agent_block(name: str, agent: AgentReport) -> list[str]:
     coverage = agent["coverage"]
     lines = [_header(fmt.runs_header(name, agent))]
-    for dimension in fmt.DIMENSIONS:
+    for dimension in DIMENSIONS:
         label = f"{dimension.capitalize()} coverage"
         detail = f"({fmt.dimension_detail(agent, dimension)})"
         lines.append(_score_row(label, coverage[dimension], detail))
@@ -72,7 +70,7 @@ def _agent_block(name: str, agent: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def render_text(report: Mapping[str, Any]) -> str:
+def render_text(report: Report) -> str:
     """Render the report dict as the fixed-width terminal layout, ending with a newline. Names
     from traces are escaped line by line: none can start a line of its own."""
     blocks = [_agent_block(name, agent) for name, agent in report["agents"].items()]

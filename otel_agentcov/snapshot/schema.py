@@ -6,8 +6,8 @@ A value the report cannot decide is null (`None`), never a guess; ratios are in 
 the `edges.*_pct` percentages.
 """
 
-from __future__ import annotations
-
+# no `from __future__ import annotations`: NotRequired must be seen when the classes are made,
+# so __required_keys__ is right for the runtime check in tests/test_report_schema.py
 from typing import Literal, NotRequired, TypedDict
 
 Dimension = Literal["tool", "path", "state", "boundary", "model"]
@@ -47,7 +47,7 @@ class Coverage(TypedDict):
     boundary: float | None
     model: float | None
     overall: float | None
-    weakest: str | None
+    weakest: Dimension | None
     insufficient_data: bool
     excluded: dict[str, str]  # dimension -> why it is n/a
     contracts: NotRequired[float | None]  # declared behaviours some run decided
@@ -147,7 +147,7 @@ class ExpectResult(TypedDict):
     target: str
     value: float | int | None
     passed: bool
-    reason: str | None
+    reason: str  # why it failed; "" when it passed
 
 
 class Version(TypedDict):
