@@ -23,8 +23,8 @@ from typing import Any
 import collector
 import serve_throughput as st
 from harness import Row, Section
-from service import metric_sum
 from prometheus_client.parser import text_string_to_metric_families
+from service import metric_sum
 
 SPANS = 50_000
 CLIENTS = 4
