@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import agentassay_compare  # noqa: E402
+import classify  # noqa: E402
 import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
@@ -34,6 +35,7 @@ from harness import Section, fmt  # noqa: E402
 # process-level sections cap their own rounds (a 1 M-span run takes tens of seconds here).
 SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
+    "classify": classify.section,
     "floor": ingestion.floor_section,
     "ingestion": ingestion.section,
     "agentassay": agentassay_compare.section,

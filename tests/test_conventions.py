@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from jsonschema import Draft202012Validator
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Tracer, TracerProvider
 from opentelemetry.trace import Status, StatusCode
@@ -22,6 +23,8 @@ from opentelemetry.trace import Status, StatusCode
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier, classify
+from otel_agentcov.semconv.builtin import FAMILIES, HOOKS, load
+from otel_agentcov.semconv.convention import BUILTIN_ENTRY_SCHEMA, problems
 from otel_agentcov.spec import CoverageSpec, SpecError
 
 SCOPE = "acme.orchestrator"
@@ -202,3 +205,31 @@ def test_classifying_with_many_scopes_keeps_the_scope_cache_bounded() -> None:
 def test_every_example_in_the_docs_is_a_valid_spec(doc: dict[str, Any]) -> None:
     spec = CoverageSpec.from_dict(doc, "docs/conventions.md")
     Classifier(spec.conventions).classify(SpanRecord(1, 2, None, "x"))
+
+
+TABLES = Path(__file__).resolve().parents[1] / "otel_agentcov" / "semconv" / "tables"
+
+
+def test_every_built_in_table_is_valid_data_with_known_code() -> None:
+    """The tables are data a compiled core reads too: one schema, no unknown hooks."""
+    assert sorted(FAMILIES) == sorted(p.stem for p in TABLES.glob("*.json"))
+    validator = Draft202012Validator(BUILTIN_ENTRY_SCHEMA)
+    used: set[str] = set()
+    for family in FAMILIES:
+        doc = load(family)
+        assert set(doc) == {"family", "about", "entries"} and doc["family"] == family
+        for i, entry in enumerate(doc["entries"]):
+            errors = [e.message for e in validator.iter_errors(entry)]
+            assert errors == [], (family, i, errors)
+            assert list(problems(entry, [family, i])) == []
+            if "code" in entry:
+                assert entry["code"] in HOOKS, (family, i)
+                assert entry["code"].split(".")[0] == family  # code is named after its family
+                used.add(entry["code"])
+    assert used == set(HOOKS)
+
+
+def test_a_spec_entry_may_not_name_built_in_code() -> None:
+    with pytest.raises(SpecError, match=r"conventions\[0\]\.code: unknown key"):
+        CoverageSpec.from_dict({"version": 1, "conventions": [
+            {"match": {"scope": "a"}, "kind": "agent", "code": "genai.agent"}]})
