@@ -39,6 +39,12 @@ def binary() -> Path:
     return ROOT / "build" / f"otelcol-agentcov-{digest}"
 
 
+def version() -> str:
+    """The Collector release every module in the manifest is pinned at."""
+    manifest: dict[str, Any] = yaml.safe_load(MANIFEST.read_text())
+    return str(manifest["dist"]["version"])
+
+
 def shipped_configs() -> list[Path]:
     """The Collector configurations we ship (the builder manifest is not one)."""
     return sorted(p for p in CONFIGS.glob("*.yaml") if p != MANIFEST)

@@ -316,6 +316,12 @@ def test_tool_name_readings(tool: str, verb: str, objects: list[set[str]]) -> No
     ("Ich habe die Bestellung storniert.", False),
     ("Ho annullato la prenotazione.", False),
     ("退款已处理。", False),
+    ("Reembolso emitido.", False),  # short: no English word
+    ("J'ai envoyé le mail.", False),  # short: foreign function words
+    ("E-mail verstuurd en ticket aangemaakt.", False),
+    ("Kubernetes rollout done.", True),
+    ("thx, refunded", True),
+    ("I paid Der Spiegel and Le Monde.", True),  # names are not counted
 ])  # fmt: skip
 def test_language(text: str, english: bool) -> None:
     assert is_english(text) is english
