@@ -211,7 +211,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         return 2
     config = ServeConfig(
         spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
-        otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.state_file, token=token,
+        otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.data_file, token=token,
         metrics_token=metrics_token, tls_cert=args.tls_cert, tls_key=args.tls_key,
         summary_interval_s=args.log_summary,
         bounds=Bounds(idle_ttl_s=args.idle_ttl, max_buffered_spans=args.max_buffered_spans),
