@@ -221,6 +221,66 @@ def test_fleet_behind_load_balancing_equals_one_process(
     assert same_report(report(spec, *(r.state for r in replicas)), report(spec, single.state))
 
 
+def crossing_runs(endpoints: Sequence[str], services: int) -> None:
+    """triage_agent in one service calling research_agent in another: one trace, two services
+    (the context travels as it would in a traceparent header)."""
+    def provider(service: str) -> TracerProvider:
+        p = TracerProvider(resource=Resource.create({"service.name": service}))
+        for endpoint in endpoints:
+            p.add_span_processor(SimpleSpanProcessor(exporter(endpoint)))
+        return p
+
+    front = provider("support-frontdesk")
+    for n in range(services):
+        back = provider(f"research-{n}")
+        agent = {"gen_ai.operation.name": "invoke_agent"}
+        tool = {"gen_ai.operation.name": "execute_tool"}
+        with front.get_tracer("front").start_as_current_span(
+                "invoke_agent triage_agent",
+                attributes={**agent, "gen_ai.agent.name": "triage_agent"}):
+            with front.get_tracer("front").start_as_current_span(
+                    "execute_tool research", attributes={**tool, "gen_ai.tool.name": "research"}):
+                with back.get_tracer("back").start_as_current_span(
+                        "invoke_agent research_agent",
+                        attributes={**agent, "gen_ai.agent.name": "research_agent"}):
+                    with back.get_tracer("back").start_as_current_span(
+                            "execute_tool web_fetch",
+                            attributes={**tool, "gen_ai.tool.name": "web_fetch"}):
+                        pass
+        back.shutdown()
+    front.shutdown()
+
+
+def delegations(report: dict[str, Any]) -> int:
+    return sum(d["count"] for d in report["agents"]["triage_agent"]["delegations"]
+               if d["to"] == "research_agent")
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("routing_key", ["service", "traceID"])
+def test_a_trace_crossing_services_needs_trace_id_routing(
+        routing_key: str, spec: Path, tmp_path: Path) -> None:
+    need_collector()
+    ttl = ("--idle-ttl", "1")  # a replica holding only the child half finishes it after 1 s
+    replicas = [replica(i, spec, *ttl) for i in range(fleet.REPLICAS)]
+    single = replica(fleet.REPLICAS, spec, *ttl)
+    otelcol = start_collector(fleet_config(replicas, routing_key, tmp_path), tmp_path)
+    services = 8
+    with running(*replicas, single), running(otelcol):
+        crossing_runs([otelcol.grpc, f"127.0.0.1:{single.grpc}"], services)
+        assert wait_counted(replicas, 4 * services) == 4 * services
+        time.sleep(3)  # past the idle TTL
+        assert_clean(otelcol.stop())
+    merged, one = report(spec, *(r.state for r in replicas)), report(spec, single.state)
+    print(f"crossing traces, routing_key {routing_key}: delegations triage->research "
+          f"one process {delegations(one)}, fleet (merged) {delegations(merged)}")
+    assert delegations(one) == services
+    if routing_key == "traceID":
+        assert same_report(merged, one)
+    else:  # the research half of a trace lands on its own service's replica: the edge is lost
+        assert delegations(merged) < services
+
+
 @pytest.mark.timeout(240)
 def test_kill9_replica_mid_stream_loses_nothing_acknowledged(spec: Path, tmp_path: Path) -> None:
     need_collector()
