@@ -198,7 +198,7 @@ def test_clause_level_claims(answer: str, expected: set[str]) -> None:
 
 PROBE_TOOLS = frozenset({"apply_coupon", "kubectl_apply", "close_ticket", "ship_order",
                         "book_flight", "issue_refund", "send_email", "get_balance",
-                        "create_ticket"})
+                        "create_ticket", "unsubscribe_user"})
 PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I've applied coupon SAVE10 to your cart.", {"apply_coupon"}),  # the most specific reading
     ("I see that your previous ticket was closed in March.", set()),  # a finding
@@ -212,6 +212,8 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I'd have created the ticket, but you said no.", set()),  # 'd = would
     ("Ran kubectl apply on the staging manifests.", {"kubectl_apply"}),  # the CLI as typed
     ("I e-mailed you the invoice.", {"send_email"}),
+    ("I unsubscribed you from the marketing emails.", {"unsubscribe_user"}),  # you: the user
+    ("You've been unsubscribed.", {"unsubscribe_user"}),
 ]
 
 

@@ -38,6 +38,7 @@ from .lexicon import lemmas
 from .toolnames import (
     ABBREVIATIONS,
     CLI_PREFIXES,
+    PERSONS,
     Reading,
     code_names,
     name_words,
@@ -58,6 +59,7 @@ _PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
 _OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
 _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
 _SUBJECT_WORDS = 8  # a subject is read this far back from its verb
+_PERSONAL = frozenset({"you", "him", "her", "them", "me", "us", "yourself"})
 _CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
 _OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
 
@@ -189,6 +191,8 @@ def _word_set(words: list[str]) -> set[str]:
             present.update(word.split("-"))
             present.add(word.replace("-", ""))
         present.update(ABBREVIATIONS.get(word, ()))
+    if not _PERSONAL.isdisjoint(words):  # "I unsubscribed you": you are the user
+        present.update(PERSONS)
     return present
 
 
