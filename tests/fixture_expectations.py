@@ -920,15 +920,6 @@ GOOGLE_GENAI = {
         {_GG: A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))}, b("500")),
 }
 
-# Stacks (or `stack/scenario`s) recorded for issue 28 whose conventions are not mapped yet: their
-# replays are expected to fail (strict xfail) until they are
-UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
-                      "langfuse_langchain", "haystack", "langsmith", "dspy_openinference",
-                      "beeai_openinference",
-                      *(f"llama_index_traceloop/{name}" for name in LLAMA_INDEX_TRACELOOP
-                        if name != "http_500"),
-                      "agno_openinference/team", "agno_traceloop/team"})
-
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,
     "openai_v2_legacy": OPENAI_V2,
