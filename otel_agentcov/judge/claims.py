@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from ..user_regex import UserRegex
 from .clauses import (
+    ADVERBS,
     AGENT,
     BE,
     CONFIRMING,
@@ -54,8 +55,7 @@ DEEDS = frozenset({"ran", "called", "invoked", "executed", "used", "triggered", 
                    "returned", "succeeded", "completed", "responded", "reported", "gave",
                    "produced", "yielded", "worked", "finished", "result", "results", "output",
                    "response"})  # fmt: skip
-_SKIP = frozenset({"already", "just", "also", "now", "successfully", "finally", "indeed",
-                   "then", "recently", "actually", "really", "all", "both", "been"})  # fmt: skip
+_SKIP = ADVERBS | {"been"}  # skipped between a verb and its auxiliary or subject
 _PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
 _OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
 _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
