@@ -21,6 +21,7 @@ sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file i
 
 import agentassay_compare  # noqa: E402
 import classify  # noqa: E402
+import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
@@ -40,6 +41,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "ingestion": ingestion.section,
     "agentassay": agentassay_compare.section,
     "service": service.section,
+    "collector": collector_anchor.section,
     "metrics": metrics_render.section,
     "narrative": narrative.section,
     "narrative_quality": narrative_quality.section,

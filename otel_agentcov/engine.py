@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
-from .judge import judge
+from .judge import Checks, Verdicts, judge
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
@@ -99,6 +100,10 @@ class CoverageEngine:
         self._classify = Classifier(self.spec.conventions).classify
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
+        # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
+        # replay folds the journaled ones instead of judging runs whose content is gone
+        self.judged: list[tuple[str, Verdicts]] | None = None
+        self.replayed: deque[tuple[str, Verdicts]] | None = None
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -172,11 +177,26 @@ class CoverageEngine:
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                verdicts = judge(run, spec.checks)
+                verdicts = self._verdicts(run, spec.checks)
                 run.content = None
                 self.state.update(run, spec, verdicts)
             except Exception:
                 self.count_internal_error()
+
+    def _verdicts(self, run: AgentRun, checks: Checks) -> Verdicts:
+        """The run's verdicts: journaled ones on a replay (in fold order; a replay folds the
+        same runs in the same order), else judged now; a check that fails inside the judge is
+        `unknown` and counted as an internal error (docs/guarantees.md)."""
+        replayed = self.replayed
+        if replayed is not None and replayed and replayed[0][0] == run.agent:
+            verdicts = replayed.popleft()[1]
+        else:
+            verdicts = judge(run, checks)
+        if verdicts.errors:
+            self.count_internal_error(verdicts.errors)
+        if self.judged is not None:
+            self.judged.append((run.agent, verdicts))
+        return verdicts
 
     def sweep(self) -> None:
         with self.lock:

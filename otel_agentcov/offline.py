@@ -92,7 +92,7 @@ def load_state(path: str) -> CoverageState:
             raise StateError(
                 f"{path}: a JSON report, not a state file; reports hold ratios, not the path and "
                 "state sets, so they cannot be merged exactly (write state files with "
-                "`agentcov coverage --state-file F`)"
+                "`agentcov coverage --data-file F` or `pytest --agentcov`, which writes .agentcov)"
             ) from None
         raise
 

@@ -198,7 +198,7 @@ def test_clause_level_claims(answer: str, expected: set[str]) -> None:
 
 PROBE_TOOLS = frozenset({"apply_coupon", "kubectl_apply", "close_ticket", "ship_order",
                         "book_flight", "issue_refund", "send_email", "get_balance",
-                        "create_ticket"})
+                        "create_ticket", "unsubscribe_user"})
 PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I've applied coupon SAVE10 to your cart.", {"apply_coupon"}),  # the most specific reading
     ("I see that your previous ticket was closed in March.", set()),  # a finding
@@ -212,6 +212,8 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I'd have created the ticket, but you said no.", set()),  # 'd = would
     ("Ran kubectl apply on the staging manifests.", {"kubectl_apply"}),  # the CLI as typed
     ("I e-mailed you the invoice.", {"send_email"}),
+    ("I unsubscribed you from the marketing emails.", {"unsubscribe_user"}),  # you: the user
+    ("You've been unsubscribed.", {"unsubscribe_user"}),
 ]
 
 
@@ -316,6 +318,12 @@ def test_tool_name_readings(tool: str, verb: str, objects: list[set[str]]) -> No
     ("Ich habe die Bestellung storniert.", False),
     ("Ho annullato la prenotazione.", False),
     ("退款已处理。", False),
+    ("Reembolso emitido.", False),  # short: no English word
+    ("J'ai envoyé le mail.", False),  # short: foreign function words
+    ("E-mail verstuurd en ticket aangemaakt.", False),
+    ("Kubernetes rollout done.", True),
+    ("thx, refunded", True),
+    ("I paid Der Spiegel and Le Monde.", True),  # names are not counted
 ])  # fmt: skip
 def test_language(text: str, english: bool) -> None:
     assert is_english(text) is english
