@@ -29,7 +29,7 @@ class Shape(TypedDict):
 
     count: int
     scope: str
-    name: str  # a glob: ids and numbers (and a varying tail) are `*`
+    name: str  # a glob: ids and numbers are `*`; `tool:a`, `tool:b` together are `tool:*`
     attributes: list[str]  # the keys seen on its spans, sorted
 
 
