@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from ..user_regex import UserRegex
 from .clauses import (
     ADVERBS,
     AGENT,
@@ -72,7 +73,7 @@ class ClaimExtractor:
     def __init__(
         self,
         tools: Iterable[str],
-        patterns: Mapping[str, Sequence[re.Pattern[str]]],
+        patterns: Mapping[str, Sequence[UserRegex]],
         synonyms: bool = False,
     ) -> None:
         self._past: dict[str, list[Reading]] = {}  # past form -> readings
@@ -359,7 +360,7 @@ def _not_someone_else(words: list[str], i: int) -> bool:
 @lru_cache(maxsize=256)
 def extractor(
     tools: frozenset[str],
-    patterns: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (),
+    patterns: tuple[tuple[str, tuple[UserRegex, ...]], ...] = (),
     synonyms: bool = False,
 ) -> ClaimExtractor:
     """The compiled extractor of a tool set (runs of one agent share it)."""
@@ -369,7 +370,7 @@ def extractor(
 def claimed_tools(
     text: str,
     tools: Iterable[str],
-    patterns: Mapping[str, Sequence[re.Pattern[str]]] | None = None,
+    patterns: Mapping[str, Sequence[UserRegex]] | None = None,
     synonyms: bool = False,
 ) -> frozenset[str]:
     """The known tools `text` claims were done (default claims plus declared patterns)."""

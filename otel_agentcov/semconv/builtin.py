@@ -19,6 +19,7 @@ from . import (
     genai,
     haystack,
     llama_index,
+    llama_index_traceloop,
     logfire,
     mcp,
     openinference,
@@ -54,6 +55,7 @@ HOOKS: Mapping[str, Hook] = {
     "logfire.max_turns": logfire.max_turns,
     "agent_framework.edge": agent_framework.edge,
     "haystack.budget": haystack.budget,
+    "llama_index_traceloop.turn": llama_index_traceloop.turn,
 }
 
 
