@@ -206,7 +206,8 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("Status: order shipped, refund issued.", {"ship_order", "issue_refund"}),
     ("You asked for a flight; I booked the 7am one.", {"book_flight"}),
     ("I issued a refund of $30, but then the bank reversed it.", set()),
-    ("The system automatically sent you an email.", set()),
+    ("The system automatically sent you an email.", {"send_email"}),  # the agent's tooling
+    ("The courier automatically sent you an email.", set()),  # someone else
     ("I checked your balance: $240.", {"get_balance"}),  # a synonym of get
     ("I'd already created the ticket before you asked.", {"create_ticket"}),  # 'd = had
     ("I'd have created the ticket, but you said no.", set()),  # 'd = would

@@ -60,6 +60,8 @@ _PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
 _OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
 _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
 _SUBJECT_WORDS = 8  # a subject is read this far back from its verb
+_OWN_MACHINERY = frozenset({"system", "tool", "tools", "api", "bot", "agent", "assistant",
+                            "platform", "workflow", "automation", "integration", "script"})
 _PERSONAL = frozenset({"you", "him", "her", "them", "me", "us", "yourself"})
 _CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
 _OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
@@ -344,6 +346,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
     subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"
                and not (w.endswith("ly") and len(w) > 4)]  # fmt: skip
     if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
+        return True
+    if subject[-1] in _OWN_MACHINERY:  # "the system sent you an email": the agent's tooling
         return True
     if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"
         return False
