@@ -16,20 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from fleet import free_port
 from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "collector-config"
 MANIFEST = CONFIGS / "builder-config.yaml"
-
-
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def binary() -> Path:

@@ -22,6 +22,7 @@ from typing import Any
 
 import collector
 import serve_throughput as st
+from fleet import free_port
 from harness import Row, Section
 from prometheus_client.parser import text_string_to_metric_families
 from service import metric_sum
@@ -32,9 +33,9 @@ CLIENTS = 4
 
 def base(pipelines: dict[str, Any], **sections: Any) -> dict[str, Any]:
     return {
-        "extensions": {"health_check": {"endpoint": f"127.0.0.1:{collector.free_port()}"}},
+        "extensions": {"health_check": {"endpoint": f"127.0.0.1:{free_port()}"}},
         "receivers": {"otlp": {"protocols": {"grpc": {
-            "endpoint": f"127.0.0.1:{collector.free_port()}"}}}},
+            "endpoint": f"127.0.0.1:{free_port()}"}}}},
         **sections,
         "service": {"extensions": ["health_check"], "pipelines": pipelines,
                     "telemetry": {"metrics": {"level": "none"}}},
@@ -100,7 +101,7 @@ def through_agentcov(payloads: list[bytes], workdir: Path) -> tuple[float, float
 
 def through_spanmetrics(payloads: list[bytes], workdir: Path) -> tuple[float, float]:
     """(spans/s through the connector, spans its calls counter counted)."""
-    port = collector.free_port()
+    port = free_port()
     otelcol = collector.Collector(to_spanmetrics(port), workdir, dict(os.environ))
     try:
         otelcol.start()

@@ -33,7 +33,7 @@ from .judge.contracts import SEVERITIES, Contract
 from .judge.narrative import NarrativeSpec
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
-from .user_regex import UserRegexError, compile_user_regex
+from .user_regex import SchemaValidator, UserRegexError, compile_user_regex, schema_patterns
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -453,6 +453,8 @@ def _validate(doc: Any, source: str) -> None:
         except SchemaError as bad:
             inner, what = _explain(bad)
             raise _error(source, path + inner, what) from None
+        for where, what in schema_patterns(schema, path):
+            raise _error(source, where, what)
         unknown = next((k for k in schema if k not in _SCHEMA_KEYWORDS), None)
         if unknown is not None:
             raise _error(source, [*path, unknown], "unknown JSON Schema keyword")
@@ -748,7 +750,7 @@ def evaluate_expect(
         if value is None:
             results.append(ExpectResult(item.target, None, False, "n/a: no value"))
             continue
-        validator = Draft202012Validator(item.schema, registry=_NO_RETRIEVAL)
+        validator = SchemaValidator(item.schema, registry=_NO_RETRIEVAL)
         try:
             err = best_match(validator.iter_errors(value))
         except Unresolvable as exc:  # a spec built around the loader's check: never a pass

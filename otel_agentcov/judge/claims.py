@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from ..user_regex import UserRegex
 from .clauses import (
+    ADVERBS,
     AGENT,
     BE,
     CONFIRMING,
@@ -53,8 +55,7 @@ DEEDS = frozenset({"ran", "called", "invoked", "executed", "used", "triggered", 
                    "returned", "succeeded", "completed", "responded", "reported", "gave",
                    "produced", "yielded", "worked", "finished", "result", "results", "output",
                    "response"})  # fmt: skip
-_SKIP = frozenset({"already", "just", "also", "now", "successfully", "finally", "indeed",
-                   "then", "recently", "actually", "really", "all", "both", "been"})  # fmt: skip
+_SKIP = ADVERBS | {"been"}  # skipped between a verb and its auxiliary or subject
 _PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
 _OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
 _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
@@ -70,7 +71,7 @@ class ClaimExtractor:
     def __init__(
         self,
         tools: Iterable[str],
-        patterns: Mapping[str, Sequence[re.Pattern[str]]],
+        patterns: Mapping[str, Sequence[UserRegex]],
         synonyms: bool = False,
     ) -> None:
         self._past: dict[str, list[Reading]] = {}  # past form -> readings
@@ -355,7 +356,7 @@ def _not_someone_else(words: list[str], i: int) -> bool:
 @lru_cache(maxsize=256)
 def extractor(
     tools: frozenset[str],
-    patterns: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (),
+    patterns: tuple[tuple[str, tuple[UserRegex, ...]], ...] = (),
     synonyms: bool = False,
 ) -> ClaimExtractor:
     """The compiled extractor of a tool set (runs of one agent share it)."""
@@ -365,7 +366,7 @@ def extractor(
 def claimed_tools(
     text: str,
     tools: Iterable[str],
-    patterns: Mapping[str, Sequence[re.Pattern[str]]] | None = None,
+    patterns: Mapping[str, Sequence[UserRegex]] | None = None,
     synonyms: bool = False,
 ) -> frozenset[str]:
     """The known tools `text` claims were done (default claims plus declared patterns)."""

@@ -26,6 +26,7 @@ from jsonschema import Draft202012Validator
 from ..assembler import AgentRun
 from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
+from ..user_regex import UserRegex
 from .args import ArgsMatch
 from .matching import max_matching
 from .turns import call_groups
@@ -345,7 +346,7 @@ class Text:
 
     source: str  # "output" | "input"
     contains: str | None = None
-    regex: re.Pattern[str] | None = None
+    regex: UserRegex | None = None
     schema: Draft202012Validator | None = field(default=None, compare=False)
 
     def shows(self, c: _Calls) -> Hit:

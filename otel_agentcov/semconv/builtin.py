@@ -17,7 +17,9 @@ from typing import Any
 from . import (
     agent_framework,
     genai,
+    haystack,
     llama_index,
+    llama_index_traceloop,
     logfire,
     mcp,
     openinference,
@@ -29,6 +31,9 @@ from .table import Table
 
 FAMILIES = (
     "smolagents", "llama_index", "agent_framework", "crewai",  # OpenInference scopes / dialects
+    "dspy", "beeai",  # OpenInference scopes whose modules or answers are not agents or tools
+    "agno", "llama_index_traceloop",  # Traceloop scopes whose spans its kinds misread
+    "mlflow", "langfuse", "langsmith", "haystack",  # tracers with vocabularies of their own
     "semantic_kernel", "logfire", "openlit",  # GenAI dialects, by scope prefix
     "pydantic_ai",  # scope `pydantic-ai`, legacy names
     "openinference",  # `openinference.span.kind`
@@ -49,6 +54,8 @@ HOOKS: Mapping[str, Hook] = {
     "semantic_kernel.transfer": semantic_kernel.transfer,
     "logfire.max_turns": logfire.max_turns,
     "agent_framework.edge": agent_framework.edge,
+    "haystack.budget": haystack.budget,
+    "llama_index_traceloop.turn": llama_index_traceloop.turn,
 }
 
 

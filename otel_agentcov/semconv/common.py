@@ -21,7 +21,8 @@ PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that re
 # OpenAI Agents merges parallel tool calls into one `(merged tools)` span: no tool of its own
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
-_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of")  # OpenAI Agents, LlamaIndex
+# OpenAI Agents, LlamaIndex, LangGraph's GraphRecursionError (as status text)
+_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of", "recursion limit of")
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
@@ -102,8 +103,22 @@ def _exception_type(record: SpanRecord) -> str | None:
 
 
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
-    """Which boundary a failure signals; status text is read here only, never used as a label."""
-    return None if error is None else error_limit(error, record.status_description)
+    """Which boundary a failure signals; status text and the exception's message (LangSmith
+    records every exception as `Exception`, the class and its text only in the message) are read
+    here only, never used as a label."""
+    if error is None:
+        return None
+    return error_limit(error, record.status_description) or error_limit(
+        error, _exception_message(record)
+    )
+
+
+def _exception_message(record: SpanRecord) -> str | None:
+    for name, event_attrs in record.events:
+        if name == "exception":
+            message = event_attrs.get("exception.message")
+            return message if isinstance(message, str) else None
+    return None
 
 
 def error_limit(error: str, description: str | None) -> str | None:

@@ -27,13 +27,16 @@ def _langgraph(attrs: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def agent(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:
     """A LangGraph node span (`agent`) is no agent; `graph.node.parent_id` names the agent
-    that handed over (the OpenAI Agents bridge)."""
+    that handed over when node ids are names (the OpenAI Agents bridge)."""
     attrs = record.attributes
     graph = _langgraph(attrs)
     if graph is not None and graph.get("langgraph_node") == record.name:
         return build_step(record, OTHER, state_attributes)
     parent = as_str(attrs.get("graph.node.parent_id"))
-    if parent is not None and parent != step.agent:
+    node = as_str(attrs.get("graph.node.id"))
+    # node ids are agent names only where the span's own id is its name (the OpenAI Agents
+    # bridge); Agno's are opaque ids, its parent an id too, never an agent's name
+    if parent is not None and parent != step.agent and node in (None, step.agent):
         step.handoff_from = parent
     return step
 
