@@ -156,6 +156,8 @@ CLAUSE_CASES: list[tuple[str, set[str]]] = [
     ("`git_push` needs a remote; `db_query` is read-only.", set()),
     ("I ran `db_query` and it returned 12 rows.", {"db_query"}),
     ("`kubectl_apply` reported 3 resources configured.", {"kubectl_apply"}),
+    ("`issue_refund` was not called.", set()),  # a negation after the name
+    ("`issue_refund` returned an error.", set()),  # a failed call, reported honestly
     # objects stay in their clause
     ("I could not issue a refund, but I gave a credit instead.", {"give_credit"}),
     ("The refund is pending, so I sent an email.", {"send_email"}),
