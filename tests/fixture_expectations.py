@@ -816,26 +816,23 @@ BEEAI_OPENINFERENCE = {
 }
 
 # The same LlamaIndex runs through Traceloop's instrumentation: `<Class>.task` spans that name
-# no agent (the agent is only in the steps' content), GenAI chat spans, and the tool's name as
-# `tool.name` on the workflow's call-tool step; no span marks a failed tool, the iteration
-# limit or the HTTP 500 (whose workflow span is never ended), so the work counts for the
-# resource's service.name and only the spec's max_steps sees the limit.
-_LI_APP = "llama-index-app"
-_LI_WEATHER = Scenario({_LI_APP: TWO_TOOLS.agents["weather"]})
+# no agent; as with OpenInference, a step whose recorded output names `current_agent_name`
+# starts that agent's turn; GenAI chat spans; the tool's name as `tool.name` on the workflow's
+# call-tool step (`handoff` its hand-off tool). No span marks a failed tool or the iteration
+# limit (only the spec's max_steps sees it); with the HTTP 500 the failed model span carries no
+# GenAI attributes and the workflow span is never ended: nothing to count, one trace left open.
 LLAMA_INDEX_TRACELOOP = {
-    "two_tools": _LI_WEATHER,
-    "not_streaming": _LI_WEATHER,
-    "tool_error": Scenario({_LI_APP: A(llm=2, tools={"lookup_order": (1, 0)},
-                                       models={"orders-model": 2})}),
+    "two_tools": TWO_TOOLS,
+    "not_streaming": TWO_TOOLS,
+    "tool_error": Scenario({"orders": A(llm=2, tools={"lookup_order": (1, 0)},
+                                        models={"orders-model": 2})}),
     "max_iterations": Scenario(
-        {_LI_APP: A(llm=2, tools={"get_weather": (1, 0)}, models={"loop-model": 2},
-                    boundaries=b("max_steps"))},
+        {"looper": A(llm=2, tools={"get_weather": (1, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps"))},
         spec={"version": 1, "defaults": {"boundaries": {"max_steps": 2}}},
     ),
-    "handoff": Scenario({_LI_APP: A(llm=2, tools={"handoff": (1, 0)},
-                                    models={"triage-model": 1, "billing-model": 1})}),
-    "agent_as_tool": Scenario({_LI_APP: A(llm=3, tools={"ask_billing": (1, 0)},
-                                          models={"orchestrator-model": 2, "billing-model": 1})}),
+    "handoff": LLAMA_INDEX["handoff"],
+    "agent_as_tool": AGENT_AS_TOOL,
     "http_500": Scenario({}, open_traces=1),
 }
 
