@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from fleet import free_port
 from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -23,20 +24,17 @@ CONFIGS = ROOT / "collector-config"
 MANIFEST = CONFIGS / "builder-config.yaml"
 
 
-def free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
 def binary() -> Path:
     """Where `make collector` caches the binary built from the current manifest (keyed by its
     hash, like the Makefile), so a stale build is never run."""
     digest = hashlib.sha256(MANIFEST.read_bytes()).hexdigest()[:16]
     return ROOT / "build" / f"otelcol-agentcov-{digest}"
+
+
+def version() -> str:
+    """The Collector release every module in the manifest is pinned at."""
+    manifest: dict[str, Any] = yaml.safe_load(MANIFEST.read_text())
+    return str(manifest["dist"]["version"])
 
 
 def shipped_configs() -> list[Path]:

@@ -131,7 +131,7 @@ class Replica(ServeProcess):
         self.state = workdir / f"replica{index}.state.json"
         super().__init__(["--spec", str(spec), "--otlp-grpc", str(self.grpc),
                           "--otlp-http", str(self.http), "--metrics", str(metrics),
-                          "--state-file", str(self.state), *extra], metrics,
+                          "--data-file", str(self.state), *extra], metrics,
                          stderr=workdir / f"replica{index}.log")
 
     def exporter(self) -> SpanExporter:

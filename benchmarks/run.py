@@ -20,6 +20,8 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import agentassay_compare  # noqa: E402
+import classify  # noqa: E402
+import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
@@ -34,10 +36,12 @@ from harness import Section, fmt  # noqa: E402
 # process-level sections cap their own rounds (a 1 M-span run takes tens of seconds here).
 SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
+    "classify": classify.section,
     "floor": ingestion.floor_section,
     "ingestion": ingestion.section,
     "agentassay": agentassay_compare.section,
     "service": service.section,
+    "collector": collector_anchor.section,
     "metrics": metrics_render.section,
     "narrative": narrative.section,
     "narrative_quality": narrative_quality.section,

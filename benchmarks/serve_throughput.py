@@ -1,5 +1,5 @@
 """Sustained spans/s into one `agentcov serve` (OTLP/HTTP protobuf and OTLP/gRPC), with and
-without --state-file, and restart recovery time for a journal of N spans.
+without --data-file, and restart recovery time for a journal of N spans.
 
 A small load generator: the demo workload's spans pre-encoded as ExportTraceServiceRequests of
 512 spans, posted back to back by a few client threads on keep-alive connections. A run counts
@@ -61,7 +61,7 @@ class Serve(ServeProcess):
         args = ["--spec", str(spec), "--otlp-grpc", str(self.grpc), "--otlp-http",
                 str(self.http), "--metrics", str(metrics)]
         if state:
-            args += ["--state-file", str(workdir / "state.json")]
+            args += ["--data-file", str(workdir / "state.json")]
         super().__init__(args, metrics)
 
     def start(self) -> float:
@@ -130,7 +130,7 @@ def main() -> int:
                 load(serve, payloads[:4], transport, 1)  # warm up
                 seconds, failed = load(serve, payloads, transport, args.clients)
                 serve.stop()
-            label = "with --state-file" if state else "in memory        "
+            label = "with --data-file" if state else "in memory        "
             print(f"{transport:4} {label}: {n_spans / seconds:9,.0f} spans/s "
                   f"({seconds:.2f} s, failed requests: {failed})")
     with tempfile.TemporaryDirectory() as tmp:

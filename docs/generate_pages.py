@@ -8,8 +8,12 @@ options) cannot drift from it. tests/test_docs.py fails when a committed page is
 from __future__ import annotations
 
 import argparse
+import inspect
+import re
 import sys
 import tomllib
+import types
+import typing
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -20,6 +24,7 @@ if str(DOCS.parent) not in sys.path:  # run as a script from a checkout
 
 from otel_agentcov.cli import build_parser  # noqa: E402
 from otel_agentcov.exporters.families import FAMILIES  # noqa: E402
+from otel_agentcov.snapshot import schema  # noqa: E402
 from otel_agentcov.spec import SPEC_SCHEMA  # noqa: E402
 
 
@@ -187,7 +192,80 @@ def layers_reference() -> str:
     return "\n".join(out)
 
 
+_SCALARS = {int: "integer", float: "number", str: "string", bool: "boolean",
+            type(None): "null"}
+
+
+def _is_record(tp: Any) -> bool:
+    return typing.is_typeddict(tp)
+
+
+def _type_words(tp: Any) -> str:
+    """A schema type in words: `list of string`, `number or null`, `one of tool, path, …`."""
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if tp in _SCALARS:
+        return _SCALARS[tp]
+    if _is_record(tp):
+        return "object"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(f"`{a}`" for a in args)
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(_type_words(a) for a in args)
+    if origin is list:
+        return f"list of {_type_words(args[0])}"
+    if origin is dict:
+        return f"mapping of {_type_words(args[0])} to {_type_words(args[1])}"
+    return str(tp)
+
+
+def _comments(record: Any) -> dict[str, str]:
+    """The trailing `# comment` of each field in the TypedDict's source, if any."""
+    try:
+        source = inspect.getsource(record)
+    except (OSError, TypeError):  # functional-syntax TypedDicts have no class body
+        return {}
+    fields = re.finditer(r"^\s+(\w+): [^#\n]*#(.*)$", source, re.M)
+    return {m.group(1): m.group(2).strip() for m in fields}
+
+
+# what the keys of a mapping of records name, for the field paths
+_KEY_NAMES = {"agents": "agent", "called": "tool", "by_test": "test"}
+
+
+def _field_rows(record: Any, prefix: str) -> Iterator[str]:
+    hints = typing.get_type_hints(record)
+    notes = _comments(record)
+    optional = record.__optional_keys__ if record.__total__ else frozenset()
+    for key, tp in hints.items():
+        path = f"{prefix}{key}"
+        note = notes.get(key, "")
+        if key in optional:
+            note = "; ".join(n for n in ("not in every report", note) if n)
+        yield f"| `{path}` | {_cell(_type_words(tp))} | {_cell(note)} |"
+        inner = tp
+        if typing.get_origin(tp) in (types.UnionType, typing.Union):  # X | None: X's fields
+            inner = next(a for a in typing.get_args(tp) if a is not type(None))
+        origin, args = typing.get_origin(inner), typing.get_args(inner)
+        if _is_record(inner):
+            yield from _field_rows(inner, f"{path}.")
+        elif origin is list and _is_record(args[0]):
+            yield from _field_rows(args[0], f"{path}[].")
+        elif origin is dict and _is_record(args[1]):
+            yield from _field_rows(args[1], f"{path}.<{_KEY_NAMES.get(key, 'key')}>.")
+
+
+def report_reference() -> str:
+    """Every field of the JSON report, from the TypedDicts the snapshot and its readers share."""
+    head = ["| field | type | note |", "|---|---|---|"]
+    agent = [*head, *_field_rows(schema.AgentReport, "")]
+    report = [*head, *(r for r in _field_rows(schema.Report, "")
+                       if not r.startswith("| `agents.<agent>."))]
+    return ("Top level (`Report`):\n\n" + "\n".join(report) + "\n\nPer agent "
+            "(`AgentReport`, under `agents.<agent>.`):\n\n" + "\n".join(agent) + "\n")
+
+
 SECTIONS: dict[str, tuple[str, Callable[[], str]]] = {
+    "report": ("report.md", report_reference),
     "layers": ("architecture.md", layers_reference),
     "cli": ("cli.md", cli_reference),
     "spec": ("spec.md", spec_reference),

@@ -9,9 +9,9 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from . import __version__, gate, offline
+from . import __version__, explain, gate, offline, settings
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
@@ -69,8 +69,58 @@ def _names(text: str) -> list[str]:
     return names
 
 
+class _Deprecated(argparse.Action):
+    """An old spelling kept for one release: it still works, and says what replaces it."""
+
+    def __init__(self, *args: Any, new: str, **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(*args, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        _warn(f"{option_string} is deprecated and will be removed in the next release; "
+              f"use {self.new}")
+        setattr(namespace, self.dest, self.const if values is None else values)
+
+
+def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False) -> None:
+    p.add_argument("--spec", metavar="F", required=required,
+                   help=f"agentcov.yaml{what} (default: `spec` of [tool.agentcov] in "
+                   "pyproject.toml, else defaults everywhere)")
+
+
+def _add_output(p: argparse.ArgumentParser, what: str = "") -> None:
+    p.add_argument("--output", metavar="PATH",
+                   help=f"write the report to this file instead of stdout{what}")
+
+
+def _add_junit(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--junit", metavar="F", help=f"write JUnit XML ({what})")
+
+
+def _add_allow_inconclusive(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--allow-inconclusive", action="store_true",
+        help="let INCONCLUSIVE verdicts pass (exit 0; JUnit: skipped); by default they exit 3",
+    )
+
+
+def _add_data_file(p: argparse.ArgumentParser, help_text: str) -> None:
+    """`--data-file F`, the one name for a CoverageState written (`.agentcov` is one);
+    `--state-file` is its old spelling."""
+    p.add_argument("--data-file", metavar="F", dest="data_file", help=help_text)
+    p.add_argument("--state-file", metavar="F", dest="data_file", action=_Deprecated,
+                   new="--data-file", help=argparse.SUPPRESS)
+
+
 def _add_inputs(p: argparse.ArgumentParser) -> None:
     """The input options `coverage` and `gate` share."""
+    p.add_argument(
+        "inputs", nargs="*", metavar="FILE",
+        help="trace files or directories, trials JSON or state files (.agentcov), any mix; "
+        "the kind is read from the content (default: the data file, "
+        f"{settings.DATA_FILE}, when there is one)",
+    )
     p.add_argument(
         "--traces", nargs="+", action="extend", default=[], metavar="PATH",
         help="OTLP/JSON, Collector JSON Lines or OTLP protobuf files, .gz of any, directories "
@@ -82,9 +132,9 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--state", nargs="+", action="extend", default=[], metavar="F",
-        help="CoverageState files to merge in (from --state-file or `agentcov serve`)",
+        help="CoverageState files to merge in (.agentcov, --data-file, `agentcov serve`)",
     )
-    p.add_argument("--spec", metavar="F", help="agentcov.yaml (default: defaults everywhere)")
+    _add_spec(p)
     p.add_argument("--tools", type=_names, metavar="a,b", help="known tools (spec defaults)")
     p.add_argument("--models", type=_names, metavar="x,y", help="known models (spec defaults)")
     p.add_argument(
@@ -119,12 +169,14 @@ def build_parser() -> argparse.ArgumentParser:
     p_demo.add_argument("--runs", type=_positive, default=60, help="requests to run (default 60)")
     p_demo.add_argument("--format", choices=FORMATS, default="text", help="report format")
     p_demo.add_argument(
-        "--serve", type=_port, nargs="?", const=9464, default=None, metavar="PORT",
+        "--metrics", type=_port, nargs="?", const=9464, default=None, metavar="PORT",
         help="serve /metrics on 127.0.0.1:PORT (default 9464) while the workload runs",
     )
+    p_demo.add_argument("--serve", type=_port, nargs="?", const=9464, dest="metrics",
+                        action=_Deprecated, new="--metrics", help=argparse.SUPPRESS)
     p_demo.add_argument(
         "--duration", type=_seconds, default=0.0, metavar="SECONDS",
-        help="keep the workload running this long (useful with --serve; Ctrl-C stops it and "
+        help="keep the workload running this long (useful with --metrics; Ctrl-C stops it and "
         "prints the report so far)",
     )
     p_demo.add_argument(
@@ -143,15 +195,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=(*FORMATS, "html"), default="text",
         help="report format (html writes a directory: give --output DIR)",
     )
-    p_cov.add_argument(
-        "--output", metavar="PATH",
-        help="write the report to this file instead of stdout (html: this directory)",
-    )
+    _add_output(p_cov, " (html: this directory)")
     p_cov.add_argument(
         "--fail-under", type=_percent, metavar="N",
         help="exit 1 when the lowest agent's overall coverage is below N percent (like pytest-cov)",
     )
-    p_cov.add_argument("--state-file", metavar="F", help="also save the merged CoverageState to F")
+    _add_data_file(p_cov, "also save the merged state to F (a data file, input for every "
+                   "command)")
     p_cov.add_argument(
         "--contexts", action="store_true",
         help="add who tests what: per test, what it exercised; per tool, the tests that do",
@@ -163,14 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
         "unless --allow-empty), 3 inconclusive (0 with --allow-inconclusive).",
     )
     _add_inputs(p_gate)
-    p_gate.add_argument(
-        "--junit", metavar="F", help="write JUnit XML (one test case per agent x target)"
-    )
-    p_gate.add_argument(
-        "--allow-inconclusive", action="store_true",
-        help="let INCONCLUSIVE pass-rate verdicts pass (JUnit: skipped); by default the gate "
-        "exits 3",
-    )
+    _add_junit(p_gate, "one test case per agent x target")
+    _add_allow_inconclusive(p_gate)
 
     p_cmp = sub.add_parser(
         "compare", help="regression verdict per agent between a baseline and a current version",
@@ -180,7 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_cmp.add_argument("baseline", metavar="BASELINE", help="the version compared against")
     p_cmp.add_argument("current", metavar="CURRENT", help="the version under test")
-    p_cmp.add_argument("--spec", metavar="F", help="agentcov.yaml, applied to both sides")
+    _add_spec(p_cmp, ", applied to both sides")
     p_cmp.add_argument(
         "--tolerance", type=_fraction, default=0.05, metavar="D",
         help="largest tolerated drop in pass rate, as a fraction (default 0.05 = 5 points)",
@@ -193,11 +237,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_cmp.add_argument("--format", choices=tuple(COMPARE_FORMATS), default="text",
                        help="report format (markdown: a pull-request comment)")
-    p_cmp.add_argument("--output", metavar="PATH", help="write the report here, not to stdout")
-    p_cmp.add_argument("--junit", metavar="F", help="write JUnit XML (one test case per agent)")
+    _add_output(p_cmp)
+    _add_junit(p_cmp, "one test case per agent")
+    _add_allow_inconclusive(p_cmp)
     p_cmp.add_argument(
         "--inconclusive", choices=("fail", "pass"),
-        help="exit 1 (fail) or 0 (pass) when the worst verdict is INCONCLUSIVE (default: exit 3)",
+        help="exit 1 (fail) or 0 (pass, as --allow-inconclusive) when the worst verdict is "
+        "INCONCLUSIVE (default: exit 3)",
     )
 
     p_merge = sub.add_parser(
@@ -206,16 +252,27 @@ def build_parser() -> argparse.ArgumentParser:
     p_merge.add_argument("states", nargs="+", metavar="STATE", help="state files to merge")
     p_merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged state file")
 
+    p_explain = sub.add_parser(
+        "explain", help="why trace files gave no agent runs: the shapes of spans no convention "
+        "matched, with the conventions: entries that would map them",
+        description="Prints YAML: comments with span counts, then a conventions: list to check "
+        "and add to the spec (docs/conventions.md). Exit codes: 0 read, 2 bad input or usage.",
+    )
+    p_explain.add_argument("inputs", nargs="+", metavar="FILE",
+                           help="trace files or directories, as `coverage --traces` reads")
+    _add_spec(p_explain, ": its conventions: are tried first, so only what they leave "
+              "unmatched is listed")
+    p_explain.add_argument("--top", type=_positive, default=10, metavar="N",
+                           help="shapes to list (default 10)")
     p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
-    p_serve.add_argument("--spec", required=True, help="coverage spec (agentcov.yaml)")
+    _add_spec(p_serve, required=True)
     p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
                          help="address to bind (default 127.0.0.1; 0.0.0.0 for all)")
     for flag, port, what in (("--otlp-grpc", 4317, "OTLP/gRPC"), ("--otlp-http", 4318,
                              "OTLP/HTTP"), ("--metrics", 9464, "/metrics and /healthz")):
         p_serve.add_argument(flag, type=_port, default=port, metavar="PORT",
                              help=f"{what} port (default {port}; 0 disables)")
-    p_serve.add_argument("--state-file", metavar="F",
-                         help="durable state: acknowledge only what is on disk, restore at start")
+    _add_data_file(p_serve, "durable state: acknowledge only what is on disk, restore at start")
     p_serve.add_argument("--token-file", metavar="F", help="require this bearer token "
                          "(or set AGENTCOV_TOKEN)")
     p_serve.add_argument("--metrics-token-file", metavar="F", help="require this bearer token "
@@ -260,24 +317,64 @@ def _warn(message: str) -> None:
     print(f"agentcov: {message}", file=sys.stderr)
 
 
+def _project() -> settings.Settings:
+    """`[tool.agentcov]` of the project the command runs in (the nearest pyproject.toml)."""
+    return settings.find(Path.cwd())
+
+
+def _default_data_file(project: settings.Settings) -> Path | None:
+    """The data file `pytest --agentcov` writes for this project, if it is there."""
+    path = settings.data_file(project, project.root or Path.cwd())
+    return path if path is not None and path.is_file() else None
+
+
+def _spec(args: argparse.Namespace, project: settings.Settings) -> CoverageSpec:
+    path = args.spec or project.spec
+    return CoverageSpec.from_yaml(path) if path else CoverageSpec.empty()
+
+
+def _inputs(args: argparse.Namespace, project: settings.Settings) -> dict[str, list[str]]:
+    """Every input by kind: the flags' own, and each positional FILE by its content; with none
+    at all, the project's data file."""
+    kinds: dict[str, list[str]] = {
+        "traces": list(args.traces), "results": list(args.results), "states": list(args.state)}
+    positional = list(args.inputs)
+    if not positional and not any(kinds.values()):
+        found = _default_data_file(project)
+        if found is None:
+            raise offline.InputError(
+                "nothing to read; give FILE… (trace, trials or state files) or run "
+                f"`pytest --agentcov` first to write {settings.DATA_FILE}")
+        positional = [str(found)]
+    for path in positional:
+        kinds[offline.input_kind(path)].append(path)
+    return kinds
+
+
 def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Report]:
     """The spec and the report of every input; no agent run at all is a usage error (exit 2)
     unless --allow-empty."""
-    inputs = [*args.traces, *args.results, *args.state]
-    if not inputs:
-        raise offline.InputError("nothing to read; give --traces, --results or --state")
-    spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
+    project = _project()
+    kinds = _inputs(args, project)
+    args.input_names = inputs = [*kinds["traces"], *kinds["results"], *kinds["states"]]
+    spec = _spec(args, project)
     if args.tools is not None or args.models is not None:
         spec = spec.with_inventory(args.tools, args.models)
     engine = offline.load(
-        spec, traces=args.traces, results=args.results, states=args.state,
+        spec, traces=kinds["traces"], results=kinds["results"], states=kinds["states"],
         keep_going=args.keep_going, warn=_warn, jobs=args.jobs,
         progress=args.progress or sys.stderr.isatty(),
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
     if not args.allow_empty and offline.run_count(report) == 0:
-        raise offline.InputError(no_runs_message(inputs))
+        raise offline.InputError(no_runs_message(inputs) + explain.hint(engine, kinds["traces"]))
     return spec, engine, report
+
+
+def _explain(args: argparse.Namespace) -> int:
+    engine = offline.load(_spec(args, _project()), traces=args.inputs, warn=_warn)
+    sys.stdout.write(explain.render(engine, args.inputs, args.top))
+    return EXIT_PASS
 
 
 def _write(path: str | None, text: str) -> None:
@@ -292,17 +389,18 @@ def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
     _, engine, report = _load(args)
+    fail_under = _project().fail_under if args.fail_under is None else args.fail_under
     if args.format == "html":
         from .reporting.html import report_meta, write_html  # jinja2: only for this format
 
-        meta = report_meta([*args.traces, *args.results, *args.state], args.spec)
+        meta = report_meta(args.input_names, args.spec)
         print(write_html(report, Path(args.output), meta))
     else:
         _write(args.output, render(report, args.format))
-    if args.state_file:
-        engine.state.save(args.state_file)
-    if args.fail_under is not None:
-        miss = gate.fail_under(report, args.fail_under)
+    if args.data_file:
+        engine.state.save(args.data_file)
+    if fail_under is not None:
+        miss = gate.fail_under(report, fail_under)
         if miss is not None:
             _warn(miss)
             return EXIT_FAIL
@@ -323,7 +421,7 @@ def _gate(args: argparse.Namespace) -> int:
 
 def _compare(args: argparse.Namespace) -> int:
     """Both sides through the coverage loader under one spec; a side with no run is exit 2."""
-    spec = CoverageSpec.from_yaml(args.spec) if args.spec else CoverageSpec.empty()
+    spec = _spec(args, _project())
     sides = []
     for path in (args.baseline, args.current):
         engine = offline.load_path(spec, path)
@@ -333,7 +431,7 @@ def _compare(args: argparse.Namespace) -> int:
         sides.append(Side(engine.state, report))
     result = compare(sides[0], sides[1], Settings(args.tolerance, args.alpha, args.min_count))
     _write(args.output, COMPARE_FORMATS[args.format](result))
-    allow = args.inconclusive == "pass"
+    allow = args.inconclusive == "pass" or args.allow_inconclusive
     if args.junit:
         _write(args.junit, render_junit(result, allow))
     verdicts = [a["verdict"] for a in result["agents"].values()]
@@ -351,7 +449,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 # Subcommands that do nothing useful without arguments: bare, they print their help.
-_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve")
+_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve", "explain")
 
 
 def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
@@ -361,6 +459,8 @@ def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
         parser.print_help()
         return True
     if len(argv) == 1 and argv[0] in _NEED_ARGUMENTS:
+        if argv[0] in ("coverage", "gate") and _default_data_file(_project()) is not None:
+            return False  # like `coverage report`: the data file is the input
         for action in parser._actions:
             if isinstance(action, argparse._SubParsersAction):
                 action.choices[argv[0]].print_help()
@@ -371,7 +471,11 @@ def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
-    if _help(parser, argv):
+    try:
+        if _help(parser, argv):
+            return EXIT_USAGE
+    except settings.SettingsError as exc:
+        print(f"agentcov: {exc}", file=sys.stderr)
         return EXIT_USAGE
     args = parser.parse_args(argv)
     try:
@@ -380,7 +484,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return demo.main(
                 seed=args.seed, runs=args.runs, fmt=args.format,
-                serve_port=args.serve, duration_s=args.duration,
+                serve_port=args.metrics, duration_s=args.duration,
                 traces_out=args.traces_out, spec_out=args.spec_out,
             )
         if args.command == "coverage":
@@ -391,6 +495,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compare(args)
         if args.command == "merge":
             return _merge(args)
+        if args.command == "explain":
+            return _explain(args)
         if args.command == "serve":
             from .service.server import serve_from_args
 
@@ -399,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    except (SpecError, StateError, offline.InputError) as exc:
+    except (SpecError, StateError, offline.InputError, settings.SettingsError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:

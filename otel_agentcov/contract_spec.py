@@ -36,7 +36,7 @@ from .judge.contracts import (
     Trajectory,
 )
 from .semconv.common import MAX_NAME_CHARS
-from .user_regex import UserRegexError, compile_user_regex
+from .user_regex import SchemaValidator, UserRegexError, compile_user_regex, schema_patterns
 
 DETECTORS = (
     "called", "calls", "eventually", "before", "after", "sequence", "trajectory", "allowed_only",
@@ -178,6 +178,7 @@ def _detector_problems(detectors: Mapping[str, Any], at: Where) -> Iterator[tupl
                     Draft202012Validator.check_schema(value["schema"])
                 except SchemaError as bad:
                     yield [*where, "schema"], f"invalid JSON Schema: {bad.message}"
+                yield from schema_patterns(value["schema"], [*where, "schema"])
         if key == "calls" and value.get("max", value.get("min", 0)) < value.get("min", 0):
             yield [*where, "max"], f"expected max >= min ({value['min']}), got {value['max']}"
         if key == "calls" and "min" not in value and "max" not in value:
@@ -298,7 +299,7 @@ def _detector(key: str, value: Any, aliases: Mapping[str, Sequence[str]]) -> Det
         key,
         contains=value.get("contains"),
         regex=compile_user_regex(regex) if regex is not None else None,
-        schema=Draft202012Validator(schema) if schema is not None else None,
+        schema=SchemaValidator(schema) if schema is not None else None,
     )
 
 

@@ -7,15 +7,17 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
-from .judge import judge
+from .judge import Checks, Verdicts, judge
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
+from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import compute_snapshot
 from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
@@ -74,7 +76,10 @@ class CoverageEngine:
         bounds: Bounds | None = None,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
+        shapes: bool = False,
     ) -> None:
+        """`shapes`: count the shapes of spans no convention matched, for the report to say
+        why runs are missing (the offline commands; the processor does not pay for it)."""
         self.spec = spec if spec is not None else CoverageSpec.empty()
         self.bounds = bounds if bounds is not None else Bounds()
         self._content = self.spec.needs_content  # classify reads content only if a check needs it
@@ -93,6 +98,12 @@ class CoverageEngine:
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
         self._classify = Classifier(self.spec.conventions).classify
+        self.unmatched = ShapeCounter() if shapes else None
+        self._unmatched = self.unmatched.add if self.unmatched is not None else None
+        # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
+        # replay folds the journaled ones instead of judging runs whose content is gone
+        self.judged: list[tuple[str, Verdicts]] | None = None
+        self.replayed: deque[tuple[str, Verdicts]] | None = None
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -126,7 +137,7 @@ class CoverageEngine:
         if record.end_ns < record.start_ns:
             return "end_before_start"
         try:
-            step = self._classify(record, self._state_attributes, self._content)
+            step = self._classify(record, self._state_attributes, self._content, self._unmatched)
         except Exception:
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
@@ -166,11 +177,26 @@ class CoverageEngine:
         for run in runs:
             try:
                 spec = self.spec.for_agent(run.agent)
-                verdicts = judge(run, spec.checks)
+                verdicts = self._verdicts(run, spec.checks)
                 run.content = None
                 self.state.update(run, spec, verdicts)
             except Exception:
                 self.count_internal_error()
+
+    def _verdicts(self, run: AgentRun, checks: Checks) -> Verdicts:
+        """The run's verdicts: journaled ones on a replay (in fold order; a replay folds the
+        same runs in the same order), else judged now; a check that fails inside the judge is
+        `unknown` and counted as an internal error (docs/guarantees.md)."""
+        replayed = self.replayed
+        if replayed is not None and replayed and replayed[0][0] == run.agent:
+            verdicts = replayed.popleft()[1]
+        else:
+            verdicts = judge(run, checks)
+        if verdicts.errors:
+            self.count_internal_error(verdicts.errors)
+        if self.judged is not None:
+            self.judged.append((run.agent, verdicts))
+        return verdicts
 
     def sweep(self) -> None:
         with self.lock:
@@ -188,7 +214,7 @@ class CoverageEngine:
             dropped = dict(sorted(counters.dropped.items()))
             internal_errors = counters.internal_errors
         with self.lock:
-            return {
+            stats: SpanStats = {
                 "processed": sum(counters.by_kind.values()) + sum(dropped.values()),
                 "by_kind": dict(counters.by_kind),
                 "dropped": dropped,
@@ -199,6 +225,22 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+            unclassified = self._unclassified(sum(counters.by_kind.values()))
+            if unclassified is not None:
+                stats["unclassified"] = unclassified
+            return stats
+
+    def _unclassified(self, classified: int) -> Unclassified | None:
+        """What no convention matched, when it explains something: spans were read but no
+        agent run came out, or nearly all of them (shapes.EXPLAIN_SHARE) matched nothing."""
+        unmatched = self.unmatched
+        if unmatched is None or not unmatched.total:
+            return None
+        runs = any(a.outcomes.runs for a in self.state.agents.values())
+        if runs and unmatched.total < EXPLAIN_SHARE * classified:
+            return None
+        return {"spans": unmatched.total, "overflow": unmatched.overflow,
+                "shapes": unmatched.top(REPORTED_SHAPES)}
 
     def counted(self) -> EngineCounters:
         """A copy of the counters, consistent with the state (to send or save with it)."""

@@ -15,7 +15,6 @@ does), which merges them exactly; a worker whose data is missing fails the sessi
 from __future__ import annotations
 
 import json
-import tomllib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,11 +23,12 @@ import pytest
 from opentelemetry import trace
 from opentelemetry.sdk.trace import TracerProvider
 
-from . import gate, offline
+from . import gate, offline, settings
 from .cli import _percent  # the same check as `agentcov coverage --fail-under`
 from .engine import EngineCounters
 from .processor import AgentCoverageProcessor
 from .pytest_reports import (
+    DEFAULT_PATHS,
     FILE_FORMATS,
     ReportOptionError,
     ReportTarget,
@@ -60,8 +60,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--agentcov-report", action="append", default=[], metavar="FORMAT:PATH",
         dest="agentcov_report",
-        help="term (default), term-missing, or FORMAT:PATH with FORMAT one of "
-        f"{'|'.join(FILE_FORMATS)} (html:DIR); repeatable",
+        help="term (default), term-missing, or FORMAT[:PATH] with FORMAT one of "
+        f"{'|'.join(FILE_FORMATS)} (html:DIR; without a path: "
+        f"{', '.join(str(p) for p in DEFAULT_PATHS.values())}); repeatable",
     )
     group.addoption(
         "--agentcov-fail-under", type=_percent, default=None, metavar="N",
@@ -76,29 +77,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--agentcov-allow-empty", action="store_true", dest="agentcov_allow_empty",
         help="accept a session in which no agent ran (by default that fails it)",
     )
+    group.addoption(
+        "--agentcov-data-file", default=None, metavar="PATH", dest="agentcov_data_file",
+        help="where to save the session's merged state, input for `agentcov coverage|gate|"
+        f"compare|merge` (default {settings.DATA_FILE} in the rootdir; empty: none)",
+    )
 
 
-def _pyproject(config: pytest.Config) -> dict[str, Any]:
-    """`[tool.agentcov]` of the project's pyproject.toml (spec = "F", report = [...])."""
-    path = config.rootpath / "pyproject.toml"
+def _pyproject(config: pytest.Config) -> settings.Settings:
+    """`[tool.agentcov]` of the project's pyproject.toml (the keys are in `settings`)."""
     try:
-        with path.open("rb") as fh:
-            section = tomllib.load(fh).get("tool", {}).get("agentcov", {})
-    except FileNotFoundError:
-        return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise pytest.UsageError(f"{path}: cannot read [tool.agentcov]: {exc}") from None
-    if not isinstance(section, dict):
-        raise pytest.UsageError(f"{path}: [tool.agentcov] must be a table")
-    for key, kind in (("spec", str), ("report", list)):
-        if key in section and not isinstance(section[key], kind):
-            raise pytest.UsageError(
-                f"{path}: [tool.agentcov] {key} must be a {kind.__name__}"
-            )
-    unknown = sorted(set(section) - {"spec", "report"})
-    if unknown:
-        raise pytest.UsageError(f"{path}: [tool.agentcov] has unknown keys: {', '.join(unknown)}")
-    return section
+        return settings.load(config.rootpath / "pyproject.toml")
+    except settings.SettingsError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _warn_if_unused(config: pytest.Config) -> None:
@@ -109,6 +100,7 @@ def _warn_if_unused(config: pytest.Config) -> None:
             ("--agentcov-fail-under", "agentcov_fail_under", None),
             ("--agentcov-allow-inconclusive", "agentcov_allow_inconclusive", False),
             ("--agentcov-allow-empty", "agentcov_allow_empty", False),
+            ("--agentcov-data-file", "agentcov_data_file", None),
         )
         if config.getoption(dest) != default
     ]
@@ -126,24 +118,29 @@ def pytest_configure(config: pytest.Config) -> None:
     if spec_path is None:
         _warn_if_unused(config)
         return
-    settings = _pyproject(config)
-    if not spec_path and "spec" in settings:  # relative to the project, not the working dir
-        spec_path = str(config.rootpath / settings["spec"])
+    project = _pyproject(config)
+    if not spec_path and project.spec is not None:  # relative to the project, not the cwd
+        spec_path = str(project.spec)
+    reports = config.getoption("agentcov_report") or list(project.report) or (
+        ["term-missing"] if project.show_missing else [])
+    fail_under = config.getoption("agentcov_fail_under")
+    data_option = config.getoption("agentcov_data_file")
+    data_path = (settings.data_file(project, config.rootpath) if data_option is None
+                 else Path(data_option) if data_option else None)
     try:
         spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
-        targets = parse_targets(
-            config.getoption("agentcov_report") or [str(v) for v in settings.get("report", [])]
-        )
+        targets = parse_targets(reports)
     except (SpecError, ReportOptionError) as exc:
         raise pytest.UsageError(f"--agentcov: {exc}") from None
     config.pluginmanager.register(
         AgentCovSession(
             spec,
             targets,
-            config.getoption("agentcov_fail_under"),
+            project.fail_under if fail_under is None else fail_under,
             config.getoption("agentcov_allow_inconclusive"),
             spec_path or None,
             config.getoption("agentcov_allow_empty"),
+            data_path,
         ),
         "agentcov-session",
     )
@@ -167,8 +164,10 @@ class AgentCovSession:
         allow_inconclusive: bool,
         spec_path: str | None = None,
         allow_empty: bool = False,
+        data_file: Path | None = None,
     ) -> None:
         self.spec = spec
+        self.data_file = data_file
         self.spec_path = spec_path
         self.targets = targets
         self.fail_under = fail_under
@@ -251,6 +250,14 @@ class AgentCovSession:
             return
         self._merge_workers()
         report = self.report = offline.report(self.processor.engine, contexts=True)
+        if self.data_file is not None:
+            try:
+                self.data_file.parent.mkdir(parents=True, exist_ok=True)
+                self.processor.engine.state.save(self.data_file)
+                self.written.append(("data file", self.data_file))
+            except OSError as exc:
+                self.problems.append(
+                    f"agentcov: cannot write {self.data_file}: {exc.strerror or exc}")
         if not self.allow_empty and offline.run_count(report) == 0:
             self.problems.append(
                 f"agentcov: {no_runs_message(['this test session'], '--agentcov-allow-empty')}"
@@ -268,7 +275,8 @@ class AgentCovSession:
             if target.path is None:
                 continue
             try:
-                self.written.append((target.kind, write_target(target, report, self.spec_path)))
+                self.written.append((f"{target.kind} report",
+                                     write_target(target, report, self.spec_path)))
             except OSError as exc:
                 self.problems.append(
                     f"agentcov: cannot write {target.path}: {exc.strerror or exc}"
@@ -287,6 +295,6 @@ class AgentCovSession:
                 tr.write_line("")
         tr.write(self.table)
         for kind, path in self.written:
-            tr.write_line(f"agentcov: {kind} report written to {path}")
+            tr.write_line(f"agentcov: {kind} written to {path}")
         for problem in self.problems:
             tr.write_line(problem, red=True, bold=True)

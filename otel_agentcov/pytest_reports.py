@@ -20,6 +20,9 @@ from .textsafe import line_safe, plain
 
 TERMINAL = ("term", "term-missing")
 FILE_FORMATS = (*FORMATS, "html")
+# where `--agentcov-report=FORMAT` without a path writes (pytest-cov's htmlcov/, coverage.json)
+DEFAULT_PATHS = {"html": Path("agentcov-html"), "json": Path("agentcov.json"),
+                 "markdown": Path("agentcov.md"), "text": Path("agentcov.txt")}
 
 
 class ReportOptionError(ValueError):
@@ -33,19 +36,20 @@ class ReportTarget:
 
 
 def parse_targets(values: Sequence[str]) -> list[ReportTarget]:
-    """`term`, `term-missing` or `FORMAT:PATH`; none given means `term`."""
+    """`term`, `term-missing`, `FORMAT:PATH` or `FORMAT` (to its DEFAULT_PATHS entry); none
+    given means `term`."""
     targets = []
     for value in values or ["term"]:
         if value in TERMINAL:
             targets.append(ReportTarget(value))
             continue
         kind, sep, path = value.partition(":")
-        if not sep or kind not in FILE_FORMATS or not path:
+        if kind not in FILE_FORMATS or (sep and not path):
             raise ReportOptionError(
-                f"--agentcov-report={value}: expected term, term-missing or FORMAT:PATH with "
-                f"FORMAT one of {', '.join(FILE_FORMATS)} (html takes a directory)"
+                f"--agentcov-report={value}: expected term, term-missing, FORMAT or FORMAT:PATH "
+                f"with FORMAT one of {', '.join(FILE_FORMATS)} (html takes a directory)"
             )
-        targets.append(ReportTarget(kind, Path(path)))
+        targets.append(ReportTarget(kind, Path(path) if path else DEFAULT_PATHS[kind]))
     return targets
 
 

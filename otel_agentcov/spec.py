@@ -31,9 +31,10 @@ from .contract_spec import problems as contract_problems
 from .judge import Checks
 from .judge.contracts import SEVERITIES, Contract
 from .judge.narrative import NarrativeSpec
+from .judge.tool_lists import ToolList
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
-from .user_regex import UserRegexError, compile_user_regex
+from .user_regex import SchemaValidator, UserRegexError, compile_user_regex, schema_patterns
 
 CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
@@ -140,6 +141,16 @@ class AgentSpec:
     narrative: NarrativeSpec | None = None  # None = not declared: no content is read for it
     optional: bool = False  # a declared agent no run matched is not inconclusive
     fail_on: str | None = None  # the spec's `gate.fail_on`, over each contract's own for the gate
+    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # aliases:, for the tool lists too
+
+    @cached_property
+    def restricted_tools(self) -> ToolList:
+        """`restricted` compiled: names, globs and aliases, compared normalised."""
+        return ToolList(self.restricted, dict(self.aliases))
+
+    @cached_property
+    def allowed_tools(self) -> ToolList:
+        return ToolList(self.allowed or (), dict(self.aliases))
 
     @property
     def needs_content(self) -> bool:
@@ -453,6 +464,8 @@ def _validate(doc: Any, source: str) -> None:
         except SchemaError as bad:
             inner, what = _explain(bad)
             raise _error(source, path + inner, what) from None
+        for where, what in schema_patterns(schema, path):
+            raise _error(source, where, what)
         unknown = next((k for k in schema if k not in _SCHEMA_KEYWORDS), None)
         if unknown is not None:
             raise _error(source, [*path, unknown], "unknown JSON Schema keyword")
@@ -554,6 +567,7 @@ _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("consistency_window", ("consistency_window",), int),
     ("narrative", ("narrative",), _narrative),
     ("optional", ("optional",), bool),
+    ("aliases", ("aliases",), lambda m: tuple((k, tuple(v)) for k, v in m.items())),
 )
 _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "max_steps": _int_or_none,
@@ -748,7 +762,7 @@ def evaluate_expect(
         if value is None:
             results.append(ExpectResult(item.target, None, False, "n/a: no value"))
             continue
-        validator = Draft202012Validator(item.schema, registry=_NO_RETRIEVAL)
+        validator = SchemaValidator(item.schema, registry=_NO_RETRIEVAL)
         try:
             err = best_match(validator.iter_errors(value))
         except Unresolvable as exc:  # a spec built around the loader's check: never a pass

@@ -681,9 +681,11 @@ def _traced_app(tool_error: str, http_500: str) -> dict[str, Scenario]:
 # tool's exception (the run fails); recursion_limit=4 stops the looper after two model and two
 # tool steps with GraphRecursionError; langchain-openai re-raises the HTTP 500 as its own
 # `OpenAIAPIError`. No hand-off tool exists in create_agent: agent-as-tool is its delegation.
+# `react_agent` runs the same two tools through LangGraph's older prebuilt agent.
 def _langchain_app(errors: dict[str, str]) -> dict[str, Scenario]:
     return {
         "two_tools": TWO_TOOLS,
+        "react_agent": TWO_TOOLS,  # LangGraph's prebuilt create_react_agent, named `weather`
         "streaming": TWO_TOOLS,
         "tool_error": Scenario(
             {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
@@ -816,26 +818,23 @@ BEEAI_OPENINFERENCE = {
 }
 
 # The same LlamaIndex runs through Traceloop's instrumentation: `<Class>.task` spans that name
-# no agent (the agent is only in the steps' content), GenAI chat spans, and the tool's name as
-# `tool.name` on the workflow's call-tool step; no span marks a failed tool, the iteration
-# limit or the HTTP 500 (whose workflow span is never ended), so the work counts for the
-# resource's service.name and only the spec's max_steps sees the limit.
-_LI_APP = "llama-index-app"
-_LI_WEATHER = Scenario({_LI_APP: TWO_TOOLS.agents["weather"]})
+# no agent; as with OpenInference, a step whose recorded output names `current_agent_name`
+# starts that agent's turn; GenAI chat spans; the tool's name as `tool.name` on the workflow's
+# call-tool step (`handoff` its hand-off tool). No span marks a failed tool or the iteration
+# limit (only the spec's max_steps sees it); with the HTTP 500 the failed model span carries no
+# GenAI attributes and the workflow span is never ended: nothing to count, one trace left open.
 LLAMA_INDEX_TRACELOOP = {
-    "two_tools": _LI_WEATHER,
-    "not_streaming": _LI_WEATHER,
-    "tool_error": Scenario({_LI_APP: A(llm=2, tools={"lookup_order": (1, 0)},
-                                       models={"orders-model": 2})}),
+    "two_tools": TWO_TOOLS,
+    "not_streaming": TWO_TOOLS,
+    "tool_error": Scenario({"orders": A(llm=2, tools={"lookup_order": (1, 0)},
+                                        models={"orders-model": 2})}),
     "max_iterations": Scenario(
-        {_LI_APP: A(llm=2, tools={"get_weather": (1, 0)}, models={"loop-model": 2},
-                    boundaries=b("max_steps"))},
+        {"looper": A(llm=2, tools={"get_weather": (1, 0)}, models={"loop-model": 2},
+                     boundaries=b("max_steps"))},
         spec={"version": 1, "defaults": {"boundaries": {"max_steps": 2}}},
     ),
-    "handoff": Scenario({_LI_APP: A(llm=2, tools={"handoff": (1, 0)},
-                                    models={"triage-model": 1, "billing-model": 1})}),
-    "agent_as_tool": Scenario({_LI_APP: A(llm=3, tools={"ask_billing": (1, 0)},
-                                          models={"orchestrator-model": 2, "billing-model": 1})}),
+    "handoff": LLAMA_INDEX["handoff"],
+    "agent_as_tool": AGENT_AS_TOOL,
     "http_500": Scenario({}, open_traces=1),
 }
 
@@ -919,15 +918,6 @@ GOOGLE_GENAI = {
     "http_500": Scenario(
         {_GG: A(errors=1, models={"broken-model": 1}, boundaries=b("error_path"))}, b("500")),
 }
-
-# Stacks (or `stack/scenario`s) recorded for issue 28 whose conventions are not mapped yet: their
-# replays are expected to fail (strict xfail) until they are
-UNMAPPED = frozenset({"mlflow_trace", "mlflow_langchain", "langfuse_observe",
-                      "langfuse_langchain", "haystack", "langsmith", "dspy_openinference",
-                      "beeai_openinference",
-                      *(f"llama_index_traceloop/{name}" for name in LLAMA_INDEX_TRACELOOP
-                        if name != "http_500"),
-                      "agno_openinference/team", "agno_traceloop/team"})
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "openai_v2": OPENAI_V2,

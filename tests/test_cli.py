@@ -68,7 +68,7 @@ def test_demo_serve_keeps_metrics_up_while_running() -> None:
         port = s.getsockname()[1]
     proc = subprocess.Popen(
         [sys.executable, "-m", "otel_agentcov.cli", "demo", "--runs", "10",
-         "--serve", str(port), "--duration", "600"],
+         "--metrics", str(port), "--duration", "600"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     body = ""
@@ -93,7 +93,7 @@ def test_demo_serve_keeps_metrics_up_while_running() -> None:
 
 def test_port_out_of_range_is_a_usage_error() -> None:
     """`demo --serve 70000` used to reach socket.bind and end in an OverflowError traceback."""
-    for args in (("demo", "--serve", "70000"), ("serve", "--spec", "x.yaml", "--metrics", "-1")):
+    for args in (("demo", "--metrics", "70000"), ("serve", "--spec", "x.yaml", "--metrics", "-1")):
         proc = agentcov(*args)
         assert proc.returncode == 2, args
         assert proc.stderr.startswith("agentcov: argument --") and "port" in proc.stderr
@@ -108,12 +108,12 @@ def test_demo_serve_names_the_port_it_bound_or_could_not_bind() -> None:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
-        proc = agentcov("demo", "--runs", "1", "--serve", str(port))
+        proc = agentcov("demo", "--runs", "1", "--metrics", str(port))
         assert proc.returncode == 2
         assert proc.stderr == (
             f"agentcov: cannot serve /metrics on 127.0.0.1:{port}: Address already in use\n"
         )
-    free = agentcov("demo", "--runs", "1", "--serve", "0")
+    free = agentcov("demo", "--runs", "1", "--metrics", "0")
     assert free.returncode == 0, free.stderr
     assert "serving /metrics on http://127.0.0.1:" in free.stderr
     assert "127.0.0.1:0/" not in free.stderr
@@ -161,7 +161,7 @@ def test_ctrl_c_on_demo_prints_the_report_so_far() -> None:
     import urllib.request
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "otel_agentcov.cli", "demo", "--runs", "5", "--serve", "0",
+        [sys.executable, "-m", "otel_agentcov.cli", "demo", "--runs", "5", "--metrics", "0",
          "--duration", "300", "--format", "json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )

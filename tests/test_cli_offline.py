@@ -268,7 +268,10 @@ def test_no_agent_runs_is_exit_2_naming_the_inputs_unless_allow_empty(tmp_path: 
         proc = agentcov(command, "--spec", str(spec), "--traces", str(nothing), str(no_spans))
         assert proc.returncode == 2, proc.stdout
         assert proc.stderr == (f"agentcov: no agent runs found in {nothing}, {no_spans} "
-                               "(give --allow-empty to accept this)\n")
+                               "(give --allow-empty to accept this); instrument your agents "
+                               "on the tracer provider the processor is on: pydantic-ai "
+                               "Agent.instrument_all() with that provider global, OpenAI Agents "
+                               "SDK and LangGraph through OpenInference (docs/quickstarts.md)\n")
         assert proc.stdout == ""
         allowed = agentcov(command, "--spec", str(spec), "--traces", str(nothing),
                            "--allow-empty")
@@ -325,7 +328,7 @@ def test_footer_counts_state_file_inputs(tmp_path: Path) -> None:
     pb = tmp_path / "traces.pb"
     pb.write_bytes(protobuf_bytes(SPANS))
     state = tmp_path / "s.json"
-    assert agentcov("coverage", "--traces", str(pb), "--state-file", str(state)).returncode == 0
+    assert agentcov("coverage", "--traces", str(pb), "--data-file", str(state)).returncode == 0
     for fmt in ("text", "markdown"):
         proc = agentcov("coverage", "--state", str(state), str(state), "--format", fmt)
         assert proc.returncode == 0, proc.stderr
@@ -372,7 +375,7 @@ def test_state_files_merge_exactly(tmp_path: Path) -> None:
         pb.write_bytes(protobuf_bytes(part))
         state = tmp_path / f"p{n}.state.json"
         assert agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
-                        "--state-file", str(state)).returncode == 0
+                        "--data-file", str(state)).returncode == 0
         states.append(str(state))
     merged = tmp_path / "merged.state.json"
     assert agentcov("merge", *states, "-o", str(merged)).returncode == 0
@@ -428,6 +431,6 @@ def test_unwritable_state_file_names_that_file(tmp_path: Path, capsys: Any) -> N
     for target, why in ((tmp_path / "missing" / "s.json", "No such file or directory"),
                         (tmp_path / "a_dir", "Is a directory")):
         err = _one_line_exit_2(capsys, "coverage", "--traces", str(pb), "--format", "json",
-                               "--state-file", str(target))
+                               "--data-file", str(target))
         assert err == f"agentcov: {target}: {why}\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temp left

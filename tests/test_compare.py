@@ -441,3 +441,44 @@ def test_narrative_consistency_is_compared_like_the_pass_rate(tmp_path: Path) ->
     # no story checked on a side: nothing to compare, no flag
     plain = compare(side(trials), side(trials))["agents"]["ag"]
     assert plain["narrative"] is None and "narrative_regression" not in plain["flags"]
+
+
+def test_a_drop_under_test_says_how_many_runs_would_fail_it(tmp_path: Path) -> None:
+    """9/10 → 7/10: the drop (20 points) is beyond the tolerance, so no run count brings a PASS;
+    before, runs_needed was null and nothing said more runs would confirm the drop. The FAIL
+    count is the smallest n whose hand-enumerated Fisher p at 0.9n vs 0.7n is below α."""
+    base = write_trials(tmp_path / "b.json", [("a", 9, 10, _search)])
+    cur = write_trials(tmp_path / "c.json", [("a", 7, 10, _search)])
+    result = compare(side(base), side(cur))
+    agent = result["agents"]["a"]
+    assert agent["verdict"] == "INCONCLUSIVE" and agent["runs_needed"] is None
+    n = agent["runs_to_fail"]
+    def fails(k: int) -> bool:
+        return fisher_hand(round(0.9 * k), k, round(0.7 * k), k) < 0.05
+    assert n is not None and fails(n) and not any(fails(k) for k in range(1, n))
+    text = RENDERERS["text"](result)
+    assert f"if these rates held, about {n} runs per side would settle it: FAIL" in text
+    assert "same data" not in text
+
+
+def test_runs_to_fail_use_the_agents_holm_multiplier() -> None:
+    """Two agents compared: the smaller p is multiplied by 2 under Holm, so more runs are needed
+    than for one agent alone (the hand search below applies the factor itself)."""
+    alone = pass_rate_verdict(9, 10, 7, 10)
+    held = pass_rate_verdict(9, 10, 7, 10, holm_factor=2)
+    assert alone.runs_to_fail is not None and held.runs_to_fail is not None
+    def fails(k: int) -> bool:
+        return 2 * fisher_hand(round(0.9 * k), k, round(0.7 * k), k) < 0.05
+    assert fails(held.runs_to_fail) and not fails(held.runs_to_fail - 1)
+    assert held.runs_to_fail > alone.runs_to_fail
+
+
+def test_a_version_compared_with_itself_says_so_in_one_line(tmp_path: Path) -> None:
+    data = write_trials(tmp_path / "same.json", [("a", 8, 10, _search)])
+    result = compare(side(data), side(data))
+    assert result["same_data"] and result["verdict"] == "INCONCLUSIVE"
+    needed = result["agents"]["a"]["runs_needed"]
+    lines = [line for line in RENDERERS["text"](result).splitlines() if "same data" in line]
+    assert lines == ["both sides hold the same data: a version compared with itself shows no "
+                     "drop, and too few runs still cannot rule one out; it passes from about "
+                     f"{needed} runs per side"]

@@ -107,7 +107,7 @@ def _coverage(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_who_tests_what_from_an_otlp_file(tmp_path: Path) -> None:
-    proc = _coverage(tmp_path, "--format", "json", "--state-file", str(tmp_path / "s.json"))
+    proc = _coverage(tmp_path, "--format", "json", "--data-file", str(tmp_path / "s.json"))
     assert proc.returncode == 0, proc.stderr
     agents = json.loads(proc.stdout)["agents"]
     assert set(agents) == {"helper", "worker"}  # the test spans are not agents

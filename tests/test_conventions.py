@@ -15,16 +15,18 @@ from typing import Any
 
 import pytest
 import yaml
+from _acme import SCOPE, acme_traffic
+from jsonschema import Draft202012Validator
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Tracer, TracerProvider
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.sdk.trace import TracerProvider
 
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier, classify
+from otel_agentcov.semconv.builtin import FAMILIES, HOOKS, load
+from otel_agentcov.semconv.convention import BUILTIN_ENTRY_SCHEMA, Rule, problems
+from otel_agentcov.semconv.table import Table
 from otel_agentcov.spec import CoverageSpec, SpecError
-
-SCOPE = "acme.orchestrator"
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "conventions.md"
 DOC_SPECS = [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```",
@@ -42,38 +44,12 @@ def _spec(conventions: list[dict[str, Any]] | None) -> CoverageSpec:
     return CoverageSpec.from_dict(doc)
 
 
-def _acme_traffic(tracer: Tracer) -> None:
-    """Two triage runs (one tool failing, one routing to billing), then billing's own run."""
-    for failing in (False, True):
-        with tracer.start_as_current_span("run", attributes={"acme.step": "agent",
-                                                              "acme.agent": "triage"}):
-            with tracer.start_as_current_span("complete", attributes={
-                "acme.step": "completion", "acme.model": "acme-large",
-                "acme.tokens.prompt": 12, "acme.tokens.reply": 5,
-            }):
-                pass
-            with tracer.start_as_current_span("tool:lookup_order") as span:
-                if failing:
-                    span.set_attribute("acme.failure", "acme.errors.OrderMissing")
-                    span.set_status(Status(StatusCode.ERROR))
-            if failing:
-                continue
-            with tracer.start_as_current_span("route", attributes={
-                "acme.step": "route", "acme.route.to": "billing",
-            }):
-                pass
-    with tracer.start_as_current_span("run", attributes={"acme.step": "agent",
-                                                          "acme.agent": "billing"}):
-        with tracer.start_as_current_span("tool:refund"):
-            pass
-
-
 def _report(spec: CoverageSpec) -> dict[str, Any]:
     processor = AgentCoverageProcessor(spec, flush_interval_s=3600.0)
     provider = TracerProvider(resource=Resource.create({"service.name": "acme-svc"}))
     provider.add_span_processor(processor)
     try:
-        _acme_traffic(provider.get_tracer(SCOPE))
+        acme_traffic(provider.get_tracer(SCOPE))
         processor.force_flush()
         return processor.snapshot().to_dict()
     finally:
@@ -150,7 +126,8 @@ def test_json_quoted_values_are_decoded() -> None:
     assert (step.kind, step.model, step.input_tokens) == ("llm", "gpt-4o-mini", 31)
     plain = [{**entries[0], "decode": None}]
     del plain[0]["decode"]
-    assert Classifier(plain).classify(agent).kind == "other"  # quoted: no match without decoding
+    # quoted: no match without decoding (the built-in MLflow table maps the span regardless)
+    assert Table([Rule(plain[0])]).classify(agent, ()) is None
 
 
 def test_conditions_present_absent_and_unless() -> None:
@@ -202,3 +179,31 @@ def test_classifying_with_many_scopes_keeps_the_scope_cache_bounded() -> None:
 def test_every_example_in_the_docs_is_a_valid_spec(doc: dict[str, Any]) -> None:
     spec = CoverageSpec.from_dict(doc, "docs/conventions.md")
     Classifier(spec.conventions).classify(SpanRecord(1, 2, None, "x"))
+
+
+TABLES = Path(__file__).resolve().parents[1] / "otel_agentcov" / "semconv" / "tables"
+
+
+def test_every_built_in_table_is_valid_data_with_known_code() -> None:
+    """The tables are data a compiled core reads too: one schema, no unknown hooks."""
+    assert sorted(FAMILIES) == sorted(p.stem for p in TABLES.glob("*.json"))
+    validator = Draft202012Validator(BUILTIN_ENTRY_SCHEMA)
+    used: set[str] = set()
+    for family in FAMILIES:
+        doc = load(family)
+        assert set(doc) == {"family", "about", "entries"} and doc["family"] == family
+        for i, entry in enumerate(doc["entries"]):
+            errors = [e.message for e in validator.iter_errors(entry)]
+            assert errors == [], (family, i, errors)
+            assert list(problems(entry, [family, i])) == []
+            if "code" in entry:
+                assert entry["code"] in HOOKS, (family, i)
+                assert entry["code"].split(".")[0] == family  # code is named after its family
+                used.add(entry["code"])
+    assert used == set(HOOKS)
+
+
+def test_a_spec_entry_may_not_name_built_in_code() -> None:
+    with pytest.raises(SpecError, match=r"conventions\[0\]\.code: unknown key"):
+        CoverageSpec.from_dict({"version": 1, "conventions": [
+            {"match": {"scope": "a"}, "kind": "agent", "code": "genai.agent"}]})

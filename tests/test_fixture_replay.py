@@ -10,17 +10,12 @@ from __future__ import annotations
 import json
 
 import pytest
-from fixture_expectations import EXPECTED, FIXTURES, UNMAPPED, replay, replay_in_order
+from fixture_expectations import EXPECTED, FIXTURES, replay, replay_in_order
 
 CASES = [(lib, name) for lib, scenarios in EXPECTED.items() for name in scenarios]
-_UNMAPPED = pytest.mark.xfail(strict=True, reason="issue 28: this stack's conventions are not "
-                              "mapped yet")
-PARAMS = [pytest.param(lib, name, id=f"{lib}/{name}",
-                       marks=[_UNMAPPED] if {lib, f"{lib}/{name}"} & UNMAPPED else [])
-          for lib, name in CASES]
 
 
-@pytest.mark.parametrize(("library", "scenario"), PARAMS)
+@pytest.mark.parametrize(("library", "scenario"), CASES, ids=[f"{a}/{b}" for a, b in CASES])
 def test_fixture(library: str, scenario: str) -> None:
     expected = EXPECTED[library][scenario]
     agents, errors, in_flight = replay(library, scenario, expected.spec)

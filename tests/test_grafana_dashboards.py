@@ -4,7 +4,7 @@
 2. It validates against a JSON Schema generated (npm, at test time, cached in build/) from
    `@grafana/schema`'s own TypeScript dashboard types.
 3. Every panel query parses with promtool (as recording rules in a throwaway rules file).
-4. Against a real Prometheus scraping `agentcov demo --serve` with the shipped recording rules,
+4. Against a real Prometheus scraping `agentcov demo --metrics` with the shipped recording rules,
    every panel query returns data.
 """
 
@@ -173,7 +173,7 @@ def test_every_panel_query_returns_data_from_a_real_prometheus(tmp_path: Path) -
     port = free_port()
     demo = subprocess.Popen(
         [sys.executable, "-m", "otel_agentcov.cli", "demo", "--runs", "20",
-         "--serve", str(port), "--duration", "150"],
+         "--metrics", str(port), "--duration", "150"],
         cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     queries = _queries()

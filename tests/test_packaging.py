@@ -8,9 +8,12 @@ import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
+
+from otel_agentcov.semconv.builtin import FAMILIES
 
 pytestmark = pytest.mark.slow
 
@@ -45,6 +48,10 @@ def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> Non
         capture_output=True, text=True, timeout=600, check=False,
     )
     assert proc.returncode == 0, proc.stderr
-    assert list(tmp_path.glob("otel_agentcov-*.whl"))
+    wheels = list(tmp_path.glob("otel_agentcov-*.whl"))
+    assert wheels
+    with zipfile.ZipFile(wheels[0]) as wheel:  # classify reads its convention tables from it
+        tables = {n for n in wheel.namelist() if n.startswith("otel_agentcov/semconv/tables/")}
+    assert tables == {f"otel_agentcov/semconv/tables/{f}.json" for f in FAMILIES}
     warnings = re.findall(r"\w+Warning\b.*", proc.stdout + proc.stderr)
     assert warnings == []

@@ -76,7 +76,7 @@ class Served(fleet.ServeProcess):
         super().__init__([
             "--spec", str(spec),
             "--otlp-grpc", str(self.grpc), "--otlp-http", str(self.http),
-            "--metrics", str(metrics), "--state-file", str(self.state),
+            "--metrics", str(metrics), "--data-file", str(self.state),
             "--token-file", str(token), "--max-body-bytes", str(MAX_BODY),
             "--max-decompressed-bytes", str(MAX_INFLATED), "--max-concurrent", "2",
             "--max-connections", str(MAX_CONNECTIONS), "--request-timeout", str(TIMEOUT_S),

@@ -104,7 +104,8 @@ def test_report_needs_the_otlp_token_and_the_landing_page_lists_endpoints() -> N
             assert request(port, "/report", headers=wrong)[0] == 401
             ok = {"Authorization": "Bearer s3cret"}
             assert request(port, "/report", headers=ok)[0] == 200
-            status, headers, body = request(port, "/")  # it lists ports only: no token needed
+            assert request(port, "/")[0] == 401  # /healthz alone is open (test_serve_auth.py)
+            status, headers, body = request(port, "/", headers=ok)
             assert status == 200 and headers["Content-Type"].startswith("text/html")
             page = body.decode()
             cfg = svc.config

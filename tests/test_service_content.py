@@ -60,7 +60,7 @@ def test_no_file_serve_writes_holds_content(tmp_path: Path) -> None:
     state = tmp_path / "state.json"
     server = fleet.ServeProcess([
         "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(http),
-        "--metrics", str(metrics), "--state-file", str(state), "--idle-ttl", "3600",
+        "--metrics", str(metrics), "--data-file", str(state), "--idle-ttl", "3600",
     ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
     server.start()
     try:

@@ -30,7 +30,7 @@ SPEC = CoverageSpec.from_dict(DEMO_SPEC, source="<demo>")
 
 def _serve_args(spec: Path, state: Path, metrics: int) -> list[str]:
     return ["--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(free_port()),
-            "--metrics", str(metrics), "--state-file", str(state)]
+            "--metrics", str(metrics), "--data-file", str(state)]
 
 
 @pytest.mark.slow
@@ -104,6 +104,6 @@ def test_a_symlinked_state_path_is_written_through_to_its_target(tmp_path: Path)
     assert CoverageState.load(real).to_dict() == expected
     assert (real.parent / "state.json.journal").is_file()
     assert not (tmp_path / "state.json.journal").exists()
-    # the offline writer too: `agentcov coverage --state-file <link>`
+    # the offline writer too: `agentcov coverage --data-file <link>`
     CoverageState().save(link)
     assert link.is_symlink() and CoverageState.load(real).to_dict()["agents"] == {}

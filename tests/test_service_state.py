@@ -214,7 +214,7 @@ def test_cli_serve_sigterm_compacts_and_errors_are_one_line(tmp_path: Path) -> N
     state = tmp_path / "state.json"
     argv = [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
             "--otlp-grpc", str(free_port()), "--otlp-http", str(free_port()),
-            "--metrics", str(metrics), "--state-file", str(state)]
+            "--metrics", str(metrics), "--data-file", str(state)]
     proc = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
@@ -247,7 +247,7 @@ def test_cli_serve_state_file_in_a_missing_directory_is_one_line(tmp_path: Path)
     state = tmp_path / "no-such-dir" / "state.json"
     bad = subprocess.run(
         [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
-         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--state-file", str(state)],
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--data-file", str(state)],
         capture_output=True, text=True, timeout=60,
     )
     assert bad.returncode == 2
@@ -261,7 +261,7 @@ def test_cli_serve_state_file_that_is_a_directory_is_refused_not_moved(tmp_path:
     state.mkdir()
     bad = subprocess.run(
         [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
-         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--state-file", str(state)],
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0", "--data-file", str(state)],
         capture_output=True, text=True, timeout=60,
     )
     assert bad.returncode == 2

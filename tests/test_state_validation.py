@@ -123,7 +123,7 @@ def test_serve_starts_on_a_crc_valid_one_byte_record_without_a_traceback(tmp_pat
     metrics = free_port()
     server = fleet.ServeProcess([
         "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", str(metrics),
-        "--state-file", str(state)], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
+        "--data-file", str(state)], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
     server.start()
     try:
         recovered = server.scrape()['agentcov_state_recoveries_total{"reason": "journal_corrupt"}']

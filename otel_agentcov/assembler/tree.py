@@ -421,6 +421,10 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
                         _delegate(current, here)
             elif step.kind == WORKFLOW and step.error is not None:
                 failed_workflows.append(step)
+            elif step.kind == AGENT and current is not None and step.limit is not None:
+                # an agent span that names no agent (Haystack's `haystack.agent.run` under its
+                # named component) still tells the run around it that its budget ran out
+                current.extra_spans.append(step)
             elif current is None and step.kind == HANDOFF and step.handoff_from is not None:
                 declared.append(step)  # a workflow's edge: placed once the agents' runs exist
             elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):

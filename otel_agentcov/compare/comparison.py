@@ -13,7 +13,15 @@ from typing import Any, Literal
 from ..judge.narrative import CONSISTENT, DIVERGENT
 from ..snapshot.schema import DIMENSIONS, AgentReport, Report
 from ..state import AgentState, CoverageState
-from ..stats.regression import ALPHA, TOLERANCE, fisher_drop_p, holm, pass_rate_verdict, tool_drift
+from ..stats.regression import (
+    ALPHA,
+    TOLERANCE,
+    fisher_drop_p,
+    holm,
+    holm_factors,
+    pass_rate_verdict,
+    tool_drift,
+)
 from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .hard import hard_regressions
 from .sets import set_changes
@@ -100,7 +108,7 @@ def _rate_check(before: tuple[int, int], after: tuple[int, int], settings: Setti
 
 
 def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
-           settings: Settings) -> dict[str, Any]:
+           settings: Settings, holm_factor: int = 1) -> dict[str, Any]:
     b_st, b_rep = baseline.agent(name)
     c_st, c_rep = current.agent(name)
     (x0, n0), (x1, n1) = _counts(b_rep), _counts(c_rep)
@@ -110,11 +118,13 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
         "diff_ci95": None, "p_value": None, "p_value_holm": None, "cohens_h": None,
     }
     runs_needed: int | None = None
+    runs_to_fail: int | None = None
     if n0 and n1:
         v = pass_rate_verdict(
-            x0, n0, x1, n1, p_adjusted, tolerance=settings.tolerance, alpha=settings.alpha
+            x0, n0, x1, n1, p_adjusted, tolerance=settings.tolerance, alpha=settings.alpha,
+            holm_factor=holm_factor,
         )
-        verdict, runs_needed = v.verdict, v.runs_needed
+        verdict, runs_needed, runs_to_fail = v.verdict, v.runs_needed, v.runs_to_fail
         flags += v.flags
         pass_rate.update(diff_ci95=list(v.diff_ci95), p_value=v.p_value,
                          p_value_holm=v.p_value_adjusted, cohens_h=v.cohens_h)
@@ -140,6 +150,7 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
         "flags": sorted(flags),
         "pass_rate": pass_rate,
         "runs_needed": runs_needed,
+        "runs_to_fail": runs_to_fail,
         "hard_regressions": hard,
         "lost": lost,
         "new": new,
@@ -164,11 +175,14 @@ def compare(baseline: Side, current: Side, settings: Settings | None = None) -> 
         (x0, n0), (x1, n1) = _counts(baseline.agent(name)[1]), _counts(current.agent(name)[1])
         if n0 and n1:
             raw[name] = fisher_drop_p(x0, n0, x1, n1)
-    adjusted = holm(raw)
-    agents = {name: _agent(name, baseline, current, adjusted.get(name), settings)
+    adjusted, factors = holm(raw), holm_factors(raw)
+    agents = {name: _agent(name, baseline, current, adjusted.get(name), settings,
+                           factors.get(name, 1))
               for name in names}
     return {
         "verdict": overall(a["verdict"] for a in agents.values()),
+        # a version compared with itself: the report says so rather than look like evidence
+        "same_data": baseline.state.to_dict() == current.state.to_dict(),
         "tolerance": settings.tolerance,
         "alpha": settings.alpha,
         "min_count": settings.min_count,

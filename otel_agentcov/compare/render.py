@@ -14,7 +14,7 @@ from ..reporting import _format as fmt
 from ..reporting import render_json
 from ..reporting.markdown import _table, escape
 from ..snapshot.schema import DIMENSIONS
-from ..stats.verdicts import INCONCLUSIVE, PASS
+from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .sets import KINDS
 
 _COLUMNS = (*DIMENSIONS, "overall")
@@ -65,12 +65,30 @@ def reason(agent: Mapping[str, Any], tolerance: float) -> str:
             "(Holm)"
         )
     if agent["verdict"] == INCONCLUSIVE and pr["diff_ci95"] is not None:
-        needed = agent["runs_needed"]
-        parts.append(
-            f"about {needed} runs per side would settle it" if needed is not None
-            else "the observed drop already exceeds the tolerance"
-        )
+        parts.append(_settles(agent))
     return "; ".join(p for p in parts if p)
+
+
+def _settles(agent: Mapping[str, Any]) -> str:
+    """Which verdict more runs would bring, and after how many per side, if the observed
+    rates held: the PASS bound is checked first, so it wins a tie."""
+    ways = [(n, v) for n, v in ((agent["runs_needed"], PASS),
+                                (agent.get("runs_to_fail"), FAIL)) if n is not None]
+    if not ways:
+        return "more runs at these rates would settle nothing (no drop, yet none ruled out)"
+    runs, verdict = min(ways, key=lambda w: w[0])
+    return f"if these rates held, about {runs} runs per side would settle it: {verdict}"
+
+
+def same_data_line(report: Mapping[str, Any]) -> str:
+    """One line when both sides hold the same data (a version against itself), else ""."""
+    if not report.get("same_data"):
+        return ""
+    needed = [a["runs_needed"] for a in report["agents"].values()
+              if a["verdict"] == INCONCLUSIVE and a["runs_needed"] is not None]
+    after = f"; it passes from about {max(needed)} runs per side" if needed else ""
+    return ("both sides hold the same data: a version compared with itself shows no drop, and "
+            f"too few runs still cannot rule one out{after}")
 
 
 def _changes(agent: Mapping[str, Any]) -> list[str]:
@@ -113,6 +131,8 @@ def render_text(report: Mapping[str, Any]) -> str:
     tol = report["tolerance"]
     lines = [f"agentcov compare: {report['verdict']} (tolerated drop {100 * tol:g} pts, "
              f"alpha {report['alpha']:g}, Holm across agents)"]
+    same = same_data_line(report)
+    lines += [same] if same else []
     for name, a in report["agents"].items():
         pr = a["pass_rate"]
         lines += [
@@ -141,6 +161,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         "across agents · drop = baseline − current, 95 % Newcombe interval",
         "",
     ]
+    same = same_data_line(report)
+    lines += [same, ""] if same else []
     head = ("agent", "verdict", "pass rate before", "pass rate after", "drop (95% CI)",
             *_COLUMNS)
     rows = [

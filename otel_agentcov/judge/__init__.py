@@ -11,7 +11,13 @@ from dataclasses import dataclass
 
 from ..assembler import AgentRun
 from .contracts import Check, Contract, evaluate
-from .narrative import DIVERGENT, NarrativeSpec, NarrativeVerdict, judge_narrative
+from .narrative import (
+    DIVERGENT,
+    UNVERIFIABLE,
+    NarrativeSpec,
+    NarrativeVerdict,
+    judge_narrative,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,21 +37,28 @@ class Verdicts:
     fails_run: bool = False
     checks: tuple[Check, ...] = ()  # one per behaviour of every contract that applied
     narrative: NarrativeVerdict | None = None  # None: no narrative check declared
+    errors: int = 0  # checks that failed inside the judge, each recorded as unknown/unverifiable
 
 
 PASSING = Verdicts()
 
 
 def judge(run: AgentRun, declared: Checks) -> Verdicts:
-    """Every declared check, on every run; cheap when none is declared."""
+    """Every declared check, on every run; cheap when none is declared. A check that fails
+    inside (any exception) is `unknown` (a narrative `unverifiable`) and counted in `errors`:
+    the run is still folded, with its coverage and restricted attempts."""
     if not declared.contracts and declared.narrative is None:
         return PASSING
-    checks, fails = evaluate(run, declared.contracts) if declared.contracts else ((), False)
+    checks, fails, errors = (evaluate(run, declared.contracts) if declared.contracts
+                             else ((), False, 0))
     narrative = None
     if declared.narrative is not None:
-        narrative = judge_narrative(run, declared.narrative, declared.declared_tools)
+        try:
+            narrative = judge_narrative(run, declared.narrative, declared.declared_tools)
+        except Exception:  # noqa: BLE001 - one check's failure is its unverifiable, not the run's
+            narrative, errors = NarrativeVerdict(UNVERIFIABLE), errors + 1
         fails = fails or (narrative.result == DIVERGENT and declared.narrative.fail_run)
-    return Verdicts(fails_run=fails, checks=checks, narrative=narrative)
+    return Verdicts(fails_run=fails, checks=checks, narrative=narrative, errors=errors)
 
 
 __all__ = ["PASSING", "Check", "Checks", "Verdicts", "judge"]

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..semconv.content import MAX_TEXT
+from ..user_regex import UserRegex
 
 ARGS_MODES = ("regex", "exact", "subset", "superset")
 Path = tuple[str, ...]
@@ -87,7 +88,7 @@ class ArgValue:
     """One listed value: a compiled regex, or a JSON literal (hashed by its JSON text: the judge
     keys its per-run cache by selector)."""
 
-    regex: re.Pattern[str] | None = None
+    regex: UserRegex | None = None
     literal: Any = field(default=None, compare=False)
     _literal_key: str = field(init=False, repr=False)
 

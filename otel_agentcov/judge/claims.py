@@ -13,7 +13,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
+from ..user_regex import UserRegex
 from .clauses import (
+    ADVERBS,
     AGENT,
     BE,
     CONFIRMING,
@@ -35,7 +37,16 @@ from .clauses import (
     tokens,
 )
 from .lexicon import lemmas
-from .toolnames import ABBREVIATIONS, Reading, code_names, name_words, past_forms, readings
+from .toolnames import (
+    ABBREVIATIONS,
+    CLI_PREFIXES,
+    PERSONS,
+    Reading,
+    code_names,
+    name_words,
+    past_forms,
+    readings,
+)
 
 MAX_TEXT_CHARS = 64 * 1024  # as every content check: a text is scanned up to 64 KiB
 
@@ -44,12 +55,14 @@ DEEDS = frozenset({"ran", "called", "invoked", "executed", "used", "triggered", 
                    "returned", "succeeded", "completed", "responded", "reported", "gave",
                    "produced", "yielded", "worked", "finished", "result", "results", "output",
                    "response"})  # fmt: skip
-_SKIP = frozenset({"already", "just", "also", "now", "successfully", "finally", "indeed",
-                   "then", "recently", "actually", "really", "all", "both", "been"})  # fmt: skip
+_SKIP = ADVERBS | {"been"}  # skipped between a verb and its auxiliary or subject
 _PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
 _OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
 _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
 _SUBJECT_WORDS = 8  # a subject is read this far back from its verb
+_OWN_MACHINERY = frozenset({"system", "tool", "tools", "api", "bot", "agent", "assistant",
+                            "platform", "workflow", "automation", "integration", "script"})
+_PERSONAL = frozenset({"you", "him", "her", "them", "me", "us", "yourself"})
 _CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
 _OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
 
@@ -60,13 +73,14 @@ class ClaimExtractor:
     def __init__(
         self,
         tools: Iterable[str],
-        patterns: Mapping[str, Sequence[re.Pattern[str]]],
+        patterns: Mapping[str, Sequence[UserRegex]],
         synonyms: bool = False,
     ) -> None:
         self._past: dict[str, list[Reading]] = {}  # past form -> readings
         self._base: dict[str, list[Reading]] = {}  # base form ("did issue", "managed to issue")
         self._code: dict[str, str] = {}  # a multi-word name as written in code -> tool
         self._plain: dict[str, str] = {}  # a one-word name: code only in `backticks`
+        self._cli: dict[str, dict[str, str]] = {}  # "kubectl" -> "apply" -> kubectl_apply
         for tool in sorted(set(tools) | set(patterns)):
             for reading in readings(tool, synonyms):
                 for form in past_forms(reading.verb):
@@ -74,9 +88,12 @@ class ClaimExtractor:
                 self._base.setdefault(reading.verb, []).append(reading)
             for name in code_names(tool):
                 (self._code if len(name_words(name)) > 1 else self._plain)[name.lower()] = tool
+            words = name_words(tool)
+            if len(words) == 2 and words[0] in CLI_PREFIXES:  # `kubectl apply` as typed
+                self._cli.setdefault(words[0], {})[words[1]] = tool
         self._patterns = [(t, p) for t, ps in sorted(patterns.items()) for p in ps]
         self._triggers = (frozenset(self._past) | frozenset(self._base) | frozenset(self._code)
-                          | frozenset(self._plain))  # fmt: skip
+                          | frozenset(self._plain) | frozenset(self._cli))  # fmt: skip
 
     def claims(self, text: str, default: bool = True) -> frozenset[str]:
         """The tools the text claims were done; linear in the text's length. `default=False`
@@ -101,7 +118,7 @@ class ClaimExtractor:
                 context = words[-_CONTEXT_WORDS:]
                 continue
             # most sentences hold no verb form or tool name: one set operation rules them out
-            if not self._triggers.isdisjoint(words):
+            if not self._triggers.isdisjoint(words) or self._hyphenated(words):
                 for clause in clauses(words, code):
                     if clause.failure:  # "…, but it bounced": what came before did not happen
                         pending.clear()
@@ -109,6 +126,10 @@ class ClaimExtractor:
                     context = (context + clause.words + clause.extra)[-_CONTEXT_WORDS:]
             context = words[-_CONTEXT_WORDS:]
         return frozenset(claimed | pending)
+
+    def _hyphenated(self, words: list[str]) -> bool:
+        """A trigger written with a hyphen ("e-mailed")."""
+        return any(w.replace("-", "") in self._triggers for w in words if "-" in w)
 
     def _clause(
         self, clause: Clause, found: set[str], claimed: set[str], context: list[str]
@@ -121,11 +142,19 @@ class ClaimExtractor:
         present: set[str] | None = None
         for i, word in enumerate(words):
             if word not in self._triggers:
+                if "-" not in word or word.replace("-", "") not in self._triggers:
+                    continue
+                word = word.replace("-", "")  # "e-mailed"
+            if word in self._cli and i + 1 < len(words):  # "ran kubectl apply …"
+                cli = self._cli[word].get(words[i + 1])
+                if cli is not None and cli not in claimed and cli not in found and frame.deed \
+                        and frame.plain and _asserted(clause, frame, i, True):
+                    found.add(cli)
                 continue
             tool = self._code.get(word) or (self._plain.get(word) if clause.code[i] else None)
             if tool is not None:
                 new = tool not in claimed and tool not in found
-                if new and frame.deed and _asserted(clause, frame, i, True):
+                if new and frame.deed and frame.plain and _asserted(clause, frame, i, True):
                     found.add(tool)
                 continue
             past = self._past.get(word)
@@ -165,6 +194,8 @@ def _word_set(words: list[str]) -> set[str]:
             present.update(word.split("-"))
             present.add(word.replace("-", ""))
         present.update(ABBREVIATIONS.get(word, ()))
+    if not _PERSONAL.isdisjoint(words):  # "I unsubscribed you": you are the user
+        present.update(PERSONS)
     return present
 
 
@@ -213,17 +244,22 @@ class _Frame:
     """What one clause says about every verb in it, computed once (so a clause is read in time
     linear in its length however many verbs it holds)."""
 
-    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "words")
+    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "plain", "words")
 
     def __init__(self, words: list[str]) -> None:
         self.words = words
-        # the first negation or modal: a verb after it is not asserted ("can confirm" reports)
+        # the first negation or modal: a verb after it is not asserted ("can confirm" reports,
+        # "I'd already created" is "I had")
         self.blocked_after = next(
             (k for k, w in enumerate(words) if w in NEGATIONS or (
-                w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING))),
+                w in MODALS and (k + 1 == len(words) or words[k + 1] not in CONFIRMING)
+                and not (w == "'d" and _past_follows(words, k)))),
             len(words),
         )  # fmt: skip
         self.deed = not DEEDS.isdisjoint(words)  # "ran `x`", "`x` returned"
+        # no negation, modal or failure anywhere: "`x` was not called", "`x` returned an error"
+        self.plain = self.blocked_after == len(words) and FAILURES.isdisjoint(words) and (
+            "error" not in words and "errors" not in words)
         self.habit = not HABITS.isdisjoint(words)
         self._last_finite: int | None = None
 
@@ -236,6 +272,17 @@ class _Frame:
                 (k for k, w in enumerate(self.words) if is_finite_verb(w)), default=-1
             )
         return self._last_finite
+
+
+def _past_follows(words: list[str], k: int) -> bool:
+    """The word after `k` (adverbs skipped) is a past participle: "'d already created"."""
+    j = k + 1
+    while j < len(words) and (words[j] in _SKIP or words[j].endswith("ly")):
+        j += 1
+    if j == len(words):
+        return False
+    verb = lemmas(words[j]).get("VERB")
+    return verb is not None and words[j] not in verb and not words[j].endswith(("s", "ing"))
 
 
 def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:
@@ -303,6 +350,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
                and not (w.endswith("ly") and len(w) > 4)]  # fmt: skip
     if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
         return True
+    if subject[-1] in _OWN_MACHINERY:  # "the system sent you an email": the agent's tooling
+        return True
     if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"
         return False
     nxt = next((w for w in words[i + 1 :] if w not in ("up", "down", "out", "back")), "")
@@ -314,7 +363,7 @@ def _not_someone_else(words: list[str], i: int) -> bool:
 @lru_cache(maxsize=256)
 def extractor(
     tools: frozenset[str],
-    patterns: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = (),
+    patterns: tuple[tuple[str, tuple[UserRegex, ...]], ...] = (),
     synonyms: bool = False,
 ) -> ClaimExtractor:
     """The compiled extractor of a tool set (runs of one agent share it)."""
@@ -324,7 +373,7 @@ def extractor(
 def claimed_tools(
     text: str,
     tools: Iterable[str],
-    patterns: Mapping[str, Sequence[re.Pattern[str]]] | None = None,
+    patterns: Mapping[str, Sequence[UserRegex]] | None = None,
     synonyms: bool = False,
 ) -> frozenset[str]:
     """The known tools `text` claims were done (default claims plus declared patterns)."""

@@ -26,6 +26,7 @@ from jsonschema import Draft202012Validator
 from ..assembler import AgentRun
 from ..semconv.content import MAX_TEXT
 from ..semconv.step import TOOL
+from ..user_regex import UserRegex
 from .args import ArgsMatch
 from .matching import max_matching
 from .turns import call_groups
@@ -345,7 +346,7 @@ class Text:
 
     source: str  # "output" | "input"
     contains: str | None = None
-    regex: re.Pattern[str] | None = None
+    regex: UserRegex | None = None
     schema: Draft202012Validator | None = field(default=None, compare=False)
 
     def shows(self, c: _Calls) -> Hit:
@@ -433,28 +434,51 @@ def _verdict(kind: str, detector: Detector, c: _Calls) -> str:
     return VIOLATED if shows == (kind == MUST_NOT) else SATISFIED
 
 
-def evaluate(run: AgentRun, contracts: Sequence[Contract]) -> tuple[tuple[Check, ...], bool]:
-    """Every behaviour of every contract that applies to the run, and whether they fail it.
+def _applies(contract: Contract, calls: _Calls) -> Hit:
+    applies: Hit = True
+    for d in contract.when:
+        shown = d.shows(calls)
+        if shown is False:
+            return False
+        if shown is None:
+            applies = None
+    return applies
+
+
+def _guarded(kind: str, detector: Detector, c: _Calls) -> tuple[str, int]:
+    """A behaviour's result, or `unknown` and one error when it fails inside (a recursive
+    schema on a deeply nested answer, say): one check's failure never drops the run."""
+    try:
+        return _verdict(kind, detector, c), 0
+    except Exception:  # noqa: BLE001 - any failure of one check is that check's `unknown`
+        return UNKNOWN, 1
+
+
+def evaluate(
+    run: AgentRun, contracts: Sequence[Contract]
+) -> tuple[tuple[Check, ...], bool, int]:
+    """Every behaviour of every contract that applies to the run, whether they fail it, and
+    how many checks failed inside the judge (each recorded as `unknown`).
 
     A contract whose `when` does not show records every behaviour as not exercised; one whose
     `when` cannot be told records every behaviour as unknown."""
     calls = _Calls(run)
     checks: list[Check] = []
     fails = False
+    errors = 0
     for contract in contracts:
-        applies: Hit = True
-        for d in contract.when:
-            shown = d.shows(calls)
-            if shown is False:
-                applies = False
-                break
-            if shown is None:
-                applies = None
+        try:
+            applies = _applies(contract, calls)
+        except Exception:  # noqa: BLE001 - the `when` failed: every behaviour is unknown
+            applies, errors = None, errors + len(contract.behaviours)
         bar = SEVERITIES.index(contract.fail_on)
         for b in contract.behaviours:
-            result = (_verdict(b.kind, b.detector, calls) if applies
-                      else NOT_EXERCISED if applies is False else UNKNOWN)
+            if applies:
+                result, failed = _guarded(b.kind, b.detector, calls)
+                errors += failed
+            else:
+                result = NOT_EXERCISED if applies is False else UNKNOWN
             fails_run = result == VIOLATED and SEVERITIES.index(b.severity) >= bar
             checks.append(Check(contract.name, b.name, b.kind, b.severity, result, fails_run))
             fails = fails or fails_run
-    return tuple(checks), fails
+    return tuple(checks), fails, errors

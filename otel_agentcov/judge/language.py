@@ -29,9 +29,24 @@ _FUNCTION_WORDS = frozenset({
 SAMPLE_CHARS = 2048  # the language of an answer shows in its first 2 KB
 _LETTERS = re.compile(r"[^\W\d_]")
 _OTHER_SCRIPT = re.compile(r"[^\W\d_\u0000-\u024f\u1e00-\u1eff]")  # letters outside Latin
-MIN_WORDS = 3  # fewer countable words say nothing either way: read as English
+# the first word of a sentence or bullet
+_FIRST_WORDS = re.compile(r"(?:^|[.!?]\s+|\n\s*(?:[-*•]\s+)?)([^\W\d_][^\W\d_]+)(?![\w`/\-])")
+MIN_WORDS = 5  # below this many words, only a text with no English word is foreign
 MIN_SHARE = 0.5  # of countable words the English lexicon knows
 MAX_OTHER_SCRIPT = 0.3  # share of letters outside the Latin script
+# Function words of other languages written in Latin script (none of them English): a short
+# answer is foreign when they make up a quarter of its words and English words not the most.
+_FOREIGN_FUNCTION_WORDS = frozenset({
+    "ich", "habe", "hat", "und", "nicht", "wurde", "ist", "das", "der", "den", "dem", "ein",
+    "eine", "ihre", "ihr", "sie", "wir", "mit", "für", "je", "j'ai", "les", "et", "est", "votre",
+    "vous", "été", "pour", "une", "des", "du", "nous", "avons", "el", "los", "las", "y", "su",
+    "sus", "para", "con", "ha", "hemos", "una", "ho", "il", "è", "della", "del", "abbiamo",
+    "eu", "foi", "seu", "sua", "uma", "um", "não", "ik", "heb", "het", "een", "uw", "niet",
+    "zijn", "jeg", "og", "er", "det", "jag", "har", "att", "och", "är", "en", "le", "la",
+    "de", "lo", "al", "au", "aux", "zu", "auf", "dei", "nel", "nella", "ao", "na",
+})  # fmt: skip
+MIN_FOREIGN = 0.25
+MAX_SHARE_WITH_FOREIGN = 0.6
 
 
 def is_english(text: str) -> bool:
@@ -43,10 +58,17 @@ def is_english(text: str) -> bool:
     if len(_OTHER_SCRIPT.findall(text)) / letters > MAX_OTHER_SCRIPT:
         return False
     words = [w.replace("’", "'") for w in _WORDS.findall(text) if w.islower()]
-    if len(words) < MIN_WORDS:
+    # a sentence's first word counts too ("Reembolso emitido."), other capitalised words are names
+    words += [w.lower() for w in _FIRST_WORDS.findall(text) if w.istitle()]
+    if not words:
         return True
-    known = sum(1 for w in words if _english(w))
-    return known / len(words) >= MIN_SHARE
+    known = sum(1 for w in words if _english(w)) / len(words)
+    foreign = sum(1 for w in words if w in _FOREIGN_FUNCTION_WORDS) / len(words)
+    if foreign >= MIN_FOREIGN and known < MAX_SHARE_WITH_FOREIGN:  # "Ich habe die … storniert"
+        return False
+    if len(words) < MIN_WORDS:  # a short answer: foreign only if no word of it is English
+        return known > 0 or len(words) < 2
+    return known >= MIN_SHARE
 
 
 @lru_cache(maxsize=8192)

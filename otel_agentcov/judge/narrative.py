@@ -6,12 +6,12 @@ delegated to; only the verdict (tool names and kinds) leaves this module, never 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..assembler import AgentRun
 from ..semconv.step import TOOL
+from ..user_regex import UserRegex
 from .claims import extractor
 from .language import is_english
 
@@ -28,7 +28,7 @@ class NarrativeSpec:
     """`narrative:` (docs/narrative.md): declared claim patterns, tools the story must report, and
     whether a divergent run fails."""
 
-    claims: tuple[tuple[str, tuple[re.Pattern[str], ...]], ...] = ()  # sorted by tool
+    claims: tuple[tuple[str, tuple[UserRegex, ...]], ...] = ()  # sorted by tool
     must_report: tuple[str, ...] = ()
     fail_run: bool = True
     synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)

@@ -29,6 +29,7 @@ PHRASAL = {
     "cleanup": ("clean", "up"), "pickup": ("pick", "up"), "followup": ("follow", "up"),
     "rollout": ("roll", "out"), "signin": ("sign", "in"), "checkin": ("check", "in"),
 }  # fmt: skip
+_VERB_PREFIXES = ("un", "re", "de", "dis", "pre", "co", "mis", "over", "under", "out", "auto")
 PARTICLES = frozenset({"up", "down", "out", "back", "in", "off", "over"})
 # Verbs that only carry their object (send an email = email, issue a refund = refund): the
 # object's own verb claims the tool too.
@@ -61,6 +62,11 @@ GENERIC_OBJECTS = frozenset({"file", "files", "data", "item", "items", "object",
 COMMON_VERBS = frozenset({"write", "read", "get", "make", "put", "set", "run", "take", "give",
                           "find", "keep", "leave", "send", "open", "close", "show", "see",
                           "have", "do", "go", "use", "check", "add", "look", "say"})
+# Object words naming a person: a personal pronoun stands for them ("I unsubscribed you").
+PERSONS = frozenset({"user", "users", "customer", "customers", "member", "members", "client",
+                     "clients", "employee", "employees", "person", "people", "guest", "guests",
+                     "attendee", "attendees", "participant", "participants", "subscriber",
+                     "subscribers", "recipient", "recipients", "contact", "contacts"})
 # Money object words, met by an amount ("transferred $1,500") or a word for money.
 MONEY = frozenset({"fund", "funds", "money", "cash", "currency", "currencies", "deposit",
                    "payment", "amount", "sum", "balance", "$", "€", "£", "¥", "euros", "dollars",
@@ -121,8 +127,13 @@ def past_forms(verb: str) -> frozenset[str]:
 
 @lru_cache(maxsize=4096)
 def is_verb(word: str) -> bool:
-    """The lexicon knows `word` as a verb."""
-    return bool(inflections(word, "VERB"))
+    """The lexicon knows `word` as a verb, or as a prefix and a verb (unsubscribe, deprovision)."""
+    if inflections(word, "VERB"):
+        return True
+    return any(
+        word.startswith(p) and len(word) - len(p) > 2 and bool(inflections(word[len(p):], "VERB"))
+        for p in _VERB_PREFIXES
+    )
 
 
 @lru_cache(maxsize=4096)
@@ -213,4 +224,4 @@ def code_names(tool: str) -> tuple[str, ...]:
 
 
 __all__ = ["Reading", "code_names", "is_verb", "name_words", "noun_forms", "past_forms",
-           "readings", "GENERIC_OBJECTS", "MONEY", "SYNONYMS"]  # fmt: skip
+           "readings", "GENERIC_OBJECTS", "MONEY", "PERSONS", "SYNONYMS"]  # fmt: skip

@@ -17,6 +17,7 @@ from ..records import STATUS_ERROR, STATUS_UNSET, SpanRecord
 from ..semconv import classify
 from ..semconv.common import (
     PLACEHOLDER_MODELS,
+    PLACEHOLDER_TOOLS,
     UNKNOWN_AGENT,
     agent_name,
     as_str,
@@ -25,7 +26,6 @@ from ..semconv.common import (
     is_handoff_tool,
     short_error_name,
 )
-from ..semconv.genai import MERGED_TOOL
 from ..semconv.step import AGENT, LLM, OTHER, TOOL, Step
 
 DEFAULT_AGENT = "agent"
@@ -197,7 +197,7 @@ def trace_to_runs(
             end = clock + duration_ns
             if kind == TOOL:
                 tool = clip(tool)
-                if tool == MERGED_TOOL or is_handoff_tool(tool):
+                if tool in PLACEHOLDER_TOOLS or is_handoff_tool(tool):
                     raise _SpanRoute
                 model = None
             elif kind == LLM:

@@ -1,33 +1,13 @@
-"""Microsoft Agent Framework's built-in telemetry: GenAI spans plus its workflow dialect.
-
-Agents, model calls and tools are GenAI spans (the genai adapter reads them). A hand-off
-orchestration short-circuits its `handoff_to_<name>` tool (no tool span): the edge is the
-workflow's `edge_group.process` span that carries both `message.source_id` and
-`message.target_id`; `workflow.run` is a workflow, executors and messages are not agents.
-"""
+"""Microsoft Agent Framework's workflow dialect: what `tables/agent_framework.json` cannot say."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
 from ..records import SpanRecord
-from .common import as_str, build_step
-from .step import HANDOFF, WORKFLOW, Step
-
-SCOPE = "agent_framework"
-INTERNAL_PREFIX = "internal:"  # the workflow's own start message, not an agent's
+from .step import Step
 
 
-def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
-    if record.scope_name != SCOPE or "gen_ai.operation.name" in record.attributes:
-        return None
-    if record.name == "workflow.run":
-        return build_step(record, WORKFLOW, state_attributes)
-    if record.name.startswith("edge_group.process"):
-        source = as_str(record.attributes.get("message.source_id"))
-        target = as_str(record.attributes.get("message.target_id"))
-        if source and target and source != target and not source.startswith(INTERNAL_PREFIX):
-            step = build_step(record, HANDOFF, state_attributes)
-            step.handoff_from, step.handoff_to = source, target
-            return step
-    return None
+def edge(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step | None:
+    """A message from an executor to itself is no hand-off."""
+    return None if step.handoff_from == step.handoff_to else step

@@ -1,7 +1,8 @@
-"""Field extraction shared by every adapter: errors, models, tokens, tool lists, hand-off hints.
+"""Field extraction shared by every convention entry: errors, models, tokens, tool lists,
+hand-off hints.
 
-Adapters only decide a span's kind and names; the normalized fields come from here, so a
-new convention family is a new adapter module, not an edit of every field rule.
+A convention entry decides a span's kind and names; the normalized fields default to these
+rules, so a new family is a new table, not an edit of every field rule.
 """
 
 from __future__ import annotations
@@ -17,8 +18,11 @@ from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 
 PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
 PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that report no name
+# OpenAI Agents merges parallel tool calls into one `(merged tools)` span: no tool of its own
+PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
-_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of")  # OpenAI Agents, LlamaIndex
+# OpenAI Agents, LlamaIndex, LangGraph's GraphRecursionError (as status text)
+_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of", "recursion limit of")
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
@@ -99,8 +103,22 @@ def _exception_type(record: SpanRecord) -> str | None:
 
 
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
-    """Which boundary a failure signals; status text is read here only, never used as a label."""
-    return None if error is None else error_limit(error, record.status_description)
+    """Which boundary a failure signals; status text and the exception's message (LangSmith
+    records every exception as `Exception`, the class and its text only in the message) are read
+    here only, never used as a label."""
+    if error is None:
+        return None
+    return error_limit(error, record.status_description) or error_limit(
+        error, _exception_message(record)
+    )
+
+
+def _exception_message(record: SpanRecord) -> str | None:
+    for name, event_attrs in record.events:
+        if name == "exception":
+            message = event_attrs.get("exception.message")
+            return message if isinstance(message, str) else None
+    return None
 
 
 def error_limit(error: str, description: str | None) -> str | None:
@@ -364,11 +382,18 @@ def build_step(
     else:
         step.input_chars = user_input_chars(attrs)
         if kind == AGENT:
-            # unreleased GenAI: a remote invoke_agent names its caller; a budget can run out
-            caller = as_str(attrs.get("gen_ai.caller.name"))
-            if caller is not None and attrs.get("gen_ai.caller.type", "agent") == "agent":
-                step.handoff_from = caller
-            if step.limit is None and budget_exhausted(attrs):
-                step.limit = MAX_STEPS
+            as_agent(step, attrs, agent)
     return step
+
+
+def as_agent(step: Step, attrs: Mapping[str, Any], agent: str | None) -> None:
+    """Make a workflow or `other` step an agent run named `agent` (what build_step does for
+    AGENT beyond the other kinds), for code that decides a kind only after the entry's step."""
+    step.kind, step.agent = AGENT, agent
+    # unreleased GenAI: a remote invoke_agent names its caller; a budget can run out
+    caller = as_str(attrs.get("gen_ai.caller.name"))
+    if caller is not None and attrs.get("gen_ai.caller.type", "agent") == "agent":
+        step.handoff_from = caller
+    if step.limit is None and budget_exhausted(attrs):
+        step.limit = MAX_STEPS
 

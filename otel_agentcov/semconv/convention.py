@@ -12,13 +12,15 @@ from __future__ import annotations
 import fnmatch
 import json
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..records import SpanRecord
 from .common import (
     PLACEHOLDER_AGENT_NAMES,
+    PLACEHOLDER_MODELS,
+    PLACEHOLDER_TOOLS,
     as_int,
     build_step,
     clip,
@@ -28,11 +30,16 @@ from .common import (
 )
 from .step import AGENT, KINDS, LLM, OTHER, TOOL, Step
 
-FIELDS = (
-    "name", "tool", "model", "handoff_to", "handoff_from",
-    "error", "tokens_in", "tokens_out", "finish_reason",
-)  # fmt: skip
+NAME_FIELDS = ("name", "tool", "model", "handoff_to", "handoff_from", "finish_reason")
+FIELDS = (*NAME_FIELDS, "error", "tokens_in", "tokens_out")
+# the order `Rule` applies the fields other than the names in (an error before the token counts)
+_FIELD_ORDER = ("model", "finish_reason", "error", "tokens_in", "tokens_out", "handoff_from",
+                "handoff_to")
 DECODINGS = ("json",)  # `json`: string values are JSON-quoted (`"\"AGENT\""`), unquote them
+
+# What a table cannot say, in code named after its family: a built-in entry's `code` names one.
+# It gets the step the entry built and returns it (changed or not), or None: no match after all.
+Hook = Callable[[SpanRecord, Step, Sequence[str]], "Step | None"]
 
 # --- the schema: one for both the spec section and the built-in tables ---
 
@@ -53,6 +60,7 @@ _CONDITION = {
                 "absent": {"const": True},
                 "equals": _SCALAR,
                 "one_of": {"type": "array", "items": _SCALAR, "minItems": 1},
+                "glob": _TEXTS,
             },
             "additionalProperties": False,
             "minProperties": 1,
@@ -60,24 +68,27 @@ _CONDITION = {
         },
     ],
     "description": "a value (equals), an array of values (one of), {present: true}, "
-    "{absent: true}, {equals: v} or {one_of: [...]}",
+    "{absent: true}, {equals: v}, {one_of: [...]} or {glob: pattern(s)}",
+}
+_MATCH_PROPERTIES: dict[str, Any] = {
+    "scope": _TEXTS,
+    "scope_prefix": _TEXTS,
+    "name": _TEXTS,
+    "attributes": {
+        "type": "object",
+        "additionalProperties": _CONDITION,
+        "description": "a mapping of attribute key to a condition",
+    },
 }
 _MATCH = {
     "type": "object",
-    "properties": {
-        "scope": _TEXTS,
-        "scope_prefix": _TEXTS,
-        "name": _TEXTS,
-        "attributes": {
-            "type": "object",
-            "additionalProperties": _CONDITION,
-            "description": "a mapping of attribute key to a condition",
-        },
-    },
+    "properties": _MATCH_PROPERTIES,
     "additionalProperties": False,
     "minProperties": 1,
     "description": "a mapping with scope, scope_prefix, name and/or attributes",
 }
+# `unless` takes the same tests, and may make an exception of its own (one level deep)
+_UNLESS = {**_MATCH, "properties": {**_MATCH_PROPERTIES, "unless": _MATCH}}
 _SOURCE = {
     "anyOf": [
         _TEXT,
@@ -109,9 +120,15 @@ _SOURCES = {
 }
 ENTRY_PROPERTIES: dict[str, Any] = {
     "match": _MATCH,
-    "unless": _MATCH,
+    "unless": _UNLESS,
     "kind": {"enum": list(KINDS)},
     "decode": {"enum": list(DECODINGS)},
+    "require": {
+        "type": "array",
+        "items": {"enum": list(FIELDS)},
+        "description": "an array of field names",
+    },
+    "handoff_tool": {"type": "boolean"},
     "note": {"type": "string"},
     **{name: _SOURCES for name in FIELDS},
 }
@@ -121,6 +138,11 @@ ENTRY_SCHEMA: dict[str, Any] = {
     "required": ["match", "kind"],
     "additionalProperties": False,
     "description": "a convention entry (match, kind, field sources)",
+}
+# A built-in entry may also name its family's code (`"code": "openinference.chain"`).
+BUILTIN_ENTRY_SCHEMA: dict[str, Any] = {
+    **ENTRY_SCHEMA,
+    "properties": {**ENTRY_PROPERTIES, "code": _TEXT},
 }
 
 _PathPart = str | int
@@ -156,9 +178,13 @@ def _texts(value: str | Sequence[str] | None) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else tuple(value)
 
 
-def _norm(value: Any) -> Any:
+def norm(value: Any) -> Any:
     """Strings compare case-insensitively (`AGENT` and `agent` are one span kind)."""
     return value.casefold() if isinstance(value, str) else value
+
+
+def _globs(patterns: Sequence[str], fold: bool = False) -> re.Pattern[str]:
+    return re.compile("|".join(fnmatch.translate(norm(g) if fold else g) for g in patterns))
 
 
 def unquote(value: Any) -> Any:
@@ -172,71 +198,108 @@ def unquote(value: Any) -> Any:
     return value
 
 
-_PRESENT, _ABSENT, _ONE_OF = 0, 1, 2
+PRESENT, ABSENT, ONE_OF, GLOB = 0, 1, 2, 3
 
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """One attribute test: present, absent, or (case-insensitively) one of some values."""
+    """One attribute test: present, absent, (case-insensitively) one of some values, or a glob."""
 
     key: str
     test: int
     values: frozenset[Any] = frozenset()
+    pattern: re.Pattern[str] | None = None
 
     @classmethod
     def parse(cls, key: str, raw: Any) -> Condition:
         if isinstance(raw, Mapping):
             if raw.get("present"):
-                return cls(key, _PRESENT)
+                return cls(key, PRESENT)
             if raw.get("absent"):
-                return cls(key, _ABSENT)
+                return cls(key, ABSENT)
+            if "glob" in raw:
+                return cls(key, GLOB, pattern=_globs(_texts(raw["glob"]), fold=True))
             raw = raw["one_of"] if "one_of" in raw else [raw["equals"]]
         values = raw if isinstance(raw, list) else [raw]
-        return cls(key, _ONE_OF, frozenset(_norm(v) for v in values))
+        return cls(key, ONE_OF, frozenset(norm(v) for v in values))
 
     def holds(self, attrs: Mapping[str, Any], decode: bool) -> bool:
-        if self.test == _ABSENT:
+        if self.test == ABSENT:
             return self.key not in attrs
         if self.key not in attrs:
             return False
-        if self.test == _PRESENT:
+        if self.test == PRESENT:
             return True
         value = attrs[self.key]
         if decode:
             value = unquote(value)
+        if self.pattern is not None:
+            return isinstance(value, str) and self.pattern.match(value.casefold()) is not None
         try:
-            return _norm(value) in self.values
+            return norm(value) in self.values
         except TypeError:  # an unhashable value (a list attribute) equals no scalar
             return False
 
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    """The scope, span-name and attribute tests of an entry (all must hold)."""
+    """The scope, span-name and attribute tests of an entry (all must hold), and the exception
+    `unless` makes (a Match of its own)."""
 
     scopes: frozenset[str] | None
     prefixes: tuple[str, ...] | None
     name: re.Pattern[str] | None
     conditions: tuple[Condition, ...]
+    unless: Match | None = None
 
     @classmethod
-    def parse(cls, raw: Mapping[str, Any]) -> Match:
+    def parse(cls, raw: Mapping[str, Any], unless: Mapping[str, Any] | None = None) -> Match:
         scopes, prefixes, globs = (_texts(raw.get(k)) for k in ("scope", "scope_prefix", "name"))
-        name = re.compile("|".join(fnmatch.translate(g) for g in globs)) if globs else None
         conditions = tuple(Condition.parse(k, v) for k, v in raw.get("attributes", {}).items())
-        return cls(frozenset(scopes) or None, prefixes or None, name, conditions)
+        name = _globs(globs) if globs else None
+        unless = unless if unless is not None else raw.get("unless")
+        return cls(frozenset(scopes) or None, prefixes or None, name, conditions,
+                   cls.parse(unless) if unless is not None else None)
 
     def scope_holds(self, scope: str) -> bool:
         if self.scopes is not None and scope not in self.scopes:
             return False
         return self.prefixes is None or scope.startswith(self.prefixes)
 
+    def for_scope(self, scope: str) -> Match | None:
+        """This match with every scope test decided for spans of `scope` (its own and its
+        exceptions'), or None when it holds for no span there."""
+        if not self.scope_holds(scope):
+            return None
+        unless = self.unless.for_scope(scope) if self.unless is not None else None
+        if unless is not None and not unless.conditions and not unless.name and not unless.unless:
+            return None  # the exception holds for every span of the scope
+        return Match(None, None, self.name, self.conditions, unless)
+
+    def without(self, condition: Condition) -> Match:
+        """This match less one condition (that a table has already tested)."""
+        rest = tuple(c for c in self.conditions if c is not condition)
+        return Match(self.scopes, self.prefixes, self.name, rest, self.unless)
+
     def span_holds(self, record: SpanRecord, decode: bool) -> bool:
+        """Every test but the scopes' (`for_scope` has decided those)."""
         attrs = record.attributes
         for condition in self.conditions:
             if not condition.holds(attrs, decode):
                 return False
-        return self.name is None or self.name.match(record.name) is not None
+        if self.name is not None and self.name.match(record.name) is None:
+            return False
+        return self.unless is None or not self.unless.span_holds(record, decode)
+
+
+def _member(value: Any, key: str) -> Any:
+    """`key` of a JSON object attribute (MLflow's `{"input_tokens": 10, ...}`), else None."""
+    if isinstance(value, str) and value[:1] == "{":
+        try:
+            value = json.loads(value)
+        except (ValueError, RecursionError):
+            return None
+    return value.get(key) if isinstance(value, dict) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,16 +319,17 @@ class Source:
         if "attribute" in raw:
             return cls(keys=_texts(raw["attribute"]), json_key=raw.get("json_key"))
         if "span_name" in raw:
-            return cls(pattern=re.compile(raw["span_name"]))
+            return cls(pattern=re.compile(raw["span_name"], re.S))
         return cls(value=raw["value"])
 
-    def read(self, record: SpanRecord, decode: bool) -> Any:
-        """The value, or None when this source yields nothing."""
+    def read(self, record: SpanRecord, decode: bool, text: bool) -> Any:
+        """The value, or None when this source yields nothing; with `text`, only a non-empty
+        string yields (a span-name capture is stripped of surrounding blanks)."""
         if self.pattern is not None:
             found = self.pattern.fullmatch(record.name)
-            return found.group(1) if found is not None else None
+            return (found.group(1).strip() or None) if found is not None else None
         if self.value is not None:
-            return self.value
+            return self.value if not text or self.value != "" else None
         attrs = record.attributes
         for key in self.keys:
             value = attrs.get(key)
@@ -275,37 +339,29 @@ class Source:
                 value = _member(value, self.json_key)
             elif decode:
                 value = unquote(value)
-            if value is not None and value != "":
+            if text:
+                if isinstance(value, str) and value:
+                    return value
+            elif value is not None and value != "":
                 return value
         return None
 
 
-def _member(value: Any, key: str) -> Any:
-    """`key` of a JSON object attribute (MLflow's `{"input_tokens": 10, ...}`), else None."""
-    if isinstance(value, str) and value[:1] == "{":
-        try:
-            value = json.loads(value)
-        except (ValueError, RecursionError):
-            return None
-    return value.get(key) if isinstance(value, dict) else None
-
-
-def _text(value: Any) -> str | None:
-    if isinstance(value, str):
-        return clip(value.strip()) or None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return clip(str(value))
-    return None
+_NONE: frozenset[str] = frozenset()
+# names that are no name, per field: a source yielding one is passed over for the next
+_PLACEHOLDERS: dict[str, frozenset[str]] = {
+    "name": PLACEHOLDER_AGENT_NAMES, "model": PLACEHOLDER_MODELS, "tool": PLACEHOLDER_TOOLS,
+}
 
 
 class Rule:
-    """An entry compiled for the hot path: `matches` then `step`."""
+    """An entry compiled for the hot path: `matches`, then `step`."""
 
-    __slots__ = ("match", "unless", "kind", "decode", "sources", "gate", "family")
+    __slots__ = ("match", "kind", "decode", "sources", "require", "handoff_tool",
+                 "hook", "gate", "_more")
 
-    def __init__(self, entry: Mapping[str, Any], family: str = "spec") -> None:
-        self.match = Match.parse(entry["match"])
-        self.unless = Match.parse(entry["unless"]) if "unless" in entry else None
+    def __init__(self, entry: Mapping[str, Any], hooks: Mapping[str, Hook] | None = None) -> None:
+        self.match = Match.parse(entry["match"], entry.get("unless"))
         self.kind: str = entry["kind"]
         self.decode = entry.get("decode") == "json"
         self.sources: dict[str, tuple[Source, ...]] = {}
@@ -314,74 +370,85 @@ class Rule:
             if raw is not None:
                 listed = raw if isinstance(raw, list) else [raw]
                 self.sources[name] = tuple(Source.parse(s) for s in listed)
-        # an attribute the span must carry for the entry to match: a table skips every entry
-        # gated on a key the span lacks with one dict lookup
-        self.gate = next((c.key for c in self.match.conditions if c.test != _ABSENT), None)
-        self.family = family
-
-    def matches(self, record: SpanRecord) -> bool:
-        if not self.match.span_holds(record, self.decode):
-            return False
-        unless = self.unless
-        return unless is None or not (
-            unless.scope_holds(record.scope_name) and unless.span_holds(record, self.decode)
-        )
+        self.require: tuple[str, ...] = tuple(entry.get("require", ()))
+        self.handoff_tool: bool = entry.get("handoff_tool", False)
+        self.hook = (hooks or {})[entry["code"]] if "code" in entry else None
+        # the test of an attribute the span must carry: a table skips every entry gated on a
+        # key the span lacks with one dict lookup, and picks among them by the key's value
+        self.gate = next((c for c in self.match.conditions if c.test != ABSENT), None)
+        self._more = tuple(f for f in _FIELD_ORDER if f in self.sources)
 
     def read(self, name: str, record: SpanRecord) -> Any:
-        """The first value the field's sources yield, or None (also when it has none)."""
-        for source in self.sources.get(name, ()):
-            value = source.read(record, self.decode)
-            if value is not None:
+        """The first value the field's sources yield, or None (also when it has none); a name
+        field yields only a string that is not a placeholder, clipped."""
+        sources = self.sources.get(name)
+        if sources is None:
+            return None
+        text = name in NAME_FIELDS
+        placeholders = _PLACEHOLDERS.get(name, _NONE)
+        for source in sources:
+            value = source.read(record, self.decode, text)
+            if value is None:
+                continue
+            if not text:
+                return value
+            value = clip(str(value))
+            if value not in placeholders:
                 return value
         return None
 
     def _name(self, field: str, record: SpanRecord) -> str | None:
         """An agent's or tool's name: its sources if the entry gives any, else the span name."""
         if field in self.sources:
-            return _text(self.read(field, record))
-        return clip(record.name.strip()) or None
+            return self.read(field, record)  # type: ignore[no-any-return]
+        name = clip(record.name.strip()) or None
+        return None if name in _PLACEHOLDERS[field] else name
 
-    def step(self, record: SpanRecord, state_attributes: Sequence[str]) -> Step:
+    def step(self, record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
+        """The span's Step, or None when a required field yields nothing (or the family's code
+        says the entry does not apply after all)."""
+        for name in self.require:
+            if self.read(name, record) is None:
+                return None
         kind, agent, tool = self.kind, None, None
         if kind == AGENT:
             agent = self._name("name", record)
-            if agent in PLACEHOLDER_AGENT_NAMES:
-                agent = None
         elif kind == TOOL:
             tool = self._name("tool", record)
             if tool is None:
                 kind = OTHER
         step = build_step(record, kind, state_attributes, agent=agent, tool=tool)
-        if len(self.sources) > ("name" in self.sources) + ("tool" in self.sources):
+        if self._more:
             self._fields(step, record)
-        return step
+        if self.handoff_tool and step.kind == TOOL:
+            step.handoff_tool = True
+        return step if self.hook is None else self.hook(record, step, state_attributes)
 
     def _fields(self, step: Step, record: SpanRecord) -> None:
         """The entry's field sources over the defaults build_step read from GenAI keys."""
-        model = _text(self.read("model", record))
-        if model is not None:
-            step.model = model
-        finish = _text(self.read("finish_reason", record))
-        if finish is not None:
-            step.finish_reason = finish
-        for name in ("tokens_in", "tokens_out"):
-            raw = self.read(name, record)
-            if raw is not None:
-                setattr(step, "input_tokens" if name == "tokens_in" else "output_tokens",
-                        as_int(raw))
-        failure = self.read("error", record)
-        if failure is not None and failure is not False:
-            text = _text(failure)
-            step.error = short_error_name(text) if text else error_type(record) or "_OTHER"
-            step.limit = limit_signal(record, step.error)
-        if "tokens_out" in self.sources and step.kind == LLM:
-            step.empty = step.output_tokens == 0 and step.error is None
-        source = _text(self.read("handoff_from", record))
-        if source is not None:
-            step.handoff_from = source
-        target = _text(self.read("handoff_to", record))
-        if target is not None:
-            if step.kind == TOOL:
-                step.handoff_tool, step.handoff_hint = True, target
+        for name in self._more:  # in FIELDS order: `error` before the token counts
+            value = self.read(name, record)
+            if value is None:
+                continue
+            if name == "model":
+                step.model = value
+            elif name == "finish_reason":
+                step.finish_reason = value
+            elif name == "error":
+                if value is not False:
+                    named = isinstance(value, str | int) and not isinstance(value, bool)
+                    text = clip(str(value)) if named else None
+                    step.error = short_error_name(text) if text else error_type(record) or "_OTHER"
+                    step.limit = limit_signal(record, step.error)
+            elif name == "tokens_in":
+                step.input_tokens = as_int(value)
+            elif name == "tokens_out":
+                step.output_tokens = as_int(value)
+                if step.kind == LLM:
+                    step.empty = step.output_tokens == 0 and step.error is None
+            elif name == "handoff_from":
+                step.handoff_from = value
+            elif step.kind == TOOL:  # handoff_to
+                step.handoff_tool, step.handoff_hint = True, value
             else:
-                step.handoff_to = target
+                step.handoff_to = value

@@ -1,10 +1,8 @@
-"""LlamaIndex agent workflows through OpenInference: agents named only inside step events.
+"""LlamaIndex agent workflows: what `tables/llama_index.json` cannot say, the agents' turns.
 
-No span carries an agent name attribute: `<Workflow>.run` is a workflow (one per `run()`, for a
-lone FunctionAgent and for an AgentWorkflow of several), and each `setup_agent` step, whose input
-event names `current_agent_name`, starts that agent's turn (only that name is read from it).
-`_prepare_chat_with_tools` is an LLM-kind span that calls no model; `handoff` is
-AgentWorkflow's hand-off tool.
+No span carries an agent name attribute. Through OpenInference each `setup_agent` step, whose
+input event names `current_agent_name`, starts that agent's turn; through Traceloop the steps
+that set an agent up return an event naming it in their recorded output. Only that name is read.
 """
 
 from __future__ import annotations
@@ -13,37 +11,27 @@ import re
 from collections.abc import Sequence
 
 from ..records import SpanRecord
-from . import openinference
-from .common import PLACEHOLDER_AGENT_NAMES, as_str, build_step, clip
-from .step import OTHER, WORKFLOW, Step
+from .common import PLACEHOLDER_AGENT_NAMES, clip
+from .step import Step
 
-SCOPE = "openinference.instrumentation.llama_index"
-HANDOFF_TOOL = "handoff"
-_AGENT_NAME = re.compile(r"current_agent_name='([^'\\]{1,256})'")
+_AGENT_NAME = re.compile(r"current_agent_name='([^'\\]{1,256})'")  # an event's repr
+_AGENT_NAME_JSON = re.compile(r'"current_agent_name":\s*"([^"\\]{1,256})"')  # ... its JSON
 
 
-def _turn(record: SpanRecord, state_attributes: Sequence[str]) -> Step:
-    raw = record.attributes.get("input.value")
-    found = _AGENT_NAME.search(raw) if isinstance(raw, str) else None
+def _turn(step: Step, raw: object, pattern: re.Pattern[str]) -> Step:
+    """`step` (an `other` step) starts the turn of the agent `raw` names, if it names one."""
+    found = pattern.search(raw) if isinstance(raw, str) else None
     name = clip(found.group(1)) if found else None
-    step = build_step(record, OTHER, state_attributes,
-                      agent=None if name in PLACEHOLDER_AGENT_NAMES else name)
+    step.agent = None if name in PLACEHOLDER_AGENT_NAMES else name
     step.turn = step.agent is not None
     return step
 
 
-def classify(record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
-    if record.scope_name != SCOPE:
-        return None
-    kind = as_str(record.attributes.get(openinference.KIND))
-    method = record.name.rpartition(".")[2]
-    if kind == "CHAIN" and method == "run":
-        return build_step(record, WORKFLOW, state_attributes)
-    if kind == "CHAIN" and method == "setup_agent":
-        return _turn(record, state_attributes)
-    if kind == "LLM" and method.startswith("_"):
-        return build_step(record, OTHER, state_attributes)
-    step = openinference.classify(record, state_attributes)
-    if step is not None and step.tool == HANDOFF_TOOL:
-        step.handoff_tool = True
-    return step
+def turn(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:
+    """OpenInference's `setup_agent` step."""
+    return _turn(step, record.attributes.get("input.value"), _AGENT_NAME)
+
+
+def traceloop_turn(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:
+    """A Traceloop `<Class>.task` step whose output names the current agent."""
+    return _turn(step, record.attributes.get("traceloop.entity.output"), _AGENT_NAME_JSON)

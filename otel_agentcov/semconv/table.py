@@ -1,30 +1,73 @@
 """A convention table: ordered rules, the first whose match holds classifies the span.
 
 Lookups are shaped for the ingest hot path: the rules whose scope test a scope passes are worked
-out once per scope name (scopes are few), and consecutive rules that need the same attribute are
-skipped together with one dict lookup when a span lacks it (most spans in a host are HTTP, DB...).
+out once per scope name (scopes are few); consecutive rules that need the same attribute form a
+segment, skipped with one dict lookup when a span lacks it (most spans in a host are HTTP, DB...)
+and otherwise narrowed by the attribute's value (`gen_ai.operation.name: chat` goes straight to
+the entries that name `chat`, in table order); consecutive rules that test only span names are
+tried with one regular expression first.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from ..records import SpanRecord
-from .convention import Rule
+from .convention import ONE_OF, Match, Rule, norm
+from .step import Step
 
-_Segment = tuple[str | None, tuple[Rule, ...]]
 _SCOPE_CACHE_LIMIT = 4096  # scope names come from telemetry: the cache must stay bounded
+_Checks = tuple[tuple[Match, Rule], ...]  # each rule with the part of its match left to test
 
 
-def _segments(rules: Sequence[Rule]) -> tuple[_Segment, ...]:
-    """Runs of consecutive rules gated on the same attribute key (None: no gate)."""
-    out: list[tuple[str | None, list[Rule]]] = []
+class _Segment(NamedTuple):
+    key: str | None  # the attribute every rule here needs (None: no such attribute)
+    names: re.Pattern[str] | None  # a span name any rule here can match (None: any name)
+    checks: _Checks  # in table order
+    by_value: Mapping[Any, _Checks] | None  # the rules a value of `key` may match
+    other_values: _Checks  # ... for a value no rule names
+
+
+def _indexed(rule: Rule) -> bool:
+    return rule.gate is not None and rule.gate.test == ONE_OF and not rule.decode
+
+
+def _for_value(checks: _Checks, value: Any) -> _Checks:
+    """The rules a span whose gate attribute holds `value` may match (the gate test done)."""
+    return tuple(
+        (match.without(rule.gate), rule) if _indexed(rule) else (match, rule)  # type: ignore[arg-type]
+        for match, rule in checks
+        if not _indexed(rule) or value in rule.gate.values  # type: ignore[union-attr]
+    )
+
+
+def _segment(key: str | None, checks: _Checks) -> _Segment:
+    names = None
+    if key is None and all(m.name is not None for m, _ in checks):
+        names = re.compile("|".join(m.name.pattern for m, _ in checks))  # type: ignore[union-attr]
+    if key is None or not any(_indexed(r) for _, r in checks):
+        return _Segment(key, names, checks, None, checks)
+    values = {v for _, r in checks if _indexed(r) for v in r.gate.values}  # type: ignore[union-attr]
+    by_value = {v: _for_value(checks, v) for v in values}
+    return _Segment(key, None, checks, by_value, tuple(c for c in checks if not _indexed(c[1])))
+
+
+def _segments(rules: Sequence[Rule], scope: str) -> tuple[_Segment, ...]:
+    """The rules that can match spans of `scope`, their scope tests decided, in runs of
+    consecutive rules gated on the same attribute key (or on none)."""
+    runs: list[tuple[str | None, list[tuple[Match, Rule]]]] = []
     for rule in rules:
-        if out and out[-1][0] == rule.gate:
-            out[-1][1].append(rule)
+        match = rule.match.for_scope(scope)
+        if match is None:
+            continue
+        key = rule.gate.key if rule.gate is not None else None
+        if runs and runs[-1][0] == key:
+            runs[-1][1].append((match, rule))
         else:
-            out.append((rule.gate, [rule]))
-    return tuple((gate, tuple(group)) for gate, group in out)
+            runs.append((key, [(match, rule)]))
+    return tuple(_segment(key, tuple(group)) for key, group in runs)
 
 
 class Table:
@@ -39,18 +82,28 @@ class Table:
     def _candidates(self, scope: str) -> tuple[_Segment, ...]:
         found = self._by_scope.get(scope)
         if found is None:
-            found = _segments([r for r in self.rules if r.match.scope_holds(scope)])
+            found = _segments(self.rules, scope)
             if len(self._by_scope) < _SCOPE_CACHE_LIMIT:
                 self._by_scope[scope] = found
         return found
 
-    def first(self, record: SpanRecord) -> Rule | None:
-        """The first rule that matches `record`, or None."""
+    def classify(self, record: SpanRecord, state_attributes: Sequence[str]) -> Step | None:
+        """The Step of the first rule that matches `record` and yields one, or None."""
         attrs = record.attributes
-        for gate, rules in self._candidates(record.scope_name):
-            if gate is not None and gate not in attrs:
+        for key, names, checks, by_value, other_values in self._candidates(record.scope_name):
+            if key is not None:
+                if key not in attrs:
+                    continue
+                if by_value is not None:
+                    try:
+                        checks = by_value.get(norm(attrs[key]), other_values)
+                    except TypeError:  # an unhashable value (a list) equals no value
+                        checks = other_values
+            elif names is not None and names.match(record.name) is None:
                 continue
-            for rule in rules:
-                if rule.matches(record):
-                    return rule
+            for match, rule in checks:
+                if match.span_holds(record, rule.decode):
+                    step = rule.step(record, state_attributes)
+                    if step is not None:
+                        return step
         return None

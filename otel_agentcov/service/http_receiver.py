@@ -54,6 +54,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         healthy: threading.Event,
         tls: ssl.SSLContext | None = None,
         metrics_token: str | None = None,
+        view_tokens: tuple[str, ...] = (),
         request_timeout_s: float = 10.0,
         max_connections: int = 256,
         views: Views | None = None,
@@ -65,6 +66,8 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         self.healthy = healthy
         self.views = views
         self.metrics_token = metrics_token.encode() if metrics_token else None
+        # the report and the landing page: any one of these bearer tokens (none: open)
+        self.view_tokens = tuple(t.encode() for t in view_tokens)
         self.request_timeout_s = request_timeout_s
         self.tls = tls is not None
         # one thread per connection: the cap bounds threads however many clients hold sockets open
@@ -158,18 +161,27 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200 if ok else 503, b"ok\n" if ok else b"shutting down\n", "text/plain")
         elif path == "/metrics" and self.server.metrics is not None:
             token = self.server.metrics_token
-            if token is not None and not bearer_matches(self.headers.get("Authorization"), token):
-                self.send_response(401)
-                self.send_header("WWW-Authenticate", "Bearer")
-                self._end(b"missing or wrong bearer token\n", "text/plain")
+            if not self._authorized(() if token is None else (token,)):
+                self._unauthorized()
                 return
             self._send(200, self.server.metrics(), CONTENT_TYPE_LATEST)
-        elif views is not None and (
-            page := views.get(path, query, self.headers.get("Authorization"))
-        ) is not None:
-            self._send_page(page)
+        elif views is not None and views.serves(path):
+            if not self._authorized(self.server.view_tokens):
+                self._unauthorized()
+                return
+            self._send_page(views.get(path, query))
         else:
             self._other_method()
+
+    def _authorized(self, tokens: tuple[bytes, ...]) -> bool:
+        """No token guards it, or the request carries one of them."""
+        authorization = self.headers.get("Authorization")
+        return not tokens or any(bearer_matches(authorization, t) for t in tokens)
+
+    def _unauthorized(self) -> None:
+        self.send_response(401)
+        self.send_header("WWW-Authenticate", "Bearer")
+        self._end(b"missing or wrong bearer token\n", "text/plain")
 
     def do_POST(self) -> None:
         if self.path.split("?", 1)[0] != TRACES_PATH or self.server.intake is None:

@@ -68,7 +68,8 @@ class Service:
         self._grpc: grpc.Server | None = None
         self._threads: list[threading.Thread] = []
         self.endpoints: dict[str, str] = {}
-        self.views = Views(self.intake, self.endpoints)
+        self.views = Views(self.intake, self.endpoints,
+                           guarded=bool(config.token or config.metrics_token))
 
     def start(self) -> None:
         cfg = self.config
@@ -126,6 +127,7 @@ class Service:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
                 tls=tls, metrics_token=self.config.metrics_token,
+                view_tokens=self._view_tokens(intake is not None, metrics is not None),
                 request_timeout_s=self.config.limits.request_timeout_s,
                 max_connections=self.config.limits.max_connections, views=self.views,
             )
@@ -137,6 +139,15 @@ class Service:
         thread.start()
         self._http.append(server)
         self._threads.append(thread)
+
+    def _view_tokens(self, otlp: bool, metrics: bool) -> tuple[str, ...]:
+        """The tokens that open the report on a port: those guarding what the port serves
+        (OTLP, /metrics), else every token configured: a report never shows more than the
+        port it is on, and is never open while any token is set (docs/service.md)."""
+        cfg = self.config
+        own = tuple(t for t, here in ((cfg.token, otlp), (cfg.metrics_token, metrics))
+                    if here and t)
+        return own or tuple(t for t in (cfg.token, cfg.metrics_token) if t)
 
     def _maintain(self) -> None:
         """Idle sweeps, size-triggered compaction and the periodic summary line; errors are
@@ -211,7 +222,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
         return 2
     config = ServeConfig(
         spec=CoverageSpec.from_yaml(args.spec), listen=args.listen, otlp_grpc=args.otlp_grpc,
-        otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.state_file, token=token,
+        otlp_http=args.otlp_http, metrics=args.metrics, state_file=args.data_file, token=token,
         metrics_token=metrics_token, tls_cert=args.tls_cert, tls_key=args.tls_key,
         summary_interval_s=args.log_summary,
         bounds=Bounds(idle_ttl_s=args.idle_ttl, max_buffered_spans=args.max_buffered_spans),

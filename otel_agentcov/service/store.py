@@ -16,11 +16,13 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..assembler import Bounds
 from ..engine import CoverageEngine, EngineCounters
+from ..judge import Verdicts
 from ..readers.otlp import (
     TraceFormatError,
     decode_request,
@@ -33,12 +35,15 @@ from ..semconv.step import Step
 from ..snapshot import Snapshot
 from ..spec import CoverageSpec
 from ..state import CoverageState, StateError, fields
+from . import verdict_rows
 from .journal import Journal, JournalError, create_journal, fsync_dir, read_journal
 from .lock import lock_state
 from .steps import from_row, to_row
 
 PROTOBUF, JSON = b"P", b"J"  # request payload encodings
-STEPS, SWEEP = b"R", b"S"  # journal record kinds
+# journal record kinds: a request's steps, an idle sweep, the verdicts of the runs the record
+# before it folded (judged while their content was there; docs/guarantees.md)
+STEPS, SWEEP, VERDICTS = b"R", b"S", b"V"
 _TIME = struct.Struct(">d")
 MAX_RECORD_BYTES = 1 << 30  # a length past this in a journal frame is corruption
 
@@ -77,21 +82,26 @@ def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
     return in_end_order(records_from_json(document, where))
 
 
-def _decode_record(body: bytes) -> tuple[float, dict[str, int], list[tuple[Step, bool]] | None]:
-    """(time, rejected spans by reason, steps) of a journal record; steps None for a sweep.
-    ValueError if any part is not what `submit` writes."""
+def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
+    """(kind, time, content) of a journal record: for STEPS (rejected spans by reason, steps),
+    for SWEEP None, for VERDICTS [(agent, verdicts)]. ValueError if any part is not what the
+    store writes."""
     kind = body[:1]
-    if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP):
+    if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP, VERDICTS):
         raise ValueError(f"kind {kind!r}, {len(body)} bytes")
     (when,) = _TIME.unpack_from(body, 1)
     if when != when or when in (float("inf"), float("-inf")):
         raise ValueError("time is not a number")
     if kind == SWEEP:
-        return when, {}, None
+        return kind, when, None
     try:
         data = json.loads(body[1 + _TIME.size :])
     except (UnicodeDecodeError, RecursionError) as exc:
         raise ValueError(str(exc)) from None
+    if kind == VERDICTS:
+        if type(data) is not list:
+            raise ValueError("expected a list of verdicts")
+        return kind, when, [verdict_rows.from_row(row) for row in data]
     if type(data) is not dict or type(data.get("dropped")) is not dict or type(
             data.get("steps")) is not list:
         raise ValueError("expected {dropped: {...}, steps: [...]}")
@@ -103,7 +113,7 @@ def _decode_record(body: bytes) -> tuple[float, dict[str, int], list[tuple[Step,
         if type(item) is not list or len(item) != 2 or type(item[0]) is not bool:
             raise ValueError("a step entry is [local_root, step]")
         steps.append((from_row(item[1]), item[0]))
-    return when, rejected, steps
+    return kind, when, (rejected, steps)
 
 
 class CoverageStore:
@@ -158,13 +168,35 @@ class CoverageStore:
                         body, separators=(",", ":")).encode())
                 except OSError as exc:
                     raise Unavailable(f"journal write failed: {exc}") from None
-            self._apply(now, rejected, steps)
+            judged = self._judging(lambda: self._apply(now, rejected, steps))
+            if judged and journal is not None:
+                try:  # acknowledged only with its verdicts: committed by the same fsync
+                    seq = self._append_verdicts(journal, now, judged)
+                except OSError as exc:
+                    raise Unavailable(f"journal write failed: {exc}") from None
         if journal is not None:
             try:
                 journal.commit(seq)
             except OSError as exc:
                 raise Unavailable(f"journal fsync failed: {exc}") from None
         return rejected
+
+    def _judging(self, work: Callable[[], None]) -> list[tuple[str, Verdicts]]:
+        """Run `work` (apply a record) and return the verdicts of every run it folded."""
+        judged: list[tuple[str, Verdicts]] = []
+        self.engine.judged = judged
+        try:
+            work()
+        finally:
+            self.engine.judged = None
+        return judged
+
+    @staticmethod
+    def _append_verdicts(journal: Journal, now: float,
+                         judged: list[tuple[str, Verdicts]]) -> int:
+        rows = [verdict_rows.to_row(agent, v) for agent, v in judged]
+        return journal.append(VERDICTS + _TIME.pack(now) + json.dumps(
+            rows, separators=(",", ":")).encode())
 
     def _apply(self, now: float, rejected: Mapping[str, int],
                steps: Iterable[tuple[Step, bool]]) -> None:
@@ -183,10 +215,12 @@ class CoverageStore:
             now = self._clock.now = time.time()
             flushed = self.engine.counters.flushed_early
             before = flushed["idle_ttl"]
-            self.engine.sweep()
+            judged = self._judging(self.engine.sweep)
             if flushed["idle_ttl"] != before and self._journal is not None:
                 try:
                     self._journal.append(SWEEP + _TIME.pack(now))
+                    if judged:
+                        self._append_verdicts(self._journal, now, judged)
                 except OSError as exc:
                     print(f"agentcov serve: {self.journal_path}: {exc}", file=sys.stderr)
 
@@ -299,20 +333,16 @@ class CoverageStore:
             self._set_aside(path, "journal_without_snapshot",
                             f"journal generation {result.generation}, snapshot {self._generation}")
             return
+        records = []
         for n, body in enumerate(result.bodies):
             try:
-                when, rejected, steps = _decode_record(body)
+                records.append(_decode_record(body))
             except ValueError as exc:  # CRC-valid but not ours: as corrupt as a bad CRC
+                self._replay_records(records)
                 self._set_aside(path, "journal_corrupt", f"record {n} is malformed ({exc}); "
                                 f"kept the {n} records before it")
-                self.replayed_records += n
                 return
-            if steps is None:
-                self._clock.now = when
-                self.engine.sweep()
-                continue
-            self._apply(when, rejected, steps)
-        self.replayed_records += len(result.bodies)
+        self._replay_records(records)
         if result.torn_tail:
             self._count("journal_torn_tail")
             print(f"agentcov serve: {path}: last record was cut short (crash mid-write); "
@@ -321,6 +351,27 @@ class CoverageStore:
             self._set_aside(path, "journal_corrupt",
                             f"bad record at byte {result.good_bytes}; kept the "
                             f"{len(result.bodies)} records before it")
+
+    def _replay_records(self, records: list[tuple[bytes, float, Any]]) -> None:
+        """Apply records in order; the runs a record folds take the verdicts journaled right
+        after it, so content gone with the crash is never judged again. A run without them
+        (a journal from before verdicts were kept) is judged on what is left."""
+        engine = self.engine
+        for n, (kind, when, content) in enumerate(records):
+            if kind == VERDICTS:
+                continue  # taken by the record before it
+            self.replayed_records += 1  # requests and sweeps
+            following = records[n + 1] if n + 1 < len(records) else None
+            engine.replayed = deque(following[2] if following and following[0] == VERDICTS
+                                    else ())
+            try:
+                if kind == SWEEP:
+                    self._clock.now = when
+                    engine.sweep()
+                else:
+                    self._apply(when, *content)
+            finally:
+                engine.replayed = None
 
     def _reset_engine(self) -> None:
         old = self.engine

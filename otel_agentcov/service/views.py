@@ -15,7 +15,7 @@ from urllib.parse import parse_qs
 
 from ..reporting import FORMATS, render
 from ..reporting.html import html_pages
-from .intake import Intake, RequestError
+from .intake import Intake
 
 REPORT_PATH = "/report"
 HTML_INDEX = f"{REPORT_PATH}/index.html"
@@ -42,20 +42,20 @@ def _text(status: int, message: str) -> Page:
 class Views:
     """Pages for GET requests; `endpoints` is the service's (filled in as listeners bind)."""
 
-    def __init__(self, intake: Intake, endpoints: Mapping[str, str]) -> None:
+    def __init__(self, intake: Intake, endpoints: Mapping[str, str], guarded: bool) -> None:
         self._intake = intake
         self._endpoints = endpoints
+        self._guarded = guarded  # a token is configured: every view asks for one
 
-    def get(self, path: str, query: str, authorization: str | None) -> Page | None:
-        """The page at `path`, or None when the path is not one of these views."""
+    @staticmethod
+    def serves(path: str) -> bool:
+        """Is `path` one of these views (each behind the port's token: docs/service.md)?"""
+        return path in ("/", REPORT_PATH) or path.startswith(REPORT_PATH + "/")
+
+    def get(self, path: str, query: str) -> Page:
+        """The page at `path` (one that `serves`); the caller has checked the token."""
         if path == "/":
             return Page(200, self._landing().encode(), "text/html; charset=utf-8")
-        if path != REPORT_PATH and not path.startswith(REPORT_PATH + "/"):
-            return None
-        try:  # the report tells what agents did: the same bearer token as OTLP, when one is set
-            self._intake.check_token(authorization)
-        except RequestError as exc:
-            return Page(401, f"{exc}\n".encode(), _TEXT, (("WWW-Authenticate", "Bearer"),))
         if path == REPORT_PATH:
             fmt = parse_qs(query).get("format", ["json"])[-1]
             if fmt == "html":  # the pages link to each other relatively: serve them under /report/
@@ -78,7 +78,7 @@ class Views:
             ("metrics", "GET Prometheus exposition"),
         ) if key in self._endpoints]
         rows.append(("/healthz", "GET 200 while serving, 503 while shutting down"))
-        token = ", bearer token required" if self._intake.token_required else ""
+        token = ", bearer token required" if self._guarded else ""
         rows += [(f"{REPORT_PATH}?format={f}", f"GET live coverage report ({f}{token})")
                  for f in _REPORT_FORMATS]
         items = "\n".join(f"<tr><td>{_link(url)}</td><td>{html.escape(what)}</td></tr>"

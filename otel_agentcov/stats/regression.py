@@ -9,7 +9,7 @@ the interval arithmetic is short enough to read here.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .estimators import wilson_interval_at
@@ -47,6 +47,13 @@ def fisher_drop_p(x0: int, n0: int, x1: int, n1: int) -> float:
     return float(fisher_exact(table, alternative="greater").pvalue)
 
 
+def holm_factors(p_values: Mapping[str, float]) -> dict[str, int]:
+    """Each name's Holm step multiplier (m for the smallest p, m - 1 for the next, ...): what its
+    own p-value is multiplied by before the running maximum."""
+    ordered = sorted(p_values.items(), key=lambda kv: (kv[1], kv[0]))
+    return {name: len(ordered) - i for i, (name, _) in enumerate(ordered)}
+
+
 def holm(p_values: Mapping[str, float]) -> dict[str, float]:
     """Holm step-down adjusted p-values: reject where adjusted < α keeps the family-wise error
     at α across every agent compared, without Bonferroni's loss of power."""
@@ -65,15 +72,9 @@ def cohens_h(p0: float, p1: float) -> float:
     return 2.0 * math.asin(math.sqrt(p0)) - 2.0 * math.asin(math.sqrt(p1))
 
 
-def runs_needed(p0: float, p1: float, tolerance: float) -> int | None:
-    """Runs per side after which, if the observed rates held, the Newcombe upper bound for d
-    would fall below the tolerance; None when the observed drop itself is not below it."""
-    if p0 - p1 >= tolerance:
-        return None
-
-    def settles(n: int) -> bool:
-        return _newcombe_at(p0, n, p1, n)[1] < tolerance
-
+def _smallest(settles: Callable[[int], bool]) -> int | None:
+    """The smallest run count per side for which `settles` holds (it holds for every larger
+    one, as the observed rates' evidence grows with n); None past any practical plan."""
     low, high = 1, 2
     while not settles(high):
         if high > _MAX_PLANNED_RUNS:
@@ -88,6 +89,27 @@ def runs_needed(p0: float, p1: float, tolerance: float) -> int | None:
     return high
 
 
+def runs_needed(p0: float, p1: float, tolerance: float) -> int | None:
+    """Runs per side after which, if the observed rates held, the Newcombe upper bound for d
+    would fall below the tolerance (a PASS); None when the observed drop itself is not below it."""
+    if p0 - p1 >= tolerance:
+        return None
+    return _smallest(lambda n: _newcombe_at(p0, n, p1, n)[1] < tolerance)
+
+
+def runs_to_fail(p0: float, p1: float, alpha: float, holm_factor: int = 1) -> int | None:
+    """Runs per side after which, if the observed rates held, the one-sided Fisher p (times the
+    agent's Holm multiplier) would fall below α (a FAIL); None when no drop was observed."""
+    if p0 <= p1:
+        return None
+
+    def fails(n: int) -> bool:
+        x0, x1 = round(p0 * n), round(p1 * n)
+        return x0 > x1 and holm_factor * fisher_drop_p(x0, n, x1, n) < alpha
+
+    return _smallest(fails)
+
+
 @dataclass(frozen=True)
 class PassRateVerdict:
     """The §3c verdict on two pass rates and the numbers behind it."""
@@ -99,22 +121,26 @@ class PassRateVerdict:
     cohens_h: float
     runs_needed: int | None
     flags: tuple[str, ...]
+    runs_to_fail: int | None = None
 
 
 def pass_rate_verdict(
     x0: int, n0: int, x1: int, n1: int, p_adjusted: float | None = None, *,
-    tolerance: float = TOLERANCE, alpha: float = ALPHA,
+    tolerance: float = TOLERANCE, alpha: float = ALPHA, holm_factor: int = 1,
 ) -> PassRateVerdict:
     """PASS when the interval rules out a drop of `tolerance` (flagged `degraded`/`improved`
     when it also excludes 0); else FAIL when the Fisher p (Holm-adjusted by the caller when
     several agents are compared) is below α; else INCONCLUSIVE with the runs per side that
-    would settle it. Never post-hoc power. Both sides need runs."""
+    would settle it either way (`runs_needed` toward a PASS, `runs_to_fail` toward a FAIL at
+    the agent's Holm multiplier), if the observed rates held. Never post-hoc power. Both sides
+    need runs."""
     p_value = fisher_drop_p(x0, n0, x1, n1)
     p_adjusted = p_value if p_adjusted is None else p_adjusted
     lower, upper = newcombe(x0, n0, x1, n1)
     p0, p1 = x0 / n0, x1 / n1
     flags: tuple[str, ...] = ()
     needed: int | None = None
+    to_fail: int | None = None
     if upper < tolerance:
         verdict = PASS
         flags = ("degraded",) if lower > 0 else ("improved",) if upper < 0 else ()
@@ -123,9 +149,10 @@ def pass_rate_verdict(
     else:
         verdict = INCONCLUSIVE
         needed = runs_needed(p0, p1, tolerance)
+        to_fail = runs_to_fail(p0, p1, alpha, holm_factor)
     return PassRateVerdict(
         verdict, (lower, upper), p_value, p_adjusted, cohens_h(p0, p1),
-        needed, flags,
+        needed, flags, to_fail,
     )
 
 

@@ -1,0 +1,82 @@
+"""Judged verdicts as JSON rows: what the journal keeps so a replay restores them exactly.
+
+A run's content (its output, arguments) is never journaled, so after a crash it is gone: the
+verdicts judged on it while it was there are journaled instead, beside the steps, and a replay
+folds them rather than judging again without the content (which would turn a violation into
+`unknown` and a failed run into a passed one). A row holds names and outcomes only. Rows are
+read back strictly: a wrong shape is a corrupt journal, reported as one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..judge import Check, Verdicts
+from ..judge.contracts import RESULTS, SEVERITIES
+from ..judge.narrative import KINDS, NarrativeVerdict
+from ..judge.narrative import RESULTS as NARRATIVE_RESULTS
+
+
+def to_row(agent: str, verdicts: Verdicts) -> list[Any]:
+    """[agent, fails_run, checks, narrative, errors] with each check as its six fields."""
+    narrative = verdicts.narrative
+    return [
+        agent, verdicts.fails_run,
+        [[c.contract, c.behavior, c.kind, c.severity, c.result, c.fails_run]
+         for c in verdicts.checks],
+        None if narrative is None else
+        [narrative.result, [list(d) for d in narrative.divergences], narrative.not_english],
+        verdicts.errors,
+    ]
+
+
+def _text(value: Any, what: str) -> str:
+    if type(value) is not str:
+        raise ValueError(f"verdict {what}: expected a string, got {str(value)[:40]!r}")
+    return value
+
+
+def _flag(value: Any, what: str) -> bool:
+    if type(value) is not bool:
+        raise ValueError(f"verdict {what}: expected true or false, got {str(value)[:40]!r}")
+    return value
+
+
+def _one_of(value: Any, allowed: tuple[str, ...], what: str) -> str:
+    if value not in allowed:
+        raise ValueError(f"verdict {what}: {str(value)[:40]!r} is not one of {', '.join(allowed)}")
+    return str(value)
+
+
+def _check(row: Any) -> Check:
+    if type(row) is not list or len(row) != 6:
+        raise ValueError("a verdict check is [contract, behavior, kind, severity, result, fails]")
+    return Check(_text(row[0], "contract"), _text(row[1], "behavior"), _text(row[2], "kind"),
+                 _one_of(row[3], SEVERITIES, "severity"), _one_of(row[4], RESULTS, "result"),
+                 _flag(row[5], "fails_run"))
+
+
+def _narrative(row: Any) -> NarrativeVerdict | None:
+    if row is None:
+        return None
+    if type(row) is not list or len(row) != 3 or type(row[1]) is not list:
+        raise ValueError("a narrative verdict is [result, divergences, not_english]")
+    divergences = []
+    for item in row[1]:
+        if type(item) is not list or len(item) != 2:
+            raise ValueError("a divergence is [tool, kind]")
+        divergences.append((_text(item[0], "divergence tool"),
+                            _one_of(item[1], KINDS, "divergence kind")))
+    return NarrativeVerdict(_one_of(row[0], NARRATIVE_RESULTS, "narrative result"),
+                            tuple(divergences), _flag(row[2], "not_english"))
+
+
+def from_row(row: Any) -> tuple[str, Verdicts]:
+    """(agent, verdicts) a row holds; ValueError naming the first part that is wrong."""
+    if type(row) is not list or len(row) != 5 or type(row[2]) is not list:
+        raise ValueError("a verdict is [agent, fails_run, checks, narrative, errors]")
+    if type(row[4]) is not int or not 0 <= row[4] < 1 << 31:
+        raise ValueError(f"verdict errors: expected a count, got {str(row[4])[:40]!r}")
+    return _text(row[0], "agent"), Verdicts(
+        fails_run=_flag(row[1], "fails_run"), checks=tuple(_check(c) for c in row[2]),
+        narrative=_narrative(row[3]), errors=row[4])
