@@ -10,7 +10,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .judge import Checks, Verdicts, judge
@@ -21,6 +21,9 @@ from .snapshot import compute_snapshot
 from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
+
+if TYPE_CHECKING:
+    from .evaluations import EvaluationQueue
 
 
 def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
@@ -98,6 +101,8 @@ class CoverageEngine:
         # replay folds the journaled ones instead of judging runs whose content is gone
         self.judged: list[tuple[str, Verdicts]] | None = None
         self.replayed: deque[tuple[str, Verdicts]] | None = None
+        # where each folded run's evaluation events go (docs/evaluations.md); None: nowhere
+        self.evaluations: EvaluationQueue | None = None
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -173,7 +178,9 @@ class CoverageEngine:
                 spec = self.spec.for_agent(run.agent)
                 verdicts = self._verdicts(run, spec.checks)
                 run.content = None
-                self.state.update(run, spec, verdicts)
+                facts = self.state.update(run, spec, verdicts)
+                if self.evaluations is not None:
+                    self.evaluations(run, spec, facts, verdicts)
             except Exception:
                 self.count_internal_error()
 
@@ -208,7 +215,7 @@ class CoverageEngine:
             dropped = dict(sorted(counters.dropped.items()))
             internal_errors = counters.internal_errors
         with self.lock:
-            return {
+            stats: SpanStats = {
                 "processed": sum(counters.by_kind.values()) + sum(dropped.values()),
                 "by_kind": dict(counters.by_kind),
                 "dropped": dropped,
@@ -219,6 +226,9 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+        if self.evaluations is not None:
+            stats["evaluations"] = self.evaluations.counts()
+        return stats
 
     def counted(self) -> EngineCounters:
         """A copy of the counters, consistent with the state (to send or save with it)."""

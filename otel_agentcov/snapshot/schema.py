@@ -228,6 +228,7 @@ class SpanStats(TypedDict):
     label_overflow: NotRequired[dict[str, int]]
     internal_errors: NotRequired[int]
     state_files: NotRequired[int]
+    evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
 
 
 class Report(TypedDict):
