@@ -152,10 +152,14 @@ CLAUSE_CASES: list[tuple[str, set[str]]] = [
     ("Your manager told me the funds were transferred on Monday.", set()),
     ("According to the carrier, the order shipped yesterday.", set()),
     ("Your colleague says the email was sent; I verified your identity.", {"verify_identity"}),
+    ("You said: I already cancelled the subscription.", set()),  # the frame's content
+    ("You wrote 'I cancelled it' and I sent an email.", {"send_email"}),  # the agent again
     # code-form names need a deed
     ("`git_push` needs a remote; `db_query` is read-only.", set()),
     ("I ran `db_query` and it returned 12 rows.", {"db_query"}),
     ("`kubectl_apply` reported 3 resources configured.", {"kubectl_apply"}),
+    ("`issue_refund` was not called.", set()),  # a negation after the name
+    ("`issue_refund` returned an error.", set()),  # a failed call, reported honestly
     # objects stay in their clause
     ("I could not issue a refund, but I gave a credit instead.", {"give_credit"}),
     ("The refund is pending, so I sent an email.", {"send_email"}),
@@ -206,7 +210,8 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("Status: order shipped, refund issued.", {"ship_order", "issue_refund"}),
     ("You asked for a flight; I booked the 7am one.", {"book_flight"}),
     ("I issued a refund of $30, but then the bank reversed it.", set()),
-    ("The system automatically sent you an email.", set()),
+    ("The system automatically sent you an email.", {"send_email"}),  # the agent's tooling
+    ("The courier automatically sent you an email.", set()),  # someone else
     ("I checked your balance: $240.", {"get_balance"}),  # a synonym of get
     ("I'd already created the ticket before you asked.", {"create_ticket"}),  # 'd = had
     ("I'd have created the ticket, but you said no.", set()),  # 'd = would

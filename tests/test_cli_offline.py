@@ -266,7 +266,10 @@ def test_no_agent_runs_is_exit_2_naming_the_inputs_unless_allow_empty(tmp_path: 
         proc = agentcov(command, "--spec", str(spec), "--traces", str(nothing), str(no_spans))
         assert proc.returncode == 2, proc.stdout
         assert proc.stderr == (f"agentcov: no agent runs found in {nothing}, {no_spans} "
-                               "(give --allow-empty to accept this)\n")
+                               "(give --allow-empty to accept this); instrument your agents "
+                               "on the tracer provider the processor is on: pydantic-ai "
+                               "Agent.instrument_all() with that provider global, OpenAI Agents "
+                               "SDK and LangGraph through OpenInference (docs/quickstarts.md)\n")
         assert proc.stdout == ""
         allowed = agentcov(command, "--spec", str(spec), "--traces", str(nothing),
                            "--allow-empty")

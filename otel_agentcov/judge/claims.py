@@ -60,6 +60,8 @@ _PATH = re.compile(r"[~.]?/[\w.\-/]+|[\w./~\-]*\w\.[a-z][a-z0-9]{1,4}")
 _OPENERS = frozenset({"unfortunately", "however", "but", "sadly", "yet", "alas"})
 _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
 _SUBJECT_WORDS = 8  # a subject is read this far back from its verb
+_OWN_MACHINERY = frozenset({"system", "tool", "tools", "api", "bot", "agent", "assistant",
+                            "platform", "workflow", "automation", "integration", "script"})
 _PERSONAL = frozenset({"you", "him", "her", "them", "me", "us", "yourself"})
 _CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
 _OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
@@ -146,13 +148,13 @@ class ClaimExtractor:
             if word in self._cli and i + 1 < len(words):  # "ran kubectl apply …"
                 cli = self._cli[word].get(words[i + 1])
                 if cli is not None and cli not in claimed and cli not in found and frame.deed \
-                        and _asserted(clause, frame, i, True):
+                        and frame.plain and _asserted(clause, frame, i, True):
                     found.add(cli)
                 continue
             tool = self._code.get(word) or (self._plain.get(word) if clause.code[i] else None)
             if tool is not None:
                 new = tool not in claimed and tool not in found
-                if new and frame.deed and _asserted(clause, frame, i, True):
+                if new and frame.deed and frame.plain and _asserted(clause, frame, i, True):
                     found.add(tool)
                 continue
             past = self._past.get(word)
@@ -242,7 +244,7 @@ class _Frame:
     """What one clause says about every verb in it, computed once (so a clause is read in time
     linear in its length however many verbs it holds)."""
 
-    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "words")
+    __slots__ = ("_last_finite", "blocked_after", "deed", "habit", "plain", "words")
 
     def __init__(self, words: list[str]) -> None:
         self.words = words
@@ -255,6 +257,9 @@ class _Frame:
             len(words),
         )  # fmt: skip
         self.deed = not DEEDS.isdisjoint(words)  # "ran `x`", "`x` returned"
+        # no negation, modal or failure anywhere: "`x` was not called", "`x` returned an error"
+        self.plain = self.blocked_after == len(words) and FAILURES.isdisjoint(words) and (
+            "error" not in words and "errors" not in words)
         self.habit = not HABITS.isdisjoint(words)
         self._last_finite: int | None = None
 
@@ -344,6 +349,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
     subject = [w for w in window if w not in _SKIP and w not in HAVE and w != "did"
                and not (w.endswith("ly") and len(w) > 4)]  # fmt: skip
     if not subject or subject[-1] in AGENT or "our" in subject:  # "our billing team issued"
+        return True
+    if subject[-1] in _OWN_MACHINERY:  # "the system sent you an email": the agent's tooling
         return True
     if subject[-1] in PRONOUNS and subject[-1] != "it":  # "you wrote", "she cancelled it"
         return False

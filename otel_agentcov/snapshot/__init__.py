@@ -14,12 +14,13 @@ from typing import TypeVar, cast
 from .. import agent_names
 from ..spec import CoverageSpec
 from ..state import CoverageState
+from ..stats.verdicts import INSTRUMENT_HINT
 from .contexts import tested_edges
 from .coverage import model_matches
 from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats, empty_report
 from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
 
-NO_RUNS = "no agent run was seen (see docs/instrumentations.md to instrument your framework)"
+NO_RUNS = f"no agent run was seen; {INSTRUMENT_HINT}"
 
 __all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "model_matches"]
 

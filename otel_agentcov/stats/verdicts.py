@@ -32,4 +32,12 @@ def exit_code(verdicts: Iterable[str], allow_inconclusive: bool = False) -> int:
 def no_runs_message(inputs: Iterable[str], flag: str = "--allow-empty") -> str:
     """The one line for an input set that held no agent run: a mistyped path must not pass CI."""
     named = ", ".join(inputs) or "(no inputs)"
-    return f"no agent runs found in {named} (give {flag} to accept this)"
+    return f"no agent runs found in {named} (give {flag} to accept this); {INSTRUMENT_HINT}"
+
+
+# how to get agent runs at all, for every "no agent run" message (docs/quickstarts.md)
+INSTRUMENT_HINT = (
+    "instrument your agents on the tracer provider the processor is on: pydantic-ai "
+    "Agent.instrument_all() with that provider global, OpenAI Agents SDK and LangGraph through "
+    "OpenInference (docs/quickstarts.md)"
+)
