@@ -906,9 +906,11 @@ LITELLM = {
 # own), `execute_tool` spans inside it; no agent, so the work counts for service.name. The limit
 # (maximum_remote_calls=2) is not carried; a failed call's error.type is the HTTP status.
 _GG = "genai-app"
+_GG_WEATHER = Scenario({_GG: A(tools={"get_weather": (1, 0), "get_time": (1, 0)},
+                               models={"weather-model": 1})})
 GOOGLE_GENAI = {
-    "two_tools": Scenario({_GG: A(tools={"get_weather": (1, 0), "get_time": (1, 0)},
-                                  models={"weather-model": 1})}),
+    "two_tools": _GG_WEATHER,
+    "streaming": _GG_WEATHER,
     "tool_error": Scenario(
         {_GG: A(tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
                 boundaries=b("tool_failure"))},
