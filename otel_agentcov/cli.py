@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import __version__, gate, offline, settings
+from . import __version__, explain, gate, offline, settings
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
@@ -252,6 +252,18 @@ def build_parser() -> argparse.ArgumentParser:
     p_merge.add_argument("states", nargs="+", metavar="STATE", help="state files to merge")
     p_merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged state file")
 
+    p_explain = sub.add_parser(
+        "explain", help="why trace files gave no agent runs: the shapes of spans no convention "
+        "matched, with the conventions: entries that would map them",
+        description="Prints YAML: comments with span counts, then a conventions: list to check "
+        "and add to the spec (docs/conventions.md). Exit codes: 0 read, 2 bad input or usage.",
+    )
+    p_explain.add_argument("inputs", nargs="+", metavar="FILE",
+                           help="trace files or directories, as `coverage --traces` reads")
+    _add_spec(p_explain, ": its conventions: are tried first, so only what they leave "
+              "unmatched is listed")
+    p_explain.add_argument("--top", type=_positive, default=10, metavar="N",
+                           help="shapes to list (default 10)")
     p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
     _add_spec(p_serve, required=True)
     p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
@@ -355,8 +367,14 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Repor
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
     if not args.allow_empty and offline.run_count(report) == 0:
-        raise offline.InputError(no_runs_message(inputs))
+        raise offline.InputError(no_runs_message(inputs) + explain.hint(engine, kinds["traces"]))
     return spec, engine, report
+
+
+def _explain(args: argparse.Namespace) -> int:
+    engine = offline.load(_spec(args, _project()), traces=args.inputs, warn=_warn)
+    sys.stdout.write(explain.render(engine, args.inputs, args.top))
+    return EXIT_PASS
 
 
 def _write(path: str | None, text: str) -> None:
@@ -431,7 +449,7 @@ def _merge(args: argparse.Namespace) -> int:
 
 
 # Subcommands that do nothing useful without arguments: bare, they print their help.
-_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve")
+_NEED_ARGUMENTS = ("coverage", "gate", "merge", "serve", "explain")
 
 
 def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
@@ -477,6 +495,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _compare(args)
         if args.command == "merge":
             return _merge(args)
+        if args.command == "explain":
+            return _explain(args)
         if args.command == "serve":
             from .service.server import serve_from_args
 

@@ -17,6 +17,7 @@ from .judge import Checks, Verdicts, judge
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
+from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import compute_snapshot
 from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
@@ -75,7 +76,10 @@ class CoverageEngine:
         bounds: Bounds | None = None,
         limits: Limits | None = None,
         clock: Callable[[], float] = time.monotonic,
+        shapes: bool = False,
     ) -> None:
+        """`shapes`: count the shapes of spans no convention matched, for the report to say
+        why runs are missing (the offline commands; the processor does not pay for it)."""
         self.spec = spec if spec is not None else CoverageSpec.empty()
         self.bounds = bounds if bounds is not None else Bounds()
         self._content = self.spec.needs_content  # classify reads content only if a check needs it
@@ -94,6 +98,8 @@ class CoverageEngine:
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
         self._classify = Classifier(self.spec.conventions).classify
+        self.unmatched = ShapeCounter() if shapes else None
+        self._unmatched = self.unmatched.add if self.unmatched is not None else None
         # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
         # replay folds the journaled ones instead of judging runs whose content is gone
         self.judged: list[tuple[str, Verdicts]] | None = None
@@ -131,7 +137,7 @@ class CoverageEngine:
         if record.end_ns < record.start_ns:
             return "end_before_start"
         try:
-            step = self._classify(record, self._state_attributes, self._content)
+            step = self._classify(record, self._state_attributes, self._content, self._unmatched)
         except Exception:
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
@@ -208,7 +214,7 @@ class CoverageEngine:
             dropped = dict(sorted(counters.dropped.items()))
             internal_errors = counters.internal_errors
         with self.lock:
-            return {
+            stats: SpanStats = {
                 "processed": sum(counters.by_kind.values()) + sum(dropped.values()),
                 "by_kind": dict(counters.by_kind),
                 "dropped": dropped,
@@ -219,6 +225,22 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+            unclassified = self._unclassified(sum(counters.by_kind.values()))
+            if unclassified is not None:
+                stats["unclassified"] = unclassified
+            return stats
+
+    def _unclassified(self, classified: int) -> Unclassified | None:
+        """What no convention matched, when it explains something: spans were read but no
+        agent run came out, or nearly all of them (shapes.EXPLAIN_SHARE) matched nothing."""
+        unmatched = self.unmatched
+        if unmatched is None or not unmatched.total:
+            return None
+        runs = any(a.outcomes.runs for a in self.state.agents.values())
+        if runs and unmatched.total < EXPLAIN_SHARE * classified:
+            return None
+        return {"spans": unmatched.total, "overflow": unmatched.overflow,
+                "shapes": unmatched.top(REPORTED_SHAPES)}
 
     def counted(self) -> EngineCounters:
         """A copy of the counters, consistent with the state (to send or save with it)."""

@@ -20,6 +20,7 @@ from .assembler import END_OF_INPUT
 from .engine import CoverageEngine, EngineCounters
 from .progress import Progress
 from .readers.files import STDIN, read_trace_file
+from .semconv.shapes import ShapeCounter
 from .state import CoverageState
 
 
@@ -31,6 +32,7 @@ class _Part:
     counters: EngineCounters
     peak_traces: int
     peak_spans: int
+    unmatched: ShapeCounter | None  # spans no convention matched, when the caller counts them
 
 
 def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int, n: int,
@@ -41,6 +43,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
     try:
         engine = CoverageEngine(  # the caller's bounds (forked: its engine is a copy here)
             parent.spec, bounds=parent.bounds, limits=parent.state.limits,
+            shapes=parent.unmatched is not None,
         )
 
         def keep(trace_id: int) -> bool:
@@ -56,7 +59,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
                 shown.file_done()
         engine.flush_all(END_OF_INPUT)
         part = _Part(engine.state, engine.counters, engine.assembler.peak_traces,
-                     engine.assembler.peak_spans)
+                     engine.assembler.peak_spans, engine.unmatched)
     except Exception:  # noqa: BLE001 - any failure: the caller reads the files itself
         part = None
     if shown is not None:
@@ -99,4 +102,6 @@ def read_in_parallel(
         return False  # one process could have flushed traces early: let it read them
     for part in done:
         engine.merge(part.state, part.counters)
+        if engine.unmatched is not None and part.unmatched is not None:
+            engine.unmatched.merge(part.unmatched)
     return True

@@ -118,7 +118,7 @@ def load(
     passed to `warn` and skipped (spans read from it before the bad spot still count).
     `jobs` > 1 reads the trace files in that many processes (see `jobs.py`); `progress` shows
     a progress line on stderr when the reading takes more than a moment."""
-    engine = CoverageEngine(spec)
+    engine = CoverageEngine(spec, shapes=True)  # the report can say why runs are missing
     paths = _trace_files(traces)
     shown = Progress(len(paths) + len(results)) if progress else None
     if jobs > 1 and paths:

@@ -31,6 +31,7 @@ from .contract_spec import problems as contract_problems
 from .judge import Checks
 from .judge.contracts import SEVERITIES, Contract
 from .judge.narrative import NarrativeSpec
+from .judge.tool_lists import ToolList
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
 from .user_regex import SchemaValidator, UserRegexError, compile_user_regex, schema_patterns
@@ -140,6 +141,16 @@ class AgentSpec:
     narrative: NarrativeSpec | None = None  # None = not declared: no content is read for it
     optional: bool = False  # a declared agent no run matched is not inconclusive
     fail_on: str | None = None  # the spec's `gate.fail_on`, over each contract's own for the gate
+    aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # aliases:, for the tool lists too
+
+    @cached_property
+    def restricted_tools(self) -> ToolList:
+        """`restricted` compiled: names, globs and aliases, compared normalised."""
+        return ToolList(self.restricted, dict(self.aliases))
+
+    @cached_property
+    def allowed_tools(self) -> ToolList:
+        return ToolList(self.allowed or (), dict(self.aliases))
 
     @property
     def needs_content(self) -> bool:
@@ -556,6 +567,7 @@ _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("consistency_window", ("consistency_window",), int),
     ("narrative", ("narrative",), _narrative),
     ("optional", ("optional",), bool),
+    ("aliases", ("aliases",), lambda m: tuple((k, tuple(v)) for k, v in m.items())),
 )
 _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "max_steps": _int_or_none,

@@ -681,9 +681,11 @@ def _traced_app(tool_error: str, http_500: str) -> dict[str, Scenario]:
 # tool's exception (the run fails); recursion_limit=4 stops the looper after two model and two
 # tool steps with GraphRecursionError; langchain-openai re-raises the HTTP 500 as its own
 # `OpenAIAPIError`. No hand-off tool exists in create_agent: agent-as-tool is its delegation.
+# `react_agent` runs the same two tools through LangGraph's older prebuilt agent.
 def _langchain_app(errors: dict[str, str]) -> dict[str, Scenario]:
     return {
         "two_tools": TWO_TOOLS,
+        "react_agent": TWO_TOOLS,  # LangGraph's prebuilt create_react_agent, named `weather`
         "streaming": TWO_TOOLS,
         "tool_error": Scenario(
             {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},

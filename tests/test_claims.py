@@ -152,6 +152,8 @@ CLAUSE_CASES: list[tuple[str, set[str]]] = [
     ("Your manager told me the funds were transferred on Monday.", set()),
     ("According to the carrier, the order shipped yesterday.", set()),
     ("Your colleague says the email was sent; I verified your identity.", {"verify_identity"}),
+    ("You said: I already cancelled the subscription.", set()),  # the frame's content
+    ("You wrote 'I cancelled it' and I sent an email.", {"send_email"}),  # the agent again
     # code-form names need a deed
     ("`git_push` needs a remote; `db_query` is read-only.", set()),
     ("I ran `db_query` and it returned 12 rows.", {"db_query"}),

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 import yaml
+from _acme import SCOPE, acme_traffic
 from jsonschema import Draft202012Validator
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import Tracer, TracerProvider
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.sdk.trace import TracerProvider
 
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import SpanRecord
@@ -27,8 +27,6 @@ from otel_agentcov.semconv.builtin import FAMILIES, HOOKS, load
 from otel_agentcov.semconv.convention import BUILTIN_ENTRY_SCHEMA, Rule, problems
 from otel_agentcov.semconv.table import Table
 from otel_agentcov.spec import CoverageSpec, SpecError
-
-SCOPE = "acme.orchestrator"
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "conventions.md"
 DOC_SPECS = [yaml.safe_load(block) for block in re.findall(r"```yaml\n(.*?)```",
@@ -46,38 +44,12 @@ def _spec(conventions: list[dict[str, Any]] | None) -> CoverageSpec:
     return CoverageSpec.from_dict(doc)
 
 
-def _acme_traffic(tracer: Tracer) -> None:
-    """Two triage runs (one tool failing, one routing to billing), then billing's own run."""
-    for failing in (False, True):
-        with tracer.start_as_current_span("run", attributes={"acme.step": "agent",
-                                                              "acme.agent": "triage"}):
-            with tracer.start_as_current_span("complete", attributes={
-                "acme.step": "completion", "acme.model": "acme-large",
-                "acme.tokens.prompt": 12, "acme.tokens.reply": 5,
-            }):
-                pass
-            with tracer.start_as_current_span("tool:lookup_order") as span:
-                if failing:
-                    span.set_attribute("acme.failure", "acme.errors.OrderMissing")
-                    span.set_status(Status(StatusCode.ERROR))
-            if failing:
-                continue
-            with tracer.start_as_current_span("route", attributes={
-                "acme.step": "route", "acme.route.to": "billing",
-            }):
-                pass
-    with tracer.start_as_current_span("run", attributes={"acme.step": "agent",
-                                                          "acme.agent": "billing"}):
-        with tracer.start_as_current_span("tool:refund"):
-            pass
-
-
 def _report(spec: CoverageSpec) -> dict[str, Any]:
     processor = AgentCoverageProcessor(spec, flush_interval_s=3600.0)
     provider = TracerProvider(resource=Resource.create({"service.name": "acme-svc"}))
     provider.add_span_processor(processor)
     try:
-        _acme_traffic(provider.get_tracer(SCOPE))
+        acme_traffic(provider.get_tracer(SCOPE))
         processor.force_flush()
         return processor.snapshot().to_dict()
     finally:

@@ -23,9 +23,10 @@ _QUOTES = re.compile(
 _QUOTE_CHARS = re.compile("[\"“‘'’]")
 _CODE = re.compile(r"`([^`\n]{1,200})`")
 _TOKENS = re.compile(
-    r"\x00\d+\x00|[$€£¥]|\d+(?:[.,:/]\d+)*|\w+(?:[.'\-/]\w+)*|[,;:()\[\]—–|]"
+    r"\x00\d+\x00|\x01|[$€£¥]|\d+(?:[.,:/]\d+)*|\w+(?:[.'\-/]\w+)*|[,;:()\[\]—–|]"
 )
 # "'d" stays as is: "would" before a base form, "had" before a participle (claims.py decides)
+QUOTED = "\x01"  # stands where quoted text was dropped: the quote was a frame's content
 _CONTRACTIONS = {"'re": "are", "'ve": "have", "'ll": "will", "'d": "'d", "'m": "am"}
 _NOT_BASES = {"couldn": "could", "wouldn": "would", "shouldn": "should", "didn": "did",
               "doesn": "does", "don": "do", "isn": "is", "aren": "are", "wasn": "was",
@@ -140,7 +141,7 @@ def tokens(sentence: str) -> tuple[list[str], list[bool]]:
     if "`" in text:
         text = _CODE.sub(keep, text)
     if _QUOTE_CHARS.search(text):
-        text = _QUOTES.sub(" , ", text).replace("’", "'")
+        text = _QUOTES.sub(f" {QUOTED} , ", text).replace("’", "'")
     raw = _TOKENS.findall(text.lower())
     if not codes and "'" not in text:  # the common case: plain words
         return raw, [False] * len(raw)
@@ -250,12 +251,15 @@ def _mark_reports(chunks: list[Clause]) -> None:
     for end in [*(i for i, c in enumerate(chunks) if _segment_end(c)), len(chunks)]:
         segment = chunks[start:end]
         whole = any(_frames_whole(c.words + c.extra) for c in segment)
-        reporting = False
+        reporting = introduced = False
         for chunk in segment:
-            if _agent_speaks(chunk.words):  # "You wrote '…' and I sent an email"
+            # "You wrote '…' and I sent an email": the agent speaks again; but "You said: I
+            # cancelled it" is the content the frame introduced
+            if _agent_speaks(chunk.words) and not introduced:
                 whole = reporting = False
-            reporting = reporting or whole or _reports(chunk)
+            reporting = reporting or whole or introduced or _reports(chunk)
             chunk.reported = reporting
+            introduced = chunk.words[-1] in REPORTING and chunk.words[0] not in AGENT
         start = end
 
 

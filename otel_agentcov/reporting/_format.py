@@ -222,6 +222,21 @@ def runs_header(agent_name: str, agent: AgentReport) -> str:
     return f"agent coverage: {agent_name} ({plural(agent['runs']['count'], 'run')})"
 
 
+def unclassified_lines(spans: SpanStats) -> list[str]:
+    """Why runs may be missing: the commonest shapes of spans no convention matched (attribute
+    keys only), and where to go from there; no lines when the report has no such section."""
+    section = spans.get("unclassified")
+    if section is None:
+        return []
+    lines = [f"{plural(section['spans'], 'span')} matched no convention; the commonest shapes "
+             "(`agentcov explain` suggests conventions: entries for them, docs/conventions.md):"]
+    for shape in section["shapes"]:
+        keys = ", ".join(shape["attributes"]) or "no attributes"
+        lines.append(f"  {shape['count']} × scope {shape['scope'] or '(none)'} · name "
+                     f"{shape['name']} · {keys}")
+    return lines
+
+
 def spans_summary(spans: SpanStats) -> str:
     """Self-accounting of the input: what was processed by kind, and what was dropped why."""
     by_kind: Mapping[str, int] = spans.get("by_kind", {})

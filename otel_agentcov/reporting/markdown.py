@@ -163,4 +163,8 @@ def render_markdown(report: Report) -> str:
     for name, agent in agents.items():
         lines += ["", *_agent_section(name, agent)]
     lines += ["", f"_{escape(fmt.spans_summary(report['spans']))}_"]
+    unclassified = fmt.unclassified_lines(report["spans"])
+    if unclassified:
+        lines += ["", escape(unclassified[0]), ""]
+        lines += [f"- {escape(line.strip())}" for line in unclassified[1:]]
     return "\n".join(lines) + "\n"

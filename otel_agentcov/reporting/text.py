@@ -77,5 +77,8 @@ def render_text(report: Report) -> str:
     if not blocks:
         blocks = [[fmt.NO_RUNS]]
     blocks.append([fmt.spans_summary(report["spans"])])
+    unclassified = fmt.unclassified_lines(report["spans"])
+    if unclassified:
+        blocks.append(unclassified)
     return "\n\n".join("\n".join(line_safe(plain(line)) for line in block)
                        for block in blocks) + "\n"

@@ -6,7 +6,7 @@ The built-in tables (`builtin.FAMILIES`) say what each instrumentation's spans a
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..records import SpanRecord
@@ -32,14 +32,17 @@ class Classifier:
             self._table = Table([*(Rule(entry) for entry in conventions), *builtin.TABLE.rules])
 
     def classify(
-        self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False
+        self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False,
+        unmatched: Callable[[SpanRecord], None] | None = None,
     ) -> Step:
-        """The first matching entry's Step, else an `other` step.
+        """The first matching entry's Step, else an `other` step (and `unmatched` is told).
 
         `content` (a declared check needs it) also reads the span's output, input and tool
         arguments onto the step; without it no content is parsed at all (the hot path)."""
         step = self._table.classify(record, state_attributes)
         if step is None:
+            if unmatched is not None:
+                unmatched(record)
             step = build_step(record, OTHER, state_attributes)
         step = testspans.as_test_span(record, step, state_attributes)  # never an agent or a tool
         if content:

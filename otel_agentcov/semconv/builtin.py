@@ -19,7 +19,6 @@ from . import (
     genai,
     haystack,
     llama_index,
-    llama_index_traceloop,
     logfire,
     mcp,
     openinference,
@@ -32,7 +31,7 @@ from .table import Table
 FAMILIES = (
     "smolagents", "llama_index", "agent_framework", "crewai",  # OpenInference scopes / dialects
     "dspy", "beeai",  # OpenInference scopes whose modules or answers are not agents or tools
-    "agno", "llama_index_traceloop",  # Traceloop scopes whose spans its kinds misread
+    "agno",  # a Traceloop scope whose team span its kinds misread
     "mlflow", "langfuse", "langsmith", "haystack",  # tracers with vocabularies of their own
     "semantic_kernel", "logfire", "openlit",  # GenAI dialects, by scope prefix
     "pydantic_ai",  # scope `pydantic-ai`, legacy names
@@ -55,7 +54,7 @@ HOOKS: Mapping[str, Hook] = {
     "logfire.max_turns": logfire.max_turns,
     "agent_framework.edge": agent_framework.edge,
     "haystack.budget": haystack.budget,
-    "llama_index_traceloop.turn": llama_index_traceloop.turn,
+    "llama_index.traceloop_turn": llama_index.traceloop_turn,
 }
 
 

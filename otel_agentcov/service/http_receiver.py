@@ -169,7 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._authorized(self.server.view_tokens):
                 self._unauthorized()
                 return
-            self._send_page(views.get(path, query))
+            views.serve(path, query, self._send_page)
         else:
             self._other_method()
 

@@ -142,6 +142,7 @@ class CoverageStore:
         self.replayed_records = 0
         self.recovery_seconds = 0.0
         self._fsyncs_before = 0  # fsyncs of journals already replaced by compaction
+        self.version = 0  # bumped whenever a record changes the engine: what a rendering is of
 
     # ------------------------------------------------------------------ live path
 
@@ -202,6 +203,7 @@ class CoverageStore:
                steps: Iterable[tuple[Step, bool]]) -> None:
         engine = self.engine
         self._clock.now = now
+        self.version += 1
         for reason, n in rejected.items():
             engine.reject(reason, n)
         for step, local_root in steps:
@@ -216,6 +218,8 @@ class CoverageStore:
             flushed = self.engine.counters.flushed_early
             before = flushed["idle_ttl"]
             judged = self._judging(self.engine.sweep)
+            if flushed["idle_ttl"] != before:
+                self.version += 1
             if flushed["idle_ttl"] != before and self._journal is not None:
                 try:
                     self._journal.append(SWEEP + _TIME.pack(now))

@@ -30,17 +30,19 @@ def _richness(counts: Mapping[int, int]) -> tuple[int, float | None, float | Non
 def tools_section(v: AgentView) -> None:
     """Known tools (declared, else discovered), called, uncovered, undeclared; models."""
     spec, inv = v.spec, v.st.inventory
-    restricted = set(spec.restricted)
+    restricted = spec.restricted_tools.matches
     called = {t for t, (ok, err) in inv.tools.items() if ok + err > 0}
     declared = spec.tools if spec.tools is not None else spec.allowed
     pool = set(declared) if declared is not None else inv.tool_definitions | called
-    known = sorted(pool - restricted)
-    inventory = set(spec.tools or ()) | set(spec.allowed or ()) | restricted
+    known = sorted(t for t in pool if not restricted(t))
+    tools = set(spec.tools or ())
+    inventory = bool(tools or spec.allowed or spec.restricted)
     v.report["tools"] = {
         "known": known,
         "called": {t: {"ok": ok, "error": err} for t, (ok, err) in sorted(inv.tools.items())},
         "uncovered": [t for t in known if t not in called],
-        "undeclared": sorted(called - inventory) if inventory else [],
+        "undeclared": sorted(t for t in called if t not in tools and not restricted(t)
+                             and not spec.allowed_tools.matches(t)) if inventory else [],
         "discovered": declared is None,
     }
     v.report["models"] = {"known": list(spec.models), "used": dict(sorted(inv.models.items()))}

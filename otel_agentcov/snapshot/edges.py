@@ -17,7 +17,7 @@ def edges_section(v: AgentView) -> None:
     attempts = sum(edges_rec.restricted.values())
     declared_edges = set(spec.delegation)
     edges: Edges = {
-        "allowed_pct": _pct(len(set(spec.allowed) & called), len(spec.allowed))
+        "allowed_pct": _pct(spec.allowed_tools.entries_hit(called), len(spec.allowed))
         if spec.allowed
         else None,
         "restricted_attempts": attempts,

@@ -119,10 +119,12 @@ def recommendations_section(v: AgentView) -> None:
                 f"model `{model}` never used: run the suite against it")
     # hand-off tools (transfer_to_billing) pass control to an agent, they act on nothing; a tool
     # listed under tool_edges.allowed was allowed on purpose
-    exempt = set(spec.restricted) | set(spec.allowed or ()) | v.st.inventory.handoff_tools
+    handoffs = v.st.inventory.handoff_tools
     candidates = set(known) | set(report["tools"]["called"])
-    for tool in sorted(t for t in candidates - exempt
-                       if looks_destructive(t) and not is_handoff_tool(t)):
+    for tool in sorted(t for t in candidates if t not in handoffs
+                       and not spec.restricted_tools.matches(t)
+                       and not spec.allowed_tools.matches(t)
+                       and looks_destructive(t) and not is_handoff_tool(t)):
         add(none, "restrict", tool,
             f"`{tool}` looks destructive but is not restricted: declare it under "
             "tool_edges.restricted, or list it under tool_edges.allowed if it is meant to run")

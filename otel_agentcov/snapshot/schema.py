@@ -10,6 +10,8 @@ the `edges.*_pct` percentages.
 # so __required_keys__ is right for the runtime check in tests/test_report_schema.py
 from typing import Literal, NotRequired, TypedDict
 
+from ..semconv.shapes import Unclassified
+
 Dimension = Literal["tool", "path", "state", "boundary", "model"]
 DIMENSIONS: tuple[Dimension, ...] = ("tool", "path", "state", "boundary", "model")
 
@@ -228,6 +230,7 @@ class SpanStats(TypedDict):
     label_overflow: NotRequired[dict[str, int]]
     internal_errors: NotRequired[int]
     state_files: NotRequired[int]
+    unclassified: NotRequired[Unclassified]  # only when it explains missing runs
 
 
 class Report(TypedDict):

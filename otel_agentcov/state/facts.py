@@ -86,7 +86,7 @@ class RunFacts:
 
 def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     """Walk the run's steps once; a run passes unless an error, an attempt or a verdict fails it."""
-    restricted = set(spec.restricted)
+    restricted = spec.restricted_tools.matches  # names, globs, aliases; normalised
     tool_calls: Counter[tuple[str, bool]] = Counter()
     called: set[str] = set()
     handoff_tools: set[str] = set()
@@ -102,7 +102,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
             name = step.tool
             seen_tools[name] += 1
             if step.decision == "deny":
-                if name in restricted:
+                if restricted(name):
                     attempts[(name, "denied")] += 1
                 continue
             called.add(name)
@@ -111,7 +111,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
             failed = step.error is not None
             tool_calls[(name, failed)] += 1
             tool_failed = tool_failed or failed
-            if name in restricted:
+            if restricted(name):
                 attempts[(name, "failed" if failed else "executed")] += 1
         elif step.kind == LLM:
             llm_calls += 1
@@ -124,7 +124,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
                 models[step.model] += 1
     models.update(run.models)  # named by no step (a trial's trace-level model): once per run
     for name, count in requested.items():
-        if name in restricted and count > seen_tools[name]:
+        if restricted(name) and count > seen_tools[name]:
             attempts[(name, "denied")] += count - seen_tools[name]
 
     by_tool = spec.granularity == "tool"
