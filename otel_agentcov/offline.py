@@ -14,6 +14,7 @@ from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
 from .progress import Progress
 from .readers.errors import TraceFormatError
+from .readers.foreign import kind_of
 from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
@@ -193,7 +194,7 @@ def input_kind(path: str) -> str:
     except (OSError, ValueError, RecursionError):
         return "traces"  # the trace reader reports the problem with the file's name
     if isinstance(doc, list):
-        return "results"
+        return "traces" if kind_of(doc) == "zipkin" else "results"
     if not isinstance(doc, dict):
         return "traces"
     if doc.get("format") == STATE_FORMAT or ("agents" in doc and "spans" in doc):

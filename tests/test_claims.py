@@ -168,6 +168,8 @@ CLAUSE_CASES: list[tuple[str, set[str]]] = [
     ("Once the snapshot is taken, the image will be built.", set()),
     ("The email might already have been sent by the scheduler.", set()),
     ("I should have issued the refund sooner.", set()),
+    ("- Email sent once approved\n- Refund issued if eligible", set()),  # telegraphic conditions
+    ("I issued a refund, if that helps.", {"issue_refund"}),
     # namespaced, CLI, camel and kebab names; verb-less names
     ("I pushed the hotfix branch.", {"git_push"}),
     ("The deployment manifest was applied to prod.", {"kubectl_apply"}),

@@ -37,6 +37,9 @@ _S_PRONOUNS = frozenset({"it", "that", "there", "what", "here", "he", "she", "wh
 CLAUSE_MARKS = frozenset({",", ";", ":", "(", ")", "[", "]", "—", "–", "|"})
 CONDITIONAL = frozenset({"if", "unless", "once", "when", "whenever", "until", "provided",
                          "assuming", "whether", "case", "suppose", "supposing"})  # fmt: skip
+# a clause these open makes the clause before it a condition too ("Refund issued if eligible");
+# an "I/we <past>" there still claims ("I issued a refund, if that helps")
+CONDITIONS_AFTER = frozenset({"if", "unless", "once", "provided", "assuming", "whenever"})
 # a clause opened by these does not say its verb happened ("before any test ran")
 UNASSERTED = CONDITIONAL | frozenset({"before"})
 CONTRAST = frozenset({"but", "however", "though", "although", "yet", "whereas"})
@@ -192,6 +195,10 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
         chunks.append(current)
     opens = _opens_with_condition(words)
     _mark_status(chunks)
+    for before, after in zip(chunks, chunks[1:], strict=False):
+        if after.words[0] in CONDITIONS_AFTER and before.words != [";"]:  # "… once approved"
+            before.words.insert(0, "if")
+            before.code.insert(0, False)
     chunks = _join_verbless(chunks)
     _mark_reports(chunks)
     negated = False

@@ -24,6 +24,7 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 
 from ..records import SpanRecord
 from ..regular_files import open_regular
+from . import foreign
 from .otlp import (
     Keep,
     TraceFormatError,
@@ -182,7 +183,11 @@ def _decode(line: bytes, source: _Source, line_no: int, start: int) -> str:
 
 
 def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord]]:
-    """One batch per OTLP/JSON traces object; a list of them is accepted too."""
+    """One batch per OTLP/JSON traces object; a list of them is accepted too, and so are Tempo,
+    Jaeger and Zipkin documents (`foreign`)."""
+    if foreign.kind_of(doc) is not None:
+        yield _batch(foreign.records(doc, where, keep), where)
+        return
     docs = doc if isinstance(doc, list) else [doc]
     for n, item in enumerate(docs):
         at = f"{where}: [{n}]" if isinstance(doc, list) else where
@@ -190,7 +195,8 @@ def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord]
             got = (f"an object with keys {', '.join(list(item)[:5]) or '(none)'}"
                    if isinstance(item, dict) else type(item).__name__)
             raise TraceFormatError(
-                f"{at}: expected an OTLP/JSON object with 'resourceSpans', got {got}"
+                f"{at}: expected an OTLP/JSON object with 'resourceSpans' (or Tempo 'batches', "
+                f"Jaeger 'data', a Zipkin v2 span list), got {got}"
             )
         yield _batch(records_from_json(item, "", keep), at)
 
