@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
+.PHONY: demo test check lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node collector
 
 $(STAMP): pyproject.toml
@@ -85,6 +85,11 @@ $(COLLECTOR_BIN): | $(OCB)
 	$(GO_ENV) $(OCB) --config $(COLLECTOR_MANIFEST)
 	cp build/otelcol/src/otelcol-agentcov $@.tmp && mv $@.tmp $@
 	./$@ --version
+
+# The minute's check while working: lint (ruff + the layer contracts), types and the fast tests;
+# `make test` runs everything, the slow system tests too (pytest -m slow lists them).
+check: lint typecheck
+	$(BIN)/python -m pytest -q -m "not slow and not collector" -n auto
 
 test: lint typecheck prometheus-tools node-tools chromium collector
 	$(BIN)/python -m pytest -q -n 2

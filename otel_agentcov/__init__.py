@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .agentassay import AgentCoverageCollector
+    from .exporters.otlp_file import OTLPFileSpanExporter
     from .processor import AgentCoverageProcessor
     from .snapshot import Snapshot
     from .spec import CoverageSpec, SpecError
@@ -21,6 +22,7 @@ _WHERE = {
     "AgentCoverageProcessor": ".processor",
     "CoverageSpec": ".spec",
     "CoverageState": ".state",
+    "OTLPFileSpanExporter": ".exporters.otlp_file",
     "Snapshot": ".snapshot",
     "SpecError": ".spec",
 }
@@ -29,6 +31,7 @@ __all__ = [
     "AgentCoverageProcessor",
     "CoverageSpec",
     "CoverageState",
+    "OTLPFileSpanExporter",
     "Snapshot",
     "SpecError",
 ]

@@ -17,18 +17,18 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, BinaryIO, Literal, TextIO
+from typing import Any, Literal, TextIO
 
 import yaml
 from opentelemetry import trace
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import BatchSpanProcessor
 from opentelemetry.sdk.trace.id_generator import IdGenerator
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from opentelemetry.util.types import AttributeValue
 
+from otel_agentcov.exporters.otlp_file import OTLPFileSpanExporter
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.reporting import render
 from otel_agentcov.spec import CoverageSpec
@@ -341,18 +341,6 @@ def run_workload(
         workload.request(incident)
 
 
-class _TraceFileExporter(SpanExporter):
-    """Appends each batch as a serialized ExportTraceServiceRequest: protobuf merges repeated
-    fields, so the file is one request that `agentcov coverage --traces` and OTLP tools read."""
-
-    def __init__(self, fh: BinaryIO) -> None:
-        self._fh = fh
-
-    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        self._fh.write(encode_spans(spans).SerializeToString())
-        return SpanExportResult.SUCCESS
-
-
 def write_spec(path: str) -> None:
     """The demo's spec as `agentcov.yaml`, so the trace file can be judged by every command."""
     with open(path, "w", encoding="utf-8") as fh:
@@ -400,14 +388,14 @@ def main(
     """
     if spec_out is not None:
         write_spec(spec_out)
-    trace_file = open(traces_out, "wb") if traces_out is not None else None
+    trace_file = OTLPFileSpanExporter(traces_out) if traces_out is not None else None
     provider = TracerProvider(
         resource=Resource.create({"service.name": "agentcov-demo"}), id_generator=SeededIds(seed)
     )
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
     provider.add_span_processor(processor)
     if trace_file is not None:
-        provider.add_span_processor(BatchSpanProcessor(_TraceFileExporter(trace_file)))
+        provider.add_span_processor(BatchSpanProcessor(trace_file))
     server = None
     try:
         if serve_port is not None:
@@ -438,6 +426,6 @@ def main(
         if server is not None:
             server.shutdown()
         if trace_file is not None:
-            trace_file.close()
+            trace_file.shutdown()
     out.write(text if text.endswith("\n") else text + "\n")
     return 0

@@ -10,7 +10,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .judge import Checks, Verdicts, judge
@@ -22,6 +22,9 @@ from .snapshot import compute_snapshot
 from .snapshot.schema import SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
+
+if TYPE_CHECKING:
+    from .evaluations import EvaluationQueue
 
 
 def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
@@ -104,6 +107,8 @@ class CoverageEngine:
         # replay folds the journaled ones instead of judging runs whose content is gone
         self.judged: list[tuple[str, Verdicts]] | None = None
         self.replayed: deque[tuple[str, Verdicts]] | None = None
+        # where each folded run's evaluation events go (docs/evaluations.md); None: nowhere
+        self.evaluations: EvaluationQueue | None = None
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -179,7 +184,9 @@ class CoverageEngine:
                 spec = self.spec.for_agent(run.agent)
                 verdicts = self._verdicts(run, spec.checks)
                 run.content = None
-                self.state.update(run, spec, verdicts)
+                facts = self.state.update(run, spec, verdicts)
+                if self.evaluations is not None:
+                    self.evaluations(run, spec, facts, verdicts)
             except Exception:
                 self.count_internal_error()
 
@@ -228,7 +235,9 @@ class CoverageEngine:
             unclassified = self._unclassified(sum(counters.by_kind.values()))
             if unclassified is not None:
                 stats["unclassified"] = unclassified
-            return stats
+        if self.evaluations is not None:
+            stats["evaluations"] = self.evaluations.counts()
+        return stats
 
     def _unclassified(self, classified: int) -> Unclassified | None:
         """What no convention matched, when it explains something: spans were read but no

@@ -14,12 +14,16 @@ from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
 from .progress import Progress
 from .readers.errors import TraceFormatError
+from .readers.foreign import kind_of
 from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
+from .regular_files import open_regular
 from .snapshot.schema import Report
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
+
+MAX_RESULTS_BYTES = 256 << 20  # a results (trials) file is parsed whole: past this, not sniffed
 
 
 class InputError(ValueError):
@@ -84,7 +88,7 @@ def load_state(path: str) -> CoverageState:
         return CoverageState.load(path)
     except StateError:
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open_regular(path) as fh:
                 doc = json.load(fh)
         except (OSError, ValueError, RecursionError):
             doc = None
@@ -178,16 +182,19 @@ def input_kind(path: str) -> str:
     if path == STDIN or os.path.isdir(path):
         return "traces"
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(1 << 16).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
             if head not in (b"{", b"["):
                 return "traces"
             fh.seek(0)
-            doc = json.loads(fh.read().decode("utf-8-sig"))
+            data = fh.read(MAX_RESULTS_BYTES + 1)
+            if len(data) > MAX_RESULTS_BYTES:
+                return "traces"  # the trace reader refuses a JSON document this big, naming it
+            doc = json.loads(data.decode("utf-8-sig"))
     except (OSError, ValueError, RecursionError):
         return "traces"  # the trace reader reports the problem with the file's name
     if isinstance(doc, list):
-        return "results"
+        return "traces" if kind_of(doc) == "zipkin" else "results"
     if not isinstance(doc, dict):
         return "traces"
     if doc.get("format") == STATE_FORMAT or ("agents" in doc and "spans" in doc):

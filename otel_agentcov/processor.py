@@ -7,20 +7,27 @@ attribute values (captured prompts and outputs) when larger. Measuring costs ~1 
 done only once the queue is long (the worker is behind, which is when bytes pile up): at most
 the first `_wake_at` (<= 128) queued spans go unmeasured. Only the part above the flat size is
 accounted, under a lock, so spans without content never take one.
+
+With a `logger_provider` (or `AGENTCOV_EVALUATIONS=on`: the globally configured one), each
+judged run's verdicts are emitted as `gen_ai.evaluation.result` log records on the agent span
+(docs/evaluations.md), by the worker thread only.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from collections import deque
 from typing import Any
 
+from opentelemetry._logs import LoggerProvider, get_logger_provider
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from .assembler import Bounds
 from .engine import CoverageEngine
+from .evaluations import EvaluationQueue, logger_for
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
 from .snapshot.schema import SpanStats
@@ -29,6 +36,16 @@ from .state import Limits
 
 _log = logging.getLogger(__name__)
 SPAN_BYTES = 2048  # a queued SDK span with a dozen short attributes, rounded up
+EVALUATIONS_ENV = "AGENTCOV_EVALUATIONS"  # "on": emit through the global LoggerProvider
+
+
+def _provider(given: LoggerProvider | None) -> LoggerProvider | None:
+    """The provider evaluation events go to: the one given, else the global one when the
+    environment turns them on (auto-instrumented apps), else none (nothing emitted)."""
+    if given is not None:
+        return given
+    value = os.environ.get(EVALUATIONS_ENV, "").strip().lower()
+    return get_logger_provider() if value in ("on", "true", "1") else None
 
 
 def _str_bytes(attributes: Any) -> int:
@@ -60,8 +77,16 @@ class AgentCoverageProcessor(SpanProcessor):
         bounds: Bounds | None = None,
         limits: Limits | None = None,
         flush_interval_s: float = 0.5,
+        logger_provider: LoggerProvider | None = None,
     ) -> None:
         self.engine = CoverageEngine(spec, bounds=bounds, limits=limits)
+        provider = _provider(logger_provider)
+        self._logger = logger_for(provider) if provider is not None else None
+        if provider is not None:
+            self.engine.evaluations = EvaluationQueue()
+        # force_flush callers waiting for the worker's next round (it emits the events)
+        self._flush_waiters: list[threading.Event] = []
+        self._waiters_lock = threading.Lock()
         bounds = self.engine.bounds
         max_queue, max_queue_bytes = bounds.max_queue, bounds.max_queue_bytes
         # a span, or (span, bytes above SPAN_BYTES) when it was measured
@@ -154,16 +179,45 @@ class AgentCoverageProcessor(SpanProcessor):
         while not self._stopped.is_set():
             self._wake.wait(self._flush_interval_s)
             self._wake.clear()
-            try:
-                self._drain()
-            except Exception:
-                self._internal_error()
+            self._round()
+        try:  # shutdown: finish open traces here, so their events leave from this thread
+            self._drain()
+            self.engine.flush_all("shutdown")
+        except Exception:
+            self._internal_error()
+        self._round()
 
-    def force_flush(self, timeout_millis: int = 30_000) -> bool:
-        """Every span ended before this call is classified and visible to `snapshot()`."""
+    def _round(self) -> None:
+        """Drain, then emit the evaluation events queued so far; then release the force_flush
+        calls that were waiting when the round began."""
+        with self._waiters_lock:  # a waiter added later drained after this round began
+            waiters, self._flush_waiters = self._flush_waiters, []
         try:
             self._drain()
-            return True
+        except Exception:
+            self._internal_error()
+        queue, logger = self.engine.evaluations, self._logger
+        if queue is not None and logger is not None:
+            try:
+                queue.emit(logger)
+            except Exception:
+                self._internal_error()
+        for waiter in waiters:
+            waiter.set()
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        """Every span ended before this call is classified and visible to `snapshot()`; with
+        evaluation events on, their records are emitted too (by the worker: this waits for it,
+        at most `timeout_millis`)."""
+        try:
+            self._drain()
+            if self.engine.evaluations is None or not self._worker.is_alive():
+                return True
+            done = threading.Event()
+            with self._waiters_lock:
+                self._flush_waiters.append(done)
+            self._wake.set()
+            return done.wait(timeout_millis / 1000)
         except Exception:
             self._internal_error()
             return False
@@ -181,6 +235,9 @@ class AgentCoverageProcessor(SpanProcessor):
         try:
             self._drain()
             self.engine.flush_all("shutdown")
+            queue = self.engine.evaluations
+            if queue is not None:  # the worker is gone: never emitted from the caller's thread
+                queue.count("shutdown", len(queue.take()))
         except Exception:
             self._internal_error()
 

@@ -762,9 +762,11 @@ LANGSMITH = _langchain_app(dict.fromkeys(("tool_error", "max_steps", "http_500")
 # extract step is one more model call. ReAct hands a tool's exception back to the model;
 # max_iters=2 ends the looper's tool steps quietly (only the spec's max_steps sees it); DSPy
 # re-raises the HTTP 500 as its LMServerError.
+_DSPY_WEATHER = Scenario({"Weather": A(
+    llm=4, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 4})})
 DSPY_OPENINFERENCE = {
-    "two_tools": Scenario({"Weather": A(llm=4, tools={"get_weather": (1, 0), "get_time": (1, 0)},
-                                        models={"weather-model": 4})}),
+    "two_tools": _DSPY_WEATHER,
+    "streaming": _DSPY_WEATHER,  # dspy.streamify with a listener on the answer
     "tool_error": Scenario(
         {"Orders": A(llm=3, tools={"lookup_order": (0, 1)}, models={"orders-model": 3},
                      boundaries=b("tool_failure"))},
@@ -793,9 +795,11 @@ DSPY_OPENINFERENCE = {
 # Failures add an `error` span inside the failed one (not another call). max_iterations=2: the
 # agent makes the model answer on its last iteration (no error; only the spec's max_steps sees
 # it). Delegation is a HandoffTool named `billing`, the billing agent running inside it.
+_BEEAI_WEATHER = Scenario({"weather": A(
+    llm=3, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 3})})
 BEEAI_OPENINFERENCE = {
-    "two_tools": Scenario({"weather": A(llm=3, tools={"get_weather": (1, 0), "get_time": (1, 0)},
-                                        models={"weather-model": 3})}),
+    "two_tools": _BEEAI_WEATHER,
+    "streaming": _BEEAI_WEATHER,  # one `new_token` span per streamed chunk: not calls
     "tool_error": Scenario(
         {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
                      boundaries=b("tool_failure"))},
@@ -906,9 +910,11 @@ LITELLM = {
 # own), `execute_tool` spans inside it; no agent, so the work counts for service.name. The limit
 # (maximum_remote_calls=2) is not carried; a failed call's error.type is the HTTP status.
 _GG = "genai-app"
+_GG_WEATHER = Scenario({_GG: A(tools={"get_weather": (1, 0), "get_time": (1, 0)},
+                               models={"weather-model": 1})})
 GOOGLE_GENAI = {
-    "two_tools": Scenario({_GG: A(tools={"get_weather": (1, 0), "get_time": (1, 0)},
-                                  models={"weather-model": 1})}),
+    "two_tools": _GG_WEATHER,
+    "streaming": _GG_WEATHER,
     "tool_error": Scenario(
         {_GG: A(tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
                 boundaries=b("tool_failure"))},

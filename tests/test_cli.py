@@ -7,6 +7,8 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 
 def agentcov(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
@@ -26,6 +28,7 @@ def test_demo_prints_report_for_every_agent() -> None:
     assert "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_demo_is_deterministic_per_seed_and_varies_across_seeds() -> None:
     a = json.loads(agentcov("demo", "--seed", "3", "--runs", "30", "--format", "json").stdout)
     b = json.loads(agentcov("demo", "--seed", "3", "--runs", "30", "--format", "json").stdout)
@@ -51,6 +54,7 @@ def test_usage_error_is_one_line_exit_2() -> None:
         assert "--duration" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_demo_serve_keeps_metrics_up_while_running() -> None:
     """Waits on conditions, not on time: the demo serves until /metrics showed runs, then Ctrl-C
     ends it (a fixed --duration raced process start-up on a loaded machine)."""
@@ -96,6 +100,7 @@ def test_port_out_of_range_is_a_usage_error() -> None:
         assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow
 def test_demo_serve_names_the_port_it_bound_or_could_not_bind() -> None:
     import socket
 
@@ -148,6 +153,7 @@ def test_merge_errors_are_one_line_like_the_others(tmp_path: Any) -> None:
         2, f"agentcov: {tmp_path}: cannot read: Is a directory\n")
 
 
+@pytest.mark.slow
 def test_ctrl_c_on_demo_prints_the_report_so_far() -> None:
     import re
     import signal
@@ -177,6 +183,7 @@ def test_ctrl_c_on_demo_prints_the_report_so_far() -> None:
     assert json.loads(out)["agents"]["triage_agent"]["runs"]["count"] >= 1
 
 
+@pytest.mark.slow
 def test_demo_writes_its_workload_and_spec_for_every_other_command(tmp_path: Any) -> None:
     traces, spec = tmp_path / "demo.pb", tmp_path / "agentcov.yaml"
     demo = agentcov("demo", "--runs", "20", "--format", "json",

@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _trace_files import demo_spans, protobuf_bytes, write_jsonl, write_spec
 
 from otel_agentcov.demo import DEMO_SPEC
@@ -59,6 +60,7 @@ def _json(proc: subprocess.CompletedProcess[str]) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.slow
 def test_coverage_over_files_matches_the_in_process_report(tmp_path: Path) -> None:
     spec = write_spec(tmp_path / "agentcov.yaml")
     pb = tmp_path / "traces.pb"

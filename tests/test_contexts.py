@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from _builders import agent_span, chat_span, tool_span
 from _trace_files import write_jsonl
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -201,18 +202,15 @@ def _record(span_id: int, parent: int | None, name: str, start: int, end: int,
 
 
 def _agent_span(span_id: int, parent: int, name: str, start: int, end: int) -> SpanRecord:
-    return _record(span_id, parent, f"invoke_agent {name}", start, end,
-                   **{"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name})
+    return agent_span(7, span_id, parent, name, start, end)
 
 
 def _tool_span(span_id: int, parent: int, name: str, start: int, end: int) -> SpanRecord:
-    return _record(span_id, parent, f"execute_tool {name}", start, end,
-                   **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name})
+    return tool_span(7, span_id, parent, name, start, end)
 
 
 def _chat_span(span_id: int, parent: int, start: int, end: int) -> SpanRecord:
-    return _record(span_id, parent, "chat gpt-4o", start, end,
-                   **{"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"})
+    return chat_span(7, span_id, parent, "gpt-4o", start, end)
 
 
 def test_a_test_span_cuts_runs_as_separate_traces_would() -> None:

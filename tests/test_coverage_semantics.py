@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _builders import chat_attrs, tool_attrs
 
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.records import STATUS_ERROR, SpanRecord
@@ -46,10 +47,10 @@ def run(
         err = next((x for x in step[2:] if isinstance(x, str)), None)
         extra = next((x for x in step[2:] if isinstance(x, dict)), {})
         if kind == "tool":
-            attrs = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
+            attrs = tool_attrs(name)
             span_name = f"execute_tool {name}"
         else:
-            attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": name}
+            attrs = chat_attrs(name)
             span_name = f"chat {name}"
         attrs.update(extra)
         if err:

@@ -11,10 +11,11 @@ import subprocess
 from pathlib import Path
 from types import ModuleType
 
+from _builders import agent_run, ingest
+
 from otel_agentcov.cli import build_parser
 from otel_agentcov.demo import main as demo
 from otel_agentcov.engine import CoverageEngine, EngineCounters
-from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.service.journal import MAGIC
 from otel_agentcov.snapshot import REPORT_VERSION
@@ -109,12 +110,7 @@ def test_semantics_defines_every_term_a_report_prints() -> None:
     demo(runs=30, out=out)  # the demo's report shows every row, concern and footer
     # ... and a run calling an undeclared destructive tool, which the demo's spec never leaves
     engine = CoverageEngine(CoverageSpec.empty())
-    for span_id, parent, attrs in (
-        (2, 1, {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "delete_user"}),
-        (1, None, {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
-    ):
-        engine.ingest(SpanRecord(trace_id=1, span_id=span_id, parent_id=parent, name="span",
-                                 start_ns=0, end_ns=1, attributes=attrs))
+    ingest(engine, agent_run(1, "a", ["delete_user"]))
     report = out.getvalue() + render(engine.snapshot().to_dict(), "text")
     docs = " ".join(SEMANTICS.read_text(encoding="utf-8").split())  # line breaks are spaces
     for printed, defined in TERMS.items():

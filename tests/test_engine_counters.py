@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from _builders import agent_run, ingest
 
 from otel_agentcov.assembler import Bounds
 from otel_agentcov.engine import CoverageEngine, EngineCounters
@@ -15,10 +16,7 @@ from otel_agentcov.records import SpanRecord
 def _spans(trace: int) -> list[SpanRecord]:
     """An agent run with one tool call, a span ending before it starts, a span without ids."""
     return [
-        SpanRecord(trace, 2, 1, "execute_tool lookup", start_ns=1, end_ns=2, attributes={
-            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"}),
-        SpanRecord(trace, 1, None, "invoke_agent a", start_ns=0, end_ns=3, attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}),
+        *agent_run(trace, "a", ["lookup"]),
         SpanRecord(trace, 3, 1, "chat", start_ns=5, end_ns=4),
         SpanRecord(0, 0, None, "no ids"),
         SpanRecord(trace + 1000, 9, 8, "orphan", start_ns=0, end_ns=1),  # root never comes
@@ -28,8 +26,7 @@ def _spans(trace: int) -> list[SpanRecord]:
 def _engine(traces: range) -> CoverageEngine:
     engine = CoverageEngine(bounds=Bounds(max_traces=20))  # never reached: merges are exact
     for trace in traces:
-        for record in _spans(trace):
-            engine.ingest(record)
+        ingest(engine, _spans(trace))
     engine.flush_all("end_of_input")
     return engine
 

@@ -13,6 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import fleet  # noqa: E402
 
+pytestmark = pytest.mark.slow
+
 
 @pytest.mark.timeout(240)
 def test_fleet_coverage_equals_one_process_and_kill9_loses_nothing(tmp_path: Path) -> None:

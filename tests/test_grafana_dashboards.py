@@ -131,6 +131,7 @@ def grafana_schema() -> dict[str, Any]:
     return loaded
 
 
+@pytest.mark.slow
 def test_dashboards_validate_against_grafanas_schema(grafana_schema: dict[str, Any]) -> None:
     validator = jsonschema.Draft7Validator(grafana_schema)
     dashboards = _dashboards()
@@ -159,6 +160,7 @@ def test_every_panel_query_parses_with_promtool(tmp_path: Path) -> None:
     assert f"{len(rules)} rules found" in result.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_every_panel_query_returns_data_from_a_real_prometheus(tmp_path: Path) -> None:
     need_binary("prometheus")

@@ -12,13 +12,15 @@ from typing import Any
 
 import png
 import pytest
+from _builders import agent_run, ingest
 from _support import need_binary
 
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import write_html
 from otel_agentcov.reporting.html import page_name
 from otel_agentcov.spec import CoverageSpec
+
+pytestmark = pytest.mark.slow
 
 WHITE = (255, 255, 255)
 
@@ -30,17 +32,7 @@ def _report() -> dict[str, Any]:
     }]})
     engine = CoverageEngine(spec)
     for trace, tools in ((1, ["search", "rm_rf"]), (2, ["search"])):
-        for i, tool in enumerate(tools):
-            engine.ingest(SpanRecord(
-                trace_id=trace, span_id=10 + i, parent_id=1, name=f"execute_tool {tool}",
-                start_ns=1 + i, end_ns=2 + i,
-                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool},
-            ))
-        engine.ingest(SpanRecord(
-            trace_id=trace, span_id=1, parent_id=None, name="invoke_agent a", start_ns=0,
-            end_ns=10, attributes={"gen_ai.operation.name": "invoke_agent",
-                                    "gen_ai.agent.name": "a"},
-        ))
+        ingest(engine, agent_run(trace, "a", tools))
     report: dict[str, Any] = engine.snapshot().to_dict()
     return report
 

@@ -148,6 +148,7 @@ def _chromium(page: Path, tmp_path: Path, *args: str) -> tuple[str, list[str]]:
     return result.stdout, console
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_report_in_headless_chromium(
     demo_report: dict[str, Any], hostile_report: dict[str, Any], tmp_path: Path

@@ -10,10 +10,11 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from _builders import agent_run, ingest
+
 from otel_agentcov import gate
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.pytest_reports import terminal_table
-from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.textsafe import line_safe, plain
@@ -31,13 +32,7 @@ def _report() -> tuple[dict[str, Any], CoverageSpec]:
     engine = CoverageEngine(spec)
     for n, agent in enumerate(AGENTS):
         trace = 100 + n
-        for i, tool in enumerate(TOOLS):
-            engine.ingest(SpanRecord(trace, 2 + i, 1, "execute_tool", start_ns=1, end_ns=2,
-                                     attributes={"gen_ai.operation.name": "execute_tool",
-                                                 "gen_ai.tool.name": tool}))
-        engine.ingest(SpanRecord(trace, 1, None, "invoke_agent", start_ns=0, end_ns=3,
-                                 attributes={"gen_ai.operation.name": "invoke_agent",
-                                             "gen_ai.agent.name": agent}))
+        ingest(engine, agent_run(trace, agent, TOOLS))
     report = engine.snapshot().to_dict()
     assert set(report["agents"]) == set(AGENTS)  # the names really are hostile in the report
     return report, spec

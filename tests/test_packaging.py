@@ -11,7 +11,11 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from otel_agentcov.semconv.builtin import FAMILIES
+
+pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[1]
 

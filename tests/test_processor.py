@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import pytest
+from _builders import agent_attrs, chat_attrs, tool_attrs
 from opentelemetry import trace as trace_api
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
@@ -25,18 +26,6 @@ from otel_agentcov.processor import AgentCoverageProcessor
 SERVICE = "checkout-svc"
 MAX_NAME_CHARS = 256  # docs/metrics.md: label values are bounded; names are clipped to this
 _NO_KINDS = {"llm": 0, "tool": 0, "agent": 0, "handoff": 0, "workflow": 0, "other": 0}
-
-
-def agent_attrs(name: str) -> dict[str, Any]:
-    return {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
-
-
-def tool_attrs(name: Any) -> dict[str, Any]:
-    return {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
-
-
-def chat_attrs(model: str, **extra: Any) -> dict[str, Any]:
-    return {"gen_ai.operation.name": "chat", "gen_ai.request.model": model, **extra}
 
 
 def _make(**kwargs: Any) -> tuple[AgentCoverageProcessor, TracerProvider, Tracer]:

@@ -23,6 +23,8 @@ from test_versions import SPEC, emit  # the canary workload of the version tests
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.demo import DEMO_SPEC, run_workload
 
+pytestmark = pytest.mark.slow
+
 RULES = Path(__file__).resolve().parent.parent / "dashboards" / "prometheus"
 
 

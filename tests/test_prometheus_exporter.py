@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from _builders import agent_run, ingest
 from _support import free_port, need_binary
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client.parser import text_string_to_metric_families
@@ -26,7 +27,6 @@ from otel_agentcov.exporters.prometheus import (
     render,
 )
 from otel_agentcov.processor import AgentCoverageProcessor
-from otel_agentcov.records import SpanRecord
 from otel_agentcov.snapshot import DIMENSIONS
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import Limits
@@ -200,19 +200,7 @@ def test_collector_uses_its_own_registry() -> None:
 
 
 def _tool_run(engine: CoverageEngine, trace_id: int, agent: str, tools: list[str]) -> None:
-    root = trace_id << 8
-    t0 = 1_000_000_000
-    for i, tool in enumerate(tools, start=1):
-        engine.ingest(SpanRecord(
-            trace_id=trace_id, span_id=root + i, parent_id=root, name=f"execute_tool {tool}",
-            start_ns=t0, end_ns=t0 + 1000,
-            attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool},
-        ))  # fmt: skip
-    engine.ingest(SpanRecord(
-        trace_id=trace_id, span_id=root, parent_id=None, name=f"invoke_agent {agent}",
-        start_ns=t0, end_ns=t0 + 10_000,
-        attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent},
-    ))  # fmt: skip
+    ingest(engine, agent_run(trace_id, agent, tools))
 
 
 def test_label_overflow_counter_has_label_values() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 
+from _builders import agent_attrs, chat_attrs, tool_attrs
 from _support import need_binary
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client import generate_latest
@@ -38,17 +39,16 @@ def _awkward_engine() -> CoverageEngine:
             engine.ingest(SpanRecord(
                 trace_id=trace, span_id=root + i, parent_id=root, name="execute_tool x",
                 start_ns=t0 + i, end_ns=t0 + i + 1, status_code=2 if i % 2 else 0,
-                attributes={"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool},
+                attributes=tool_attrs(tool),
             ))  # fmt: skip
         engine.ingest(SpanRecord(
             trace_id=trace, span_id=root + 99, parent_id=root, name="chat", start_ns=t0,
-            end_ns=t0 + 5, attributes={"gen_ai.operation.name": "chat",
-                                       "gen_ai.request.model": AWKWARD[trace - 1] or "m"},
+            end_ns=t0 + 5, attributes=chat_attrs(AWKWARD[trace - 1] or "m"),
         ))  # fmt: skip
         engine.ingest(SpanRecord(
             trace_id=trace, span_id=root, parent_id=None, name="invoke_agent", start_ns=t0,
             end_ns=t0 + 3 * 10**9 * trace,
-            attributes={"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent},
+            attributes=agent_attrs(agent),
         ))  # fmt: skip
     return engine
 

@@ -118,6 +118,7 @@ def test_assemble_places_every_run_step_exactly_once(steps: list[Step]) -> None:
             assert run.steps == sorted(run.steps, key=lambda s: (s.start_ns, s.end_ns))
 
 
+@pytest.mark.slow
 @settings(max_examples=150)
 @given(forests(), st.lists(st.booleans(), min_size=40, max_size=40), st.integers(1, 4),
        st.integers(2, 12), st.sets(st.integers(0, 39), max_size=8), st.integers(1, 60))
@@ -171,6 +172,7 @@ def test_duplicate_span_ids_never_raise_and_never_invent_steps(
 
 
 # quadratic work on 100k spans takes hours; the bound leaves room for a loaded 2-core machine
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize("shape", ["chain", "cycle", "star"])
 def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None:
@@ -191,6 +193,7 @@ def test_a_hundred_thousand_span_trace_assembles_in_one_pass(shape: str) -> None
     _placed(_run_step_ids(runs), steps)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(240)
 def test_a_hundred_thousand_workflow_edges_and_failed_workflows_assemble_in_one_pass() -> None:
     """Workflow hand-offs and failed workflows are matched to runs by index, not pairwise."""

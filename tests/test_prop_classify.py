@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from _strategies import attributes, names, records
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,6 +53,7 @@ def _check_accounting(engine: CoverageEngine, sent: int) -> None:
     assert stats["internal_errors"] == 0
 
 
+@pytest.mark.slow
 @settings(max_examples=60)
 @given(st.lists(records(), max_size=12), st.lists(records(trace_id=7), max_size=12))
 def test_engine_counts_every_span_once_and_every_output_renders(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _builders import agent_attrs, chat_attrs, tool_attrs
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -42,11 +43,10 @@ runs = st.lists(run, max_size=12)
 
 def _attrs(kind: str, name: str) -> dict[str, Any]:
     if kind == "tool":
-        return {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": name}
+        return tool_attrs(name)
     if kind == "llm":
-        return {"gen_ai.operation.name": "chat", "gen_ai.request.model": name,
-                "gen_ai.usage.input_tokens": len(name) * 7}
-    return {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
+        return chat_attrs(name, **{"gen_ai.usage.input_tokens": len(name) * 7})
+    return agent_attrs(name)
 
 
 def feed(engine: CoverageEngine, spec: list[tuple[Any, ...]]) -> None:

@@ -105,6 +105,7 @@ def test_marked_tests_are_judged_by_their_pass_rate(
     assert result.ret == 1
 
 
+@pytest.mark.slow
 def test_same_counts_under_xdist(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
                                  ) -> None:
     result = _run(pytester, monkeypatch, "-n", "2")
@@ -136,6 +137,7 @@ def test_coin():
     passed.assert_outcomes(passed=1)
 
 
+@pytest.mark.slow
 def test_a_wrong_marker_fails_its_test_and_the_session_goes_on(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+pytestmark = pytest.mark.slow
+
 pytest_plugins = ["pytester"]
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -15,6 +15,7 @@ import os
 from collections import Counter
 
 import pytest
+from _builders import tool_attrs
 from prometheus_client.parser import text_string_to_metric_families
 
 from otel_agentcov.assembler import Bounds
@@ -24,6 +25,8 @@ from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import OVERFLOW, Limits
+
+pytestmark = pytest.mark.slow
 
 SPANS = int(os.environ.get("AGENTCOV_ATTACK_SPANS", "1000000"))
 LIMITS = Limits(max_agents=50, max_tools=100, max_models=20, max_paths=500, max_states=500,
@@ -38,7 +41,7 @@ def rss_bytes() -> int:
 
 
 def _tool(i: int) -> dict[str, object]:
-    return {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": f"tool-{i}"}
+    return tool_attrs(f"tool-{i}")
 
 
 def attack(engine: CoverageEngine, spans: int, checkpoint: list[int]) -> Counter[str]:

@@ -61,6 +61,7 @@ def _loop_until(done: threading.Event, action: Callable[[], object], count: list
         count[0] += 1
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("max_queue", [100_000, 64])  # 64: the queue overflows, drops counted
 def test_threads_end_spans_while_scrapes_snapshots_and_flushes_run(max_queue: int) -> None:
@@ -103,6 +104,7 @@ def test_threads_end_spans_while_scrapes_snapshots_and_flushes_run(max_queue: in
           + ", ".join(f"{k} x{c[0]}" for k, c in counts.items()))
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(180)
 def test_shutdown_during_load_counts_every_span_and_never_hangs() -> None:
     processor, tracer = _sdk()

@@ -46,6 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import fleet  # noqa: E402 - the fleet proof's ServeProcess drives this test's server too
 
+pytestmark = pytest.mark.slow
+
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 TOKEN = "abuse-test-token"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 from _support import free_port
 from _trace_files import demo_spans, protobuf_bytes
@@ -32,6 +33,7 @@ def _serve_args(spec: Path, state: Path, metrics: int) -> list[str]:
             "--metrics", str(metrics), "--data-file", str(state)]
 
 
+@pytest.mark.slow
 def test_a_second_serve_on_the_same_state_file_refuses_in_one_line(tmp_path: Path) -> None:
     spec = tmp_path / "agentcov.yaml"
     spec.write_text(yaml.safe_dump(DEMO_SPEC))

@@ -206,6 +206,7 @@ def test_stale_journal_after_a_crash_mid_compaction_is_not_applied_twice(
     assert second.replayed_records == 0
 
 
+@pytest.mark.slow
 def test_cli_serve_sigterm_compacts_and_errors_are_one_line(tmp_path: Path) -> None:
     spec = tmp_path / "agentcov.yaml"
     spec.write_text("version: 1\n")

@@ -46,6 +46,9 @@ class AgentRun:
     # tool -> had a successful call, over the runs this one delegated to (transitively): what a
     # story may report as done on its behalf (docs/narrative.md)
     delegated_calls: dict[str, bool] = field(default_factory=dict)
+    # the agent span's id (else the run's first step's): where its evaluation events attach
+    # (docs/evaluations.md); 0 when the run came from no span (a trial file)
+    span_id: int = 0
 
     @property
     def duration_s(self) -> float:

@@ -123,6 +123,8 @@ class _Builder:
             context=self.context,
             content=run_content(spans, steps) if content else None,
             delegated_calls=delegated_calls,
+            span_id=self.span.span_id if self.span is not None
+            else steps[0].span_id if steps else 0,
         )
 
 

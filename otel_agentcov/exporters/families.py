@@ -354,6 +354,11 @@ TRACES_IN_FLIGHT = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting
 SPANS_BUFFERED = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.",
                         (), unit="{span}", source=SPANS,
                         rows=_total(lambda s: s.get("spans_buffered", 0)))
+EVALUATION_EVENTS = _counter(
+    "agentcov_evaluation_events",
+    "Evaluation events (gen_ai.evaluation.result) emitted, or dropped by reason; only when they "
+    "are turned on.", "{event}", ("outcome",), source=SPANS,
+    rows=_by(lambda s: s.get("evaluations", {})))
 
 BUILD_INFO = _gauge("agentcov_build_info",
                     "The otel_agentcov build serving these metrics (always 1).",
@@ -392,7 +397,7 @@ FAMILIES: tuple[Family, ...] = (
     CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,
     VERSION_VERDICT,
     SPANS_PROCESSED, SPANS_DROPPED, TRACES_FLUSHED_EARLY, LABEL_OVERFLOW, INTERNAL_ERRORS,
-    TRACES_IN_FLIGHT, SPANS_BUFFERED, SERIES_OVERFLOW,
+    TRACES_IN_FLIGHT, SPANS_BUFFERED, EVALUATION_EVENTS, SERIES_OVERFLOW,
     BUILD_INFO,
     RECEIVER_REQUESTS, RECEIVER_SPANS, STATE_RECOVERIES, STATE_COMPACTIONS, JOURNAL_FSYNCS,
     JOURNAL_BYTES, STATE_RECOVERY_SECONDS, RECEIVER_INFLIGHT_BYTES,

@@ -276,6 +276,11 @@ class Match:
             return None  # the exception holds for every span of the scope
         return Match(None, None, self.name, self.conditions, unless)
 
+    @property
+    def trivial(self) -> bool:
+        """Holds for every span its scope tests let through (no tests of its own left)."""
+        return not self.conditions and self.name is None and self.unless is None
+
     def without(self, condition: Condition) -> Match:
         """This match less one condition (that a table has already tested)."""
         rest = tuple(c for c in self.conditions if c is not condition)
@@ -358,7 +363,7 @@ class Rule:
     """An entry compiled for the hot path: `matches`, then `step`."""
 
     __slots__ = ("match", "kind", "decode", "sources", "require", "handoff_tool",
-                 "hook", "gate", "_more")
+                 "hook", "gate", "_more", "_read")
 
     def __init__(self, entry: Mapping[str, Any], hooks: Mapping[str, Hook] | None = None) -> None:
         self.match = Match.parse(entry["match"], entry.get("unless"))
@@ -370,6 +375,9 @@ class Rule:
             if raw is not None:
                 listed = raw if isinstance(raw, list) else [raw]
                 self.sources[name] = tuple(Source.parse(s) for s in listed)
+        # per field: its sources, whether it names something, the names that are no name
+        self._read = {name: (sources, name in NAME_FIELDS, _PLACEHOLDERS.get(name, _NONE))
+                      for name, sources in self.sources.items()}
         self.require: tuple[str, ...] = tuple(entry.get("require", ()))
         self.handoff_tool: bool = entry.get("handoff_tool", False)
         self.hook = (hooks or {})[entry["code"]] if "code" in entry else None
@@ -381,11 +389,10 @@ class Rule:
     def read(self, name: str, record: SpanRecord) -> Any:
         """The first value the field's sources yield, or None (also when it has none); a name
         field yields only a string that is not a placeholder, clipped."""
-        sources = self.sources.get(name)
-        if sources is None:
+        found = self._read.get(name)
+        if found is None:
             return None
-        text = name in NAME_FIELDS
-        placeholders = _PLACEHOLDERS.get(name, _NONE)
+        sources, text, placeholders = found
         for source in sources:
             value = source.read(record, self.decode, text)
             if value is None:

@@ -19,7 +19,8 @@ from .convention import ONE_OF, Match, Rule, norm
 from .step import Step
 
 _SCOPE_CACHE_LIMIT = 4096  # scope names come from telemetry: the cache must stay bounded
-_Checks = tuple[tuple[Match, Rule], ...]  # each rule with the part of its match left to test
+# each rule with the part of its match left to test (None: nothing left)
+_Checks = tuple[tuple[Match | None, Rule], ...]
 
 
 class _Segment(NamedTuple):
@@ -34,24 +35,29 @@ def _indexed(rule: Rule) -> bool:
     return rule.gate is not None and rule.gate.test == ONE_OF and not rule.decode
 
 
-def _for_value(checks: _Checks, value: Any) -> _Checks:
+def _left(match: Match) -> Match | None:
+    return None if match.trivial else match
+
+
+def _for_value(checks: Sequence[tuple[Match, Rule]], value: Any) -> _Checks:
     """The rules a span whose gate attribute holds `value` may match (the gate test done)."""
     return tuple(
-        (match.without(rule.gate), rule) if _indexed(rule) else (match, rule)  # type: ignore[arg-type]
+        (_left(match.without(rule.gate)), rule) if _indexed(rule) else (_left(match), rule)  # type: ignore[arg-type]
         for match, rule in checks
         if not _indexed(rule) or value in rule.gate.values  # type: ignore[union-attr]
     )
 
 
-def _segment(key: str | None, checks: _Checks) -> _Segment:
+def _segment(key: str | None, checks: Sequence[tuple[Match, Rule]]) -> _Segment:
     names = None
     if key is None and all(m.name is not None for m, _ in checks):
         names = re.compile("|".join(m.name.pattern for m, _ in checks))  # type: ignore[union-attr]
+    plain = tuple((_left(m), r) for m, r in checks)
     if key is None or not any(_indexed(r) for _, r in checks):
-        return _Segment(key, names, checks, None, checks)
+        return _Segment(key, names, plain, None, plain)
     values = {v for _, r in checks if _indexed(r) for v in r.gate.values}  # type: ignore[union-attr]
     by_value = {v: _for_value(checks, v) for v in values}
-    return _Segment(key, None, checks, by_value, tuple(c for c in checks if not _indexed(c[1])))
+    return _Segment(key, None, plain, by_value, tuple(c for c in plain if not _indexed(c[1])))
 
 
 def _segments(rules: Sequence[Rule], scope: str) -> tuple[_Segment, ...]:
@@ -67,7 +73,7 @@ def _segments(rules: Sequence[Rule], scope: str) -> tuple[_Segment, ...]:
             runs[-1][1].append((match, rule))
         else:
             runs.append((key, [(match, rule)]))
-    return tuple(_segment(key, tuple(group)) for key, group in runs)
+    return tuple(_segment(key, group) for key, group in runs)
 
 
 class Table:
@@ -95,14 +101,16 @@ class Table:
                 if key not in attrs:
                     continue
                 if by_value is not None:
-                    try:
-                        checks = by_value.get(norm(attrs[key]), other_values)
+                    value = attrs[key]
+                    try:  # norm(), inlined: this runs for every span of a convention
+                        checks = by_value.get(
+                            value.casefold() if type(value) is str else norm(value), other_values)
                     except TypeError:  # an unhashable value (a list) equals no value
                         checks = other_values
             elif names is not None and names.match(record.name) is None:
                 continue
             for match, rule in checks:
-                if match.span_holds(record, rule.decode):
+                if match is None or match.span_holds(record, rule.decode):
                     step = rule.step(record, state_attributes)
                     if step is not None:
                         return step

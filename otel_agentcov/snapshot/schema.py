@@ -231,6 +231,7 @@ class SpanStats(TypedDict):
     internal_errors: NotRequired[int]
     state_files: NotRequired[int]
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
+    evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
 
 
 class Report(TypedDict):

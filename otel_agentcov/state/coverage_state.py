@@ -16,6 +16,7 @@ from typing import Any
 
 from ..assembler import AgentRun
 from ..judge import Verdicts
+from ..regular_files import open_regular
 from ..spec import AgentSpec
 from . import fields
 from .caps import OVERFLOW, Caps, Limits
@@ -23,7 +24,7 @@ from .contexts import Contexts
 from .contracts import Contracts
 from .diversity import Diversity
 from .edges import Edges
-from .facts import run_facts
+from .facts import RunFacts, run_facts
 from .inventory import Inventory
 from .narrative import Narrative
 from .outcomes import Outcomes
@@ -112,8 +113,9 @@ class CoverageState:
             st = self.agents[key] = AgentState()
         return st
 
-    def update(self, run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> None:
-        """Fold one finished, judged run into its agent's state under that agent's spec."""
+    def update(self, run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
+        """Fold one finished, judged run into its agent's state under that agent's spec; returns
+        what the run contributed (its evaluation events are built from it)."""
         st = self.agent(run.agent)
         facts = run_facts(run, spec, verdicts)
         called = st.inventory.add(facts, self.caps)
@@ -124,6 +126,7 @@ class CoverageState:
         st.narrative.add(verdicts.narrative, self.caps)
         st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
+        return facts
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.
@@ -193,7 +196,7 @@ class CoverageState:
     @classmethod
     def load(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> CoverageState:
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open_regular(path) as fh:
                 data = json.load(fh)
         except OSError as exc:  # worded as every command words an unreadable file
             raise StateError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
