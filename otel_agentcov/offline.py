@@ -12,15 +12,19 @@ from functools import partial
 
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
+from .evaluations import Encoder, EvaluationQueue, otlp_json
 from .progress import Progress
 from .readers.errors import TraceFormatError
 from .readers.foreign import kind_of
 from .readers.trial_runs import TrialRuns
 from .readers.trials import read_trials
 from .records import SpanRecord
+from .regular_files import open_regular
 from .snapshot.schema import Report
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
+
+MAX_RESULTS_BYTES = 256 << 20  # a results (trials) file is parsed whole: past this, not sniffed
 
 
 class InputError(ValueError):
@@ -85,7 +89,7 @@ def load_state(path: str) -> CoverageState:
         return CoverageState.load(path)
     except StateError:
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open_regular(path) as fh:
                 doc = json.load(fh)
         except (OSError, ValueError, RecursionError):
             doc = None
@@ -113,12 +117,18 @@ def load(
     warn: Callable[[str], None] = lambda message: None,
     jobs: int = 1,
     progress: bool = False,
+    evaluations: EvaluationQueue | None = None,
 ) -> CoverageEngine:
     """An engine holding every input. A bad file raises InputError, or with `keep_going` is
     passed to `warn` and skipped (spans read from it before the bad spot still count).
     `jobs` > 1 reads the trace files in that many processes (see `jobs.py`); `progress` shows
-    a progress line on stderr when the reading takes more than a moment."""
+    a progress line on stderr when the reading takes more than a moment. `evaluations`
+    collects the evaluation events of the runs judged here (not of merged states' runs), and
+    reads in this process (a worker's runs fold in its own)."""
     engine = CoverageEngine(spec, shapes=True)  # the report can say why runs are missing
+    engine.evaluations = evaluations
+    if evaluations is not None:
+        jobs = 1
     paths = _trace_files(traces)
     shown = Progress(len(paths) + len(results)) if progress else None
     if jobs > 1 and paths:
@@ -151,6 +161,23 @@ def load(
     return engine
 
 
+EVALUATIONS_PER_LINE = 1000
+
+
+def write_evaluations(path: str, queue: EvaluationQueue) -> int:
+    """Write the queued evaluation events to `path` as OTLP/JSON logs, JSON Lines of
+    `ExportLogsServiceRequest` (the Collector's `otlpjsonfile` receiver reads it); returns the
+    number written (docs/evaluations.md)."""
+    encoder = Encoder()
+    written = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        while batch := queue.take(EVALUATIONS_PER_LINE):
+            fh.write(otlp_json(encoder.readable(batch)) + "\n")
+            queue.count(None, len(batch))
+            written += len(batch)
+    return written
+
+
 def run_count(report: Report) -> int:
     """Agent runs in a report, all agents together (0 means the inputs held nothing to judge)."""
     return sum(int(a["runs"]["count"]) for a in report["agents"].values())
@@ -179,12 +206,15 @@ def input_kind(path: str) -> str:
     if path == STDIN or os.path.isdir(path):
         return "traces"
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             head = fh.read(1 << 16).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
             if head not in (b"{", b"["):
                 return "traces"
             fh.seek(0)
-            doc = json.loads(fh.read().decode("utf-8-sig"))
+            data = fh.read(MAX_RESULTS_BYTES + 1)
+            if len(data) > MAX_RESULTS_BYTES:
+                return "traces"  # the trace reader refuses a JSON document this big, naming it
+            doc = json.loads(data.decode("utf-8-sig"))
     except (OSError, ValueError, RecursionError):
         return "traces"  # the trace reader reports the problem with the file's name
     if isinstance(doc, list):

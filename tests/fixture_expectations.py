@@ -762,9 +762,11 @@ LANGSMITH = _langchain_app(dict.fromkeys(("tool_error", "max_steps", "http_500")
 # extract step is one more model call. ReAct hands a tool's exception back to the model;
 # max_iters=2 ends the looper's tool steps quietly (only the spec's max_steps sees it); DSPy
 # re-raises the HTTP 500 as its LMServerError.
+_DSPY_WEATHER = Scenario({"Weather": A(
+    llm=4, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 4})})
 DSPY_OPENINFERENCE = {
-    "two_tools": Scenario({"Weather": A(llm=4, tools={"get_weather": (1, 0), "get_time": (1, 0)},
-                                        models={"weather-model": 4})}),
+    "two_tools": _DSPY_WEATHER,
+    "streaming": _DSPY_WEATHER,  # dspy.streamify with a listener on the answer
     "tool_error": Scenario(
         {"Orders": A(llm=3, tools={"lookup_order": (0, 1)}, models={"orders-model": 3},
                      boundaries=b("tool_failure"))},

@@ -23,6 +23,7 @@ from opentelemetry.proto.resource.v1.resource_pb2 import Resource
 from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
 
 from ..records import SpanRecord
+from ..regular_files import open_regular
 from . import foreign
 from .otlp import (
     Keep,
@@ -44,6 +45,9 @@ _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 _LEN = 2  # protobuf wire type of length-delimited fields
 _TOO_DEEP = "JSON nested too deeply to be OTLP traces"
+# A JSON document or JSON line is parsed whole: past this many bytes (after gunzip) it is
+# refused instead (a 1 MB .gz once inflated to 2.4 GB of RSS); JSON Lines and protobuf stream.
+MAX_JSON_BYTES = 80 << 20  # as `serve --max-decompressed-bytes`
 _M = TypeVar("_M", ResourceSpans, ScopeSpans, Span, Resource, InstrumentationScope)
 
 
@@ -65,7 +69,7 @@ def read_trace_file(path: str, keep: Keep = None) -> Iterator[SpanRecord]:
     with `keep`, only the spans of the traces it keeps."""
     name = "<stdin>" if path == STDIN else path
     try:
-        raw: BinaryIO = sys.stdin.buffer if path == STDIN else open(path, "rb")  # noqa: SIM115
+        raw: BinaryIO = sys.stdin.buffer if path == STDIN else open_regular(path)
     except OSError as exc:
         raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
     source = _Source(raw, name, keep)
@@ -203,7 +207,9 @@ def _json_records(source: _Source) -> Iterator[SpanRecord]:
     line_no = offset = 0
     before: list[str] = []  # blank lines ahead of the first value, kept for line numbers
     lines_mode = False
-    for raw_line in stream:
+    while raw_line := stream.readline(MAX_JSON_BYTES + 1):
+        if len(raw_line) > MAX_JSON_BYTES:
+            raise _too_big(source, f"line {line_no + 1}")
         line_no += 1
         start, offset = offset, offset + len(raw_line)
         text = _decode(raw_line, source, line_no, start)
@@ -230,8 +236,16 @@ def _json_records(source: _Source) -> Iterator[SpanRecord]:
             yield from batch
 
 
+def _too_big(source: _Source, what: str) -> TraceFormatError:
+    return TraceFormatError(
+        f"{source.name}: {what} is over {MAX_JSON_BYTES >> 20} MiB of JSON (after gunzip) and "
+        "is not read whole; write JSON Lines (one OTLP/JSON object per line) or protobuf")
+
+
 def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanRecord]:
-    rest: bytes = source.stream.read()
+    rest: bytes = source.stream.read(MAX_JSON_BYTES + 1 - len(head))
+    if len(rest) + len(head) > MAX_JSON_BYTES:
+        raise _too_big(source, "the document")
     try:
         text = head + rest.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ..records import SpanRecord
+from ..regular_files import open_regular
 from .errors import TraceFormatError
 from .trial_runs import TrialError, TrialRuns, trace_to_records, trace_to_runs
 
@@ -85,7 +86,7 @@ def read_trials(
     does not read go to `warn`, in one line for the file."""
     name = os.fspath(path)
     try:
-        with open(path, "rb") as fh:
+        with open_regular(path) as fh:
             data = fh.read()
     except OSError as exc:
         raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..assembler import AgentRun
 from ..judge import Verdicts
+from ..regular_files import open_regular
 from ..spec import AgentSpec
 from . import fields
 from .caps import OVERFLOW, Caps, Limits
@@ -195,7 +196,7 @@ class CoverageState:
     @classmethod
     def load(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> CoverageState:
         try:
-            with open(path, encoding="utf-8") as fh:
+            with open_regular(path) as fh:
                 data = json.load(fh)
         except OSError as exc:  # worded as every command words an unreadable file
             raise StateError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
