@@ -15,6 +15,7 @@ from . import __version__, explain, gate, offline, settings
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
+from .evaluations import EvaluationQueue
 from .reporting import FORMATS, render
 from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
@@ -206,6 +207,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--contexts", action="store_true",
         help="add who tests what: per test, what it exercised; per tool, the tests that do",
     )
+    p_cov.add_argument(
+        "--evaluations-out", metavar="F",
+        help="also write each judged run's verdicts as OpenTelemetry evaluation events "
+        "(gen_ai.evaluation.result) to F, as OTLP/JSON logs (docs/evaluations.md)",
+    )
 
     p_gate = sub.add_parser(
         "gate", help="evaluate each agent's expect list (default gate where absent)",
@@ -351,7 +357,11 @@ def _inputs(args: argparse.Namespace, project: settings.Settings) -> dict[str, l
     return kinds
 
 
-def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Report]:
+MAX_FILE_EVALUATIONS = 1 << 18  # events `--evaluations-out` holds before writing (~80 MB)
+
+
+def _load(args: argparse.Namespace, evaluations: EvaluationQueue | None = None
+          ) -> tuple[CoverageSpec, CoverageEngine, Report]:
     """The spec and the report of every input; no agent run at all is a usage error (exit 2)
     unless --allow-empty."""
     project = _project()
@@ -363,7 +373,7 @@ def _load(args: argparse.Namespace) -> tuple[CoverageSpec, CoverageEngine, Repor
     engine = offline.load(
         spec, traces=kinds["traces"], results=kinds["results"], states=kinds["states"],
         keep_going=args.keep_going, warn=_warn, jobs=args.jobs,
-        progress=args.progress or sys.stderr.isatty(),
+        progress=args.progress or sys.stderr.isatty(), evaluations=evaluations,
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
     if not args.allow_empty and offline.run_count(report) == 0:
@@ -388,7 +398,8 @@ def _write(path: str | None, text: str) -> None:
 def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
-    _, engine, report = _load(args)
+    evaluations = EvaluationQueue(MAX_FILE_EVALUATIONS) if args.evaluations_out else None
+    _, engine, report = _load(args, evaluations)
     fail_under = _project().fail_under if args.fail_under is None else args.fail_under
     if args.format == "html":
         from .reporting.html import report_meta, write_html  # jinja2: only for this format
@@ -399,6 +410,11 @@ def _coverage(args: argparse.Namespace) -> int:
         _write(args.output, render(report, args.format))
     if args.data_file:
         engine.state.save(args.data_file)
+    if evaluations is not None:
+        offline.write_evaluations(args.evaluations_out, evaluations)
+        if evaluations.dropped["queue_full"]:
+            _warn(f"{args.evaluations_out}: {evaluations.dropped['queue_full']} evaluation "
+                  f"events not written (more than {MAX_FILE_EVALUATIONS})")
     if fail_under is not None:
         miss = gate.fail_under(report, fail_under)
         if miss is not None:

@@ -9,19 +9,23 @@ a fold (which may run on the host's thread, e.g. in `snapshot()`) never does log
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-
-from opentelemetry._logs import Logger, LoggerProvider, LogRecord, SeverityNumber
-from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, set_span_in_context
+from typing import TYPE_CHECKING, Any
 
 from .assembler import AgentRun
 from .judge import Verdicts
 from .judge.narrative import CONSISTENT, DIVERGENT
 from .spec import AgentSpec
 from .state import RunFacts
+
+if TYPE_CHECKING:  # the SDK is imported where records are made: the CLI starts without it
+    from opentelemetry._logs import Logger, LoggerProvider, LogRecord
+    from opentelemetry.sdk._logs import ReadableLogRecord
 
 EVENT_NAME = "gen_ai.evaluation.result"
 SCOPE = "otel_agentcov"
@@ -31,6 +35,7 @@ RUN = "agentcov.run"
 CONTRACT_PREFIX = "agentcov.contract."
 MAX_PENDING = 4096  # records awaiting emission; more are dropped and counted (`queue_full`)
 DROP_REASONS = ("queue_full", "export_failed", "shutdown")
+SERVICE_NAME = "agentcov"  # the resource of records agentcov sends itself (file, serve)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +65,14 @@ class Evaluation:
 
     def log_record(self) -> LogRecord:
         """The record for the Logs API: the agent span's ids, so backends show it on the span."""
+        from opentelemetry._logs import LogRecord, SeverityNumber
+        from opentelemetry.trace import (
+            NonRecordingSpan,
+            SpanContext,
+            TraceFlags,
+            set_span_in_context,
+        )
+
         span = SpanContext(self.trace_id, self.span_id, is_remote=False,
                            trace_flags=TraceFlags(TraceFlags.SAMPLED))
         return LogRecord(
@@ -176,3 +189,46 @@ class EvaluationQueue:
 
 def logger_for(provider: LoggerProvider) -> Logger:
     return provider.get_logger(SCOPE)
+
+
+class Encoder:
+    """Records as the SDK's `ReadableLogRecord`s, for its OTLP encoders and exporters: emitted
+    through a private SDK LoggerProvider, so each carries what the SDK sets on any record
+    (observed time, scope, resource). One per thread that uses it."""
+
+    def __init__(self) -> None:
+        from opentelemetry.sdk._logs import LoggerProvider as SDKLoggerProvider
+        from opentelemetry.sdk._logs.export import (
+            InMemoryLogRecordExporter,
+            SimpleLogRecordProcessor,
+        )
+        from opentelemetry.sdk.resources import Resource
+
+        self._exporter = InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]
+        self._provider = SDKLoggerProvider(
+            resource=Resource.create({"service.name": SERVICE_NAME}), shutdown_on_exit=False)
+        self._provider.add_log_record_processor(SimpleLogRecordProcessor(self._exporter))
+        self._logger = logger_for(self._provider)
+
+    def readable(self, records: Sequence[Evaluation]) -> list[ReadableLogRecord]:
+        for record in records:
+            self._logger.emit(record.log_record())
+        batch = list(self._exporter.get_finished_logs())
+        self._exporter.clear()
+        return batch
+
+
+def otlp_json(batch: Sequence[ReadableLogRecord]) -> str:
+    """One OTLP/JSON `ExportLogsServiceRequest` (one line): the SDK's protobuf encoder, then
+    protobuf's JSON mapping with the ids in hex, as OTLP/JSON requires (not base64)."""
+    from google.protobuf.json_format import MessageToDict
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+    request: dict[str, Any] = MessageToDict(encode_logs(batch), use_integers_for_enums=True)
+    for resource_logs in request.get("resourceLogs", ()):
+        for scope_logs in resource_logs.get("scopeLogs", ()):
+            for record in scope_logs.get("logRecords", ()):
+                for key in ("traceId", "spanId"):
+                    if key in record:
+                        record[key] = base64.b64decode(record[key]).hex()
+    return json.dumps(request, separators=(",", ":"))

@@ -12,6 +12,7 @@ from functools import partial
 
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
+from .evaluations import Encoder, EvaluationQueue, otlp_json
 from .progress import Progress
 from .readers.errors import TraceFormatError
 from .readers.foreign import kind_of
@@ -116,12 +117,18 @@ def load(
     warn: Callable[[str], None] = lambda message: None,
     jobs: int = 1,
     progress: bool = False,
+    evaluations: EvaluationQueue | None = None,
 ) -> CoverageEngine:
     """An engine holding every input. A bad file raises InputError, or with `keep_going` is
     passed to `warn` and skipped (spans read from it before the bad spot still count).
     `jobs` > 1 reads the trace files in that many processes (see `jobs.py`); `progress` shows
-    a progress line on stderr when the reading takes more than a moment."""
+    a progress line on stderr when the reading takes more than a moment. `evaluations`
+    collects the evaluation events of the runs judged here (not of merged states' runs), and
+    reads in this process (a worker's runs fold in its own)."""
     engine = CoverageEngine(spec, shapes=True)  # the report can say why runs are missing
+    engine.evaluations = evaluations
+    if evaluations is not None:
+        jobs = 1
     paths = _trace_files(traces)
     shown = Progress(len(paths) + len(results)) if progress else None
     if jobs > 1 and paths:
@@ -152,6 +159,23 @@ def load(
         if shown is not None:
             shown.close()
     return engine
+
+
+EVALUATIONS_PER_LINE = 1000
+
+
+def write_evaluations(path: str, queue: EvaluationQueue) -> int:
+    """Write the queued evaluation events to `path` as OTLP/JSON logs, JSON Lines of
+    `ExportLogsServiceRequest` (the Collector's `otlpjsonfile` receiver reads it); returns the
+    number written (docs/evaluations.md)."""
+    encoder = Encoder()
+    written = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        while batch := queue.take(EVALUATIONS_PER_LINE):
+            fh.write(otlp_json(encoder.readable(batch)) + "\n")
+            queue.count(None, len(batch))
+            written += len(batch)
+    return written
 
 
 def run_count(report: Report) -> int:

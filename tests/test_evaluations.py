@@ -7,15 +7,25 @@ behaviour it broke), never from the code under test.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from _trace_files import write_jsonl, write_spec
+from google.protobuf.json_format import ParseDict
+from opentelemetry.exporter.otlp.json.common._log_encoder import encode_logs as encode_json
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.sdk._logs import LoggerProvider, ReadableLogRecord
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.trace import Tracer, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from otel_agentcov.cli import main
+from otel_agentcov.evaluations import Encoder, Evaluation, otlp_json
 from otel_agentcov.processor import EVALUATIONS_ENV, AgentCoverageProcessor
 from otel_agentcov.spec import CoverageSpec
 
@@ -211,3 +221,66 @@ def test_environment_uses_the_global_provider(monkeypatch: pytest.MonkeyPatch) -
     assert {r.log_record.attributes["gen_ai.evaluation.name"]  # type: ignore[index]
             for r in exporter.get_finished_logs()} == {"agentcov.restricted_tool",
                                                        "agentcov.narrative", "agentcov.run"}
+
+
+def _decode(path: Path) -> list[tuple[tuple[int, int], dict[str, Any]]]:
+    """Each record of an OTLP/JSON logs file, parsed into the protobuf message (hex ids turned
+    back into the bytes protobuf's JSON mapping expects): ((trace id, span id), attributes)."""
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        doc = json.loads(line)
+        for rl in doc["resourceLogs"]:
+            for sl in rl["scopeLogs"]:
+                for rec in sl["logRecords"]:
+                    for key in ("traceId", "spanId"):
+                        rec[key] = base64.b64encode(bytes.fromhex(rec[key])).decode()
+        request = ParseDict(doc, ExportLogsServiceRequest())
+        for rl in request.resource_logs:
+            for sl in rl.scope_logs:
+                for rec in sl.log_records:
+                    assert rec.event_name == "gen_ai.evaluation.result"
+                    attrs = {a.key: getattr(a.value, a.value.WhichOneof("value"))
+                             for a in rec.attributes}
+                    ids = (int.from_bytes(rec.trace_id, "big"), int.from_bytes(rec.span_id, "big"))
+                    out.append((ids, attrs))
+    return out
+
+
+def test_coverage_writes_them_as_otlp_json_logs(tmp_path: Path) -> None:
+    exporter = InMemorySpanExporter()
+    traces = TracerProvider()
+    traces.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = traces.get_tracer("offline")
+    bad = _run(tracer, ["issue_refund", "delete_account"], "Refunded.")
+    good = _run(tracer, ["verify_customer"], "Checked.")
+    trace_file = write_jsonl(tmp_path / "traces.jsonl", exporter.get_finished_spans())
+    spec_file = write_spec(tmp_path / "spec.yaml", SPEC)
+    out = tmp_path / "evaluations.jsonl"
+    code = main(["coverage", str(trace_file), "--spec", str(spec_file), "--evaluations-out",
+                 str(out), "--output", str(tmp_path / "report.txt"), "--jobs", "2"])
+    assert code == 0
+    records = _decode(out)
+    by_span: dict[tuple[int, int], dict[str, str]] = {}
+    for ids, a in records:
+        by_span.setdefault(ids, {})[a["gen_ai.evaluation.name"]] = a[
+            "gen_ai.evaluation.score.label"]
+    assert by_span == {
+        bad: {"agentcov.restricted_tool": "fail",
+              "agentcov.contract.refund_policy.verifies_identity": "fail",
+              "agentcov.contract.refund_policy.ascii_order": "fail",
+              "agentcov.narrative": "pass", "agentcov.run": "fail"},
+        good: {"agentcov.restricted_tool": "pass", "agentcov.narrative": "pass",
+               "agentcov.run": "pass"},  # no refund: the contract does not apply
+    }
+    assert len(records) == 8
+    assert CANARY not in out.read_text(encoding="utf-8")
+
+
+def test_the_json_is_the_sdk_official_otlp_json() -> None:
+    """Our encoding (the protobuf encoder + hex ids) equals the SDK's own OTLP/JSON encoder."""
+    batch = Encoder().readable([
+        Evaluation("agentcov.run", False, "failed: errored", "a", 0xABC, 0xDE, 5),
+        Evaluation("agentcov.contract.c.b", True, "before satisfied", "a", 1 << 100, 1 << 60, 6,
+                   "high"),
+    ])
+    assert json.loads(otlp_json(batch)) == json.loads(encode_json(batch).to_json())
