@@ -219,6 +219,11 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("I'd have created the ticket, but you said no.", set()),  # 'd = would
     ("Ran kubectl apply on the staging manifests.", {"kubectl_apply"}),  # the CLI as typed
     ("I e-mailed you the invoice.", {"send_email"}),
+    ("Instead of a refund, I shipped the order again.", {"ship_order"}),  # set aside
+    ("I sent an email because the first one bounced.", {"send_email"}),  # a reason, no failure
+    ("Email to billing: sent.", {"send_email"}),  # "billing" is no verb here
+    ("Billing issued the refund after I asked.", set()),  # a nominal subject
+    ("Your flight (booked by him) leaves at 9.", set()),  # by someone else
     ("I unsubscribed you from the marketing emails.", {"unsubscribe_user"}),  # you: the user
     ("You've been unsubscribed.", {"unsubscribe_user"}),
 ]

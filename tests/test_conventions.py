@@ -156,6 +156,8 @@ def test_conditions_present_absent_and_unless() -> None:
         ([{"match": {"scope": "a"}, "kind": "agent", "nmae": "x"}],
          "conventions[0].nmae", "unknown key"),
         ([{"match": {}, "kind": "agent"}], "conventions[0].match", "expected a mapping with"),
+        ([{"match": {"scope": "a"}, "kind": "tool", "tool": {"span_name": r"(\w)\1"}}],
+         "conventions[0].tool.span_name", "RE2 runs no backreference"),
     ],
 )
 def test_bad_entries_are_refused_in_one_line(conventions: Any, where: str, what: str) -> None:
@@ -207,3 +209,13 @@ def test_a_spec_entry_may_not_name_built_in_code() -> None:
     with pytest.raises(SpecError, match=r"conventions\[0\]\.code: unknown key"):
         CoverageSpec.from_dict({"version": 1, "conventions": [
             {"match": {"scope": "a"}, "kind": "agent", "code": "genai.agent"}]})
+
+
+def test_a_spec_span_name_pattern_cannot_stall_classification() -> None:
+    """Spec patterns run on RE2: `((?:a+)+)b` against a long name of `a`s backtracks for ages on
+    Python's `re`; here it is linear, and simply does not match."""
+    entries = [{"match": {"name": "a*"}, "kind": "tool", "tool": {"span_name": "((?:a+)+)b"}}]
+    step = Classifier(entries).classify(SpanRecord(1, 2, None, "a" * 5000 + "c"))
+    assert (step.kind, step.tool) == ("other", None)
+    named = Classifier(entries).classify(SpanRecord(1, 2, None, "aab"))
+    assert (named.kind, named.tool) == ("tool", "aa")

@@ -103,7 +103,7 @@ TEXT_EXAMPLE = "\n".join([
     "Overall             ████████████░░░░░░░░   60%  MODERATE",
     "Weakest dimension   boundary (40%)",
     "Tool edges          allowed 80% · delegation 50% · restricted attempts 1 (delete_repo ×1)"
-    " · gate FAILED",
+    " · would fail the gate",
     "Concerns            high: pass rate 72.0% [59.4%, 82.1%] below 80%",
     "",
     f"{SPANS_LINE} 0",
@@ -168,7 +168,8 @@ def test_text_gate_passed_and_no_concerns_and_insufficient_note() -> None:
     )
     out = render_text(report({"a": a}))
     assert _lines(out, "Tool edges") == [
-        "Tool edges          allowed 80% · delegation 50% · restricted attempts 0 · gate passed"
+        "Tool edges          allowed 80% · delegation 50% · restricted attempts 0 · "
+        "restricted check passes"
     ]
     assert _lines(out, "Concerns") == ["Concerns            none"]
     assert _lines(out, "Note") == [
@@ -189,7 +190,7 @@ def test_text_restricted_totals_per_tool_and_concerns_joined() -> None:
         ],
     )
     out = render_text(report({"a": a}))
-    assert "restricted attempts 4 (delete_repo ×3, force_push ×1) · gate FAILED" in out
+    assert "restricted attempts 4 (delete_repo ×3, force_push ×1) · would fail the gate" in out
     assert _lines(out, "Concerns") == [
         "Concerns            critical: pass rate 40%; medium: consistency 0.6"
     ]

@@ -62,6 +62,7 @@ _ANAPHORS = frozenset({"it", "this", "that", "they", "which"})
 _SUBJECT_WORDS = 8  # a subject is read this far back from its verb
 _OWN_MACHINERY = frozenset({"system", "tool", "tools", "api", "bot", "agent", "assistant",
                             "platform", "workflow", "automation", "integration", "script"})
+_OTHERS = frozenset({"him", "her", "them", "you", "someone", "somebody", "others", "another"})
 _PERSONAL = frozenset({"you", "him", "her", "them", "me", "us", "yourself"})
 _CONTEXT_WORDS = 40  # how far back "it" may reach (bounded: the scan stays linear)
 _OBJECT_START = DETERMINERS | frozenset({"you", "him", "her", "them", "us", "me", "it"})
@@ -194,6 +195,7 @@ def _word_set(words: list[str]) -> set[str]:
             present.update(word.split("-"))
             present.add(word.replace("-", ""))
         present.update(ABBREVIATIONS.get(word, ()))
+    present.update(short for short, full in ABBREVIATIONS.items() if present.issuperset(full))
     if not _PERSONAL.isdisjoint(words):  # "I unsubscribed you": you are the user
         present.update(PERSONS)
     return present
@@ -304,6 +306,8 @@ def _asserted(clause: Clause, frame: _Frame, i: int, base: bool) -> bool:
         return False
     if j >= 0 and words[j] in PRESENT_BE and not _has_perfect(words, j):
         return not (frame.habit or _bare_plural_subject(words, j))
+    if _by_someone_else(words, i):  # "(scheduled by him)", "was sent by them"
+        return False
     passive = any(w in BE for w in words[max(0, i - 3) : i])  # "was sent", "has been sent"
     return passive or _not_someone_else(words, i)
 
@@ -341,6 +345,12 @@ def _noun_lemma(word: str) -> str | None:
     return nouns[0] if nouns else None
 
 
+def _by_someone_else(words: list[str], i: int) -> bool:
+    """A participle whose doer is named as another person: "… by him", "… by them"."""
+    end = min(i + 4, len(words) - 1)
+    return any(words[k] == "by" and words[k + 1] in _OTHERS for k in range(i + 1, end))
+
+
 def _not_someone_else(words: list[str], i: int) -> bool:
     """An active deed with a subject that is not the agent ("the courier shipped the order",
     "your bank has issued the refund") is someone else's; passive and subject-less ones count,
@@ -357,7 +367,8 @@ def _not_someone_else(words: list[str], i: int) -> bool:
     nxt = next((w for w in words[i + 1 :] if w not in ("up", "down", "out", "back")), "")
     if nxt not in _OBJECT_START:
         return True  # intransitive: "your order has shipped", "all tests ran green"
-    return not (subject[-1] in PRONOUNS or is_nounish(subject[-1]))
+    head = subject[-1]  # "the courier", "Billing", "Alice": a noun or a name
+    return not (head in PRONOUNS or (head[:1].isalpha() and head not in FUNCTION_WORDS))
 
 
 @lru_cache(maxsize=256)

@@ -37,6 +37,10 @@ _S_PRONOUNS = frozenset({"it", "that", "there", "what", "here", "he", "she", "wh
 CLAUSE_MARKS = frozenset({",", ";", ":", "(", ")", "[", "]", "—", "–", "|"})
 CONDITIONAL = frozenset({"if", "unless", "once", "when", "whenever", "until", "provided",
                          "assuming", "whether", "case", "suppose", "supposing"})  # fmt: skip
+# a verbless chunk these open names what was not done: its words are no object of a claim
+SET_ASIDE = frozenset({"instead", "rather", "unlike", "except", "besides", "apart"})
+# a failure in a clause these open is a reason or a time, not the outcome of the claim
+REASONS = frozenset({"because", "since", "as", "after", "before", "when", "while"})
 # a clause these open makes the clause before it a condition too ("Refund issued if eligible");
 # an "I/we <past>" there still claims ("I issued a refund, if that helps")
 CONDITIONS_AFTER = frozenset({"if", "unless", "once", "provided", "assuming", "whenever"})
@@ -119,7 +123,7 @@ def is_verbish(word: str) -> bool:
     if word in AUX:
         return True
     verb = _lemmas(word).get("VERB")
-    return verb is not None and word not in verb
+    return verb is not None and word not in verb and not word.endswith("ing")  # not "billing"
 
 
 @dataclass(slots=True)
@@ -204,7 +208,8 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
     negated = False
     for chunk in chunks:
         chunk.hypothetical = opens or chunk.words[0] in UNASSERTED
-        chunk.failure = any(w in FAILURES for w in chunk.words) and chunk is not chunks[0]
+        chunk.failure = (any(w in FAILURES for w in chunk.words) and chunk is not chunks[0]
+                         and chunk.words[0] not in REASONS)  # not "because the email bounced"
         if negated and chunk.words[0] in ("or", "nor"):  # "nothing was uploaded or shared"
             chunk.words.insert(0, "not")
             chunk.code.insert(0, False)
@@ -238,6 +243,8 @@ def _join_verbless(chunks: list[Clause]) -> list[Clause]:
             chunk.extra.extend(pending)
             pending = []
             out.append(chunk)
+        elif chunk.words[0] in SET_ASIDE:  # "Instead of a refund, I issued credit"
+            continue
         elif out and out[-1].words != [";"]:
             out[-1].extra.extend(chunk.words)
         else:

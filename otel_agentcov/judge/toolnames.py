@@ -50,7 +50,8 @@ DOING_VERBS = ("run", "do", "perform", "conduct", "execute", "complete", "trigge
 # How a verb-less name (`weather`) is claimed: "checked / got / looked up the weather".
 USE_VERBS = ("check", "get", "fetch", "look", "retrieve", "pull", "consult", "query")
 # Short forms of object words that answers use.
-ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "db": ("database",)}
+ABBREVIATIONS = {"pr": ("pull", "request"), "prs": ("pull", "request"), "db": ("database",),
+                 "kb": ("knowledge", "base")}
 # Object words that only name a kind of thing: a claim need not repeat them ("I uploaded the
 # contract" claims upload_file).
 GENERIC_OBJECTS = frozenset({"file", "files", "data", "item", "items", "object", "objects",

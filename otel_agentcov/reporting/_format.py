@@ -168,12 +168,14 @@ def tool_rows(agent: AgentReport) -> list[ToolRow]:
 
 
 def edges_summary(edges: Edges) -> str:
-    """The one-line tool-edge verdict: allowed and delegation coverage, attempts, gate."""
+    """The one-line tool-edge verdict: allowed and delegation coverage, attempts, and what the
+    restricted check would make of the gate."""
     attempts = f"restricted attempts {edges['restricted_attempts']}"
     totals = restricted_totals(edges)
     if totals:
         attempts += " (" + ", ".join(f"{tool} ×{n}" for tool, n in totals.items()) + ")"
-    gate = "gate passed" if edges["gate_passed"] == 1 else "gate FAILED"
+    # a report decides no exit code: it says what the gate would do (`agentcov gate` decides)
+    gate = "restricted check passes" if edges["gate_passed"] == 1 else "would fail the gate"
     return " · ".join(
         (
             f"allowed {percent_of_100(edges['allowed_pct'])}",

@@ -14,9 +14,10 @@ import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..records import SpanRecord
+from ..user_regex import UserRegexError, compile_user_regex
 from .common import (
     PLACEHOLDER_AGENT_NAMES,
     PLACEHOLDER_MODELS,
@@ -162,7 +163,8 @@ def problems(
             where = [*path, name] + ([i] if isinstance(sources, list) else []) + ["span_name"]
             try:
                 groups = re.compile(source["span_name"]).groups
-            except re.error as bad:
+                _UserPattern(source["span_name"])
+            except (re.error, UserRegexError) as bad:
                 yield where, f"not a valid regular expression: {bad}"
                 continue
             if groups != 1:
@@ -170,6 +172,23 @@ def problems(
 
 
 # --- compiled form ---
+
+
+class _FullMatcher(Protocol):
+    def fullmatch(self, text: str) -> Any: ...
+
+
+class _UserPattern:
+    """A spec's span-name pattern on RE2 (linear time: no span name can stall classify),
+    matched against the whole name."""
+
+    __slots__ = ("_regex",)
+
+    def __init__(self, pattern: str) -> None:
+        self._regex = compile_user_regex(f"(?s)\\A(?:{pattern})\\z")
+
+    def fullmatch(self, text: str) -> Any:
+        return self._regex.search(text)
 
 
 def _texts(value: str | Sequence[str] | None) -> tuple[str, ...]:
@@ -314,17 +333,19 @@ class Source:
 
     keys: tuple[str, ...] = ()
     json_key: str | None = None
-    pattern: re.Pattern[str] | None = None
+    pattern: _FullMatcher | None = None
     value: str | int | None = None
 
     @classmethod
-    def parse(cls, raw: Any) -> Source:
+    def parse(cls, raw: Any, user: bool) -> Source:
+        """`user`: a spec's entry, whose pattern runs on RE2; the built-in tables' on `re`."""
         if isinstance(raw, str):
             return cls(keys=(raw,))
         if "attribute" in raw:
             return cls(keys=_texts(raw["attribute"]), json_key=raw.get("json_key"))
         if "span_name" in raw:
-            return cls(pattern=re.compile(raw["span_name"], re.S))
+            pattern = raw["span_name"]
+            return cls(pattern=_UserPattern(pattern) if user else re.compile(pattern, re.S))
         return cls(value=raw["value"])
 
     def read(self, record: SpanRecord, decode: bool, text: bool) -> Any:
@@ -366,6 +387,7 @@ class Rule:
                  "hook", "gate", "_more", "_read")
 
     def __init__(self, entry: Mapping[str, Any], hooks: Mapping[str, Hook] | None = None) -> None:
+        """`hooks`: the built-in families' code, for a built-in entry; None for a spec's."""
         self.match = Match.parse(entry["match"], entry.get("unless"))
         self.kind: str = entry["kind"]
         self.decode = entry.get("decode") == "json"
@@ -374,7 +396,7 @@ class Rule:
             raw = entry.get(name)
             if raw is not None:
                 listed = raw if isinstance(raw, list) else [raw]
-                self.sources[name] = tuple(Source.parse(s) for s in listed)
+                self.sources[name] = tuple(Source.parse(s, hooks is None) for s in listed)
         # per field: its sources, whether it names something, the names that are no name
         self._read = {name: (sources, name in NAME_FIELDS, _PLACEHOLDERS.get(name, _NONE))
                       for name, sources in self.sources.items()}
