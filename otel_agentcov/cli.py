@@ -285,6 +285,15 @@ def build_parser() -> argparse.ArgumentParser:
                          "on /metrics (or set AGENTCOV_METRICS_TOKEN); /healthz stays open")
     p_serve.add_argument("--tls-cert", metavar="F", help="TLS certificate (PEM) for all ports")
     p_serve.add_argument("--tls-key", metavar="F", help="TLS private key (PEM)")
+    p_serve.add_argument(
+        "--evaluations-otlp-endpoint", metavar="URL",
+        help="send each judged run's verdicts as OpenTelemetry evaluation events "
+        "(gen_ai.evaluation.result) to this OTLP/HTTP logs endpoint (a URL without a path gets "
+        "/v1/logs; docs/evaluations.md)")
+    p_serve.add_argument("--evaluations-otlp-token-file", metavar="F",
+                         help="bearer token sent with them (or set AGENTCOV_EVALUATIONS_TOKEN)")
+    p_serve.add_argument("--evaluations-otlp-ca", metavar="F",
+                         help="CA certificates (PEM) that verify an https endpoint")
     p_serve.add_argument("--max-body-bytes", type=_positive, default=20 << 20, metavar="N",
                          help="largest request on the wire (default 20 MiB)")
     p_serve.add_argument("--max-decompressed-bytes", type=_positive, default=80 << 20,

@@ -92,7 +92,7 @@ TERMS = {
     "paths seen of ~": "Chao1", "estimated": "Chao1 estimate", "STRONG": "STRONG",
     "MODERATE": "MODERATE", "Weakest dimension": "Weakest dimension",
     "Tool edges": "Tool edges", "allowed": "allowed", "delegation": "delegation",
-    "restricted attempts": "restricted attempts", "gate FAILED": "gate FAILED",
+    "restricted attempts": "restricted attempts", "would fail the gate": "would fail the gate",
     "Concerns": "Concerns", "pass rate": "pass rate", "point estimate": "point estimate",
     "95% interval": "Wilson 95 % interval", "behaviour consistency": "behaviour consistency",
     "run score std": "run score std", "fewer runs than min_runs": "Insufficient data",

@@ -276,3 +276,12 @@ def test_the_documented_job_rename_gives_working_rules(tmp_path: Path) -> None:
     result = subprocess.run([_promtool(), "test", "rules", "tests/alerts_test.yaml"],
                             cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+@pytest.mark.parametrize("name", ["AgentCovRestrictedToolAttempt", "AgentHallucinatedAction",
+                                  "AgentContractViolation"])
+def test_count_alerts_print_whole_counts(name: str) -> None:
+    """increase() extrapolates (11.61 for 12 events); `humanize` printed that fraction as a
+    count of runs. A count is printed whole."""
+    description = _alerts()[name]["annotations"]["description"]
+    assert 'printf "%.0f" $value' in description and "humanize" not in description

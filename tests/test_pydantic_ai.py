@@ -415,12 +415,15 @@ def test_restricted_tool_executed_fails_gate(harnesses: list[Harness], version: 
     def drop_table() -> str:
         return "dropped"
 
+    spans = InMemorySpanExporter()  # the trace id, as the SDK itself exported it
+    h.provider.add_span_processor(SimpleSpanProcessor(spans))
     h.instrument(agent)
     agent.run_sync("clean up")
 
     snapshot = h.processor.snapshot()
     assert snapshot.gate_passed is False
     a = h.report()["agents"]["ops"]
+    (trace_id,) = {f"{s.context.trace_id:032x}" for s in spans.get_finished_spans() if s.context}
     assert a["edges"]["restricted_attempts"] == 1
     assert a["edges"]["restricted"] == [{"tool": "drop_table", "outcome": "executed", "count": 1}]
     assert a["edges"]["gate_passed"] == 0
@@ -430,7 +433,9 @@ def test_restricted_tool_executed_fails_gate(harnesses: list[Harness], version: 
             "target": "edges.restricted_attempts",
             "value": 1,
             "passed": False,
-            "reason": "1 is greater than the maximum of 0",
+            # the FAIL names what failed: the tool, its outcome and the trace
+            "reason": "1 is greater than the maximum of 0: restricted tool drop_table "
+                      f"executed ×1; traces {trace_id}",
         }
     ]
     # the restricted tool is not part of the inventory to cover, but its call is counted

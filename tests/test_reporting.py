@@ -103,7 +103,7 @@ TEXT_EXAMPLE = "\n".join([
     "Overall             ████████████░░░░░░░░   60%  MODERATE",
     "Weakest dimension   boundary (40%)",
     "Tool edges          allowed 80% · delegation 50% · restricted attempts 1 (delete_repo ×1)"
-    " · gate FAILED",
+    " · would fail the gate",
     "Concerns            high: pass rate 72.0% [59.4%, 82.1%] below 80%",
     "",
     f"{SPANS_LINE} 0",
@@ -168,7 +168,8 @@ def test_text_gate_passed_and_no_concerns_and_insufficient_note() -> None:
     )
     out = render_text(report({"a": a}))
     assert _lines(out, "Tool edges") == [
-        "Tool edges          allowed 80% · delegation 50% · restricted attempts 0 · gate passed"
+        "Tool edges          allowed 80% · delegation 50% · restricted attempts 0 · "
+        "restricted check passes"
     ]
     assert _lines(out, "Concerns") == ["Concerns            none"]
     assert _lines(out, "Note") == [
@@ -189,7 +190,7 @@ def test_text_restricted_totals_per_tool_and_concerns_joined() -> None:
         ],
     )
     out = render_text(report({"a": a}))
-    assert "restricted attempts 4 (delete_repo ×3, force_push ×1) · gate FAILED" in out
+    assert "restricted attempts 4 (delete_repo ×3, force_push ×1) · would fail the gate" in out
     assert _lines(out, "Concerns") == [
         "Concerns            critical: pass rate 40%; medium: consistency 0.6"
     ]
@@ -306,3 +307,15 @@ def test_render_unknown_format_is_one_line_error() -> None:
     expected = r"^unknown report format 'html' \(expected one of: text, json, markdown\)$"
     with pytest.raises(ValueError, match=expected):
         render(report(), "html")
+
+
+def test_a_zero_dimension_headline_says_why_the_overall_is_zero() -> None:
+    """Every real agent a newcomer ran showed "Overall 0 % WEAK" with no word of why: no
+    boundary condition was hit. The headline now names it and the spec line that changes it."""
+    from otel_agentcov.reporting._format import weakest_summary
+
+    line = weakest_summary({"weakest": "boundary", "boundary": 0.0})  # type: ignore[typeddict-item]
+    assert line == ("boundary (0%) makes the overall 0% (a geometric mean); no boundary condition "
+                    "was hit: list the ones you test in `boundaries.conditions` (docs/spec.md)")
+    assert weakest_summary({"weakest": "tool", "tool": 0.0}) == (  # type: ignore[typeddict-item]
+        "tool (0%) makes the overall 0% (a geometric mean)")

@@ -168,12 +168,14 @@ def tool_rows(agent: AgentReport) -> list[ToolRow]:
 
 
 def edges_summary(edges: Edges) -> str:
-    """The one-line tool-edge verdict: allowed and delegation coverage, attempts, gate."""
+    """The one-line tool-edge verdict: allowed and delegation coverage, attempts, and what the
+    restricted check would make of the gate."""
     attempts = f"restricted attempts {edges['restricted_attempts']}"
     totals = restricted_totals(edges)
     if totals:
         attempts += " (" + ", ".join(f"{tool} ×{n}" for tool, n in totals.items()) + ")"
-    gate = "gate passed" if edges["gate_passed"] == 1 else "gate FAILED"
+    # a report decides no exit code: it says what the gate would do (`agentcov gate` decides)
+    gate = "restricted check passes" if edges["gate_passed"] == 1 else "would fail the gate"
     return " · ".join(
         (
             f"allowed {percent_of_100(edges['allowed_pct'])}",
@@ -210,11 +212,18 @@ def concern_text(concern: Concern) -> str:
 
 
 def weakest_summary(coverage: Coverage) -> str:
-    """``boundary (40%)``, or n/a when no dimension was measured."""
+    """``boundary (40%)``, or n/a when no dimension was measured. At 0 % it says why the overall
+    is 0 too (a geometric mean), and for boundaries the spec line that changes it."""
     weakest = coverage.get("weakest")
     if weakest is None:
         return NA
-    return f"{weakest} ({percent(coverage[weakest])})"
+    line = f"{weakest} ({percent(coverage[weakest])})"
+    if coverage[weakest] == 0:
+        line += " makes the overall 0% (a geometric mean)"
+        if weakest == "boundary":
+            line += ("; no boundary condition was hit: list the ones you test in "
+                     "`boundaries.conditions` (docs/spec.md)")
+    return line
 
 
 def runs_header(agent_name: str, agent: AgentReport) -> str:

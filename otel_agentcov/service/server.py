@@ -23,8 +23,10 @@ import grpc
 from prometheus_client import CollectorRegistry, generate_latest
 
 from ..assembler import Bounds
+from ..evaluations import EvaluationQueue
 from ..exporters.prometheus import MAX_SERIES, add_runtime_collectors, render
 from ..spec import CoverageSpec
+from .evaluation_sender import EvaluationSender, logs_url
 from .grpc_receiver import make_grpc_server
 from .http_receiver import ServiceHTTPServer
 from .intake import Intake, RequestLimits
@@ -53,6 +55,9 @@ class ServeConfig:
     compact_bytes: int = 16 << 20  # ~40k spans: bounds replay at restart to a few seconds
     sweep_interval_s: float = 1.0
     summary_interval_s: float = 60.0  # one summary line on stderr this often; 0 = never
+    evaluations_endpoint: str | None = None  # OTLP/HTTP logs URL for evaluation events
+    evaluations_token: str | None = None  # bearer token sent with them
+    evaluations_ca: str | None = None  # CA bundle (PEM) to verify an https endpoint
 
 
 class Service:
@@ -67,6 +72,7 @@ class Service:
         self._http: list[ServiceHTTPServer] = []
         self._grpc: grpc.Server | None = None
         self._threads: list[threading.Thread] = []
+        self._evaluations: EvaluationSender | None = None
         self.endpoints: dict[str, str] = {}
         self.views = Views(self.intake, self.endpoints,
                            guarded=bool(config.token or config.metrics_token))
@@ -74,6 +80,14 @@ class Service:
     def start(self) -> None:
         cfg = self.config
         self.store.open()
+        if cfg.evaluations_endpoint:  # after the replay: its runs' events were sent before
+            queue = EvaluationQueue()
+            self._evaluations = EvaluationSender(
+                queue, cfg.evaluations_endpoint, token=cfg.evaluations_token,
+                ca_file=cfg.evaluations_ca)
+            self.store.engine.evaluations = queue
+            self._evaluations.start()
+            self.endpoints["evaluations"] = logs_url(cfg.evaluations_endpoint)
         own = add_runtime_collectors(CollectorRegistry(auto_describe=False))
         own.register(ServiceCollector(self.intake))
 
@@ -175,6 +189,8 @@ class Service:
             server.shutdown()
             server.server_close()
         self.store.close()
+        if self._evaluations is not None:
+            self._evaluations.stop()
 
 
 
@@ -214,6 +230,10 @@ def serve_from_args(args: argparse.Namespace) -> int:
     try:
         token = _token(args.token_file, "AGENTCOV_TOKEN")
         metrics_token = _token(args.metrics_token_file, "AGENTCOV_METRICS_TOKEN")
+        evaluations_token = _token(args.evaluations_otlp_token_file,
+                                   "AGENTCOV_EVALUATIONS_TOKEN")
+        if args.evaluations_otlp_endpoint:
+            logs_url(args.evaluations_otlp_endpoint)
     except ValueError as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return 2
@@ -234,7 +254,8 @@ def serve_from_args(args: argparse.Namespace) -> int:
             max_attributes=args.max_attributes_per_request,
             max_inflight_bytes=args.max_inflight_bytes,
         ),
-        max_series=args.max_series,
+        max_series=args.max_series, evaluations_endpoint=args.evaluations_otlp_endpoint,
+        evaluations_token=evaluations_token, evaluations_ca=args.evaluations_otlp_ca,
     )
     return run(config)
 
