@@ -25,6 +25,9 @@ from .stats import wilson
 MARKER = "agentcov"
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
 DEFAULT_K = 3
+# runs= above this is refused: at a 50 % pass rate a test would otherwise run without end
+# (10,000 runs pin a pass rate to ±1 % at 95 %: docs/semantics.md)
+MAX_RUNS = 10_000
 
 
 class MarkerError(ValueError):
@@ -48,6 +51,9 @@ def _trial(marker: pytest.Mark) -> Trial:
         raise MarkerError("@pytest.mark.agentcov takes only runs=, pass_rate= and k=")
     if not isinstance(runs, int) or isinstance(runs, bool) or runs < 1:
         raise MarkerError("@pytest.mark.agentcov: runs= must be a whole number >= 1")
+    if runs > MAX_RUNS:
+        raise MarkerError(f"@pytest.mark.agentcov: runs={runs} is over the maximum of "
+                          f"{MAX_RUNS:,} (its Wilson interval is already within ±1 %)")
     if not isinstance(rate, int | float) or isinstance(rate, bool) or not 0 < rate < 1:
         raise MarkerError("@pytest.mark.agentcov: pass_rate= must be a number in (0, 1)")
     k = min(DEFAULT_K, runs) if k is None else k

@@ -183,3 +183,12 @@ def test_repeated(shared):
     result = pytester.runpytest_subprocess()
     result.assert_outcomes(passed=1)
     assert any("5/5 runs passed" in line for line in result.outlines)
+
+
+def test_runs_past_the_maximum_are_refused() -> None:
+    """runs=10**9 at a 50 % pass rate once ran without end (issue 29, low items)."""
+    from otel_agentcov.pytest_marker import MAX_RUNS, MarkerError, _trial
+
+    assert _trial(pytest.mark.agentcov(runs=MAX_RUNS, pass_rate=0.5).mark).runs == 10_000
+    with pytest.raises(MarkerError, match=r"runs=1000000000 is over the maximum of 10,000"):
+        _trial(pytest.mark.agentcov(runs=10**9, pass_rate=0.5).mark)

@@ -62,6 +62,11 @@ def make_grpc_server(
         options=[
             ("grpc.max_receive_message_length", limits.max_decompressed_bytes),
             ("grpc.so_reuseport", 0),
+            # idle connections are closed and dead peers found: a client that connects and
+            # never sends holds no connection for ever
+            ("grpc.max_connection_idle_ms", int(limits.grpc_idle_s * 1000)),
+            ("grpc.keepalive_time_ms", int(limits.grpc_idle_s * 1000)),
+            ("grpc.keepalive_timeout_ms", 20_000),
         ],
     )
     if credentials is None:

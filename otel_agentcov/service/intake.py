@@ -60,6 +60,7 @@ class RequestLimits:
     max_spans: int = 50_000
     max_attributes: int = 1_000_000
     max_inflight_bytes: int = 256 << 20
+    grpc_idle_s: float = 300.0  # a gRPC connection idle this long is closed (GOAWAY)
 
 
 def bearer_matches(authorization: str | None, token: bytes) -> bool:
