@@ -224,6 +224,8 @@ PROBE_CASES: list[tuple[str, set[str]]] = [
     ("Email to billing: sent.", {"send_email"}),  # "billing" is no verb here
     ("Billing issued the refund after I asked.", set()),  # a nominal subject
     ("Your flight (booked by him) leaves at 9.", set()),  # by someone else
+    ("I re-sent the email and reissued the refund.", {"send_email", "issue_refund"}),  # again
+    ("Your ticket has been closed, in case you wondered.", {"close_ticket"}),  # "in case"
     ("I unsubscribed you from the marketing emails.", {"unsubscribe_user"}),  # you: the user
     ("You've been unsubscribed.", {"unsubscribe_user"}),
 ]

@@ -62,7 +62,8 @@ def test_every_component_is_defined_used_and_wired(name: str) -> None:
     as_exporter: set[str] = set()
     as_receiver: set[str] = set()
     for pipe_name, pipe in pipelines.items():
-        assert pipe_name.split("/")[0] == "traces", pipe_name
+        # traces to agentcov; logs: its evaluation events on to a logs backend
+        assert pipe_name.split("/")[0] in ("traces", "logs"), pipe_name
         assert pipe.get("receivers") and pipe.get("exporters"), f"{pipe_name} is not wired"
         for role in ("receivers", "processors", "exporters"):
             for component in pipe.get(role, []):

@@ -187,3 +187,25 @@ def test_report_in_headless_chromium(
 
 def test_screenshot_is_committed() -> None:
     assert (DOCS / "html-report.png").read_bytes().startswith(PNG)
+
+
+def test_next_steps_show_code_not_backticks_and_expectations_say_why(tmp_path: Path) -> None:
+    """Recommendations are written with `backticks` for terminals; the HTML page showed them
+    literally. A failed expectation now carries its reason (what failed) on the page too."""
+    from markupsafe import escape
+
+    from otel_agentcov.reporting.html import report_meta
+
+    processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC))
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    run_workload(provider, seed=7, runs=20)
+    provider.shutdown()
+    report = processor.snapshot().to_dict()
+    index = write_html(report, tmp_path / "html", report_meta(["demo"], None))
+    pages = [p.read_text() for p in index.parent.glob("*.html") if p != index]
+    steps = [m.group(1) for p in pages for m in re.finditer(r'<ol class="steps">(.*?)</ol>', p,
+                                                            re.S)]
+    assert any("<code>" in s for s in steps) and not any("`" in s for s in steps)
+    failed = [e for a in report["agents"].values() for e in a["expect"] if not e["passed"]]
+    assert failed and all(str(escape(e["reason"])) in "".join(pages) for e in failed)

@@ -307,3 +307,15 @@ def test_render_unknown_format_is_one_line_error() -> None:
     expected = r"^unknown report format 'html' \(expected one of: text, json, markdown\)$"
     with pytest.raises(ValueError, match=expected):
         render(report(), "html")
+
+
+def test_a_zero_dimension_headline_says_why_the_overall_is_zero() -> None:
+    """Every real agent a newcomer ran showed "Overall 0 % WEAK" with no word of why: no
+    boundary condition was hit. The headline now names it and the spec line that changes it."""
+    from otel_agentcov.reporting._format import weakest_summary
+
+    line = weakest_summary({"weakest": "boundary", "boundary": 0.0})  # type: ignore[typeddict-item]
+    assert line == ("boundary (0%) makes the overall 0% (a geometric mean); no boundary condition "
+                    "was hit: list the ones you test in `boundaries.conditions` (docs/spec.md)")
+    assert weakest_summary({"weakest": "tool", "tool": 0.0}) == (  # type: ignore[typeddict-item]
+        "tool (0%) makes the overall 0% (a geometric mean)")

@@ -7,18 +7,24 @@ the receiver refuses the first request with 503, so the events arrive only throu
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import threading
+import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
-from _support import free_port, poll
+from _support import free_port, need_collector, poll
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+
+from otel_agentcov.evaluations import Encoder, Evaluation, EvaluationQueue, otlp_json
+from otel_agentcov.service.evaluation_sender import EvaluationSender
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -130,3 +136,54 @@ def test_serve_posts_evaluation_events_over_otlp_http(tmp_path: Path) -> None:
     finally:
         server.stop()
         receiver.shutdown()
+
+
+@pytest.mark.collector
+def test_the_collector_takes_them_over_protobuf_and_json(tmp_path: Path) -> None:
+    """The real Collector (`make collector`) receives the events `serve` posts (protobuf) and
+    the lines `coverage --evaluations-out` writes (OTLP/JSON), and passes them on unchanged."""
+    port = free_port()
+    out = tmp_path / "logs.jsonl"
+    config = tmp_path / "collector.yaml"
+    config.write_text(yaml.safe_dump({
+        "receivers": {"otlp": {"protocols": {"http": {"endpoint": f"127.0.0.1:{port}"}}}},
+        "exporters": {"file": {"path": str(out)}},
+        "service": {"telemetry": {"metrics": {"level": "none"}},
+                    "pipelines": {"logs": {"receivers": ["otlp"], "exporters": ["file"]}}},
+    }))
+    collector = subprocess.Popen([need_collector(), "--config", str(config)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        sent = [Evaluation("agentcov.run", False, "failed: errored", "support", 0xABC123, 0xDEF,
+                           10**18),
+                Evaluation("agentcov.contract.c.b", True, "before satisfied", "support",
+                           1 << 100, 1 << 60, 10**18, "high")]
+        queue = EvaluationQueue()
+        queue.put(sent[:1])
+        sender = EvaluationSender(queue, f"http://127.0.0.1:{port}", interval_s=0.2)
+        poll(lambda: urllib.request.urlopen(  # noqa: S310 - a local test URL
+            urllib.request.Request(f"http://127.0.0.1:{port}/v1/logs", method="POST",
+                                   data=b"{}", headers={"Content-Type": "application/json"}),
+            timeout=5).status == 200, 30)
+        sender.start()
+        sender.stop()
+        assert queue.counts()["emitted"] == 1
+        line = otlp_json(Encoder().readable(sent[1:]))
+        with urllib.request.urlopen(urllib.request.Request(  # noqa: S310
+                f"http://127.0.0.1:{port}/v1/logs", data=line.encode(),
+                headers={"Content-Type": "application/json"}), timeout=10) as resp:
+            assert resp.status == 200
+
+        def passed_on() -> list[tuple[str, str, str, str]] | None:
+            got = [(r["eventName"], r["traceId"], r["spanId"], r["attributes"][0]["value"][
+                "stringValue"]) for text in out.read_text().splitlines()
+                for rl in json.loads(text)["resourceLogs"] for sl in rl["scopeLogs"]
+                for r in sl["logRecords"]] if out.exists() else []
+            return got if len(got) >= 2 else None
+
+        assert sorted(poll(passed_on, 30)) == sorted(
+            ("gen_ai.evaluation.result", f"{e.trace_id:032x}", f"{e.span_id:016x}", e.name)
+            for e in sent)
+    finally:
+        collector.terminate()
+        collector.wait(timeout=30)

@@ -39,6 +39,7 @@ from .clauses import (
 from .lexicon import lemmas
 from .toolnames import (
     ABBREVIATIONS,
+    AGAIN,
     CLI_PREFIXES,
     PERSONS,
     Reading,
@@ -84,8 +85,10 @@ class ClaimExtractor:
         self._cli: dict[str, dict[str, str]] = {}  # "kubectl" -> "apply" -> kubectl_apply
         for tool in sorted(set(tools) | set(patterns)):
             for reading in readings(tool, synonyms):
+                again = reading.verb in AGAIN  # and done again: resent, reissued
                 for form in past_forms(reading.verb):
-                    self._past.setdefault(form, []).append(reading)
+                    for done in (form, "re" + form) if again else (form,):
+                        self._past.setdefault(done, []).append(reading)
                 self._base.setdefault(reading.verb, []).append(reading)
             for name in code_names(tool):
                 (self._code if len(name_words(name)) > 1 else self._plain)[name.lower()] = tool

@@ -36,7 +36,7 @@ _S_PRONOUNS = frozenset({"it", "that", "there", "what", "here", "he", "she", "wh
 
 CLAUSE_MARKS = frozenset({",", ";", ":", "(", ")", "[", "]", "—", "–", "|"})
 CONDITIONAL = frozenset({"if", "unless", "once", "when", "whenever", "until", "provided",
-                         "assuming", "whether", "case", "suppose", "supposing"})  # fmt: skip
+                         "assuming", "whether", "suppose", "supposing"})  # fmt: skip
 # a verbless chunk these open names what was not done: its words are no object of a claim
 SET_ASIDE = frozenset({"instead", "rather", "unlike", "except", "besides", "apart"})
 # a failure in a clause these open is a reason or a time, not the outcome of the claim
@@ -185,7 +185,8 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
     chunks: list[Clause] = []
     current = Clause([], [])
     for i, word in enumerate(words):
-        if word in CLAUSE_MARKS or (word in BOUNDARIES and not code[i]):
+        in_case = word == "in" and i + 1 < len(words) and words[i + 1] == "case"
+        if word in CLAUSE_MARKS or in_case or (word in BOUNDARIES and not code[i]):
             if current.words:
                 chunks.append(current)
             current = Clause([], [])
@@ -207,7 +208,8 @@ def clauses(words: Sequence[str], code: Sequence[bool]) -> list[Clause]:
     _mark_reports(chunks)
     negated = False
     for chunk in chunks:
-        chunk.hypothetical = opens or chunk.words[0] in UNASSERTED
+        chunk.hypothetical = opens or chunk.words[0] in UNASSERTED or chunk.words[:2] == [
+            "in", "case"]
         chunk.failure = (any(w in FAILURES for w in chunk.words) and chunk is not chunks[0]
                          and chunk.words[0] not in REASONS)  # not "because the email bounced"
         if negated and chunk.words[0] in ("or", "nor"):  # "nothing was uploaded or shared"

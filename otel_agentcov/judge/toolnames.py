@@ -63,6 +63,12 @@ GENERIC_OBJECTS = frozenset({"file", "files", "data", "item", "items", "object",
 COMMON_VERBS = frozenset({"write", "read", "get", "make", "put", "set", "run", "take", "give",
                           "find", "keep", "leave", "send", "open", "close", "show", "see",
                           "have", "do", "go", "use", "check", "add", "look", "say"})
+# Verbs whose "re-" form means "again" (resent, reissued); refund, remove, review do not.
+AGAIN = frozenset({"send", "issue", "submit", "run", "start", "boot", "deploy", "book",
+                   "schedule", "sync", "index", "build", "open", "apply", "assign", "activate",
+                   "enable", "install", "upload", "generate", "create", "calculate", "post",
+                   "share", "process", "check", "verify", "charge", "invite", "notify", "load",
+                   "write", "test", "try", "route", "queue", "import", "export"})
 # Object words naming a person: a personal pronoun stands for them ("I unsubscribed you").
 PERSONS = frozenset({"user", "users", "customer", "customers", "member", "members", "client",
                      "clients", "employee", "employees", "person", "people", "guest", "guests",
@@ -225,4 +231,4 @@ def code_names(tool: str) -> tuple[str, ...]:
 
 
 __all__ = ["Reading", "code_names", "is_verb", "name_words", "noun_forms", "past_forms",
-           "readings", "GENERIC_OBJECTS", "MONEY", "PERSONS", "SYNONYMS"]  # fmt: skip
+           "readings", "AGAIN", "GENERIC_OBJECTS", "MONEY", "PERSONS", "SYNONYMS"]  # fmt: skip

@@ -212,11 +212,18 @@ def concern_text(concern: Concern) -> str:
 
 
 def weakest_summary(coverage: Coverage) -> str:
-    """``boundary (40%)``, or n/a when no dimension was measured."""
+    """``boundary (40%)``, or n/a when no dimension was measured. At 0 % it says why the overall
+    is 0 too (a geometric mean), and for boundaries the spec line that changes it."""
     weakest = coverage.get("weakest")
     if weakest is None:
         return NA
-    return f"{weakest} ({percent(coverage[weakest])})"
+    line = f"{weakest} ({percent(coverage[weakest])})"
+    if coverage[weakest] == 0:
+        line += " makes the overall 0% (a geometric mean)"
+        if weakest == "boundary":
+            line += ("; no boundary condition was hit: list the ones you test in "
+                     "`boundaries.conditions` (docs/spec.md)")
+    return line
 
 
 def runs_header(agent_name: str, agent: AgentReport) -> str:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup, escape
 
 from otel_agentcov.reporting import _format as fmt
 from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Report
@@ -46,8 +47,18 @@ def _environment() -> Environment:
         width=_width,
         anchor=anchor,
         status_class=_status_class,
+        code=_code,
     )
     return env
+
+
+_TICKS = re.compile(r"`([^`]+)`")
+
+
+def _code(text: str) -> Markup:
+    """Text with its `backticked` names as <code>: recommendations are written for the terminal
+    and Markdown; escaped first, so names from traces stay inert."""
+    return Markup(_TICKS.sub(r"<code>\1</code>", str(escape(text))))
 
 
 def _width(ratio: float | None) -> float:
