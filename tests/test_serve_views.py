@@ -10,6 +10,7 @@ import re
 import socket
 import time
 from collections.abc import Iterator, Sequence
+from html import escape as html_escape
 from typing import Any
 
 import grpc
@@ -83,6 +84,8 @@ def test_live_report_in_every_format(service: Service) -> None:
         assert status == 303 and headers["Location"] == "/report/index.html"
         status, headers, index = request(port, "/report/index.html")
         assert status == 200 and headers["Content-Type"].startswith("text/html")
+        # the header names the spec serve loaded (it said "spec none (defaults)")
+        assert f"spec {html_escape(SPEC.source)} · inputs: live OTLP" in index.decode()
         pages = set(re.findall(r'href="(agent-[^"]+\.html)"', index.decode()))
         assert len(pages) == len(expected["agents"]) == 3
         for page in pages:

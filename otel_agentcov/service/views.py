@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from urllib.parse import parse_qs
 
 from ..reporting import FORMATS, render
-from ..reporting.html import html_pages
+from ..reporting.html import html_pages, report_meta
 from .intake import Intake, RequestError
 
 REPORT_PATH = "/report"
@@ -118,7 +118,8 @@ class Views:
             version = store.version  # what the snapshot below holds at least
             report = store.snapshot().data
             body: bytes | dict[str, bytes] = (
-                {name: text.encode() for name, text in html_pages(report).items()}
+                {name: text.encode() for name, text in html_pages(report, report_meta(
+                    ["live OTLP (agentcov serve)"], store.engine.spec.source)).items()}
                 if kind == "html" else render(report, kind).encode())
             with self._lock:
                 self.renders += 1
