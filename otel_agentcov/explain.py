@@ -149,7 +149,8 @@ def render(engine: CoverageEngine, inputs: Sequence[str], top: int) -> str:
     lines = [f"# {', '.join(inputs)}: {stats['processed']} spans ({kinds}), "
              f"{runs} agent run{'s' if runs != 1 else ''}"]
     if unmatched is None or not shapes:
-        lines.append("# every span matched a convention entry: nothing to map")
+        lines.append("# every span matched a convention entry: nothing to map" if
+                     stats["processed"] else "# no spans in these files")
         return "\n".join(lines) + "\n"
     lines += [f"# {unmatched.total} spans matched no convention entry; their commonest shapes",
               "# follow, with entries that would map them. Check each kind and field, narrow a",

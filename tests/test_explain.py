@@ -175,3 +175,12 @@ def test_jobs_workers_count_the_same_shapes(tmp_path: Path, traces: Path) -> Non
     two = offline.report(offline.load(CoverageSpec.empty(), traces=inputs, jobs=2))
     assert "unclassified" in one["spans"]
     assert two["spans"]["unclassified"] == one["spans"]["unclassified"]
+
+
+def test_explain_says_when_the_files_hold_no_spans(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    empty = tmp_path / "empty.json"
+    empty.write_text('{"resourceSpans": []}', encoding="utf-8")  # valid OTLP/JSON, no span
+    out = _explain(capsys, str(empty))
+    assert "no spans in these files" in out and "every span matched" not in out

@@ -52,6 +52,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         intake: Intake | None,
         metrics: Callable[[], bytes] | None,
         healthy: threading.Event,
+        degraded: Callable[[], str | None] = lambda: None,
         tls: ssl.SSLContext | None = None,
         metrics_token: str | None = None,
         view_tokens: tuple[str, ...] = (),
@@ -64,6 +65,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         self.intake = intake
         self.metrics = metrics
         self.healthy = healthy
+        self.degraded = degraded
         self.views = views
         self.metrics_token = metrics_token.encode() if metrics_token else None
         # the report and the landing page: any one of these bearer tokens (none: open)
@@ -157,8 +159,13 @@ class _Handler(BaseHTTPRequestHandler):
         path, _, query = self.path.partition("?")
         views = self.server.views
         if path == "/healthz":
-            ok = self.server.healthy.is_set()
-            self._send(200 if ok else 503, b"ok\n" if ok else b"shutting down\n", "text/plain")
+            degraded = self.server.degraded()
+            if not self.server.healthy.is_set():
+                self._send(503, b"shutting down\n", "text/plain")
+            elif degraded:
+                self._send(503, f"degraded: {degraded}\n".encode(), "text/plain")
+            else:
+                self._send(200, b"ok\n", "text/plain")
         elif path == "/metrics" and self.server.metrics is not None:
             token = self.server.metrics_token
             if not self._authorized(() if token is None else (token,)):

@@ -68,6 +68,7 @@ class Service:
         self.store = CoverageStore(config.spec, config.state_file, bounds=config.bounds)
         self.intake = Intake(self.store, config.limits, config.token)
         self.healthy = threading.Event()
+        self._compaction_error: str | None = None
         self._stopping = threading.Event()
         self._http: list[ServiceHTTPServer] = []
         self._grpc: grpc.Server | None = None
@@ -140,6 +141,7 @@ class Service:
         try:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
+                degraded=self.degraded,
                 tls=tls, metrics_token=self.config.metrics_token,
                 view_tokens=self._view_tokens(intake is not None, metrics is not None),
                 request_timeout_s=self.config.limits.request_timeout_s,
@@ -173,11 +175,18 @@ class Service:
                 self.store.sweep()
                 if self.store.journal_bytes > self.config.compact_bytes:
                     self.store.compact()
+                    self._compaction_error = None
             except OSError as exc:
+                self._compaction_error = f"compaction failed: {exc.strerror or exc}"
                 print(f"agentcov serve: maintenance: {exc}", file=sys.stderr)
             if every and time.monotonic() >= next_summary:
                 next_summary = time.monotonic() + every
                 print(summary_line(self.intake), file=sys.stderr, flush=True)
+
+    def degraded(self) -> str | None:
+        """Why `/healthz` says degraded (503): the journal cannot follow the snapshot (nothing
+        more is acknowledged), or the last compaction failed (the journal keeps growing)."""
+        return self.store.broken or self._compaction_error
 
     def stop(self) -> None:
         """Stop accepting, let in-flight requests finish, commit and compact."""

@@ -137,6 +137,9 @@ class CoverageStore:
         self._journal: Journal | None = None
         self._generation = 0
         self._closed = False
+        # set when a snapshot was written but no journal of its generation could follow it:
+        # what is appended after that would be skipped at replay, so nothing more is taken
+        self.broken: str | None = None
         self.recoveries: dict[str, int] = {}
         self.compactions = 0
         self.replayed_records = 0
@@ -149,8 +152,8 @@ class CoverageStore:
     def submit(self, records: list[SpanRecord]) -> dict[str, int]:
         """Apply one accepted request; returns its rejected spans by reason once it is durable."""
         with self._apply_lock:
-            if self._closed:
-                raise Unavailable("shutting down")
+            if self._closed or self.broken:
+                raise Unavailable(self.broken or "shutting down")
             now = time.time()
             rejected: dict[str, int] = {}
             steps: list[tuple[Step, bool]] = []
@@ -251,8 +254,13 @@ class CoverageStore:
             generation = self._generation + 1
             self.engine.state.save(self.state_file, {"serve": self._serve_extra(generation)})
             fsync_dir(self.state_file)
-            create_journal(self.journal_path, generation)
-            self._journal = Journal(self.journal_path)
+            try:
+                create_journal(self.journal_path, generation)
+                self._journal = Journal(self.journal_path)
+            except OSError as exc:
+                self.broken = (f"{self.journal_path}: cannot start a journal after the snapshot "
+                               f"({exc.strerror or exc}); restart to recover")
+                raise
             self._generation = generation
             self.compactions += 1
             if old is not None:
