@@ -23,6 +23,7 @@ import agentassay_compare  # noqa: E402
 import classify  # noqa: E402
 import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
+import evaluations  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import narrative  # noqa: E402
@@ -36,6 +37,7 @@ from harness import Section, fmt  # noqa: E402
 # process-level sections cap their own rounds (a 1 M-span run takes tens of seconds here).
 SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
+    "evaluations": evaluations.section,
     "classify": classify.section,
     "floor": ingestion.floor_section,
     "ingestion": ingestion.section,
