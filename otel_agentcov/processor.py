@@ -15,9 +15,11 @@ judged run's verdicts are emitted as `gen_ai.evaluation.result` log records on t
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
+import warnings
 from collections import deque
 from typing import Any
 
@@ -46,6 +48,24 @@ def _provider(given: LoggerProvider | None) -> LoggerProvider | None:
         return given
     value = os.environ.get(EVALUATIONS_ENV, "").strip().lower()
     return get_logger_provider() if value in ("on", "true", "1") else None
+
+
+_BOUND_NAMES = frozenset(f.name for f in dataclasses.fields(Bounds))
+
+
+def _bounds(bounds: Bounds | None, old: dict[str, Any]) -> Bounds | None:
+    """`max_queue=` and the other bounds as keywords, the spelling before `Bounds`: kept for one
+    release with a DeprecationWarning, so code written to the old docs still starts."""
+    if not old:
+        return bounds
+    unknown = sorted(set(old) - _BOUND_NAMES)
+    if unknown:
+        raise TypeError(f"AgentCoverageProcessor() got an unexpected keyword argument "
+                        f"{unknown[0]!r}")
+    warnings.warn(f"AgentCoverageProcessor({', '.join(f'{k}=' for k in sorted(old))}) is "
+                  "deprecated and will be removed in the next release; use bounds=Bounds(...) "
+                  "(from otel_agentcov.assembler import Bounds)", DeprecationWarning, stacklevel=3)
+    return dataclasses.replace(bounds or Bounds(), **old)
 
 
 def _str_bytes(attributes: Any) -> int:
@@ -78,8 +98,9 @@ class AgentCoverageProcessor(SpanProcessor):
         limits: Limits | None = None,
         flush_interval_s: float = 0.5,
         logger_provider: LoggerProvider | None = None,
+        **old_bounds: Any,
     ) -> None:
-        self.engine = CoverageEngine(spec, bounds=bounds, limits=limits)
+        self.engine = CoverageEngine(spec, bounds=_bounds(bounds, old_bounds), limits=limits)
         provider = _provider(logger_provider)
         self._logger = logger_for(provider) if provider is not None else None
         if provider is not None:

@@ -178,11 +178,15 @@ class RepeatedTests:
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """A marker that cannot judge anything fails its own test, not the whole session."""
         marker = item.get_closest_marker(MARKER)
-        if marker is not None:
-            try:
-                _trial(marker)
-            except MarkerError as exc:
-                pytest.fail(str(exc), pytrace=False)
+        if marker is None:
+            return
+        try:
+            _trial(marker)
+            return
+        except MarkerError as exc:
+            problem = str(exc)
+        # outside the except block: failing inside it chained the two and printed the reason twice
+        pytest.fail(problem, pytrace=False)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for key, value in report.user_properties:

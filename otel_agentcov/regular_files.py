@@ -12,8 +12,7 @@ import stat
 from typing import BinaryIO
 
 _KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
-          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"),
-          (stat.S_ISDIR, "a directory"))
+          (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
 
 
 def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
@@ -22,6 +21,8 @@ def open_regular(path: str | os.PathLike[str]) -> BinaryIO:
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, then is refused
     try:
         mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):  # worded as open() words it
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR))
         if not stat.S_ISREG(mode):
             what = next((name for test, name in _KINDS if test(mode)), "not a file")
             raise OSError(errno.EINVAL, f"{what}, not a regular file (refused: it could block "

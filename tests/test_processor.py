@@ -519,3 +519,19 @@ def test_full_queue_drops_and_counts_without_blocking_the_host() -> None:
         assert sum(c["ok"] for c in called.values()) == 10
     finally:
         provider.shutdown()
+
+
+def test_the_bounds_as_keywords_still_work_with_a_deprecation_warning() -> None:
+    """`AgentCoverageProcessor(spec, max_queue=...)` was the documented spelling before
+    `bounds=Bounds(...)`: kept for one release, saying what replaces it; a misspelt keyword is
+    still a TypeError."""
+    with pytest.warns(DeprecationWarning, match=r"max_queue=, max_traces=.*bounds=Bounds"):
+        processor = AgentCoverageProcessor(
+            max_queue=7, max_traces=3, bounds=Bounds(idle_ttl_s=5.0))
+    try:
+        assert processor.engine.bounds == Bounds(max_queue=7, max_traces=3, idle_ttl_s=5.0)
+        assert processor._max_queue == 7
+    finally:
+        processor.shutdown()
+    with pytest.raises(TypeError, match="max_qeueu"):
+        AgentCoverageProcessor(max_qeueu=7)

@@ -163,6 +163,10 @@ def test_after():
         out = result.stdout.str()
         assert "runs= must be a whole number >= 1" in out
         assert "runs=30 can never show pass_rate=0.9" in out and f"runs={least} or more" in out
+        # each reason once in its error section (it was chained to itself and printed twice)
+        assert "another exception occurred" not in out
+        section = out.split("ERROR at setup of test_no_runs")[1].split("ERROR at setup")[0]
+        assert section.count("runs= must be a whole number >= 1") == 1
         assert "INTERNALERROR" not in out
 
 
