@@ -209,3 +209,19 @@ def test_next_steps_show_code_not_backticks_and_expectations_say_why(tmp_path: P
     assert any("<code>" in s for s in steps) and not any("`" in s for s in steps)
     failed = [e for a in report["agents"].values() for e in a["expect"] if not e["passed"]]
     assert failed and all(str(escape(e["reason"])) in "".join(pages) for e in failed)
+
+
+def test_agent_pages_show_versions(tmp_path: Path) -> None:
+    """The text and Markdown reports had a Versions line; the HTML pages had nothing of it."""
+    processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC))
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    run_workload(provider, seed=7, runs=20)  # the second half runs as the canary version
+    provider.shutdown()
+    report = processor.snapshot().to_dict()
+    index = write_html(report, tmp_path / "html")
+    for name, agent in report["agents"].items():
+        page = (index.parent / page_name(name)).read_text()
+        assert agent["versions"] and "<h2>Versions</h2>" in page
+        for v in agent["versions"]:
+            assert f'<td class="name">{v["version"]}</td><td class="num">{v["runs"]}</td>' in page
