@@ -122,6 +122,21 @@ class ServeProcess:
                 self.proc.kill()
 
 
+def state_server(workdir: Path, spec: dict[str, Any]) -> tuple[ServeProcess, int, Path]:
+    """A `serve` of `spec` (written to workdir/agentcov.yaml) over OTLP/HTTP with the data file
+    workdir/state.json, no idle sweep, its log in workdir/serve.stderr: (server, HTTP port,
+    data file), not yet started (the kill -9 tests drive it)."""
+    spec_file = workdir / "agentcov.yaml"
+    spec_file.write_text(yaml.safe_dump(spec))
+    http, metrics = free_port(), free_port()
+    state = workdir / "state.json"
+    server = ServeProcess([
+        "--spec", str(spec_file), "--otlp-grpc", "0", "--otlp-http", str(http),
+        "--metrics", str(metrics), "--data-file", str(state), "--idle-ttl", "3600",
+    ], metrics, stderr=workdir / "serve.stderr")  # fmt: skip
+    return server, http, state
+
+
 class Replica(ServeProcess):
     """One fleet replica: its ports, state file and the exporter that reaches it."""
 

@@ -186,3 +186,18 @@ def test_report_page_describes_every_section() -> None:
     for key in REPORT_KEYS:
         assert f"`{key}`" in page, f"docs/report.md does not describe the report section {key!r}"
     assert f'{{"version": {REPORT_VERSION},' in page
+
+
+def test_the_readme_sample_report_is_what_the_named_demo_command_prints() -> None:
+    """The front page's sample says which command printed it; each of its lines is a line of
+    that command's report (trimmed, never edited), so it cannot drift from the code."""
+    import io
+
+    found = re.search(r"A report, per agent \(from `agentcov demo --runs (\d+)`, trimmed\):\n\n"
+                      r"```\n(.*?)```", README, re.S)
+    assert found, "the README's sample report must name the demo command that prints it"
+    out = io.StringIO()
+    demo(runs=int(found.group(1)), out=out)
+    printed = set(out.getvalue().splitlines())
+    sample = found.group(2).splitlines()
+    assert sample and [line for line in sample if line not in printed] == []

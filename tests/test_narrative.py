@@ -651,3 +651,39 @@ def test_a_damaged_narrative_record_is_one_state_error_naming_the_field(
     with pytest.raises(StateError) as err:
         CoverageState.from_dict(data)
     assert str(err.value) == message
+
+
+def _module_caches_holding(word: str) -> int:
+    """Containers of otel_agentcov's modules (their globals, and what their functions hold,
+    such as an lru_cache's dict) that have `word` as a member or key."""
+    import gc
+
+    found = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("otel_agentcov"):
+            continue
+        for value in list(vars(module).values()):
+            for held in (value, *gc.get_referents(value)):
+                if isinstance(held, dict | set | frozenset) and word in held:
+                    found += 1
+    return found
+
+
+def test_no_word_of_an_answer_outside_the_lexicon_outlives_its_judgement() -> None:
+    """The word caches of the narrative check (lexicon lookups, the English test) once kept
+    every word of every answer judged, names and ids among them, for the life of the process.
+    Only words the English lexicon knows may be remembered: nothing an answer alone holds."""
+    secret = "zqvkelmorthax"  # lowercase, so the language test and the clause reader read it
+    processor = AgentCoverageProcessor(spec({"must_report": ["issue_credit"]}),
+                                       flush_interval_s=3600.0)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    with agent(provider.get_tracer("narrative-words"), "support",
+               f"I have issued your refund to {secret} and sent the email, {secret} said."):
+        pass
+    processor.force_flush()
+    story = processor.snapshot().to_dict()["agents"]["support"]["narrative"]
+    assert story["runs"]["divergent"] == 1  # the answer was read and judged
+    provider.shutdown()
+    assert _module_caches_holding(secret) == 0
+    assert _module_caches_holding("refund") > 0  # the search sees the caches: lexicon words stay

@@ -155,3 +155,22 @@ def test_otlp_file_span_exporter_writes_what_the_cli_reads(
     exporter.shutdown()
     spec = CoverageSpec.from_yaml(written["spec"])
     assert report(path, spec) == report(written["otlp"], spec)
+
+
+@pytest.mark.parametrize(("doc", "problem"), [
+    ({"data": [{"traceID": "1", "spans": [{"traceID": "zz", "spanID": "2"}]}]},
+     "data[0].spans[0].traceID: expected a hex id, got 'zz'"),
+    ([{"traceId": "1", "id": "2", "name": "x", "timestamp": "q"}],
+     "[0].timestamp: expected microseconds (a whole number), got 'q'"),
+    ({"batches": [{"resource": {}, "scopeSpans": "x"}]},
+     "resourceSpans[0].scopeSpans: expected a list, got str"),
+], ids=["jaeger", "zipkin", "tempo"])
+def test_a_bad_foreign_file_is_one_line_naming_the_file_once(
+        doc: Any, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The file and line prefix was written twice (`f.json: line 1: f.json: line 1: …`)."""
+    from otel_agentcov import cli
+
+    path = tmp_path / "traces.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    assert cli.main(["coverage", str(path)]) == 2
+    assert capsys.readouterr().err == f"agentcov: {path}: line 1: {problem}\n"

@@ -59,3 +59,35 @@ def test_a_failing_compaction_is_degraded_and_acknowledges_nothing_more(tmp_path
         assert request(again.config.metrics, "/healthz")[0] == 200
     finally:
         again.stop()
+
+
+def test_a_restart_that_cannot_write_starts_read_only_and_recovers(tmp_path: Path) -> None:
+    """Before, a restart while the disk was still full exited 2 (no report at all)."""
+    state = tmp_path / "state.json"
+    svc = _service(state)
+    try:
+        body = protobuf_bytes(demo_spans(runs=4, seed=1))
+        assert request(svc.config.otlp_http, "/v1/traces", body, "POST", PROTOBUF)[0] == 200
+        acknowledged = _runs(svc.config.metrics)
+    finally:
+        svc.stop()
+    planted = tmp_path / "state.json.journal.tmp"
+    planted.mkdir()  # the restart's compaction cannot start a journal
+    svc = _service(state)
+    try:
+        http, metrics = svc.config.otlp_http, svc.config.metrics
+        status, _, text = request(metrics, "/healthz")
+        assert status == 503 and text.startswith(b"degraded: read-only: cannot write"), text
+        assert _runs(metrics) == acknowledged  # what was recovered is served
+        assert request(http, "/v1/traces", body, "POST", PROTOBUF)[0] == 503
+        planted.rmdir()  # space again: the next maintenance compaction succeeds
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and request(metrics, "/healthz")[0] != 200:
+            time.sleep(0.05)
+        assert request(metrics, "/healthz")[0] == 200
+        assert request(http, "/v1/traces", body, "POST", PROTOBUF)[0] == 200
+        assert _runs(metrics) == 2 * acknowledged
+    finally:
+        if planted.exists():
+            planted.rmdir()
+        svc.stop()

@@ -102,7 +102,7 @@ def test_serve_posts_evaluation_events_over_otlp_http(tmp_path: Path) -> None:
     http, metrics = free_port(), free_port()
     server = fleet.ServeProcess([
         "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(http),
-        "--metrics", str(metrics), "--idle-ttl", "3600",
+        "--metrics", str(metrics), "--idle-ttl", "3600", "--data-file", str(tmp_path / "s.json"),
         "--evaluations-otlp-endpoint", f"http://127.0.0.1:{receiver.server_port}",
         "--evaluations-otlp-token-file", str(token),
     ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
@@ -133,6 +133,13 @@ def test_serve_posts_evaluation_events_over_otlp_http(tmp_path: Path) -> None:
         metrics_now = server.scrape()
         assert metrics_now['agentcov_evaluation_events_total{"outcome": "emitted"}'] == 9
         assert metrics_now['agentcov_evaluation_events_total{"outcome": "export_failed"}'] == 0
+        # a restart replays the journal (kill -9: never compacted): those runs' events were sent
+        # already, none is sent again
+        server.kill9()
+        server.start()
+        assert server.scrape()['agentcov_runs_total{"agent": "support"}'] == 3
+        server.stop()  # its sender's last send is done when it exits
+        assert len(received() or ()) == 9
     finally:
         server.stop()
         receiver.shutdown()

@@ -10,8 +10,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import yaml
-from _support import free_port
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -54,14 +52,9 @@ def _send(port: int) -> None:
 
 
 def test_no_file_serve_writes_holds_content(tmp_path: Path) -> None:
+    server, http, state = fleet.state_server(
+        tmp_path, {"version": 1, "agents": [{"name": "planner"}]})
     spec = tmp_path / "agentcov.yaml"
-    spec.write_text(yaml.safe_dump({"version": 1, "agents": [{"name": "planner"}]}))
-    http, metrics = free_port(), free_port()
-    state = tmp_path / "state.json"
-    server = fleet.ServeProcess([
-        "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(http),
-        "--metrics", str(metrics), "--data-file", str(state), "--idle-ttl", "3600",
-    ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
     server.start()
     try:
         _send(http)

@@ -89,6 +89,19 @@ def test_planted_symlinks_are_never_written_through(tmp_path: Path) -> None:
         p for p in tmp_path.iterdir() if p.name.startswith("state.json.journal.corrupt-")]
 
 
+def test_a_planted_lock_symlink_is_refused_naming_it(tmp_path: Path) -> None:
+    """Before, the one line read `state.json: Too many levels of symbolic links` (issue 29)."""
+    state = tmp_path / "state.json"
+    Path(f"{state}.lock").symlink_to(tmp_path / "elsewhere")
+    with pytest.raises(OSError) as caught:
+        CoverageStore(SPEC, str(state)).open()
+    assert caught.value.filename == str(state)
+    assert caught.value.strerror == (
+        f"its lock file {state}.lock is a symlink: refused (a lock is never taken through a "
+        "link; remove it if it is stale)")
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def test_a_symlinked_state_path_is_written_through_to_its_target(tmp_path: Path) -> None:
     real = tmp_path / "data" / "state.json"
     real.parent.mkdir()

@@ -9,8 +9,6 @@ import json
 import sys
 from pathlib import Path
 
-import yaml
-from _support import free_port
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -59,14 +57,7 @@ def _verdicts(server: fleet.ServeProcess) -> dict[str, float]:
 
 
 def test_kill9_replay_restores_the_acknowledged_verdicts(tmp_path: Path) -> None:
-    spec = tmp_path / "agentcov.yaml"
-    spec.write_text(yaml.safe_dump(SPEC))
-    http, metrics = free_port(), free_port()
-    state = tmp_path / "state.json"
-    server = fleet.ServeProcess([
-        "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(http),
-        "--metrics", str(metrics), "--data-file", str(state), "--idle-ttl", "3600",
-    ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
+    server, http, state = fleet.state_server(tmp_path, SPEC)
     server.start()
     try:
         _send(http)

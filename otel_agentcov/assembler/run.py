@@ -22,6 +22,7 @@ class RunContent:
     output: str | None
     input: str | None
     tool_args: dict[int, Mapping[str, Any]] = field(default_factory=dict)  # tool span_id -> args
+    output_too_long: bool = False  # no output read because the answer was past the size cap
 
 
 @dataclass(slots=True)
@@ -71,12 +72,13 @@ def run_content(
     user_input = _first(c.input for c in own)
     if user_input is None:
         user_input = _first(c.input for c in llm)
+    too_long = output is None and any(c.output_too_long for c in (*own, *llm))
     args = {
         s.span_id: s.content.args
         for s in steps
         if s.kind == TOOL and s.content is not None and s.content.args is not None
     }
-    return RunContent(output, user_input, args)
+    return RunContent(output, user_input, args, too_long)
 
 
 def _first(texts: Iterable[str | None]) -> str | None:

@@ -10,7 +10,6 @@ numbers still reads as English.
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 
 from .lexicon import lemmas
 
@@ -71,8 +70,7 @@ def is_english(text: str) -> bool:
     return known >= MIN_SHARE
 
 
-@lru_cache(maxsize=8192)
-def _english(word: str) -> bool:
+def _english(word: str) -> bool:  # not cached: `lemmas` remembers the lexicon words only
     if word in _FUNCTION_WORDS:
         return True
     base = word.split("'")[0]

@@ -18,10 +18,21 @@ def _lemminflect() -> Any:
     return lemminflect
 
 
-@lru_cache(maxsize=16384)
+MAX_KNOWN = 16384  # lexicon words remembered; past it, lookups are made again (~8 µs each)
+_known: dict[str, dict[str, tuple[str, ...]]] = {}
+
+
 def lemmas(word: str) -> dict[str, tuple[str, ...]]:
-    """Part of speech -> lemmas of a known word ({} for a word the lexicon does not know)."""
-    return dict(_lemminflect().getAllLemmas(word))
+    """Part of speech -> lemmas of a known word ({} for a word the lexicon does not know).
+
+    Only lexicon words are remembered: the words of answers are content, and a name, an id or
+    any other word the lexicon does not know must not outlive the judging of its run."""
+    found = _known.get(word)
+    if found is None:
+        found = dict(_lemminflect().getAllLemmas(word))
+        if found and len(_known) < MAX_KNOWN:
+            _known[word] = found
+    return found
 
 
 @lru_cache(maxsize=8192)

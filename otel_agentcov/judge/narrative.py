@@ -41,6 +41,7 @@ class NarrativeVerdict:
     result: str
     divergences: tuple[tuple[str, str], ...] = ()
     not_english: bool = False  # unverifiable because the answer is in another language
+    too_long: bool = False  # unverifiable because the answer was past the size cap (not read)
 
 
 def calls(run: AgentRun) -> dict[str, bool]:
@@ -60,7 +61,8 @@ def judge_narrative(
     `declared` = the tools the agent's spec names (tools, allowed, restricted)."""
     output = run.content.output if run.content is not None else None
     if not output:
-        return NarrativeVerdict(UNVERIFIABLE)
+        too_long = run.content is not None and run.content.output_too_long
+        return NarrativeVerdict(UNVERIFIABLE, too_long=too_long)
     done = calls(run)
     # the default claims cover every tool the agent could have used: declared, offered, called
     known = declared.union(narrative.must_report, run.tool_definitions, done)

@@ -186,7 +186,7 @@ def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord]
     """One batch per OTLP/JSON traces object; a list of them is accepted too, and so are Tempo,
     Jaeger and Zipkin documents (`foreign`)."""
     if foreign.kind_of(doc) is not None:
-        yield _batch(foreign.records(doc, where, keep), where)
+        yield _batch(foreign.records(doc, keep), where)
         return
     docs = doc if isinstance(doc, list) else [doc]
     for n, item in enumerate(docs):

@@ -44,21 +44,22 @@ def kind_of(doc: Any) -> str | None:
     return None
 
 
-def records(doc: Any, where: str, keep: Keep = None) -> Iterator[SpanRecord]:
-    """Every span of a Tempo, Jaeger or Zipkin document (`kind_of` said which)."""
+def records(doc: Any, keep: Keep = None) -> Iterator[SpanRecord]:
+    """Every span of a Tempo, Jaeger or Zipkin document (`kind_of` said which). Errors name
+    the place inside the document; the caller puts the file and line in front."""
     kind = kind_of(doc)
     if kind == "tempo":
-        yield from records_from_json({"resourceSpans": doc["batches"]}, where, keep)
+        yield from records_from_json({"resourceSpans": doc["batches"]}, "", keep)
     elif kind == "jaeger":
         for t, trace in enumerate(doc["data"]):
             processes = trace.get("processes") or {}
             for i, span in enumerate(trace["spans"]):
-                record = _jaeger(span, processes, f"{where}: data[{t}].spans[{i}]")
+                record = _jaeger(span, processes, f"data[{t}].spans[{i}]")
                 if keep is None or keep(record.trace_id):
                     yield record
     elif kind == "zipkin":
         for i, span in enumerate(doc):
-            record = _zipkin(span, f"{where}: [{i}]")
+            record = _zipkin(span, f"[{i}]")
             if keep is None or keep(record.trace_id):
                 yield record
 

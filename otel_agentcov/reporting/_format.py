@@ -198,6 +198,8 @@ def narrative_summary(narrative: Narrative | None) -> str | None:
     line = " · ".join(f"{result} {n}" for result, n in runs.items())
     if narrative.get("not_english"):
         line += f" ({narrative['not_english']} not in English)"
+    if narrative.get("too_long"):
+        line += f" ({narrative['too_long']} too long)"
     divergences = narrative["divergences"]
     if divergences:
         line += " · divergences: " + ", ".join(

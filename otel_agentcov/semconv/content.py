@@ -21,6 +21,9 @@ MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (docs/contracts.md
 _CALL_KEYS = frozenset({"args", "kwargs", "sanitize_inputs_outputs"})
 # a serialized attribute past this is not parsed at all: it counts as not captured (unknown)
 MAX_RAW = 1024 * 1024
+# the attributes an answer comes in: one past MAX_RAW is an answer too long to read, which a
+# narrative check counts as `unverifiable (too long)`, never as not captured
+_OUTPUT_KEYS = ("gen_ai.output.messages", "final_result", "output.value")
 
 _OI_OUT = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.(role|content|contents\.\d+\.message_content\.text)$"
@@ -49,9 +52,12 @@ def _step_content(record: SpanRecord, kind: str) -> StepContent | None:
     if kind != LLM and kind != AGENT:
         return None
     output, user_input = output_text(record, kind), input_text(record, kind)
-    if output is None and user_input is None:
+    too_long = output is None and any(
+        isinstance(v, str) and len(v) > MAX_RAW
+        for v in map(record.attributes.get, _OUTPUT_KEYS))
+    if output is None and user_input is None and not too_long:
         return None
-    return StepContent(output=output, input=user_input)
+    return StepContent(output=output, input=user_input, output_too_long=too_long)
 
 
 def _clip(text: str) -> str:

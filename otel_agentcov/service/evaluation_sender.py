@@ -31,7 +31,7 @@ def logs_url(url: str) -> str:
 
 
 class EvaluationSender:
-    """Sends what the queue holds every `interval_s` (sooner when a batch is full)."""
+    """Every `interval_s`, sends what the queue holds, `BATCH` records a request."""
 
     def __init__(
         self, queue: EvaluationQueue, endpoint: str, *, token: str | None = None,

@@ -148,10 +148,6 @@ class Intake:
         self.requests: Counter[tuple[str, str]] = Counter()  # (transport, outcome)
         self.spans: Counter[tuple[str, str]] = Counter()  # (transport, accepted|rejected)
 
-    @property
-    def token_required(self) -> bool:
-        return self._token is not None
-
     def check_token(self, authorization: str | None) -> None:
         if self._token is not None and not bearer_matches(authorization, self._token):
             raise RequestError("unauthenticated", "missing or wrong bearer token")

@@ -20,6 +20,10 @@ def lock_state(state_file: str) -> int:
         fd = os.open(f"{state_file}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC,
                      0o600)
     except OSError as exc:  # name the file the user gave, as every other start error does
+        if exc.errno == errno.ELOOP:  # "Too many levels of symbolic links" named neither why
+            raise OSError(exc.errno, f"its lock file {state_file}.lock is a symlink: refused "
+                          "(a lock is never taken through a link; remove it if it is stale)",
+                          state_file) from None
         raise OSError(exc.errno, exc.strerror, state_file) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -173,8 +173,8 @@ class Service:
         while not self._stopping.wait(self.config.sweep_interval_s):
             try:
                 self.store.sweep()
-                if self.store.journal_bytes > self.config.compact_bytes:
-                    self.store.compact()
+                if self.store.broken or self.store.journal_bytes > self.config.compact_bytes:
+                    self.store.compact()  # retried while broken: success takes exports again
                     self._compaction_error = None
             except OSError as exc:
                 self._compaction_error = f"compaction failed: {exc.strerror or exc}"

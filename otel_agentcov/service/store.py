@@ -262,6 +262,7 @@ class CoverageStore:
                                f"({exc.strerror or exc}); restart to recover")
                 raise
             self._generation = generation
+            self.broken = None  # a snapshot and its journal again: exports can be taken
             self.compactions += 1
             if old is not None:
                 self._fsyncs_before += old.fsyncs
@@ -330,7 +331,12 @@ class CoverageStore:
                 base_ok = False
         if base_ok and os.path.exists(journal):
             self._replay(journal)
-        self.compact()
+        try:
+            self.compact()
+        except OSError as exc:  # a full disk, say: serve what was recovered, take nothing new
+            self.broken = (f"read-only: cannot write {self.state_file} ({exc.strerror or exc}); "
+                           "exports are refused until a compaction succeeds")
+            print(f"agentcov serve: {self.broken}", file=sys.stderr)
         self.recovery_seconds = time.monotonic() - started
 
     def _replay(self, path: str) -> None:

@@ -25,7 +25,8 @@ def to_row(agent: str, verdicts: Verdicts) -> list[Any]:
         [[c.contract, c.behavior, c.kind, c.severity, c.result, c.fails_run]
          for c in verdicts.checks],
         None if narrative is None else
-        [narrative.result, [list(d) for d in narrative.divergences], narrative.not_english],
+        [narrative.result, [list(d) for d in narrative.divergences], narrative.not_english,
+         narrative.too_long],
         verdicts.errors,
     ]
 
@@ -59,8 +60,8 @@ def _check(row: Any) -> Check:
 def _narrative(row: Any) -> NarrativeVerdict | None:
     if row is None:
         return None
-    if type(row) is not list or len(row) != 3 or type(row[1]) is not list:
-        raise ValueError("a narrative verdict is [result, divergences, not_english]")
+    if type(row) is not list or len(row) not in (3, 4) or type(row[1]) is not list:
+        raise ValueError("a narrative verdict is [result, divergences, not_english, too_long]")
     divergences = []
     for item in row[1]:
         if type(item) is not list or len(item) != 2:
@@ -68,7 +69,8 @@ def _narrative(row: Any) -> NarrativeVerdict | None:
         divergences.append((_text(item[0], "divergence tool"),
                             _one_of(item[1], KINDS, "divergence kind")))
     return NarrativeVerdict(_one_of(row[0], NARRATIVE_RESULTS, "narrative result"),
-                            tuple(divergences), _flag(row[2], "not_english"))
+                            tuple(divergences), _flag(row[2], "not_english"),
+                            _flag(row[3], "too_long") if len(row) == 4 else False)
 
 
 def from_row(row: Any) -> tuple[str, Verdicts]:

@@ -21,6 +21,8 @@ def narrative_section(v: AgentView) -> None:
     }
     if rec.not_english:  # unverifiable runs whose answer was in another language
         v.report["narrative"]["not_english"] = rec.not_english
+    if rec.too_long:  # unverifiable runs whose answer was past the size cap: shown, not silent
+        v.report["narrative"]["too_long"] = rec.too_long
     verifiable = rec.runs.get(CONSISTENT, 0) + rec.runs.get(DIVERGENT, 0)
     hallucinated = [d for d in divergences if d["kind"] == CLAIMED_NOT_CALLED]
     total = sum(rec.divergences.values())

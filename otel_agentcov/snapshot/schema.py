@@ -124,6 +124,7 @@ class Narrative(TypedDict):
     runs: dict[str, int]  # by result
     divergences: list[Divergence]
     not_english: NotRequired[int]  # unverifiable runs whose answer was in another language
+    too_long: NotRequired[int]  # unverifiable runs whose answer was past the size cap
 
 
 class Concern(TypedDict):

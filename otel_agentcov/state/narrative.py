@@ -20,6 +20,7 @@ class Narrative:
     runs: dict[str, int] = field(default_factory=dict)  # result -> runs
     divergences: dict[tuple[str, str], int] = field(default_factory=dict)  # (tool, kind) -> runs
     not_english: int = 0  # unverifiable runs whose answer was not in English
+    too_long: int = 0  # unverifiable runs whose answer was past the size cap (not read)
 
     def _key(self, tool: str, kind: str, caps: Caps, n: int) -> tuple[str, str]:
         """Divergent tools are capped like tools (they may come from discovered definitions)."""
@@ -31,6 +32,7 @@ class Narrative:
             return
         bump(self.runs, verdict.result)
         self.not_english += verdict.not_english
+        self.too_long += verdict.too_long
         for tool, kind in verdict.divergences:
             bump(self.divergences, self._key(tool, kind, caps, 1))
 
@@ -38,6 +40,7 @@ class Narrative:
         for result, n in other.runs.items():
             bump(self.runs, result, n)
         self.not_english += other.not_english
+        self.too_long += other.too_long
         for (tool, kind), n in other.divergences.items():
             bump(self.divergences, self._key(tool, kind, caps, n), n)
 
@@ -48,6 +51,8 @@ class Narrative:
         }
         if self.not_english:  # absent when zero: older readers and files stay as they were
             record["not_english"] = self.not_english
+        if self.too_long:
+            record["too_long"] = self.too_long
         return {"narrative": record}
 
     @classmethod
@@ -64,4 +69,6 @@ class Narrative:
         if kind is not None:
             raise ValueError(f"narrative.divergences: unknown kind {kind[:40]!r}")
         not_english = f.count(data.get("not_english", 0), "narrative.not_english")
-        return cls(runs=runs, divergences=divergences, not_english=not_english)
+        too_long = f.count(data.get("too_long", 0), "narrative.too_long")
+        return cls(runs=runs, divergences=divergences, not_english=not_english,
+                   too_long=too_long)
