@@ -209,3 +209,55 @@ def test_next_steps_show_code_not_backticks_and_expectations_say_why(tmp_path: P
     assert any("<code>" in s for s in steps) and not any("`" in s for s in steps)
     failed = [e for a in report["agents"].values() for e in a["expect"] if not e["passed"]]
     assert failed and all(str(escape(e["reason"])) in "".join(pages) for e in failed)
+
+
+def test_agent_pages_show_versions(tmp_path: Path) -> None:
+    """The text and Markdown reports had a Versions line; the HTML pages had nothing of it."""
+    processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC))
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    run_workload(provider, seed=7, runs=20)  # the second half runs as the canary version
+    provider.shutdown()
+    report = processor.snapshot().to_dict()
+    index = write_html(report, tmp_path / "html")
+    for name, agent in report["agents"].items():
+        page = (index.parent / page_name(name)).read_text()
+        assert agent["versions"] and "<h2>Versions</h2>" in page
+        for v in agent["versions"]:
+            assert f'<td class="name">{v["version"]}</td><td class="num">{v["runs"]}</td>' in page
+
+
+def _index_row(html: str, agent: str) -> str:
+    """The default table's row of `agent` on the index page (the default table comes last)."""
+    start = html.rindex(f'<a href="{page_name(agent)}">')
+    return html[start: html.index("</tr>", start)]
+
+
+def test_index_shows_contracts_and_narrative(demo_report: dict[str, Any], tmp_path: Path) -> None:
+    """The index showed coverage, restricted attempts and the gate, nothing of contracts or of the
+    narrative check: an agent with violated contracts or claimed-but-not-called actions looked
+    like any other until its page was opened."""
+    report = copy.deepcopy(demo_report)
+    billing = report["agents"]["billing_agent"]
+    billing["narrative"] = {
+        "declared": True, "runs": {"consistent": 5, "divergent": 3, "unverifiable": 1},
+        "divergences": [
+            {"tool": "issue_refund", "kind": "claimed_not_called", "count": 2},
+            {"tool": "lookup_invoice", "kind": "called_not_claimed", "count": 1},
+            {"tool": "lookup_invoice", "kind": "claimed_not_called", "count": 1},
+        ],
+    }
+    report["agents"]["research_agent"]["narrative"]["declared"] = True
+    html = write_html(report, tmp_path).read_text()
+    triage = report["agents"]["triage_agent"]
+    violated = sum(r["violated"] for r in triage["contracts"])
+    assert violated > 0  # the demo's must_call is violated
+    exercised = round(100 * triage["coverage"]["contracts"])
+    row = _parse(_index_row(html, "triage_agent")).text
+    assert f"{violated} violations · {exercised}% exercised" in "".join(row)
+    assert "not checked" in "".join(row)  # triage declares no narrative check
+    row = "".join(_parse(_index_row(html, "billing_agent")).text)
+    assert "none declared" in row  # billing declares no contracts
+    assert "called_not_claimed ×1, claimed_not_called ×3" in row
+    row = "".join(_parse(_index_row(html, "research_agent")).text)
+    assert "no divergence in 0 checked runs" in row  # declared, nothing checked: not "consistent"

@@ -19,7 +19,7 @@ from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from otel_agentcov.reporting import _format as fmt
-from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Report
+from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Narrative, Report
 
 __all__ = ["report_meta", "write_html"]
 
@@ -193,6 +193,7 @@ def _agent_view(name: str, agent: AgentReport, report: Report) -> dict[str, Any]
     """What a page shows about one agent, phrased by the shared formatting helpers."""
     coverage = agent["coverage"]
     overall = coverage["overall"]
+    contracts = fmt.contract_rows(agent)
     return {
         "name": name,
         "page": page_name(name),
@@ -209,14 +210,24 @@ def _agent_view(name: str, agent: AgentReport, report: Report) -> dict[str, Any]
         "tools": fmt.tool_rows(agent),
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
         "narrative": fmt.narrative_summary(agent.get("narrative")),
-        "contracts": fmt.contract_rows(agent),
+        "contracts": contracts,
         "contract_coverage": fmt.contract_coverage(agent),
+        "violations": sum(r.violated for r in contracts),
+        "divergences": _divergences(agent.get("narrative")),
         "graph": agent_graph(name, report),
         "tests": fmt.context_rows(agent) if "contexts" in agent else None,
         "untested": fmt.untested_summary(agent["contexts"]) if "contexts" in agent else None,
         "steps": [step["message"] for step in agent.get("recommendations", ())],
         "insufficient": fmt.INSUFFICIENT_NOTE if coverage["insufficient_data"] else None,
     }
+
+
+def _divergences(narrative: Narrative | None) -> dict[str, int]:
+    """Runs per divergence kind (claimed_not_called, ...) over all tools, for the index."""
+    kinds: dict[str, int] = {}
+    for d in narrative["divergences"] if narrative else ():
+        kinds[d["kind"]] = kinds.get(d["kind"], 0) + d["count"]
+    return dict(sorted(kinds.items()))
 
 
 def _orders(views: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
