@@ -16,9 +16,9 @@ from typing import Any
 
 from . import agent_names
 from .reporting import _format as fmt
-from .snapshot.schema import Report, Runs
-from .spec import UNMATCHED_TARGET, AgentSpec, CoverageSpec, ExpectItem, evaluate_expect
-from .stats import wilson
+from .snapshot.pass_rate import PASS_RATE, pass_rate_verdict
+from .snapshot.schema import Report
+from .spec import UNMATCHED_TARGET, CoverageSpec
 from .stats.verdicts import (
     EXIT_FAIL,
     EXIT_INCONCLUSIVE,
@@ -29,9 +29,6 @@ from .stats.verdicts import (
     exit_code,
 )
 from .textsafe import line_safe, plain
-
-PASS_RATE = "runs.pass_rate"
-_MINIMA = ("minimum", "exclusiveMinimum")
 
 
 @dataclass(frozen=True)
@@ -44,36 +41,6 @@ class Check:
     matcher: Mapping[str, Any]
     verdict: str
     reason: str
-
-
-def _pass_rate_verdict(
-    item: ExpectItem, runs: Runs, spec: AgentSpec
-) -> tuple[str, str] | None:
-    """(verdict, reason) from the Wilson interval, or None when the matcher has no minimum."""
-    key = next((k for k in _MINIMA if k in item.schema), None)
-    if key is None:
-        return None
-    threshold = float(item.schema[key])
-    rest = {k: v for k, v in item.schema.items() if k not in _MINIMA}
-    if rest and runs["pass_rate"] is not None:
-        value = {item.target: runs["pass_rate"]}
-        (other,) = evaluate_expect([ExpectItem(item.target, rest)], value)
-        if not other.passed:
-            return FAIL, other.reason
-    count, passed = int(runs["count"]), int(runs["passed"])
-    if count < spec.min_runs:
-        return INCONCLUSIVE, f"{count} runs, fewer than min_runs {spec.min_runs}"
-    ci = wilson(passed, count)
-    assert ci is not None  # count >= min_runs >= 1
-    lower, upper = ci
-    clears = lower > threshold if key == "exclusiveMinimum" else lower >= threshold
-    below = upper <= threshold if key == "exclusiveMinimum" else upper < threshold
-    interval = f"pass rate {passed / count:.1%}, 95% interval [{lower:.1%}, {upper:.1%}]"
-    if clears:
-        return PASS, ""
-    if below:
-        return FAIL, f"{interval} entirely below {threshold:g}"
-    return INCONCLUSIVE, f"{interval} straddles {threshold:g}"
 
 
 def runs_by_agent(report: Report) -> dict[str, int]:
@@ -103,7 +70,7 @@ def evaluate(
         for item, result in zip(aspec.expect, data["expect"], strict=True):
             verdict, reason = (PASS, "") if result["passed"] else (FAIL, result["reason"])
             if item.target == PASS_RATE:
-                verdict, reason = _pass_rate_verdict(item, data["runs"], aspec) or (verdict, reason)
+                verdict, reason = pass_rate_verdict(item, data["runs"], aspec) or (verdict, reason)
             checks.append(Check(agent, item.target, result["value"], item.schema, verdict, reason))
     checks += [Check(u.agent, "runs.count", 0, {"minimum": 1}, INCONCLUSIVE, u.message())
                for u in missing.values()]  # a report that did not list the spec's agents

@@ -178,3 +178,27 @@ def test_a_snapshot_of_nothing_or_of_an_unmatched_agent_never_passes() -> None:
     assert not shown.gate_passed  # what the in-process API hands out: 0 spans never pass
     assert str(shown) == render(shown.to_dict(), "text") and "no agent runs" in str(shown)
     assert shown.render("markdown") == render(shown.to_dict(), "markdown")
+
+
+def test_a_pass_rate_too_few_runs_can_show_never_passes_in_process() -> None:
+    """`snapshot.gate_passed` judged `runs.pass_rate` by its point estimate: one passing run met
+    `minimum: 0.9`, which `agentcov gate` calls INCONCLUSIVE (Wilson lower bound of 1/1 is
+    0.21). In process too, the interval decides; 40/40 (lower bound 0.912) passes."""
+    from _builders import agent_run, ingest
+
+    from otel_agentcov.stats import wilson
+
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{
+        "name": "support", "min_runs": 1,
+        "expect": [{"target": "runs.pass_rate", "matcher": {"schema": {"minimum": 0.9}}}]}]})
+    engine = CoverageEngine(spec)
+    ingest(engine, agent_run(1, "support"))
+    one = engine.snapshot()
+    assert one.agents["support"]["runs"]["pass_rate"] == 1.0  # the point estimate meets 0.9
+    assert not one.gate_passed
+    assert any("support" in p and "INCONCLUSIVE" in p for p in one.gate_problems)
+    for trace in range(2, 41):
+        ingest(engine, agent_run(trace, "support"))
+    lower = wilson(40, 40)
+    assert lower is not None and lower[0] >= 0.9
+    assert engine.snapshot().gate_passed
