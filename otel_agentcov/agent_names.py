@@ -7,7 +7,7 @@ A declared agent no run matched is INCONCLUSIVE, never a pass, with the closest 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .spec import CoverageSpec
@@ -74,3 +74,12 @@ def unlisted(spec: CoverageSpec, runs: Mapping[str, int]) -> list[str]:
     if not named or "*" in spec.agents:
         return []
     return sorted(name for name, n in runs.items() if n > 0 and name not in spec.agents)
+
+
+def unlisted_message(names: Sequence[str]) -> str:
+    """The warning (or FAIL reason) for agents that ran but that no spec entry names."""
+    shown = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more"
+                                                     if len(names) > 5 else "")
+    count = f"{len(names)} agent" if len(names) == 1 else f"{len(names)} agents"
+    return (f"{count} ran but no spec entry names them: {shown} "
+            "(judged by the spec defaults; add entries or a '*' entry)")

@@ -77,7 +77,7 @@ def evaluate(
     extra = agent_names.unlisted(spec, runs)
     if extra and spec.gate.unmatched_agents == "fail":
         checks.append(Check("*", UNMATCHED_TARGET, len(extra), {"maximum": 0}, FAIL,
-                            unlisted_message(extra)))
+                            agent_names.unlisted_message(extra)))
     return checks
 
 
@@ -85,15 +85,9 @@ def warnings(report: Report, spec: CoverageSpec) -> list[str]:
     """What the gate reports on stderr without failing: agents no spec entry names, while
     `gate.unmatched_agents` is `warn` (the default)."""
     extra = agent_names.unlisted(spec, runs_by_agent(report))
-    return [unlisted_message(extra)] if extra and spec.gate.unmatched_agents == "warn" else []
-
-
-def unlisted_message(names: Sequence[str]) -> str:
-    """The warning (or FAIL reason) for agents that ran but that no spec entry names."""
-    shown = ", ".join(repr(n) for n in names[:5]) + (f" and {len(names) - 5} more"
-                                                     if len(names) > 5 else "")
-    return (f"{fmt.plural(len(names), 'agent')} ran but no spec entry names them: {shown} "
-            "(judged by the spec defaults; add entries or a '*' entry)")
+    if not extra or spec.gate.unmatched_agents != "warn":
+        return []
+    return [agent_names.unlisted_message(extra)]
 
 
 def outcome(checks: Sequence[Check], allow_inconclusive: bool = False) -> int:

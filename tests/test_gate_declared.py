@@ -202,3 +202,21 @@ def test_a_pass_rate_too_few_runs_can_show_never_passes_in_process() -> None:
     lower = wilson(40, 40)
     assert lower is not None and lower[0] >= 0.9
     assert engine.snapshot().gate_passed
+
+
+def test_unmatched_agents_fail_fails_in_process_as_in_the_gate() -> None:
+    """With `gate.unmatched_agents: fail`, `agentcov gate` FAILs on an agent no entry names;
+    `snapshot.gate_passed` said True for the same runs."""
+    from _builders import agent_run, ingest
+
+    def snapshot(policy: str) -> Any:
+        spec = CoverageSpec.from_dict({"version": 1, "gate": {"unmatched_agents": policy},
+                                       "agents": [{"name": "support", "optional": True}]})
+        return ingest(CoverageEngine(spec), agent_run(1, "stranger")).snapshot()
+
+    failing = snapshot("fail")
+    assert not failing.gate_passed
+    assert failing.gate_problems == (
+        "1 agent ran but no spec entry names them: 'stranger' (judged by the spec defaults; "
+        "add entries or a '*' entry)",)
+    assert snapshot("warn").gate_passed  # the default only warns, in the gate too

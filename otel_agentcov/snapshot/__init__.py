@@ -48,8 +48,8 @@ class Snapshot:
     @property
     def gate_problems(self) -> tuple[str, ...]:
         """Why the gate cannot pass whatever the expect lists say: no agent run at all, a spec
-        agent no run matched (with a "did you mean"), or a pass rate its runs cannot yet decide
-        (one line each)."""
+        agent no run matched (with a "did you mean"), agents no entry names under
+        `gate.unmatched_agents: fail`, or a pass rate its runs cannot yet decide (one line each)."""
         return self._problems
 
     @property
@@ -100,15 +100,18 @@ def compute_snapshot(
     observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
     tested = tested_edges(state.agents.values()) if contexts else set()
     runs = {name: st.outcomes.runs for name, st in state.agents.items()}
-    unlisted = len(agent_names.unlisted(spec, runs))
+    unlisted = agent_names.unlisted(spec, runs)
     agents = {
         name: _agent_report(
-            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested, unlisted)
+            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested,
+                      len(unlisted))
         )
         for name, st in sorted(state.agents.items())
     }
     span_stats = spans.copy() if spans is not None else empty_report()["spans"]
     problems = [u.message() for u in agent_names.unmatched(spec, runs)]
+    if unlisted and spec.gate.unmatched_agents == "fail":
+        problems.append(agent_names.unlisted_message(unlisted))
     problems += _undecided_pass_rates(agents, spec)
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)
