@@ -85,9 +85,9 @@ class _Deprecated(argparse.Action):
 
 
 def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False) -> None:
-    p.add_argument("--spec", metavar="F", required=required,
-                   help=f"agentcov.yaml{what} (default: `spec` of [tool.agentcov] in "
-                   "pyproject.toml, else defaults everywhere)")
+    default = "" if required else (" (default: `spec` of [tool.agentcov] in pyproject.toml, "
+                                   "else defaults everywhere)")
+    p.add_argument("--spec", metavar="F", required=required, help=f"agentcov.yaml{what}{default}")
 
 
 def _add_output(p: argparse.ArgumentParser, what: str = "") -> None:

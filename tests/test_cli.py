@@ -201,3 +201,20 @@ def test_demo_writes_its_workload_and_spec_for_every_other_command(tmp_path: Any
     # and its declared must_call contract is violated: declared means gated
     assert "gate FAILED: 2 passed, 3 failed" in gate.stdout
     assert "contract must_call.called:search (high) violated" in gate.stdout
+
+
+def test_a_required_option_claims_no_default() -> None:
+    """`serve --spec` is required, yet its help named a default from [tool.agentcov]."""
+    import argparse
+
+    from otel_agentcov.cli import build_parser
+
+    checked = 0
+    for action in build_parser()._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                for option in sub._actions:
+                    if option.required and option.option_strings:
+                        checked += 1
+                        assert "default" not in (option.help or ""), (name, option.dest)
+    assert checked >= 2  # serve --spec and merge --output

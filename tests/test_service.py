@@ -269,3 +269,20 @@ def test_one_port_for_otlp_and_metrics(tmp_path: Path) -> None:
         assert status == 200 and b"agentcov_runs_total" in body
     finally:
         svc.stop()
+
+
+def test_serve_with_every_listener_off_is_a_configuration_error(tmp_path: Path) -> None:
+    """With --otlp-grpc, --otlp-http and --metrics all 0 it once started listening on nothing
+    and ran until killed; now it is one line, exit 2."""
+    import subprocess
+    import sys
+
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text("version: 1\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "otel_agentcov.cli", "serve", "--spec", str(spec),
+         "--otlp-grpc", "0", "--otlp-http", "0", "--metrics", "0"],
+        capture_output=True, text=True, timeout=20)
+    assert proc.returncode == 2
+    assert proc.stderr == ("agentcov: --otlp-grpc, --otlp-http and --metrics are all 0: "
+                           "nothing to listen on\n")

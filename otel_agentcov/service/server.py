@@ -246,6 +246,10 @@ def serve_from_args(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return 2
+    if not (args.otlp_grpc or args.otlp_http or args.metrics):
+        print("agentcov: --otlp-grpc, --otlp-http and --metrics are all 0: nothing to listen on",
+              file=sys.stderr)
+        return 2
     if bool(args.tls_cert) != bool(args.tls_key):
         print("agentcov: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
