@@ -408,15 +408,15 @@ def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
     evaluations = EvaluationQueue(MAX_FILE_EVALUATIONS) if args.evaluations_out else None
-    _, engine, report = _load(args, evaluations)
+    spec, engine, report = _load(args, evaluations)
     fail_under = _project().fail_under if args.fail_under is None else args.fail_under
     if args.format == "html":
         from .reporting.html import report_meta, write_html  # jinja2: only for this format
 
         meta = report_meta(args.input_names, args.spec)
-        print(write_html(report, Path(args.output), meta))
+        print(write_html(report, Path(args.output), meta, spec))
     else:
-        _write(args.output, render(report, args.format))
+        _write(args.output, render(report, args.format, spec))
     if args.data_file:
         engine.state.save(args.data_file)
     if evaluations is not None:

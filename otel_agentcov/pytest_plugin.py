@@ -276,7 +276,7 @@ class AgentCovSession:
                 continue
             try:
                 self.written.append((f"{target.kind} report",
-                                     write_target(target, report, self.spec_path)))
+                                     write_target(target, report, self.spec_path, self.spec)))
             except OSError as exc:
                 self.problems.append(
                     f"agentcov: cannot write {target.path}: {exc.strerror or exc}"

@@ -16,6 +16,7 @@ from .reporting import FORMATS, render, write_html
 from .reporting import _format as fmt
 from .reporting.html import report_meta
 from .snapshot.schema import DIMENSIONS, AgentReport, Report
+from .spec import CoverageSpec
 from .textsafe import line_safe, plain
 
 TERMINAL = ("term", "term-missing")
@@ -54,14 +55,14 @@ def parse_targets(values: Sequence[str]) -> list[ReportTarget]:
 
 
 def write_target(
-    target: ReportTarget, report: Report, spec_path: str | None
+    target: ReportTarget, report: Report, spec_path: str | None, spec: CoverageSpec
 ) -> Path:
     """Write a file report; returns where (the index page for html). Raises OSError."""
     assert target.path is not None
     if target.kind == "html":
-        return write_html(report, target.path, report_meta(["pytest session"], spec_path))
+        return write_html(report, target.path, report_meta(["pytest session"], spec_path), spec)
     target.path.parent.mkdir(parents=True, exist_ok=True)
-    target.path.write_text(render(report, target.kind), encoding="utf-8")
+    target.path.write_text(render(report, target.kind, spec), encoding="utf-8")
     return target.path
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from _support import need_binary
+from markupsafe import escape
 from opentelemetry.sdk.trace import TracerProvider
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
@@ -192,8 +193,6 @@ def test_screenshot_is_committed() -> None:
 def test_next_steps_show_code_not_backticks_and_expectations_say_why(tmp_path: Path) -> None:
     """Recommendations are written with `backticks` for terminals; the HTML page showed them
     literally. A failed expectation now carries its reason (what failed) on the page too."""
-    from markupsafe import escape
-
     from otel_agentcov.reporting.html import report_meta
 
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC))
@@ -261,3 +260,30 @@ def test_index_shows_contracts_and_narrative(demo_report: dict[str, Any], tmp_pa
     assert "called_not_claimed ×1, claimed_not_called ×3" in row
     row = "".join(_parse(_index_row(html, "research_agent")).text)
     assert "no divergence in 0 checked runs" in row  # declared, nothing checked: not "consistent"
+
+
+def test_expectations_show_each_matcher_from_the_spec(demo_report: dict[str, Any],
+                                                      tmp_path: Path) -> None:
+    """The Expectations tables gave target, value and result, not what the value was held to.
+    The report rows carry no matcher (the golden reports keep their shape), so it comes from the
+    spec the report was made with; without one, or with a spec whose expect list does not line
+    up with the report's, no matcher is shown rather than a wrong one."""
+    from otel_agentcov.reporting import render
+
+    spec = CoverageSpec.from_dict(DEMO_SPEC)
+    # DEMO_SPEC's triage_agent: restricted_attempts maximum 0, allowed_pct minimum 80, and the
+    # default contract check (maximum 0) its must_call adds.
+    rows = [("edges.restricted_attempts", "<= 0"), ("edges.allowed_pct", ">= 80"),
+            ("contracts.violations_at_or_above_fail_on", "<= 0")]
+    page = (write_html(demo_report, tmp_path / "spec", None, spec).parent
+            / page_name("triage_agent")).read_text()
+    for target, matcher in rows:
+        assert f"<tr><td>{target}</td><td>{escape(matcher)}</td>" in page
+    markdown = render(demo_report, "markdown", spec)
+    for target, matcher in rows:
+        assert f"| {target} | \\{matcher} |" in markdown
+    for other in (None, CoverageSpec.empty()):
+        page = (write_html(demo_report, tmp_path / "other", None, other).parent
+                / page_name("triage_agent")).read_text()
+        assert "<th>matcher</th>" not in page and "&lt;= 0" not in page
+        assert "| target | value | result |" in render(demo_report, "markdown", other)

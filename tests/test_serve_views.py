@@ -79,7 +79,7 @@ def test_live_report_in_every_format(service: Service) -> None:
         assert request(port, "/report")[2] == body  # json is the default
         status, headers, body = request(port, "/report?format=markdown")
         assert status == 200 and headers["Content-Type"].startswith("text/markdown")
-        assert body.decode() == render(live, "markdown")
+        assert body.decode() == render(live, "markdown", SPEC)  # matchers from serve's spec
         status, headers, _ = request(port, "/report?format=html")
         assert status == 303 and headers["Location"] == "/report/index.html"
         status, headers, index = request(port, "/report/index.html")

@@ -20,6 +20,7 @@ FORMATS = tuple(_RENDERERS)  # ("text", "json", "markdown")
 
 if TYPE_CHECKING:
     from otel_agentcov.reporting.html import write_html
+    from otel_agentcov.spec import CoverageSpec
 
 
 def __getattr__(name: str) -> Any:
@@ -31,12 +32,14 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def render(report: Report, fmt: str) -> str:
-    """Render ``report`` in ``fmt``; an unknown format is a one-line user error."""
+def render(report: Report, fmt: str, spec: CoverageSpec | None = None) -> str:
+    """Render ``report`` in ``fmt``; an unknown format is a one-line user error. ``spec``, the
+    one the report was made with, gives Markdown's Expectations tables their matchers (the
+    text and JSON reports stay as they are)."""
     renderer = _RENDERERS.get(fmt)
     if renderer is None:
         raise ValueError(f"unknown report format {fmt!r} (expected one of: {', '.join(FORMATS)})")
-    return renderer(report)
+    return render_markdown(report, spec) if fmt == "markdown" else renderer(report)
 
 
 

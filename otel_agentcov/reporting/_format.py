@@ -6,8 +6,9 @@ lives here once; the reporters only decide layout.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from otel_agentcov.snapshot import schema
 from otel_agentcov.snapshot.schema import (
@@ -21,6 +22,9 @@ from otel_agentcov.snapshot.schema import (
     SpanStats,
     Version,
 )
+
+if TYPE_CHECKING:
+    from otel_agentcov.spec import CoverageSpec
 
 BAR_WIDTH = 20
 STRONG_AT = 0.80
@@ -333,3 +337,27 @@ def untested_summary(contexts: Contexts) -> str:
     if untested["behaviors"]:
         parts.insert(2, f"untested behaviours: {', '.join(untested['behaviors'])}")
     return " · ".join(parts)
+
+
+_BOUNDS = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
+
+
+def matcher_text(schema: Mapping[str, Any]) -> str:
+    """``<= 0``, ``>= 0.8 and <= 1``: a matcher's bounds as comparisons, any other keyword as
+    JSON Schema (``{"enum": [1, 2]}``)."""
+    parts = [f"{op} {number(schema[key])}" for key, op in _BOUNDS.items() if key in schema]
+    rest = {k: v for k, v in schema.items() if k not in _BOUNDS}
+    if rest or not parts:
+        parts.append(json.dumps(rest, sort_keys=True))
+    return " and ".join(parts)
+
+
+def expect_matchers(name: str, agent: AgentReport, spec: CoverageSpec | None) -> list[str]:
+    """Each of the agent's expect rows' matcher, from the spec the report was made with (the
+    report's rows name only the target, and the golden reports keep that shape); "" for every
+    row when there is no spec or its expect list does not line up with the report's."""
+    results = agent["expect"]
+    items = spec.for_agent(name).expect if spec is not None else ()
+    if [item.target for item in items] != [e["target"] for e in results]:
+        return [""] * len(results)
+    return [matcher_text(item.schema) for item in items]

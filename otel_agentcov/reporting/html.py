@@ -13,13 +13,16 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup, escape
 
 from otel_agentcov.reporting import _format as fmt
 from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Narrative, Report
+
+if TYPE_CHECKING:
+    from otel_agentcov.spec import CoverageSpec
 
 __all__ = ["report_meta", "write_html"]
 
@@ -189,7 +192,9 @@ def agent_graph(name: str, report: Report) -> Graph | None:
     return Graph(_GRAPH_WIDTH, int(height), _HALF, nodes, lines)
 
 
-def _agent_view(name: str, agent: AgentReport, report: Report) -> dict[str, Any]:
+def _agent_view(
+    name: str, agent: AgentReport, report: Report, spec: CoverageSpec | None
+) -> dict[str, Any]:
     """What a page shows about one agent, phrased by the shared formatting helpers."""
     coverage = agent["coverage"]
     overall = coverage["overall"]
@@ -217,6 +222,8 @@ def _agent_view(name: str, agent: AgentReport, report: Report) -> dict[str, Any]
         "graph": agent_graph(name, report),
         "tests": fmt.context_rows(agent) if "contexts" in agent else None,
         "untested": fmt.untested_summary(agent["contexts"]) if "contexts" in agent else None,
+        "expect": list(zip(agent["expect"], fmt.expect_matchers(name, agent, spec),
+                           strict=True)),
         "steps": [step["message"] for step in agent.get("recommendations", ())],
         "insufficient": fmt.INSUFFICIENT_NOTE if coverage["insufficient_data"] else None,
     }
@@ -255,13 +262,14 @@ def report_meta(inputs: Sequence[str] = (), spec: str | None = None) -> dict[str
 
 
 def html_pages(
-    report: Report, meta: Mapping[str, Any] | None = None
+    report: Report, meta: Mapping[str, Any] | None = None, spec: CoverageSpec | None = None
 ) -> dict[str, str]:
     """The report dict (docs/report.md) as pages by file name: `index.html` plus one per agent
     (relative links between them), for a directory or for `agentcov serve`'s `/report/`.
-    `meta` (see `report_meta`) heads the index."""
+    `meta` (see `report_meta`) heads the index; `spec`, the one the report was made with,
+    gives the Expectations tables their matchers."""
     env = _environment()
-    views = [_agent_view(name, agent, report) for name, agent in report["agents"].items()]
+    views = [_agent_view(name, agent, report, spec) for name, agent in report["agents"].items()]
     spans = fmt.spans_summary(report["spans"])
     pages = {
         view["page"]: env.get_template("agent.html").render(view=view, spans=spans)
@@ -275,10 +283,11 @@ def html_pages(
 
 
 def write_html(
-    report: Report, out_dir: Path, meta: Mapping[str, Any] | None = None
+    report: Report, out_dir: Path, meta: Mapping[str, Any] | None = None,
+    spec: CoverageSpec | None = None,
 ) -> Path:
     """Write the report's pages into `out_dir` (created if missing); returns the index path."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    for name, html in html_pages(report, meta).items():
+    for name, html in html_pages(report, meta, spec).items():
         (out_dir / name).write_text(html, encoding="utf-8")
     return out_dir / "index.html"

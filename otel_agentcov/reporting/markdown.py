@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 from otel_agentcov.reporting import _format as fmt
 from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Edges, Report
 from otel_agentcov.textsafe import plain
+
+if TYPE_CHECKING:
+    from otel_agentcov.spec import CoverageSpec
 
 # Characters that start Markdown/HTML syntax anywhere; `_` only acts at a word boundary in GFM, so
 # intraword underscores (snake_case names) are left alone to keep the source readable.
@@ -82,7 +86,7 @@ def _table_or_none(head: Sequence[str], rows: list[list[str]]) -> list[str]:
     return _table(head, rows) if rows else [_NONE]
 
 
-def _agent_section(name: str, agent: AgentReport) -> list[str]:
+def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> list[str]:
     coverage = agent["coverage"]
     edges = agent["edges"]
     lines = [f"## {escape(name)}", "", _runs_line(agent)]
@@ -133,12 +137,16 @@ def _agent_section(name: str, agent: AgentReport) -> list[str]:
         lines += ["", f"Contract coverage: {fmt.contract_coverage(agent) or fmt.NA}"]
     lines += ["", "### Concerns", ""]
     lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
+    matchers = fmt.expect_matchers(name, agent, spec)
+    shown = any(matchers)  # known only from the spec the report was made with
     results = [
-        [escape(e["target"]), fmt.number(e["value"]), "pass" if e["passed"] else "**FAIL**"]
-        for e in agent["expect"]
+        [escape(e["target"]), *([escape(m)] if shown else []), fmt.number(e["value"]),
+         "pass" if e["passed"] else "**FAIL**"]
+        for e, m in zip(agent["expect"], matchers, strict=True)
     ]
     lines += ["", "### Expectations", ""]
-    lines += _table_or_none(("target", "value", "result"), results)
+    lines += _table_or_none(("target", *(["matcher"] if shown else []), "value", "result"),
+                            results)
     if "contexts" in agent:
         rows = [[escape(tool), escape(", ".join(names)) or "**none**"]
                 for tool, names in fmt.context_rows(agent)]
@@ -152,8 +160,9 @@ def _agent_section(name: str, agent: AgentReport) -> list[str]:
     return lines
 
 
-def render_markdown(report: Report) -> str:
-    """Render the report dict as Markdown: a fleet summary, then one section per agent."""
+def render_markdown(report: Report, spec: CoverageSpec | None = None) -> str:
+    """Render the report dict as Markdown: a fleet summary, then one section per agent (with
+    `spec`, the one the report was made with, its Expectations tables show each matcher)."""
     agents = report["agents"]
     lines = ["# Agent coverage", ""]
     if agents:
@@ -161,7 +170,7 @@ def render_markdown(report: Report) -> str:
     else:
         lines.append(fmt.NO_RUNS.capitalize() + ".")
     for name, agent in agents.items():
-        lines += ["", *_agent_section(name, agent)]
+        lines += ["", *_agent_section(name, agent, spec)]
     lines += ["", f"_{escape(fmt.spans_summary(report['spans']))}_"]
     unclassified = fmt.unclassified_lines(report["spans"])
     if unclassified:

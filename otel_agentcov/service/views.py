@@ -119,8 +119,9 @@ class Views:
             report = store.snapshot().data
             body: bytes | dict[str, bytes] = (
                 {name: text.encode() for name, text in html_pages(report, report_meta(
-                    ["live OTLP (agentcov serve)"], store.engine.spec.source)).items()}
-                if kind == "html" else render(report, kind).encode())
+                    ["live OTLP (agentcov serve)"], store.engine.spec.source),
+                    store.engine.spec).items()}
+                if kind == "html" else render(report, kind, store.engine.spec).encode())
             with self._lock:
                 self.renders += 1
                 if self._cache[0] != version:
