@@ -408,6 +408,8 @@ def _coverage(args: argparse.Namespace) -> int:
     if args.format == "html" and not args.output:
         raise offline.InputError("--format html writes a directory; give --output DIR")
     evaluations = EvaluationQueue(MAX_FILE_EVALUATIONS) if args.evaluations_out else None
+    if evaluations is not None and args.jobs > 1:
+        _warn("--jobs is ignored with --evaluations-out: one process reads the files")
     spec, engine, report = _load(args, evaluations)
     fail_under = _project().fail_under if args.fail_under is None else args.fail_under
     if args.format == "html":

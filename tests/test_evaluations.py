@@ -246,7 +246,8 @@ def _decode(path: Path) -> list[tuple[tuple[int, int], dict[str, Any]]]:
     return out
 
 
-def test_coverage_writes_them_as_otlp_json_logs(tmp_path: Path) -> None:
+def test_coverage_writes_them_as_otlp_json_logs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     exporter = InMemorySpanExporter()
     traces = TracerProvider()
     traces.add_span_processor(SimpleSpanProcessor(exporter))
@@ -259,6 +260,8 @@ def test_coverage_writes_them_as_otlp_json_logs(tmp_path: Path) -> None:
     code = main(["coverage", str(trace_file), "--spec", str(spec_file), "--evaluations-out",
                  str(out), "--output", str(tmp_path / "report.txt"), "--jobs", "2"])
     assert code == 0
+    assert capsys.readouterr().err == ("agentcov: --jobs is ignored with --evaluations-out: one "
+                                       "process reads the files\n")  # said, not silent
     records = _decode(out)
     by_span: dict[tuple[int, int], dict[str, str]] = {}
     for ids, a in records:
