@@ -181,9 +181,9 @@ def test_a_snapshot_of_nothing_or_of_an_unmatched_agent_never_passes() -> None:
 
 
 def test_a_pass_rate_too_few_runs_can_show_never_passes_in_process() -> None:
-    """`snapshot.gate_passed` judged `runs.pass_rate` by its point estimate: one passing run met
-    `minimum: 0.9`, which `agentcov gate` calls INCONCLUSIVE (Wilson lower bound of 1/1 is
-    0.21). In process too, the interval decides; 40/40 (lower bound 0.912) passes."""
+    """`snapshot.gate_passed` and the report's expect rows judged `runs.pass_rate` by its point
+    estimate: one passing run met `minimum: 0.9`, which `agentcov gate` calls INCONCLUSIVE
+    (Wilson lower bound of 1/1 is 0.21). Now the interval decides; 40/40 (lower 0.912) passes."""
     from _builders import agent_run, ingest
 
     from otel_agentcov.stats import wilson
@@ -196,7 +196,8 @@ def test_a_pass_rate_too_few_runs_can_show_never_passes_in_process() -> None:
     one = engine.snapshot()
     assert one.agents["support"]["runs"]["pass_rate"] == 1.0  # the point estimate meets 0.9
     assert not one.gate_passed
-    assert any("support" in p and "INCONCLUSIVE" in p for p in one.gate_problems)
+    (rate,) = [e for e in one.agents["support"]["expect"] if e["target"] == "runs.pass_rate"]
+    assert not rate["passed"] and rate["reason"].startswith("INCONCLUSIVE: ")  # the report too
     for trace in range(2, 41):
         ingest(engine, agent_run(trace, "support"))
     lower = wilson(40, 40)

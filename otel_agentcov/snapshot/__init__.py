@@ -14,10 +14,9 @@ from typing import TypeVar, cast
 from .. import agent_names
 from ..spec import CoverageSpec
 from ..state import CoverageState
-from ..stats.verdicts import INCONCLUSIVE, INSTRUMENT_HINT
+from ..stats.verdicts import INSTRUMENT_HINT
 from .contexts import tested_edges
 from .coverage import model_matches
-from .pass_rate import PASS_RATE, pass_rate_verdict
 from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats, empty_report
 from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
 
@@ -48,8 +47,8 @@ class Snapshot:
     @property
     def gate_problems(self) -> tuple[str, ...]:
         """Why the gate cannot pass whatever the expect lists say: no agent run at all, a spec
-        agent no run matched (with a "did you mean"), agents no entry names under
-        `gate.unmatched_agents: fail`, or a pass rate its runs cannot yet decide (one line each)."""
+        agent no run matched (with a "did you mean"), or agents no entry names under
+        `gate.unmatched_agents: fail` (one line each)."""
         return self._problems
 
     @property
@@ -69,20 +68,6 @@ def _agent_report(view: AgentView) -> AgentReport:
         section(view)
     written: Mapping[str, object] = view.report
     return cast(AgentReport, {key: written[key] for key in REPORT_KEYS if key in written})
-
-
-def _undecided_pass_rates(agents: Mapping[str, AgentReport], spec: CoverageSpec) -> list[str]:
-    """A `runs.pass_rate` minimum whose Wilson interval cannot yet tell, one line each: its point
-    estimate may meet the matcher, but too few runs show nothing (as `agentcov gate` says)."""
-    lines = []
-    for name, report in agents.items():
-        aspec = spec.for_agent(name)
-        for item in aspec.expect:
-            if item.target == PASS_RATE:
-                found = pass_rate_verdict(item, report["runs"], aspec)
-                if found is not None and found[0] == INCONCLUSIVE:
-                    lines.append(f"{name}: {PASS_RATE} INCONCLUSIVE: {found[1]}")
-    return lines
 
 
 def compute_snapshot(
@@ -112,7 +97,6 @@ def compute_snapshot(
     problems = [u.message() for u in agent_names.unmatched(spec, runs)]
     if unlisted and spec.gate.unmatched_agents == "fail":
         problems.append(agent_names.unlisted_message(unlisted))
-    problems += _undecided_pass_rates(agents, spec)
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)
     return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_stats}, problems)

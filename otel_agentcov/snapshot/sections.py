@@ -5,27 +5,37 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..spec import UNMATCHED_TARGET, evaluate_expect
+from ..stats.verdicts import PASS
 from .contexts import contexts_section
 from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
 from .gate_reasons import detail
 from .narrative import narrative_section
+from .pass_rate import PASS_RATE, pass_rate_verdict
 from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
+from .schema import ExpectResult
 from .versions import versions_section
 from .view import AgentView
 
 
 def expect_section(v: AgentView) -> None:
     """The agent's `expect` list (or default gate) over the targets every section defined;
-    a failed check names what failed (`gate_reasons`)."""
+    a failed check names what failed (`gate_reasons`). A pass-rate minimum passes by its Wilson
+    interval, as the gate judges it, not by the point estimate."""
     v.targets[UNMATCHED_TARGET] = v.unlisted_agents
-    v.report["expect"] = [
-        {"target": r.target, "value": r.value, "passed": r.passed,
-         "reason": r.reason if r.passed else _named(r.reason, detail(r.target, v))}
-        for r in evaluate_expect(v.spec.expect, v.targets)
-    ]
+    rows: list[ExpectResult] = []
+    for item, r in zip(v.spec.expect, evaluate_expect(v.spec.expect, v.targets), strict=True):
+        passed, reason = r.passed, r.reason
+        decided = (pass_rate_verdict(item, v.report["runs"], v.spec)
+                   if item.target == PASS_RATE else None)
+        if decided is not None:
+            passed = decided[0] == PASS
+            reason = "" if passed else f"{decided[0]}: {decided[1]}"
+        rows.append({"target": r.target, "value": r.value, "passed": passed,
+                     "reason": reason if passed else _named(reason, detail(r.target, v))})
+    v.report["expect"] = rows
 
 
 def _named(reason: str, what: str) -> str:
