@@ -221,3 +221,15 @@ def test_unmatched_agents_fail_fails_in_process_as_in_the_gate() -> None:
         "1 agent ran but no spec entry names them: 'stranger' (judged by the spec defaults; "
         "add entries or a '*' entry)",)
     assert snapshot("warn").gate_passed  # the default only warns, in the gate too
+
+
+def test_the_reports_call_an_undecided_pass_rate_inconclusive_not_fail() -> None:
+    from _builders import agent_run, ingest
+
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{
+        "name": "support", "min_runs": 1,
+        "expect": [{"target": "runs.pass_rate", "matcher": {"schema": {"minimum": 0.9}}}]}]})
+    report = ingest(CoverageEngine(spec), agent_run(1, "support")).snapshot().to_dict()
+    markdown = render(report, "markdown")
+    assert "| runs.pass_rate | 1 | **INCONCLUSIVE** |" in markdown  # what `agentcov gate` says
+    assert "**FAIL**" not in markdown

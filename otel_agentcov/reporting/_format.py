@@ -22,6 +22,7 @@ from otel_agentcov.snapshot.schema import (
     SpanStats,
     Version,
 )
+from otel_agentcov.stats.verdicts import INCONCLUSIVE
 
 if TYPE_CHECKING:
     from otel_agentcov.spec import CoverageSpec
@@ -350,6 +351,14 @@ def matcher_text(schema: Mapping[str, Any]) -> str:
     if rest or not parts:
         parts.append(json.dumps(rest, sort_keys=True))
     return " and ".join(parts)
+
+
+def expect_verdict(row: schema.ExpectResult) -> str:
+    """`pass`, `FAIL`, or `INCONCLUSIVE` for a pass rate its runs cannot decide yet (the row's
+    reason then starts with that word), as `agentcov gate` prints it."""
+    if row["passed"]:
+        return "pass"
+    return INCONCLUSIVE if row.get("reason", "").startswith(f"{INCONCLUSIVE}:") else "FAIL"
 
 
 def expect_matchers(name: str, agent: AgentReport, spec: CoverageSpec | None) -> list[str]:

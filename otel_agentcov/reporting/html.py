@@ -45,6 +45,7 @@ def _environment() -> Environment:
         percent=fmt.percent,
         percent_of_100=fmt.percent_of_100,
         number=fmt.number,
+        expect_verdict=fmt.expect_verdict,
         plural=fmt.plural,
         status=fmt.status,
         width=_width,

@@ -141,7 +141,7 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
     shown = any(matchers)  # known only from the spec the report was made with
     results = [
         [escape(e["target"]), *([escape(m)] if shown else []), fmt.number(e["value"]),
-         "pass" if e["passed"] else "**FAIL**"]
+         "pass" if e["passed"] else f"**{fmt.expect_verdict(e)}**"]
         for e, m in zip(agent["expect"], matchers, strict=True)
     ]
     lines += ["", "### Expectations", ""]
