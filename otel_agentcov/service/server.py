@@ -246,10 +246,6 @@ def serve_from_args(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return 2
-    if not (args.otlp_grpc or args.otlp_http or args.metrics):
-        print("agentcov: --otlp-grpc, --otlp-http and --metrics are all 0: nothing to listen on",
-              file=sys.stderr)
-        return 2
     if bool(args.tls_cert) != bool(args.tls_key):
         print("agentcov: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
@@ -276,7 +272,13 @@ def serve_from_args(args: argparse.Namespace) -> int:
 def run(config: ServeConfig) -> int:
     """Run until SIGTERM/SIGINT; prints where it listens; returns the exit code."""
     service = Service(config)
-    service.start()
+    service.start()  # the state file, TLS files and ports are checked here, in that order
+    if not (config.otlp_grpc or config.otlp_http or config.metrics):  # after start: a more
+        # specific configuration error (state file, TLS files) names its culprit first
+        service.stop()
+        print("agentcov: --otlp-grpc, --otlp-http and --metrics are all 0: nothing to listen on",
+              file=sys.stderr)
+        return 2
     done = threading.Event()
 
     def _stop(signum: int, frame: FrameType | None) -> None:
