@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from fleet import free_port
+from fleet import free_port, stop_process
 from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,11 +120,6 @@ class Collector:
 
     def stop(self) -> str:
         """Stop it gracefully (exporters flush) and return its log."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=30)
+        if self.proc is not None:
+            stop_process(self.proc, 60)
         return self.log.read_text()

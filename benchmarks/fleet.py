@@ -62,6 +62,18 @@ RATIOS = ("tool", "boundary")
 RUNS_PER_SERVICE = 4  # few runs, so each replica alone sees only part of each agent's tools
 
 
+def stop_process(proc: subprocess.Popen[Any], timeout_s: float) -> None:
+    """SIGTERM, and SIGKILL if it has not exited within `timeout_s` (a graceful stop lets
+    exporters flush; the kill keeps a wedged process from outliving its test)."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=30)
+
+
 def free_port() -> int:
     import socket
 
@@ -114,12 +126,8 @@ class ServeProcess:
         self.proc.wait(timeout=30)
 
     def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        if self.proc is not None:
+            stop_process(self.proc, 30)
 
 
 def state_server(workdir: Path, spec: dict[str, Any]) -> tuple[ServeProcess, int, Path]:
