@@ -7,7 +7,14 @@ STAMP  := $(VENV)/.installed-stamp
 .PHONY: demo test check lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node collector
 
-$(STAMP): pyproject.toml
+# The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
+# cargo's build cache stays under build/, so a rebuild compiles only what changed.
+export CARGO_TARGET_DIR ?= $(abspath build/cargo)
+CORE_SOURCES := core/Cargo.toml core/Cargo.lock $(shell find core/src -name '*.rs' 2>/dev/null)
+NEED_CARGO := command -v cargo >/dev/null 2>&1 || { echo "building otel_agentcov needs Rust's cargo on PATH (https://rustup.rs)"; exit 2; }
+
+$(STAMP): pyproject.toml $(CORE_SOURCES)
+	@$(NEED_CARGO)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[test]'
@@ -19,7 +26,8 @@ $(STAMP): pyproject.toml
 DEMO_VENV  ?= .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed-stamp
 
-$(DEMO_STAMP): pyproject.toml
+$(DEMO_STAMP): pyproject.toml $(CORE_SOURCES)
+	@$(NEED_CARGO)
 	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
 	$(DEMO_VENV)/bin/python -m pip install --quiet .
@@ -31,6 +39,8 @@ demo: $(DEMO_STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
 	$(BIN)/lint-imports --no-cache
+	cargo fmt --manifest-path core/Cargo.toml --check
+	cargo clippy --quiet --manifest-path core/Cargo.toml --all-targets -- -D warnings
 
 typecheck: $(STAMP)
 	$(BIN)/mypy otel_agentcov dashboards/grafana/generate.py docs/generate_pages.py
@@ -95,7 +105,7 @@ test: lint typecheck prometheus-tools node-tools chromium collector
 	$(BIN)/python -m pytest -q -n 2
 
 clean:
-	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache otel_agentcov/*.so
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

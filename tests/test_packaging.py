@@ -35,13 +35,15 @@ def test_make_demo_installs_only_the_runtime_dependencies(tmp_path: Path) -> Non
 
 
 def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> None:
-    """setuptools warned that `project.license` as a table is deprecated, on every install."""
-    source = tmp_path / "src"  # a copy: the in-tree build leaves build/ and *.egg-info behind
+    """A wheel built from the sources alone holds the compiled core and the data files, and the
+    build warns of nothing (setuptools once warned of `project.license` on every install)."""
+    source = tmp_path / "src"  # a copy: what git holds, not what earlier builds left behind
     source.mkdir()
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     shutil.copytree(ROOT / "otel_agentcov", source / "otel_agentcov",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+                    ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    shutil.copytree(ROOT / "core", source / "core", ignore=shutil.ignore_patterns("target"))
     proc = subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet", "-w", str(tmp_path),
          str(source)],
@@ -51,7 +53,11 @@ def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> Non
     wheels = list(tmp_path.glob("otel_agentcov-*.whl"))
     assert wheels
     with zipfile.ZipFile(wheels[0]) as wheel:  # classify reads its convention tables from it
-        tables = {n for n in wheel.namelist() if n.startswith("otel_agentcov/semconv/tables/")}
+        names = wheel.namelist()
+    tables = {n for n in names if n.startswith("otel_agentcov/semconv/tables/")}
     assert tables == {f"otel_agentcov/semconv/tables/{f}.json" for f in FAMILIES}
+    assert [n for n in names if n.startswith("otel_agentcov/_core.")] == [
+        "otel_agentcov/_core.abi3.so"
+    ]
     warnings = re.findall(r"\w+Warning\b.*", proc.stdout + proc.stderr)
     assert warnings == []

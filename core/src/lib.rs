@@ -1,0 +1,14 @@
+//! `otel_agentcov._core`: the per-span work of otel_agentcov, compiled (docs/core.md).
+//!
+//! Python keeps what is per run (judge, state, snapshot, reports, exporters, service, CLI); this
+//! crate does what is per span, on bytes, with the GIL released where it can be.
+
+use pyo3::prelude::*;
+
+pub mod span;
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}
