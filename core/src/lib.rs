@@ -6,9 +6,11 @@
 use pyo3::prelude::*;
 
 pub mod span;
+pub mod trace_scan;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;
     Ok(())
 }
