@@ -6,9 +6,12 @@
 use pyo3::prelude::*;
 
 pub mod span;
+pub mod stable_hash;
+pub mod trials;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    trials::register(m)?;
     Ok(())
 }

@@ -1,0 +1,26 @@
+# The compiled core (core/, docs/core.md): what Python sees of it.
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__version__: str
+
+class TrialFile:
+    """A trials file read by `parse_trials` (core/src/trials)."""
+
+    def __len__(self) -> int: ...
+    def agents(self) -> list[str]: ...
+    def tools(self) -> list[str]: ...
+    def other_steps(self) -> list[tuple[str | None, str | None]]: ...
+    def unknown_keys(self) -> list[tuple[str, str]]: ...
+    def kinds(self) -> list[tuple[str, int]]: ...
+    def fold(
+        self,
+        params: Mapping[
+            str, tuple[bool, int, list[str], int | None, float | None, bool, list[str], int]
+        ],
+        trace_base: int,
+    ) -> dict[str, dict[str, Any]]: ...
+
+def parse_trials(
+    data: bytes, state_attributes: Sequence[str], max_spans: int
+) -> TrialFile | None: ...
