@@ -18,8 +18,8 @@ from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
-from .snapshot import compute_snapshot
-from .snapshot.schema import SpanStats
+from .snapshot import compute_measures, compute_snapshot
+from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
 
@@ -270,3 +270,9 @@ class CoverageEngine:
         with self.lock:
             return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts,
                                     kind=RenderedSnapshot)
+
+    def measures(self) -> Report:
+        """The report as far as the metric families read it (`compute_measures`): one
+        consistent view per scrape, without the advice and expect list a scrape never shows."""
+        with self.lock:
+            return compute_measures(self.state, self.spec, self.span_stats())

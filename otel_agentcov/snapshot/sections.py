@@ -57,6 +57,12 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     recommendations_section,
     expect_section,  # last: it reads every target
 )
+# What a report's measures need (the metric families read no more): every section but the
+# advice and the expect list, which only judge the others and are the slower half of a report.
+MEASURE_SECTIONS = tuple(
+    s for s in AGENT_SECTIONS if s not in (contexts_section, recommendations_section,
+                                           expect_section)
+)
 # the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
@@ -64,4 +70,4 @@ REPORT_KEYS = (
     "recommendations",
 )
 
-__all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]
+__all__ = ["AGENT_SECTIONS", "MEASURE_SECTIONS", "REPORT_KEYS", "AgentView"]
