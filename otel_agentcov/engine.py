@@ -19,7 +19,7 @@ from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
-from .snapshot import compute_measures, compute_snapshot
+from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
@@ -112,6 +112,7 @@ class CoverageEngine:
         self.replayed: deque[tuple[str, Verdicts]] | None = None
         # where each folded run's evaluation events go (docs/evaluations.md); None: nowhere
         self.evaluations: EvaluationQueue | None = None
+        self._measures = Measures()
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -303,7 +304,8 @@ class CoverageEngine:
                                     kind=RenderedSnapshot)
 
     def measures(self) -> Report:
-        """The report as far as the metric families read it (`compute_measures`): one
-        consistent view per scrape, without the advice and expect list a scrape never shows."""
+        """The report as far as the metric families read it (`snapshot.measures`): one
+        consistent view per scrape, without the advice and expect list a scrape never shows;
+        agents whose state did not change since the last call keep their report."""
         with self.lock:
-            return compute_measures(self.state, self.spec, self.span_stats())
+            return self._measures(self.state, self.spec, self.span_stats())

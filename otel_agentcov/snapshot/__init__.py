@@ -8,8 +8,8 @@ concern adds a section rather than growing one function.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Mapping, Sequence
+from typing import TypeVar
 
 from .. import agent_names
 from ..spec import CoverageSpec
@@ -17,14 +17,14 @@ from ..state import CoverageState
 from ..stats.verdicts import INSTRUMENT_HINT
 from .contexts import tested_edges
 from .coverage import model_matches
-from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats, empty_report
-from .sections import AGENT_SECTIONS, MEASURE_SECTIONS, REPORT_KEYS, AgentView
+from .measures import Measures
+from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats
+from .sections import AgentView, agent_report, observed, span_section
 
 NO_RUNS = f"no agent run was seen; {INSTRUMENT_HINT}"
 
 __all__ = [
-    "DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_measures", "compute_snapshot",
-    "model_matches",
+    "DIMENSIONS", "REPORT_VERSION", "Measures", "Snapshot", "compute_snapshot", "model_matches",
 ]
 
 
@@ -66,30 +66,6 @@ class Snapshot:
 S = TypeVar("S", bound=Snapshot)
 
 
-Section = Callable[[AgentView], None]
-
-
-def _report(state: CoverageState, spec: CoverageSpec, spans: SpanStats | None,
-            sections: Sequence[Section], **view: Any) -> Report:
-    """The report dict with each agent's report built by `sections`, in order (`view`: the
-    AgentView fields a whole report adds: contexts, unlisted agents)."""
-    observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
-    agents = {
-        name: _agent_report(AgentView(name, st, spec.for_agent(name), observed_edges, **view),
-                            sections)
-        for name, st in sorted(state.agents.items())
-    }
-    span_stats = spans.copy() if spans is not None else empty_report()["spans"]
-    return {"version": REPORT_VERSION, "agents": agents, "spans": span_stats}
-
-
-def _agent_report(view: AgentView, sections: Sequence[Section]) -> AgentReport:
-    for section in sections:
-        section(view)
-    written: Mapping[str, object] = view.report
-    return cast(AgentReport, {key: written[key] for key in REPORT_KEYS if key in written})
-
-
 def compute_snapshot(
     state: CoverageState,
     spec: CoverageSpec,
@@ -105,19 +81,16 @@ def compute_snapshot(
     tested = tested_edges(state.agents.values()) if contexts else set()
     runs = {name: st.outcomes.runs for name, st in state.agents.items()}
     unlisted = agent_names.unlisted(spec, runs)
-    report = _report(state, spec, spans, AGENT_SECTIONS, with_contexts=contexts,
-                     tested_edges=tested, unlisted_agents=len(unlisted))
+    edges = observed(state)
+    agents = {
+        name: agent_report(AgentView(name, st, spec.for_agent(name), edges, contexts, tested,
+                                     len(unlisted)))
+        for name, st in sorted(state.agents.items())
+    }
     problems = [u.message() for u in agent_names.unmatched(spec, runs)]
     if unlisted and spec.gate.unmatched_agents == "fail":
         problems.append(agent_names.unlisted_message(unlisted))
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)
-    return kind(report, problems)
-
-
-def compute_measures(state: CoverageState, spec: CoverageSpec, spans: SpanStats | None = None
-                     ) -> Report:
-    """The report as far as its measures go (`MEASURE_SECTIONS`: no recommendations, expect
-    list or contexts), for a scrape: the metric families read no more, and a scrape should not
-    pay for advice and gate results it does not show."""
-    return _report(state, spec, spans, MEASURE_SECTIONS)
+    return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_section(spans)},
+                problems)
