@@ -5,12 +5,28 @@
 
 use pyo3::prelude::*;
 
+pub mod classify;
+mod fields_py;
+pub mod otlp_caps;
+pub mod otlp_pb;
+mod otlp_py;
+mod otlp_records;
+pub mod pyjson;
+pub mod pyrepr;
+pub mod pystr;
+pub mod records_py;
 pub mod span;
+pub mod stable_hash;
 pub mod trace_scan;
+pub mod trials;
+pub mod wire;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    fields_py::register(m)?;
+    otlp_py::register(m)?;
+    trials::register(m)?;
     m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;
     Ok(())
 }

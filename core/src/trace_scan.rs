@@ -4,9 +4,10 @@
 //! share with this, so a trace whose spans sit in several shares is read by one worker only
 //! (docs/cli.md). Scanning skips everything but each span's `trace_id`, so it costs a small part
 //! of a decode. The answer is a superset of the ids a decoder gives: every `trace_id` value a
-//! span holds (a decoder keeps the last), and 0 for a span without one. Anything this walk cannot
-//! vouch for (truncation, a group, an id longer than 16 bytes) is an error: the caller then reads
-//! the file another way, and the decoder names the problem.
+//! span holds (a decoder keeps the last), and 0 for a span without one. It walks the bytes with
+//! the decoder's [`crate::wire`] reader; anything it cannot vouch for (bad wire data, an id
+//! longer than 16 bytes) is an error: the caller then reads the file in one process, and the
+//! decoder names the problem.
 
 use std::collections::HashSet;
 
@@ -14,81 +15,19 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFrozenSet};
 
-const VARINT: u64 = 0;
-const I64: u64 = 1;
-const LEN: u64 = 2;
-const I32: u64 = 5;
+use crate::wire::{Cursor, Error, Result, LEN};
 
-/// Where the scan stopped and why, relative to the start of the message.
-#[derive(Debug, PartialEq)]
-pub struct Malformed(pub usize);
-
-/// A field's number, and its bytes when it is length-delimited.
-type Field<'a> = (u64, Option<&'a [u8]>);
-
-struct Cursor<'a> {
-    data: &'a [u8],
-    pos: usize,
-}
-
-impl<'a> Cursor<'a> {
-    fn varint(&mut self) -> Result<u64, Malformed> {
-        let mut value = 0u64;
-        for shift in (0..64).step_by(7) {
-            let byte = *self.data.get(self.pos).ok_or(Malformed(self.pos))?;
-            self.pos += 1;
-            value |= u64::from(byte & 0x7f) << shift;
-            if byte < 0x80 {
-                return Ok(value);
-            }
-        }
-        Err(Malformed(self.pos))
-    }
-
-    fn take(&mut self, n: u64) -> Result<&'a [u8], Malformed> {
-        let end = usize::try_from(n)
-            .ok()
-            .and_then(|n| self.pos.checked_add(n))
-            .filter(|&end| end <= self.data.len())
-            .ok_or(Malformed(self.pos))?;
-        let out = &self.data[self.pos..end];
-        self.pos = end;
-        Ok(out)
-    }
-
-    /// The next field's number and wire type, with its bytes for a length-delimited one
-    /// (other values are skipped); None at the end of the message.
-    fn field(&mut self) -> Result<Option<Field<'a>>, Malformed> {
-        if self.pos == self.data.len() {
-            return Ok(None);
-        }
-        let at = self.pos;
-        let tag = self.varint()?;
-        let value = match tag & 7 {
-            VARINT => self.varint().map(|_| None)?,
-            I64 => self.take(8).map(|_| None)?,
-            LEN => {
-                let n = self.varint()?;
-                Some(self.take(n)?)
-            }
-            I32 => self.take(4).map(|_| None)?,
-            _ => return Err(Malformed(at)), // groups, or not protobuf
-        };
-        Ok(Some((tag >> 3, value)))
-    }
-}
-
-/// Each length-delimited field `number` of a message, in order.
+/// Each length-delimited field `number` of a message, in order; other fields are skipped as a
+/// decoder skips them (groups included).
 fn each<'a>(
-    data: &'a [u8],
-    number: u64,
-    mut visit: impl FnMut(&'a [u8]) -> Result<(), Malformed>,
-) -> Result<(), Malformed> {
-    let mut c = Cursor { data, pos: 0 };
-    while let Some((field, value)) = c.field()? {
-        if let (true, Some(bytes)) = (field == number, value) {
-            let start = c.pos - bytes.len();
-            visit(bytes).map_err(|Malformed(at)| Malformed(start + at))?;
+    mut c: Cursor<'a>,
+    number: u32,
+    mut visit: impl FnMut(Cursor<'a>) -> Result<()>,
+) -> Result<()> {
+    while !c.is_done() {
+        match c.tag()? {
+            (field, LEN) if field == number => visit(c.len_delimited()?)?,
+            (field, wire) => c.skip(field, wire, 1)?,
         }
     }
     Ok(())
@@ -96,13 +35,15 @@ fn each<'a>(
 
 /// The ids of the spans of one `ResourceSpans` (field 2: ScopeSpans; their field 2: Span; its
 /// field 1: trace_id), as big-endian integers like `int.from_bytes(id, "big")`.
-pub fn resource_spans(data: &[u8], ids: &mut HashSet<u128>) -> Result<(), Malformed> {
-    each(data, 2, |scope_spans| {
+pub fn resource_spans(data: &[u8], ids: &mut HashSet<u128>) -> Result<()> {
+    each(Cursor::new(data, 0), 2, |scope_spans| {
         each(scope_spans, 2, |span| {
             let mut found = false;
             each(span, 1, |id| {
+                let at = id.at();
+                let id = id.rest();
                 if id.len() > 16 {
-                    return Err(Malformed(0));
+                    return Err(Error::new(at, "trace id longer than 16 bytes"));
                 }
                 ids.insert(id.iter().fold(0u128, |v, &b| (v << 8) | u128::from(b)));
                 found = true;
@@ -126,9 +67,7 @@ pub fn trace_ids<'py>(
     let data = resource_spans.as_bytes();
     let mut ids = HashSet::new();
     py.detach(|| self::resource_spans(data, &mut ids))
-        .map_err(|Malformed(at)| {
-            PyValueError::new_err(format!("cannot scan the trace ids: byte {at}"))
-        })?;
+        .map_err(|e| PyValueError::new_err(format!("cannot scan the trace ids: {e}")))?;
     PyFrozenSet::new(py, ids)
 }
 
@@ -142,7 +81,7 @@ mod tests {
         out
     }
 
-    fn scan(data: &[u8]) -> Result<Vec<u128>, Malformed> {
+    fn scan(data: &[u8]) -> Result<Vec<u128>> {
         let mut ids = HashSet::new();
         resource_spans(data, &mut ids)?;
         let mut out: Vec<u128> = ids.into_iter().collect();
@@ -171,7 +110,7 @@ mod tests {
         let scope = len_field(2, &span);
         assert!(scan(&len_field(2, &scope)).is_err());
         assert!(scan(&[0x12, 0x05, 0x12]).is_err()); // a length past the end
-        assert!(scan(&[0x13]).is_err()); // a group's start
+        assert!(scan(&[0x13]).is_err()); // a group never ended
         assert!(
             scan(&[0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01])
                 .is_err()
