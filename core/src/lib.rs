@@ -5,10 +5,12 @@
 
 use pyo3::prelude::*;
 
+pub mod classify;
 pub mod span;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<classify::py::Classifier>()?;
     Ok(())
 }
