@@ -18,8 +18,8 @@ from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
-from .snapshot import compute_snapshot
-from .snapshot.schema import SpanStats
+from .snapshot import Measures, compute_snapshot
+from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
 
@@ -109,6 +109,7 @@ class CoverageEngine:
         self.replayed: deque[tuple[str, Verdicts]] | None = None
         # where each folded run's evaluation events go (docs/evaluations.md); None: nowhere
         self.evaluations: EvaluationQueue | None = None
+        self._measures = Measures()
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
@@ -270,3 +271,10 @@ class CoverageEngine:
         with self.lock:
             return compute_snapshot(self.state, self.spec, self.span_stats(), contexts=contexts,
                                     kind=RenderedSnapshot)
+
+    def measures(self) -> Report:
+        """The report as far as the metric families read it (`snapshot.measures`): one
+        consistent view per scrape, without the advice and expect list a scrape never shows;
+        agents whose state did not change since the last call keep their report."""
+        with self.lock:
+            return self._measures(self.state, self.spec, self.span_stats())

@@ -32,7 +32,7 @@ from .engine import CoverageEngine
 from .evaluations import EvaluationQueue, logger_for
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
-from .snapshot.schema import SpanStats
+from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import Limits
 
@@ -267,6 +267,11 @@ class AgentCoverageProcessor(SpanProcessor):
         processed first."""
         self._drain()
         return self.engine.snapshot()
+
+    def measures(self) -> Report:
+        """What a scrape reads (`CoverageEngine.measures`), spans queued so far processed first."""
+        self._drain()
+        return self.engine.measures()
 
     def span_stats(self) -> SpanStats:
         return self.engine.span_stats()

@@ -117,13 +117,28 @@ def test_the_path_sample_is_the_earliest_paths_in_any_order() -> None:
     caps = Caps(Limits(max_path_samples=4))
     for _ in range(10):
         rng.shuffle(runs)
-        cut = rng.randrange(len(runs))
-        parts = [Diversity(), Diversity()]
+        cuts = sorted(rng.randrange(len(runs)) for _ in range(2))
+        parts = [Diversity(), Diversity(), Diversity()]
         for i, (end, trace, path) in enumerate(runs):
-            parts[i >= cut].add(_facts(path, end, trace), caps)
+            parts[(i >= cuts[0]) + (i >= cuts[1])].add(_facts(path, end, trace), caps)
         parts[0].merge(parts[1], caps)
+        parts[0].merge(parts[2], caps)
         assert sorted(parts[0].path_tokens) == sorted(expected)
         assert {p: parts[0].path_first[p] for p in expected} == {p: first[p] for p in expected}
+
+
+def test_a_sample_loaded_past_the_cap_keeps_its_size_through_a_merge() -> None:
+    """A state written with a bigger sample cap keeps that many examples, the earliest."""
+    caps = Caps(Limits(max_path_samples=2))
+    big = Diversity()
+    for path, end in ((1, 30), (2, 10), (3, 20)):
+        big.add(_facts(path, end, 1), Caps(Limits(max_path_samples=3)))
+    other = Diversity()
+    for path, end in ((4, 5), (5, 40)):
+        other.add(_facts(path, end, 1), caps)
+    big.merge(other, caps)
+    assert sorted(big.path_tokens) == [2, 3, 4]  # 1 (end 30) gave way to 4 (end 5)
+    assert big.path_first[4] == (5, 1)
 
 
 def _facts(path: int, end_ns: int, trace_id: int) -> RunFacts:

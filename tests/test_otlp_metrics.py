@@ -142,16 +142,16 @@ def test_one_snapshot_per_collection_cycle() -> None:
     from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 
     from otel_agentcov.engine import CoverageEngine
-    from otel_agentcov.snapshot import Snapshot
+    from otel_agentcov.snapshot.schema import Report
 
     class Counting:
         def __init__(self) -> None:
             self.engine = CoverageEngine()
             self.calls = 0
 
-        def snapshot(self) -> Snapshot:
+        def measures(self) -> Report:
             self.calls += 1
-            return self.engine.snapshot()
+            return self.engine.measures()
 
     source = Counting()
     reader = InMemoryMetricReader()

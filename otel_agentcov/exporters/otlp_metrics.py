@@ -16,7 +16,7 @@ from typing import Any
 from opentelemetry.metrics import CallbackOptions, Meter, MeterProvider, Observation
 
 from .families import FAMILIES
-from .prometheus import SnapshotSource, _collect, _Family
+from .prometheus import MeasuresSource, _collect, _Family
 
 __all__ = ["install_otlp_metrics"]
 
@@ -24,12 +24,12 @@ __all__ = ["install_otlp_metrics"]
 class _Cycle:
     """The metric families of the current collection cycle's snapshot, by Prometheus name."""
 
-    def __init__(self, source: SnapshotSource) -> None:
+    def __init__(self, source: MeasuresSource) -> None:
         self._source = source
         self._families: dict[str, _Family] | None = None
 
     def refresh(self) -> dict[str, _Family]:
-        families = {f.name: f for f in _collect(self._source.snapshot().data)}
+        families = {f.name: f for f in _collect(self._source.measures())}
         self._families = families  # one reference swap: readers see the old cycle or the new
         return families
 
@@ -38,7 +38,7 @@ class _Cycle:
         return families if families is not None else self.refresh()
 
 
-def install_otlp_metrics(source: SnapshotSource, meter_provider: MeterProvider) -> Meter:
+def install_otlp_metrics(source: MeasuresSource, meter_provider: MeterProvider) -> Meter:
     """Register the agentcov observable instruments on `meter_provider`; returns the meter.
 
     Export goes wherever the provider's readers send it (e.g. `OTLPMetricExporter` behind a

@@ -36,15 +36,14 @@ from prometheus_client.samples import Exemplar
 from prometheus_client.utils import floatToGoString
 
 from .. import __version__
-from ..snapshot import Snapshot
 from ..snapshot.schema import Report
 from ..state import OVERFLOW
-from .families import AGENT, BUILD_INFO, SERIES_OVERFLOW, SPANS, Family, Row, of
+from .families import AGENT, BUILD_INFO, FAMILIES, SERIES_OVERFLOW, SPANS, Family, Row, of
 
 __all__ = [
     "BuildInfoCollector",
     "CoverageCollector",
-    "SnapshotSource",
+    "MeasuresSource",
     "add_runtime_collectors",
     "exposition",
     "families",
@@ -57,10 +56,10 @@ __all__ = [
 MAX_SERIES = 100_000  # per scrape, the per-agent families together (~8 MB of /metrics)
 
 
-class SnapshotSource(Protocol):
-    """Anything with `snapshot()`: an AgentCoverageProcessor or a CoverageEngine."""
+class MeasuresSource(Protocol):
+    """Anything with `measures()`: an AgentCoverageProcessor, a CoverageEngine or serve's store."""
 
-    def snapshot(self) -> Snapshot: ...
+    def measures(self) -> Report: ...
 
 
 class _Family:
@@ -76,11 +75,6 @@ class _Family:
         self.rows: list[tuple[tuple[str, ...], Any]] = []
         # a counter row's exemplar labels (OpenMetrics only; the text format has no exemplars)
         self.exemplars: dict[tuple[str, ...], dict[str, str]] = {}
-
-    def add(self, labels: tuple[str, ...], value: Any) -> None:
-        """Null values emit no sample (docs/metrics.md)."""
-        if value is not None:
-            self.rows.append((labels, value))
 
 
 def _within_budget(families: list[_Family], max_series: int) -> dict[str, int]:
@@ -114,25 +108,34 @@ def _rows(family: Family) -> Callable[..., Iterable[Row]]:
     return family.rows
 
 
-def _collect(data: Report, max_series: int = MAX_SERIES) -> list[_Family]:
+def _valued(rows: list[Row]) -> list[Row]:
+    """Null values emit no sample (docs/metrics.md)."""
+    return [row for row in rows if row[1] is not None]
+
+
+def _collect(data: Report, max_series: int = MAX_SERIES, exemplars: bool = True
+             ) -> list[_Family]:
     """Every family of the table with report rows, from one report dict (`Snapshot.to_dict()`);
-    the per-agent ones within `max_series` series together."""
+    the per-agent ones within `max_series` series together. `exemplars`: also the counters'
+    exemplar labels (only OpenMetrics writes them)."""
     per_agent = [_Family(f) for f in of(AGENT)]
+    fill = [(fam.rows.extend, _rows(fam.family)) for fam in per_agent]
+    marked = [(fam.exemplars.update, fam.family.exemplars) for fam in per_agent
+              if exemplars and fam.family.exemplars is not None]
     for agent, rep in data.get("agents", {}).items():
-        for fam in per_agent:
-            for labels, value in _rows(fam.family)(agent, rep):
-                fam.add(labels, value)
-            if fam.family.exemplars is not None:
-                fam.exemplars.update(fam.family.exemplars(agent, rep))
+        for extend, rows in fill:
+            extend(rows(agent, rep))
+        for update, exemplar in marked:
+            update(exemplar(agent, rep))
+    for fam in per_agent:
+        fam.rows = _valued(fam.rows)
     lost = _within_budget(per_agent, max_series)
     spans = data.get("spans", {})
     engine = [_Family(f) for f in of(SPANS)]
     for fam in engine:
-        for labels, value in _rows(fam.family)(spans):
-            fam.add(labels, value)
+        fam.rows = _valued(list(_rows(fam.family)(spans)))
     cut = _Family(SERIES_OVERFLOW)
-    for fam in per_agent:
-        cut.add((fam.name,), lost.get(fam.name, 0))
+    cut.rows = [((fam.name,), lost.get(fam.name, 0)) for fam in per_agent]
     return [*per_agent, *engine, cut]
 
 
@@ -164,72 +167,125 @@ def families(data: Report, max_series: int = MAX_SERIES) -> list[Metric]:
     return out
 
 
+class _Escaped(dict[str, str]):
+    """A label value as the text format quotes it, each distinct value escaped once a scrape."""
+
+    def __missing__(self, value: str) -> str:
+        text = self[value] = value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"')
+        return text
+
+
+class _Numbers(dict[Any, str]):
+    """A sample value as generate_latest writes it (Go's float format), once per value a scrape."""
+
+    def __missing__(self, value: Any) -> str:
+        text = self[value] = _go_float(float(value))
+        return text
+
+
+class _Text:
+    """A family's constant text, made once: HELP and TYPE, and the sample line with the label
+    names in the order generate_latest writes them (sorted), `%s` for each value."""
+
+    __slots__ = ("header", "line", "order", "sample")
+
+    def __init__(self, family: Family) -> None:
+        self.sample = family.sample
+        doc = family.help.replace("\\", r"\\").replace("\n", r"\n")
+        self.header = f"# HELP {self.sample} {doc}\n# TYPE {self.sample} {family.type}\n"
+        names = family.labels
+        self.order = tuple(sorted(range(len(names)), key=names.__getitem__))
+        pairs = ",".join(f'{names[i]}="%s"' for i in self.order)
+        self.line = f"{self.sample}{{{pairs}}} %s\n" if names else f"{self.sample} %s\n"
+
+
+_TEXT = {f.name: _Text(f) for f in FAMILIES}
+
+
+class _Writer:
+    """One scrape's text: each distinct label value escaped once, each distinct number
+    formatted once, a series one `%` of its family's line (`_Text`)."""
+
+    def __init__(self) -> None:
+        self.esc = _Escaped()
+        # ints, and non-zero floats, by value: equal numbers of one kind write alike (but 0.0
+        # and -0.0 are equal keys that write differently, so a float zero is formatted each time)
+        self._ints, self._floats = _Numbers(), _Numbers()
+
+    def numbers(self, rows: list[Row]) -> list[str]:
+        ints, floats, go = self._ints, self._floats, _go_float
+        return [ints[v] if v.__class__ is int else floats[v] if v else go(v) for _, v in rows]
+
+    def number(self, value: Any) -> str:
+        return self.numbers([((), value)])[0]
+
+    def series(self, text: _Text, rows: list[Row]) -> list[str]:
+        """The sample lines of a counter's or gauge's rows (unrolled for up to 3 labels: a
+        series is then a few subscripts, not a loop)."""
+        e, line, order = self.esc, text.line, text.order
+        pairs = zip([labels for labels, _ in rows], self.numbers(rows), strict=True)
+        if not order:
+            return [line % v for _, v in pairs]
+        if len(order) == 1:
+            return [line % (e[labels[0]], v) for labels, v in pairs]
+        if len(order) == 2:
+            i, j = order
+            return [line % (e[labels[i]], e[labels[j]], v) for labels, v in pairs]
+        if len(order) == 3:
+            i, j, k = order
+            return [line % (e[labels[i]], e[labels[j]], e[labels[k]], v) for labels, v in pairs]
+        return [line % (*[e[labels[i]] for i in order], v) for labels, v in pairs]
+
+    def histogram(self, text: _Text, names: tuple[str, ...], rows: list[Row]) -> list[str]:
+        """`_bucket` lines with `le` among the sorted labels, then `_count` and `_sum`."""
+        esc, num = self.esc, self.number
+        out: list[str] = []
+        sample = text.sample
+        for labels, (buckets, total) in rows:
+            pairs = sorted([*zip(names, labels, strict=True), ("le", "")])
+            where = [p[0] for p in pairs].index("le")
+            parts = [f'{k}="{esc[v]}"' for k, v in pairs]
+            base = ",".join(p for i, p in enumerate(parts) if i != where)
+            for le, count in buckets:
+                parts[where] = f'le="{esc[le]}"'
+                out.append(f"{sample}_bucket{{{','.join(parts)}}} {num(count)}\n")
+            if float(buckets[0][0]) >= 0:
+                out.append(f"{sample}_count{{{base}}} {num(buckets[-1][1])}\n")
+                out.append(f"{sample}_sum{{{base}}} {num(total)}\n")
+        return out
+
+
 def exposition(data: Report, max_series: int = MAX_SERIES) -> bytes:
     """The text exposition of `families(data)` written directly, byte for byte what
     prometheus_client's `generate_latest` writes for them (tested), without building a Metric
     and a Sample per series: a scrape of 100 agents x 50 tools is ~20 k series."""
     out: list[str] = []
-    escaped: dict[str, str] = {}
-    numbers: dict[Any, str] = {}
-
-    def esc(value: str) -> str:
-        text = escaped.get(value)
-        if text is None:
-            text = escaped[value] = (
-                value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"')
-            )
-        return text
-
-    def num(value: Any) -> str:
-        text = numbers.get(value)
-        if text is None:
-            text = numbers[value] = _go_float(float(value))
-        return text
-
-    for fam in _collect(data, max_series):
-        sample = f"{fam.name}_total" if fam.type == "counter" else fam.name
-        doc = fam.doc.replace("\\", r"\\").replace("\n", r"\n")
-        out.append(f"# HELP {sample} {doc}\n# TYPE {sample} {fam.type}\n")
-        names = fam.labels
-        order = sorted(range(len(names)), key=names.__getitem__)  # generate_latest sorts labels
+    writer = _Writer()
+    for fam in _collect(data, max_series, exemplars=False):
+        text = _TEXT[fam.name]
+        out.append(text.header)
         if fam.type == "histogram":
-            for labels, (buckets, total) in fam.rows:
-                pairs = sorted([*zip(names, labels, strict=True), ("le", "")])
-                where = [p[0] for p in pairs].index("le")
-                parts = [f'{k}="{esc(v)}"' for k, v in pairs]
-                base = ",".join(p for i, p in enumerate(parts) if i != where)
-                for le, count in buckets:
-                    parts[where] = f'le="{esc(le)}"'
-                    out.append(f"{sample}_bucket{{{','.join(parts)}}} {num(count)}\n")
-                if float(buckets[0][0]) >= 0:
-                    out.append(f"{sample}_count{{{base}}} {num(buckets[-1][1])}\n")
-                    out.append(f"{sample}_sum{{{base}}} {num(total)}\n")
-            continue
-        if not names:
-            out.extend(f"{sample} {num(value)}\n" for _, value in fam.rows)
-            continue
-        head = f"{sample}{{" + ",".join(f'{names[i]}="%s"' for i in order) + "} %s\n"
-        for labels, value in fam.rows:
-            out.append(head % (*[esc(labels[i]) for i in order], num(value)))
+            out += writer.histogram(text, fam.labels, fam.rows)
+        else:
+            out += writer.series(text, fam.rows)
     return "".join(out).encode("utf-8")
 
 
 class CoverageCollector(Collector):
     """prometheus_client collector: one snapshot per scrape, every family of the contract."""
 
-    def __init__(self, source: SnapshotSource) -> None:
+    def __init__(self, source: MeasuresSource) -> None:
         self._source = source
 
     def collect(self) -> Iterable[Metric]:
-        data = self._source.snapshot().data
-        return iter(families(data))
+        return iter(families(self._source.measures()))
 
     def describe(self) -> Iterator[Metric]:
         """Nothing up front: registering must not take a snapshot."""
         return iter(())
 
 
-def make_registry(source: SnapshotSource) -> CollectorRegistry:
+def make_registry(source: MeasuresSource) -> CollectorRegistry:
     """A registry of its own holding only the coverage collector (never the global registry)."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(CoverageCollector(source))
@@ -258,13 +314,13 @@ def add_runtime_collectors(registry: CollectorRegistry) -> CollectorRegistry:
     return registry
 
 
-def render(source: SnapshotSource, max_series: int = MAX_SERIES) -> bytes:
+def render(source: MeasuresSource, max_series: int = MAX_SERIES) -> bytes:
     """The Prometheus text exposition of one snapshot (what `generate_latest` would write)."""
-    return exposition(source.snapshot().data, max_series)
+    return exposition(source.measures(), max_series)
 
 
 def serve_metrics(
-    source: SnapshotSource,
+    source: MeasuresSource,
     port: int = 9464,
     addr: str = "127.0.0.1",
     certfile: str | None = None,
@@ -285,6 +341,6 @@ def serve_metrics(
     return server, thread
 
 
-def wsgi_app(source: SnapshotSource) -> Any:
+def wsgi_app(source: MeasuresSource) -> Any:
     """A WSGI app serving the exposition, for mounting behind a server with auth/TLS."""
     return make_wsgi_app(add_runtime_collectors(make_registry(source)))

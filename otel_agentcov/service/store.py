@@ -33,6 +33,7 @@ from ..readers.otlp import (
 from ..records import SpanRecord
 from ..semconv.step import Step
 from ..snapshot import Snapshot
+from ..snapshot.schema import Report
 from ..spec import CoverageSpec
 from ..state import CoverageState, StateError, fields
 from . import verdict_rows
@@ -416,6 +417,10 @@ class CoverageStore:
     def snapshot(self) -> Snapshot:
         """The current report (the engine is replaced when a corrupt state is set aside)."""
         return self.engine.snapshot()
+
+    def measures(self) -> Report:
+        """What a scrape reads (`CoverageEngine.measures`)."""
+        return self.engine.measures()
 
     def close(self) -> None:
         """Stop taking requests and compact (graceful shutdown)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from .. import agent_names
 from ..spec import CoverageSpec
@@ -17,12 +17,15 @@ from ..state import CoverageState
 from ..stats.verdicts import INSTRUMENT_HINT
 from .contexts import tested_edges
 from .coverage import model_matches
-from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats, empty_report
-from .sections import AGENT_SECTIONS, REPORT_KEYS, AgentView
+from .measures import Measures
+from .schema import DIMENSIONS, REPORT_VERSION, AgentReport, Report, SpanStats
+from .sections import AgentView, agent_report, observed, span_section
 
 NO_RUNS = f"no agent run was seen; {INSTRUMENT_HINT}"
 
-__all__ = ["DIMENSIONS", "REPORT_VERSION", "Snapshot", "compute_snapshot", "model_matches"]
+__all__ = [
+    "DIMENSIONS", "REPORT_VERSION", "Measures", "Snapshot", "compute_snapshot", "model_matches",
+]
 
 
 class Snapshot:
@@ -63,13 +66,6 @@ class Snapshot:
 S = TypeVar("S", bound=Snapshot)
 
 
-def _agent_report(view: AgentView) -> AgentReport:
-    for section in AGENT_SECTIONS:
-        section(view)
-    written: Mapping[str, object] = view.report
-    return cast(AgentReport, {key: written[key] for key in REPORT_KEYS if key in written})
-
-
 def compute_snapshot(
     state: CoverageState,
     spec: CoverageSpec,
@@ -82,21 +78,19 @@ def compute_snapshot(
 
     `kind` is the Snapshot class to build (the engine's renders itself). `contexts` adds
     who-tests-what per agent (docs/semantics.md#test-contexts)."""
-    observed_edges = {e for st in state.agents.values() for e in st.edges.delegations}
     tested = tested_edges(state.agents.values()) if contexts else set()
     runs = {name: st.outcomes.runs for name, st in state.agents.items()}
     unlisted = agent_names.unlisted(spec, runs)
+    edges = observed(state)
     agents = {
-        name: _agent_report(
-            AgentView(name, st, spec.for_agent(name), observed_edges, contexts, tested,
-                      len(unlisted))
-        )
+        name: agent_report(AgentView(name, st, spec.for_agent(name), edges, contexts, tested,
+                                     len(unlisted)))
         for name, st in sorted(state.agents.items())
     }
-    span_stats = spans.copy() if spans is not None else empty_report()["spans"]
     problems = [u.message() for u in agent_names.unmatched(spec, runs)]
     if unlisted and spec.gate.unmatched_agents == "fail":
         problems.append(agent_names.unlisted_message(unlisted))
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)
-    return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_stats}, problems)
+    return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_section(spans)},
+                problems)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import cast
 
 from ..spec import UNMATCHED_TARGET, evaluate_expect
+from ..state import CoverageState
 from ..stats.verdicts import PASS
 from .contexts import contexts_section
 from .contracts import contracts_section
@@ -15,7 +17,7 @@ from .narrative import narrative_section
 from .pass_rate import PASS_RATE, pass_rate_verdict
 from .recommendations import recommendations_section
 from .runs import concerns_section, runs_section
-from .schema import ExpectResult
+from .schema import AgentReport, ExpectResult, SpanStats, empty_report
 from .versions import versions_section
 from .view import AgentView
 
@@ -42,7 +44,8 @@ def _named(reason: str, what: str) -> str:
     return f"{reason}: {what}" if what else reason
 
 
-AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
+Section = Callable[[AgentView], None]
+AGENT_SECTIONS: tuple[Section, ...] = (
     tools_section,
     diversity_section,
     boundaries_section,
@@ -57,6 +60,12 @@ AGENT_SECTIONS: tuple[Callable[[AgentView], None], ...] = (
     recommendations_section,
     expect_section,  # last: it reads every target
 )
+# What a report's measures need (the metric families read no more): every section but the
+# advice and the expect list, which only judge the others and are the slower half of a report.
+MEASURE_SECTIONS = tuple(
+    s for s in AGENT_SECTIONS if s not in (contexts_section, recommendations_section,
+                                           expect_section)
+)
 # the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
@@ -64,4 +73,27 @@ REPORT_KEYS = (
     "recommendations",
 )
 
-__all__ = ["AGENT_SECTIONS", "REPORT_KEYS", "AgentView"]
+
+
+def agent_report(view: AgentView, sections: Sequence[Section] = AGENT_SECTIONS) -> AgentReport:
+    """One agent's report: `sections` run in order, their keys in the report's order."""
+    for section in sections:
+        section(view)
+    written: Mapping[str, object] = view.report
+    return cast(AgentReport, {key: written[key] for key in REPORT_KEYS if key in written})
+
+
+def observed(state: CoverageState) -> set[tuple[str, str]]:
+    """Every delegation edge some agent was seen taking (an agent's delegation coverage reads
+    the others')."""
+    return {e for st in state.agents.values() for e in st.edges.delegations}
+
+
+def span_section(spans: SpanStats | None) -> SpanStats:
+    return spans.copy() if spans is not None else empty_report()["spans"]
+
+
+__all__ = [
+    "AGENT_SECTIONS", "MEASURE_SECTIONS", "REPORT_KEYS", "AgentView", "agent_report", "observed",
+    "span_section",
+]

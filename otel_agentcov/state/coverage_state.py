@@ -52,8 +52,11 @@ class AgentState:
     contracts: Contracts = field(default_factory=Contracts)
     versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
+    # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
+    revision: int = field(default=0, compare=False, repr=False)
 
     def merge(self, other: AgentState, caps: Caps) -> None:
+        self.revision += 1
         self.outcomes.merge(other.outcomes)
         self.inventory.merge(other.inventory, caps)
         self.diversity.merge(other.diversity, caps)
@@ -117,6 +120,7 @@ class CoverageState:
         """Fold one finished, judged run into its agent's state under that agent's spec; returns
         what the run contributed (its evaluation events are built from it)."""
         st = self.agent(run.agent)
+        st.revision += 1
         facts = run_facts(run, spec, verdicts)
         called = st.inventory.add(facts, self.caps)
         st.diversity.add(facts, self.caps)

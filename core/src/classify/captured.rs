@@ -1,0 +1,112 @@
+//! What captured GenAI content says about a model call, without keeping the content
+//! (semconv/common.py `tool_definition_names`, `requested_tool_names`, `user_input_chars`):
+//! names of offered and requested tools, and the length of the user's input.
+//!
+//! Only a string attribute is parsed (`parse_json`); any other value is taken as Python would
+//! find it: a tuple is no list and a dict value holds tuples, never lists, so neither yields a
+//! name.
+
+use super::values::clip;
+use crate::pyjson::{self, Json};
+use crate::pystr;
+use crate::span::{Attributes, Value};
+
+/// `parse_json` of a string attribute; None for a non-string or a document json.loads refuses.
+fn parsed(value: Option<&Value>) -> Option<Json> {
+    match value {
+        Some(Value::Str(s)) => pyjson::parse(s),
+        _ => None,
+    }
+}
+
+/// A non-empty string member, clipped (a lone surrogate reads as `?`, as `clip` makes it).
+fn name_of(value: Option<&Json>) -> Option<String> {
+    match value.and_then(Json::text) {
+        Some(s) if !s.text.is_empty() => Some(clip(&s.text)),
+        _ => None,
+    }
+}
+
+/// Names of the tools offered to the model (`gen_ai.tool.definitions`, else Pydantic AI's
+/// `model_request_parameters`).
+pub fn tool_definition_names(attrs: &Attributes) -> Vec<String> {
+    let raw = attrs.get("gen_ai.tool.definitions");
+    let defs: Vec<Json> = match raw {
+        // `parse_json(None)` and a refused document are None: the parameters are read instead
+        None | Some(Value::None) | Some(Value::Str(_)) => match parsed(raw) {
+            Some(Json::Null) | None => match parsed(attrs.get("model_request_parameters")) {
+                Some(params) if params.is_object() => {
+                    let mut tools = params
+                        .get("function_tools")
+                        .map_or(&[][..], Json::items)
+                        .to_vec();
+                    tools
+                        .extend_from_slice(params.get("output_tools").map_or(&[][..], Json::items));
+                    tools
+                }
+                _ => Vec::new(),
+            },
+            Some(Json::Array(items)) => items,
+            Some(_) => Vec::new(),
+        },
+        Some(_) => Vec::new(), // another type: not None, not a list
+    };
+    defs.iter()
+        .filter(|item| item.is_object())
+        .filter_map(|item| match item.get("function") {
+            Some(function) if function.is_object() => name_of(function.get("name")),
+            _ => name_of(item.get("name")),
+        })
+        .collect()
+}
+
+/// The dicts of a captured message list.
+fn messages(value: Option<&Value>) -> Vec<Json> {
+    match parsed(value) {
+        Some(Json::Array(items)) => items.into_iter().filter(Json::is_object).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn has_type(part: &Json, kind: &str) -> bool {
+    part.get("type")
+        .and_then(Json::text)
+        .is_some_and(|t| t.is(kind))
+}
+
+/// Tool calls the model asked for in its captured output (to see requests that never ran).
+pub fn requested_tool_names(attrs: &Attributes) -> Vec<String> {
+    let mut names = Vec::new();
+    for message in messages(attrs.get("gen_ai.output.messages")) {
+        let parts = message.get("parts").map_or(&[][..], Json::items);
+        for part in parts
+            .iter()
+            .filter(|p| p.is_object() && has_type(p, "tool_call"))
+        {
+            names.extend(name_of(part.get("name")));
+        }
+    }
+    names
+}
+
+/// Length in code points of the first captured user message, or None when no content was
+/// captured.
+pub fn user_input_chars(attrs: &Attributes) -> Option<i64> {
+    let raw = attrs.get("gen_ai.input.messages");
+    if matches!(raw, None | Some(Value::None)) {
+        return None;
+    }
+    let user = messages(raw).into_iter().find(|m| {
+        m.get("role")
+            .and_then(Json::text)
+            .is_some_and(|r| r.is("user"))
+    })?;
+    let parts = user.get("parts").map_or(&[][..], Json::items);
+    let total: usize = parts
+        .iter()
+        .filter(|p| p.is_object() && has_type(p, "text"))
+        .filter_map(|p| p.get("content").and_then(Json::text))
+        .map(|content| pystr::len(pystr::strip(&content.text)))
+        .sum();
+    i64::try_from(total).ok()
+}

@@ -1,0 +1,229 @@
+//! `build_step`: the fields every convention entry shares (semconv/common.py), so that a new
+//! family is a table, not an edit of every field rule. The entry decides the kind and names;
+//! errors, models, tokens, tool lists, hand-off hints, contexts and versions are read here.
+
+use super::captured::{requested_tool_names, tool_definition_names, user_input_chars};
+use super::errors::{error_type, limit_signal};
+use super::step::{Kind, Limit, Step};
+use super::values::{
+    as_float, as_int, as_str, clip, truthy, PLACEHOLDER_AGENT_NAMES, PLACEHOLDER_MODELS,
+};
+use crate::pyrepr::py_str;
+use crate::pystr;
+use crate::span::{Attributes, Span, Value};
+
+/// Tools whose call hands control to another agent (`common.HANDOFF_TOOLS`).
+pub const HANDOFF_TOOLS: [&str; 2] = ["transfer_to_agent", "handoff_to_agent"];
+pub const TRANSFER_PREFIX: &str = "transfer_to_";
+pub const UNKNOWN_AGENT: &str = "unknown_agent";
+pub const TEST_CASE: &str = "test.case.name";
+const PYTEST_OTEL_SCOPE: &str = "pytest-opentelemetry";
+const OUTPUT_TOKEN_KEYS: [&str; 3] = [
+    "gen_ai.usage.output_tokens",
+    "gen_ai.usage.completion_tokens",
+    "llm.token_count.completion",
+];
+const HANDOFF_KEYS: [&str; 3] = [
+    "gen_ai.handoff.from_agent",
+    "gen_ai.handoff.to_agent",
+    "gen_ai.transfer.target.name",
+];
+const CONTENT_KEYS: [&str; 4] = [
+    "gen_ai.tool.definitions",
+    "model_request_parameters",
+    "gen_ai.output.messages",
+    "gen_ai.input.messages",
+];
+const MODEL_KEYS: [&str; 3] = [
+    "gen_ai.response.model",
+    "gen_ai.request.model",
+    "llm.model_name",
+];
+
+/// A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`).
+pub fn is_handoff_tool(name: &str) -> bool {
+    HANDOFF_TOOLS.contains(&name) || name.starts_with(TRANSFER_PREFIX)
+}
+
+/// Where a step under no agent span is counted: its own agent name, else the service's.
+pub fn fallback_agent(span: &Span) -> String {
+    if let Some(own) = as_str(span.attributes.get("gen_ai.agent.name")) {
+        if !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()) {
+            return own;
+        }
+    }
+    as_str(span.resource_attributes.get("service.name")).unwrap_or_else(|| UNKNOWN_AGENT.to_owned())
+}
+
+/// The first finish reason; a list flattened into one string (Mastra's JSON, Traceloop's
+/// Python repr) is unwrapped.
+pub fn finish_reason(attrs: &Attributes) -> String {
+    match attrs.get("gen_ai.response.finish_reasons") {
+        Some(Value::Str(reasons)) if reasons.starts_with('[') => {
+            let inner = reasons.trim_matches(|c| c == '[' || c == ']');
+            let first = inner.split_once(',').map_or(inner, |(first, _)| first);
+            clip(first.trim_matches(|c| c == ' ' || c == '\'' || c == '"'))
+        }
+        Some(Value::Str(reasons)) => clip(reasons),
+        Some(Value::Array(items)) if matches!(items.first(), Some(Value::Str(_))) => {
+            match &items[0] {
+                Value::Str(first) => clip(first),
+                _ => String::new(),
+            }
+        }
+        _ => as_str(attrs.get("gen_ai.response.finish_reason")).unwrap_or_default(),
+    }
+}
+
+/// GenAI evaluation results attached to the span (the run score).
+pub fn evaluation_scores(span: &Span) -> Vec<f64> {
+    span.events
+        .iter()
+        .filter(|e| e.name == "gen_ai.evaluation.result")
+        .filter_map(|e| as_float(e.attributes.get("gen_ai.evaluation.score.value")))
+        .collect()
+}
+
+/// A tool result that is there and empty (the first result key present decides).
+fn is_empty_result(attrs: &Attributes) -> bool {
+    for key in ["gen_ai.tool.call.result", "tool_response", "output.value"] {
+        if let Some(value) = attrs.get(key) {
+            return match value {
+                Value::None => true,
+                Value::Str(s) => pystr::strip(s).is_empty(),
+                _ => false,
+            };
+        }
+    }
+    false
+}
+
+/// The test a span stands for: `test.case.name`, or pytest-opentelemetry's node id.
+pub fn test_context(span: &Span) -> Option<String> {
+    match span.attributes.get(TEST_CASE) {
+        Some(Value::None) | None => {}
+        name => return as_str(name),
+    }
+    (span.scope_name.starts_with(PYTEST_OTEL_SCOPE) && span.name.contains("::"))
+        .then(|| clip(&span.name))
+}
+
+/// Unreleased GenAI `gen_ai.agent.iteration_budget.*`: the run used all its iterations.
+pub fn budget_exhausted(attrs: &Attributes) -> bool {
+    let limit = as_int(attrs.get("gen_ai.agent.iteration_budget.limit"));
+    limit > 0 && as_int(attrs.get("gen_ai.agent.iteration_budget.consumed")) >= limit
+}
+
+/// Fill the fields every convention shares; `kind` and the names come from the entry.
+pub fn build_step(
+    span: &Span,
+    kind: Kind,
+    state_attributes: &[String],
+    agent: Option<String>,
+    tool: Option<String>,
+) -> Step {
+    let attrs = &span.attributes;
+    let mut step = Step::new(span, kind, fallback_agent(span));
+    step.agent = agent;
+    step.error = error_type(span);
+    step.limit = limit_signal(span, step.error.as_deref());
+    if HANDOFF_KEYS.iter().any(|k| attrs.contains(k)) {
+        step.handoff_from = as_str(attrs.get("gen_ai.handoff.from_agent"));
+        step.handoff_to = as_str(attrs.get("gen_ai.handoff.to_agent"))
+            .or_else(|| as_str(attrs.get("gen_ai.transfer.target.name")));
+    }
+    step.version = as_str(attrs.get("gen_ai.agent.version"))
+        .or_else(|| as_str(span.resource_attributes.get("service.version")));
+    step.scores = evaluation_scores(span);
+    step.context = test_context(span);
+    step.resource_context = match span.resource_attributes.get(TEST_CASE) {
+        Some(Value::None) | None => None,
+        name => as_str(name),
+    };
+    step.state_extra = state_attributes
+        .iter()
+        .map(|name| attrs.get(name).map(py_str).unwrap_or_default())
+        .collect();
+    match kind {
+        Kind::Llm => llm_fields(&mut step, attrs),
+        Kind::Tool => tool_fields(&mut step, attrs, tool.as_deref()),
+        _ => {
+            step.input_chars = user_input_chars(attrs);
+            if kind == Kind::Agent {
+                let agent = step.agent.take();
+                as_agent(&mut step, attrs, agent);
+            }
+        }
+    }
+    step.tool = tool;
+    step
+}
+
+fn llm_fields(step: &mut Step, attrs: &Attributes) {
+    step.model = MODEL_KEYS
+        .iter()
+        .filter_map(|key| as_str(attrs.get(key)))
+        .find(|model| !PLACEHOLDER_MODELS.contains(&model.as_str()));
+    step.input_tokens = match as_int(attrs.get("gen_ai.usage.input_tokens")) {
+        0 => {
+            let prompt = attrs.get("gen_ai.usage.prompt_tokens");
+            as_int(if truthy(prompt) {
+                prompt
+            } else {
+                attrs.get("llm.token_count.prompt")
+            })
+        }
+        n => n,
+    };
+    let out_key = OUTPUT_TOKEN_KEYS
+        .into_iter()
+        .find(|k| attrs.contains(k))
+        .unwrap_or(OUTPUT_TOKEN_KEYS[0]);
+    step.output_tokens = as_int(attrs.get(out_key));
+    step.empty = attrs.contains(out_key) && step.output_tokens == 0 && step.error.is_none();
+    step.finish_reason = finish_reason(attrs);
+    if CONTENT_KEYS.iter().any(|k| attrs.contains(k)) {
+        step.tool_definitions = tool_definition_names(attrs);
+        step.requested_tools = requested_tool_names(attrs);
+        step.input_chars = user_input_chars(attrs);
+    }
+    if let Some(cost) = as_float(attrs.get("gen_ai.usage.cost")) {
+        if cost > 0.0 {
+            step.cost_usd = cost;
+        }
+    }
+}
+
+fn tool_fields(step: &mut Step, attrs: &Attributes, tool: Option<&str>) {
+    step.decision = as_str(attrs.get("gen_ai.tool.call.decision"));
+    step.empty = step.error.is_none() && is_empty_result(attrs);
+    if let Some(tool) = tool {
+        if HANDOFF_TOOLS.contains(&tool) {
+            step.handoff_tool = true;
+        } else if let Some(target) = tool.strip_prefix(TRANSFER_PREFIX) {
+            step.handoff_tool = true;
+            step.handoff_hint = Some(target.to_owned());
+        }
+    }
+}
+
+/// Make a step an agent run named `agent` (what build_step does for an agent span beyond the
+/// other kinds), for code that decides the kind only after the entry's step.
+pub fn as_agent(step: &mut Step, attrs: &Attributes, agent: Option<String>) {
+    step.kind = Kind::Agent;
+    step.agent = agent;
+    // unreleased GenAI: a remote invoke_agent names its caller; a budget can run out
+    if let Some(caller) = as_str(attrs.get("gen_ai.caller.name")) {
+        let caller_is_agent = match attrs.get("gen_ai.caller.type") {
+            None => true,
+            Some(Value::Str(t)) => t == "agent",
+            Some(_) => false,
+        };
+        if caller_is_agent {
+            step.handoff_from = Some(caller);
+        }
+    }
+    if step.limit.is_none() && budget_exhausted(attrs) {
+        step.limit = Some(Limit::MaxSteps);
+    }
+}

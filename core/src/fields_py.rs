@@ -1,0 +1,142 @@
+//! Test entries of the per-span field rules, called with the Python classifier's own inputs so
+//! the tests compare the two span for span (tests/test_core_fields.py). Not public API: the
+//! names start with `_`.
+
+use crate::classify::fields::build_step;
+use crate::classify::hooks::hook;
+use crate::classify::step::Kind;
+use crate::classify::step_py::{step_from_py, step_to_py};
+use crate::classify::testspans::as_test_span;
+use crate::pyjson::{self, Json};
+use crate::pyrepr::{py_str, to_python};
+use crate::records_py::{span_from_record, value_from_py};
+use crate::span::Span;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use pyo3::IntoPyObjectExt;
+
+fn span_of(record: &Bound<'_, PyAny>) -> PyResult<Span> {
+    span_from_record(record)?
+        .ok_or_else(|| PyValueError::new_err("record holds a value the core cannot hold exactly"))
+}
+
+fn kind_of(kind: &str) -> PyResult<Kind> {
+    Kind::parse(kind).ok_or_else(|| PyValueError::new_err(format!("not a step kind: {kind:?}")))
+}
+
+/// Whether the core takes the record (False: the caller classifies it in Python).
+#[pyfunction]
+fn _fits(record: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(span_from_record(record)?.is_some())
+}
+
+/// `semconv.common.build_step`, in the core.
+#[pyfunction]
+#[pyo3(signature = (record, kind, state_attributes, agent=None, tool=None))]
+fn _build_step<'py>(
+    record: &Bound<'py, PyAny>,
+    kind: &str,
+    state_attributes: Vec<String>,
+    agent: Option<String>,
+    tool: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let span = span_of(record)?;
+    let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
+    step_to_py(record.py(), &step)
+}
+
+/// `semconv.builtin.HOOKS[name](record, step, state_attributes)`, in the core.
+#[pyfunction]
+fn _hook<'py>(
+    name: &str,
+    record: &Bound<'py, PyAny>,
+    step: &Bound<'py, PyAny>,
+    state_attributes: Vec<String>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let code = hook(name).ok_or_else(|| PyValueError::new_err(format!("no hook {name:?}")))?;
+    let span = span_of(record)?;
+    code(&span, step_from_py(step)?, &state_attributes)
+        .map(|out| step_to_py(record.py(), &out))
+        .transpose()
+}
+
+/// `semconv.testspans.as_test_span`, in the core.
+#[pyfunction]
+fn _as_test_span<'py>(
+    record: &Bound<'py, PyAny>,
+    step: &Bound<'py, PyAny>,
+    state_attributes: Vec<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let span = span_of(record)?;
+    let out = as_test_span(&span, step_from_py(step)?, &state_attributes);
+    step_to_py(record.py(), &out)
+}
+
+/// `str(value)` as the core prints it, or None when it does not take the value.
+#[pyfunction]
+fn _py_str(value: &Bound<'_, PyAny>) -> Option<String> {
+    value_from_py(value).map(|v| py_str(&v))
+}
+
+/// The core's `json.loads(text)`: None where Python raises, else `(value,)` with lossy strings
+/// as `(text, True)` and containers past the kept depth as `...`.
+#[pyfunction]
+fn _json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Option<(Bound<'py, PyAny>,)>> {
+    pyjson::parse(text)
+        .map(|json| json_to_py(py, &json).map(|value| (value,)))
+        .transpose()
+}
+
+fn json_to_py<'py>(py: Python<'py>, json: &Json) -> PyResult<Bound<'py, PyAny>> {
+    let text = |s: &pyjson::JsonStr| -> PyResult<Bound<'py, PyAny>> {
+        if s.lossy {
+            (s.text.as_str(), true).into_bound_py_any(py)
+        } else {
+            s.text.as_str().into_bound_py_any(py)
+        }
+    };
+    Ok(match json {
+        Json::Null => py.None().into_bound(py),
+        Json::Bool(b) => b.into_bound_py_any(py)?,
+        Json::Int(i) => i.into_bound_py_any(py)?,
+        Json::BigInt(digits) => py.get_type::<pyo3::types::PyInt>().call1((digits,))?,
+        Json::Float(f) => f.into_bound_py_any(py)?,
+        Json::Str(s) => text(s)?,
+        Json::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(json_to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Json::Object(pairs) => {
+            let dict = PyDict::new(py);
+            for (key, item) in pairs {
+                dict.set_item(text(key)?, json_to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+        Json::Deep => py.Ellipsis().into_bound(py),
+    })
+}
+
+/// Python's `str(value)` of a Value, for the test of `_py_str`'s Python path.
+#[pyfunction]
+fn _python_str(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    let py = value.py();
+    value_from_py(value)
+        .map(|v| to_python(py, &v).and_then(|o| o.str().map(|s| s.to_string())))
+        .transpose()
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(_fits, m)?)?;
+    m.add_function(wrap_pyfunction!(_build_step, m)?)?;
+    m.add_function(wrap_pyfunction!(_hook, m)?)?;
+    m.add_function(wrap_pyfunction!(_as_test_span, m)?)?;
+    m.add_function(wrap_pyfunction!(_py_str, m)?)?;
+    m.add_function(wrap_pyfunction!(_python_str, m)?)?;
+    m.add_function(wrap_pyfunction!(_json_loads, m)?)?;
+    Ok(())
+}

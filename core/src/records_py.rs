@@ -1,0 +1,158 @@
+//! A Python `records.SpanRecord` as a `span::Span`: how the in-process front door and the tests
+//! feed the core.
+//!
+//! Values are taken only where `Value` holds them exactly, so that the core's answer is the
+//! Python classifier's: exactly `None`, `bool`, `int` within i64, `float`, `str` (valid UTF-8:
+//! no lone surrogates), `bytes`, `tuple` and `dict` with `str` keys, nested at most
+//! `MAX_NESTING` deep. Anything else (a big int, a list, which prints unlike a tuple, a subclass
+//! with its own `__str__` or `__eq__`, an id out of range) makes the whole record `None`: the
+//! caller classifies that span with the Python classifier instead.
+
+use crate::span::{Attributes, Event, Span, Value};
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use std::sync::Arc;
+
+/// Deeper attribute values are left to Python (no input may exhaust the stack here).
+const MAX_NESTING: usize = 32;
+
+/// The record holds something `Value` cannot hold exactly.
+struct Unfit;
+
+impl From<PyErr> for Unfit {
+    fn from(_: PyErr) -> Unfit {
+        Unfit
+    }
+}
+
+/// The Span of a SpanRecord, or None when it must be classified in Python (see the module doc).
+pub fn span_from_record<'py>(record: &Bound<'py, PyAny>) -> PyResult<Option<Span>> {
+    let py = record.py();
+    let get = |name: &Bound<'py, PyString>| record.getattr(name);
+    let attributes = get(pyo3::intern!(py, "attributes"))?;
+    let events = get(pyo3::intern!(py, "events"))?;
+    let resource = get(pyo3::intern!(py, "resource_attributes"))?;
+    let converted = (|| -> Result<Span, Unfit> {
+        let parent = get(pyo3::intern!(py, "parent_id"))?;
+        Ok(Span {
+            trace_id: int(&get(pyo3::intern!(py, "trace_id"))?)?,
+            span_id: int(&get(pyo3::intern!(py, "span_id"))?)?,
+            parent_id: if parent.is_none() {
+                None
+            } else {
+                Some(int(&parent)?)
+            },
+            name: text(&get(pyo3::intern!(py, "name"))?)?,
+            kind: int(&get(pyo3::intern!(py, "kind"))?)?,
+            start_ns: int(&get(pyo3::intern!(py, "start_ns"))?)?,
+            end_ns: int(&get(pyo3::intern!(py, "end_ns"))?)?,
+            status_code: int(&get(pyo3::intern!(py, "status_code"))?)?,
+            status_description: optional_text(&get(pyo3::intern!(py, "status_description"))?)?,
+            attributes: mapping(&attributes, 0)?,
+            events: event_list(&events)?,
+            scope_name: Arc::from(text(&get(pyo3::intern!(py, "scope_name"))?)?),
+            resource_attributes: Arc::new(mapping(&resource, 0)?),
+            parent_remote: exact_bool(&get(pyo3::intern!(py, "parent_remote"))?)?,
+        })
+    })();
+    Ok(converted.ok())
+}
+
+/// One attribute value, or None when `Value` cannot hold it exactly.
+pub fn value_from_py(object: &Bound<'_, PyAny>) -> Option<Value> {
+    value(object, 0).ok()
+}
+
+/// An exact int (not a bool, not a subclass) that fits `T`.
+fn int<'py, T: FromPyObjectOwned<'py>>(value: &Bound<'py, PyAny>) -> Result<T, Unfit> {
+    value.cast_exact::<PyInt>().map_err(|_| Unfit)?;
+    value.extract().map_err(|_| Unfit)
+}
+
+fn exact_bool(value: &Bound<'_, PyAny>) -> Result<bool, Unfit> {
+    Ok(value.cast_exact::<PyBool>().map_err(|_| Unfit)?.is_true())
+}
+
+fn text(value: &Bound<'_, PyAny>) -> Result<String, Unfit> {
+    Ok(value
+        .cast_exact::<PyString>()
+        .map_err(|_| Unfit)?
+        .to_str()?
+        .to_owned())
+}
+
+fn optional_text(value: &Bound<'_, PyAny>) -> Result<Option<String>, Unfit> {
+    if value.is_none() {
+        Ok(None)
+    } else {
+        text(value).map(Some)
+    }
+}
+
+fn value(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unfit> {
+    if object.is_none() {
+        return Ok(Value::None);
+    }
+    if let Ok(s) = object.cast_exact::<PyString>() {
+        return Ok(Value::Str(s.to_str()?.to_owned()));
+    }
+    if let Ok(b) = object.cast_exact::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if object.cast_exact::<PyInt>().is_ok() {
+        return Ok(Value::Int(object.extract()?));
+    }
+    if let Ok(f) = object.cast_exact::<PyFloat>() {
+        return Ok(Value::Double(f.value()));
+    }
+    if let Ok(b) = object.cast_exact::<PyBytes>() {
+        return Ok(Value::Bytes(b.as_bytes().to_vec()));
+    }
+    if depth >= MAX_NESTING {
+        return Err(Unfit);
+    }
+    if let Ok(items) = object.cast_exact::<PyTuple>() {
+        return items
+            .iter()
+            .map(|item| value(&item, depth + 1))
+            .collect::<Result<_, _>>()
+            .map(Value::Array);
+    }
+    if object.cast_exact::<PyDict>().is_ok() {
+        return mapping(object, depth + 1).map(Value::KvList);
+    }
+    Err(Unfit)
+}
+
+/// A Mapping of str keys (the attributes, a resource's, an event's, or a dict value).
+fn mapping(object: &Bound<'_, PyAny>, depth: usize) -> Result<Attributes, Unfit> {
+    let mut pairs = Vec::new();
+    if let Ok(dict) = object.cast_exact::<PyDict>() {
+        pairs.reserve(dict.len());
+        for (key, item) in dict.iter() {
+            pairs.push((text(&key)?, value(&item, depth)?));
+        }
+    } else {
+        let py = object.py();
+        for pair in object
+            .call_method0(pyo3::intern!(py, "items"))?
+            .try_iter()?
+        {
+            let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract()?;
+            pairs.push((text(&key)?, value(&item, depth)?));
+        }
+    }
+    Ok(Attributes(pairs))
+}
+
+fn event_list(events: &Bound<'_, PyAny>) -> Result<Vec<Event>, Unfit> {
+    let mut out = Vec::new();
+    for event in events.try_iter()? {
+        let (name, attributes): (Bound<'_, PyAny>, Bound<'_, PyAny>) = event?.extract()?;
+        out.push(Event {
+            name: text(&name)?,
+            attributes: mapping(&attributes, 0)?,
+        });
+    }
+    Ok(out)
+}

@@ -1,0 +1,307 @@
+"""The core's per-span field rules equal the Python classifier's (docs/core.md).
+
+`_core._build_step`, `_core._hook` and `_core._as_test_span` run the Rust twins of
+`semconv.common.build_step`, `builtin.HOOKS` and `testspans.as_test_span` on the same
+SpanRecords; every Step field must be equal, on every span of every recorded fixture (each kind)
+and on hostile generated spans. A record holding a value the core cannot hold exactly is refused
+(`_core._fits` is False: the caller classifies it in Python); which records those are is decided
+here independently, by `_exact`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _strategies import KNOWN_KEYS, SCOPES, names, records
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from otel_agentcov import _core
+from otel_agentcov.readers.files import read_trace_file
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv import builtin, testspans
+from otel_agentcov.semconv.common import build_step
+from otel_agentcov.semconv.step import AGENT, KINDS, TOOL, Step
+
+FIXTURES = Path(__file__).parent / "fixtures"
+I64 = 2**63
+FIELDS = tuple(f.name for f in dataclasses.fields(Step))
+
+
+FIXTURE_FILES = sorted(p for p in FIXTURES.glob("*/*.json") if p.stem != "versions")
+
+
+def _exact(value: Any, depth: int = 0) -> bool:
+    """Whether the core's Value holds `value` exactly (decided without the core)."""
+    kind = type(value)
+    if value is None or kind in (bool, float, bytes):
+        return True
+    if kind is int:
+        return -I64 <= value < I64
+    if kind is str:
+        return _encodable(value)
+    if depth >= 32:
+        return False
+    if kind is tuple:
+        return all(_exact(v, depth + 1) for v in value)
+    if kind is dict:
+        return all(type(k) is str and _encodable(k) and _exact(v, depth + 1)
+                   for k, v in value.items())
+    return False  # a list (prints unlike a tuple), a big int, any other object
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
+
+
+def _fits(record: SpanRecord) -> bool:
+    def attributes(mapping: Mapping[str, Any]) -> bool:
+        return all(type(k) is str and _encodable(k) and _exact(v) for k, v in mapping.items())
+
+    return (
+        0 <= record.trace_id < 2**128 and 0 <= record.span_id < 2**64
+        and (record.parent_id is None or 0 <= record.parent_id < 2**64)
+        and 0 <= record.start_ns < 2**64 and 0 <= record.end_ns < 2**64
+        and _encodable(record.name) and _encodable(record.scope_name)
+        and (record.status_description is None or _encodable(record.status_description))
+        and attributes(record.attributes) and attributes(record.resource_attributes)
+        and all(type(n) is str and _encodable(n) and attributes(a) for n, a in record.events)
+    )  # fmt: skip
+
+
+def _fields(step: Step | None) -> tuple[Any, ...] | None:
+    """Every field of the step; floats also by repr (-0.0 and 0.0 print differently)."""
+    if step is None:
+        return None
+    return (*(getattr(step, name) for name in FIELDS), repr(step.cost_usd), repr(step.scores))
+
+
+def _copy(step: Step) -> Step:
+    """The Python hooks change the step they get: each side gets its own."""
+    return dataclasses.replace(step)
+
+
+def _calls(record: SpanRecord) -> Iterator[tuple[str, str | None, str | None]]:
+    """(kind, agent, tool) as the table entries call build_step: names only for agent and tool
+    spans, and tool names that hand control over."""
+    for kind in KINDS:
+        if kind == AGENT:
+            yield kind, record.name[:256] or None, None
+            yield kind, None, None
+        elif kind == TOOL:
+            for tool in (record.name[:256] or "t", "transfer_to_agent", "transfer_to_x",
+                         "Handoff-transfer_to_y", "transfer_to_"):
+                yield kind, None, tool
+        else:
+            yield kind, None, None
+
+
+def _state_attributes(record: SpanRecord) -> list[str]:
+    return [*record.attributes, "missing"]
+
+
+def assert_same_fields(record: SpanRecord) -> None:
+    state = _state_attributes(record)
+    for kind, agent, tool in _calls(record):
+        python = build_step(record, kind, state, agent=agent, tool=tool)
+        core = _core._build_step(record, kind, state, agent, tool)
+        assert type(core) is Step
+        assert _fields(core) == _fields(python), (kind, agent, tool)
+        assert _fields(_core._as_test_span(record, core, state)) == _fields(
+            testspans.as_test_span(record, _copy(python), state))
+        for name, hook in builtin.HOOKS.items():
+            want = hook(record, _copy(python), state)
+            got = _core._hook(name, record, python, state)
+            assert _fields(got) == _fields(want), (name, kind)
+
+
+@pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")
+def test_every_fixture_span_has_the_same_fields_in_the_core(path: Path) -> None:
+    spans = list(read_trace_file(str(path)))
+    assert spans
+    for record in spans:
+        assert _core._fits(record), record.name  # real spans never need the Python path
+        assert_same_fields(record)
+
+
+# --- hostile spans ---
+
+ODD_JSON = (
+    '[{"role":"user","parts":[{"type":"text","content":" \\u001c hi\\u3000"}]}]',
+    '[{"role":"user","parts":[{"type":"text","content":"\\ud800x"}]}]',
+    '[{"role":"assistant","parts":[{"type":"tool_call","name":"\\udc00t"}]}]',
+    '[{"type":"function","function":{"name":"f"}},{"name":"g"},{"function":null,"name":"h"}]',
+    '{"function_tools":[{"name":"a"}],"output_tools":[{"name":"b"}],"x":NaN}',
+    '{"message":"Max Turns Exceeded (10)","message":"max turns exceeded"}',
+    '{"ls_integration":"langgraph","langgraph_node":"agent"}',
+    '{"ls_integration":"langgraph","langgraph_node":1}', '{"ls_integration":"langgraph"}',
+    "[1e400, -Infinity, 12345678901234567890123]", "[01]", "[1,]", '"\\ud834\\udd1e"',
+    "[" * 150 + "]" * 150, "[" * 1200 + "]" * 1200, '{"a":' * 120 + "1" + "}" * 120,
+    "\ufeff[]", '["\t"]', "1" * 5000, " [ ] ", "{}", "[]", "null",
+)  # fmt: skip
+json_texts = st.one_of(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(-(10**30), 10**30), st.floats(),
+                  st.text(max_size=8)),
+        lambda inner: st.one_of(st.lists(inner, max_size=3),
+                                st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+        max_leaves=10,
+    ).map(json.dumps),
+    st.sampled_from(ODD_JSON),
+)
+# texts that Python reads unlike a naive port: its whitespace, case rules, slicing, JSON
+ODD_TEXTS = (
+    "<class 'openai.RateLimitError'>", "<class 'a.B", "<class 'a b'>", "openai.", "Timeout",
+    "UNKNOWN", "unkno\u212an", "FinishReason.TOOL_CALLS", "FinishReason.\u0130X", "['stop', 'x']",
+    '["length"]', "\x1c\x1d", "\x1fError\x1e", "  ", "current_agent_name='billing' x",
+    "current_agent_name='' current_agent_name='b\\c' current_agent_name='ok'", "\u00df",
+    "\u03a3\u03a3", '{"current_agent_name":\u3000"triage"}', "a" * 300, "\u00e9" * 300,
+    "Handoff-transfer_to_z", "\u1680\u2028", "18446744073709551616", "0012", "\u0661\u0662",
+    "max turns exceeded", "Max Iterations of 3", "DeadlineExceeded", "GraphRecursionError",
+    "transfer_to_", "OpenAI Agent", "unknown", "", "x::y", "error", "agent", "langgraph",
+    '{"ls_integration":"langgraph","langgraph_node":"chat"}',
+)  # fmt: skip
+texts = st.one_of(
+    names.filter(lambda name: _encodable(name)), json_texts, st.sampled_from(ODD_TEXTS))
+exact_scalars = st.one_of(
+    st.none(), st.booleans(), st.integers(-I64, I64 - 1), st.floats(), texts,
+    st.binary(max_size=8),
+)  # fmt: skip
+exact_values = st.recursive(
+    exact_scalars,
+    lambda inner: st.one_of(st.lists(inner, max_size=3).map(tuple),
+                            st.dictionaries(texts, inner, max_size=3)),
+    max_leaves=8,
+)
+ATTRIBUTE_KEYS = (
+    *KNOWN_KEYS, "gen_ai.request.model", "metadata", "error", "input.value",
+    "traceloop.entity.output", "haystack.agent.max_steps", "haystack.agent.steps_taken",
+    "gen_ai.agent.iteration_budget.limit", "gen_ai.agent.iteration_budget.consumed",
+    "gen_ai.caller.name", "gen_ai.caller.type", "graph.node.parent_id", "gen_ai.agent.version",
+    "test.case.name", "exception.message", "llm.token_count.prompt", "llm.token_count.completion",
+    "service.version", "traceloop.span.kind",
+)  # fmt: skip
+exact_attributes = st.dictionaries(st.sampled_from(ATTRIBUTE_KEYS), exact_values, max_size=8)
+
+
+@st.composite
+def exact_records(draw: st.DrawFn) -> SpanRecord:
+    """Hostile spans the core takes: every value of a type it holds, odd in every other way."""
+    start = draw(st.integers(0, 2**64 - 1))
+    return SpanRecord(
+        trace_id=draw(st.integers(0, 2**128 - 1)), span_id=draw(st.integers(0, 2**64 - 1)),
+        parent_id=draw(st.none() | st.integers(0, 2**64 - 1)), parent_remote=draw(st.booleans()),
+        name=draw(texts), kind=draw(st.integers(0, 5)), start_ns=start, end_ns=start,
+        status_code=draw(st.integers(0, 2)), status_description=draw(st.none() | texts),
+        attributes=draw(exact_attributes),
+        events=draw(st.lists(st.tuples(
+            st.sampled_from(("exception", "gen_ai.evaluation.result", "other")),
+            st.fixed_dictionaries({}, optional={
+                "exception.type": texts, "exception.message": texts,
+                "gen_ai.evaluation.score.value": exact_scalars}),
+        ), max_size=3).map(tuple)),
+        scope_name=draw(st.sampled_from((*SCOPES, "pytest-opentelemetry.x"))),
+        resource_attributes=draw(st.dictionaries(
+            st.sampled_from(("service.name", "service.version", "test.case.name")),
+            exact_values)),
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("text", [*ODD_TEXTS, *ODD_JSON])
+def test_odd_texts_in_every_field_have_the_same_fields_in_the_core(text: str) -> None:
+    """Each odd text in every attribute the rules read, in the events and the status text."""
+    for key in ATTRIBUTE_KEYS:
+        record = SpanRecord(
+            1, 2, None, text, status_code=2, status_description=text,
+            attributes={key: text, "gen_ai.operation.name": "chat"},
+            events=(("exception", {"exception.type": text, "exception.message": text}),),
+            scope_name="pytest-opentelemetry", resource_attributes={key: text},
+        )  # fmt: skip
+        assert_same_fields(record)
+
+
+@settings(max_examples=200)
+@given(exact_records())
+def test_hostile_spans_have_the_same_fields_in_the_core(record: SpanRecord) -> None:
+    assert _core._fits(record)
+    assert_same_fields(record)
+
+
+@settings(max_examples=200)
+@given(records())
+def test_a_record_the_core_cannot_hold_exactly_is_left_to_python(record: SpanRecord) -> None:
+    """The shared hostile spans: lists, big ints, lone surrogates, int-keyed dicts."""
+    assert _core._fits(record) == _fits(record)
+    if _fits(record):
+        assert_same_fields(record)
+
+
+def _nested(depth: int) -> tuple[Any, ...]:
+    value: tuple[Any, ...] = (1,)
+    for _ in range(depth):
+        value = (value,)
+    return value
+
+
+@pytest.mark.parametrize("value", [
+    [1], 2**63, -(2**63) - 1, "lone\udc80", {1: "a"}, {"a": [1]}, (1, [2]), True.__class__,
+    _nested(40),
+])  # fmt: skip
+def test_values_the_core_cannot_hold_make_it_refuse_the_record(value: Any) -> None:
+    record = SpanRecord(1, 2, None, "chat", attributes={"x": value})
+    assert not _exact(value)
+    assert not _core._fits(record)
+
+
+@given(exact_values)
+def test_values_print_as_python_prints_them(value: Any) -> None:
+    assert _core._py_str(value) == str(value)
+
+
+def test_non_ascii_strings_in_containers_are_printed_by_python() -> None:
+    value = ("\u00e9", {"k\u200b": b"\xff"}, 1e16, -0.0, float("nan"))
+    assert _core._py_str(value) == str(value) == _core._python_str(value)
+
+
+def _lossless(value: Any) -> Any:
+    """Python's json value as the core reports it: lone-surrogate strings as (text with ?, True)."""
+    if isinstance(value, str):
+        return value if _encodable(value) else (value.encode("utf-8", "replace").decode(), True)
+    if isinstance(value, list):
+        return [_lossless(v) for v in value]
+    if isinstance(value, dict):
+        return {_lossless(k): _lossless(v) for k, v in value.items()}
+    return value
+
+
+def _loads(text: str) -> Any:
+    try:
+        return ("ok", json.loads(text))
+    except (ValueError, RecursionError):
+        return ("refused", None)
+
+
+@settings(max_examples=300)
+@given(json_texts)
+def test_json_documents_parse_as_json_loads_does(text: str) -> None:
+    outcome, value = _loads(text)
+    core = _core._json_loads(text)
+    assert (core is not None) == (outcome == "ok"), text[:80]
+    if core is not None and "[" * 101 not in text and '{"a":' * 101 not in text:
+        assert repr(core[0]) == repr(_lossless(value))  # repr: NaN equals NaN, 1 is not 1.0
+
+
+def test_json_deeper_than_python_allows_is_refused() -> None:
+    depth = sys.getrecursionlimit() + 10
+    assert _core._json_loads("[" * depth + "]" * depth) is None
+    assert _core._json_loads("[" * 150 + "]" * 150) is not None
