@@ -1,12 +1,28 @@
-"""Types of the compiled core (core/, docs/core.md)."""
+"""Types of the compiled core (core/src/lib.rs; docs/core.md)."""
 
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from .records import SpanRecord
 from .semconv.step import Step
 
 __version__: str
+
+def otlp_spans(
+    data: bytes,
+    level: Literal["request", "resource_spans", "scope_spans", "span"] = "request",
+    *,
+    offset: int = 0,
+    resource_index: int = 0,
+    scope_index: int = 0,
+    span_index: int = 0,
+    keep: Callable[[int], bool] | None = None,
+    caps: tuple[int, int] | None = None,
+    resource: dict[str, Any] | None = None,
+    scope_name: str | None = None,
+) -> list[SpanRecord]: ...
+def otlp_resource(data: bytes, *, offset: int = 0) -> dict[str, Any]: ...
+def otlp_scope_name(data: bytes, *, offset: int = 0) -> str: ...
 
 class Classifier:
     """The convention tables, interpreted by the core (docs/conventions.md)."""
