@@ -16,6 +16,8 @@ pub mod pyrepr;
 pub mod pystr;
 pub mod records_py;
 pub mod span;
+pub mod stable_hash;
+pub mod trials;
 pub mod wire;
 
 #[pymodule]
@@ -24,5 +26,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<classify::py::Classifier>()?;
     fields_py::register(m)?;
     otlp_py::register(m)?;
+    trials::register(m)?;
     Ok(())
 }
