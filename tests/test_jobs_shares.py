@@ -145,3 +145,32 @@ def test_the_scan_holds_every_id_a_decoder_gives(scopes: list[list[list[bytes]]]
         _core.trace_ids(data + tail)
     except ValueError:
         pass
+
+
+@pytest.mark.parametrize("where", ["scan", "read", "exit"])
+def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """A share that cannot be scanned, a worker failing after the swap, or one that dies: no
+    worker waits for ever, and the caller's engine is left untouched."""
+    spans = demo_spans(runs=20, seed=6)
+    path = _write(tmp_path / "t.pb", (protobuf_bytes(b) for b in batches(spans, 30)))
+    unit_bytes, read_units = jobs.unit_bytes, jobs.read_units
+
+    def scanned(units: list[Unit]) -> Iterator[bytes]:
+        for data, unit in zip(unit_bytes(units), units, strict=True):
+            yield b"\x13" if unit.index > 0 else data  # a group never ended: not scannable
+
+    def failing(units: list[Unit], keep: object = None) -> Iterator[SpanRecord]:
+        if units[0].index > 0:
+            if where == "exit":
+                os._exit(3)
+            raise OSError("gone")
+        return read_units(units, keep)  # type: ignore[arg-type]
+
+    if where == "scan":
+        monkeypatch.setattr(jobs, "unit_bytes", scanned)
+    else:
+        monkeypatch.setattr(jobs, "read_units", failing)
+    engine = CoverageEngine()
+    assert not jobs.read_in_parallel(engine, [path], 2)
+    assert engine.span_stats()["processed"] == 0
