@@ -22,7 +22,6 @@ from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
 from _trace_files import demo_spans
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan, TracerProvider
