@@ -51,9 +51,9 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], k: int
                 shown.count()
             return trace_id % n == k
 
-        ingest = engine.ingest
+        ingest, steps = engine.ingest, engine.steps()
         for path in paths:
-            for record in read_trace_file(path, keep):
+            for record in read_trace_file(path, keep, steps):
                 ingest(record)
             if shown is not None:
                 shown.file_done()

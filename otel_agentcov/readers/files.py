@@ -21,9 +21,12 @@ from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 from .. import _core
 from ..records import SpanRecord
 from ..regular_files import open_regular
+from ..semconv import Classified
 from . import foreign
 from .otlp import (
+    Ingested,
     Keep,
+    StepReader,
     TraceFormatError,
     in_end_order,
     records_from_json,
@@ -59,15 +62,19 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
             yield path
 
 
-def read_trace_file(path: str, keep: Keep = None) -> Iterator[SpanRecord]:
+def read_trace_file(
+    path: str, keep: Keep = None, steps: StepReader | None = None
+) -> Iterator[Ingested]:
     """Every span in one file (or stdin for `-`), in a batch-wise order fit for assembly;
-    with `keep`, only the spans of the traces it keeps."""
+    with `keep`, only the spans of the traces it keeps. With `steps` (`CoverageEngine.steps`),
+    protobuf resources are decoded and classified by the core in one call each and their
+    spans come as the engine folds them; the rest come as SpanRecords."""
     name = "<stdin>" if path == STDIN else path
     try:
         raw: BinaryIO = sys.stdin.buffer if path == STDIN else open_regular(path)
     except OSError as exc:
         raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    source = _Source(raw, name, keep)
+    source = _Source(raw, name, keep, steps)
     try:
         yield from _records(source)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -81,7 +88,7 @@ def read_trace_file(path: str, keep: Keep = None) -> Iterator[SpanRecord]:
             raw.close()
 
 
-def _records(source: _Source) -> Iterator[SpanRecord]:
+def _records(source: _Source) -> Iterator[Ingested]:
     if source.peek(2).startswith(_GZIP_MAGIC):
         source.stream = io.BufferedReader(gzip.GzipFile(fileobj=source.stream, mode="rb"))
     head = source.peek(64)
@@ -106,11 +113,14 @@ def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
 class _Source:
     """A binary stream with its byte offset, for protobuf walking and error messages."""
 
-    def __init__(self, stream: BinaryIO, name: str, keep: Keep = None) -> None:
+    def __init__(
+        self, stream: BinaryIO, name: str, keep: Keep = None, steps: StepReader | None = None
+    ) -> None:
         self.stream: Any = stream  # a BufferedReader: it can peek
         self.name = name
         self.pos = 0
         self.keep = keep
+        self.steps = steps
 
     def peek(self, n: int) -> bytes:
         data: bytes = self.stream.peek(n)
@@ -273,7 +283,7 @@ def _decoded(
         raise source.error(at, str(exc)) from None
 
 
-def _protobuf_records(source: _Source) -> Iterator[SpanRecord]:
+def _protobuf_records(source: _Source) -> Iterator[Ingested]:
     """A single ExportTraceServiceRequest (or TracesData), else a length-delimited stream."""
     if source.peek(1) == b"\n":  # tag of field 1 (resource_spans), length-delimited
         yield from _request(source, None)
@@ -300,7 +310,7 @@ def _fields(source: _Source, end: int | None) -> Iterator[tuple[int, int, int]]:
         raise source.error(source.pos, "a field runs past its enclosing message")
 
 
-def _request(source: _Source, end: int | None) -> Iterator[SpanRecord]:
+def _request(source: _Source, end: int | None) -> Iterator[Ingested]:
     r = 0
     for field, wire, at in _fields(source, end):
         if field == 1 and wire == _LEN:
@@ -314,18 +324,21 @@ def _request(source: _Source, end: int | None) -> Iterator[SpanRecord]:
 def _chunk(
     source: _Source, n: int, at: int, level: Literal["resource_spans", "scope_spans"],
     index: tuple[int, int], resource: dict[str, Any] | None = None,
-) -> list[SpanRecord] | None:
+) -> list[SpanRecord] | list[Classified] | None:
     """Decode a message of at most CHUNK_LIMIT bytes whole, in end order; None: walk it."""
     if n > CHUNK_LIMIT:
         return None
     offset = source.pos
     data = source.read(n, "ResourceSpans" if level == "resource_spans" else "ScopeSpans")
+    if source.steps is not None and level == "resource_spans":
+        return _decoded(source, at, source.steps, data, level, offset=offset,
+                        resource_index=index[0], keep=source.keep)
     return in_end_order(_decoded(
         source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
         scope_index=index[1], keep=source.keep, resource=resource))
 
 
-def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[SpanRecord]:
+def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[Ingested]:
     batch = _chunk(source, n, at, "resource_spans", (r, 0))
     if batch is not None:
         yield from batch
@@ -348,7 +361,7 @@ def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[SpanRe
 
 def _scope_spans(
     source: _Source, n: int, at: int, resource: dict[str, Any], index: tuple[int, int]
-) -> Iterator[SpanRecord]:
+) -> Iterator[Ingested]:
     batch = _chunk(source, n, at, "scope_spans", index, resource)
     if batch is not None:
         yield from batch
