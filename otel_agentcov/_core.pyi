@@ -1,9 +1,10 @@
 """Types of the compiled core (core/src/lib.rs; docs/core.md)."""
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from .records import SpanRecord
+from .semconv.step import Step
 
 __version__: str
 
@@ -22,6 +23,15 @@ def otlp_spans(
 ) -> list[SpanRecord]: ...
 def otlp_resource(data: bytes, *, offset: int = 0) -> dict[str, Any]: ...
 def otlp_scope_name(data: bytes, *, offset: int = 0) -> str: ...
+
+class Classifier:
+    """The convention tables, interpreted by the core (docs/conventions.md)."""
+
+    def __init__(self, entries: Iterable[Mapping[str, Any]], builtin: bool) -> None: ...
+    def before(self, conventions: Iterable[Mapping[str, Any]]) -> Classifier: ...
+    def classify(
+        self, record: SpanRecord, state_attributes: Sequence[str]
+    ) -> tuple[Step, bool] | None: ...
 
 class TrialFile:
     """A trials file read by `parse_trials` (core/src/trials)."""

@@ -23,6 +23,7 @@ pub mod wire;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<classify::py::Classifier>()?;
     fields_py::register(m)?;
     otlp_py::register(m)?;
     trials::register(m)?;
