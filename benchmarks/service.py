@@ -17,7 +17,7 @@ from harness import Row, Section
 
 from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.readers.otlp import decode_request, records_from_request
+from otel_agentcov.readers.otlp import records_from_protobuf
 from otel_agentcov.spec import CoverageSpec
 
 SPANS = 100_000
@@ -33,7 +33,7 @@ def in_process(payloads: list[bytes]) -> float:
     engine = CoverageEngine(CoverageSpec.from_dict(DEMO_SPEC))
     started = time.perf_counter()
     for payload in payloads:
-        for record in records_from_request(decode_request(payload)):
+        for record in records_from_protobuf(payload):
             engine.ingest(record)
     return time.perf_counter() - started
 

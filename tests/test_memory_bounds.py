@@ -24,7 +24,8 @@ from otel_agentcov import AgentCoverageProcessor
 from otel_agentcov.assembler import Bounds, RunAssembler
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import render
-from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge, protobuf_elements
+from otel_agentcov.readers.otlp import records_from_protobuf
+from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.step import TOOL, Step
 
@@ -184,8 +185,9 @@ def test_the_wire_count_is_exact_on_a_real_request() -> None:
     payload = request.SerializeToString()
     spans, attributes = _decoded_elements(request)
     assert len(payload) > 2 * attributes  # long enough to be walked, not bounded by its size
-    protobuf_elements(payload, ElementCaps(spans, attributes))  # exactly at the caps: allowed
+    # exactly at the caps: allowed, and decoded
+    assert len(records_from_protobuf(payload, caps=ElementCaps(spans, attributes))) == spans
     with pytest.raises(TooLarge, match=f"more than {spans - 1} spans"):
-        protobuf_elements(payload, ElementCaps(spans - 1, attributes))
+        records_from_protobuf(payload, caps=ElementCaps(spans - 1, attributes))
     with pytest.raises(TooLarge, match=f"more than {attributes - 1} attributes"):
-        protobuf_elements(payload, ElementCaps(spans, attributes - 1))
+        records_from_protobuf(payload, caps=ElementCaps(spans, attributes - 1))

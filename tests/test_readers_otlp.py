@@ -16,12 +16,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from otel_agentcov.readers import (
-    TraceFormatError,
-    decode_request,
-    records_from_json,
-    records_from_request,
-)
+from otel_agentcov.readers import TraceFormatError, records_from_json, records_from_protobuf
 from otel_agentcov.records import from_readable_span
 
 
@@ -63,7 +58,7 @@ def test_protobuf_and_json_decode_like_the_sdk_path() -> None:
     expected = sorted(_comparable(from_readable_span(s)) for s in spans)
     # the SDK keeps sequence attributes as tuples; OTLP arrays decode to tuples as well
     payload = encode_spans(spans).SerializeToString()
-    from_pb = sorted(_comparable(r) for r in records_from_request(decode_request(payload)))
+    from_pb = sorted(_comparable(r) for r in records_from_protobuf(payload))
     assert from_pb == expected
     doc = _hex_ids(MessageToDict(encode_spans(spans)))
     assert sorted(_comparable(r) for r in records_from_json(doc)) == expected
@@ -106,7 +101,7 @@ def test_malformed_json_names_the_place(doc: Any, message: str) -> None:
 
 def test_malformed_protobuf_is_one_line() -> None:
     with pytest.raises(TraceFormatError, match=r"^upload.bin: not an OTLP Export"):
-        decode_request(b"\xff\xff\xff garbage", "upload.bin")
+        records_from_protobuf(b"\xff\xff\xff garbage", "upload.bin")
 
 
 def test_a_payload_is_fed_in_end_order_whatever_its_scope_grouping() -> None:

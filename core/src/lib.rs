@@ -7,15 +7,25 @@ use pyo3::prelude::*;
 
 pub mod classify;
 mod fields_py;
+pub mod otlp_caps;
+pub mod otlp_pb;
+mod otlp_py;
+mod otlp_records;
 pub mod pyjson;
 pub mod pyrepr;
 pub mod pystr;
 pub mod records_py;
 pub mod span;
+pub mod stable_hash;
+pub mod trials;
+pub mod wire;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<classify::py::Classifier>()?;
     fields_py::register(m)?;
+    otlp_py::register(m)?;
+    trials::register(m)?;
     Ok(())
 }

@@ -1,6 +1,6 @@
 """Readers: OTLP payloads and trace files -> SpanRecords (the offline and service front doors).
 
-The OTLP names load protobuf on first use (PEP 562), so reading trials files never imports it.
+The OTLP names load their decoders on first use (PEP 562), so reading trials files never does.
 """
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import TYPE_CHECKING, Any
 from .errors import TraceFormatError
 
 if TYPE_CHECKING:
-    from .otlp import decode_request, records_from_json, records_from_request
+    from .otlp import records_from_json, records_from_protobuf
 
-__all__ = ["TraceFormatError", "decode_request", "records_from_json", "records_from_request"]
+__all__ = ["TraceFormatError", "records_from_json", "records_from_protobuf"]
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("decode_request", "records_from_json", "records_from_request"):
+    if name in ("records_from_json", "records_from_protobuf"):
         from . import otlp
 
         return getattr(otlp, name)

@@ -16,12 +16,9 @@ import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, BinaryIO, TypeVar
+from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 
-from opentelemetry.proto.common.v1.common_pb2 import InstrumentationScope
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Span
-
+from .. import _core
 from ..records import SpanRecord
 from ..regular_files import open_regular
 from . import foreign
@@ -29,15 +26,12 @@ from .otlp import (
     Keep,
     TraceFormatError,
     in_end_order,
-    record_from_span,
     records_from_json,
-    records_from_resource_spans,
-    records_from_scope_spans,
-    resource_attributes,
 )
 
 STDIN = "-"
-# A ResourceSpans or ScopeSpans up to this size is decoded in one C call; a bigger one is walked.
+# A ResourceSpans or ScopeSpans up to this size is decoded in one call of the compiled core
+# (docs/core.md); a bigger one is walked.
 CHUNK_LIMIT = 8 << 20
 EXPECTED = "expected OTLP/JSON, JSON Lines or a protobuf ExportTraceServiceRequest"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -48,7 +42,8 @@ _TOO_DEEP = "JSON nested too deeply to be OTLP traces"
 # A JSON document or JSON line is parsed whole: past this many bytes (after gunzip) it is
 # refused instead (a 1 MB .gz once inflated to 2.4 GB of RSS); JSON Lines and protobuf stream.
 MAX_JSON_BYTES = 80 << 20  # as `serve --max-decompressed-bytes`
-_M = TypeVar("_M", ResourceSpans, ScopeSpans, Span, Resource, InstrumentationScope)
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
 
 
 def trace_files(paths: Iterable[str]) -> Iterator[str]:
@@ -268,13 +263,14 @@ def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanReco
 # ---------------------------------------------------------------- protobuf
 
 
-def _parse(cls: type[_M], data: bytes, source: _Source, at: int, what: str) -> _M:
-    message = cls()
+def _decoded(
+    source: _Source, at: int, decode: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs
+) -> _T:
+    """One call of the compiled decoder; its error gets the file and field offset prefix."""
     try:
-        message.ParseFromString(data)
-    except Exception as exc:  # DecodeError, or upb's errors for invalid UTF-8 in strings
-        raise source.error(at, f"not a valid OTLP {what} ({exc})") from None
-    return message
+        return decode(*args, **kwargs)
+    except TraceFormatError as exc:
+        raise source.error(at, str(exc)) from None
 
 
 def _protobuf_records(source: _Source) -> Iterator[SpanRecord]:
@@ -309,26 +305,28 @@ def _request(source: _Source, end: int | None) -> Iterator[SpanRecord]:
     for field, wire, at in _fields(source, end):
         if field == 1 and wire == _LEN:
             n = source.length(end, "resource_spans")
-            yield from _resource_spans(source, n, at, f"resourceSpans[{r}]")
+            yield from _resource_spans(source, n, at, r)
             r += 1
         else:
             source.skip(wire, end, at)
 
 
 def _chunk(
-    source: _Source, n: int, at: int, cls: type[_M], what: str,
-    records: Callable[[_M], Iterable[SpanRecord]],
+    source: _Source, n: int, at: int, level: Literal["resource_spans", "scope_spans"],
+    index: tuple[int, int], resource: dict[str, Any] | None = None,
 ) -> list[SpanRecord] | None:
-    """Decode a message of at most CHUNK_LIMIT bytes whole; None means walk it instead."""
+    """Decode a message of at most CHUNK_LIMIT bytes whole, in end order; None: walk it."""
     if n > CHUNK_LIMIT:
         return None
-    message = _parse(cls, source.read(n, what), source, at, what)
-    return _batch(records(message), f"{source.name}: byte {at}")
+    offset = source.pos
+    data = source.read(n, "ResourceSpans" if level == "resource_spans" else "ScopeSpans")
+    return in_end_order(_decoded(
+        source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
+        scope_index=index[1], keep=source.keep, resource=resource))
 
 
-def _resource_spans(source: _Source, n: int, at: int, where: str) -> Iterator[SpanRecord]:
-    batch = _chunk(source, n, at, ResourceSpans, "ResourceSpans",
-                   lambda rs: records_from_resource_spans(rs, where, source.keep))
+def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[SpanRecord]:
+    batch = _chunk(source, n, at, "resource_spans", (r, 0))
     if batch is not None:
         yield from batch
         return
@@ -338,20 +336,20 @@ def _resource_spans(source: _Source, n: int, at: int, where: str) -> Iterator[Sp
     for field, wire, f_at in _fields(source, end):
         if field == 1 and wire == _LEN:  # serializers write fields in number order: resource first
             data = source.read(source.length(end, "resource"), "resource")
-            resource = resource_attributes(_parse(Resource, data, source, f_at, "Resource"))
+            resource = _decoded(source, f_at, _core.otlp_resource, data,
+                                offset=source.pos - len(data))
         elif field == 2 and wire == _LEN:
             size = source.length(end, "scope_spans")
-            yield from _scope_spans(source, size, f_at, resource, f"{where}.scopeSpans[{s}]")
+            yield from _scope_spans(source, size, f_at, resource, (r, s))
             s += 1
         else:
             source.skip(wire, end, f_at)
 
 
 def _scope_spans(
-    source: _Source, n: int, at: int, resource: dict[str, Any], where: str
+    source: _Source, n: int, at: int, resource: dict[str, Any], index: tuple[int, int]
 ) -> Iterator[SpanRecord]:
-    batch = _chunk(source, n, at, ScopeSpans, "ScopeSpans",
-                   lambda ss: records_from_scope_spans(ss, resource, where, source.keep))
+    batch = _chunk(source, n, at, "scope_spans", index, resource)
     if batch is not None:
         yield from batch
         return
@@ -361,18 +359,14 @@ def _scope_spans(
     for field, wire, f_at in _fields(source, end):
         if field == 1 and wire == _LEN:
             data = source.read(source.length(end, "scope"), "scope")
-            scope = _parse(InstrumentationScope, data, source, f_at, "InstrumentationScope")
-            scope_name = scope.name
+            scope_name = _decoded(source, f_at, _core.otlp_scope_name, data,
+                                  offset=source.pos - len(data))
         elif field == 2 and wire == _LEN:
-            span = _parse(Span, source.read(source.length(end, "span"), "span"), source, f_at,
-                          "Span")
-            keep = source.keep
-            if keep is None or keep(int.from_bytes(span.trace_id, "big")):
-                try:
-                    yield record_from_span(span, scope_name, resource, where, i)
-                except TraceFormatError as exc:
-                    raise source.error(f_at, str(exc)) from None
+            data = source.read(source.length(end, "span"), "span")
+            yield from _decoded(
+                source, f_at, _core.otlp_spans, data, "span", offset=source.pos - len(data),
+                resource_index=index[0], scope_index=index[1], span_index=i, keep=source.keep,
+                resource=resource, scope_name=scope_name)
             i += 1
         else:
             source.skip(wire, end, f_at)
-

@@ -1,7 +1,8 @@
-"""OTLP trace payloads (protobuf messages and OTLP/JSON objects) -> SpanRecords.
+"""OTLP trace payloads (protobuf bytes and OTLP/JSON objects) -> SpanRecords.
 
-One walk per encoding; both yield records lazily so callers can stream. Malformed input raises
-TraceFormatError naming the place inside the payload (`resourceSpans[0].scopeSpans[1].spans[3]`).
+Protobuf is decoded by the compiled core (`_core.otlp_spans`, docs/core.md), OTLP/JSON here,
+lazily so callers can stream. Malformed input raises TraceFormatError naming the place inside the
+payload (`resourceSpans[0].scopeSpans[1].spans[3]`).
 """
 
 from __future__ import annotations
@@ -11,14 +12,10 @@ import binascii
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
-from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
-from opentelemetry.proto.resource.v1.resource_pb2 import Resource
-from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans
-from opentelemetry.proto.trace.v1.trace_pb2 import Span as PbSpan
-
+from .. import _core
 from ..records import SpanRecord
 from .errors import TraceFormatError as TraceFormatError  # still importable from here
+from .otlp_size import ElementCaps
 
 # SpanFlags: bit 8 says whether bit 9 (parent is remote) is known
 _HAS_IS_REMOTE = 0x100
@@ -29,7 +26,6 @@ _SPAN_KINDS = {
 }
 _STATUS_CODES = {"STATUS_CODE_UNSET": 0, "STATUS_CODE_OK": 1, "STATUS_CODE_ERROR": 2}
 _EMPTY: Mapping[str, Any] = {}
-_SCALARS = frozenset({str, bool, int, float, bytes})
 # Which traces to read, by trace id (`--jobs`: each worker keeps its share); None keeps all.
 # A span is tested before it is converted, so the others cost only their id.
 Keep = Callable[[int], bool] | None
@@ -48,108 +44,19 @@ def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
 # ---------------------------------------------------------------- protobuf
 
 
-def _pb_value(value: AnyValue) -> Any:
-    which = value.WhichOneof("value")
-    if which == "string_value":
-        return value.string_value
-    if which is None:
-        return None
-    if which == "array_value":
-        return tuple(_pb_value(v) for v in value.array_value.values)
-    if which == "kvlist_value":
-        return _pb_attributes(value.kvlist_value.values)
-    return getattr(value, which)
-
-
-def _pb_attributes(kvs: Iterable[KeyValue]) -> dict[str, Any]:
-    # the hot loop of file and service ingestion: ListFields yields the one set member of the
-    # oneof in a single C call (cheaper than WhichOneof + getattr); scalars are used as they are
-    out: dict[str, Any] = {}
-    for kv in kvs:
-        value = kv.value
-        fields = value.ListFields()
-        if not fields:
-            out[kv.key] = None
-        else:
-            raw = fields[0][1]
-            out[kv.key] = raw if type(raw) in _SCALARS else _pb_value(value)
-    return out
-
-
-def _pb_id(raw: bytes, size: int, where: str) -> int:
-    if len(raw) not in (0, size):
-        raise TraceFormatError(f"{where}: expected a {size}-byte id, got {len(raw)} bytes")
-    return int.from_bytes(raw, "big")
-
-
-def records_from_request(request: ExportTraceServiceRequest) -> Iterator[SpanRecord]:
-    """Every span of a decoded ExportTraceServiceRequest (or TracesData: same layout)."""
-    for r, resource_spans in enumerate(request.resource_spans):
-        yield from records_from_resource_spans(resource_spans, f"resourceSpans[{r}]")
-
-
-def records_from_resource_spans(
-    resource_spans: ResourceSpans, where: str, keep: Keep = None
-) -> Iterator[SpanRecord]:
-    """Every span of one ResourceSpans, so a file reader can decode one at a time."""
-    resource = resource_attributes(resource_spans.resource)
-    for s, scope_spans in enumerate(resource_spans.scope_spans):
-        yield from records_from_scope_spans(
-            scope_spans, resource, f"{where}.scopeSpans[{s}]", keep
-        )
-
-
-def records_from_scope_spans(
-    scope_spans: ScopeSpans, resource: Mapping[str, Any], where: str, keep: Keep = None
-) -> Iterator[SpanRecord]:
-    scope_name = scope_spans.scope.name
-    for i, span in enumerate(scope_spans.spans):
-        if keep is None or keep(int.from_bytes(span.trace_id, "big")):
-            yield record_from_span(span, scope_name, resource, where, i)
-
-
-def resource_attributes(resource: Resource) -> dict[str, Any]:
-    return _pb_attributes(resource.attributes)
-
-
-def record_from_span(
-    span: PbSpan, scope_name: str, resource: Mapping[str, Any], where: str, index: int | None = None
-) -> SpanRecord:
-    """One span; `where` (plus `.spans[index]` when given) is formatted only for an error."""
-    trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
-    if len(trace_id) not in (0, 16) or len(span_id) not in (0, 8) or len(parent_id) not in (0, 8):
-        at = where if index is None else f"{where}.spans[{index}]"
-        _pb_id(trace_id, 16, at + ".traceId")
-        _pb_id(span_id, 8, at + ".spanId")
-        _pb_id(parent_id, 8, at + ".parentSpanId")
-    flags = span.flags
-    status = span.status
-    return SpanRecord(
-        int.from_bytes(trace_id, "big"),
-        int.from_bytes(span_id, "big"),
-        int.from_bytes(parent_id, "big") or None,
-        span.name,
-        max(span.kind - 1, 0),  # OTLP counts UNSPECIFIED as 0; the SDK's INTERNAL is 0
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        status.code,
-        status.message or None,
-        _pb_attributes(span.attributes) if span.attributes else _EMPTY,
-        tuple((e.name, _pb_attributes(e.attributes)) for e in span.events) if span.events else (),
-        scope_name,
-        resource,
-        bool(flags & _HAS_IS_REMOTE and flags & _IS_REMOTE),
-    )
-
-
-def decode_request(payload: bytes, where: str = "request") -> ExportTraceServiceRequest:
-    """Parse protobuf bytes; a DecodeError becomes one TraceFormatError line."""
-    request = ExportTraceServiceRequest()
+def records_from_protobuf(
+    payload: bytes, where: str = "request", keep: Keep = None, caps: ElementCaps | None = None
+) -> list[SpanRecord]:
+    """Every span of protobuf ExportTraceServiceRequest (or TracesData) bytes, in payload order,
+    decoded by the compiled core with the GIL released (docs/core.md). With `caps`, a request
+    holding more spans or attributes raises TooLarge before anything is decoded; bad bytes
+    raise one TraceFormatError line starting with `where` and naming the byte and the element."""
     try:
-        request.ParseFromString(payload)
-    except Exception as exc:  # protobuf raises DecodeError, or RuntimeWarning-ish errors from upb
-        raise TraceFormatError(f"{where}: not an OTLP ExportTraceServiceRequest ({exc})") from None
-    return request
+        return _core.otlp_spans(
+            payload, keep=keep,
+            caps=None if caps is None else (caps.max_spans, caps.max_attributes))
+    except TraceFormatError as exc:
+        raise TraceFormatError(f"{where}: {exc}") from None
 
 
 # ---------------------------------------------------------------- OTLP/JSON

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from ..readers.errors import TraceFormatError
-from ..readers.otlp_size import ElementCaps, TooLarge, json_elements, protobuf_elements
+from ..readers.otlp_size import ElementCaps, TooLarge, json_elements
 from .store import PROTOBUF, CoverageStore, Unavailable, decode_records
 
 BUDGET_FULL = "requests in flight hold the memory budget; retry later"
@@ -174,14 +174,11 @@ class Intake:
         was rejected). Raises RequestError; the caller counts it with `count_failure`."""
         where = f"{transport} request"
         try:
-            if kind == PROTOBUF:
-                protobuf_elements(payload, self._caps)
-            else:
+            if kind != PROTOBUF:  # the protobuf decoder counts against the caps itself
                 json_elements(payload, self._caps)
+            records = decode_records(kind, payload, where, self._caps)
         except TooLarge as exc:
             raise RequestError("too_large", f"{where}: {exc}") from None
-        try:
-            records = decode_records(kind, payload, where)
         except TraceFormatError as exc:
             raise RequestError("malformed", str(exc)) from None
         try:

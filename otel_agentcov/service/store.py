@@ -25,11 +25,11 @@ from ..engine import CoverageEngine, EngineCounters
 from ..judge import Verdicts
 from ..readers.otlp import (
     TraceFormatError,
-    decode_request,
     in_end_order,
     records_from_json,
-    records_from_request,
+    records_from_protobuf,
 )
+from ..readers.otlp_size import ElementCaps
 from ..records import SpanRecord
 from ..semconv.step import Step
 from ..snapshot import Snapshot
@@ -63,15 +63,14 @@ class _Clock:
         return self.now
 
 
-def decode_records(kind: bytes, payload: bytes, where: str) -> list[SpanRecord]:
+def decode_records(
+    kind: bytes, payload: bytes, where: str, caps: ElementCaps | None = None
+) -> list[SpanRecord]:
     """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end-time order;
-    TraceFormatError if not."""
+    TraceFormatError if not. `caps` bound a protobuf payload before it is decoded (TooLarge);
+    a JSON one is bounded by the caller (`json_elements`)."""
     if kind == PROTOBUF:
-        request = decode_request(payload, where)
-        try:
-            return in_end_order(records_from_request(request))
-        except TraceFormatError as exc:  # the message names the span; the request goes first
-            raise TraceFormatError(f"{where}: {exc}") from None
+        return in_end_order(records_from_protobuf(payload, where, caps=caps))
     if not payload.strip():  # an empty request: as valid as an empty protobuf one
         return []
     try:

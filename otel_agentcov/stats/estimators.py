@@ -177,6 +177,11 @@ class LogHistogram:
         self.low = value if self.low is None else min(self.low, value)
         self.high = value if self.high is None else max(self.high, value)
 
+    def add_all(self, values: Iterable[float]) -> None:
+        add = self.add
+        for value in values:
+            add(value)
+
     def merge(self, other: LogHistogram) -> None:
         self.count += other.count
         self._sum += other._sum

@@ -1,0 +1,134 @@
+//! The Python entries of the OTLP protobuf decoder (docs/core.md#decoding-otlp-protobuf):
+//! bytes -> `list[SpanRecord]`, parsed with the GIL released, plus the two pieces the file
+//! reader's walk of a huge message decodes on their own (a resource, a scope).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::otlp_pb::{self, Decoded, Path};
+use crate::{otlp_caps, otlp_records, wire};
+
+/// Why bytes gave no spans: not protobuf of the expected type, or past a cap.
+enum Failure {
+    Malformed(wire::Error),
+    TooLarge(otlp_caps::TooLarge),
+}
+
+/// Decode without the GIL: the bytes are immutable and nothing here touches Python.
+fn decode(
+    data: &[u8],
+    level: &str,
+    offset: usize,
+    path: Path,
+    span_index: usize,
+    caps: Option<otlp_caps::Caps>,
+) -> Result<Vec<Decoded>, Failure> {
+    if let Some(caps) = caps {
+        otlp_caps::check(data, caps).map_err(Failure::TooLarge)?;
+    }
+    let mut out = Vec::new();
+    match level {
+        "resource_spans" => otlp_pb::resource_spans_message(data, offset, path, &mut out),
+        "scope_spans" => otlp_pb::scope_spans_message(data, offset, path, &mut out),
+        "span" => otlp_pb::span_message(data, offset, path, span_index).map(|d| out.push(d)),
+        _ => otlp_pb::request(data, offset, &mut out),
+    }
+    .map_err(Failure::Malformed)?;
+    Ok(out)
+}
+
+fn message_name(level: &str) -> &'static str {
+    match level {
+        "request" => "ExportTraceServiceRequest",
+        "resource_spans" => "ResourceSpans",
+        "scope_spans" => "ScopeSpans",
+        "span" => "Span",
+        "resource" => "Resource",
+        _ => "InstrumentationScope",
+    }
+}
+
+fn malformed(py: Python<'_>, error: &wire::Error, level: &str) -> PyErr {
+    otlp_records::trace_format_error(py, otlp_pb::describe(error, message_name(level)))
+}
+
+/// OTLP trace protobuf bytes -> `list[SpanRecord]`, in payload order.
+///
+/// `level` is the message `data` holds: `"request"` (an ExportTraceServiceRequest or
+/// TracesData), or one part of one, `"resource_spans"`, `"scope_spans"` or `"span"`, which the
+/// file reader decodes one at a time to bound its memory; the indices and `offset` (where
+/// `data` starts in the file) place it for error messages. A ScopeSpans or Span decoded on its
+/// own takes its `resource` (and a Span its `scope_name`) from the caller. `keep` is the
+/// `--jobs` trace-id filter; `caps` = (max spans, max attributes) refuses a request with
+/// `TooLarge` before anything is allocated. Bad bytes raise `TraceFormatError`.
+#[pyfunction]
+#[pyo3(signature = (
+    data, level="request", *, offset=0, resource_index=0, scope_index=0, span_index=0,
+    keep=None, caps=None, resource=None, scope_name=None,
+))]
+#[allow(clippy::too_many_arguments)] // one keyword-only entry, not a family of near-copies
+fn otlp_spans<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    level: &str,
+    offset: usize,
+    resource_index: usize,
+    scope_index: usize,
+    span_index: usize,
+    keep: Option<Bound<'py, PyAny>>,
+    caps: Option<(u64, u64)>,
+    resource: Option<Bound<'py, PyDict>>,
+    scope_name: Option<Bound<'py, PyString>>,
+) -> PyResult<Bound<'py, PyList>> {
+    if !matches!(level, "request" | "resource_spans" | "scope_spans" | "span") {
+        return Err(PyValueError::new_err(format!(
+            "unknown OTLP level {level:?}"
+        )));
+    }
+    let path = Path {
+        resource: resource_index,
+        scope: scope_index,
+    };
+    let caps = caps.map(|(max_spans, max_attributes)| otlp_caps::Caps {
+        max_spans,
+        max_attributes,
+    });
+    let decoded = py
+        .detach(|| decode(data, level, offset, path, span_index, caps))
+        .map_err(|failure| match failure {
+            Failure::Malformed(error) => malformed(py, &error, level),
+            Failure::TooLarge(too_large) => otlp_records::too_large(py, too_large.to_string()),
+        })?;
+    let mut builder = otlp_records::Builder::new(
+        py,
+        keep,
+        resource.map(Bound::into_any),
+        scope_name.map(Bound::into_any),
+    )?;
+    builder.records(decoded)
+}
+
+/// The attributes of an OTLP `Resource` message, as the dict its spans share.
+#[pyfunction]
+#[pyo3(signature = (data, *, offset=0))]
+fn otlp_resource<'py>(py: Python<'py>, data: &[u8], offset: usize) -> PyResult<Bound<'py, PyDict>> {
+    let attributes = py
+        .detach(|| otlp_pb::resource_message(data, offset))
+        .map_err(|e| malformed(py, &e, "resource"))?;
+    otlp_records::dict(py, &attributes)
+}
+
+/// The name of an OTLP `InstrumentationScope` message.
+#[pyfunction]
+#[pyo3(signature = (data, *, offset=0))]
+fn otlp_scope_name(py: Python<'_>, data: &[u8], offset: usize) -> PyResult<String> {
+    otlp_pb::scope_message(data, offset).map_err(|e| malformed(py, &e, "scope"))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(otlp_spans, m)?)?;
+    m.add_function(wrap_pyfunction!(otlp_resource, m)?)?;
+    m.add_function(wrap_pyfunction!(otlp_scope_name, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,234 @@
+//! Decoded spans -> Python `records.SpanRecord` objects, shaped as the Python reader shaped them.
+//!
+//! An OTLP array is a tuple, a key-value list a dict, an empty AnyValue None, an event a
+//! `(name, attributes)` tuple; the spans of one resource share one resource dict, and the spans
+//! of one trace one trace-id int (a 128-bit int is several calls to build in the stable ABI).
+//! The `keep` filter (`--jobs`) is asked before a span is converted, so a span another worker
+//! reads costs only its id here.
+
+use std::sync::Arc;
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
+
+use crate::otlp_pb::Decoded;
+use crate::span::{Attributes, Value};
+
+static SPAN_RECORD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+static TRACE_FORMAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static TOO_LARGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static INT_FROM_BYTES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+
+/// `cls(message)` for an exception class defined in Python, or the error importing it.
+fn python_error(
+    py: Python<'_>,
+    cell: &PyOnceLock<Py<PyType>>,
+    module: &str,
+    name: &str,
+    message: String,
+) -> PyErr {
+    match cell.import(py, module, name) {
+        Ok(cls) => PyErr::from_type(cls.clone(), message),
+        Err(err) => err,
+    }
+}
+
+/// The readers' one error type, `TraceFormatError(message)`.
+pub fn trace_format_error(py: Python<'_>, message: String) -> PyErr {
+    python_error(
+        py,
+        &TRACE_FORMAT_ERROR,
+        "otel_agentcov.readers.errors",
+        "TraceFormatError",
+        message,
+    )
+}
+
+/// `TooLarge(message)`: a request past the service's element caps.
+pub fn too_large(py: Python<'_>, message: String) -> PyErr {
+    python_error(
+        py,
+        &TOO_LARGE,
+        "otel_agentcov.readers.otlp_size",
+        "TooLarge",
+        message,
+    )
+}
+
+/// What the spans of one call share: the record type, the filter, and, for spans decoded on
+/// their own, the resource and scope the caller already holds.
+pub struct Builder<'py> {
+    py: Python<'py>,
+    record: Bound<'py, PyAny>,
+    keep: Option<Bound<'py, PyAny>>,
+    resource: Option<Bound<'py, PyAny>>,
+    scope_name: Option<Bound<'py, PyAny>>,
+    last_resource: Option<(*const Attributes, Bound<'py, PyAny>)>,
+    last_scope: Option<(*const u8, Bound<'py, PyAny>)>,
+    last_trace: Option<(u128, Bound<'py, PyAny>, bool)>,
+}
+
+impl<'py> Builder<'py> {
+    pub fn new(
+        py: Python<'py>,
+        keep: Option<Bound<'py, PyAny>>,
+        resource: Option<Bound<'py, PyAny>>,
+        scope_name: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Self> {
+        let record = SPAN_RECORD
+            .import(py, "otel_agentcov.records", "SpanRecord")?
+            .clone();
+        Ok(Builder {
+            py,
+            record,
+            keep,
+            resource,
+            scope_name,
+            last_resource: None,
+            last_scope: None,
+            last_trace: None,
+        })
+    }
+
+    /// The SpanRecords of the spans `keep` keeps, in order; the first kept span with a bad id
+    /// raises its TraceFormatError.
+    pub fn records(&mut self, decoded: Vec<Decoded>) -> PyResult<Bound<'py, PyList>> {
+        let list = PyList::empty(self.py);
+        for item in decoded {
+            if let Some(record) = self.record(item)? {
+                list.append(record)?;
+            }
+        }
+        Ok(list)
+    }
+
+    fn record(&mut self, item: Decoded) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let py = self.py;
+        let Decoded { span, bad_ids } = item;
+        if let Some(bad) = bad_ids {
+            // the id's own bytes, whatever their length, as `int.from_bytes` reads them
+            if let Some(keep) = &self.keep {
+                let from_bytes = INT_FROM_BYTES.get_or_try_init(py, || {
+                    py.get_type::<PyInt>()
+                        .getattr("from_bytes")
+                        .map(Bound::unbind)
+                })?;
+                let id = from_bytes
+                    .bind(py)
+                    .call1((PyBytes::new(py, &bad.trace_id), "big"))?;
+                if !keep.call1((id,))?.is_truthy()? {
+                    return Ok(None);
+                }
+            }
+            return Err(trace_format_error(py, bad.message));
+        }
+        let (trace_id, kept) = match &self.last_trace {
+            Some((id, obj, kept)) if *id == span.trace_id => (obj.clone(), *kept),
+            _ => {
+                let obj = span.trace_id.into_pyobject(py)?.into_any();
+                let kept = match &self.keep {
+                    Some(keep) => keep.call1((&obj,))?.is_truthy()?,
+                    None => true,
+                };
+                self.last_trace = Some((span.trace_id, obj.clone(), kept));
+                (obj, kept)
+            }
+        };
+        if !kept {
+            return Ok(None);
+        }
+        let resource = self.resource_of(&span.resource_attributes)?;
+        let scope_name = self.scope_of(&span.scope_name);
+        let attributes = dict(py, &span.attributes)?;
+        let events = PyTuple::new(
+            py,
+            span.events
+                .iter()
+                .map(|e| {
+                    let name = PyString::new(py, &e.name).into_any();
+                    PyTuple::new(py, [name, dict(py, &e.attributes)?.into_any()])
+                })
+                .collect::<PyResult<Vec<_>>>()?,
+        )?;
+        let args = PyTuple::new(
+            py,
+            [
+                trace_id,
+                span.span_id.into_pyobject(py)?.into_any(),
+                span.parent_id.into_pyobject(py)?.into_any(),
+                PyString::new(py, &span.name).into_any(),
+                span.kind.into_pyobject(py)?.into_any(),
+                span.start_ns.into_pyobject(py)?.into_any(),
+                span.end_ns.into_pyobject(py)?.into_any(),
+                span.status_code.into_pyobject(py)?.into_any(),
+                span.status_description.into_pyobject(py)?.into_any(),
+                attributes.into_any(),
+                events.into_any(),
+                scope_name,
+                resource,
+                PyBool::new(py, span.parent_remote).to_owned().into_any(),
+            ],
+        )?;
+        self.record.call1(args).map(Some)
+    }
+
+    fn resource_of(&mut self, attributes: &Arc<Attributes>) -> PyResult<Bound<'py, PyAny>> {
+        if let Some(given) = &self.resource {
+            return Ok(given.clone());
+        }
+        let ptr = Arc::as_ptr(attributes);
+        if let Some((last, obj)) = &self.last_resource {
+            if *last == ptr {
+                return Ok(obj.clone());
+            }
+        }
+        let obj = dict(self.py, attributes)?.into_any();
+        self.last_resource = Some((ptr, obj.clone()));
+        Ok(obj)
+    }
+
+    fn scope_of(&mut self, name: &Arc<str>) -> Bound<'py, PyAny> {
+        if let Some(given) = &self.scope_name {
+            return given.clone();
+        }
+        let ptr = name.as_ptr();
+        if let Some((last, obj)) = &self.last_scope {
+            if *last == ptr {
+                return obj.clone();
+            }
+        }
+        let obj = PyString::new(self.py, name).into_any();
+        self.last_scope = Some((ptr, obj.clone()));
+        obj
+    }
+}
+
+/// Attributes as a dict: a key given twice keeps its first place and its last value.
+pub fn dict<'py>(py: Python<'py>, attributes: &Attributes) -> PyResult<Bound<'py, PyDict>> {
+    let out = PyDict::new(py);
+    for (key, value) in &attributes.0 {
+        out.set_item(PyString::new(py, key), value_object(py, value)?)?;
+    }
+    Ok(out)
+}
+
+fn value_object<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::None => py.None().into_bound(py),
+        Value::Str(s) => PyString::new(py, s).into_any(),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::Double(d) => d.into_pyobject(py)?.into_any(),
+        Value::Bytes(b) => PyBytes::new(py, b).into_any(),
+        Value::Array(items) => PyTuple::new(
+            py,
+            items
+                .iter()
+                .map(|v| value_object(py, v))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any(),
+        Value::KvList(entries) => dict(py, entries)?.into_any(),
+    })
+}

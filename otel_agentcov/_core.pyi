@@ -1,0 +1,55 @@
+"""Types of the compiled core (core/src/lib.rs; docs/core.md)."""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from .records import SpanRecord
+from .semconv.step import Step
+
+__version__: str
+
+def otlp_spans(
+    data: bytes,
+    level: Literal["request", "resource_spans", "scope_spans", "span"] = "request",
+    *,
+    offset: int = 0,
+    resource_index: int = 0,
+    scope_index: int = 0,
+    span_index: int = 0,
+    keep: Callable[[int], bool] | None = None,
+    caps: tuple[int, int] | None = None,
+    resource: dict[str, Any] | None = None,
+    scope_name: str | None = None,
+) -> list[SpanRecord]: ...
+def otlp_resource(data: bytes, *, offset: int = 0) -> dict[str, Any]: ...
+def otlp_scope_name(data: bytes, *, offset: int = 0) -> str: ...
+
+class Classifier:
+    """The convention tables, interpreted by the core (docs/conventions.md)."""
+
+    def __init__(self, entries: Iterable[Mapping[str, Any]], builtin: bool) -> None: ...
+    def before(self, conventions: Iterable[Mapping[str, Any]]) -> Classifier: ...
+    def classify(
+        self, record: SpanRecord, state_attributes: Sequence[str]
+    ) -> tuple[Step, bool] | None: ...
+
+class TrialFile:
+    """A trials file read by `parse_trials` (core/src/trials)."""
+
+    def __len__(self) -> int: ...
+    def agents(self) -> list[str]: ...
+    def tools(self) -> list[str]: ...
+    def other_steps(self) -> list[tuple[str | None, str | None]]: ...
+    def unknown_keys(self) -> list[tuple[str, str]]: ...
+    def kinds(self) -> list[tuple[str, int]]: ...
+    def fold(
+        self,
+        params: Mapping[
+            str, tuple[bool, int, list[str], int | None, float | None, bool, list[str], int]
+        ],
+        trace_base: int,
+    ) -> dict[str, dict[str, Any]]: ...
+
+def parse_trials(
+    data: bytes, state_attributes: Sequence[str], max_spans: int
+) -> TrialFile | None: ...

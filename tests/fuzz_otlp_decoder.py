@@ -1,0 +1,45 @@
+"""atheris harness for the compiled OTLP protobuf decoder (run by tests/test_otlp_decoder.py).
+
+Every input goes to the decoder as the service calls it (with and without the element caps and
+a `--jobs` filter) and to upb: the only exceptions allowed are TraceFormatError and TooLarge, and
+decoder and upb must both accept or both refuse. Anything else ends the run with a crash report.
+Usage: python tests/fuzz_otlp_decoder.py [libFuzzer flags] [corpus dirs].
+"""
+
+from __future__ import annotations
+
+import sys
+
+import atheris
+
+with atheris.instrument_imports():
+    import _upb_oracle as oracle
+
+    from otel_agentcov.readers.otlp import TraceFormatError, records_from_protobuf
+    from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
+
+CAPS = ElementCaps(max_spans=20, max_attributes=200)
+
+
+def _accepts(decode: object, data: bytes) -> bool:
+    try:
+        decode(data)  # type: ignore[operator]
+    except TraceFormatError as exc:
+        assert "\n" not in str(exc), str(exc)
+        return False
+    return True
+
+
+def one_input(data: bytes) -> None:
+    decoded = _accepts(lambda d: records_from_protobuf(d, "fuzz"), data)
+    if decoded != _accepts(oracle.records, data):
+        raise AssertionError(f"decoder {'accepts' if decoded else 'refuses'}, upb does not")
+    try:
+        records_from_protobuf(data, "fuzz", keep=lambda t: t % 3 == 0, caps=CAPS)
+    except (TraceFormatError, TooLarge):
+        pass
+
+
+if __name__ == "__main__":
+    atheris.Setup(sys.argv, one_input)
+    atheris.Fuzz()
