@@ -153,7 +153,7 @@ def load(
     if jobs > 1 and paths:
         from .jobs import read_in_parallel
 
-        if read_in_parallel(engine, paths, jobs, progress):
+        if read_in_parallel(engine, paths, jobs, shown):
             if shown is not None:
                 shown.files_done = len(paths)
             paths = []

@@ -17,6 +17,7 @@ pub mod pystr;
 pub mod records_py;
 pub mod span;
 pub mod stable_hash;
+pub mod trace_scan;
 pub mod trials;
 pub mod wire;
 
@@ -27,5 +28,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fields_py::register(m)?;
     otlp_py::register(m)?;
     trials::register(m)?;
+    m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;
     Ok(())
 }
