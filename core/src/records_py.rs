@@ -10,7 +10,8 @@
 
 use crate::span::{Attributes, Event, Span, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple, PyType};
 use std::sync::Arc;
 
 /// Deeper attribute values are left to Python (no input may exhaust the stack here).
@@ -25,8 +26,36 @@ impl From<PyErr> for Unfit {
     }
 }
 
+/// Which attribute keys the reader of a span reads: only those are converted (and must fit);
+/// the others are left out of the Span, as if absent.
+#[derive(Clone, Copy)]
+pub struct Reads<'a> {
+    pub span: &'a dyn Fn(&str) -> bool,
+    pub resource: &'a dyn Fn(&str) -> bool,
+    pub event: &'a dyn Fn(&str) -> bool,
+}
+
+fn every(_: &str) -> bool {
+    true
+}
+
+impl Reads<'static> {
+    /// Every attribute.
+    pub const ALL: Reads<'static> = Reads {
+        span: &every,
+        resource: &every,
+        event: &every,
+    };
+}
+
 /// The Span of a SpanRecord, or None when it must be classified in Python (see the module doc).
-pub fn span_from_record<'py>(record: &Bound<'py, PyAny>) -> PyResult<Option<Span>> {
+pub fn span_from_record(record: &Bound<'_, PyAny>) -> PyResult<Option<Span>> {
+    span_reading(record, Reads::ALL)
+}
+
+/// The Span of a SpanRecord with only the attributes `reads` names, or None when one of those
+/// must be classified in Python.
+pub fn span_reading<'py>(record: &Bound<'py, PyAny>, reads: Reads<'_>) -> PyResult<Option<Span>> {
     let py = record.py();
     let get = |name: &Bound<'py, PyString>| record.getattr(name);
     let attributes = get(pyo3::intern!(py, "attributes"))?;
@@ -48,10 +77,10 @@ pub fn span_from_record<'py>(record: &Bound<'py, PyAny>) -> PyResult<Option<Span
             end_ns: int(&get(pyo3::intern!(py, "end_ns"))?)?,
             status_code: int(&get(pyo3::intern!(py, "status_code"))?)?,
             status_description: optional_text(&get(pyo3::intern!(py, "status_description"))?)?,
-            attributes: mapping(&attributes, 0)?,
-            events: event_list(&events)?,
+            attributes: mapping(&attributes, 0, reads.span)?,
+            events: event_list(&events, reads.event)?,
             scope_name: Arc::from(text(&get(pyo3::intern!(py, "scope_name"))?)?),
-            resource_attributes: Arc::new(mapping(&resource, 0)?),
+            resource_attributes: Arc::new(mapping(&resource, 0, reads.resource)?),
             parent_remote: exact_bool(&get(pyo3::intern!(py, "parent_remote"))?)?,
         })
     })();
@@ -61,6 +90,127 @@ pub fn span_from_record<'py>(record: &Bound<'py, PyAny>) -> PyResult<Option<Span
 /// One attribute value, or None when `Value` cannot hold it exactly.
 pub fn value_from_py(object: &Bound<'_, PyAny>) -> Option<Value> {
     value(object, 0).ok()
+}
+
+/// The Span of an SDK `ReadableSpan` read in place, field for field what
+/// `records.from_readable_span` gives (its `_from_sdk_fields`), or None when it must take the
+/// Python path: a subclass (which may override the properties), another SDK layout, or a value
+/// the core cannot hold exactly.
+pub fn span_from_readable<'py>(
+    span: &Bound<'py, PyAny>,
+    reads: Reads<'_>,
+) -> PyResult<Option<Span>> {
+    let py = span.py();
+    if !span.get_type().is(readable_span_type(py)?) {
+        return Ok(None);
+    }
+    let get = |object: &Bound<'py, PyAny>, name: &Bound<'py, PyString>| object.getattr(name);
+    let converted = (|| -> Result<Span, Unfit> {
+        let context = get(span, pyo3::intern!(py, "_context"))?;
+        let (trace_id, span_id) = if context.is_none() {
+            (0, 0)
+        } else {
+            (
+                int(&get(&context, pyo3::intern!(py, "trace_id"))?)?,
+                int(&get(&context, pyo3::intern!(py, "span_id"))?)?,
+            )
+        };
+        let parent = get(span, pyo3::intern!(py, "_parent"))?;
+        let (parent_id, parent_remote) = if parent.is_none() {
+            (None, false)
+        } else {
+            let remote = get(&parent, pyo3::intern!(py, "is_remote"))?.is_truthy()?;
+            (
+                Some(int(&get(&parent, pyo3::intern!(py, "span_id"))?)?),
+                remote,
+            )
+        };
+        let or_zero = |name: &Bound<'py, PyString>| -> Result<u64, Unfit> {
+            let value = get(span, name)?;
+            if value.is_truthy()? {
+                int(&value)
+            } else {
+                Ok(0)
+            }
+        };
+        let status = get(span, pyo3::intern!(py, "_status"))?;
+        let code = get(&status, pyo3::intern!(py, "status_code"))?;
+        let scope = get(span, pyo3::intern!(py, "_instrumentation_scope"))?;
+        let resource = get(span, pyo3::intern!(py, "_resource"))?;
+        let name = get(span, pyo3::intern!(py, "_name"))?;
+        Ok(Span {
+            trace_id,
+            span_id,
+            parent_id,
+            name: if name.is_truthy()? {
+                text(&name)?
+            } else {
+                String::new()
+            },
+            kind: int(&get(
+                &get(span, pyo3::intern!(py, "_kind"))?,
+                pyo3::intern!(py, "value"),
+            )?)?,
+            start_ns: or_zero(pyo3::intern!(py, "_start_time"))?,
+            end_ns: or_zero(pyo3::intern!(py, "_end_time"))?,
+            status_code: int(&get(&code, pyo3::intern!(py, "value"))?)?,
+            status_description: optional_text(&get(&status, pyo3::intern!(py, "description"))?)?,
+            attributes: sdk_attributes(&get(span, pyo3::intern!(py, "_attributes"))?, reads.span)?,
+            events: sdk_events(&get(span, pyo3::intern!(py, "_events"))?, reads.event)?,
+            scope_name: Arc::from(if scope.is_none() {
+                String::new()
+            } else {
+                text(&get(&scope, pyo3::intern!(py, "name"))?)?
+            }),
+            resource_attributes: Arc::new(if resource.is_none() {
+                Attributes::default()
+            } else {
+                let attributes = get(&resource, pyo3::intern!(py, "attributes"))?;
+                sdk_attributes(&attributes, reads.resource)?
+            }),
+            parent_remote,
+        })
+    })();
+    Ok(converted.ok())
+}
+
+static READABLE_SPAN: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn readable_span_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    READABLE_SPAN.import(py, "opentelemetry.sdk.trace", "ReadableSpan")
+}
+
+/// The SDK's BoundedAttributes (or None: no attributes), read through the dict it wraps: its
+/// Mapping methods cost a Python call per item.
+fn sdk_attributes(
+    raw: &Bound<'_, PyAny>,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Attributes, Unfit> {
+    if raw.is_none() {
+        return Ok(Attributes::default());
+    }
+    match raw.getattr(pyo3::intern!(raw.py(), "_dict")) {
+        Ok(inner) if inner.cast_exact::<PyDict>().is_ok() => mapping(&inner, 0, keep),
+        _ => mapping(raw, 0, keep),
+    }
+}
+
+/// `(e.name, e.attributes or {})` of each SDK event.
+fn sdk_events(events: &Bound<'_, PyAny>, keep: &dyn Fn(&str) -> bool) -> Result<Vec<Event>, Unfit> {
+    let py = events.py();
+    let mut out = Vec::new();
+    if !events.is_truthy()? {
+        return Ok(out);
+    }
+    for event in events.try_iter()? {
+        let event = event?;
+        let attributes = event.getattr(pyo3::intern!(py, "attributes"))?;
+        out.push(Event {
+            name: text(&event.getattr(pyo3::intern!(py, "name"))?)?,
+            attributes: sdk_attributes(&attributes, keep)?,
+        });
+    }
+    Ok(out)
 }
 
 /// An exact int (not a bool, not a subclass) that fits `T`.
@@ -74,11 +224,15 @@ fn exact_bool(value: &Bound<'_, PyAny>) -> Result<bool, Unfit> {
 }
 
 fn text(value: &Bound<'_, PyAny>) -> Result<String, Unfit> {
+    exact_str(value).map(str::to_owned)
+}
+
+/// The text of an exact str (not a subclass, which may compare unlike its text).
+fn exact_str<'a>(value: &'a Bound<'_, PyAny>) -> Result<&'a str, Unfit> {
     Ok(value
         .cast_exact::<PyString>()
         .map_err(|_| Unfit)?
-        .to_str()?
-        .to_owned())
+        .to_str()?)
 }
 
 fn optional_text(value: &Bound<'_, PyAny>) -> Result<Option<String>, Unfit> {
@@ -119,18 +273,26 @@ fn value(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unfit> {
             .map(Value::Array);
     }
     if object.cast_exact::<PyDict>().is_ok() {
-        return mapping(object, depth + 1).map(Value::KvList);
+        return mapping(object, depth + 1, &every).map(Value::KvList);
     }
     Err(Unfit)
 }
 
-/// A Mapping of str keys (the attributes, a resource's, an event's, or a dict value).
-fn mapping(object: &Bound<'_, PyAny>, depth: usize) -> Result<Attributes, Unfit> {
+/// A Mapping of str keys (the attributes, a resource's, an event's, or a dict value), with the
+/// values of the keys `keep` takes.
+fn mapping(
+    object: &Bound<'_, PyAny>,
+    depth: usize,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Attributes, Unfit> {
     let mut pairs = Vec::new();
     if let Ok(dict) = object.cast_exact::<PyDict>() {
         pairs.reserve(dict.len());
         for (key, item) in dict.iter() {
-            pairs.push((text(&key)?, value(&item, depth)?));
+            let key = exact_str(&key)?;
+            if keep(key) {
+                pairs.push((key.to_owned(), value(&item, depth)?));
+            }
         }
     } else {
         let py = object.py();
@@ -139,19 +301,22 @@ fn mapping(object: &Bound<'_, PyAny>, depth: usize) -> Result<Attributes, Unfit>
             .try_iter()?
         {
             let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract()?;
-            pairs.push((text(&key)?, value(&item, depth)?));
+            let key = exact_str(&key)?;
+            if keep(key) {
+                pairs.push((key.to_owned(), value(&item, depth)?));
+            }
         }
     }
     Ok(Attributes(pairs))
 }
 
-fn event_list(events: &Bound<'_, PyAny>) -> Result<Vec<Event>, Unfit> {
+fn event_list(events: &Bound<'_, PyAny>, keep: &dyn Fn(&str) -> bool) -> Result<Vec<Event>, Unfit> {
     let mut out = Vec::new();
     for event in events.try_iter()? {
         let (name, attributes): (Bound<'_, PyAny>, Bound<'_, PyAny>) = event?.extract()?;
         out.push(Event {
             name: text(&name)?,
-            attributes: mapping(&attributes, 0)?,
+            attributes: mapping(&attributes, 0, keep)?,
         });
     }
     Ok(out)

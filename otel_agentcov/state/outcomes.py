@@ -47,12 +47,17 @@ class Outcomes:
         self.score_n += 1
         self.score_sum += facts.score
         self.score_sq += facts.score * facts.score
-        self._keep_tool_set((facts.end_ns, facts.trace_id, tuple(sorted(called))), window)
+        self._keep_tool_sets([(facts.end_ns, facts.trace_id, tuple(sorted(called)))], window)
 
-    def _keep_tool_set(self, entry: tuple[int, int, tuple[str, ...]], window: int) -> None:
-        self.tool_sets.append(entry)
-        if len(self.tool_sets) > 2 * window:
-            self.tool_sets = sorted(self.tool_sets)[-window:]
+    def _keep_tool_sets(self, entries: Iterable[tuple[int, int, tuple[str, ...]]], window: int
+                        ) -> None:
+        """Append each run's tool set, trimming to the newest `window` past twice that."""
+        sets, limit = self.tool_sets, 2 * window
+        for entry in entries:
+            sets.append(entry)
+            if len(sets) > limit:
+                sets = sorted(sets)[-window:]
+        self.tool_sets = sets
 
     def add_runs(self, share: Mapping[str, Any], window: int) -> None:
         """`add` for many runs at once (a trial file's share, state/trial_fold.py), in their
@@ -67,8 +72,7 @@ class Outcomes:
         self.score_n += int(share["runs"])
         self.score_sum = _add_ones(self.score_sum, passed)  # 0.0 adds nothing
         self.score_sq = _add_ones(self.score_sq, passed)
-        for entry in share["tool_sets"]:
-            self._keep_tool_set(entry, window)
+        self._keep_tool_sets(share["tool_sets"], window)
 
     def merge(self, other: Outcomes) -> None:
         self.runs += other.runs

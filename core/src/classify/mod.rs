@@ -22,6 +22,7 @@ pub mod captured;
 pub mod errors;
 pub mod fields;
 pub mod hooks;
+pub mod keys;
 pub mod step;
 pub mod step_py;
 pub mod testspans;

@@ -9,9 +9,9 @@
 //! result of a file Python reads without one.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::text::{clip, error_limit, py_strip, short_error_name, Limit};
