@@ -66,7 +66,7 @@ pub struct Builder<'py> {
     scope_name: Option<Bound<'py, PyAny>>,
     last_resource: Option<(*const Attributes, Bound<'py, PyAny>)>,
     last_scope: Option<(*const u8, Bound<'py, PyAny>)>,
-    last_trace: Option<(u128, Bound<'py, PyAny>, bool)>,
+    last_trace: Option<(u128, Bound<'py, PyAny>)>,
 }
 
 impl<'py> Builder<'py> {
@@ -123,20 +123,19 @@ impl<'py> Builder<'py> {
             }
             return Err(trace_format_error(py, bad.message));
         }
-        let (trace_id, kept) = match &self.last_trace {
-            Some((id, obj, kept)) if *id == span.trace_id => (obj.clone(), *kept),
+        let trace_id = match &self.last_trace {
+            Some((id, obj)) if *id == span.trace_id => obj.clone(),
             _ => {
                 let obj = span.trace_id.into_pyobject(py)?.into_any();
-                let kept = match &self.keep {
-                    Some(keep) => keep.call1((&obj,))?.is_truthy()?,
-                    None => true,
-                };
-                self.last_trace = Some((span.trace_id, obj.clone(), kept));
-                (obj, kept)
+                self.last_trace = Some((span.trace_id, obj.clone()));
+                obj
             }
         };
-        if !kept {
-            return Ok(None);
+        // asked for every span, as the Python readers did: `--jobs` counts its progress in it
+        if let Some(keep) = &self.keep {
+            if !keep.call1((&trace_id,))?.is_truthy()? {
+                return Ok(None);
+            }
         }
         let resource = self.resource_of(&span.resource_attributes)?;
         let scope_name = self.scope_of(&span.scope_name);
