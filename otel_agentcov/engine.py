@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .judge import Checks, Verdicts, judge
+from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classifier, Step
@@ -22,8 +23,10 @@ from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import CoverageState, Limits, fields
+from .state.trial_fold import fits, fold_params, fold_shares
 
 if TYPE_CHECKING:
+    from ._core import TrialFile
     from .evaluations import EvaluationQueue
 
 
@@ -175,6 +178,34 @@ class CoverageEngine:
             for kind, n in kinds.items():
                 by_kind[kind] += n
             self._fold(runs)
+
+    def ingest_trial_file(self, trials: TrialFile, trace_base: int) -> bool:
+        """Fold a trial file the compiled core read (readers/trials.py `read_trial_file`) as
+        each agent's share of the state, counting its spans by kind, as `ingest_runs` of every
+        trial would. False, with nothing folded, when its runs must go one by one: a check to
+        judge, evaluation events or a journal to write, a step a convention would classify,
+        or a table that would reach its cap."""
+        if self.evaluations is not None or self.judged is not None or self.replayed:
+            return False
+        specs = {name: self.spec.for_agent(name) for name in trials.agents()}
+        if any(s.checks.contracts or s.checks.narrative is not None for s in specs.values()):
+            return False
+        attributes = self._state_attributes
+        if not all(plain_other_step(str(action).strip().lower() if action else "", error,
+                                    attributes) for action, error in trials.other_steps()):
+            return False
+        tools = trials.tools()
+        with self.lock:
+            state = self.state
+            shares = trials.fold({name: fold_params(s, tools, state)
+                                  for name, s in specs.items()}, trace_base)
+            if not fits(state, shares):
+                return False
+            fold_shares(state, shares, {n: s.consistency_window for n, s in specs.items()})
+            by_kind = self.counters.by_kind
+            for kind, n in trials.kinds():
+                by_kind[kind] += n
+        return True
 
     def _fold(self, runs: list[AgentRun]) -> None:
         """Judge and fold finished runs; one that fails is counted and does not lose the rest.

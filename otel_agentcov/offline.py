@@ -17,7 +17,7 @@ from .progress import Progress
 from .readers.errors import TraceFormatError
 from .readers.foreign import kind_of
 from .readers.trial_runs import TrialRuns
-from .readers.trials import read_trials
+from .readers.trials import read_trial_file, read_trials, trace_base, warn_unknown
 from .records import SpanRecord
 from .regular_files import open_regular
 from .snapshot.schema import Report
@@ -66,6 +66,25 @@ def _ingest_trials(
                            else len(trial))
     if progress is not None:
         progress.file_done()
+
+
+def _read_results(
+    engine: CoverageEngine, path: str, first_trace_id: int, warn: Callable[[str], None],
+    progress: Progress | None,
+) -> None:
+    """A trial file: read and folded per agent by the compiled core when its runs allow it
+    (`CoverageEngine.ingest_trial_file`), else trial by trial (which words any error)."""
+    attributes, max_spans = engine.spec.state_attribute_names, engine.bounds.max_spans_per_trace
+    trials = read_trial_file(path, attributes, max_spans)
+    if trials is not None and engine.ingest_trial_file(trials, trace_base(first_trace_id)):
+        warn_unknown(os.fspath(path), trials.unknown_keys(), warn)
+        if progress is not None:
+            progress.count(sum(n for _, n in trials.kinds()))
+            progress.file_done()
+        return
+    _ingest_trials(engine, read_trials(
+        path, first_trace_id, warn, state_attributes=attributes, max_spans=max_spans,
+    ), progress)
 
 
 def _trace_files(paths: Sequence[str]) -> list[str]:
@@ -134,16 +153,14 @@ def load(
     if jobs > 1 and paths:
         from .jobs import read_in_parallel
 
-        if read_in_parallel(engine, paths, jobs, progress):
+        if read_in_parallel(engine, paths, jobs, shown):
             if shown is not None:
                 shown.files_done = len(paths)
             paths = []
     reads: list[Callable[[], None]] = [
         *(partial(_ingest, engine, _read(p), shown) for p in paths),
-        *(partial(_ingest_trials, engine, read_trials(
-            p, n << 32, warn, state_attributes=engine.spec.state_attribute_names,
-            max_spans=engine.bounds.max_spans_per_trace,
-        ), shown) for n, p in enumerate(results)),
+        *(partial(_read_results, engine, p, n << 32, warn, shown)
+          for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
         *(partial(_merge_state, engine, p) for p in states),
     ]

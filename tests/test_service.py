@@ -35,12 +35,22 @@ EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
 def start(tmp_path: Path, **kw: Any) -> Service:
-    config = ServeConfig(
-        spec=SPEC, otlp_grpc=free_port(), otlp_http=free_port(), metrics=free_port(), **kw
-    )
-    service = Service(config)
-    service.start()
-    return service
+    """A service on three free ports; another process can take a probed port before the service
+    binds it (parallel sessions on one machine), so a taken port means fresh ones, a few times."""
+    for attempt in range(5):
+        config = ServeConfig(
+            spec=SPEC, otlp_grpc=free_port(), otlp_http=free_port(), metrics=free_port(), **kw
+        )
+        service = Service(config)
+        try:
+            service.start()
+        except OSError as error:
+            service.stop()
+            if "already in use" not in str(error) or attempt == 4:
+                raise
+            continue
+        return service
+    raise AssertionError("unreachable")
 
 
 @pytest.fixture()

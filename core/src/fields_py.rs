@@ -4,20 +4,29 @@
 
 use crate::classify::fields::build_step;
 use crate::classify::hooks::hook;
+use crate::classify::keys;
 use crate::classify::step::Kind;
 use crate::classify::step_py::{step_from_py, step_to_py};
 use crate::classify::testspans::as_test_span;
 use crate::pyjson::{self, Json};
 use crate::pyrepr::{py_str, to_python};
-use crate::records_py::{span_from_record, value_from_py};
+use crate::records_py::{span_from_record, span_reading, value_from_py, Reads};
 use crate::span::Span;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use pyo3::IntoPyObjectExt;
 
-fn span_of(record: &Bound<'_, PyAny>) -> PyResult<Span> {
-    span_from_record(record)?
+/// The span with only the attributes the field rules and `state_attributes` read (what a
+/// classifier converts), so the tests also check `keys` names every key the rules read.
+fn span_of(record: &Bound<'_, PyAny>, state_attributes: &[String]) -> PyResult<Span> {
+    let span_key = |key: &str| keys::span_key(key) || state_attributes.iter().any(|s| s == key);
+    let reads = Reads {
+        span: &span_key,
+        resource: &keys::resource_key,
+        event: &keys::event_key,
+    };
+    span_reading(record, reads)?
         .ok_or_else(|| PyValueError::new_err("record holds a value the core cannot hold exactly"))
 }
 
@@ -41,7 +50,7 @@ fn _build_step<'py>(
     agent: Option<String>,
     tool: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let span = span_of(record)?;
+    let span = span_of(record, &state_attributes)?;
     let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
     step_to_py(record.py(), &step)
 }
@@ -55,7 +64,7 @@ fn _hook<'py>(
     state_attributes: Vec<String>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let code = hook(name).ok_or_else(|| PyValueError::new_err(format!("no hook {name:?}")))?;
-    let span = span_of(record)?;
+    let span = span_of(record, &state_attributes)?;
     code(&span, step_from_py(step)?, &state_attributes)
         .map(|out| step_to_py(record.py(), &out))
         .transpose()
@@ -68,7 +77,7 @@ fn _as_test_span<'py>(
     step: &Bound<'py, PyAny>,
     state_attributes: Vec<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let span = span_of(record)?;
+    let span = span_of(record, &state_attributes)?;
     let out = as_test_span(&span, step_from_py(step)?, &state_attributes);
     step_to_py(record.py(), &out)
 }

@@ -16,12 +16,18 @@ pub mod pyrepr;
 pub mod pystr;
 pub mod records_py;
 pub mod span;
+pub mod stable_hash;
+pub mod trace_scan;
+pub mod trials;
 pub mod wire;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_class::<classify::py::Classifier>()?;
     fields_py::register(m)?;
     otlp_py::register(m)?;
+    trials::register(m)?;
+    m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;
     Ok(())
 }

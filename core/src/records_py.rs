@@ -25,8 +25,36 @@ impl From<PyErr> for Unfit {
     }
 }
 
+/// Which attribute keys the reader of a span reads: only those are converted (and must fit);
+/// the others are left out of the Span, as if absent.
+#[derive(Clone, Copy)]
+pub struct Reads<'a> {
+    pub span: &'a dyn Fn(&str) -> bool,
+    pub resource: &'a dyn Fn(&str) -> bool,
+    pub event: &'a dyn Fn(&str) -> bool,
+}
+
+fn every(_: &str) -> bool {
+    true
+}
+
+impl Reads<'static> {
+    /// Every attribute.
+    pub const ALL: Reads<'static> = Reads {
+        span: &every,
+        resource: &every,
+        event: &every,
+    };
+}
+
 /// The Span of a SpanRecord, or None when it must be classified in Python (see the module doc).
-pub fn span_from_record<'py>(record: &Bound<'py, PyAny>) -> PyResult<Option<Span>> {
+pub fn span_from_record(record: &Bound<'_, PyAny>) -> PyResult<Option<Span>> {
+    span_reading(record, Reads::ALL)
+}
+
+/// The Span of a SpanRecord with only the attributes `reads` names, or None when one of those
+/// must be classified in Python.
+pub fn span_reading<'py>(record: &Bound<'py, PyAny>, reads: Reads<'_>) -> PyResult<Option<Span>> {
     let py = record.py();
     let get = |name: &Bound<'py, PyString>| record.getattr(name);
     let attributes = get(pyo3::intern!(py, "attributes"))?;
@@ -48,10 +76,10 @@ pub fn span_from_record<'py>(record: &Bound<'py, PyAny>) -> PyResult<Option<Span
             end_ns: int(&get(pyo3::intern!(py, "end_ns"))?)?,
             status_code: int(&get(pyo3::intern!(py, "status_code"))?)?,
             status_description: optional_text(&get(pyo3::intern!(py, "status_description"))?)?,
-            attributes: mapping(&attributes, 0)?,
-            events: event_list(&events)?,
+            attributes: mapping(&attributes, 0, reads.span)?,
+            events: event_list(&events, reads.event)?,
             scope_name: Arc::from(text(&get(pyo3::intern!(py, "scope_name"))?)?),
-            resource_attributes: Arc::new(mapping(&resource, 0)?),
+            resource_attributes: Arc::new(mapping(&resource, 0, reads.resource)?),
             parent_remote: exact_bool(&get(pyo3::intern!(py, "parent_remote"))?)?,
         })
     })();
@@ -74,11 +102,15 @@ fn exact_bool(value: &Bound<'_, PyAny>) -> Result<bool, Unfit> {
 }
 
 fn text(value: &Bound<'_, PyAny>) -> Result<String, Unfit> {
+    exact_str(value).map(str::to_owned)
+}
+
+/// The text of an exact str (not a subclass, which may compare unlike its text).
+fn exact_str<'a>(value: &'a Bound<'_, PyAny>) -> Result<&'a str, Unfit> {
     Ok(value
         .cast_exact::<PyString>()
         .map_err(|_| Unfit)?
-        .to_str()?
-        .to_owned())
+        .to_str()?)
 }
 
 fn optional_text(value: &Bound<'_, PyAny>) -> Result<Option<String>, Unfit> {
@@ -119,18 +151,26 @@ fn value(object: &Bound<'_, PyAny>, depth: usize) -> Result<Value, Unfit> {
             .map(Value::Array);
     }
     if object.cast_exact::<PyDict>().is_ok() {
-        return mapping(object, depth + 1).map(Value::KvList);
+        return mapping(object, depth + 1, &every).map(Value::KvList);
     }
     Err(Unfit)
 }
 
-/// A Mapping of str keys (the attributes, a resource's, an event's, or a dict value).
-fn mapping(object: &Bound<'_, PyAny>, depth: usize) -> Result<Attributes, Unfit> {
+/// A Mapping of str keys (the attributes, a resource's, an event's, or a dict value), with the
+/// values of the keys `keep` takes.
+fn mapping(
+    object: &Bound<'_, PyAny>,
+    depth: usize,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Attributes, Unfit> {
     let mut pairs = Vec::new();
     if let Ok(dict) = object.cast_exact::<PyDict>() {
         pairs.reserve(dict.len());
         for (key, item) in dict.iter() {
-            pairs.push((text(&key)?, value(&item, depth)?));
+            let key = exact_str(&key)?;
+            if keep(key) {
+                pairs.push((key.to_owned(), value(&item, depth)?));
+            }
         }
     } else {
         let py = object.py();
@@ -139,19 +179,22 @@ fn mapping(object: &Bound<'_, PyAny>, depth: usize) -> Result<Attributes, Unfit>
             .try_iter()?
         {
             let (key, item): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair?.extract()?;
-            pairs.push((text(&key)?, value(&item, depth)?));
+            let key = exact_str(&key)?;
+            if keep(key) {
+                pairs.push((key.to_owned(), value(&item, depth)?));
+            }
         }
     }
     Ok(Attributes(pairs))
 }
 
-fn event_list(events: &Bound<'_, PyAny>) -> Result<Vec<Event>, Unfit> {
+fn event_list(events: &Bound<'_, PyAny>, keep: &dyn Fn(&str) -> bool) -> Result<Vec<Event>, Unfit> {
     let mut out = Vec::new();
     for event in events.try_iter()? {
         let (name, attributes): (Bound<'_, PyAny>, Bound<'_, PyAny>) = event?.extract()?;
         out.push(Event {
             name: text(&name)?,
-            attributes: mapping(&attributes, 0)?,
+            attributes: mapping(&attributes, 0, keep)?,
         });
     }
     Ok(out)

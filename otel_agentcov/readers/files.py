@@ -16,6 +16,7 @@ import os
 import sys
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 
 from .. import _core
@@ -370,3 +371,78 @@ def _scope_spans(
             i += 1
         else:
             source.skip(wire, end, f_at)
+
+
+# ---------------------------------------------------------------- shares of a file (`--jobs`)
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One ResourceSpans of a protobuf file that is one request: its index in the request, the
+    offset of its field (errors name it, as a whole read does) and where its bytes are."""
+
+    path: str
+    index: int
+    at: int
+    start: int
+    size: int
+
+
+def resource_spans_units(path: str) -> list[Unit] | None:
+    """The ResourceSpans of a plain (not gzip) protobuf file holding one request, found by
+    reading the request's field headers only; None when the file is anything else or does not
+    walk cleanly (then it is read whole, and the reader names the problem)."""
+    try:
+        with open_regular(path) as raw:
+            source = _Source(raw, path)
+            head = source.peek(64)
+            text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
+            if head[:1] != b"\n" or not text or text[:1] in (b"{", b"["):
+                return None  # JSON, gzip, a length-delimited stream, empty: as `_records` says
+            units: list[Unit] = []
+            size = os.fstat(raw.fileno()).st_size
+            for field, wire, at in _fields(source, None):
+                if field == 1 and wire == _LEN:
+                    n = source.length(None, "resource_spans")
+                    if source.pos + n > size:
+                        return None
+                    units.append(Unit(path, len(units), at, source.pos, n))
+                    source.pos += n
+                    raw.seek(source.pos)
+                else:
+                    source.skip(wire, None, at)
+            return units
+    except (OSError, TraceFormatError):
+        return None
+
+
+def _at_units(units: Iterable[Unit], keep: Keep) -> Iterator[tuple[_Source, Unit]]:
+    """Each unit with a source positioned at its bytes (one open file at a time)."""
+    path, raw, source = None, None, None
+    try:
+        for unit in units:
+            if unit.path != path:
+                if raw is not None:
+                    raw.close()
+                path, raw = unit.path, open_regular(unit.path)
+                source = _Source(raw, unit.path, keep)
+            assert raw is not None and source is not None
+            raw.seek(unit.start)
+            source.pos = unit.start
+            yield source, unit
+    finally:
+        if raw is not None:
+            raw.close()
+
+
+def unit_bytes(units: Iterable[Unit]) -> Iterator[bytes]:
+    """The serialized ResourceSpans of each unit."""
+    for source, unit in _at_units(units, None):
+        yield source.read(unit.size, "resource_spans")
+
+
+def read_units(units: Iterable[Unit], keep: Keep = None) -> Iterator[SpanRecord]:
+    """The spans of these units (those of the traces `keep` keeps), as reading their files
+    whole gives them, and with the same error messages."""
+    for source, unit in _at_units(units, keep):
+        yield from _resource_spans(source, unit.size, unit.at, unit.index)

@@ -95,6 +95,15 @@ def _step_span(kind: str, action: str, tool: Any, model: Any, error: Any
     return name, attrs
 
 
+def plain_other_step(action: str, error: Any, state_attributes: Sequence[str] = ()) -> bool:
+    """Whether a step that is neither a tool nor a model call (its lower-cased `action`, its
+    `metadata.error`) stays `other` when classified as a span: if a convention reads it as
+    something, the trial takes the span route."""
+    span_name, attrs = _step_span(OTHER, action, None, None, error)
+    record = SpanRecord(1, 2, 1, span_name, attributes=attrs)
+    return classify(record, state_attributes).kind == OTHER
+
+
 def _agent_attributes(trace: Any, name: Any, failed: bool) -> dict[str, Any]:
     attrs: dict[str, Any] = {"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": name}
     if failed:
@@ -205,9 +214,7 @@ def trace_to_runs(
                 if model in PLACEHOLDER_MODELS:
                     model = None
             else:
-                span_name, attrs = _step_span(kind, action, tool, model, error)
-                if classify(SpanRecord(trace_id, index + 2, 1, span_name, attributes=attrs),
-                            state_attributes).kind != OTHER:
+                if not plain_other_step(action, error, state_attributes):
                     raise _SpanRoute
                 kinds[OTHER] += 1
                 clock = end + 1

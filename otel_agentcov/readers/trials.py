@@ -13,9 +13,10 @@ from __future__ import annotations
 import gc
 import json
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
+from .._core import TrialFile, parse_trials
 from ..records import SpanRecord
 from ..regular_files import open_regular
 from .errors import TraceFormatError
@@ -64,6 +65,34 @@ def _trials(doc: Any, name: str) -> tuple[str, list[Any]]:
     raise TraceFormatError(
         f"{name}: expected a list of trials or an object with a 'results' or 'trials' list"
     )
+
+
+def trace_base(first_trace_id: int) -> int:
+    """The synthetic trace id of a file's first trial (`first_trace_id` apart per file)."""
+    return _TRACE_ID_BASE + first_trace_id
+
+
+def read_trial_file(path: str, state_attributes: Sequence[str] = (), max_spans: int = 10_000
+                    ) -> TrialFile | None:
+    """The file read by the compiled core (docs/core.md): its trials as names, counts and
+    hashes, for the engine to fold per agent. None when `read_trials` must read it: it cannot
+    be read, it is not JSON the core reads, or it has a shape only the per-trial route takes
+    (that route also words every error)."""
+    try:
+        with open_regular(path) as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    return parse_trials(data, list(state_attributes), max_spans)
+
+
+def warn_unknown(name: str, unknown: Iterable[tuple[str, str]],
+                 warn: Callable[[str], None] | None) -> None:
+    """The one line naming the keys a trial file has that the reader does not read."""
+    listed = sorted(unknown)
+    if listed and warn is not None:
+        warn(f"{name}: keys not read (ignored): " + ", ".join(
+            f"{key} (first at {where})" for key, where in listed))
 
 
 def _parse(text: str) -> Any:
@@ -124,7 +153,7 @@ def read_trials(
             for i, step in enumerate(steps if isinstance(steps, list) else ()):
                 _note_unknown(step, STEP_KEYS, "step", f"{where}.trace.steps[{i}]", unknown)
             try:
-                trace_id = _TRACE_ID_BASE + first_trace_id + n
+                trace_id = trace_base(first_trace_id) + n
                 yield trace_to_runs(
                     trace, trace_id, agent, state_attributes=state_attributes,
                     max_spans=max_spans,
@@ -136,6 +165,4 @@ def read_trials(
     finally:
         if freeze:
             gc.unfreeze()
-    if unknown and warn is not None:
-        warn(f"{name}: keys not read (ignored): " + ", ".join(
-            f"{key} (first at {where})" for key, where in sorted(unknown.items())))
+    warn_unknown(name, unknown.items(), warn)

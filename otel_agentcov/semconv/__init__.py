@@ -2,6 +2,8 @@
 
 The built-in tables (`builtin.FAMILIES`) say what each instrumentation's spans are; a spec's
 `conventions:` entries are tried before them. Anything no entry matches is an `other` step.
+The compiled core interprets the tables (`_core.Classifier`); `table.Table` is the Python
+reference it is tested equal to, and classifies the rare record the core cannot read exactly.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from .. import _core
 from ..records import SpanRecord
 from . import builtin, testspans
 from .common import build_step
@@ -20,16 +23,22 @@ from .table import Table
 __all__ = ["KINDS", "Classifier", "Step", "classify"]
 
 
+# the built-in tables in the core, parsed once (a spec's classifier shares their rules)
+_BUILTIN = _core.Classifier(list(builtin.entries()), True)
+
+
 class Classifier:
     """Classify spans by a spec's `conventions:` entries, then the built-in tables."""
 
-    __slots__ = ("_table",)
+    __slots__ = ("_table", "_core")
 
     def __init__(self, conventions: Sequence[Mapping[str, Any]] = ()) -> None:
         """`conventions`: entries already validated (the spec loader does it)."""
         self._table = builtin.TABLE
+        self._core = _BUILTIN
         if conventions:
             self._table = Table([*(Rule(entry) for entry in conventions), *builtin.TABLE.rules])
+            self._core = _BUILTIN.before(conventions)
 
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False,
@@ -39,15 +48,24 @@ class Classifier:
 
         `content` (a declared check needs it) also reads the span's output, input and tool
         arguments onto the step; without it no content is parsed at all (the hot path)."""
-        step = self._table.classify(record, state_attributes)
-        if step is None:
-            if unmatched is not None:
-                unmatched(record)
-            step = build_step(record, OTHER, state_attributes)
-        step = testspans.as_test_span(record, step, state_attributes)  # never an agent or a tool
+        found = self._core.classify(record, state_attributes)
+        step, matched = found if found is not None else self.reference(record, state_attributes)
+        if not matched and unmatched is not None:
+            unmatched(record)
         if content:
             step.content = step_content(record, step.kind)
         return step
+
+    def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
+            Step, bool]:
+        """The Python interpreter's Step and whether an entry matched: the reference the core
+        is tested equal to, and the reading of a record holding a value the core cannot hold
+        exactly (an integer past 64 bits, a list)."""
+        step = self._table.classify(record, state_attributes)
+        matched = step is not None
+        if step is None:
+            step = build_step(record, OTHER, state_attributes)
+        return testspans.as_test_span(record, step, state_attributes), matched  # not a tool
 
 
 classify = Classifier().classify  # the built-in conventions alone

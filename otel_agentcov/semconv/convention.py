@@ -353,7 +353,7 @@ class Source:
         string yields (a span-name capture is stripped of surrounding blanks)."""
         if self.pattern is not None:
             found = self.pattern.fullmatch(record.name)
-            return (found.group(1).strip() or None) if found is not None else None
+            return ((found.group(1) or "").strip() or None) if found is not None else None
         if self.value is not None:
             return self.value if not text or self.value != "" else None
         attrs = record.attributes

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ..assembler import AgentRun
 from ..judge import Check, Verdicts
 from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
-from ..spec import AgentSpec
+from ..spec import AgentSpec, BoundarySpec
 
 
 def stable_hash(tokens: Iterable[str]) -> int:
@@ -84,6 +84,12 @@ class RunFacts:
         return sum(self.restricted.values())
 
 
+def cost_limit_hit(b: BoundarySpec, tokens: int, cost: float) -> bool:
+    """The cost_limit condition: 90 % of the token or the USD budget used."""
+    return (b.cost_limit_tokens is not None and tokens >= 0.9 * b.cost_limit_tokens) or (
+        b.cost_limit_usd is not None and cost >= 0.9 * b.cost_limit_usd)
+
+
 def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     """Walk the run's steps once; a run passes unless an error, an attempt or a verdict fails it."""
     restricted = spec.restricted_tools.matches  # names, globs, aliases; normalised
@@ -138,8 +144,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         or (b.max_steps is not None and llm_calls >= b.max_steps),
         "timeout": TIMEOUT in run.limits
         or (b.timeout_s is not None and run.duration_s >= b.timeout_s),
-        "cost_limit": (b.cost_limit_tokens is not None and tokens >= 0.9 * b.cost_limit_tokens)
-        or (b.cost_limit_usd is not None and cost >= 0.9 * b.cost_limit_usd),
+        "cost_limit": cost_limit_hit(b, tokens, cost),
         "empty_input": run.input_chars is not None and run.input_chars < b.min_input_chars,
         "error_path": run.error is not None or llm_failed,
         "tool_failure": tool_failed,

@@ -16,6 +16,15 @@ from .facts import RunFacts
 MERGED_TOOL_SETS = 20_000
 
 
+def _add_ones(total: float, n: int) -> float:
+    """`total` plus 1.0 added n times, one float addition after another."""
+    if float(total).is_integer() and abs(total) + n <= 2**53:
+        return float(total + n)  # every partial sum is exact
+    for _ in range(n):
+        total += 1.0
+    return total
+
+
 @dataclass
 class Outcomes:
     runs: int = 0
@@ -38,9 +47,32 @@ class Outcomes:
         self.score_n += 1
         self.score_sum += facts.score
         self.score_sq += facts.score * facts.score
-        self.tool_sets.append((facts.end_ns, facts.trace_id, tuple(sorted(called))))
-        if len(self.tool_sets) > 2 * window:
-            self.tool_sets = sorted(self.tool_sets)[-window:]
+        self._keep_tool_sets([(facts.end_ns, facts.trace_id, tuple(sorted(called)))], window)
+
+    def _keep_tool_sets(self, entries: Iterable[tuple[int, int, tuple[str, ...]]], window: int
+                        ) -> None:
+        """Append each run's tool set, trimming to the newest `window` past twice that."""
+        sets, limit = self.tool_sets, 2 * window
+        for entry in entries:
+            sets.append(entry)
+            if len(sets) > limit:
+                sets = sorted(sets)[-window:]
+        self.tool_sets = sets
+
+    def add_runs(self, share: Mapping[str, Any], window: int) -> None:
+        """`add` for many runs at once (a trial file's share, state/trial_fold.py), in their
+        order: each scored 1.0 if it passed, else 0.0, as a trial run is; the same sums and the
+        same window as adding them one by one."""
+        passed = int(share["passed"])
+        self.runs += int(share["runs"])
+        self.errors += int(share["errors"])
+        self.passed += passed
+        self.durations.add_all(share["durations"])
+        self.tokens.add_all([0.0] * int(share["runs"]))  # trials carry no token counts
+        self.score_n += int(share["runs"])
+        self.score_sum = _add_ones(self.score_sum, passed)  # 0.0 adds nothing
+        self.score_sq = _add_ones(self.score_sq, passed)
+        self._keep_tool_sets(share["tool_sets"], window)
 
     def merge(self, other: Outcomes) -> None:
         self.runs += other.runs

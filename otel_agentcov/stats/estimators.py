@@ -167,15 +167,30 @@ class LogHistogram:
             return math.inf
 
     def add(self, value: float) -> None:
-        self.count += 1
-        if value <= 0.0 or not math.isfinite(value):
-            self.zeros += 1
-            return
-        self._sum += self._units(value)
-        key = math.ceil(math.log(value) / self._LOG_GAMMA)
-        self.buckets[key] = self.buckets.get(key, 0) + 1
-        self.low = value if self.low is None else min(self.low, value)
-        self.high = value if self.high is None else max(self.high, value)
+        self.add_all((value,))
+
+    def add_all(self, values: Iterable[float]) -> None:
+        """`add` each value in turn, in one loop (a trial file's runs at once)."""
+        buckets, units, log, ceil = self.buckets, self._units, math.log, math.ceil
+        isfinite, log_gamma = math.isfinite, self._LOG_GAMMA
+        count = zeros = total = 0
+        low, high = self.low, self.high
+        for value in values:
+            count += 1
+            if value <= 0.0 or not isfinite(value):
+                zeros += 1
+                continue
+            total += units(value)
+            key = ceil(log(value) / log_gamma)
+            buckets[key] = buckets.get(key, 0) + 1
+            if low is None or value < low:
+                low = value
+            if high is None or value > high:
+                high = value
+        self.count += count
+        self.zeros += zeros
+        self._sum += total
+        self.low, self.high = low, high
 
     def merge(self, other: LogHistogram) -> None:
         self.count += other.count

@@ -1,0 +1,140 @@
+//! Where one field of a step comes from (semconv/convention.py `Source`): attribute keys (the
+//! first present), a member of a JSON object attribute, a span-name capture, or a fixed value.
+
+use std::borrow::Cow;
+
+use super::entry::{Parsed, Raw};
+use super::pattern::NamePattern;
+use crate::pyjson::{self, Json, Member};
+use crate::pystr;
+use crate::span::{Span, Value};
+
+#[derive(Debug)]
+pub enum Source {
+    Attribute {
+        keys: Vec<String>,
+        json_key: Option<String>,
+    },
+    SpanName(NamePattern),
+    /// a fixed value, and its `str()` (what a name field reads of it)
+    Fixed {
+        value: Value,
+        text: Value,
+    },
+}
+
+/// A JSON member as the attribute value it stands for. An integer outside i64 saturates (a
+/// count is clipped to the same bound either way); a container is a value that yields but is
+/// neither a name nor a count, as in Python.
+fn from_json(json: Json) -> Value {
+    match json {
+        Json::Null => Value::None,
+        Json::Bool(b) => Value::Bool(b),
+        Json::Int(i) => Value::Int(i),
+        Json::BigInt(literal) if literal.starts_with('-') => Value::Int(i64::MIN),
+        Json::BigInt(_) => Value::Int(i64::MAX),
+        Json::Float(f) => Value::Double(f),
+        Json::Str(s) => Value::Str(s.text),
+        Json::Array(_) | Json::Object(_) | Json::Deep => Value::KvList(Default::default()),
+    }
+}
+
+impl Source {
+    /// `user`: a spec's entry, whose span-name pattern is RE2's; the built-in tables' are `re`'s.
+    pub fn parse(raw: &Raw, user: bool) -> Parsed<Source> {
+        if let Raw::Str(key) = raw {
+            return Ok(Source::Attribute {
+                keys: vec![key.clone()],
+                json_key: None,
+            });
+        }
+        if let Some(keys) = raw.get("attribute") {
+            let json_key = raw.get("json_key").and_then(Raw::as_str).map(str::to_owned);
+            return Ok(Source::Attribute {
+                keys: keys.texts()?,
+                json_key,
+            });
+        }
+        if let Some(pattern) = raw.get("span_name") {
+            let pattern = pattern.as_str().ok_or("span_name: expected a string")?;
+            let compiled = if user {
+                NamePattern::user(pattern)
+            } else {
+                NamePattern::builtin(pattern)
+            };
+            return compiled
+                .map(Source::SpanName)
+                .map_err(|e| format!("span_name: {e}"));
+        }
+        let (value, text) = match raw.get("value") {
+            Some(Raw::Str(s)) => (Value::Str(s.clone()), Value::Str(s.clone())),
+            Some(Raw::Int(i)) => (Value::Int(*i), Value::Str(i.to_string())),
+            Some(Raw::BigInt(s)) => {
+                let saturated = if s.starts_with('-') {
+                    i64::MIN
+                } else {
+                    i64::MAX
+                };
+                (Value::Int(saturated), Value::Str(s.clone()))
+            }
+            other => return Err(format!("expected a field source, got {other:?}")),
+        };
+        Ok(Source::Fixed { value, text })
+    }
+
+    /// The value, or None when this source yields nothing; with `text`, only a non-empty
+    /// string yields (a fixed number as its decimal text), a span-name capture stripped.
+    pub fn read<'a>(&'a self, span: &'a Span, decode: bool, text: bool) -> Option<Cow<'a, Value>> {
+        match self {
+            Source::SpanName(pattern) => {
+                let found = pystr::strip(pattern.capture(&span.name)?);
+                (!found.is_empty()).then(|| Cow::Owned(Value::Str(found.to_owned())))
+            }
+            Source::Fixed {
+                value,
+                text: as_text,
+            } => {
+                if !text {
+                    return Some(Cow::Borrowed(value));
+                }
+                match as_text {
+                    Value::Str(s) if s.is_empty() => None,
+                    _ => Some(Cow::Borrowed(as_text)),
+                }
+            }
+            Source::Attribute { keys, json_key } => {
+                for key in keys {
+                    let Some(found) = span.attributes.get(key) else {
+                        continue;
+                    };
+                    if *found == Value::None {
+                        continue;
+                    }
+                    let value = match json_key {
+                        Some(member) => match pyjson::member(found, member) {
+                            Some(Member::Json(json)) => Cow::Owned(from_json(json)),
+                            Some(Member::Value(value)) => Cow::Borrowed(value),
+                            None => continue,
+                        },
+                        None => match found {
+                            Value::Str(s) if decode => match pyjson::unquote(s) {
+                                Some(unquoted) => Cow::Owned(Value::Str(unquoted.text)),
+                                None => Cow::Borrowed(found),
+                            },
+                            _ => Cow::Borrowed(found),
+                        },
+                    };
+                    let yields = match &*value {
+                        Value::Str(s) => !s.is_empty(),
+                        Value::None => false,
+                        _ => !text,
+                    };
+                    if yields {
+                        return Some(value);
+                    }
+                }
+                None
+            }
+        }
+    }
+}
