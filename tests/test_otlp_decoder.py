@@ -121,9 +121,9 @@ def test_keep_is_asked_once_per_span_with_its_trace_id() -> None:
     for name, payload in FIXTURE_PAYLOADS:
         upb: list[int] = []
         core: list[int] = []
-        oracle.records(payload, keep=lambda t: upb.append(t) is None)
-        records_from_protobuf(payload, keep=lambda t: core.append(t) is None)
-        assert core == upb, name
+        oracle.records(payload, keep=lambda t, asked=upb: asked.append(t) is None)
+        records_from_protobuf(payload, keep=lambda t, asked=core: asked.append(t) is None)
+        assert core == upb and upb, name
 
 
 def test_fixture_payloads_truncated_anywhere_are_refused_or_read_as_upb_reads_them() -> None:
