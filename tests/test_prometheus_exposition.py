@@ -3,16 +3,17 @@ byte over the collector's Metric objects, so the fast /metrics path and the regi
 
 from __future__ import annotations
 
+import random
 import subprocess
 
-from _builders import agent_attrs, chat_attrs, tool_attrs
+from _builders import agent_attrs, agent_run, chat_attrs, ingest, tool_attrs
 from _support import need_binary
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client import generate_latest
 
 from otel_agentcov import demo
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.exporters.prometheus import exposition, make_registry, render
+from otel_agentcov.exporters.prometheus import MAX_SERIES, exposition, make_registry, render
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.spec import CoverageSpec
@@ -87,3 +88,20 @@ def test_empty_state_and_raw_report_dicts() -> None:
     assert render(engine) == _slow(engine)
     assert exposition({}) == exposition({"agents": {}, "spans": {}})
     assert b"agentcov_spans_dropped_total{reason=\"queue_full\"} 0.0\n" in exposition({})
+
+
+def test_reused_text_is_always_the_text_of_the_current_report() -> None:
+    """render() reuses an agent's text while measures() hands back the same report (its state
+    did not change): after every fold, under budgets that cut and that do not, the scrape is
+    the registry path's bytes and the exposition of a report computed from scratch."""
+    rng = random.Random(5)
+    engine = CoverageEngine()
+    agents, tools = [*AWKWARD[:4], "planner", "booker"], [*AWKWARD, "search", "book"]
+    for trace in range(1, 120):
+        agent = rng.choice(agents)
+        ingest(engine, agent_run(trace, agent, rng.sample(tools, rng.randint(0, 4))))
+        budget = rng.choice([MAX_SERIES, MAX_SERIES, 30])
+        fast = render(engine, budget)
+        assert fast == exposition(engine.snapshot().data, budget), trace
+        if budget == MAX_SERIES:
+            assert fast == _slow(engine), trace

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import platform
 import threading
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, Protocol, cast
 from wsgiref.simple_server import WSGIServer
@@ -36,13 +37,14 @@ from prometheus_client.samples import Exemplar
 from prometheus_client.utils import floatToGoString
 
 from .. import __version__
-from ..snapshot.schema import Report
+from ..snapshot.schema import AgentReport, Report
 from ..state import OVERFLOW
 from .families import AGENT, BUILD_INFO, FAMILIES, SERIES_OVERFLOW, SPANS, Family, Row, of
 
 __all__ = [
     "BuildInfoCollector",
     "CoverageCollector",
+    "Exposition",
     "MeasuresSource",
     "add_runtime_collectors",
     "exposition",
@@ -113,15 +115,13 @@ def _valued(rows: list[Row]) -> list[Row]:
     return [row for row in rows if row[1] is not None]
 
 
-def _collect(data: Report, max_series: int = MAX_SERIES, exemplars: bool = True
-             ) -> list[_Family]:
-    """Every family of the table with report rows, from one report dict (`Snapshot.to_dict()`);
-    the per-agent ones within `max_series` series together. `exemplars`: also the counters'
-    exemplar labels (only OpenMetrics writes them)."""
+def _collect(data: Report, max_series: int = MAX_SERIES) -> list[_Family]:
+    """Every family of the table with report rows, from one report dict (`measures()` or
+    `Snapshot.data`); the per-agent ones within `max_series` series together."""
     per_agent = [_Family(f) for f in of(AGENT)]
     fill = [(fam.rows.extend, _rows(fam.family)) for fam in per_agent]
     marked = [(fam.exemplars.update, fam.family.exemplars) for fam in per_agent
-              if exemplars and fam.family.exemplars is not None]
+              if fam.family.exemplars is not None]
     for agent, rep in data.get("agents", {}).items():
         for extend, rows in fill:
             extend(rows(agent, rep))
@@ -130,13 +130,18 @@ def _collect(data: Report, max_series: int = MAX_SERIES, exemplars: bool = True
     for fam in per_agent:
         fam.rows = _valued(fam.rows)
     lost = _within_budget(per_agent, max_series)
+    return [*per_agent, *_scrape_families(data, [(f.name, lost.get(f.name, 0)) for f in per_agent])]
+
+
+def _scrape_families(data: Report, lost: list[tuple[str, int]]) -> list[_Family]:
+    """The engine's counters (`spans`), then what the series budget cut from each family."""
     spans = data.get("spans", {})
     engine = [_Family(f) for f in of(SPANS)]
     for fam in engine:
         fam.rows = _valued(list(_rows(fam.family)(spans)))
     cut = _Family(SERIES_OVERFLOW)
-    cut.rows = [((fam.name,), lost.get(fam.name, 0)) for fam in per_agent]
-    return [*per_agent, *engine, cut]
+    cut.rows = [((name,), n) for name, n in lost]
+    return [*engine, cut]
 
 
 _go_float = cast(Callable[[float], str], floatToGoString)  # the library's own, untyped
@@ -212,63 +217,136 @@ class _Writer:
         # and -0.0 are equal keys that write differently, so a float zero is formatted each time)
         self._ints, self._floats = _Numbers(), _Numbers()
 
-    def numbers(self, rows: list[Row]) -> list[str]:
-        ints, floats, go = self._ints, self._floats, _go_float
-        return [ints[v] if v.__class__ is int else floats[v] if v else go(v) for _, v in rows]
+    def numbers(self, rows: list[Row]) -> list[str | None]:
+        """Each row's value as text; None for a null value (no sample)."""
+        ints, floats, other = self._ints, self._floats, _zero_or_null
+        return [ints[v] if v.__class__ is int else floats[v] if v else other(v) for _, v in rows]
 
-    def number(self, value: Any) -> str:
-        return self.numbers([((), value)])[0]
-
-    def series(self, text: _Text, rows: list[Row]) -> list[str]:
-        """The sample lines of a counter's or gauge's rows (unrolled for up to 3 labels: a
-        series is then a few subscripts, not a loop)."""
+    def lines(self, family: Family, rows: list[Row]) -> list[str]:
+        """Each row's sample line(s), "" for a null value: one string per row, so the rows of
+        many agents can be written at once and cut apart again."""
+        text = _TEXT[family.name]
+        if family.type == "histogram":
+            return [self._histogram(text, family.labels, labels, value) for labels, value in rows]
+        # unrolled for up to 3 labels: a series is then a few subscripts, not a loop
         e, line, order = self.esc, text.line, text.order
         pairs = zip([labels for labels, _ in rows], self.numbers(rows), strict=True)
         if not order:
-            return [line % v for _, v in pairs]
+            return ["" if v is None else line % v for _, v in pairs]
         if len(order) == 1:
-            return [line % (e[labels[0]], v) for labels, v in pairs]
+            return ["" if v is None else line % (e[labels[0]], v) for labels, v in pairs]
         if len(order) == 2:
             i, j = order
-            return [line % (e[labels[i]], e[labels[j]], v) for labels, v in pairs]
+            return ["" if v is None else line % (e[labels[i]], e[labels[j]], v)
+                    for labels, v in pairs]
         if len(order) == 3:
             i, j, k = order
-            return [line % (e[labels[i]], e[labels[j]], e[labels[k]], v) for labels, v in pairs]
-        return [line % (*[e[labels[i]] for i in order], v) for labels, v in pairs]
+            return ["" if v is None else line % (e[labels[i]], e[labels[j]], e[labels[k]], v)
+                    for labels, v in pairs]
+        return ["" if v is None else line % (*[e[labels[i]] for i in order], v)
+                for labels, v in pairs]
 
-    def histogram(self, text: _Text, names: tuple[str, ...], rows: list[Row]) -> list[str]:
+    def _histogram(self, text: _Text, names: tuple[str, ...], labels: tuple[str, ...],
+                   value: Any) -> str:
         """`_bucket` lines with `le` among the sorted labels, then `_count` and `_sum`."""
-        esc, num = self.esc, self.number
-        out: list[str] = []
-        sample = text.sample
-        for labels, (buckets, total) in rows:
-            pairs = sorted([*zip(names, labels, strict=True), ("le", "")])
-            where = [p[0] for p in pairs].index("le")
-            parts = [f'{k}="{esc[v]}"' for k, v in pairs]
-            base = ",".join(p for i, p in enumerate(parts) if i != where)
-            for le, count in buckets:
-                parts[where] = f'le="{esc[le]}"'
-                out.append(f"{sample}_bucket{{{','.join(parts)}}} {num(count)}\n")
-            if float(buckets[0][0]) >= 0:
-                out.append(f"{sample}_count{{{base}}} {num(buckets[-1][1])}\n")
-                out.append(f"{sample}_sum{{{base}}} {num(total)}\n")
-        return out
+        if value is None:
+            return ""
+        buckets, total = value
+        esc, sample = self.esc, text.sample
+        counts = self.numbers([((), count) for _, count in buckets])
+        pairs = sorted([*zip(names, labels, strict=True), ("le", "")])
+        where = [p[0] for p in pairs].index("le")
+        parts = [f'{k}="{esc[v]}"' for k, v in pairs]
+        base = ",".join(p for i, p in enumerate(parts) if i != where)
+        out = []
+        for (le, _), count in zip(buckets, counts, strict=True):
+            parts[where] = f'le="{esc[le]}"'
+            out.append(f"{sample}_bucket{{{','.join(parts)}}} {count}\n")
+        if float(buckets[0][0]) >= 0:
+            end, whole = self.numbers([((), buckets[-1][1]), ((), total)])
+            out.append(f"{sample}_count{{{base}}} {end}\n{sample}_sum{{{base}}} {whole}\n")
+        return "".join(out)
+
+    def family(self, family: Family, rows: list[Row]) -> str:
+        """A family's HELP, TYPE and sample lines."""
+        return _TEXT[family.name].header + "".join(self.lines(family, rows))
+
+
+def _zero_or_null(value: Any) -> str | None:
+    return None if value is None else _go_float(value)
+
+
+_PER_AGENT = of(AGENT)
+# the report, its text in each per-agent family, how many series that text holds
+_AgentText = tuple[AgentReport, list[str], int]
+
+
+class Exposition:
+    """A source's text exposition, scrape after scrape: `families(data)` written directly, byte
+    for byte what prometheus_client's `generate_latest` writes for them (tested), without a
+    Metric and a Sample per series (100 agents x 50 tools is ~20 k series).
+
+    An agent whose report is the very object of the last scrape (`measures()` keeps an agent's
+    report until its state changes) reuses that scrape's text; the others are written together,
+    family by family. Scrapes may run concurrently: each reads the last scrape's text and leaves
+    its own; reuse is by identity, so either is exact.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, _AgentText] = {}
+
+    def __call__(self, data: Report, max_series: int = MAX_SERIES) -> bytes:
+        writer, last = _Writer(), self._last
+        agents = data.get("agents", {})
+        texts: dict[str, _AgentText] = {}
+        changed: list[tuple[str, AgentReport]] = []
+        for agent, rep in agents.items():
+            old = last.get(agent)
+            if old is not None and old[0] is rep:
+                texts[agent] = old
+            else:
+                changed.append((agent, rep))
+        for (agent, rep), (parts, n) in zip(changed, self._write(writer, changed), strict=True):
+            texts[agent] = (rep, parts, n)
+        if sum(n for _, _, n in texts.values()) > max_series:
+            # the budget cuts (from rows, as the registry path does); nothing kept for later
+            self._last = {}
+            return "".join(writer.family(f.family, f.rows)
+                           for f in _collect(data, max_series)).encode("utf-8")
+        self._last = texts
+        ordered = [texts[agent][1] for agent in agents]
+        body = [_TEXT[f.name].header + "".join([parts[i] for parts in ordered])
+                for i, f in enumerate(_PER_AGENT)]
+        body += [writer.family(f.family, f.rows)
+                 for f in _scrape_families(data, [(f.name, 0) for f in _PER_AGENT])]
+        return "".join(body).encode("utf-8")
+
+    @staticmethod
+    def _write(writer: _Writer, agents: list[tuple[str, AgentReport]]
+               ) -> list[tuple[list[str], int]]:
+        """Each agent's text in each per-agent family and its series count: a family's rows of
+        all `agents` are written at once (one pass per family, not per agent), then cut at the
+        agents' boundaries."""
+        parts: list[list[str]] = [[] for _ in agents]
+        counts = [0] * len(agents)
+        for family in _PER_AGENT:
+            make, rows, ends = _rows(family), list[Row](), list[int]()
+            extend = rows.extend
+            for agent, rep in agents:
+                extend(make(agent, rep))
+                ends.append(len(rows))
+            lines, start = writer.lines(family, rows), 0
+            for n, (out, end) in enumerate(zip(parts, ends, strict=True)):
+                mine = lines[start:end]
+                out.append("".join(mine))
+                counts[n] += len(mine) - mine.count("")  # "": a null value, no series
+                start = end
+        return list(zip(parts, counts, strict=True))
 
 
 def exposition(data: Report, max_series: int = MAX_SERIES) -> bytes:
-    """The text exposition of `families(data)` written directly, byte for byte what
-    prometheus_client's `generate_latest` writes for them (tested), without building a Metric
-    and a Sample per series: a scrape of 100 agents x 50 tools is ~20 k series."""
-    out: list[str] = []
-    writer = _Writer()
-    for fam in _collect(data, max_series, exemplars=False):
-        text = _TEXT[fam.name]
-        out.append(text.header)
-        if fam.type == "histogram":
-            out += writer.histogram(text, fam.labels, fam.rows)
-        else:
-            out += writer.series(text, fam.rows)
-    return "".join(out).encode("utf-8")
+    """The text exposition of one report (`measures()` or `Snapshot.data`), nothing reused."""
+    return Exposition()(data, max_series)
 
 
 class CoverageCollector(Collector):
@@ -314,9 +392,21 @@ def add_runtime_collectors(registry: CollectorRegistry) -> CollectorRegistry:
     return registry
 
 
+_EXPOSITIONS: weakref.WeakKeyDictionary[MeasuresSource, Exposition] = (
+    weakref.WeakKeyDictionary())
+
+
 def render(source: MeasuresSource, max_series: int = MAX_SERIES) -> bytes:
-    """The Prometheus text exposition of one snapshot (what `generate_latest` would write)."""
-    return exposition(source.measures(), max_series)
+    """The Prometheus text exposition of one snapshot (what `generate_latest` would write); the
+    text of agents that did not change since `source`'s last render is reused (`Exposition`)."""
+    data = source.measures()
+    try:
+        writer = _EXPOSITIONS.get(source)
+        if writer is None:
+            writer = _EXPOSITIONS[source] = Exposition()
+    except TypeError:  # a source without weak references: nothing to reuse
+        writer = Exposition()
+    return writer(data, max_series)
 
 
 def serve_metrics(
