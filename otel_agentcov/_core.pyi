@@ -32,6 +32,18 @@ class Classifier:
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str]
     ) -> tuple[Step, bool] | None: ...
+    def otlp_steps(
+        self,
+        data: bytes,
+        level: Literal["request", "resource_spans"] = "request",
+        *,
+        offset: int = 0,
+        resource_index: int = 0,
+        keep: Callable[[int], bool] | None = None,
+        caps: tuple[int, int] | None = None,
+        state_attributes: list[str] = ...,
+        shapes: bool = False,
+    ) -> list[str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]]: ...
 
 class TrialFile:
     """A trials file read by `parse_trials` (core/src/trials)."""

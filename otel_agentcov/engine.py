@@ -10,6 +10,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
@@ -17,7 +18,7 @@ from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
-from .semconv import KINDS, Classifier, Step
+from .semconv import KINDS, Classified, Classifier, Step
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
@@ -103,7 +104,8 @@ class CoverageEngine:
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
-        self._classify = Classifier(self.spec.conventions).classify
+        self._classifier = Classifier(self.spec.conventions)
+        self._classify = self._classifier.classify
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
         # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
@@ -123,17 +125,39 @@ class CoverageEngine:
         with self._counters_lock:
             self.counters.internal_errors += n
 
-    def ingest(self, record: SpanRecord) -> None:
+    def ingest(self, span: SpanRecord | Classified) -> None:
         """Classify one span and fold any runs it completes; never raises, counts it exactly once.
 
-        Invalid spans and spans classify cannot read are counted drops; a failure after the span
-        was counted is an internal error (so processed = classified + dropped always holds).
+        A SpanRecord is classified here (`to_step`); anything else is a span the core's fused
+        reader (`steps`) already decoded and classified the same way. Invalid spans and spans
+        classify cannot read are counted drops; a failure after the span was counted is an
+        internal error (so processed = classified + dropped always holds).
         """
-        result = self.to_step(record)
+        result = self.classified(span)
         if isinstance(result, str):
             self.reject(result)
         else:
             self.apply(*result)
+
+    def classified(self, span: SpanRecord | Classified) -> tuple[Step, bool] | str:
+        """`to_step` of a SpanRecord; a span the core's fused reader classified, as it is (one
+        no entry matched comes with its record, for the shape counter)."""
+        if isinstance(span, SpanRecord):
+            return self.to_step(span)
+        if isinstance(span, str) or len(span) == 2:
+            return span
+        if self._unmatched is not None:
+            self._unmatched(span[2])
+        return span[0], span[1]
+
+    def steps(self) -> Callable[..., list[Classified]] | None:
+        """The core's decode-and-classify entry with this engine's conventions, for readers of
+        protobuf bytes (`semconv.Classifier.otlp_steps`; what it returns goes to `ingest`); None
+        when a declared check reads content, which comes from SpanRecords."""
+        if self._content:
+            return None
+        return partial(self._classifier.otlp_steps, state_attributes=self._state_attributes,
+                       shapes=self.unmatched is not None)
 
     def to_step(self, record: SpanRecord) -> tuple[Step, bool] | str:
         """The span's Step and whether it is a local root, or the reason it is dropped (not

@@ -39,7 +39,7 @@ from .readers.files import (
     resource_spans_units,
     unit_bytes,
 )
-from .records import SpanRecord
+from .readers.otlp import Ingested, StepReader
 from .semconv.shapes import ShapeCounter
 from .state import CoverageState
 
@@ -93,17 +93,20 @@ def _swap_scans(conn: Connection, shares: Shares, k: int) -> list[list[frozenset
     return scans
 
 
-def _share_records(conn: Connection, shares: Shares, k: int) -> Iterator[SpanRecord]:
+def _share_records(
+    conn: Connection, shares: Shares, k: int, steps: StepReader | None
+) -> Iterator[Ingested]:
     """The spans this worker reads: its share's, but for traces an earlier share holds, then
-    those of later shares that belong to traces first seen in its share."""
+    those of later shares that belong to traces first seen in its share (with `steps`,
+    decoded and classified by the core, `CoverageEngine.steps`)."""
     scans = _swap_scans(conn, shares, k)
     earlier: set[int] = set().union(*chain.from_iterable(scans[:k]))
-    yield from read_units(shares[k], (lambda t: t not in earlier) if earlier else None)
+    yield from read_units(shares[k], (lambda t: t not in earlier) if earlier else None, steps)
     owned = set().union(*scans[k]) - earlier
     for share, scan in zip(shares[k + 1:], scans[k + 1:], strict=True):
         for unit, ids in zip(share, scan, strict=True):
             if wanted := ids & owned:
-                yield from read_units([unit], wanted.__contains__)
+                yield from read_units([unit], wanted.__contains__, steps)
 
 
 def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], shares: Shares | None,
@@ -114,12 +117,14 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], shares
             parent.spec, bounds=parent.bounds, limits=parent.state.limits,
             shapes=parent.unmatched is not None,
         )
-        records: Iterator[SpanRecord]
+        records: Iterator[Ingested]
+        steps = engine.steps()
         if shares is None:
             records = chain.from_iterable(
-                read_trace_file(path, lambda trace_id: trace_id % n == k) for path in paths)
+                read_trace_file(path, lambda trace_id: trace_id % n == k, steps)
+                for path in paths)
         else:
-            records = _share_records(conn, shares, k)
+            records = _share_records(conn, shares, k, steps)
         ingest = engine.ingest
         if counts is None:
             for record in records:

@@ -9,6 +9,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
@@ -24,6 +25,9 @@ from .snapshot.schema import Report
 from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError
 
+if TYPE_CHECKING:
+    from .readers.otlp import Ingested
+
 MAX_RESULTS_BYTES = 256 << 20  # a results (trials) file is parsed whole: past this, not sniffed
 
 
@@ -32,7 +36,7 @@ class InputError(ValueError):
 
 
 def _ingest(
-    engine: CoverageEngine, records: Iterable[SpanRecord], progress: Progress | None
+    engine: CoverageEngine, records: Iterable[Ingested], progress: Progress | None
 ) -> None:
     ingest = engine.ingest
     if progress is None:
@@ -96,10 +100,12 @@ def _trace_files(paths: Sequence[str]) -> list[str]:
     return list(trace_files(paths))
 
 
-def _read(path: str) -> Iterator[SpanRecord]:
+def _read(path: str, engine: CoverageEngine | None = None) -> Iterator[Ingested]:
+    """The spans of one trace file; with `engine`, protobuf is decoded and classified by the
+    core for it in one call per resource (`CoverageEngine.steps`)."""
     from .readers.files import read_trace_file
 
-    return read_trace_file(path)
+    return read_trace_file(path, steps=engine.steps() if engine is not None else None)
 
 
 def load_state(path: str) -> CoverageState:
@@ -158,7 +164,7 @@ def load(
                 shown.files_done = len(paths)
             paths = []
     reads: list[Callable[[], None]] = [
-        *(partial(_ingest, engine, _read(p), shown) for p in paths),
+        *(partial(_ingest, engine, _read(p, engine), shown) for p in paths),
         *(partial(_read_results, engine, p, n << 32, warn, shown)
           for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),

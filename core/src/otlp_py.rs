@@ -53,6 +53,34 @@ fn malformed(py: Python<'_>, error: &wire::Error, level: &str) -> PyErr {
     otlp_records::trace_format_error(py, otlp_pb::describe(error, message_name(level)))
 }
 
+/// The spans of OTLP protobuf bytes holding a `level` message, parsed with the GIL released;
+/// bad bytes raise TraceFormatError, a request past `caps` (max spans, max attributes) TooLarge.
+pub(crate) fn decode_spans(
+    py: Python<'_>,
+    data: &[u8],
+    level: &str,
+    offset: usize,
+    (resource, scope): (usize, usize),
+    span_index: usize,
+    caps: Option<(u64, u64)>,
+) -> PyResult<Vec<Decoded>> {
+    if !matches!(level, "request" | "resource_spans" | "scope_spans" | "span") {
+        return Err(PyValueError::new_err(format!(
+            "unknown OTLP level {level:?}"
+        )));
+    }
+    let path = Path { resource, scope };
+    let caps = caps.map(|(max_spans, max_attributes)| otlp_caps::Caps {
+        max_spans,
+        max_attributes,
+    });
+    py.detach(|| decode(data, level, offset, path, span_index, caps))
+        .map_err(|failure| match failure {
+            Failure::Malformed(error) => malformed(py, &error, level),
+            Failure::TooLarge(too_large) => otlp_records::too_large(py, too_large.to_string()),
+        })
+}
+
 /// OTLP trace protobuf bytes -> `list[SpanRecord]`, in payload order.
 ///
 /// `level` is the message `data` holds: `"request"` (an ExportTraceServiceRequest or
@@ -81,25 +109,15 @@ fn otlp_spans<'py>(
     resource: Option<Bound<'py, PyDict>>,
     scope_name: Option<Bound<'py, PyString>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    if !matches!(level, "request" | "resource_spans" | "scope_spans" | "span") {
-        return Err(PyValueError::new_err(format!(
-            "unknown OTLP level {level:?}"
-        )));
-    }
-    let path = Path {
-        resource: resource_index,
-        scope: scope_index,
-    };
-    let caps = caps.map(|(max_spans, max_attributes)| otlp_caps::Caps {
-        max_spans,
-        max_attributes,
-    });
-    let decoded = py
-        .detach(|| decode(data, level, offset, path, span_index, caps))
-        .map_err(|failure| match failure {
-            Failure::Malformed(error) => malformed(py, &error, level),
-            Failure::TooLarge(too_large) => otlp_records::too_large(py, too_large.to_string()),
-        })?;
+    let decoded = decode_spans(
+        py,
+        data,
+        level,
+        offset,
+        (resource_index, scope_index),
+        span_index,
+        caps,
+    )?;
     let mut builder = otlp_records::Builder::new(
         py,
         keep,

@@ -13,7 +13,7 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 
 use crate::otlp_pb::Decoded;
-use crate::span::{Attributes, Value};
+use crate::span::{Attributes, Span, Value};
 
 static SPAN_RECORD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 static TRACE_FORMAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
@@ -104,9 +104,17 @@ impl<'py> Builder<'py> {
     }
 
     fn record(&mut self, item: Decoded) -> PyResult<Option<Bound<'py, PyAny>>> {
+        if !self.keeps(&item)? {
+            return Ok(None);
+        }
+        self.build(&item.span).map(Some)
+    }
+
+    /// Whether `keep` keeps this span (asked once per run of spans of one trace); a kept span
+    /// with a bad id raises its TraceFormatError.
+    pub fn keeps(&mut self, item: &Decoded) -> PyResult<bool> {
         let py = self.py;
-        let Decoded { span, bad_ids } = item;
-        if let Some(bad) = bad_ids {
+        if let Some(bad) = &item.bad_ids {
             // the id's own bytes, whatever their length, as `int.from_bytes` reads them
             if let Some(keep) = &self.keep {
                 let from_bytes = INT_FROM_BYTES.get_or_try_init(py, || {
@@ -118,26 +126,34 @@ impl<'py> Builder<'py> {
                     .bind(py)
                     .call1((PyBytes::new(py, &bad.trace_id), "big"))?;
                 if !keep.call1((id,))?.is_truthy()? {
-                    return Ok(None);
+                    return Ok(false);
                 }
             }
-            return Err(trace_format_error(py, bad.message));
+            return Err(trace_format_error(py, bad.message.clone()));
         }
-        let (trace_id, kept) = match &self.last_trace {
-            Some((id, obj, kept)) if *id == span.trace_id => (obj.clone(), *kept),
-            _ => {
-                let obj = span.trace_id.into_pyobject(py)?.into_any();
-                let kept = match &self.keep {
-                    Some(keep) => keep.call1((&obj,))?.is_truthy()?,
-                    None => true,
-                };
-                self.last_trace = Some((span.trace_id, obj.clone(), kept));
-                (obj, kept)
+        Ok(self.trace(item.span.trace_id)?.1)
+    }
+
+    /// The trace id's Python int (one object for the spans of a trace) and whether it is kept.
+    fn trace(&mut self, trace_id: u128) -> PyResult<(Bound<'py, PyAny>, bool)> {
+        if let Some((id, obj, kept)) = &self.last_trace {
+            if *id == trace_id {
+                return Ok((obj.clone(), *kept));
             }
-        };
-        if !kept {
-            return Ok(None);
         }
+        let obj = trace_id.into_pyobject(self.py)?.into_any();
+        let kept = match &self.keep {
+            Some(keep) => keep.call1((&obj,))?.is_truthy()?,
+            None => true,
+        };
+        self.last_trace = Some((trace_id, obj.clone(), kept));
+        Ok((obj, kept))
+    }
+
+    /// The SpanRecord of a kept span.
+    pub fn build(&mut self, span: &Span) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        let (trace_id, _) = self.trace(span.trace_id)?;
         let resource = self.resource_of(&span.resource_attributes)?;
         let scope_name = self.scope_of(&span.scope_name);
         let attributes = dict(py, &span.attributes)?;
@@ -162,7 +178,10 @@ impl<'py> Builder<'py> {
                 span.start_ns.into_pyobject(py)?.into_any(),
                 span.end_ns.into_pyobject(py)?.into_any(),
                 span.status_code.into_pyobject(py)?.into_any(),
-                span.status_description.into_pyobject(py)?.into_any(),
+                span.status_description
+                    .as_deref()
+                    .into_pyobject(py)?
+                    .into_any(),
                 attributes.into_any(),
                 events.into_any(),
                 scope_name,
@@ -170,7 +189,7 @@ impl<'py> Builder<'py> {
                 PyBool::new(py, span.parent_remote).to_owned().into_any(),
             ],
         )?;
-        self.record.call1(args).map(Some)
+        self.record.call1(args)
     }
 
     fn resource_of(&mut self, attributes: &Arc<Attributes>) -> PyResult<Bound<'py, PyAny>> {

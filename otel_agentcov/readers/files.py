@@ -22,9 +22,12 @@ from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 from .. import _core
 from ..records import SpanRecord
 from ..regular_files import open_regular
+from ..semconv import Classified
 from . import foreign
 from .otlp import (
+    Ingested,
     Keep,
+    StepReader,
     TraceFormatError,
     in_end_order,
     records_from_json,
@@ -60,15 +63,19 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
             yield path
 
 
-def read_trace_file(path: str, keep: Keep = None) -> Iterator[SpanRecord]:
+def read_trace_file(
+    path: str, keep: Keep = None, steps: StepReader | None = None
+) -> Iterator[Ingested]:
     """Every span in one file (or stdin for `-`), in a batch-wise order fit for assembly;
-    with `keep`, only the spans of the traces it keeps."""
+    with `keep`, only the spans of the traces it keeps. With `steps` (`CoverageEngine.steps`),
+    protobuf resources are decoded and classified by the core in one call each and their
+    spans come as the engine folds them; the rest come as SpanRecords."""
     name = "<stdin>" if path == STDIN else path
     try:
         raw: BinaryIO = sys.stdin.buffer if path == STDIN else open_regular(path)
     except OSError as exc:
         raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    source = _Source(raw, name, keep)
+    source = _Source(raw, name, keep, steps)
     try:
         yield from _records(source)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -82,7 +89,7 @@ def read_trace_file(path: str, keep: Keep = None) -> Iterator[SpanRecord]:
             raw.close()
 
 
-def _records(source: _Source) -> Iterator[SpanRecord]:
+def _records(source: _Source) -> Iterator[Ingested]:
     if source.peek(2).startswith(_GZIP_MAGIC):
         source.stream = io.BufferedReader(gzip.GzipFile(fileobj=source.stream, mode="rb"))
     head = source.peek(64)
@@ -107,11 +114,14 @@ def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
 class _Source:
     """A binary stream with its byte offset, for protobuf walking and error messages."""
 
-    def __init__(self, stream: BinaryIO, name: str, keep: Keep = None) -> None:
+    def __init__(
+        self, stream: BinaryIO, name: str, keep: Keep = None, steps: StepReader | None = None
+    ) -> None:
         self.stream: Any = stream  # a BufferedReader: it can peek
         self.name = name
         self.pos = 0
         self.keep = keep
+        self.steps = steps
 
     def peek(self, n: int) -> bytes:
         data: bytes = self.stream.peek(n)
@@ -274,7 +284,7 @@ def _decoded(
         raise source.error(at, str(exc)) from None
 
 
-def _protobuf_records(source: _Source) -> Iterator[SpanRecord]:
+def _protobuf_records(source: _Source) -> Iterator[Ingested]:
     """A single ExportTraceServiceRequest (or TracesData), else a length-delimited stream."""
     if source.peek(1) == b"\n":  # tag of field 1 (resource_spans), length-delimited
         yield from _request(source, None)
@@ -301,7 +311,7 @@ def _fields(source: _Source, end: int | None) -> Iterator[tuple[int, int, int]]:
         raise source.error(source.pos, "a field runs past its enclosing message")
 
 
-def _request(source: _Source, end: int | None) -> Iterator[SpanRecord]:
+def _request(source: _Source, end: int | None) -> Iterator[Ingested]:
     r = 0
     for field, wire, at in _fields(source, end):
         if field == 1 and wire == _LEN:
@@ -315,18 +325,21 @@ def _request(source: _Source, end: int | None) -> Iterator[SpanRecord]:
 def _chunk(
     source: _Source, n: int, at: int, level: Literal["resource_spans", "scope_spans"],
     index: tuple[int, int], resource: dict[str, Any] | None = None,
-) -> list[SpanRecord] | None:
+) -> list[SpanRecord] | list[Classified] | None:
     """Decode a message of at most CHUNK_LIMIT bytes whole, in end order; None: walk it."""
     if n > CHUNK_LIMIT:
         return None
     offset = source.pos
     data = source.read(n, "ResourceSpans" if level == "resource_spans" else "ScopeSpans")
+    if source.steps is not None and level == "resource_spans":
+        return _decoded(source, at, source.steps, data, level, offset=offset,
+                        resource_index=index[0], keep=source.keep)
     return in_end_order(_decoded(
         source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
         scope_index=index[1], keep=source.keep, resource=resource))
 
 
-def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[SpanRecord]:
+def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[Ingested]:
     batch = _chunk(source, n, at, "resource_spans", (r, 0))
     if batch is not None:
         yield from batch
@@ -349,7 +362,7 @@ def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[SpanRe
 
 def _scope_spans(
     source: _Source, n: int, at: int, resource: dict[str, Any], index: tuple[int, int]
-) -> Iterator[SpanRecord]:
+) -> Iterator[Ingested]:
     batch = _chunk(source, n, at, "scope_spans", index, resource)
     if batch is not None:
         yield from batch
@@ -416,7 +429,9 @@ def resource_spans_units(path: str) -> list[Unit] | None:
         return None
 
 
-def _at_units(units: Iterable[Unit], keep: Keep) -> Iterator[tuple[_Source, Unit]]:
+def _at_units(
+    units: Iterable[Unit], keep: Keep, steps: StepReader | None = None
+) -> Iterator[tuple[_Source, Unit]]:
     """Each unit with a source positioned at its bytes (one open file at a time)."""
     path, raw, source = None, None, None
     try:
@@ -425,7 +440,7 @@ def _at_units(units: Iterable[Unit], keep: Keep) -> Iterator[tuple[_Source, Unit
                 if raw is not None:
                     raw.close()
                 path, raw = unit.path, open_regular(unit.path)
-                source = _Source(raw, unit.path, keep)
+                source = _Source(raw, unit.path, keep, steps)
             assert raw is not None and source is not None
             raw.seek(unit.start)
             source.pos = unit.start
@@ -441,8 +456,11 @@ def unit_bytes(units: Iterable[Unit]) -> Iterator[bytes]:
         yield source.read(unit.size, "resource_spans")
 
 
-def read_units(units: Iterable[Unit], keep: Keep = None) -> Iterator[SpanRecord]:
+def read_units(
+    units: Iterable[Unit], keep: Keep = None, steps: StepReader | None = None
+) -> Iterator[Ingested]:
     """The spans of these units (those of the traces `keep` keeps), as reading their files
-    whole gives them, and with the same error messages."""
-    for source, unit in _at_units(units, keep):
+    whole gives them (with `steps`, as `read_trace_file` does), and with the same error
+    messages."""
+    for source, unit in _at_units(units, keep, steps):
         yield from _resource_spans(source, unit.size, unit.at, unit.index)

@@ -10,10 +10,11 @@ from __future__ import annotations
 import base64
 import binascii
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import _core
 from ..records import SpanRecord
+from ..semconv import Classified
 from .errors import TraceFormatError as TraceFormatError  # still importable from here
 from .otlp_size import ElementCaps
 
@@ -29,6 +30,11 @@ _EMPTY: Mapping[str, Any] = {}
 # Which traces to read, by trace id (`--jobs`: each worker keeps its share); None keeps all.
 # A span is tested before it is converted, so the others cost only their id.
 Keep = Callable[[int], bool] | None
+# The core's decode-and-classify entry for protobuf bytes (`CoverageEngine.steps`), and a span
+# as a reader yields it: a SpanRecord, or what that entry made of it (engine.ingest takes both).
+StepReader = Callable[..., list[Classified]]
+Ingested = SpanRecord | Classified
+_T = TypeVar("_T")
 
 
 def in_end_order(records: Iterable[SpanRecord]) -> list[SpanRecord]:
@@ -51,8 +57,23 @@ def records_from_protobuf(
     decoded by the compiled core with the GIL released (docs/core.md). With `caps`, a request
     holding more spans or attributes raises TooLarge before anything is decoded; bad bytes
     raise one TraceFormatError line starting with `where` and naming the byte and the element."""
+    return _protobuf(_core.otlp_spans, payload, where, keep, caps)
+
+
+def classified_from_protobuf(
+    payload: bytes, steps: StepReader, where: str = "request", caps: ElementCaps | None = None
+) -> list[Classified]:
+    """`records_from_protobuf` decoded and classified in one call of the core (`steps`, from
+    `CoverageEngine.steps`): the spans as the engine folds them, already in end order."""
+    return _protobuf(steps, payload, where, None, caps)
+
+
+def _protobuf(
+    decode: Callable[..., list[_T]], payload: bytes, where: str, keep: Keep,
+    caps: ElementCaps | None,
+) -> list[_T]:
     try:
-        return _core.otlp_spans(
+        return decode(
             payload, keep=keep,
             caps=None if caps is None else (caps.max_spans, caps.max_attributes))
     except TraceFormatError as exc:

@@ -9,7 +9,7 @@ reference it is tested equal to, and classifies the rare record the core cannot 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from .. import _core
 from ..records import SpanRecord
@@ -20,7 +20,12 @@ from .convention import Rule
 from .step import KINDS, OTHER, Step
 from .table import Table
 
-__all__ = ["KINDS", "Classifier", "Step", "classify"]
+__all__ = ["KINDS", "Classified", "Classifier", "Step", "classify"]
+
+# One span as the engine folds it (`CoverageEngine.to_step`, or the core's fused reader): a drop
+# reason, or its Step and whether it starts a local subtree, with its record when no entry
+# matched and the caller counts unmatched shapes.
+Classified = str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]
 
 
 # the built-in tables in the core, parsed once (a spec's classifier shares their rules)
@@ -55,6 +60,20 @@ class Classifier:
         if content:
             step.content = step_content(record, step.kind)
         return step
+
+    def otlp_steps(
+        self, data: bytes, level: Literal["request", "resource_spans"] = "request", *,
+        offset: int = 0, resource_index: int = 0, keep: Callable[[int], bool] | None = None,
+        caps: tuple[int, int] | None = None, state_attributes: Sequence[str] = (),
+        shapes: bool = False,
+    ) -> list[Classified]:
+        """OTLP protobuf bytes decoded and classified by the core in one call, the GIL released
+        (docs/core.md): per kept span, in the readers' end order, what the engine folds. No
+        SpanRecord is built but for a span no entry matched, with `shapes`; content is never
+        read (a spec whose checks read content takes the SpanRecord path)."""
+        return self._core.otlp_steps(
+            data, level, offset=offset, resource_index=resource_index, keep=keep, caps=caps,
+            state_attributes=list(state_attributes), shapes=shapes)
 
     def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
             Step, bool]:

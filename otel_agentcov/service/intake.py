@@ -143,6 +143,7 @@ class Intake:
         self._token = token.encode() if token else None
         self._slots = threading.BoundedSemaphore(limits.max_concurrent)
         self._caps = ElementCaps(limits.max_spans, limits.max_attributes)
+        self._steps = store.engine.steps()  # protobuf decoded and classified in one core call
         self._lock = threading.Lock()
         self.inflight_bytes = 0
         self.requests: Counter[tuple[str, str]] = Counter()  # (transport, outcome)
@@ -176,7 +177,7 @@ class Intake:
         try:
             if kind != PROTOBUF:  # the protobuf decoder counts against the caps itself
                 json_elements(payload, self._caps)
-            records = decode_records(kind, payload, where, self._caps)
+            records = decode_records(kind, payload, where, self._caps, self._steps)
         except TooLarge as exc:
             raise RequestError("too_large", f"{where}: {exc}") from None
         except TraceFormatError as exc:

@@ -17,20 +17,22 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from ..assembler import Bounds
 from ..engine import CoverageEngine, EngineCounters
 from ..judge import Verdicts
 from ..readers.otlp import (
+    Ingested,
+    StepReader,
     TraceFormatError,
+    classified_from_protobuf,
     in_end_order,
     records_from_json,
     records_from_protobuf,
 )
 from ..readers.otlp_size import ElementCaps
-from ..records import SpanRecord
 from ..semconv.step import Step
 from ..snapshot import Snapshot
 from ..snapshot.schema import Report
@@ -64,12 +66,16 @@ class _Clock:
 
 
 def decode_records(
-    kind: bytes, payload: bytes, where: str, caps: ElementCaps | None = None
-) -> list[SpanRecord]:
+    kind: bytes, payload: bytes, where: str, caps: ElementCaps | None = None,
+    steps: StepReader | None = None,
+) -> Sequence[Ingested]:
     """A request payload (protobuf or OTLP/JSON bytes) as SpanRecords in end-time order;
     TraceFormatError if not. `caps` bound a protobuf payload before it is decoded (TooLarge);
-    a JSON one is bounded by the caller (`json_elements`)."""
+    a JSON one is bounded by the caller (`json_elements`). With `steps`
+    (`CoverageEngine.steps`), protobuf is decoded and classified by the core in one call."""
     if kind == PROTOBUF:
+        if steps is not None:
+            return classified_from_protobuf(payload, steps, where, caps)
         return in_end_order(records_from_protobuf(payload, where, caps=caps))
     if not payload.strip():  # an empty request: as valid as an empty protobuf one
         return []
@@ -149,7 +155,7 @@ class CoverageStore:
 
     # ------------------------------------------------------------------ live path
 
-    def submit(self, records: list[SpanRecord]) -> dict[str, int]:
+    def submit(self, records: Sequence[Ingested]) -> dict[str, int]:
         """Apply one accepted request; returns its rejected spans by reason once it is durable."""
         with self._apply_lock:
             if self._closed or self.broken:
@@ -158,7 +164,7 @@ class CoverageStore:
             rejected: dict[str, int] = {}
             steps: list[tuple[Step, bool]] = []
             for record in records:
-                result = self.engine.to_step(record)
+                result = self.engine.classified(record)
                 if isinstance(result, str):
                     rejected[result] = rejected.get(result, 0) + 1
                 else:

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
 use super::fields::build_step;
@@ -14,6 +15,8 @@ use super::step::{Kind, Step};
 use super::step_py::step_to_py;
 use super::table::Table;
 use super::testspans::as_test_span;
+use crate::otlp_py::decode_spans;
+use crate::otlp_records::Builder;
 use crate::records_py::span_from_record;
 use crate::span::Span;
 
@@ -79,7 +82,28 @@ pub struct Classifier {
     table: Table,
 }
 
+/// One decoded span as `CoverageEngine.to_step` (engine.py) reads it: a drop reason, or its
+/// Step, whether it starts a local subtree, and whether an entry matched.
+#[allow(clippy::large_enum_variant)] // nearly every span is classified: boxing costs more
+enum Outcome {
+    Dropped(&'static str),
+    Classified(Step, bool, bool),
+}
+
 impl Classifier {
+    fn outcome(&self, span: &Span, state_attributes: &[String]) -> Outcome {
+        if span.trace_id == 0 || span.span_id == 0 {
+            return Outcome::Dropped("invalid_ids");
+        }
+        if span.end_ns < span.start_ns {
+            return Outcome::Dropped("end_before_start");
+        }
+        let (step, matched) = self.step(span, state_attributes);
+        // the server half of a traced call waits for its caller's root (engine.to_step)
+        let local_root = span.parent_id.is_none() || (span.parent_remote && !step.joins_caller);
+        Outcome::Classified(step, local_root, matched)
+    }
+
     /// The span's Step (an `other` step when no entry matches) and whether an entry matched.
     pub fn step(&self, span: &Span, state_attributes: &[String]) -> (Step, bool) {
         let (step, matched) = match self.table.classify(span, state_attributes) {
@@ -127,5 +151,66 @@ impl Classifier {
         };
         let (step, matched) = self.step(&span, &state_attributes);
         Ok(Some((step_to_py(record.py(), &step)?, matched)))
+    }
+
+    /// OTLP protobuf bytes (a whole request or one ResourceSpans) decoded and classified in
+    /// one call, decoding and classifying with the GIL released: per kept span, in the end
+    /// order the readers ingest in (`readers.otlp.in_end_order`), what `CoverageEngine.to_step`
+    /// gives for its SpanRecord (a drop reason, or `(step, local_root)`), and with `shapes`,
+    /// `(step, local_root, record)` for a span no entry matched (the shape counter reads the
+    /// record). SpanRecords are built only for those. `keep`, `caps` and the errors are
+    /// `otlp_spans`'s.
+    #[pyo3(signature = (
+        data, level="request", *, offset=0, resource_index=0, keep=None, caps=None,
+        state_attributes=Vec::new(), shapes=false,
+    ))]
+    #[allow(clippy::too_many_arguments)] // one keyword-only entry, as `otlp_spans`
+    fn otlp_steps<'py>(
+        &self,
+        py: Python<'py>,
+        data: &[u8],
+        level: &str,
+        offset: usize,
+        resource_index: usize,
+        keep: Option<Bound<'py, PyAny>>,
+        caps: Option<(u64, u64)>,
+        state_attributes: Vec<String>,
+        shapes: bool,
+    ) -> PyResult<Bound<'py, PyList>> {
+        if !matches!(level, "request" | "resource_spans") {
+            let why = format!("otlp_steps reads whole resources, not a {level:?} message");
+            return Err(PyValueError::new_err(why));
+        }
+        let decoded = decode_spans(py, data, level, offset, (resource_index, 0), 0, caps)?;
+        let mut builder = Builder::new(py, keep, None, None)?;
+        let mut spans = Vec::with_capacity(decoded.len());
+        for item in decoded {
+            if builder.keeps(&item)? {
+                spans.push(item.span);
+            }
+        }
+        spans.sort_by_key(|s| (s.parent_id.is_none() || s.parent_remote, s.end_ns));
+        let outcomes: Vec<Outcome> = py.detach(|| {
+            spans
+                .iter()
+                .map(|s| self.outcome(s, &state_attributes))
+                .collect()
+        });
+        let list = PyList::empty(py);
+        for (span, outcome) in spans.iter().zip(outcomes) {
+            let item = match outcome {
+                Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
+                Outcome::Classified(step, root, matched) => {
+                    let step = step_to_py(py, &step)?;
+                    if shapes && !matched {
+                        (step, root, builder.build(span)?).into_bound_py_any(py)?
+                    } else {
+                        (step, root).into_bound_py_any(py)?
+                    }
+                }
+            };
+            list.append(item)?;
+        }
+        Ok(list)
     }
 }
