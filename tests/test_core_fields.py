@@ -18,13 +18,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _strategies import KNOWN_KEYS, SCOPES, names, records
+from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
+from _trace_files import demo_spans
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Event, ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import (
+    NonRecordingSpan,
+    SpanContext,
+    SpanKind,
+    Status,
+    StatusCode,
+    TraceFlags,
+)
 
 from otel_agentcov import _core
 from otel_agentcov.readers.files import read_trace_file
-from otel_agentcov.records import SpanRecord
+from otel_agentcov.records import SpanRecord, from_readable_span
 from otel_agentcov.semconv import builtin, testspans
 from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import AGENT, KINDS, TOOL, Step
@@ -124,6 +138,60 @@ def assert_same_fields(record: SpanRecord) -> None:
             want = hook(record, _copy(python), state)
             got = _core._hook(name, record, python, state)
             assert _fields(got) == _fields(want), (name, kind)
+
+
+def _sdk_spans() -> list[ReadableSpan]:
+    """Real SDK spans: the demo workload's, and one of every field the reader reads."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "svc", "n": 1.5}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("scope-x", "1.0")
+    remote = SpanContext(2**127 + 1, 2**64 - 1, is_remote=True, trace_flags=TraceFlags(1))
+    with tracer.start_as_current_span(
+        "invoke_agent a", context=trace.set_span_in_context(NonRecordingSpan(remote)),
+        kind=SpanKind.SERVER, attributes={"gen_ai.operation.name": "invoke_agent", "x": (1, 2)},
+    ):  # fmt: skip
+        with tracer.start_as_current_span("chat m") as chat:
+            chat.set_attribute("gen_ai.response.finish_reasons", ["stop"])
+            chat.add_event("gen_ai.evaluation.result", {"gen_ai.evaluation.score.value": 0.5})
+            chat.add_event("exception", {"exception.type": "ValueError"})
+            chat.add_event("bare")
+            chat.set_status(Status(StatusCode.ERROR, "bad"))
+        with tracer.start_as_current_span(""):
+            pass
+    provider.shutdown()
+    return [*exporter.get_finished_spans(), *demo_spans(runs=5)]
+
+
+def test_sdk_spans_are_read_in_place_as_their_span_records() -> None:
+    spans = _sdk_spans()
+    assert len(spans) > 10
+    for span in spans:
+        assert _core._reads_readable_as(span, from_readable_span(span)) is True, span.name
+
+
+def test_a_subclass_of_the_sdk_span_is_left_to_the_python_path() -> None:
+    class Renamed(ReadableSpan):
+        @property
+        def name(self) -> str:
+            return "execute_tool renamed"
+
+    span = Renamed("original", context=SpanContext(1, 2, is_remote=False), start_time=1, end_time=2)
+    assert _core._reads_readable_as(span, from_readable_span(span)) is None
+
+
+@settings(max_examples=100)
+@given(st.builds(
+    ReadableSpan, names, context=st.builds(SpanContext, st.integers(0, 2**128 - 1),
+                                           st.integers(0, 2**64 - 1), st.booleans()),
+    parent=st.none() | st.builds(SpanContext, st.integers(0, 3), st.integers(0, 3), st.booleans()),
+    attributes=attributes, start_time=st.none() | st.integers(0, 2**64 - 1),
+    end_time=st.none() | st.integers(0, 2**64 - 1),
+    events=st.lists(st.builds(Event, names, attributes), max_size=2),
+))  # fmt: skip
+def test_hostile_sdk_spans_are_read_in_place_as_their_span_records(span: ReadableSpan) -> None:
+    record = from_readable_span(span)
+    assert _core._reads_readable_as(span, record) is (True if _fits(record) else None)
 
 
 @pytest.mark.parametrize("path", FIXTURE_FILES, ids=lambda p: f"{p.parent.name}/{p.stem}")

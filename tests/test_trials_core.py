@@ -274,3 +274,32 @@ def test_durations_keep_their_float_value(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"trace": {"steps": [
         {"action": "llm_response", "duration_ms": d}], "total_duration_ms": d}} for d in hard]))
     assert core_route(CoverageSpec.empty(), path) == python_route(CoverageSpec.empty(), path)
+
+
+_shaped = st.one_of(
+    _document(),
+    st.builds(lambda trials, extra: json.dumps({"results": trials, **extra}),
+              st.lists(_trial(), max_size=3),
+              st.fixed_dictionaries({}, optional={
+                  "format": st.sampled_from(["otel_agentcov.state", "other", 3]),
+                  "agents": st.just({}), "spans": st.just({})})),
+    st.builds(lambda n: json.dumps([{"traceId": "a", "id": str(i), "trace": {"steps": []}}
+                                    for i in range(n)] + ([{"trace": {"steps": []}}] * (n % 2))),
+              st.integers(0, 3)),
+)
+
+
+@settings(max_examples=200, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=_shaped)
+def test_input_kind_reads_the_shape_the_json_route_reads(
+    tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A positional FILE is sniffed by the core when it reads it as trials: the kind must be
+    the one the whole-document json route gives."""
+    path = tmp_path / "input.json"
+    path.write_text(text, encoding="utf-8")
+    kind = offline.input_kind(str(path))
+    with monkeypatch.context() as patched:
+        patched.setattr(offline, "parse_trials", lambda *args: None)
+        assert kind == offline.input_kind(str(path))

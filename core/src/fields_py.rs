@@ -10,7 +10,7 @@ use crate::classify::step_py::{step_from_py, step_to_py};
 use crate::classify::testspans::as_test_span;
 use crate::pyjson::{self, Json};
 use crate::pyrepr::{py_str, to_python};
-use crate::records_py::{span_from_record, span_reading, value_from_py, Reads};
+use crate::records_py::{span_from_readable, span_from_record, span_reading, value_from_py, Reads};
 use crate::span::Span;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -82,6 +82,23 @@ fn _as_test_span<'py>(
     step_to_py(record.py(), &out)
 }
 
+/// Whether the core reads an SDK span in place as it reads the span's SpanRecord: None when it
+/// leaves the span to the Python path, False when the two differ (or only one fits).
+#[pyfunction]
+fn _reads_readable_as(
+    span: &Bound<'_, PyAny>,
+    record: &Bound<'_, PyAny>,
+) -> PyResult<Option<bool>> {
+    let Some(in_place) = span_from_readable(span, Reads::ALL)? else {
+        return Ok(None);
+    };
+    let converted = span_from_record(record)?;
+    // Debug text: a NaN attribute equals itself there, as the same Python float does
+    Ok(Some(converted.is_some_and(|c| {
+        format!("{c:?}") == format!("{in_place:?}")
+    })))
+}
+
 /// `str(value)` as the core prints it, or None when it does not take the value.
 #[pyfunction]
 fn _py_str(value: &Bound<'_, PyAny>) -> Option<String> {
@@ -144,6 +161,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_build_step, m)?)?;
     m.add_function(wrap_pyfunction!(_hook, m)?)?;
     m.add_function(wrap_pyfunction!(_as_test_span, m)?)?;
+    m.add_function(wrap_pyfunction!(_reads_readable_as, m)?)?;
     m.add_function(wrap_pyfunction!(_py_str, m)?)?;
     m.add_function(wrap_pyfunction!(_python_str, m)?)?;
     m.add_function(wrap_pyfunction!(_json_loads, m)?)?;

@@ -10,7 +10,8 @@
 
 use crate::span::{Attributes, Event, Span, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple, PyType};
 use std::sync::Arc;
 
 /// Deeper attribute values are left to Python (no input may exhaust the stack here).
@@ -89,6 +90,127 @@ pub fn span_reading<'py>(record: &Bound<'py, PyAny>, reads: Reads<'_>) -> PyResu
 /// One attribute value, or None when `Value` cannot hold it exactly.
 pub fn value_from_py(object: &Bound<'_, PyAny>) -> Option<Value> {
     value(object, 0).ok()
+}
+
+/// The Span of an SDK `ReadableSpan` read in place, field for field what
+/// `records.from_readable_span` gives (its `_from_sdk_fields`), or None when it must take the
+/// Python path: a subclass (which may override the properties), another SDK layout, or a value
+/// the core cannot hold exactly.
+pub fn span_from_readable<'py>(
+    span: &Bound<'py, PyAny>,
+    reads: Reads<'_>,
+) -> PyResult<Option<Span>> {
+    let py = span.py();
+    if !span.get_type().is(readable_span_type(py)?) {
+        return Ok(None);
+    }
+    let get = |object: &Bound<'py, PyAny>, name: &Bound<'py, PyString>| object.getattr(name);
+    let converted = (|| -> Result<Span, Unfit> {
+        let context = get(span, pyo3::intern!(py, "_context"))?;
+        let (trace_id, span_id) = if context.is_none() {
+            (0, 0)
+        } else {
+            (
+                int(&get(&context, pyo3::intern!(py, "trace_id"))?)?,
+                int(&get(&context, pyo3::intern!(py, "span_id"))?)?,
+            )
+        };
+        let parent = get(span, pyo3::intern!(py, "_parent"))?;
+        let (parent_id, parent_remote) = if parent.is_none() {
+            (None, false)
+        } else {
+            let remote = get(&parent, pyo3::intern!(py, "is_remote"))?.is_truthy()?;
+            (
+                Some(int(&get(&parent, pyo3::intern!(py, "span_id"))?)?),
+                remote,
+            )
+        };
+        let or_zero = |name: &Bound<'py, PyString>| -> Result<u64, Unfit> {
+            let value = get(span, name)?;
+            if value.is_truthy()? {
+                int(&value)
+            } else {
+                Ok(0)
+            }
+        };
+        let status = get(span, pyo3::intern!(py, "_status"))?;
+        let code = get(&status, pyo3::intern!(py, "status_code"))?;
+        let scope = get(span, pyo3::intern!(py, "_instrumentation_scope"))?;
+        let resource = get(span, pyo3::intern!(py, "_resource"))?;
+        let name = get(span, pyo3::intern!(py, "_name"))?;
+        Ok(Span {
+            trace_id,
+            span_id,
+            parent_id,
+            name: if name.is_truthy()? {
+                text(&name)?
+            } else {
+                String::new()
+            },
+            kind: int(&get(
+                &get(span, pyo3::intern!(py, "_kind"))?,
+                pyo3::intern!(py, "value"),
+            )?)?,
+            start_ns: or_zero(pyo3::intern!(py, "_start_time"))?,
+            end_ns: or_zero(pyo3::intern!(py, "_end_time"))?,
+            status_code: int(&get(&code, pyo3::intern!(py, "value"))?)?,
+            status_description: optional_text(&get(&status, pyo3::intern!(py, "description"))?)?,
+            attributes: sdk_attributes(&get(span, pyo3::intern!(py, "_attributes"))?, reads.span)?,
+            events: sdk_events(&get(span, pyo3::intern!(py, "_events"))?, reads.event)?,
+            scope_name: Arc::from(if scope.is_none() {
+                String::new()
+            } else {
+                text(&get(&scope, pyo3::intern!(py, "name"))?)?
+            }),
+            resource_attributes: Arc::new(if resource.is_none() {
+                Attributes::default()
+            } else {
+                let attributes = get(&resource, pyo3::intern!(py, "attributes"))?;
+                sdk_attributes(&attributes, reads.resource)?
+            }),
+            parent_remote,
+        })
+    })();
+    Ok(converted.ok())
+}
+
+static READABLE_SPAN: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+
+fn readable_span_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
+    READABLE_SPAN.import(py, "opentelemetry.sdk.trace", "ReadableSpan")
+}
+
+/// The SDK's BoundedAttributes (or None: no attributes), read through the dict it wraps: its
+/// Mapping methods cost a Python call per item.
+fn sdk_attributes(
+    raw: &Bound<'_, PyAny>,
+    keep: &dyn Fn(&str) -> bool,
+) -> Result<Attributes, Unfit> {
+    if raw.is_none() {
+        return Ok(Attributes::default());
+    }
+    match raw.getattr(pyo3::intern!(raw.py(), "_dict")) {
+        Ok(inner) if inner.cast_exact::<PyDict>().is_ok() => mapping(&inner, 0, keep),
+        _ => mapping(raw, 0, keep),
+    }
+}
+
+/// `(e.name, e.attributes or {})` of each SDK event.
+fn sdk_events(events: &Bound<'_, PyAny>, keep: &dyn Fn(&str) -> bool) -> Result<Vec<Event>, Unfit> {
+    let py = events.py();
+    let mut out = Vec::new();
+    if !events.is_truthy()? {
+        return Ok(out);
+    }
+    for event in events.try_iter()? {
+        let event = event?;
+        let attributes = event.getattr(pyo3::intern!(py, "attributes"))?;
+        out.push(Event {
+            name: text(&event.getattr(pyo3::intern!(py, "name"))?)?,
+            attributes: sdk_attributes(&attributes, keep)?,
+        });
+    }
+    Ok(out)
 }
 
 /// An exact int (not a bool, not a subclass) that fits `T`.

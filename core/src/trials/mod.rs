@@ -71,6 +71,17 @@ impl TrialFile {
         agents
     }
 
+    /// What `input_kind` reads of the document: (its keys when it is an object, its `format`
+    /// string, whether it is a list of objects that all have `traceId` and `id`).
+    fn doc_shape(&self) -> (Option<Vec<&str>>, Option<&str>, bool) {
+        let p = &self.parsed;
+        let keys = p
+            .doc_keys
+            .as_ref()
+            .map(|keys| keys.iter().map(String::as_str).collect());
+        (keys, p.format.as_deref(), p.zipkin_keys)
+    }
+
     /// The tool names called, each once.
     fn tools(&self) -> Vec<&str> {
         self.parsed

@@ -154,6 +154,13 @@ pub struct Parsed {
     pub tools: Vec<u32>,
     tools_seen: HashSet<u32>,
     state_hashes: HashMap<(Kind, Option<u32>, bool), u64>,
+    /// what offline.py `input_kind` reads of the document: its keys when it is an object, its
+    /// `format` string, and whether it is a list whose every trial has Zipkin's `traceId` and
+    /// `id`
+    pub doc_keys: Option<Vec<String>>,
+    pub format: Option<String>,
+    pub zipkin_keys: bool,
+    all_zipkin_keys: bool,
 }
 
 /// The file's trials, or None when the Python reader must read it.
@@ -567,12 +574,21 @@ impl<'de> Visitor<'de> for DocSeed<'_, '_> {
         f.write_str("trials")
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
-        read_trials(self.parsed, self.config, "", seq)
+        self.parsed.all_zipkin_keys = true;
+        read_trials(self.parsed, self.config, "", seq)?;
+        self.parsed.zipkin_keys = self.parsed.all_zipkin_keys && !self.parsed.trials.is_empty();
+        Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         let mut found = false;
+        let mut keys = Vec::new();
         while let Some(Key(key)) = map.next_key()? {
-            if key == "results" || key == "trials" {
+            keys.push(key.clone().into_owned());
+            if key == "format" {
+                if let Scalar::Str(format) = map.next_value()? {
+                    self.parsed.format = Some(format.into_owned());
+                }
+            } else if key == "results" || key == "trials" {
                 if found {
                     return Err(give_up()); // which list Python reads: leave it to Python
                 }
@@ -585,6 +601,7 @@ impl<'de> Visitor<'de> for DocSeed<'_, '_> {
                 map.next_value::<IgnoredAny>()?;
             }
         }
+        self.parsed.doc_keys = Some(keys);
         if found {
             Ok(())
         } else {
@@ -685,7 +702,10 @@ impl<'de> Visitor<'de> for TrialSeed<'_, '_, '_> {
         let mut bare = RawTrace::default();
         let mut trial_unknown: Vec<Cow<'de, str>> = Vec::new();
         let (mut agent, mut agent_name) = (Scalar::Absent, Scalar::Absent);
+        let (mut trace_id_key, mut id_key) = (false, false);
         while let Some(Key(key)) = map.next_key()? {
+            trace_id_key |= key == "traceId";
+            id_key |= key == "id";
             if !TRIAL_KEYS.contains(&key.as_ref()) {
                 trial_unknown.push(key.clone());
             }
@@ -705,6 +725,7 @@ impl<'de> Visitor<'de> for TrialSeed<'_, '_, '_> {
         }
         let where_ = || format!("{}[{}]", self.key, self.n);
         let parsed = self.parsed;
+        parsed.all_zipkin_keys &= trace_id_key && id_key;
         let (trace, trial_agent) = match nested {
             Some(trace) => {
                 for key in &trial_unknown {
