@@ -94,12 +94,11 @@ def _swap_scans(conn: Connection, shares: Shares, k: int) -> list[list[frozenset
 
 
 def _share_records(
-    conn: Connection, shares: Shares, k: int, steps: StepReader | None
+    shares: Shares, scans: list[list[frozenset[int]]], k: int, steps: StepReader | None
 ) -> Iterator[Ingested]:
     """The spans this worker reads: its share's, but for traces an earlier share holds, then
     those of later shares that belong to traces first seen in its share (with `steps`,
     decoded and classified by the core, `CoverageEngine.steps`)."""
-    scans = _swap_scans(conn, shares, k)
     earlier: set[int] = set().union(*chain.from_iterable(scans[:k]))
     yield from read_units(shares[k], (lambda t: t not in earlier) if earlier else None, steps)
     owned = set().union(*scans[k]) - earlier
@@ -113,18 +112,20 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], shares
           k: int, n: int, counts: Any) -> None:
     part: _Part | None = None
     try:
+        # first of all, so that a worker failing later still took its part in the swap
+        scans = None if shares is None else _swap_scans(conn, shares, k)
         engine = CoverageEngine(  # the caller's bounds (forked: its engine is a copy here)
             parent.spec, bounds=parent.bounds, limits=parent.state.limits,
             shapes=parent.unmatched is not None,
         )
         records: Iterator[Ingested]
         steps = engine.steps()
-        if shares is None:
+        if shares is None or scans is None:
             records = chain.from_iterable(
                 read_trace_file(path, lambda trace_id: trace_id % n == k, steps)
                 for path in paths)
         else:
-            records = _share_records(conn, shares, k, steps)
+            records = _share_records(shares, scans, k, steps)
         ingest = engine.ingest
         if counts is None:
             for record in records:

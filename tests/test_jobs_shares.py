@@ -9,6 +9,7 @@ import os
 import random
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _trace_files import batches, demo_spans, protobuf_bytes, write_spec
@@ -20,7 +21,6 @@ from opentelemetry.proto.trace.v1.trace_pb2 import ResourceSpans, ScopeSpans, Sp
 from otel_agentcov import _core, jobs, offline
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.readers.files import Unit, resource_spans_units
-from otel_agentcov.records import SpanRecord
 from otel_agentcov.reporting import render
 from otel_agentcov.spec import CoverageSpec
 
@@ -49,10 +49,10 @@ def test_each_worker_decodes_its_share_once(tmp_path: Path,
     log.mkdir()
     read_units = jobs.read_units
 
-    def logged(units: list[Unit], keep: object = None) -> Iterator[SpanRecord]:
+    def logged(units: list[Unit], *args: Any) -> Iterator[Any]:
         with (log / str(os.getpid())).open("a") as fh:
             fh.writelines(f"{u.index}\n" for u in units)
-        return read_units(units, keep)  # type: ignore[arg-type]
+        return read_units(units, *args)
 
     monkeypatch.setattr(jobs, "read_units", logged)
     engine = CoverageEngine(spec)
@@ -145,3 +145,32 @@ def test_the_scan_holds_every_id_a_decoder_gives(scopes: list[list[list[bytes]]]
         _core.trace_ids(data + tail)
     except ValueError:
         pass
+
+
+@pytest.mark.parametrize("where", ["scan", "read", "exit"])
+def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """A share that cannot be scanned, a worker failing after the swap, or one that dies: no
+    worker waits for ever, and the caller's engine is left untouched."""
+    spans = demo_spans(runs=20, seed=6)
+    path = _write(tmp_path / "t.pb", (protobuf_bytes(b) for b in batches(spans, 30)))
+    unit_bytes, read_units = jobs.unit_bytes, jobs.read_units
+
+    def scanned(units: list[Unit]) -> Iterator[bytes]:
+        for data, unit in zip(unit_bytes(units), units, strict=True):
+            yield b"\x13" if unit.index > 0 else data  # a group never ended: not scannable
+
+    def failing(units: list[Unit], *args: Any) -> Iterator[Any]:
+        if units[0].index > 0:
+            if where == "exit":
+                os._exit(3)
+            raise OSError("gone")
+        return read_units(units, *args)
+
+    if where == "scan":
+        monkeypatch.setattr(jobs, "unit_bytes", scanned)
+    else:
+        monkeypatch.setattr(jobs, "read_units", failing)
+    engine = CoverageEngine()
+    assert not jobs.read_in_parallel(engine, [path], 2)
+    assert engine.span_stats()["processed"] == 0
