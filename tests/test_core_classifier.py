@@ -9,6 +9,7 @@ the same tables, so each answer is computed independently of the code under test
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import re
@@ -249,6 +250,28 @@ def test_strings_compare_casefolded_and_numbers_as_python(value: Any, kind: str)
     record = SpanRecord(1, 2, None, "step", attributes={"acme.step": value})
     assert classifier.classify(record).kind == kind
     _same(classifier, record)
+
+
+GLOB_CHARS = "ab-]![*?^\\zAß"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(GLOB_CHARS, min_size=1, max_size=8), st.lists(st.text(GLOB_CHARS, max_size=8),
+                                                              min_size=1, max_size=6))
+def test_globs_match_as_fnmatch(glob: str, texts: list[str]) -> None:
+    """Span-name globs (as they are) and attribute globs (case-folded) match in the core what
+    `fnmatch.fnmatchcase` matches: sets, negation, ranges that run backwards, stray brackets."""
+    spec = CoverageSpec.from_dict({"version": 1, "conventions": [
+        {"match": {"name": glob}, "kind": "workflow"},
+        {"match": {"attributes": {"k": {"glob": glob}}}, "kind": "handoff"}]})
+    classifier = Classifier(spec.conventions)
+    for text in texts:
+        by_name = fnmatch.fnmatchcase(text, glob)
+        by_value = fnmatch.fnmatchcase(text.casefold(), glob.casefold())
+        record = SpanRecord(1, 2, None, text, attributes={"k": text})
+        kind = "workflow" if by_name else "handoff" if by_value else "other"
+        found = classifier._core.classify(record, ())
+        assert found is not None and found[0].kind == kind, (glob, text)
 
 
 def _builtin_patterns() -> set[str]:
