@@ -3,6 +3,8 @@
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from opentelemetry.sdk.trace import ReadableSpan
+
 from .records import SpanRecord
 from .semconv.step import Step
 
@@ -44,6 +46,10 @@ class Classifier:
         state_attributes: list[str] = ...,
         shapes: bool = False,
     ) -> list[str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]]: ...
+
+def sdk_step(
+    classifier: Classifier, span: ReadableSpan, state_attributes: list[str]
+) -> str | tuple[Step, bool] | None: ...
 
 class TrialFile:
     """A trials file read by `parse_trials` (core/src/trials)."""

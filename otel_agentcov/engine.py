@@ -27,6 +27,8 @@ from .state import CoverageState, Limits, fields
 from .state.trial_fold import fits, fold_params, fold_shares
 
 if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
+
     from ._core import TrialFile
     from .evaluations import EvaluationQueue
 
@@ -158,6 +160,14 @@ class CoverageEngine:
             return None
         return partial(self._classifier.otlp_steps, state_attributes=self._state_attributes,
                        shapes=self.unmatched is not None)
+
+    def sdk_steps(self) -> Callable[[ReadableSpan], str | tuple[Step, bool] | None] | None:
+        """The core's reader of SDK spans with this engine's conventions, for the processor
+        (`semconv.Classifier.sdk_step`; what it returns goes to `ingest`, None: the span takes
+        the SpanRecord path); None when content or span shapes are read, from SpanRecords."""
+        if self._content or self.unmatched is not None:
+            return None
+        return partial(self._classifier.sdk_step, state_attributes=self._state_attributes)
 
     def to_step(self, record: SpanRecord) -> tuple[Step, bool] | str:
         """The span's Step and whether it is a local root, or the reason it is dropped (not

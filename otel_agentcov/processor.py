@@ -181,6 +181,7 @@ class AgentCoverageProcessor(SpanProcessor):
         with self._drain_lock:
             queue = self._queue
             ingest = self.engine.ingest
+            read = self.engine.sdk_steps()  # the core reads SDK spans in place, when it can
             for _ in range(len(queue)):
                 item = queue.popleft()
                 if isinstance(item, tuple):  # measured: (span, bytes above the flat size)
@@ -190,7 +191,8 @@ class AgentCoverageProcessor(SpanProcessor):
                 else:
                     span = item
                 try:
-                    ingest(from_readable_span(span))
+                    found = read(span) if read is not None else None
+                    ingest(found if found is not None else from_readable_span(span))
                 except Exception:
                     self.engine.count_drop("malformed")
                     self._internal_error()

@@ -99,3 +99,24 @@ def poll(check: Any, timeout_s: float) -> Any:
             return result
         time.sleep(1)
     return result
+
+
+@contextmanager
+def demo_processor() -> Iterator[Any]:
+    """A processor fed the demo workload by real SDK spans: delegations, restricted attempts,
+    boundaries, the run histogram, several agents. Shut down on exit."""
+    from opentelemetry.sdk.trace import TracerProvider
+
+    from otel_agentcov import demo
+    from otel_agentcov.processor import AgentCoverageProcessor
+    from otel_agentcov.spec import CoverageSpec
+
+    provider = TracerProvider()
+    proc = AgentCoverageProcessor(CoverageSpec.from_dict(demo.DEMO_SPEC, source="<demo>"))
+    provider.add_span_processor(proc)
+    demo.run_workload(provider)
+    provider.force_flush()
+    try:
+        yield proc
+    finally:
+        provider.shutdown()

@@ -7,15 +7,14 @@ from __future__ import annotations
 import random
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
+from _support import demo_processor
 from test_report_golden import fixture_files
 
-from otel_agentcov import demo, offline
+from otel_agentcov import offline
 from otel_agentcov.assembler import AgentRun, RunContent
 from otel_agentcov.engine import CoverageEngine, EngineCounters
 from otel_agentcov.exporters.prometheus import exposition
 from otel_agentcov.judge import judge
-from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import CoverageState
@@ -28,14 +27,9 @@ def _fixture_corpus() -> CoverageEngine:
 
 
 def _demo() -> CoverageEngine:
-    """Delegations, restricted attempts, boundaries, several agents."""
-    provider = TracerProvider()
-    proc = AgentCoverageProcessor(CoverageSpec.from_dict(demo.DEMO_SPEC, source="<demo>"))
-    provider.add_span_processor(proc)
-    demo.run_workload(provider)
-    provider.force_flush()
-    provider.shutdown()
-    return proc.engine
+    with demo_processor() as proc:
+        engine: CoverageEngine = proc.engine
+    return engine
 
 
 def _contracts_and_versions() -> CoverageEngine:

@@ -19,6 +19,7 @@ from typing import Any
 
 import _upb_oracle as oracle
 import pytest
+from _strategies import corrupted
 from fixture_expectations import FIXTURES
 from google.protobuf.json_format import ParseDict
 from hypothesis import HealthCheck, given, settings
@@ -116,6 +117,16 @@ def test_every_fixture_decodes_as_upb_does() -> None:
     assert spans > 1000  # the corpus, not a handful
 
 
+def test_keep_is_asked_once_per_span_with_its_trace_id() -> None:
+    """`--jobs` counts its progress line in `keep`: every span asks it, as with upb."""
+    for name, payload in FIXTURE_PAYLOADS:
+        upb: list[int] = []
+        core: list[int] = []
+        oracle.records(payload, keep=lambda t, asked=upb: asked.append(t) is None)
+        records_from_protobuf(payload, keep=lambda t, asked=core: asked.append(t) is None)
+        assert core == upb and upb, name
+
+
 def test_fixture_payloads_truncated_anywhere_are_refused_or_read_as_upb_reads_them() -> None:
     name, payload = max(FIXTURE_PAYLOADS, key=lambda item: len(item[1]))
     step = max(1, len(payload) // 400)
@@ -200,26 +211,8 @@ def test_random_requests_decode_as_upb_does(
         assert got == expected
 
 
-@st.composite
-def corrupted(draw: st.DrawFn) -> bytes:
-    """A random request with bytes flipped, inserted, deleted or cut."""
-    data = bytearray(draw(requests).SerializeToString())
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, max(len(data) - 1, 0)))
-        op = draw(st.sampled_from(("flip", "insert", "delete", "cut")))
-        if op == "flip" and data:
-            data[i] = draw(st.integers(0, 255))
-        elif op == "insert":
-            data[i:i] = draw(st.binary(min_size=1, max_size=6))
-        elif op == "delete":
-            del data[i : i + draw(st.integers(1, 6))]
-        else:
-            del data[i:]
-    return bytes(data)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=SLOW_DATA)
-@given(corrupted())
+@given(corrupted(requests.map(ExportTraceServiceRequest.SerializeToString)))
 def test_corrupted_bytes_get_the_outcome_upb_gives(payload: bytes) -> None:
     expected, got = both(payload)
     assert got == expected

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from _builders import agent_run, ingest
-from _support import free_port, need_binary
+from _support import demo_processor, free_port, need_binary
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -36,13 +36,8 @@ Key = tuple[str, tuple[tuple[str, str], ...]]
 
 @pytest.fixture(scope="module")
 def processor() -> Iterator[AgentCoverageProcessor]:
-    provider = TracerProvider()
-    proc = AgentCoverageProcessor(CoverageSpec.from_dict(demo.DEMO_SPEC, source="<demo>"))
-    provider.add_span_processor(proc)
-    demo.run_workload(provider)
-    provider.force_flush()
-    yield proc
-    provider.shutdown()
+    with demo_processor() as proc:
+        yield proc
 
 
 def samples(text: str) -> dict[Key, float]:

@@ -7,11 +7,9 @@ import random
 import subprocess
 
 from _builders import agent_attrs, agent_run, chat_attrs, ingest, tool_attrs
-from _support import need_binary
-from opentelemetry.sdk.trace import TracerProvider
+from _support import demo_processor, need_binary
 from prometheus_client import generate_latest
 
-from otel_agentcov import demo
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import MAX_SERIES, exposition, make_registry, render
 from otel_agentcov.processor import AgentCoverageProcessor
@@ -55,20 +53,13 @@ def _awkward_engine() -> CoverageEngine:
 
 
 def test_demo_workload_exposition_is_byte_equal_to_generate_latest() -> None:
-    provider = TracerProvider()
-    proc = AgentCoverageProcessor(CoverageSpec.from_dict(demo.DEMO_SPEC, source="<demo>"))
-    provider.add_span_processor(proc)
-    demo.run_workload(provider)
-    provider.force_flush()
-    try:
+    with demo_processor() as proc:
         fast = render(proc)
         assert fast == _slow(proc)
         # the demo exercises delegations, restricted attempts, boundaries and the histogram
         for family in ("agentcov_delegations_total{", "agentcov_restricted_tool_attempts_total{",
                        "agentcov_boundary_hits_total{", "agentcov_run_duration_seconds_bucket{"):
             assert family.encode() in fast
-    finally:
-        provider.shutdown()
 
 
 def test_awkward_label_values_are_escaped_exactly_like_generate_latest() -> None:

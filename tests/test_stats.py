@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from otel_agentcov.snapshot import model_matches
 from otel_agentcov.stats import (
@@ -85,6 +87,16 @@ def test_jaccard_and_consistency() -> None:
     # pairs: (a,b)=1/3, (a,a)=1, (b,a)=1/3 -> mean 5/9
     assert mean_pairwise_jaccard([a, b, a]) == pytest.approx(5 / 9)
     assert mean_pairwise_jaccard([a]) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.sampled_from("abcdefghij"), max_size=8), min_size=2, max_size=40))
+def test_consistency_is_the_mean_of_every_pair_by_set_operations(runs: list[list[str]]) -> None:
+    """Bit masks give the very floats of the set formula, pair by pair and in the same sum."""
+    sets = [frozenset(r) for r in runs]
+    pairs = [(a, b) for i, a in enumerate(sets) for b in sets[i + 1:]]
+    by_sets = sum(len(a & b) / len(a | b) if a | b else 1.0 for a, b in pairs) / len(pairs)
+    assert mean_pairwise_jaccard(runs) == by_sets
 
 
 def test_dated_model_matching() -> None:

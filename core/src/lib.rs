@@ -15,6 +15,7 @@ pub mod pyjson;
 pub mod pyrepr;
 pub mod pystr;
 pub mod records_py;
+mod sdk_py;
 pub mod span;
 pub mod stable_hash;
 pub mod trace_scan;
@@ -26,6 +27,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<classify::py::Classifier>()?;
     fields_py::register(m)?;
+    m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;
     otlp_py::register(m)?;
     trials::register(m)?;
     m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;

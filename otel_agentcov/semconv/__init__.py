@@ -9,7 +9,7 @@ reference it is tested equal to, and classifies the rare record the core cannot 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .. import _core
 from ..records import SpanRecord
@@ -19,6 +19,9 @@ from .content import step_content
 from .convention import Rule
 from .step import KINDS, OTHER, Step
 from .table import Table
+
+if TYPE_CHECKING:
+    from opentelemetry.sdk.trace import ReadableSpan
 
 __all__ = ["KINDS", "Classified", "Classifier", "Step", "classify"]
 
@@ -74,6 +77,14 @@ class Classifier:
         return self._core.otlp_steps(
             data, level, offset=offset, resource_index=resource_index, keep=keep, caps=caps,
             state_attributes=list(state_attributes), shapes=shapes)
+
+    def sdk_step(
+        self, span: ReadableSpan, state_attributes: Sequence[str] = ()
+    ) -> str | tuple[Step, bool] | None:
+        """An SDK span read in place and classified by the core (what the engine folds), or
+        None when it must take the SpanRecord path (`records.from_readable_span`): a subclass,
+        another SDK layout, a value the core cannot hold exactly. Content is never read."""
+        return _core.sdk_step(self._core, span, list(state_attributes))
 
     def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
             Step, bool]:

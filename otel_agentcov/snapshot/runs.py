@@ -17,7 +17,7 @@ def runs_section(v: AgentView) -> None:
     ci = wilson(out.passed, out.runs)
     pass_rate = out.passed / out.runs if out.runs else None
     window = sorted(out.tool_sets)[-v.spec.consistency_window :]
-    consistency = mean_pairwise_jaccard([frozenset(s) for _, _, s in window])
+    consistency = mean_pairwise_jaccard([s for _, _, s in window])
     p95_duration = out.durations.quantile(0.95)
     v.report["runs"] = {
         "count": out.runs,

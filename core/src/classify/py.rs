@@ -85,13 +85,13 @@ pub struct Classifier {
 /// One decoded span as `CoverageEngine.to_step` (engine.py) reads it: a drop reason, or its
 /// Step, whether it starts a local subtree, and whether an entry matched.
 #[allow(clippy::large_enum_variant)] // nearly every span is classified: boxing costs more
-enum Outcome {
+pub(crate) enum Outcome {
     Dropped(&'static str),
     Classified(Step, bool, bool),
 }
 
 impl Classifier {
-    fn outcome(&self, span: &Span, state_attributes: &[String]) -> Outcome {
+    pub(crate) fn outcome(&self, span: &Span, state_attributes: &[String]) -> Outcome {
         if span.trace_id == 0 || span.span_id == 0 {
             return Outcome::Dropped("invalid_ids");
         }

@@ -1,0 +1,37 @@
+//! The in-process front door in the core: an SDK `ReadableSpan` read in place and classified,
+//! what `CoverageEngine.to_step` gives for its SpanRecord (engine.py), without building the
+//! SpanRecord in Python (docs/processor.md).
+
+use crate::classify::keys;
+use crate::classify::py::{Classifier, Outcome};
+use crate::classify::step_py::step_to_py;
+use crate::records_py::{span_from_readable, Reads};
+use pyo3::prelude::*;
+use pyo3::IntoPyObjectExt;
+
+/// `CoverageEngine.to_step` for an SDK span: a drop reason, or `(step, local_root)`; None when
+/// the span takes the Python path (a subclass, another SDK layout, a value the core cannot hold
+/// exactly). Content and unmatched shapes need the SpanRecord: the caller asks for neither here.
+#[pyfunction]
+pub fn sdk_step<'py>(
+    classifier: &Classifier,
+    span: &Bound<'py, PyAny>,
+    state_attributes: Vec<String>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let py = span.py();
+    // the tables read span attributes only; resources and events are read by the field rules
+    let reads = Reads {
+        span: &|_: &str| true,
+        resource: &keys::resource_key,
+        event: &keys::event_key,
+    };
+    let Some(span) = span_from_readable(span, reads)? else {
+        return Ok(None);
+    };
+    Ok(Some(match classifier.outcome(&span, &state_attributes) {
+        Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
+        Outcome::Classified(step, local_root, _) => {
+            (step_to_py(py, &step)?, local_root).into_bound_py_any(py)?
+        }
+    }))
+}
