@@ -116,6 +116,16 @@ def test_every_fixture_decodes_as_upb_does() -> None:
     assert spans > 1000  # the corpus, not a handful
 
 
+def test_keep_is_asked_once_per_span_with_its_trace_id() -> None:
+    """`--jobs` counts its progress line in `keep`: every span asks it, as with upb."""
+    for name, payload in FIXTURE_PAYLOADS:
+        upb: list[int] = []
+        core: list[int] = []
+        oracle.records(payload, keep=lambda t, asked=upb: asked.append(t) is None)
+        records_from_protobuf(payload, keep=lambda t, asked=core: asked.append(t) is None)
+        assert core == upb and upb, name
+
+
 def test_fixture_payloads_truncated_anywhere_are_refused_or_read_as_upb_reads_them() -> None:
     name, payload = max(FIXTURE_PAYLOADS, key=lambda item: len(item[1]))
     step = max(1, len(payload) // 400)

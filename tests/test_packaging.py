@@ -56,8 +56,8 @@ def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> Non
         names = wheel.namelist()
     tables = {n for n in names if n.startswith("otel_agentcov/semconv/tables/")}
     assert tables == {f"otel_agentcov/semconv/tables/{f}.json" for f in FAMILIES}
-    assert [n for n in names if n.startswith("otel_agentcov/_core.")] == [
-        "otel_agentcov/_core.abi3.so"
+    assert sorted(n for n in names if n.startswith("otel_agentcov/_core.")) == [
+        "otel_agentcov/_core.abi3.so", "otel_agentcov/_core.pyi"  # the module and its types
     ]
     warnings = re.findall(r"\w+Warning\b.*", proc.stdout + proc.stderr)
     assert warnings == []

@@ -66,7 +66,7 @@ pub struct Builder<'py> {
     scope_name: Option<Bound<'py, PyAny>>,
     last_resource: Option<(*const Attributes, Bound<'py, PyAny>)>,
     last_scope: Option<(*const u8, Bound<'py, PyAny>)>,
-    last_trace: Option<(u128, Bound<'py, PyAny>, bool)>,
+    last_trace: Option<(u128, Bound<'py, PyAny>)>,
 }
 
 impl<'py> Builder<'py> {
@@ -110,8 +110,7 @@ impl<'py> Builder<'py> {
         self.build(&item.span).map(Some)
     }
 
-    /// Whether `keep` keeps this span (asked once per run of spans of one trace); a kept span
-    /// with a bad id raises its TraceFormatError.
+    /// Whether `keep` keeps this span; a kept span with a bad id raises its TraceFormatError.
     pub fn keeps(&mut self, item: &Decoded) -> PyResult<bool> {
         let py = self.py;
         if let Some(bad) = &item.bad_ids {
@@ -131,29 +130,32 @@ impl<'py> Builder<'py> {
             }
             return Err(trace_format_error(py, bad.message.clone()));
         }
-        Ok(self.trace(item.span.trace_id)?.1)
+        // asked for every span, as the Python readers did: `--jobs` counts its progress in it
+        match &self.keep {
+            Some(keep) => {
+                let keep = keep.clone();
+                keep.call1((self.trace(item.span.trace_id)?,))?.is_truthy()
+            }
+            None => Ok(true),
+        }
     }
 
-    /// The trace id's Python int (one object for the spans of a trace) and whether it is kept.
-    fn trace(&mut self, trace_id: u128) -> PyResult<(Bound<'py, PyAny>, bool)> {
-        if let Some((id, obj, kept)) = &self.last_trace {
+    /// The trace id's Python int: one object for a run of spans of one trace.
+    fn trace(&mut self, trace_id: u128) -> PyResult<Bound<'py, PyAny>> {
+        if let Some((id, obj)) = &self.last_trace {
             if *id == trace_id {
-                return Ok((obj.clone(), *kept));
+                return Ok(obj.clone());
             }
         }
         let obj = trace_id.into_pyobject(self.py)?.into_any();
-        let kept = match &self.keep {
-            Some(keep) => keep.call1((&obj,))?.is_truthy()?,
-            None => true,
-        };
-        self.last_trace = Some((trace_id, obj.clone(), kept));
-        Ok((obj, kept))
+        self.last_trace = Some((trace_id, obj.clone()));
+        Ok(obj)
     }
 
     /// The SpanRecord of a kept span.
     pub fn build(&mut self, span: &Span) -> PyResult<Bound<'py, PyAny>> {
         let py = self.py;
-        let (trace_id, _) = self.trace(span.trace_id)?;
+        let trace_id = self.trace(span.trace_id)?;
         let resource = self.resource_of(&span.resource_attributes)?;
         let scope_name = self.scope_of(&span.scope_name);
         let attributes = dict(py, &span.attributes)?;

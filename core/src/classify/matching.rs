@@ -169,6 +169,8 @@ impl Condition {
         match &self.test {
             Test::Glob(pattern) => match &seen {
                 Seen::Value(Value::Str(s)) => pattern.is_match(&casefold(s)),
+                // a lone surrogate reads as `?` here: only a glob set naming `?` itself
+                // (`[?]`) could tell, where Python's text would not match
                 Seen::Unquoted(text) => pattern.is_match(&casefold(&text.text)),
                 Seen::Value(_) => false,
             },
@@ -292,5 +294,28 @@ impl Match {
         self.unless
             .as_ref()
             .is_none_or(|u| !u.span_holds(span, decode))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Key;
+    use crate::classify::entry::Raw;
+    use crate::span::Value;
+
+    #[test]
+    fn numbers_key_as_python_compares_them() {
+        let one = Key::of_raw(&Raw::Int(1)).ok();
+        assert_eq!(Key::of_value(&Value::Bool(true)), one);
+        assert_eq!(Key::of_value(&Value::Double(1.0)), one);
+        assert_ne!(Key::of_value(&Value::Double(1.5)), one);
+        assert_eq!(Key::of_value(&Value::Double(f64::NAN)), None);
+        let big = Key::of_raw(&Raw::BigInt("100000000000000000000".into())).ok();
+        assert_eq!(Key::of_value(&Value::Double(1e20)), big);
+        assert_eq!(Key::of_value(&Value::Array(vec![])), None);
+        assert_eq!(
+            Key::of_value(&Value::Str("STRASSE".into())),
+            Key::of_raw(&Raw::Str("Straße".into())).ok()
+        );
     }
 }
