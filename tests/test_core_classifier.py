@@ -9,6 +9,7 @@ the same tables, so each answer is computed independently of the code under test
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import math
 import re
@@ -26,6 +27,7 @@ from otel_agentcov.readers.otlp import records_from_json
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
 from otel_agentcov.semconv.builtin import entries
+from otel_agentcov.semconv.convention import Rule
 from otel_agentcov.spec import CoverageSpec, SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,6 +250,65 @@ def test_strings_compare_casefolded_and_numbers_as_python(value: Any, kind: str)
     record = SpanRecord(1, 2, None, "step", attributes={"acme.step": value})
     assert classifier.classify(record).kind == kind
     _same(classifier, record)
+
+
+GLOB_CHARS = "ab-]![*?^\\zAß"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(GLOB_CHARS, min_size=1, max_size=8), st.lists(st.text(GLOB_CHARS, max_size=8),
+                                                              min_size=1, max_size=6))
+def test_globs_match_as_fnmatch(glob: str, texts: list[str]) -> None:
+    """Span-name globs (as they are) and attribute globs (case-folded) match in the core what
+    `fnmatch.fnmatchcase` matches: sets, negation, ranges that run backwards, stray brackets."""
+    spec = CoverageSpec.from_dict({"version": 1, "conventions": [
+        {"match": {"name": glob}, "kind": "workflow"},
+        {"match": {"attributes": {"k": {"glob": glob}}}, "kind": "handoff"}]})
+    classifier = Classifier(spec.conventions)
+    for text in texts:
+        by_name = fnmatch.fnmatchcase(text, glob)
+        by_value = fnmatch.fnmatchcase(text.casefold(), glob.casefold())
+        record = SpanRecord(1, 2, None, text, attributes={"k": text})
+        kind = "workflow" if by_name else "handoff" if by_value else "other"
+        found = classifier._core.classify(record, ())
+        assert found is not None and found[0].kind == kind, (glob, text)
+
+
+def _builtin_patterns() -> set[str]:
+    found = set()
+    for entry in entries():
+        for field in ("name", "tool", "model", "handoff_to", "handoff_from", "finish_reason",
+                      "error", "tokens_in", "tokens_out"):
+            raw = entry.get(field)
+            for source in raw if isinstance(raw, list) else [raw]:
+                if isinstance(source, dict) and "span_name" in source:
+                    found.add(source["span_name"])
+    return found
+
+
+def test_every_builtin_span_name_pattern_captures_as_python_re() -> None:
+    """Each built-in pattern, run by the core, captures what `re.fullmatch(p, name, re.S)`
+    does, on every span name of the corpus and names made to probe `.`, anchors and blanks."""
+    from otel_agentcov import _core
+    from otel_agentcov.semconv.table import Table
+
+    patterns = _builtin_patterns()
+    assert len(patterns) >= 8
+    names = {r.name for r in _fixture_records()} | set(NAMES) | {
+        "execute_tool a\nb", "execute_tool \x1c x \x1c", "x.team\n", "a.agent.agent",
+        ".forward", "tools/call tools/call x", "handoff to  b ", "run.run"}
+    for pattern in patterns:
+        entry = {"match": {"name": "*"}, "kind": "tool", "tool": {"span_name": pattern}}
+        core = _core.Classifier([entry], True)
+        python = Table([Rule(entry, {})])
+        for name in names:
+            record = SpanRecord(1, 2, None, name)
+            found = re.fullmatch(pattern, name, re.S)
+            captured = found.group(1) if found is not None else None
+            step = python.classify(record, ())
+            assert step is not None
+            assert (step.tool or None) == ((captured or "").strip()[:256] or None), (pattern, name)
+            assert core.classify(record, ()) == (step, True), (pattern, name)
 
 
 def test_every_builtin_entry_is_read_by_the_core() -> None:

@@ -1,8 +1,10 @@
 """Prometheus exposition of a Snapshot (metric contract: docs/metrics.md).
 
-`CoverageCollector` is a prometheus_client custom collector: every scrape takes ONE snapshot and
-renders every family from it, so all series of a scrape agree with each other. It is registered on
-the project's own `CollectorRegistry`, never on prometheus_client's global one.
+`CoverageCollector` is a prometheus_client custom collector: every scrape takes ONE snapshot (the
+source's `measures()`) and renders every family from it, so all series of a scrape agree with each
+other. It is registered on the project's own `CollectorRegistry`, never on prometheus_client's
+global one. `render()` (`agentcov serve`'s /metrics) writes the same bytes directly
+(`Exposition`), reusing the text of agents that did not change since the source's last scrape.
 
 Serving: `serve_metrics` uses prometheus_client's `start_http_server` (TLS and client-certificate
 options pass through). prometheus_client has no basic auth; to require it, mount `wsgi_app(source)`
