@@ -16,6 +16,7 @@ from ._core import parse_trials
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
 from .evaluations import Encoder, EvaluationQueue, otlp_json
+from .gc_bulk import bulk_ingestion
 from .progress import Progress
 from .readers.errors import TraceFormatError
 from .readers.foreign import kind_of
@@ -40,11 +41,10 @@ class InputError(ValueError):
 def _ingest(
     engine: CoverageEngine, records: Iterable[Ingested], progress: Progress | None
 ) -> None:
-    ingest = engine.ingest
     if progress is None:
-        for record in records:
-            ingest(record)
+        engine.ingest_all(records)
         return
+    ingest = engine.ingest
     count = progress.count
     for record in records:
         ingest(record)
@@ -134,6 +134,7 @@ def _merge_state(engine: CoverageEngine, path: str) -> None:
     engine.state_files += 1
 
 
+@bulk_ingestion()  # `--jobs` workers, forked inside, inherit it
 def load(
     spec: CoverageSpec,
     *,

@@ -198,7 +198,7 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
     Traceloop LangGraph puts a nested graph's work beside its `invoke_agent` span instead of
     under it; that work belongs to the sibling agent, not to the caller.
     """
-    agents = [k for k in kids if _opens_run(k, False)]
+    agents = [k for k in kids if k.kind == AGENT and _opens_run(k, False)]
     if not agents or len(agents) > MAX_PAIRED_AGENTS:
         return {}
     hosts: dict[int, int] = {}
@@ -364,7 +364,15 @@ def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
     by_id: dict[int, Step] = {}
     for s in steps:
         by_id.setdefault(s.span_id, s)
-    if not any(is_test_span(s) for s in by_id.values()):
+    return _assemble_trace(by_id, content)
+
+
+def _assemble_trace(by_id: dict[int, Step], content: bool) -> list[AgentRun]:
+    """`assemble` of steps already keyed by span id (a trace buffer's, taken whole)."""
+    for s in by_id.values():
+        if s.context is not None and s.kind == OTHER:  # is_test_span, inline: once per span
+            break
+    else:
         return _assemble_group(by_id, None, content)
     return [
         run
@@ -410,7 +418,8 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
             here = current
             if step.context is not None:
                 context = step.context
-            if _opens_run(step, parent_is_tool):
+            kind = step.kind
+            if kind == AGENT and _opens_run(step, parent_is_tool):
                 assert step.agent is not None
                 if current is not None and current.agent == step.agent:
                     current.extra_spans.append(step)  # one invocation, two spans
@@ -421,15 +430,15 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
                     outer = None
                     if current is not None:
                         _delegate(current, here)
-            elif step.kind == WORKFLOW and step.error is not None:
+            elif kind == WORKFLOW and step.error is not None:
                 failed_workflows.append(step)
-            elif step.kind == AGENT and current is not None and step.limit is not None:
+            elif kind == AGENT and current is not None and step.limit is not None:
                 # an agent span that names no agent (Haystack's `haystack.agent.run` under its
                 # named component) still tells the run around it that its budget ran out
                 current.extra_spans.append(step)
-            elif current is None and step.kind == HANDOFF and step.handoff_from is not None:
+            elif current is None and kind == HANDOFF and step.handoff_from is not None:
                 declared.append(step)  # a workflow's edge: placed once the agents' runs exist
-            elif step.kind in _RUN_STEP_KINDS and not _wraps_llm(step, children):
+            elif kind in _RUN_STEP_KINDS and not (kind == LLM and _wraps_llm(step, children)):
                 if outer is not None and _repeats(outer, step) and (
                     current is not None or outer.fallback_agent == step.fallback_agent
                 ):
@@ -443,7 +452,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
                                 step.fallback_agent, None, context or step.resource_context
                             )
                     owner.add(step)
-                    if step.kind != HANDOFF:
+                    if kind != HANDOFF:
                         outer = step
             kids = children.get(step.span_id)
             if kids:
@@ -453,7 +462,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
                 hosts = _hosts(kids)
                 owners = (_turns(kids, here, builders, context)
                           if any(k.turn for k in kids) else {})
-                is_tool = step.kind == TOOL
+                is_tool = kind == TOOL
                 for k in kids:
                     run = owners.get(k.span_id, here)
                     stack.append((k, run, is_tool, hosts.get(k.span_id), context,
@@ -572,12 +581,13 @@ class RunAssembler:
             self.buffered_spans += 1
             if self.buffered_spans > self.peak_spans:
                 self.peak_spans = self.buffered_spans
-            if local_root or is_test_span(step):  # a test is assembled when it ends
+            # a test is assembled when it ends
+            if local_root or (step.context is not None and is_test_span(step)):
                 subtree = _take_subtree(buf, step.span_id)
                 self.buffered_spans -= len(subtree)
                 if not buf.steps:
                     del self._traces[step.trace_id]
-                runs.extend(assemble(subtree, self.content))
+                runs.extend(_assemble_trace(subtree, self.content))
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(step.span_id)
@@ -585,7 +595,7 @@ class RunAssembler:
                 del self._traces[step.trace_id]
                 self.buffered_spans -= len(buf.steps)
                 self.flushed_early["span_limit"] += 1
-                runs.extend(assemble(buf.steps.values(), self.content))
+                runs.extend(_assemble_trace(buf.steps, self.content))
             while self.buffered_spans > self.bounds.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
@@ -595,7 +605,7 @@ class RunAssembler:
         _, oldest = self._traces.popitem(last=False)
         self.buffered_spans -= len(oldest.steps)
         self.flushed_early[reason] += 1
-        return assemble(oldest.steps.values(), self.content)
+        return _assemble_trace(oldest.steps, self.content)
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -621,24 +631,23 @@ class RunAssembler:
             self.buffered_spans = 0
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
-        return [run for buf in buffers for run in assemble(buf.steps.values(), self.content)]
+        return [run for buf in buffers for run in _assemble_trace(buf.steps, self.content)]
 
 
-def _take_subtree(buf: _TraceBuffer, root_id: int) -> list[Step]:
-    """Remove and return the root and its buffered descendants; other subtrees stay.
+def _take_subtree(buf: _TraceBuffer, root_id: int) -> dict[int, Step]:
+    """Remove and return the root and its buffered descendants by span id; other subtrees stay.
 
     Walks the parent index, so the cost is the subtree's size, not the buffer's (a trace of many
-    local roots next to many orphans would otherwise be quadratic).
+    local roots next to many orphans would otherwise be quadratic). A span taken is gone from
+    the buffer, so a parent-id cycle ends there.
     """
     steps, children = buf.steps, buf.children
-    taken: list[Step] = []
+    taken: dict[int, Step] = {}
     stack = [root_id]
-    seen: set[int] = set()
     while stack:
         sid = stack.pop()
-        if sid in seen or sid not in steps:
-            continue
-        seen.add(sid)
-        taken.append(steps.pop(sid))
-        stack.extend(children.pop(sid, ()))
+        step = steps.pop(sid, None)
+        if step is not None:
+            taken[sid] = step
+            stack.extend(children.pop(sid, ()))
     return taken

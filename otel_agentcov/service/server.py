@@ -25,6 +25,7 @@ from prometheus_client import CollectorRegistry, generate_latest
 from ..assembler import Bounds
 from ..evaluations import EvaluationQueue
 from ..exporters.prometheus import MAX_SERIES, add_runtime_collectors, render
+from ..gc_bulk import collect_less
 from ..spec import CoverageSpec
 from .evaluation_sender import EvaluationSender, logs_url
 from .grpc_receiver import make_grpc_server
@@ -271,6 +272,7 @@ def serve_from_args(args: argparse.Namespace) -> int:
 
 def run(config: ServeConfig) -> int:
     """Run until SIGTERM/SIGINT; prints where it listens; returns the exit code."""
+    collect_less()  # this process ingests for its whole life (gc_bulk.py)
     service = Service(config)
     service.start()  # the state file, TLS files and ports are checked here, in that order
     if not (config.otlp_grpc or config.otlp_http or config.metrics):  # after start: a more
