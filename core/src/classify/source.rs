@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::entry::{Parsed, Raw};
-use super::pattern::NamePattern;
+use super::pattern::{self, NamePattern};
 use crate::pyjson::{self, Json, Member};
 use crate::pystr;
 use crate::span::{Span, Value};
@@ -64,7 +64,7 @@ impl Source {
             };
             return compiled
                 .map(Source::SpanName)
-                .map_err(|e| format!("span_name: {e}"));
+                .map_err(|e| format!("span_name: {}", pattern::one_line(&e)));
         }
         let (value, text) = match raw.get("value") {
             Some(Raw::Str(s)) => (Value::Str(s.clone()), Value::Str(s.clone())),
