@@ -63,8 +63,8 @@ def section(rounds: int) -> Section:
         Row("agentassay coverage: wall", [r.wall_s for r in theirs], "s"),
         Row("agentcov coverage --results: wall", [r.wall_s for r in ours], "s"),
         Row("agentassay / agentcov wall (speed-up)",
-            [t.wall_s / o.wall_s for t, o in zip(theirs, ours, strict=True)], "ratio", ">= 3",
-            lambda v: v >= 3),
+            [t.wall_s / o.wall_s for t, o in zip(theirs, ours, strict=True)], "ratio", ">= 5",
+            lambda v: v >= 5),
         Row("agentassay / agentcov CPU", [t.cpu_s / o.cpu_s for t, o in
                                           zip(theirs, ours, strict=True)], "ratio"),
         Row("agentassay peak RSS", [r.peak_rss_mb for r in theirs], "MB"),
@@ -80,11 +80,11 @@ def section(rounds: int) -> Section:
         f"{AGENTASSAY}; both tools given the same 24 tools and 3 models.",
         f"Coverage, agentassay vs agentcov: {both}.",
         "Where agentcov's time goes now (process CPU by stage, 20 k trials, measured in "
-        "process): imports ~0.15 s, JSON parse ~0.4 s (cyclic GC paused), trials -> AgentRuns "
-        "~0.8-1.2 s (the trial fast path: no SpanRecords, classification or assembly), judge + "
-        "state ~0.7-1.0 s (per run: run facts, path and state hashes, inventory), report "
-        "~0.01 s. AgentAssay spends ~4.6 s of CPU. 3x would need ~1.5 s in all, i.e. the "
-        "per-step (~4 us) and per-run (~40 us) Python work roughly halved again.",
+        "process): imports ~0.3 s (spec, jsonschema, the convention tables, judge, snapshot: "
+        "shared by every command), reading the file ~0.02 s, the core's parse of the bytes "
+        "into runs ~0.09 s, its per-agent fold of the run facts ~0.03 s, adding the shares to "
+        "the state ~0.02 s, report ~0.01 s (core/src/trials, docs/core.md). AgentAssay spends "
+        "~4.6 s of CPU.",
         "Where the definitions differ: path - AgentAssay counts distinct action-type sequences "
         "(llm_response/tool_call) against (distinct actions)^(longest path) possible paths; "
         "agentcov reports observed / bias-corrected Chao1 estimate of its paths (llm/tool "

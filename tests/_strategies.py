@@ -101,3 +101,21 @@ def records(draw: st.DrawFn, trace_id: int | None = None) -> SpanRecord:
         resource_attributes=draw(st.dictionaries(st.sampled_from(("service.name",)), values)),
     )
 
+
+@st.composite
+def corrupted(draw: st.DrawFn, payloads: st.SearchStrategy[bytes]) -> bytes:
+    """Bytes drawn from `payloads` with a few flipped, inserted, deleted or cut off: what a
+    decoder must refuse (or read) without crashing."""
+    data = bytearray(draw(payloads))
+    for _ in range(draw(st.integers(1, 6))):
+        op = draw(st.sampled_from(("flip", "insert", "delete", "truncate")))
+        i = draw(st.integers(0, max(len(data) - 1, 0)))
+        if op == "flip" and data:
+            data[i] = draw(st.integers(0, 255))
+        elif op == "insert":
+            data[i:i] = draw(st.binary(min_size=1, max_size=8))
+        elif op == "delete":
+            del data[i : i + draw(st.integers(1, 8))]
+        else:
+            del data[i:]
+    return bytes(data)

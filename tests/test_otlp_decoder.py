@@ -19,6 +19,7 @@ from typing import Any
 
 import _upb_oracle as oracle
 import pytest
+from _strategies import corrupted
 from fixture_expectations import FIXTURES
 from google.protobuf.json_format import ParseDict
 from hypothesis import HealthCheck, given, settings
@@ -210,26 +211,8 @@ def test_random_requests_decode_as_upb_does(
         assert got == expected
 
 
-@st.composite
-def corrupted(draw: st.DrawFn) -> bytes:
-    """A random request with bytes flipped, inserted, deleted or cut."""
-    data = bytearray(draw(requests).SerializeToString())
-    for _ in range(draw(st.integers(1, 4))):
-        i = draw(st.integers(0, max(len(data) - 1, 0)))
-        op = draw(st.sampled_from(("flip", "insert", "delete", "cut")))
-        if op == "flip" and data:
-            data[i] = draw(st.integers(0, 255))
-        elif op == "insert":
-            data[i:i] = draw(st.binary(min_size=1, max_size=6))
-        elif op == "delete":
-            del data[i : i + draw(st.integers(1, 6))]
-        else:
-            del data[i:]
-    return bytes(data)
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=SLOW_DATA)
-@given(corrupted())
+@given(corrupted(requests.map(ExportTraceServiceRequest.SerializeToString)))
 def test_corrupted_bytes_get_the_outcome_upb_gives(payload: bytes) -> None:
     expected, got = both(payload)
     assert got == expected

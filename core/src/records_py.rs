@@ -12,7 +12,7 @@ use crate::span::{Attributes, Event, Span, Value};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyString, PyTuple, PyType};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// Deeper attribute values are left to Python (no input may exhaust the stack here).
 const MAX_NESTING: usize = 32;
@@ -162,12 +162,7 @@ pub fn span_from_readable<'py>(
             } else {
                 text(&get(&scope, pyo3::intern!(py, "name"))?)?
             }),
-            resource_attributes: Arc::new(if resource.is_none() {
-                Attributes::default()
-            } else {
-                let attributes = get(&resource, pyo3::intern!(py, "attributes"))?;
-                sdk_attributes(&attributes, reads.resource)?
-            }),
+            resource_attributes: sdk_resource(&resource)?,
             parent_remote,
         })
     })();
@@ -178,6 +173,31 @@ static READABLE_SPAN: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 fn readable_span_type(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
     READABLE_SPAN.import(py, "opentelemetry.sdk.trace", "ReadableSpan")
+}
+
+/// The last SDK Resource read and its attributes: a provider's spans share one Resource,
+/// immutable once made, so it is converted once (whole: `Reads::resource` does not apply), not
+/// per span. The strong reference keeps the object, and so its identity, from being reused.
+static LAST_RESOURCE: Mutex<Option<(Py<PyAny>, Arc<Attributes>)>> = Mutex::new(None);
+
+/// A span's `resource.attributes` (none without a resource), converted once per Resource.
+fn sdk_resource(resource: &Bound<'_, PyAny>) -> Result<Arc<Attributes>, Unfit> {
+    if resource.is_none() {
+        return Ok(Arc::new(Attributes::default()));
+    }
+    if let Ok(last) = LAST_RESOURCE.lock() {
+        if let Some((object, attributes)) = last.as_ref() {
+            if object.bind(resource.py()).is(resource) {
+                return Ok(Arc::clone(attributes));
+            }
+        }
+    }
+    let raw = resource.getattr(pyo3::intern!(resource.py(), "attributes"))?;
+    let attributes = Arc::new(sdk_attributes(&raw, &every)?);
+    if let Ok(mut last) = LAST_RESOURCE.lock() {
+        *last = Some((resource.clone().unbind(), Arc::clone(&attributes)));
+    }
+    Ok(attributes)
 }
 
 /// The SDK's BoundedAttributes (or None: no attributes), read through the dict it wraps: its

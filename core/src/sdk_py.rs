@@ -19,11 +19,11 @@ pub fn sdk_step<'py>(
     state_attributes: Vec<String>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = span.py();
-    // the tables read span attributes only; resources and events are read by the field rules
+    // the tables read span attributes only; events are read by the field rules alone (a
+    // resource is converted whole, once: records_py::sdk_resource)
     let reads = Reads {
-        span: &|_: &str| true,
-        resource: &keys::resource_key,
         event: &keys::event_key,
+        ..Reads::ALL
     };
     let Some(span) = span_from_readable(span, reads)? else {
         return Ok(None);

@@ -5,7 +5,6 @@
 
 mod fold;
 mod parse;
-mod text;
 
 use std::collections::HashMap;
 

@@ -14,7 +14,11 @@ use std::fmt;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
-use super::text::{clip, error_limit, py_strip, short_error_name, Limit};
+use crate::classify::errors::{error_limit, short_error_name};
+use crate::classify::fields::is_handoff_tool;
+use crate::classify::step::Limit;
+use crate::classify::values::{PLACEHOLDER_AGENT_NAMES, PLACEHOLDER_MODELS, PLACEHOLDER_TOOLS};
+use crate::pystr::{self, MAX_NAME_CHARS};
 use crate::stable_hash::stable_hash;
 
 /// AgentAssay's TrialResult, ExecutionTrace and StepTrace fields (readers/trials.py).
@@ -62,10 +66,6 @@ const STEP_KEYS: [&str; 12] = [
 const LLM_ACTIONS: [&str; 5] = ["llm_response", "llm_call", "llm", "generation", "chat"];
 const TOOL_ACTIONS: [&str; 3] = ["tool_call", "tool", "tool_use"];
 const DEFAULT_AGENT: &str = "agent";
-/// semconv/common.py's placeholders and hand-off tools (those trials take the span route).
-const PLACEHOLDER_AGENT_NAMES: [&str; 3] = ["OpenAI Agent", "Agent", ""];
-const PLACEHOLDER_MODELS: [&str; 2] = ["unknown", ""];
-const HANDOFF_TOOLS: [&str; 2] = ["transfer_to_agent", "handoff_to_agent"];
 /// Times past this many ns are left to Python's unbounded ints.
 const MAX_NS: i64 = 1 << 62;
 
@@ -180,6 +180,43 @@ pub fn parse(data: &[u8], config: &Config<'_>) -> Option<Parsed> {
 
 fn give_up<E: de::Error>() -> E {
     E::custom(GIVE_UP)
+}
+
+/// common.clip, borrowed.
+fn clip(name: &str) -> &str {
+    pystr::prefix(name, MAX_NAME_CHARS)
+}
+
+/// The `visit_*` of the JSON scalars (and, with `seq`, lists: their items are skipped), each
+/// giving `$value`: for values read only when they are objects.
+macro_rules! other_values {
+    ($ty:ty, $value:expr) => {
+        fn visit_unit<E: de::Error>(self) -> Result<$ty, E> {
+            $value
+        }
+        fn visit_bool<E: de::Error>(self, _: bool) -> Result<$ty, E> {
+            $value
+        }
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<$ty, E> {
+            $value
+        }
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<$ty, E> {
+            $value
+        }
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<$ty, E> {
+            $value
+        }
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<$ty, E> {
+            $value
+        }
+    };
+    ($ty:ty, $value:expr, seq) => {
+        other_values!($ty, $value);
+        fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<$ty, A::Error> {
+            while seq.next_element::<IgnoredAny>()?.is_some() {}
+            $value
+        }
+    };
 }
 
 /// A key, borrowed from the input when it has no escapes.
@@ -337,28 +374,7 @@ impl<'de> de::Deserialize<'de> for Meta<'de> {
                 }
                 Ok(meta)
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Meta<'de>, E> {
-                Ok(Meta::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Meta<'de>, E> {
-                Ok(Meta::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Meta<'de>, E> {
-                Ok(Meta::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Meta<'de>, E> {
-                Ok(Meta::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Meta<'de>, E> {
-                Ok(Meta::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Meta<'de>, E> {
-                Ok(Meta::default())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Meta<'de>, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(Meta::default())
-            }
+            other_values!(Meta<'de>, Ok(Meta::default()), seq);
         }
         d.deserialize_any(V)
     }
@@ -404,28 +420,7 @@ impl<'de> de::Deserialize<'de> for StepValue<'de> {
                 }
                 Ok(StepValue(Some(step)))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<StepValue<'de>, E> {
-                Ok(StepValue(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<StepValue<'de>, E> {
-                Ok(StepValue(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<StepValue<'de>, E> {
-                Ok(StepValue(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<StepValue<'de>, E> {
-                Ok(StepValue(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<StepValue<'de>, E> {
-                Ok(StepValue(None))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<StepValue<'de>, E> {
-                Ok(StepValue(None))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<StepValue<'de>, A::Error> {
-                while seq.next_element::<IgnoredAny>()?.is_some() {}
-                Ok(StepValue(None))
-            }
+            other_values!(StepValue<'de>, Ok(StepValue(None)), seq);
         }
         d.deserialize_any(V)
     }
@@ -453,24 +448,7 @@ impl<'de> de::Deserialize<'de> for Steps<'de> {
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
                 Ok(Steps(None))
             }
-            fn visit_unit<E: de::Error>(self) -> Result<Steps<'de>, E> {
-                Ok(Steps(None))
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Steps<'de>, E> {
-                Ok(Steps(None))
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Steps<'de>, E> {
-                Ok(Steps(None))
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Steps<'de>, E> {
-                Ok(Steps(None))
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Steps<'de>, E> {
-                Ok(Steps(None))
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<Steps<'de>, E> {
-                Ok(Steps(None))
-            }
+            other_values!(Steps<'de>, Ok(Steps(None)));
         }
         d.deserialize_any(V)
     }
@@ -529,27 +507,7 @@ impl<'de> de::Deserialize<'de> for TraceValue<'de> {
                 Ok(TraceValue(Some(trace)))
             }
             // anything else: the Python reader reports it
-            fn visit_unit<E: de::Error>(self) -> Result<TraceValue<'de>, E> {
-                Err(give_up())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> Result<TraceValue<'de>, E> {
-                Err(give_up())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> Result<TraceValue<'de>, E> {
-                Err(give_up())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> Result<TraceValue<'de>, E> {
-                Err(give_up())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> Result<TraceValue<'de>, E> {
-                Err(give_up())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> Result<TraceValue<'de>, E> {
-                Err(give_up())
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, _: A) -> Result<TraceValue<'de>, A::Error> {
-                Err(give_up())
-            }
+            other_values!(TraceValue<'de>, Err(give_up()), seq);
         }
         d.deserialize_any(V)
     }
@@ -636,24 +594,7 @@ impl<'de> Visitor<'de> for TrialsSeed<'_, '_, '_> {
         while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
         Ok(false)
     }
-    fn visit_unit<E: de::Error>(self) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<bool, E> {
-        Ok(false)
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
-    }
+    other_values!(bool, Ok(false));
 }
 
 fn read_trials<'de, A: SeqAccess<'de>>(
@@ -763,7 +704,7 @@ fn note_unknown(parsed: &mut Parsed, label: &str, key: &str, where_: &dyn Fn() -
 fn lower_action(action: &Scalar<'_>) -> Option<String> {
     // `str(action).strip().lower() if action else ""`; only ASCII can spell an action word
     Some(match action.truthy_str()? {
-        Some(a) => py_strip(a).to_ascii_lowercase(),
+        Some(a) => pystr::strip(a).to_ascii_lowercase(),
         None => String::new(),
     })
 }
@@ -829,10 +770,7 @@ fn convert<E: de::Error>(
         let (kind, subject) =
             if TOOL_ACTIONS.contains(&action.as_str()) || (tool_given && !llm_action) {
                 let tool = clip(tool.filter(|t| !t.is_empty()).ok_or_else(give_up)?);
-                if tool == "(merged tools)"
-                    || HANDOFF_TOOLS.contains(&tool)
-                    || tool.starts_with("transfer_to_")
-                {
+                if PLACEHOLDER_TOOLS.contains(&tool) || is_handoff_tool(tool) {
                     return Err(give_up()); // no tool of its own, or a hand-off: the span route
                 }
                 (Kind::Tool, Some(tool))
@@ -852,7 +790,7 @@ fn convert<E: de::Error>(
                 continue;
             };
         let err = error.map(short_error_name);
-        match err.and_then(error_limit) {
+        match err.as_deref().and_then(|e| error_limit(e, None)) {
             Some(Limit::MaxSteps) => max_steps = true,
             Some(Limit::Timeout) => timeout = true,
             None => {}
@@ -883,11 +821,11 @@ fn convert<E: de::Error>(
         // error.type is the trace's `error` string, else "TrialFailed"; blank reads as _OTHER
         let error_type = trace_error.unwrap_or("TrialFailed");
         let err = if error_type.is_empty() {
-            "_OTHER"
+            "_OTHER".to_owned()
         } else {
             short_error_name(error_type)
         };
-        match error_limit(err) {
+        match error_limit(&err, None) {
             Some(Limit::MaxSteps) => max_steps = true,
             Some(Limit::Timeout) => timeout = true,
             None => {}
