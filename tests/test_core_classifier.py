@@ -340,6 +340,21 @@ def test_re2_escapes_the_regex_crate_lacks_read_as_re2_reads_them(
     _same(classifier, record)
 
 
+@pytest.mark.parametrize("source", [
+    {"attribute": "acme.usage", "json_key": "n"}, {"value": 10**20}, "acme.big"])
+def test_an_integer_past_64_bits_names_an_error_as_python_prints_it(source: Any) -> None:
+    """A count clips it; an error named by it is its full decimal text, not the clipped one."""
+    spec = CoverageSpec.from_dict({"version": 1, "conventions": [
+        {"match": {"name": "*"}, "kind": "llm", "error": source, "tokens_out": source}]})
+    classifier = Classifier(spec.conventions)
+    record = SpanRecord(1, 2, None, "x", attributes={
+        "acme.usage": '{"n": 100000000000000000000}', "acme.big": 2**63 - 1})
+    step = classifier.classify(record)
+    expected = "9223372036854775807" if source == "acme.big" else "100000000000000000000"
+    assert (step.error, step.output_tokens) == (expected, 2**63 - 1)
+    _same(classifier, record)
+
+
 def test_a_span_name_group_that_took_no_part_yields_nothing() -> None:
     """`(x)?` matching without its group: no value, not an exception (in both engines)."""
     spec = CoverageSpec.from_dict({"version": 1, "conventions": [
