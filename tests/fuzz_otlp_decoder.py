@@ -1,8 +1,10 @@
 """atheris harness for the compiled OTLP protobuf decoder (run by tests/test_otlp_decoder.py).
 
-Every input goes to the decoder as the service calls it (with and without the element caps and
-a `--jobs` filter) and to upb: the only exceptions allowed are TraceFormatError and TooLarge, and
-decoder and upb must both accept or both refuse. Anything else ends the run with a crash report.
+Every input goes to the decoder as the readers call it (SpanRecords, with and without the element
+caps and a `--jobs` filter; and decoded and classified in one call, as `serve` and `agentcov
+coverage` read protobuf) and to upb: the only exceptions allowed are TraceFormatError and
+TooLarge, and decoder, fused entry and upb must all accept or all refuse. Anything else ends the
+run with a crash report.
 Usage: python tests/fuzz_otlp_decoder.py [libFuzzer flags] [corpus dirs].
 """
 
@@ -15,10 +17,18 @@ import atheris
 with atheris.instrument_imports():
     import _upb_oracle as oracle
 
-    from otel_agentcov.readers.otlp import TraceFormatError, records_from_protobuf
+    from otel_agentcov.demo import DEMO_SPEC
+    from otel_agentcov.engine import CoverageEngine
+    from otel_agentcov.readers.otlp import (
+        TraceFormatError,
+        classified_from_protobuf,
+        records_from_protobuf,
+    )
     from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
+    from otel_agentcov.spec import CoverageSpec
 
 CAPS = ElementCaps(max_spans=20, max_attributes=200)
+STEPS = CoverageEngine(CoverageSpec.from_dict(DEMO_SPEC)).steps()
 
 
 def _accepts(decode: object, data: bytes) -> bool:
@@ -34,6 +44,9 @@ def one_input(data: bytes) -> None:
     decoded = _accepts(lambda d: records_from_protobuf(d, "fuzz"), data)
     if decoded != _accepts(oracle.records, data):
         raise AssertionError(f"decoder {'accepts' if decoded else 'refuses'}, upb does not")
+    assert STEPS is not None
+    if decoded != _accepts(lambda d: classified_from_protobuf(d, STEPS, "fuzz"), data):
+        raise AssertionError(f"decoder {'accepts' if decoded else 'refuses'}, fused entry not")
     try:
         records_from_protobuf(data, "fuzz", keep=lambda t: t % 3 == 0, caps=CAPS)
     except (TraceFormatError, TooLarge):

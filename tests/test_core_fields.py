@@ -306,7 +306,7 @@ def test_hostile_spans_have_the_same_fields_in_the_core(record: SpanRecord) -> N
     assert_same_fields(record)
 
 
-@settings(max_examples=200)
+@settings(max_examples=100)
 @given(records())
 def test_a_record_the_core_cannot_hold_exactly_is_left_to_python(record: SpanRecord) -> None:
     """The shared hostile spans: lists, big ints, lone surrogates, int-keyed dicts. The core
@@ -364,7 +364,7 @@ def _loads(text: str) -> Any:
         return ("refused", None)
 
 
-@settings(max_examples=300)
+@settings(max_examples=200)
 @given(json_texts)
 def test_json_documents_parse_as_json_loads_does(text: str) -> None:
     outcome, value = _loads(text)

@@ -267,9 +267,10 @@ def test_nesting_is_refused_where_upb_refuses_it() -> None:
 
 @pytest.mark.slow
 def test_fuzzing_the_bytes_entry_point_finds_no_crash_and_no_disagreement(tmp_path: Path) -> None:
-    """atheris (libFuzzer) mutates the fixture payloads and feeds them to the decoder and to
-    upb (tests/fuzz_otlp_decoder.py): a panic, an exception other than TraceFormatError or
-    TooLarge, or an outcome upb does not share stops it with a non-zero exit. In a subprocess,
+    """atheris (libFuzzer) mutates the fixture payloads and feeds them to the decoder (to
+    SpanRecords and through the fused decode-and-classify entry) and to upb
+    (tests/fuzz_otlp_decoder.py): a panic, an exception other than TraceFormatError or
+    TooLarge, or an outcome they do not all share stops it with a non-zero exit. In a subprocess,
     because libFuzzer ends the process it runs in."""
     corpus = tmp_path / "corpus"
     corpus.mkdir()

@@ -85,7 +85,10 @@ impl<'a> Cursor<'a> {
     }
 
     fn byte(&mut self, what: &'static str) -> Result<u8> {
-        let b = *self.data.get(self.pos).ok_or(Error::new(self.at(), what))?;
+        let b = *self
+            .data
+            .get(self.pos)
+            .ok_or_else(|| Error::new(self.at(), what))?;
         self.pos += 1;
         Ok(b)
     }
@@ -119,13 +122,12 @@ impl<'a> Cursor<'a> {
     }
 
     fn take(&mut self, n: usize, what: &'static str) -> Result<&'a [u8]> {
-        let end = self
+        let bytes = self
             .pos
             .checked_add(n)
-            .filter(|&end| end <= self.data.len())
-            .ok_or(Error::new(self.at(), what))?;
-        let bytes = &self.data[self.pos..end];
-        self.pos = end;
+            .and_then(|end| self.data.get(self.pos..end))
+            .ok_or_else(|| Error::new(self.at(), what))?;
+        self.pos += n;
         Ok(bytes)
     }
 
@@ -137,7 +139,7 @@ impl<'a> Cursor<'a> {
         let n = usize::try_from(n)
             .ok()
             .filter(|&n| n < i32::MAX as usize)
-            .ok_or(Error::new(start, "length out of range"))?;
+            .ok_or_else(|| Error::new(start, "length out of range"))?;
         let at = self.at();
         let data = self
             .take(n, "")

@@ -55,12 +55,20 @@ class Diversity:
 
     def merge(self, other: Diversity, caps: Caps) -> None:
         lim = caps.limits
-        count, paths = caps.count, self.paths
-        sampled = [path for path, n in other.paths.items()
-                   if count(paths, path, lim.max_paths, "path", n) and path in other.path_tokens]
+        tokens = other.path_tokens
+        if len(self.paths) + len(other.paths) <= lim.max_paths:  # no path can fold: just add
+            _add_counts(self.paths, other.paths)
+            sampled = [path for path in other.paths if path in tokens]
+        else:
+            count, paths = caps.count, self.paths
+            sampled = [path for path, n in other.paths.items()
+                       if count(paths, path, lim.max_paths, "path", n) and path in tokens]
         self._merge_sample(sampled, other, lim.max_path_samples)
-        for state_key, n in other.states.items():
-            count(self.states, state_key, lim.max_states, "state", n)
+        if len(self.states) + len(other.states) <= lim.max_states:
+            _add_counts(self.states, other.states)
+        else:
+            for state_key, n in other.states.items():
+                caps.count(self.states, state_key, lim.max_states, "state", n)
 
     def _merge_sample(self, sampled: list[int], other: Diversity, cap: int) -> None:
         """The earliest paths of both samples in one pass and one partial sort: what adding
@@ -101,6 +109,15 @@ class Diversity:
             path_first=_path_first(d),
             states=f.hashed_counts(d["states"], "states"),
         )
+
+
+def _add_counts(table: dict[int, int], more: Mapping[int, int]) -> None:
+    """Counts summed key by key, where the caps cannot be reached (`Caps.count` without its
+    per-key checks: a merge of two --jobs workers' 20k paths each is in the parent's serial
+    tail)."""
+    get = table.get
+    for key, n in more.items():
+        table[key] = get(key, 0) + n
 
 
 def _first(value: Any, what: str) -> tuple[int, int]:

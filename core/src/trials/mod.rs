@@ -3,8 +3,10 @@
 //! it (an unusual shape, or an error it words); `TrialFile.fold` gives each agent's share of the
 //! state, which state/trial_fold.py adds to the CoverageState.
 
+mod convert;
 mod fold;
 mod parse;
+mod raw;
 
 use std::collections::HashMap;
 
