@@ -29,7 +29,7 @@ from otel_agentcov.reporting import FORMATS
 SPEC = {"version": 1, "agents": [{"name": "planner"}]}
 
 
-def _emit(provider: TracerProvider) -> None:
+def content_runs(provider: TracerProvider) -> None:
     """Two runs of planner, every span full of the canary."""
     tracer = provider.get_tracer("content")
     for _ in range(2):
@@ -51,7 +51,7 @@ def _spans() -> tuple[ReadableSpan, ...]:
     exporter = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": CANARY}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    _emit(provider)
+    content_runs(provider)
     return exporter.get_finished_spans()
 
 
@@ -108,7 +108,7 @@ def test_the_sdk_core_path_keeps_no_content(
     processor = AgentCoverageProcessor(flush_interval_s=3600.0)
     provider = TracerProvider(resource=Resource.create({"service.name": CANARY}))
     provider.add_span_processor(processor)
-    _emit(provider)
+    content_runs(provider)
     assert processor.force_flush() is True
     assert len(read) == 6 and None not in read  # the core read every span in place
     state = tmp_path / "state.json"
