@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test check lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
+.PHONY: demo test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node collector
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -98,11 +98,16 @@ $(COLLECTOR_BIN): | $(OCB)
 
 # The minute's check while working: lint (ruff + the layer contracts), types and the fast tests;
 # `make test` runs everything, the slow system tests too (pytest -m slow lists them).
-check: lint typecheck
+check: lint typecheck core-test
 	$(BIN)/python -m pytest -q -m "not slow and not collector" -n auto
 
-test: lint typecheck prometheus-tools node-tools chromium collector
+test: lint typecheck core-test prometheus-tools node-tools chromium collector
 	$(BIN)/python -m pytest -q -n 2
+
+# the core's own Rust unit tests (the wire reader, globs, patterns, JSON, trials, ...)
+core-test:
+	@$(NEED_CARGO)
+	cargo test --quiet --manifest-path core/Cargo.toml
 
 clean:
 	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache otel_agentcov/*.so
