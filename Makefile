@@ -21,12 +21,14 @@ $(STAMP): pyproject.toml $(CORE_SOURCES)
 	touch $(STAMP)
 
 # `make demo` needs only the runtime dependencies: a venv of its own with a regular (not
-# editable) install, so nothing of the test extra is fetched and setuptools has nothing to warn
-# about; `python -m` runs this checkout's sources.
+# editable) install of this checkout, so nothing of the test extra is fetched. It runs the
+# installed package (`python -P` keeps the checkout's source tree, which holds no compiled core,
+# off the path), reinstalled whenever a file of the package or the core changes.
 DEMO_VENV  ?= .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed-stamp
+PACKAGE_FILES := $(shell find otel_agentcov -type f ! -name '*.pyc' ! -name '*.so' 2>/dev/null)
 
-$(DEMO_STAMP): pyproject.toml $(CORE_SOURCES)
+$(DEMO_STAMP): pyproject.toml $(CORE_SOURCES) $(PACKAGE_FILES)
 	@$(NEED_CARGO)
 	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -34,7 +36,7 @@ $(DEMO_STAMP): pyproject.toml $(CORE_SOURCES)
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(DEMO_VENV)/bin/python -m otel_agentcov.cli demo
+	$(DEMO_VENV)/bin/python -P -m otel_agentcov.cli demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
