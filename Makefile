@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test check lint typecheck clean bench prometheus-tools node-tools chromium dashboards docs \
+.PHONY: demo test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node collector
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -21,12 +21,14 @@ $(STAMP): pyproject.toml $(CORE_SOURCES)
 	touch $(STAMP)
 
 # `make demo` needs only the runtime dependencies: a venv of its own with a regular (not
-# editable) install, so nothing of the test extra is fetched and setuptools has nothing to warn
-# about; `python -m` runs this checkout's sources.
+# editable) install of this checkout, so nothing of the test extra is fetched. It runs the
+# installed package (`python -P` keeps the checkout's source tree, which holds no compiled core,
+# off the path), reinstalled whenever a file of the package or the core changes.
 DEMO_VENV  ?= .venv-demo
 DEMO_STAMP := $(DEMO_VENV)/.installed-stamp
+PACKAGE_FILES := $(shell find otel_agentcov -type f ! -name '*.pyc' ! -name '*.so' 2>/dev/null)
 
-$(DEMO_STAMP): pyproject.toml $(CORE_SOURCES)
+$(DEMO_STAMP): pyproject.toml $(CORE_SOURCES) $(PACKAGE_FILES)
 	@$(NEED_CARGO)
 	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
@@ -34,7 +36,7 @@ $(DEMO_STAMP): pyproject.toml $(CORE_SOURCES)
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
-	$(DEMO_VENV)/bin/python -m otel_agentcov.cli demo
+	$(DEMO_VENV)/bin/python -P -m otel_agentcov.cli demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
@@ -98,11 +100,16 @@ $(COLLECTOR_BIN): | $(OCB)
 
 # The minute's check while working: lint (ruff + the layer contracts), types and the fast tests;
 # `make test` runs everything, the slow system tests too (pytest -m slow lists them).
-check: lint typecheck
+check: lint typecheck core-test
 	$(BIN)/python -m pytest -q -m "not slow and not collector" -n auto
 
-test: lint typecheck prometheus-tools node-tools chromium collector
+test: lint typecheck core-test prometheus-tools node-tools chromium collector
 	$(BIN)/python -m pytest -q -n 2
+
+# the core's own Rust unit tests (the wire reader, globs, patterns, JSON, trials, ...)
+core-test:
+	@$(NEED_CARGO)
+	cargo test --quiet --manifest-path core/Cargo.toml
 
 clean:
 	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache otel_agentcov/*.so

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import workload
@@ -21,6 +22,7 @@ SPANS = 1_000_000
 TRACES = CACHE / "traces-1m.pb"
 FLOOR_SPANS = 200_000
 FLOOR_TRACES = CACHE / "traces-200k.pb"
+START_TRACES = CACHE / "traces-start.pb"  # one batch of 100 traces: start-up, mostly
 SPEC = CACHE / "diverse.yaml"
 REPORT = CACHE / "ingest-report.json"
 # The floor for any Python reader: decode the file and visit every span's name, ids and
@@ -52,6 +54,7 @@ def ensure_inputs() -> None:
     CACHE.mkdir(parents=True, exist_ok=True)
     SPEC.write_text(yaml.safe_dump(workload.spec()))
     _make(FLOOR_TRACES, FLOOR_SPANS)
+    _make(START_TRACES, 1)
     _make(TRACES, SPANS)
 
 
@@ -67,11 +70,17 @@ def floor_section(rounds: int) -> Section:
     floor: list[Run] = []
     one: list[Run] = []
     two: list[Run] = []
+    start: list[Run] = []
+    pair: list[list[Run]] = []
     reports = [CACHE / "floor-jobs1.json", CACHE / "floor-jobs2.json"]
     for _ in range(rounds):
         floor.append(run([sys.executable, "-c", _FLOOR, str(FLOOR_TRACES)]))
         one.append(_coverage(FLOOR_TRACES, reports[0]))
         two.append(_coverage(FLOOR_TRACES, reports[1], "--jobs", "2"))
+        start.append(_coverage(START_TRACES, CACHE / "start-report.json"))
+        with ThreadPoolExecutor(2) as pool:  # the same --jobs 1 run twice at once
+            pair.append(list(pool.map(lambda n: _coverage(
+                FLOOR_TRACES, CACHE / f"floor-pair{n}.json"), range(2))))
     spans = int(floor[-1].stdout)
     same = reports[0].read_bytes() == reports[1].read_bytes()
     rows = [
@@ -80,16 +89,24 @@ def floor_section(rounds: int) -> Section:
         Row("agentcov coverage --jobs 2: wall", [r.wall_s for r in two], "s"),
         Row("agentcov coverage / floor (wall)", [o.wall_s / f.wall_s for o, f in
                                                  zip(one, floor, strict=True)], "ratio",
-            "<= 3", lambda v: v <= 3),
+            "<= 1", lambda v: v <= 1),
         Row("agentcov coverage / floor (CPU)", [o.cpu_s / f.cpu_s for o, f in
                                                 zip(one, floor, strict=True)], "ratio"),
         Row("--jobs 1 / --jobs 2 wall (speed-up)", [o.wall_s / t.wall_s for o, t in
                                                    zip(one, two, strict=True)], "ratio",
-            ">= 1.7", lambda v: v >= 1.7),
+            ">= 1.8", lambda v: v >= 1.8),
         Row("--jobs 2 / --jobs 1 CPU, workers included (the cost of splitting)",
             [t.cpu_s / o.cpu_s for o, t in zip(one, two, strict=True)], "ratio"),
         Row("--jobs 2 report byte-identical to --jobs 1 (1 = yes)", [float(same)], "bool",
             "1", lambda v: v == 1),
+        Row("two --jobs 1 runs at once / one run, CPU each (what running in parallel costs "
+            "here, whatever runs)", [(a.cpu_s + b.cpu_s) / 2 / o.cpu_s for (a, b), o in
+                                     zip(pair, one, strict=True)], "ratio"),
+        Row("agentcov coverage over one batch (start-up and imports): CPU",
+            [r.cpu_s for r in start], "s"),
+        Row("--jobs 2 speed-up expected on 2 idle cores, from CPU times (see notes)",
+            [o.cpu_s / (b.cpu_s + (t.cpu_s - b.cpu_s) / 2)
+             for o, t, b in zip(one, two, start, strict=True)], "ratio"),
     ]
     notes = [
         f"{spans:,} spans ({FLOOR_TRACES.stat().st_size / 1e6:.0f} MB, benchmarks/workload.py's "
@@ -99,8 +116,12 @@ def floor_section(rounds: int) -> Section:
         "The --jobs speed-up needs an idle core: where the kernel shares CPU by session "
         "(sched_autogroup, as on the machine that wrote this file when other sessions are busy), "
         "two workers get the one share a single process would, and the wall ratio shows "
-        "nothing. The CPU ratio is the load-independent part: with both cores free the "
-        "expected speed-up is about 2 / (that ratio).",
+        "nothing. The CPU ratio is the load-independent part; it cannot fall below what two "
+        "independent --jobs 1 runs side by side cost per run (shared caches and the host), "
+        "measured in the same round. With both cores free, the "
+        "expected speed-up is the --jobs 1 CPU over the --jobs 2 CPU with everything but "
+        "start-up halved: start-up (interpreter and imports, the one-batch run) comes before "
+        "the workers fork and is paid once, serially, in both modes.",
     ]
     return Section("Offline, 200 k-span protobuf: floor and --jobs", rows, notes)
 
@@ -120,8 +141,8 @@ def section(rounds: int) -> Section:
             "spans/s"),
         Row("agentcov coverage: spans/s per CPU second", [spans / r.cpu_s for r in ours],
             "spans/s"),
-        Row("agentcov coverage: peak RSS", [r.peak_rss_mb for r in ours], "MB", "<= 150",
-            lambda v: v <= 150),
+        Row("agentcov coverage: peak RSS", [r.peak_rss_mb for r in ours], "MB", "<= 100",
+            lambda v: v <= 100),
     ]
     notes = [
         f"{spans:,} spans ({TRACES.stat().st_size / 1e6:.0f} MB, one ExportTraceServiceRequest "

@@ -10,6 +10,9 @@ from .semconv.step import Step
 
 __version__: str
 
+class PanicException(BaseException):
+    """A Rust panic in the core (pyo3_runtime.PanicException): not an Exception."""
+
 def otlp_spans(
     data: bytes,
     level: Literal["request", "resource_spans", "scope_spans", "span"] = "request",

@@ -12,10 +12,12 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import __version__, explain, gate, offline, settings
+from ._core import PanicException
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
 from .engine import CoverageEngine
 from .evaluations import EvaluationQueue
+from .readers.errors import CORE_FAILED
 from .reporting import FORMATS, render
 from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
@@ -534,6 +536,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     except (SpecError, StateError, offline.InputError, settings.SettingsError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except PanicException:  # a core bug an input met: one line, as bad input is
+        print(f"agentcov: {CORE_FAILED}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

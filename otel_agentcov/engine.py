@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from . import _core
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
@@ -195,7 +196,7 @@ class CoverageEngine:
             return "end_before_start"
         try:
             step = self._classify(record, self._state_attributes, self._content, self._unmatched)
-        except Exception:
+        except (Exception, _core.PanicException):  # a core panic is no Exception
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
         # a call whose client is traced too: then it waits for the caller's root (or the TTL)

@@ -83,7 +83,7 @@ def _swap_scans(conn: Connection, shares: Shares, k: int) -> list[list[frozenset
     so none waits for ever; a failed scan fails them all."""
     try:
         blob = pickle.dumps([_core.trace_ids(data) for data in unit_bytes(shares[k])])
-    except Exception:  # noqa: BLE001 - the decoder, in the caller, names what is wrong
+    except (Exception, _core.PanicException):  # noqa: BLE001 - the caller names what is wrong
         blob = _ABANDONED
     conn.send_bytes(blob)
     blobs = [conn.recv_bytes() for _ in shares]
@@ -140,7 +140,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], shares
         engine.flush_all(END_OF_INPUT)
         part = _Part(engine.state, engine.counters, engine.assembler.peak_traces,
                      engine.assembler.peak_spans, engine.unmatched)
-    except Exception:  # noqa: BLE001 - any failure: the caller reads the files itself
+    except (Exception, _core.PanicException):  # noqa: BLE001 - the caller reads them itself
         part = None
     conn.send(part)
     conn.close()

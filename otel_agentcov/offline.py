@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ._core import parse_trials
+from ._core import PanicException, parse_trials
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine
 from .evaluations import Encoder, EvaluationQueue, otlp_json
@@ -244,7 +244,7 @@ def input_kind(path: str) -> str:
             if trials is not None:
                 return _trials_kind(*trials.doc_shape())
             doc = json.loads(data.decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError):
+    except (OSError, ValueError, RecursionError, PanicException):
         return "traces"  # the trace reader reports the problem with the file's name
     if isinstance(doc, list):
         return "traces" if kind_of(doc) == "zipkin" else "results"

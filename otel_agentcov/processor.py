@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
+import sys
 import threading
 import warnings
 from collections import deque
@@ -27,6 +28,7 @@ from opentelemetry._logs import LoggerProvider, get_logger_provider
 from opentelemetry.context import Context
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
+from . import _core
 from .assembler import Bounds
 from .engine import CoverageEngine
 from .evaluations import EvaluationQueue, logger_for
@@ -171,7 +173,10 @@ class AgentCoverageProcessor(SpanProcessor):
     def _internal_error(self) -> None:
         try:
             self.engine.count_internal_error()
-            _log.debug("agentcov internal error", exc_info=True)
+            if isinstance(sys.exc_info()[1], _core.PanicException):  # its message may quote a
+                _log.debug("agentcov internal error: a panic of the compiled core")  # span's text
+            else:
+                _log.debug("agentcov internal error", exc_info=True)
         except Exception:  # pragma: no cover - last line of defence
             pass
 
@@ -193,7 +198,7 @@ class AgentCoverageProcessor(SpanProcessor):
                 try:
                     found = read(span) if read is not None else None
                     ingest(found if found is not None else from_readable_span(span))
-                except Exception:
+                except (Exception, _core.PanicException):  # a core panic is no Exception
                     self.engine.count_drop("malformed")
                     self._internal_error()
             self.engine.sweep()

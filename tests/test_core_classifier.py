@@ -141,14 +141,16 @@ SCOPES = ("acme", "acme.sub", "", "openinference.instrumentation.smolagents", "p
 WORDS = ("agent", "AGENT", "Agent", "chat", "tool", "TOOL", "llm", "CHAIN", "Straße", "STRASSE",
          "ǅ", "ﬁle", "RateLimitError", "<class 'openai.RateLimitError'>", "a b", "OpenAI Agent",
          "unknown", "(merged tools)", "12", "0", "١٢", "", "  ", "x\x1c", "execute_tool")
-NAMES = ("tool:lookup", "tool: x ", "tool:", "billing.run", "agent.run", "chat gpt-4o",
-         "execute_tool lookup", "invoke_agent planner", "agent run", "running tool", "a\nb",
+NAMES = ("aA<x", "Zq<", "tool:lookup", "tool: x ", "tool:", "billing.run", "agent.run",
+         "chat gpt-4o", "execute_tool lookup", "invoke_agent planner", "agent run",
+         "running tool", "a\nb",
          "12", "١٢", "x\x0by", "héllo wörld", "Predict(x).forward", "handoff to b", "a.team",
          "tests/test_x.py::test_tool", "tools/call get", "ST ß", "[z-a]", "a-b")
 GLOBS = ("tool:*", "*.run", "?*", "[a-c]*", "[!a]*", "chat *", "*", "[z-a]", "a[-]b", "ST*",
          "*ß*", "[!]", "[]]*", "tests/*::*", "[A-Z]*")
 PATTERNS = ("tool:(.+)", "(\\w+)\\.run", "([^ ]*) .*", "(\\d+)", "(?i)AGENT (.*)", "(x)?.*",
-            "\\s*(.+?)\\s*", "([[:alpha:]]+).*", "(.+?)(?:\\.run)?", "(\\S+)\\b.*", "[^:]*:(.*)")
+            "\\s*(.+?)\\s*", "([[:alpha:]]+).*", "(.+?)(?:\\.run)?", "(\\S+)\\b.*", "[^:]*:(.*)",
+            "a\\101(.*)", "(.*)\\<.*", "[\\101-\\132](.*)")
 
 texts = st.sampled_from(WORDS)
 scalars = st.one_of(texts, st.integers(-2, 3), st.sampled_from((1.0, 2.5, True, False, 0)))
@@ -319,6 +321,38 @@ def test_every_builtin_entry_is_read_by_the_core() -> None:
     _core.Classifier(listed, True)
     with pytest.raises(ValueError, match=r"conventions\[0\]: code"):
         _core.Classifier([{**listed[0], "code": "no.such_hook"}], True)
+
+
+@pytest.mark.parametrize(("pattern", "name", "tool"), [
+    ("a\\101(.*)", "aAx", "x"), ("x\\<(.*)", "x<y", "y"), ("[\\101-\\103](.+)", "Bz", "z"),
+    ("\\_(.*)", "_q", "q"), ("a\\0(.*)", "a\0r", "r"), ("a\\-(.*)", "a-s", "s"),
+])
+def test_re2_escapes_the_regex_crate_lacks_read_as_re2_reads_them(
+    pattern: str, name: str, tool: str
+) -> None:
+    """Octal codes and escaped punctuation (`\\<` is a literal there, a word start in the
+    `regex` crate): a spec holding them loads and the core captures what RE2 captures."""
+    spec = CoverageSpec.from_dict({"version": 1, "conventions": [
+        {"match": {"name": "*"}, "kind": "tool", "tool": {"span_name": pattern}}]})
+    classifier = Classifier(spec.conventions)
+    record = SpanRecord(1, 2, None, name)
+    assert classifier.classify(record).tool == tool
+    _same(classifier, record)
+
+
+@pytest.mark.parametrize("source", [
+    {"attribute": "acme.usage", "json_key": "n"}, {"value": 10**20}, "acme.big"])
+def test_an_integer_past_64_bits_names_an_error_as_python_prints_it(source: Any) -> None:
+    """A count clips it; an error named by it is its full decimal text, not the clipped one."""
+    spec = CoverageSpec.from_dict({"version": 1, "conventions": [
+        {"match": {"name": "*"}, "kind": "llm", "error": source, "tokens_out": source}]})
+    classifier = Classifier(spec.conventions)
+    record = SpanRecord(1, 2, None, "x", attributes={
+        "acme.usage": '{"n": 100000000000000000000}', "acme.big": 2**63 - 1})
+    step = classifier.classify(record)
+    expected = "9223372036854775807" if source == "acme.big" else "100000000000000000000"
+    assert (step.error, step.output_tokens) == (expected, 2**63 - 1)
+    _same(classifier, record)
 
 
 def test_a_span_name_group_that_took_no_part_yields_nothing() -> None:

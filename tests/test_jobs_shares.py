@@ -147,11 +147,13 @@ def test_the_scan_holds_every_id_a_decoder_gives(scopes: list[list[list[bytes]]]
         pass
 
 
-@pytest.mark.parametrize("where", ["scan", "read", "exit"])
+@pytest.mark.parametrize("where", ["scan", "read", "panic", "exit"])
 def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
-    """A share that cannot be scanned, a worker failing after the swap, or one that dies: no
-    worker waits for ever, and the caller's engine is left untouched."""
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
+        where: str) -> None:
+    """A share that cannot be scanned, a worker failing after the swap (a core panic, a
+    BaseException, too: it stands in for one, none being known), or one that dies: no worker
+    waits for ever, none prints a traceback, and the caller's engine is left untouched."""
     spans = demo_spans(runs=20, seed=6)
     path = _write(tmp_path / "t.pb", (protobuf_bytes(b) for b in batches(spans, 30)))
     unit_bytes, read_units = jobs.unit_bytes, jobs.read_units
@@ -164,6 +166,8 @@ def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
         if units[0].index > 0:
             if where == "exit":
                 os._exit(3)
+            if where == "panic":
+                raise _core.PanicException("index out of bounds")
             raise OSError("gone")
         return read_units(units, *args)
 
@@ -174,3 +178,4 @@ def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
     engine = CoverageEngine()
     assert not jobs.read_in_parallel(engine, [path], 2)
     assert engine.span_stats()["processed"] == 0
+    assert "Traceback" not in capfd.readouterr().err

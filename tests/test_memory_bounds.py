@@ -9,6 +9,7 @@ counts max(its string attribute bytes, 2 KiB), measured once the queue is long),
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,14 +21,16 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyVa
 from opentelemetry.sdk.trace import TracerProvider
 from prometheus_client.parser import text_string_to_metric_families
 
-from otel_agentcov import AgentCoverageProcessor
+from otel_agentcov import AgentCoverageProcessor, _core
 from otel_agentcov.assembler import Bounds, RunAssembler
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.readers.otlp import records_from_protobuf
 from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
 from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv import builtin
 from otel_agentcov.semconv.step import TOOL, Step
+from otel_agentcov.semconv.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from memory_bounds import many_labels  # noqa: E402  (the benchmark's own workload)
@@ -191,3 +194,36 @@ def test_the_wire_count_is_exact_on_a_real_request() -> None:
         records_from_protobuf(payload, caps=ElementCaps(spans - 1, attributes))
     with pytest.raises(TooLarge, match=f"more than {attributes - 1} attributes"):
         records_from_protobuf(payload, caps=ElementCaps(spans, attributes - 1))
+
+
+def _rss() -> int:
+    """This process's resident bytes now (not the peak: earlier tests may have raised that)."""
+    with open("/proc/self/statm", encoding="ascii") as fh:
+        return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not Path("/proc/self/statm").exists(), reason="reads /proc/self/statm")
+def test_long_scope_names_are_not_kept_by_the_classifiers() -> None:
+    """Scope names come from telemetry and each classifier caches its rules per scope name:
+    1024 distinct 256 KiB names (a serve body holds 80 MiB) would keep 256 MiB in the core's
+    cache and as much in the Python table's. Their classification is the same uncached."""
+    core, table = _core.Classifier(list(builtin.entries()), True), Table(builtin.TABLE.rules)
+    n, size = 1024, 256 << 10
+
+    def record(i: int) -> SpanRecord:
+        return SpanRecord(1, i + 1, None, "execute_tool lookup", scope_name=f"{i:08d}" + "s" * size,
+                          attributes={"gen_ai.operation.name": "execute_tool",
+                                      "gen_ai.tool.name": "lookup"})
+
+    before = _rss()
+    for i in range(n):
+        found = core.classify(record(i), [])
+        assert found is not None and found[0].kind == TOOL and found[0].tool == "lookup"
+    grown = _rss() - before
+    assert grown < n * size // 4, f"{grown >> 20} MiB kept for {n * size >> 20} MiB of names"
+    for i in range(64):
+        step = table.classify(record(i), ())
+        assert step is not None and step.tool == "lookup"
+    assert table._by_scope == {}
+    table.classify(SpanRecord(1, 1, None, "x", scope_name="openai"), ())
+    assert list(table._by_scope) == ["openai"]  # short names are still cached

@@ -14,7 +14,7 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.trace import Status, StatusCode
+from test_core_content import content_runs
 from test_reliability_content import CANARY, CONTENT
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
@@ -27,20 +27,8 @@ def _send(port: int) -> None:
     exporter = OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces")
     provider = TracerProvider(resource=Resource.create({"service.name": "svc"}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
+    content_runs(provider)
     tracer = provider.get_tracer("content")
-    for _ in range(2):
-        with tracer.start_as_current_span("invoke_agent planner", attributes={
-                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner",
-                **CONTENT}):
-            with tracer.start_as_current_span("chat gpt-4o", attributes={
-                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
-                    **CONTENT}) as chat:
-                chat.add_event("gen_ai.user.message", {"content": CANARY})
-            with tracer.start_as_current_span("execute_tool lookup", attributes={
-                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
-                    **CONTENT}) as tool:
-                tool.record_exception(RuntimeError(CANARY))
-                tool.set_status(Status(StatusCode.ERROR, CANARY))
     root = tracer.start_span("invoke_agent planner", attributes={
         "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "planner", **CONTENT})
     from opentelemetry.trace import set_span_in_context

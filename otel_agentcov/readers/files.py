@@ -24,6 +24,7 @@ from ..records import SpanRecord
 from ..regular_files import open_regular
 from ..semconv import Classified
 from . import foreign
+from .errors import CORE_FAILED
 from .otlp import (
     Ingested,
     Keep,
@@ -282,6 +283,8 @@ def _decoded(
         return decode(*args, **kwargs)
     except TraceFormatError as exc:
         raise source.error(at, str(exc)) from None
+    except _core.PanicException:  # a core bug these bytes met: refused, as bad bytes are
+        raise source.error(at, CORE_FAILED) from None
 
 
 def _protobuf_records(source: _Source) -> Iterator[Ingested]:

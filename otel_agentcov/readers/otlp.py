@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from .. import _core
 from ..records import SpanRecord
 from ..semconv import Classified
+from .errors import CORE_FAILED
 from .errors import TraceFormatError as TraceFormatError  # still importable from here
 from .otlp_size import ElementCaps
 
@@ -78,6 +79,8 @@ def _protobuf(
             caps=None if caps is None else (caps.max_spans, caps.max_attributes))
     except TraceFormatError as exc:
         raise TraceFormatError(f"{where}: {exc}") from None
+    except _core.PanicException:  # a core bug these bytes met: refused, as bad bytes are
+        raise TraceFormatError(f"{where}: {CORE_FAILED}") from None
 
 
 # ---------------------------------------------------------------- OTLP/JSON

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .._core import TrialFile, parse_trials
+from .._core import PanicException, TrialFile, parse_trials
 from ..records import SpanRecord
 from ..regular_files import open_regular
 from .errors import TraceFormatError
@@ -83,7 +83,10 @@ def read_trial_file(path: str, state_attributes: Sequence[str] = (), max_spans: 
             data = fh.read()
     except OSError:
         return None
-    return parse_trials(data, list(state_attributes), max_spans)
+    try:
+        return parse_trials(data, list(state_attributes), max_spans)
+    except PanicException:  # a core bug this file met: the per-trial route reads it instead
+        return None
 
 
 def warn_unknown(name: str, unknown: Iterable[tuple[str, str]],

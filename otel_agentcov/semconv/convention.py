@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from .. import _core
 from ..records import SpanRecord
 from ..user_regex import UserRegexError, compile_user_regex
 from .common import (
@@ -153,7 +154,7 @@ def problems(
     entry: Mapping[str, Any], path: Sequence[_PathPart]
 ) -> Iterator[tuple[list[_PathPart], str]]:
     """What a schema-valid entry still gets wrong: span-name patterns that are not regexes with
-    exactly one capture group."""
+    exactly one capture group (for `re`, RE2 and the core's `regex` crate alike)."""
     for name in FIELDS:
         sources = entry.get(name)
         listed = sources if isinstance(sources, list) else [sources]
@@ -169,6 +170,12 @@ def problems(
                 continue
             if groups != 1:
                 yield where, f"expected exactly one capture group, got {groups}"
+                continue
+            try:  # the core runs it on the `regex` crate: what RE2 reads that it cannot, refused
+                _core.Classifier([{"match": {"name": "*"}, "kind": "other", name: source}], False)
+            except ValueError as bad:
+                why = str(bad).rsplit("span_name: ", 1)[-1]
+                yield where, f"not a regular expression the core can run: {why}"
 
 
 # --- compiled form ---

@@ -19,6 +19,8 @@ from .convention import ONE_OF, Match, Rule, norm
 from .step import Step
 
 _SCOPE_CACHE_LIMIT = 4096  # scope names come from telemetry: the cache must stay bounded
+# ... in bytes too: a longer name (no instrumentation's is) is worked out each time, not kept
+_SCOPE_KEY_CHARS = 256
 # each rule with the part of its match left to test (None: nothing left)
 _Checks = tuple[tuple[Match | None, Rule], ...]
 
@@ -89,7 +91,7 @@ class Table:
         found = self._by_scope.get(scope)
         if found is None:
             found = _segments(self.rules, scope)
-            if len(self._by_scope) < _SCOPE_CACHE_LIMIT:
+            if len(scope) <= _SCOPE_KEY_CHARS and len(self._by_scope) < _SCOPE_CACHE_LIMIT:
                 self._by_scope[scope] = found
         return found
 

@@ -9,6 +9,7 @@ use regex::Regex;
 use super::casefold::casefold;
 use super::entry::{Parsed, Raw};
 use super::glob;
+use super::pattern;
 use crate::pyjson::{self, JsonStr};
 use crate::span::{Attributes, Span, Value};
 
@@ -126,7 +127,7 @@ impl Condition {
                     .iter()
                     .map(|g| casefold(g).into_owned())
                     .collect();
-                let pattern = glob::compile(&folded).map_err(|e| e.to_string())?;
+                let pattern = glob::compile(&folded).map_err(|e| pattern::one_line(&e))?;
                 return Ok(Condition {
                     key,
                     test: Test::Glob(pattern),
@@ -215,7 +216,9 @@ impl Match {
         let name = if globs.is_empty() {
             None
         } else {
-            Some(Arc::new(glob::compile(&globs).map_err(|e| e.to_string())?))
+            Some(Arc::new(
+                glob::compile(&globs).map_err(|e| pattern::one_line(&e))?,
+            ))
         };
         let unless = match unless.or_else(|| raw.get("unless")) {
             Some(exception) => Some(Box::new(Match::parse(exception, None)?)),

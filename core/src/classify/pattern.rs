@@ -9,6 +9,18 @@
 
 use regex::Regex;
 
+/// A compile error in one line (the crate's own message spans several, with a caret): what a
+/// spec's error line says.
+pub fn one_line(error: &regex::Error) -> String {
+    let text = error.to_string();
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or_default();
+    last.trim().trim_start_matches("error: ").to_owned()
+}
+
 /// A compiled span-name pattern: group 1 of a whole-name match.
 #[derive(Debug)]
 pub struct NamePattern(Regex);
@@ -38,6 +50,26 @@ const DIGIT: &str = "0-9";
 const WORD: &str = "0-9A-Za-z_";
 const SPACE: &str = "\\t\\n\\x0C\\r ";
 
+/// The code of an RE2 octal escape `\\<first><rest...>` and how many of `rest` it takes: `\\0`
+/// and up to two more octal digits, or a digit 1-7 followed by one or two more (a lone `\\1` is
+/// a backreference, which RE2 refuses: the spec never holds one).
+fn octal(first: char, rest: &[char]) -> Option<(u32, usize)> {
+    let digit = |c: Option<&char>| c.and_then(|c| c.to_digit(8));
+    let mut code = first.to_digit(8)?;
+    if first != '0' && digit(rest.first()).is_none() {
+        return None;
+    }
+    let mut taken = 0;
+    while taken < 2 {
+        let Some(d) = digit(rest.get(taken)) else {
+            break;
+        };
+        code = code * 8 + d;
+        taken += 1;
+    }
+    Some((code, taken))
+}
+
 /// An RE2 pattern in the `regex` crate's syntax: Perl classes made ASCII, and inside a class
 /// the characters this crate reads as nesting or set operators (`[`, `&&`, `~~`) escaped.
 pub fn re2_to_regex(pattern: &str) -> String {
@@ -51,6 +83,20 @@ pub fn re2_to_regex(pattern: &str) -> String {
         if c == '\\' && i + 1 < chars.len() {
             let e = chars[i + 1];
             i += 2;
+            if let Some(code) = octal(e, &chars[i..]) {
+                // RE2 reads `\0`, `\012`, `\101` as octal codes; this crate has no octal
+                i += code.1;
+                out.push_str(&format!("\\x{{{:x}}}", code.0));
+                class_start = false;
+                continue;
+            }
+            if e.is_ascii_punctuation() {
+                // an escaped punctuation mark is itself in RE2 (`\<` too, which this crate
+                // reads as a word start)
+                out.push_str(&format!("\\x{{{:x}}}", e as u32));
+                class_start = false;
+                continue;
+            }
             let class = match e {
                 'd' | 'D' => Some(DIGIT),
                 'w' | 'W' => Some(WORD),
@@ -143,5 +189,9 @@ mod tests {
         assert_eq!(p.capture("]x1"), Some("]x1"));
         let p = NamePattern::user("(x)?y").expect("compiles");
         assert_eq!(p.capture("y"), Some(""));
+        let p = NamePattern::user("a\\101\\0(\\<.*)").expect("compiles");
+        assert_eq!(p.capture("aA\0<b"), Some("<b"));
+        let p = NamePattern::user("([\\101-\\103]+)").expect("compiles");
+        assert_eq!(p.capture("ABC"), Some("ABC"));
     }
 }

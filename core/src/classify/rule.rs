@@ -1,7 +1,6 @@
 //! An entry compiled for the hot path (semconv/convention.py `Rule`): whether it matches is
 //! `Match`'s; this reads the fields and builds the span's Step.
 
-use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::entry::{Parsed, Raw};
@@ -9,7 +8,7 @@ use super::errors::{error_type, limit_signal, short_error_name};
 use super::fields::build_step;
 use super::hooks::{self, Hook};
 use super::matching::{Condition, Match, Test};
-use super::source::Source;
+use super::source::{Got, Source};
 use super::step::{Kind, Step};
 use super::values::{as_int, PLACEHOLDER_AGENT_NAMES, PLACEHOLDER_MODELS, PLACEHOLDER_TOOLS};
 use crate::pystr;
@@ -165,8 +164,10 @@ impl Rule {
     /// A name field's first value: a non-empty string that is no placeholder, clipped.
     fn read_name(&self, field: Field, span: &Span) -> Option<String> {
         for source in self.sources(field)? {
-            if let Some(value) = source.read(span, self.decode, true) {
-                let Value::Str(text) = &*value else { continue };
+            if let Some(got) = source.read(span, self.decode, true) {
+                let Value::Str(text) = &*got.value else {
+                    continue;
+                };
                 let name = pystr::clip(text);
                 if !field.placeholders().contains(&name.as_str()) {
                     return Some(name);
@@ -177,7 +178,7 @@ impl Rule {
     }
 
     /// Another field's first value, as it is.
-    fn read_value<'a>(&'a self, field: Field, span: &'a Span) -> Option<Cow<'a, Value>> {
+    fn read_value<'a>(&'a self, field: Field, span: &'a Span) -> Option<Got<'a>> {
         self.sources(field)?
             .iter()
             .find_map(|source| source.read(span, self.decode, false))
@@ -247,15 +248,16 @@ impl Rule {
             }
             return;
         }
-        let Some(value) = self.read_value(field, span) else {
+        let Some(Got { value, big }) = self.read_value(field, span) else {
             return;
         };
         match field {
             Field::Error => {
-                let text = match &*value {
-                    Value::Bool(false) => return,
-                    Value::Str(s) => pystr::clip(s),
-                    Value::Int(i) => i.to_string(),
+                let text = match (&*value, big) {
+                    (Value::Bool(false), _) => return,
+                    (Value::Str(s), _) => pystr::clip(s),
+                    (Value::Int(_), Some(literal)) => pystr::clip(&literal),
+                    (Value::Int(i), None) => i.to_string(),
                     _ => String::new(),
                 };
                 let error = if text.is_empty() {

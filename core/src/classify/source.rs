@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use super::entry::{Parsed, Raw};
-use super::pattern::NamePattern;
+use super::pattern::{self, NamePattern};
 use crate::pyjson::{self, Json, Member};
 use crate::pystr;
 use crate::span::{Span, Value};
@@ -20,23 +20,51 @@ pub enum Source {
     Fixed {
         value: Value,
         text: Value,
+        big: Option<String>,
     },
 }
 
-/// A JSON member as the attribute value it stands for. An integer outside i64 saturates (a
-/// count is clipped to the same bound either way); a container is a value that yields but is
-/// neither a name nor a count, as in Python.
-fn from_json(json: Json) -> Value {
-    match json {
+/// What a source yields: the value, and for an integer past 64 bits (which `value` holds
+/// saturated: a count clips it to the same bound either way) its decimal text, which is what
+/// Python's `str()` of it gives (an `error` source names it).
+pub struct Got<'a> {
+    pub value: Cow<'a, Value>,
+    pub big: Option<String>,
+}
+
+impl<'a> Got<'a> {
+    fn of(value: Cow<'a, Value>) -> Got<'a> {
+        Got { value, big: None }
+    }
+}
+
+/// An integer past i64, saturated.
+fn saturated(literal: &str) -> Value {
+    Value::Int(if literal.starts_with('-') {
+        i64::MIN
+    } else {
+        i64::MAX
+    })
+}
+
+/// A JSON member as the attribute value it stands for; a container is a value that yields but
+/// is neither a name nor a count, as in Python.
+fn from_json(json: Json) -> Got<'static> {
+    let value = match json {
+        Json::BigInt(literal) => {
+            return Got {
+                value: Cow::Owned(saturated(&literal)),
+                big: Some(literal),
+            };
+        }
         Json::Null => Value::None,
         Json::Bool(b) => Value::Bool(b),
         Json::Int(i) => Value::Int(i),
-        Json::BigInt(literal) if literal.starts_with('-') => Value::Int(i64::MIN),
-        Json::BigInt(_) => Value::Int(i64::MAX),
         Json::Float(f) => Value::Double(f),
         Json::Str(s) => Value::Str(s.text),
         Json::Array(_) | Json::Object(_) | Json::Deep => Value::KvList(Default::default()),
-    }
+    };
+    Got::of(Cow::Owned(value))
 }
 
 impl Source {
@@ -64,42 +92,40 @@ impl Source {
             };
             return compiled
                 .map(Source::SpanName)
-                .map_err(|e| format!("span_name: {e}"));
+                .map_err(|e| format!("span_name: {}", pattern::one_line(&e)));
         }
-        let (value, text) = match raw.get("value") {
-            Some(Raw::Str(s)) => (Value::Str(s.clone()), Value::Str(s.clone())),
-            Some(Raw::Int(i)) => (Value::Int(*i), Value::Str(i.to_string())),
-            Some(Raw::BigInt(s)) => {
-                let saturated = if s.starts_with('-') {
-                    i64::MIN
-                } else {
-                    i64::MAX
-                };
-                (Value::Int(saturated), Value::Str(s.clone()))
-            }
+        let (value, text, big) = match raw.get("value") {
+            Some(Raw::Str(s)) => (Value::Str(s.clone()), Value::Str(s.clone()), None),
+            Some(Raw::Int(i)) => (Value::Int(*i), Value::Str(i.to_string()), None),
+            Some(Raw::BigInt(s)) => (saturated(s), Value::Str(s.clone()), Some(s.clone())),
             other => return Err(format!("expected a field source, got {other:?}")),
         };
-        Ok(Source::Fixed { value, text })
+        Ok(Source::Fixed { value, text, big })
     }
 
     /// The value, or None when this source yields nothing; with `text`, only a non-empty
     /// string yields (a fixed number as its decimal text), a span-name capture stripped.
-    pub fn read<'a>(&'a self, span: &'a Span, decode: bool, text: bool) -> Option<Cow<'a, Value>> {
+    pub fn read<'a>(&'a self, span: &'a Span, decode: bool, text: bool) -> Option<Got<'a>> {
         match self {
             Source::SpanName(pattern) => {
                 let found = pystr::strip(pattern.capture(&span.name)?);
-                (!found.is_empty()).then(|| Cow::Owned(Value::Str(found.to_owned())))
+                (!found.is_empty()).then(|| Got::of(Cow::Owned(Value::Str(found.to_owned()))))
             }
             Source::Fixed {
                 value,
                 text: as_text,
+                big,
             } => {
                 if !text {
-                    return Some(Cow::Borrowed(value));
+                    let value = Cow::Borrowed(value);
+                    return Some(Got {
+                        value,
+                        big: big.clone(),
+                    });
                 }
                 match as_text {
                     Value::Str(s) if s.is_empty() => None,
-                    _ => Some(Cow::Borrowed(as_text)),
+                    _ => Some(Got::of(Cow::Borrowed(as_text))),
                 }
             }
             Source::Attribute { keys, json_key } => {
@@ -110,27 +136,27 @@ impl Source {
                     if *found == Value::None {
                         continue;
                     }
-                    let value = match json_key {
+                    let got = match json_key {
                         Some(member) => match pyjson::member(found, member) {
-                            Some(Member::Json(json)) => Cow::Owned(from_json(json)),
-                            Some(Member::Value(value)) => Cow::Borrowed(value),
+                            Some(Member::Json(json)) => from_json(json),
+                            Some(Member::Value(value)) => Got::of(Cow::Borrowed(value)),
                             None => continue,
                         },
-                        None => match found {
+                        None => Got::of(match found {
                             Value::Str(s) if decode => match pyjson::unquote(s) {
                                 Some(unquoted) => Cow::Owned(Value::Str(unquoted.text)),
                                 None => Cow::Borrowed(found),
                             },
                             _ => Cow::Borrowed(found),
-                        },
+                        }),
                     };
-                    let yields = match &*value {
+                    let yields = match &*got.value {
                         Value::Str(s) => !s.is_empty(),
                         Value::None => false,
                         _ => !text,
                     };
                     if yields {
-                        return Some(value);
+                        return Some(got);
                     }
                 }
                 None

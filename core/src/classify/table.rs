@@ -19,6 +19,9 @@ use crate::span::Span;
 
 /// Scope names come from telemetry: the per-scope cache stays bounded (table._SCOPE_CACHE_LIMIT).
 const SCOPE_CACHE_LIMIT: usize = 4096;
+/// ... in bytes too: a longer name (no instrumentation's is) is worked out each time, not kept.
+/// Bytes, where Python counts characters: either way nothing longer than 1 KiB is kept.
+const SCOPE_KEY_BYTES: usize = 256;
 
 /// A rule with the part of its match left to test (None: nothing left).
 struct Check {
@@ -153,7 +156,7 @@ impl Table {
         }
         let found = Arc::new(segments(&self.rules, scope));
         if let Ok(mut cache) = self.by_scope.write() {
-            if cache.len() < SCOPE_CACHE_LIMIT {
+            if scope.len() <= SCOPE_KEY_BYTES && cache.len() < SCOPE_CACHE_LIMIT {
                 cache.insert(scope.to_owned(), found.clone());
             }
         }
