@@ -109,3 +109,14 @@ def test_a_panic_reading_a_trials_file_hands_it_to_the_per_trial_route(
     path.write_text('{"trials": []}', encoding="utf-8")
     monkeypatch.setattr(trials_reader, "parse_trials", _panic)
     assert trials_reader.read_trial_file(str(path)) is None
+
+
+def test_the_fuzzer_still_stops_on_a_panic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The readers refuse a panic's input as bad bytes; the fuzz harness must not take that
+    refusal for agreement with upb, which refuses these truncated bytes too."""
+    fuzz = pytest.importorskip("fuzz_otlp_decoder")
+    truncated = protobuf_bytes(demo_spans(runs=1))[:40]
+    fuzz.one_input(truncated)  # the real decoder: refused by all, as it should be
+    monkeypatch.setattr(_core, "otlp_spans", _panic)
+    with pytest.raises(AssertionError, match="compiled core failed"):
+        fuzz.one_input(truncated)
