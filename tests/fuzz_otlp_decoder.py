@@ -19,12 +19,12 @@ with atheris.instrument_imports():
 
     from otel_agentcov.demo import DEMO_SPEC
     from otel_agentcov.engine import CoverageEngine
+    from otel_agentcov.readers.errors import CORE_FAILED
     from otel_agentcov.readers.otlp import (
         TraceFormatError,
         classified_from_protobuf,
         records_from_protobuf,
     )
-    from otel_agentcov.readers.errors import CORE_FAILED
     from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
     from otel_agentcov.spec import CoverageSpec
 
