@@ -10,6 +10,7 @@ not a product hook.
 from __future__ import annotations
 
 import logging
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -120,3 +121,16 @@ def test_the_fuzzer_still_stops_on_a_panic(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(_core, "otlp_spans", _panic)
     with pytest.raises(AssertionError, match="compiled core failed"):
         fuzz.one_input(truncated)
+
+
+def test_a_panic_unwinds_into_python_and_never_aborts() -> None:
+    """Everything above rests on a panic unwinding into a PanicException: with
+    `panic = "abort"` in a build profile it would end the host's process instead."""
+    root = Path(__file__).resolve().parent.parent
+    cargo = tomllib.loads((root / "core" / "Cargo.toml").read_text(encoding="utf-8"))
+    assert "release" in cargo["profile"]  # the profile maturin builds is read here
+    for name, profile in cargo["profile"].items():
+        assert profile.get("panic", "unwind") == "unwind", name
+    maturin = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "panic" not in repr(maturin["tool"]["maturin"])  # no rustc flag passed either
+    assert not (root / "core" / ".cargo").exists()
