@@ -4,7 +4,7 @@ Every input goes to the decoder as the readers call it (SpanRecords, with and wi
 caps and a `--jobs` filter; and decoded and classified in one call, as `serve` and `agentcov
 coverage` read protobuf) and to upb: the only exceptions allowed are TraceFormatError and
 TooLarge, and decoder, fused entry and upb must all accept or all refuse. Anything else ends the
-run with a crash report.
+run with a crash report, a core panic too (which the readers refuse as `CORE_FAILED`).
 Usage: python tests/fuzz_otlp_decoder.py [libFuzzer flags] [corpus dirs].
 """
 
@@ -19,6 +19,7 @@ with atheris.instrument_imports():
 
     from otel_agentcov.demo import DEMO_SPEC
     from otel_agentcov.engine import CoverageEngine
+    from otel_agentcov.readers.errors import CORE_FAILED
     from otel_agentcov.readers.otlp import (
         TraceFormatError,
         classified_from_protobuf,
@@ -35,7 +36,7 @@ def _accepts(decode: object, data: bytes) -> bool:
     try:
         decode(data)  # type: ignore[operator]
     except TraceFormatError as exc:
-        assert "\n" not in str(exc), str(exc)
+        assert "\n" not in str(exc) and CORE_FAILED not in str(exc), str(exc)
         return False
     return True
 
@@ -49,8 +50,10 @@ def one_input(data: bytes) -> None:
         raise AssertionError(f"decoder {'accepts' if decoded else 'refuses'}, fused entry not")
     try:
         records_from_protobuf(data, "fuzz", keep=lambda t: t % 3 == 0, caps=CAPS)
-    except (TraceFormatError, TooLarge):
+    except TooLarge:
         pass
+    except TraceFormatError as exc:
+        assert CORE_FAILED not in str(exc), str(exc)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ not a product hook.
 from __future__ import annotations
 
 import logging
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -109,3 +110,27 @@ def test_a_panic_reading_a_trials_file_hands_it_to_the_per_trial_route(
     path.write_text('{"trials": []}', encoding="utf-8")
     monkeypatch.setattr(trials_reader, "parse_trials", _panic)
     assert trials_reader.read_trial_file(str(path)) is None
+
+
+def test_the_fuzzer_still_stops_on_a_panic(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The readers refuse a panic's input as bad bytes; the fuzz harness must not take that
+    refusal for agreement with upb, which refuses these truncated bytes too."""
+    fuzz = pytest.importorskip("fuzz_otlp_decoder")
+    truncated = protobuf_bytes(demo_spans(runs=1))[:40]
+    fuzz.one_input(truncated)  # the real decoder: refused by all, as it should be
+    monkeypatch.setattr(_core, "otlp_spans", _panic)
+    with pytest.raises(AssertionError, match="compiled core failed"):
+        fuzz.one_input(truncated)
+
+
+def test_a_panic_unwinds_into_python_and_never_aborts() -> None:
+    """Everything above rests on a panic unwinding into a PanicException: with
+    `panic = "abort"` in a build profile it would end the host's process instead."""
+    root = Path(__file__).resolve().parent.parent
+    cargo = tomllib.loads((root / "core" / "Cargo.toml").read_text(encoding="utf-8"))
+    assert "release" in cargo["profile"]  # the profile maturin builds is read here
+    for name, profile in cargo["profile"].items():
+        assert profile.get("panic", "unwind") == "unwind", name
+    maturin = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "panic" not in repr(maturin["tool"]["maturin"])  # no rustc flag passed either
+    assert not (root / "core" / ".cargo").exists()
