@@ -565,38 +565,40 @@ class RunAssembler:
         """Buffer a step; when it is a local root, assemble its finished subtree."""
         now = self._clock()
         runs: list[AgentRun] = []
-        with self._lock:
-            buf = self._traces.get(step.trace_id)
+        trace_id, span_id, bounds, traces = step.trace_id, step.span_id, self.bounds, self._traces
+        with self._lock:  # (once per span: attributes read once into locals)
+            buf = traces.get(trace_id)
             if buf is None:
-                if len(self._traces) >= self.bounds.max_traces:
+                if len(traces) >= bounds.max_traces:
                     runs.extend(self._flush_oldest("trace_limit"))
-                buf = self._traces[step.trace_id] = _TraceBuffer(now)
-                self.peak_traces = max(self.peak_traces, len(self._traces))
+                buf = traces[trace_id] = _TraceBuffer(now)
+                self.peak_traces = max(self.peak_traces, len(traces))
             else:
-                self._traces.move_to_end(step.trace_id)
+                traces.move_to_end(trace_id)
                 buf.last_seen = now
-            if step.span_id in buf.steps:
+            steps = buf.steps
+            if span_id in steps:
                 return runs  # a re-sent span (exporter retry): the first copy is kept
-            buf.steps[step.span_id] = step
-            self.buffered_spans += 1
-            if self.buffered_spans > self.peak_spans:
-                self.peak_spans = self.buffered_spans
+            steps[span_id] = step
+            buffered = self.buffered_spans = self.buffered_spans + 1
+            if buffered > self.peak_spans:
+                self.peak_spans = buffered
             # a test is assembled when it ends
             if local_root or (step.context is not None and is_test_span(step)):
-                subtree = _take_subtree(buf, step.span_id)
-                self.buffered_spans -= len(subtree)
-                if not buf.steps:
-                    del self._traces[step.trace_id]
+                subtree = _take_subtree(buf, span_id)
+                self.buffered_spans = buffered - len(subtree)
+                if not steps:
+                    del traces[trace_id]
                 runs.extend(_assemble_trace(subtree, self.content))
                 return runs
             if step.parent_id is not None:
-                buf.children.setdefault(step.parent_id, []).append(step.span_id)
-            if len(buf.steps) >= self.bounds.max_spans_per_trace:
-                del self._traces[step.trace_id]
-                self.buffered_spans -= len(buf.steps)
+                buf.children.setdefault(step.parent_id, []).append(span_id)
+            if len(steps) >= bounds.max_spans_per_trace:
+                del traces[trace_id]
+                self.buffered_spans = buffered - len(steps)
                 self.flushed_early["span_limit"] += 1
-                runs.extend(_assemble_trace(buf.steps, self.content))
-            while self.buffered_spans > self.bounds.max_buffered_spans:
+                runs.extend(_assemble_trace(steps, self.content))
+            while self.buffered_spans > bounds.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
 
