@@ -156,12 +156,14 @@ def section(rounds: int) -> Section:
         "per run); added = configuration minus no processor, same round.",
         "Host wall covers the workload only (spans still queued are processed in force_flush, "
         "outside it); total CPU covers workload + force_flush, worker threads included.",
-        "Where the time goes (cProfile, thread CPU, worker drain of 10 k spans): classify 50 %, "
-        "assembler 26 %, state update 20 %, SDK span -> SpanRecord 16 %; ~13 us/span in all. "
+        "Where the time goes (perf and cProfile of the worker): the SDK span is read in place and "
+        "classified by the compiled core (_core.sdk_step; its Rust parts are ~1-1.5 % of samples "
+        "each); the rest is Python: run assembly, run facts and the state update, attribute reads "
+        "on the SDK objects, Step objects and their garbage collection. "
         "BatchSpanProcessor's added cost is mostly garbage collection of the spans its "
         "in-memory exporter keeps (it grows with spans per round).",
-        "Total-CPU target gap: the coverage worker classifies and assembles every span in Python "
-        "while BatchSpanProcessor only moves it, so at <= 0.5x it would need < ~5 us/span "
-        "for conversion, classification, assembly and state together.",
+        "Total-CPU target gap: BatchSpanProcessor only moves a span, the coverage worker also "
+        "assembles runs and folds them into the state in Python; at <= 0.5x that would need "
+        "< ~5 us/span for all of it, i.e. assembly and run facts in the core too.",
     ]
     return Section("Overhead on the agent (real OpenTelemetry SDK spans)", rows, notes)
