@@ -6,6 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.trace import SpanContext
+
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.records import SpanRecord
 
@@ -51,3 +54,16 @@ def ingest(engine: CoverageEngine, records: Iterable[SpanRecord]) -> CoverageEng
     for record in records:
         engine.ingest(record)
     return engine
+
+
+def renamed_sdk_span() -> ReadableSpan:
+    """An SDK span of a subclass whose `name` property hides the name it was made with: a reader
+    must go through the properties (or leave it to the path that does)."""
+
+    class Renamed(ReadableSpan):
+        @property
+        def name(self) -> str:
+            return "execute_tool renamed"
+
+    return Renamed("original", context=SpanContext(1, 2, is_remote=False), start_time=1,
+                   end_time=2)

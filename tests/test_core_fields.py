@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _builders import renamed_sdk_span
 from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
 from _trace_files import demo_spans
 from hypothesis import given, settings
@@ -171,12 +172,7 @@ def test_sdk_spans_are_read_in_place_as_their_span_records() -> None:
 
 
 def test_a_subclass_of_the_sdk_span_is_left_to_the_python_path() -> None:
-    class Renamed(ReadableSpan):
-        @property
-        def name(self) -> str:
-            return "execute_tool renamed"
-
-    span = Renamed("original", context=SpanContext(1, 2, is_remote=False), start_time=1, end_time=2)
+    span = renamed_sdk_span()
     assert _core._reads_readable_as(span, from_readable_span(span)) is None
 
 

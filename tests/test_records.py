@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import astuple
 
+from _builders import renamed_sdk_span
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -59,10 +60,5 @@ def test_sdk_field_path_equals_property_path_on_real_spans() -> None:
 
 
 def test_subclasses_overriding_properties_are_read_through_them() -> None:
-    class Renamed(ReadableSpan):
-        @property
-        def name(self) -> str:
-            return "execute_tool renamed"
-
-    span = Renamed("original", context=SpanContext(1, 2, is_remote=False), start_time=1, end_time=2)
+    span = renamed_sdk_span()
     assert from_readable_span(span).name == "execute_tool renamed"
