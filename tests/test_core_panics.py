@@ -70,6 +70,27 @@ def test_a_panic_on_an_sdk_span_is_counted_and_the_worker_lives_on(
     provider.shutdown()
 
 
+@pytest.mark.timeout(30)
+def test_any_other_error_on_a_span_is_logged_by_its_type_alone(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The Python path's errors quote values too (`int('...')`): its log line names the type."""
+    caplog.set_level(logging.DEBUG)
+
+    def sdk_step(classifier: Any, span: Any, attributes: list[str]) -> Any:
+        raise ValueError(f"invalid literal for int() with base 10: '{SECRET}'")
+
+    monkeypatch.setattr(_core, "sdk_step", sdk_step)
+    processor = AgentCoverageProcessor(flush_interval_s=3600.0)
+    provider = TracerProvider()
+    provider.add_span_processor(processor)
+    _run(provider.get_tracer("errors"), "boom")
+    assert processor.force_flush(timeout_millis=5_000) is True
+    assert processor.snapshot().to_dict()["spans"]["dropped"] == {"malformed": 2}
+    assert "internal error: ValueError" in caplog.text and SECRET not in caplog.text
+    provider.shutdown()
+
+
 def test_a_panic_decoding_a_request_refuses_it_with_one_line() -> None:
     payload = protobuf_bytes(demo_spans(runs=1))
     with pytest.raises(TraceFormatError) as caught:

@@ -101,11 +101,12 @@ class ServiceHTTPServer(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client hanging up mid-request is routine; anything else is one line, no traceback
-        (socketserver would print one per connection)."""
+        (socketserver would print one per connection), naming the error's type only: its
+        message may quote the request's content."""
         exc = sys.exc_info()[1]
         if not isinstance(exc, OSError):
             print(f"agentcov serve: request from {client_address[0]}: internal error: "
-                  f"{type(exc).__name__}: {exc}", file=sys.stderr)
+                  f"{type(exc).__name__}", file=sys.stderr)
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
         try:
