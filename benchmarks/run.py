@@ -24,6 +24,7 @@ import classify  # noqa: E402
 import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
 import evaluations  # noqa: E402
+import fault_injectors  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import narrative  # noqa: E402
@@ -48,6 +49,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "narrative": narrative.section,
     "narrative_quality": narrative_quality.section,
     "contracts": contracts.section,
+    "faults": fault_injectors.section,
     "scaling": scaling.section,
 }
 

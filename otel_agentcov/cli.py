@@ -327,7 +327,49 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--max-series", type=_positive, default=100_000, metavar="N",
                         help="series of the per-agent /metrics families together; past it the "
                         "largest families are cut, counters into __overflow__ (default 100000)")
+    p_proxy = sub.add_parser("faults", help="fault injection for agents (docs/faults.md)")
+    p_proxy.add_argument("action", choices=["proxy"],
+                         help="proxy: a reverse proxy on 127.0.0.1 that injects a plan's "
+                         "model-endpoint faults into any client's traffic")
+    p_proxy.add_argument("--upstream", required=True, metavar="URL",
+                         help="the model endpoint to forward to (http:// or https://)")
+    p_proxy.add_argument("--plan", default="boundaries", metavar="PLAN",
+                         help="boundaries (default), chaos or fault families, with :SEED")
+    p_proxy.add_argument("--port", type=_port, default=8089, metavar="PORT",
+                         help="port on 127.0.0.1 (default 8089; 0 picks a free one)")
+    p_proxy.add_argument("--hold", type=_seconds, default=30.0, metavar="SECONDS",
+                         help="how long a `timeout` fault leaves a request unanswered "
+                         "(default 30)")
+    p_proxy.add_argument("--budget-tokens", type=_positive, default=200_000, metavar="N",
+                         help="input tokens a `budget` fault reports (default 200000, the "
+                         "spec's default cost_limit_tokens)")
     return parser
+
+
+def _faults_proxy(args: argparse.Namespace) -> int:
+    """`agentcov faults proxy`: serve until interrupted; the plan's seed is printed first."""
+    from . import faults
+    from .faults.proxy import FaultProxy
+
+    if not args.upstream.startswith(("http://", "https://")):
+        print(f"agentcov: --upstream {args.upstream[:80]!r} is not an http(s) URL",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        faults.check("agentcov faults proxy")
+        chosen = faults.parse(args.plan, "--plan")
+    except (faults.FaultsRefused, faults.PlanError) as exc:
+        print(f"agentcov: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    chosen.budget_tokens = args.budget_tokens
+    proxy = FaultProxy(args.upstream, chosen, port=args.port, hold_s=args.hold)
+    print(f"agentcov faults proxy: {proxy.url} -> {args.upstream}, plan {chosen.name}, seed "
+          f"{chosen.seed} (the same faults again: --plan {chosen.reproduce})", flush=True)
+    try:
+        proxy.serve_forever()
+    finally:
+        proxy.server_close()
+    return EXIT_PASS
 
 
 def _warn(message: str) -> None:
@@ -527,9 +569,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "explain":
             return _explain(args)
         if args.command == "serve":
+            from .faults import forbid
             from .service.server import serve_from_args
 
+            forbid("agentcov serve")
             return serve_from_args(args)
+        if args.command == "faults":
+            return _faults_proxy(args)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)

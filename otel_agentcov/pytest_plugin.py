@@ -48,7 +48,7 @@ WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutpu
 _STATUS = {"passed": "pass", "failed": "fail", "skipped": ""}
 
 # the statistical marker is a plugin of its own, active with or without --agentcov
-pytest_plugins = ["otel_agentcov.pytest_marker"]
+pytest_plugins = ["otel_agentcov.pytest_marker", "otel_agentcov.pytest_faults"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

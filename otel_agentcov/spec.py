@@ -59,6 +59,12 @@ EXPECT_TARGETS = (
     "narrative.divergences",
     "narrative.claimed_not_called",
     "spec.unmatched_agents",
+    # docs/faults.md
+    "faults.runs",
+    "faults.recovered_pct",
+    "faults.failure_paths_pct",
+    "boundary.provoked",
+    "boundary.natural",
 )
 CONTRACTS_GATE_TARGET = "contracts.violations_at_or_above_fail_on"  # default expect: maximum 0
 NARRATIVE_GATE_TARGET = "narrative.claimed_not_called"  # default expect with narrative: maximum 0

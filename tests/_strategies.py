@@ -24,6 +24,7 @@ KNOWN_KEYS = (
     # the framework dialects (openinference, smolagents, llama_index, crewai, agent_framework)
     "openinference.span.kind", "tool.name", "graph.node.id", "input.value",
     "smolagents.max_steps", "message.source_id", "message.target_id",
+    "agentcov.fault.family",  # docs/faults.md
 )  # fmt: skip
 SCOPES = (
     "pydantic-ai", "other", "", "openinference.instrumentation.smolagents",
@@ -53,6 +54,7 @@ scalars = st.one_of(
     st.just('[{"role":"user","parts":[{"type":"text","content":"hi"}]}]'),
     st.just('[{"role":"assistant","parts":[{"type":"tool_call","name":"t"}]}]'),
     st.just('[{"type":"function","function":{"name":"f"}}]'), st.just("[" * 5000),
+    st.sampled_from(("tool_exception", "budget")),  # fault families (docs/faults.md)
     st.sampled_from(("AGENT", "TOOL", "LLM", "CHAIN", "current_agent_name='a'",
                      '{"coworker": "b"}')),
 )  # fmt: skip

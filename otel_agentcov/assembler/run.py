@@ -50,6 +50,7 @@ class AgentRun:
     # the agent span's id (else the run's first step's): where its evaluation events attach
     # (docs/evaluations.md); 0 when the run came from no span (a trial file)
     span_id: int = 0
+    faults: frozenset[str] = frozenset()  # families of the faults injected on its spans
 
     @property
     def duration_s(self) -> float:

@@ -125,6 +125,7 @@ class _Builder:
             delegated_calls=delegated_calls,
             span_id=self.span.span_id if self.span is not None
             else steps[0].span_id if steps else 0,
+            faults=frozenset(s.fault for s in (*spans, *steps) if s.fault is not None),
         )
 
 

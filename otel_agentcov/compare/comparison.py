@@ -95,6 +95,11 @@ def _consistent(st: AgentState) -> tuple[int, int]:
     return consistent, consistent + st.narrative.runs.get(DIVERGENT, 0)
 
 
+def _recovered(st: AgentState) -> tuple[int, int]:
+    """(runs with injected faults that recovered, runs with injected faults): docs/faults.md."""
+    return st.faults.recovered, st.faults.runs
+
+
 def _rate_check(before: tuple[int, int], after: tuple[int, int], settings: Settings
                 ) -> dict[str, Any] | None:
     """A secondary rate (contract-unfailed runs, narrative-consistent runs) compared like the
@@ -141,6 +146,9 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
     narrative = _rate_check(_consistent(b_st), _consistent(c_st), settings)
     if narrative is not None and narrative["verdict"] == FAIL:
         flags.append("narrative_regression")
+    recovery = _rate_check(_recovered(b_st), _recovered(c_st), settings)
+    if recovery is not None and recovery["verdict"] == FAIL:
+        flags.append("recovery_regression")
     drift = tool_drift(_tool_calls(b_st), _tool_calls(c_st), settings.alpha)
     if drift.drift:
         flags.append("drift")
@@ -157,6 +165,7 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
         "coverage": _coverage(b_rep, c_rep),
         "contracts": contracts,
         "narrative": narrative,
+        "recovery": recovery,
         "drift": {"p_value": drift.p_value, "cramers_v": drift.cramers_v, "drift": drift.drift,
                   "categories": drift.categories},
     }

@@ -110,6 +110,7 @@ def _drift(drift: Mapping[str, Any]) -> str:
 _SECONDARY = (
     ("contracts", "contracts: runs no contract failed"),
     ("narrative", "narrative: runs whose story matched their calls"),
+    ("recovery", "recovery: runs with injected faults that recovered"),
 )
 
 

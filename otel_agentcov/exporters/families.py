@@ -134,6 +134,26 @@ def _counted(counts: Callable[[AgentReport], Mapping[str, int]]) -> AgentRows:
     return rows
 
 
+def _fault_runs(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for family, row in rep.get("faults", {}).get("families", {}).items():
+        for outcome in ("injected", "hit", "recovered", "failed"):
+            yield (agent, family, outcome), row[outcome]
+
+
+def _boundary_origin(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for condition, row in rep.get("faults", {}).get("conditions", {}).items():
+        yield (agent, condition, "provoked"), row["provoked"]
+        yield (agent, condition, "natural"), row["natural"]
+
+
+def _resilience_bound(i: int) -> AgentRows:
+    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
+        ci = rep.get("faults", {}).get("resilience_ci95")
+        yield (agent,), ci[i] if ci else None
+
+    return rows
+
+
 def _delegations(agent: str, rep: AgentReport) -> Iterator[Row]:
     for d in rep.get("delegations", ()):
         yield (agent, d["from"], d["to"]), d["count"]
@@ -275,6 +295,20 @@ BOUNDARY_HITS = _counter("agentcov_boundary_hits", "Runs that hit a boundary con
                          rows=_counted(lambda r: r.get("boundary_hits", {})))
 BOUNDARY_DECLARED = _gauge("agentcov_boundary_declared_info", "Enabled boundary conditions.",
                            ("agent", "condition"), rows=_listed(lambda r: r.get("boundaries", {})))
+BOUNDARY_ORIGIN = _counter(
+    "agentcov_boundary_origin_hits", "Boundary hits by origin: provoked by an injected fault of a "
+    "matching family, or natural (docs/faults.md).", "{run}", ("agent", "condition", "origin"),
+    rows=_boundary_origin)
+FAULT_RUNS = _counter(
+    "agentcov_fault_runs", "Runs with an injected fault of the family: injected, hit a condition "
+    "it provokes, recovered, failed (docs/faults.md).", "{run}", ("agent", "family", "outcome"),
+    rows=_fault_runs)
+RESILIENCE_LOWER = _gauge("agentcov_resilience_lower_ratio",
+                          "Wilson 95% lower bound of the share of runs with faults that recovered.",
+                          rows=_resilience_bound(0))
+RESILIENCE_UPPER = _gauge("agentcov_resilience_upper_ratio",
+                          "Wilson 95% upper bound of the share of runs with faults that recovered.",
+                          rows=_resilience_bound(1))
 RUNS = _counter("agentcov_runs", "Completed runs.", "{run}",
                 rows=_one(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
 RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}",
@@ -391,7 +425,8 @@ RECEIVER_INFLIGHT_BYTES = _gauge(
 FAMILIES: tuple[Family, ...] = (
     COVERAGE, COVERAGE_OVERALL, EDGES_ALLOWED, EDGES_DELEGATION, GATE_PASSED, RESTRICTED_ATTEMPTS,
     TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS, DELEGATION_DECLARED,
-    BOUNDARY_HITS, BOUNDARY_DECLARED, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_DURATION,
+    BOUNDARY_HITS, BOUNDARY_DECLARED, BOUNDARY_ORIGIN, FAULT_RUNS, RESILIENCE_LOWER,
+    RESILIENCE_UPPER, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_DURATION,
     PASS_RATE_LOWER, PASS_RATE_UPPER, CONSISTENCY, PATHS_OBSERVED, PATHS_ESTIMATED,
     STATES_OBSERVED, STATES_ESTIMATED, NARRATIVE_RUNS, NARRATIVE_DIVERGENCES, CONTRACT_CHECKS,
     CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,

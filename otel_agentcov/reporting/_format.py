@@ -370,3 +370,40 @@ def expect_matchers(name: str, agent: AgentReport, spec: CoverageSpec | None) ->
     if [item.target for item in items] != [e["target"] for e in results]:
         return [""] * len(results)
     return [matcher_text(item.schema) for item in items]
+
+
+def faults_summary(agent: AgentReport) -> str | None:
+    """`5 runs with faults · recovered 1 (20%, 95% CI 4%–62%)`; None when no run had one."""
+    faults = agent.get("faults")
+    if not faults or not faults["runs"]:
+        return None
+    ci = faults["resilience_ci95"]
+    interval = f", 95% CI {percent(ci[0])}–{percent(ci[1])}" if ci else ""
+    return (f"{plural(faults['runs'], 'run')} with faults · recovered {faults['recovered']} "
+            f"({percent(faults['resilience'])}{interval}) · failed {faults['failed']}")
+
+
+def fault_family_rows(agent: AgentReport) -> list[tuple[str, str, int, int, int, int]]:
+    """(family, seam, injected, hit, recovered, failed) per injected family."""
+    families = agent.get("faults", {}).get("families", {})
+    return [(f, r["seam"], r["injected"], r["hit"], r["recovered"], r["failed"])
+            for f, r in families.items()]
+
+
+def boundary_origin_summary(agent: AgentReport) -> str:
+    """`provoked: cost_limit 1, error_path 2 · natural: tool_failure 1`."""
+    conditions = agent.get("faults", {}).get("conditions", {})
+    parts = []
+    for origin in ("provoked", "natural"):
+        hits = [f"{c} {r[origin]}" for c, r in conditions.items() if r[origin]]
+        parts.append(f"{origin}: {', '.join(hits) or 'none'}")
+    return " · ".join(parts)
+
+
+def failure_paths_summary(agent: AgentReport) -> str:
+    """`lookup failed in 2 runs, recovered in 1 · 1 of the known tools recovered (50%)`."""
+    faults = agent.get("faults", {})
+    tools = "; ".join(f"{t} failed in {r['failed']}, recovered in {r['recovered']}"
+                      for t, r in faults.get("tools", {}).items()) or "no tool failed"
+    return f"{tools} · known tools seen failing and recovering: " + percent_of_100(
+        faults.get("failure_paths_pct"))

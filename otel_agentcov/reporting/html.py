@@ -227,6 +227,8 @@ def _agent_view(
                            strict=True)),
         "steps": [step["message"] for step in agent.get("recommendations", ())],
         "insufficient": fmt.INSUFFICIENT_NOTE if coverage["insufficient_data"] else None,
+        "fault_summary": fmt.faults_summary(agent),
+        "failure_paths": fmt.failure_paths_summary(agent),
     }
 
 

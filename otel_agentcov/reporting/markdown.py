@@ -135,6 +135,14 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
                 "not exercised", "violation rate (95% CI)")
         lines += ["", "### Contracts", "", *_table(head, contracts)]
         lines += ["", f"Contract coverage: {fmt.contract_coverage(agent) or fmt.NA}"]
+    faults = fmt.faults_summary(agent)
+    if faults is not None:
+        rows = [[escape(f), seam, *map(str, counts)]
+                for f, seam, *counts in fmt.fault_family_rows(agent)]
+        lines += ["", "### Faults", "", escape(faults), ""]
+        lines += _table(("family", "seam", "injected", "hit", "recovered", "failed"), rows)
+        lines += ["", f"Boundary hits: {escape(fmt.boundary_origin_summary(agent))}"]
+        lines += ["", f"Failure paths: {escape(fmt.failure_paths_summary(agent))}"]
     lines += ["", "### Concerns", ""]
     lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
     matchers = fmt.expect_matchers(name, agent, spec)

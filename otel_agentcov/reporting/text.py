@@ -40,6 +40,15 @@ def _agent_block(name: str, agent: AgentReport) -> list[str]:
     narrative = fmt.narrative_summary(agent.get("narrative"))
     if narrative is not None:
         lines.append(_row("Narrative", narrative))
+    faults = fmt.faults_summary(agent)
+    if faults is not None:
+        lines.append(_row("Faults", faults))
+        lines.extend(
+            _row(f"  {family}", f"{seam} · injected {injected} · hit {hit} · recovered "
+                                f"{recovered} · failed {failed}")
+            for family, seam, injected, hit, recovered, failed in fmt.fault_family_rows(agent))
+        lines.append(_row("Boundary hits", fmt.boundary_origin_summary(agent)))
+        lines.append(_row("Failure paths", fmt.failure_paths_summary(agent)))
     concerns = "; ".join(fmt.concern_text(c) for c in agent["concerns"]) or "none"
     lines.append(_row("Concerns", concerns))
     if agent.get("versions"):

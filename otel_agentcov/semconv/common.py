@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..fault_families import FAMILY_ATTRIBUTE, family_of
 from ..records import STATUS_ERROR, SpanRecord
 from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 
@@ -342,6 +343,8 @@ def build_step(
     )
     if record.events:
         step.scores = evaluation_scores(record)
+    if FAMILY_ATTRIBUTE in attrs:
+        step.fault = family_of(attrs[FAMILY_ATTRIBUTE])
     context = test_context(record)
     if context is not None:
         step.context = context

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from ..fault_families import PROVOKING
 from ..semconv.common import is_handoff_tool
 from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
 from .contracts import unexercised
@@ -111,7 +112,8 @@ def recommendations_section(v: AgentView) -> None:
     for condition, hit in enabled.items():
         if not hit:
             add(_gain(v, "boundary", 1 / len(enabled)), "boundary", condition,
-                f"`{condition}` never hit: provoke it with {PROVOKE[condition]}")
+                f"`{condition}` never hit: provoke it with {PROVOKE[condition]}, or run "
+                f"`pytest --agentcov-faults={PROVOKING[condition]}` (docs/faults.md)")
     used = v.st.inventory.models
     for model in spec.models:
         if not any(model_matches(u, model) for u in used):

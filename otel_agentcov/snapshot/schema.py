@@ -198,6 +198,40 @@ class Contexts(TypedDict):
     single_test: SingleTest
 
 
+class FaultFamily(TypedDict):
+    seam: str  # model, tool or input
+    injected: int  # runs it was injected in
+    hit: int  # ... that hit a boundary condition it provokes
+    recovered: int  # ... that still ended without error
+    failed: int
+
+
+class ConditionHits(TypedDict):
+    hits: int  # runs that hit the condition
+    provoked: int  # ... with a fault of a matching family
+    natural: int  # ... without one
+
+
+class ToolFailures(TypedDict):
+    failed: int  # runs in which a call of the tool failed
+    recovered: int  # ... that still ended without error
+
+
+class Faults(TypedDict):
+    """docs/faults.md: what injected faults did; runs without faults count only in `conditions`
+    (natural hits) and `tools`."""
+
+    runs: int  # runs with at least one injected fault
+    recovered: int
+    failed: int
+    resilience: float | None  # recovered / runs; null without fault runs
+    resilience_ci95: list[float] | None  # [lower, upper], Wilson 95%
+    families: dict[str, FaultFamily]
+    conditions: dict[str, ConditionHits]  # per enabled condition
+    tools: dict[str, ToolFailures]  # tools seen failing
+    failure_paths_pct: float | None  # 100 × known tools seen failing in a run that recovered
+
+
 class AgentReport(TypedDict, total=False):
     """One agent's sections; built section by section, so a reader may see it part-filled
     while the snapshot is computed. A finished report holds every key but `contexts`."""
@@ -210,6 +244,7 @@ class AgentReport(TypedDict, total=False):
     states: States
     boundaries: dict[str, bool]  # enabled condition -> hit
     boundary_hits: dict[str, int]
+    faults: Faults
     delegations: list[Delegation]
     edges: Edges
     narrative: Narrative

@@ -12,6 +12,7 @@ from .contexts import contexts_section
 from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
 from .edges import edges_section
+from .faults import faults_section
 from .gate_reasons import detail
 from .narrative import narrative_section
 from .pass_rate import PASS_RATE, pass_rate_verdict
@@ -49,6 +50,7 @@ AGENT_SECTIONS: tuple[Section, ...] = (
     tools_section,
     diversity_section,
     boundaries_section,
+    faults_section,
     edges_section,
     coverage_section,
     runs_section,
@@ -69,8 +71,8 @@ MEASURE_SECTIONS = tuple(
 # the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
 REPORT_KEYS = (
     "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts", "versions",
-    "recommendations",
+    "faults", "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts",
+    "versions", "recommendations",
 )
 
 

@@ -25,15 +25,16 @@ from .contracts import Contracts
 from .diversity import Diversity
 from .edges import Edges
 from .facts import RunFacts, run_facts
+from .faults import Faults
 from .inventory import Inventory
 from .narrative import Narrative
 from .outcomes import Outcomes
 from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
-# 2 added contract verdicts, 3 their not-exercised counts; older files still load
-STATE_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# 2 added contract verdicts, 3 their not-exercised counts, 4 fault counts; older files still load
+STATE_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 
 
 class StateError(ValueError):
@@ -52,6 +53,7 @@ class AgentState:
     contracts: Contracts = field(default_factory=Contracts)
     versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
+    faults: Faults = field(default_factory=Faults)
     # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
     revision: int = field(default=0, compare=False, repr=False)
 
@@ -65,6 +67,7 @@ class AgentState:
         self.contracts.merge(other.contracts, caps)
         self.versions.merge(other.versions, caps)
         self.contexts.merge(other.contexts, caps)
+        self.faults.merge(other.faults, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -76,6 +79,7 @@ class AgentState:
             **self.contracts.to_dict(),
             **self.versions.to_dict(),
             **self.contexts.to_dict(),
+            **self.faults.to_dict(),
         }
 
     @classmethod
@@ -89,6 +93,7 @@ class AgentState:
             contracts=Contracts.from_dict(d),
             versions=Versions.from_dict(d),
             contexts=Contexts.from_dict(d),
+            faults=Faults.from_dict(d),
         )
 
 
@@ -130,6 +135,7 @@ class CoverageState:
         st.narrative.add(verdicts.narrative, self.caps)
         st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
+        st.faults.add(facts, self.caps)
         return facts
 
     def merge(self, other: CoverageState) -> None:

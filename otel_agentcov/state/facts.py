@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ..assembler import AgentRun
+from ..fault_families import provokes
 from ..judge import Check, Verdicts
 from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 from ..spec import AgentSpec, BoundarySpec
@@ -78,6 +79,9 @@ class RunFacts:
     context: str | None
     checks: tuple[Check, ...] = ()  # contract verdicts (names and results, never content)
     contract_failed: bool = False
+    faults: frozenset[str] = frozenset()  # families injected in the run (docs/faults.md)
+    provoked: tuple[str, ...] = ()  # the boundary hits a matching fault provoked
+    failed_tools: frozenset[str] = frozenset()  # tools with a failed call in the run
 
     @property
     def attempts(self) -> int:
@@ -150,6 +154,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         "tool_failure": tool_failed,
     }
     passed = run.error is None and not attempts and not verdicts.fails_run
+    boundary_hits = [c for c in b.conditions if hits[c]]
     score = sum(run.scores) / len(run.scores) if run.scores else float(passed)
     return RunFacts(
         tool_calls=tool_calls,
@@ -161,7 +166,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         path=path,
         path_key=_cached_hash(path),
         state_keys=state_keys,
-        boundary_hits=[c for c in b.conditions if hits[c]],
+        boundary_hits=boundary_hits,
         delegations=run.delegations,
         duration_s=run.duration_s,
         tokens=tokens,
@@ -173,4 +178,8 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         context=run.context,
         checks=verdicts.checks,
         contract_failed=any(c.fails_run for c in verdicts.checks) if verdicts.checks else False,
+        faults=run.faults,
+        provoked=tuple(c for c in boundary_hits if provokes(run.faults, c)) if run.faults else (),
+        failed_tools=frozenset(t for t, failed in tool_calls if failed) if tool_failed
+        else frozenset(),
     )

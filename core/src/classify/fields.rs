@@ -34,6 +34,24 @@ const CONTENT_KEYS: [&str; 4] = [
     "gen_ai.output.messages",
     "gen_ai.input.messages",
 ];
+/// `agentcov.fault.family`: the mark an injected fault leaves (fault_families.py, docs/faults.md).
+pub const FAULT_FAMILY: &str = "agentcov.fault.family";
+/// `fault_families.FAMILIES`, in its order: any other name is not a fault.
+pub const FAULT_FAMILIES: [&str; 13] = [
+    "http_5xx",
+    "rate_limit",
+    "timeout",
+    "slow",
+    "truncated_stream",
+    "empty_completion",
+    "budget",
+    "tool_exception",
+    "tool_timeout",
+    "tool_error_result",
+    "tool_malformed",
+    "empty_input",
+    "turn_pressure",
+];
 const MODEL_KEYS: [&str; 3] = [
     "gen_ai.response.model",
     "gen_ai.request.model",
@@ -135,6 +153,12 @@ pub fn build_step(
     step.version = as_str(attrs.get("gen_ai.agent.version"))
         .or_else(|| as_str(span.resource_attributes.get("service.version")));
     step.scores = evaluation_scores(span);
+    step.fault = match attrs.get(FAULT_FAMILY) {
+        Some(Value::Str(family)) if FAULT_FAMILIES.contains(&family.as_str()) => {
+            Some(family.clone())
+        }
+        _ => None,
+    };
     step.context = test_context(span);
     step.resource_context = match span.resource_attributes.get(TEST_CASE) {
         Some(Value::None) | None => None,

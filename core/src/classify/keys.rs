@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-const SPAN_KEYS: [&str; 46] = [
+const SPAN_KEYS: [&str; 47] = [
     // errors.rs
     "error.type",
     "gen_ai.tool.status",
@@ -41,6 +41,7 @@ const SPAN_KEYS: [&str; 46] = [
     "gen_ai.caller.type",
     "gen_ai.agent.iteration_budget.limit",
     "gen_ai.agent.iteration_budget.consumed",
+    "agentcov.fault.family",
     // captured.rs
     "gen_ai.tool.definitions",
     "model_request_parameters",

@@ -104,6 +104,7 @@ pub struct Step {
     pub turn: bool,
     pub joins_caller: bool,
     pub version: Option<String>,
+    pub fault: Option<String>,
 }
 
 impl Step {
@@ -144,6 +145,7 @@ impl Step {
             turn: false,
             joins_caller: false,
             version: None,
+            fault: None,
         }
     }
 }

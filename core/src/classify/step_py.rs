@@ -38,7 +38,7 @@ pub fn step_to_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyAn
     fn any<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Bound<'py, PyAny>> {
         v.into_bound_py_any(py)
     }
-    let args: [Bound<'py, PyAny>; 34] = [
+    let args: [Bound<'py, PyAny>; 35] = [
         any(py, step.trace_id)?,
         any(py, step.span_id)?,
         any(py, step.parent_id)?,
@@ -76,6 +76,7 @@ pub fn step_to_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyAn
         any(py, step.turn)?,
         any(py, step.joins_caller)?,
         any(py, &step.version)?,
+        any(py, &step.fault)?,
     ];
     step_class(py)?.call1(PyTuple::new(py, args)?)
 }
@@ -129,5 +130,6 @@ pub fn step_from_py(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         turn: get(step, "turn")?,
         joins_caller: get(step, "joins_caller")?,
         version: get(step, "version")?,
+        fault: get(step, "fault")?,
     })
 }
