@@ -11,51 +11,28 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _fault_agents import SPEC, run_all, support_agent
 from _trace_files import batches, protobuf_bytes
-from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from pydantic_ai import Agent
-from pydantic_ai.models.instrumented import InstrumentationSettings
-from pydantic_ai.models.test import TestModel
+from opentelemetry.sdk.trace import ReadableSpan
 
 from otel_agentcov import faults, offline
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.jobs import read_in_parallel
-from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import CoverageState
-
-SPEC = {"version": 1, "agents": [{"name": "support", "tools": ["lookup_order"]}]}
 
 
 @pytest.fixture(scope="module")
 def recorded() -> tuple[list[ReadableSpan], dict[str, Any]]:
     """The spans of 8 runs (6 under `boundaries:7`, 2 clean) and the in-process report."""
-    provider = TracerProvider()
-    processor = AgentCoverageProcessor(CoverageSpec.from_dict(SPEC))
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(processor)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    agent: Agent[None, str] = Agent(TestModel(), name="support")
-    agent.instrument = InstrumentationSettings(tracer_provider=provider)
-
-    @agent.tool_plain
-    def lookup_order(order_id: str) -> str:
-        return "shipped"
-
+    agent, processor, exporter = support_agent()
     faults.enable("boundaries:7")
     try:
-        for _ in range(6):
-            try:
-                agent.run_sync("where is order 42?")
-            except Exception:  # noqa: BLE001, S110 - the injected faults end some runs
-                pass
+        run_all(agent, 6)
     finally:
         faults.disable()
-    for _ in range(2):
-        agent.run_sync("where is order 43?")
+    assert run_all(agent, 2) == ["ok", "ok"]
     processor.force_flush()
     report = processor.snapshot().to_dict()["agents"]["support"]
     processor.shutdown()

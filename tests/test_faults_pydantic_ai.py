@@ -10,16 +10,13 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from _fault_agents import run_all as fault_runs
+from _fault_agents import support_agent
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from pydantic_ai import Agent
-from pydantic_ai.models.instrumented import InstrumentationSettings
-from pydantic_ai.models.test import TestModel
 
 from otel_agentcov import faults
 from otel_agentcov.processor import AgentCoverageProcessor
-from otel_agentcov.spec import CoverageSpec
 
 PROMPT = "CANARY-PROMPT-7a1b where is order 42?"
 TOOL_ANSWER = "CANARY-TOOL-3e8f shipped"
@@ -27,34 +24,14 @@ TOOL_ANSWER = "CANARY-TOOL-3e8f shipped"
 
 @pytest.fixture
 def harness() -> Iterator[tuple[Agent[None, str], AgentCoverageProcessor, InMemorySpanExporter]]:
-    provider = TracerProvider()
-    processor = AgentCoverageProcessor(CoverageSpec.from_dict(
-        {"version": 1, "agents": [{"name": "support", "tools": ["lookup_order"]}]}))
-    exporter = InMemorySpanExporter()
-    provider.add_span_processor(processor)
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    agent: Agent[None, str] = Agent(TestModel(), name="support")
-    agent.instrument = InstrumentationSettings(tracer_provider=provider)
-
-    @agent.tool_plain
-    def lookup_order(order_id: str) -> str:
-        return TOOL_ANSWER
-
+    agent, processor, exporter = support_agent(TOOL_ANSWER)
     yield agent, processor, exporter
     faults.disable()
     processor.shutdown()
 
 
 def run_all(agent: Agent[None, str], n: int) -> list[str]:
-    """n runs; each one's outcome: the output's type, or the exception's class name."""
-    outcomes = []
-    for _ in range(n):
-        try:
-            agent.run_sync(PROMPT)
-            outcomes.append("ok")
-        except Exception as exc:  # noqa: BLE001 - the injected faults are the point
-            outcomes.append(type(exc).__name__)
-    return outcomes
+    return fault_runs(agent, n, PROMPT)
 
 
 def report(processor: AgentCoverageProcessor) -> dict[str, Any]:

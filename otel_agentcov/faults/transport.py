@@ -18,14 +18,16 @@ from . import http, plan
 from .plan import Armed
 
 
-def _timeout(family: str, armed: Armed, request: httpx.Request) -> httpx.TimeoutException:
-    kind = armed.rng.choice((httpx.ConnectTimeout, httpx.ReadTimeout))
-    return kind(f"agentcov injected fault {family}", request=request)
-
-
-def _refused(family: str, armed: Armed, request: httpx.Request) -> httpx.Response:
-    status, headers, body = http.refusal(family, armed.rng)
-    return httpx.Response(status, headers=headers, content=body, request=request)
+def _answered(family: str, armed: Armed, request: httpx.Request) -> httpx.Response | None:
+    """The answer a refusing fault gives in place of the endpoint's (a timeout raises, as
+    httpx's own transport does); None when the exchange goes on to the endpoint."""
+    if family == "timeout":
+        kind = armed.rng.choice((httpx.ConnectTimeout, httpx.ReadTimeout))
+        raise kind(f"agentcov injected fault {family}", request=request)
+    if family in http.REFUSING:
+        status, headers, body = http.refusal(family, armed.rng)
+        return httpx.Response(status, headers=headers, content=body, request=request)
+    return None
 
 
 def _altered(family: str, armed: Armed, request: httpx.Request, response: httpx.Response
@@ -49,10 +51,9 @@ class FaultTransport(httpx.BaseTransport):
         if fault is None:
             return self._wrapped.handle_request(request)
         family, armed = fault
-        if family == "timeout":
-            raise _timeout(family, armed, request)
-        if family in http.REFUSING:
-            return _refused(family, armed, request)
+        answer = _answered(family, armed, request)
+        if answer is not None:
+            return answer
         if family == "slow":
             time.sleep(armed.plan.slow_s)
         response = self._wrapped.handle_request(request)
@@ -77,10 +78,9 @@ class AsyncFaultTransport(httpx.AsyncBaseTransport):
         if fault is None:
             return await self._wrapped.handle_async_request(request)
         family, armed = fault
-        if family == "timeout":
-            raise _timeout(family, armed, request)
-        if family in http.REFUSING:
-            return _refused(family, armed, request)
+        answer = _answered(family, armed, request)
+        if answer is not None:
+            return answer
         if family == "slow":
             await asyncio.sleep(armed.plan.slow_s)
         response = await self._wrapped.handle_async_request(request)
