@@ -67,16 +67,18 @@ class Plan:
         """The faults one run of `agent` carries, given the seams its caller can reach."""
         index = self._runs[agent]
         self._runs[agent] += 1
-        rng = random.Random(f"{self.seed}:{self.name}:{agent}:{index}")
+        armed = Armed(self, agent, [], f"{self.seed}:{self.name}:{agent}:{index}")
         reachable = [f for f in self.families if FAMILIES[f][0] in seams]
         if self.name == CHAOS:
+            rng = armed.rng
             chosen = [rng.choice(reachable)] if reachable and rng.random() < CHAOS_RATE else []
         else:
             pending = [f for f in self._pending.setdefault(agent, list(self.families))
                        if FAMILIES[f][0] in seams]
             chosen = [f for f in pending if f in NON_EXCLUSIVE]
             chosen += [f for f in pending if f not in NON_EXCLUSIVE][:1]
-        return Armed(self, agent, chosen, rng)
+        armed.families = chosen
+        return armed
 
     def settle(self, armed: Armed) -> None:
         """After the run: what fired is done for this agent; an armed fault that never found
@@ -100,8 +102,17 @@ class Armed:
     plan: Plan
     agent: str
     families: list[str]
-    rng: random.Random
+    seed_text: str  # the run's own seed: plan seed, plan, agent and run index
     fired: list[str] = field(default_factory=list)
+    _rng: random.Random | None = None
+
+    @property
+    def rng(self) -> random.Random:
+        """The run's draws (chaos's choice, a status, a truncation point), made only when one
+        is needed: seeding costs more than a call that draws nothing."""
+        if self._rng is None:
+            self._rng = random.Random(self.seed_text)
+        return self._rng
 
     def take(self, seam: str, mark: bool = True) -> str | None:
         """The run's fault for this chance at `seam`, marked on the current span unless the
