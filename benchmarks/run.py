@@ -24,6 +24,7 @@ import classify  # noqa: E402
 import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
 import evaluations  # noqa: E402
+import inference  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import narrative  # noqa: E402
@@ -39,6 +40,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
     "evaluations": evaluations.section,
     "classify": classify.section,
+    "inference": inference.section,
     "floor": ingestion.floor_section,
     "ingestion": ingestion.section,
     "agentassay": agentassay_compare.section,

@@ -51,7 +51,8 @@ class Classifier:
     ) -> list[str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]]: ...
 
 def sdk_step(
-    classifier: Classifier, span: ReadableSpan, state_attributes: list[str]
+    classifier: Classifier, span: ReadableSpan, state_attributes: list[str],
+    unmatched: bool = False,
 ) -> str | tuple[Step, bool] | None: ...
 
 class TrialFile:

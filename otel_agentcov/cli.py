@@ -90,6 +90,9 @@ def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False
     default = "" if required else (" (default: `spec` of [tool.agentcov] in pyproject.toml, "
                                    "else defaults everywhere)")
     p.add_argument("--spec", metavar="F", required=required, help=f"agentcov.yaml{what}{default}")
+    p.add_argument("--no-inference", action="store_true",
+                   help="classify only by convention tables, as the spec's `inference: off` "
+                   "(docs/conventions.md#inference)")
 
 
 def _add_output(p: argparse.ArgumentParser, what: str = "") -> None:
@@ -272,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
               "unmatched is listed")
     p_explain.add_argument("--top", type=_positive, default=10, metavar="N",
                            help="shapes to list (default 10)")
+    p_explain.add_argument("--write", metavar="F",
+                           help="write what inference read as a spec (version: 1, conventions:) "
+                           "that loads as it is, and check that it gives the same report")
     p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
     _add_spec(p_serve, required=True)
     p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
@@ -347,7 +353,8 @@ def _default_data_file(project: settings.Settings) -> Path | None:
 
 def _spec(args: argparse.Namespace, project: settings.Settings) -> CoverageSpec:
     path = args.spec or project.spec
-    return CoverageSpec.from_yaml(path) if path else CoverageSpec.empty()
+    spec = CoverageSpec.from_yaml(path) if path else CoverageSpec.empty()
+    return spec.without_inference() if args.no_inference else spec
 
 
 def _inputs(args: argparse.Namespace, project: settings.Settings) -> dict[str, list[str]]:
@@ -393,8 +400,19 @@ def _load(args: argparse.Namespace, evaluations: EvaluationQueue | None = None
 
 
 def _explain(args: argparse.Namespace) -> int:
-    engine = offline.load(_spec(args, _project()), traces=args.inputs, warn=_warn)
+    spec = _spec(args, _project())
+    engine = offline.load(spec, traces=args.inputs, warn=_warn)
     sys.stdout.write(explain.render(engine, args.inputs, args.top))
+    if args.write:
+        if args.spec:
+            raise offline.InputError("--write writes a spec of its own: give no --spec with it")
+        _write(args.write, explain.pinned_spec(engine))
+        pinned = offline.load(CoverageSpec.from_yaml(args.write), traces=args.inputs, warn=_warn)
+        same = offline.report(pinned)["agents"] == offline.report(engine)["agents"]
+        print(f"# wrote {args.write}: loading it gives "
+              + ("the same report as inference" if same else
+                 "another report than inference (check the entries: some spans read "
+                 "differently once pinned)"), file=sys.stderr)
     return EXIT_PASS
 
 

@@ -20,6 +20,8 @@ from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step
+from .semconv.inference import CANDIDATE, EVIDENCE
+from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
@@ -49,17 +51,23 @@ class EngineCounters:
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0
+    # spans classified by inference: `<kind>.<evidence>` (semconv/inference.EVIDENCE) -> count
+    inferred: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: EngineCounters) -> None:
         _add(self.by_kind, other.by_kind)
         _add(self.dropped, other.dropped)
         _add(self.flushed_early, other.flushed_early)
+        _add(self.inferred, other.inferred)
         self.internal_errors += other.internal_errors
 
     def to_dict(self) -> dict[str, Any]:
-        return {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
+        data = {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
                 "internal_errors": self.internal_errors,
                 "flushed_early": dict(self.flushed_early)}
+        if self.inferred:  # absent from files written before inference, and where none was
+            data["inferred"] = dict(self.inferred)
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], what: str) -> EngineCounters:
@@ -73,7 +81,16 @@ class EngineCounters:
         _add(counters.by_kind, by_kind)
         _add(counters.flushed_early,
              fields.counts(data["flushed_early"], f"{what}.flushed_early"))
+        inferred = fields.counts(data.get("inferred", {}), f"{what}.inferred")
+        if not all(_inferred_key(key) for key in inferred):
+            raise ValueError(f"{what}.inferred: unknown kind or evidence in {sorted(inferred)[:8]}")
+        _add(counters.inferred, inferred)
         return counters
+
+
+def _inferred_key(key: str) -> bool:
+    kind, _, evidence = key.partition(".")
+    return kind in KINDS and evidence in EVIDENCE
 
 
 class CoverageEngine:
@@ -107,10 +124,16 @@ class CoverageEngine:
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
-        self._classifier = Classifier(self.spec.conventions)
+        self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference)
         self._classify = self._classifier.classify
+        self._inferred = self._classifier.inferred
+        if self.spec.inference:
+            self.assembler.reclassified = self._reclassified
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
+        # what inference read, per vocabulary, for `agentcov explain` (offline only, as shapes)
+        self.inferred_log = InferredLog() if shapes and self.spec.inference else None
+        self._classifier.log = self.inferred_log
         # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
         # replay folds the journaled ones instead of judging runs whose content is gone
         self.judged: list[tuple[str, Verdicts]] | None = None
@@ -163,9 +186,11 @@ class CoverageEngine:
             return self.to_step(span)
         if isinstance(span, str) or len(span) == 2:
             return span
-        if self._unmatched is not None:
-            self._unmatched(span[2])
-        return span[0], span[1]
+        step, root, record = span
+        step = self._inferred(record, step, self._state_attributes)
+        if self._unmatched is not None and step.kind == "other":  # inference left it so
+            self._unmatched(record)
+        return step, root
 
     def steps(self) -> Callable[..., list[Classified]] | None:
         """The core's decode-and-classify entry with this engine's conventions, for readers of
@@ -212,6 +237,8 @@ class CoverageEngine:
         """Buffer a classified span and fold the runs it completes."""
         with self.lock:
             self.counters.by_kind[step.kind] += 1
+            if step.inferred and step.inferred != CANDIDATE:
+                self._count_inferred(step.kind, step.inferred)
             try:
                 runs = self.assembler.add(step, local_root)
             except Exception:
@@ -219,6 +246,23 @@ class CoverageEngine:
                 return
             if runs:
                 self._fold(runs)
+
+    def _count_inferred(self, kind: str, evidence: str) -> None:
+        inferred = self.counters.inferred
+        key = f"{kind}.{evidence}"
+        inferred[key] = inferred.get(key, 0) + 1
+
+    def _reclassified(self, step: Step, was: str, evidence: str) -> None:
+        """The assembler's structural pass changed a span's kind (under `self.lock`)."""
+        by_kind = self.counters.by_kind
+        by_kind[was] -= 1
+        by_kind[step.kind] += 1
+        if evidence and evidence != CANDIDATE:  # counted as what it was: it is no longer that
+            self.counters.inferred[f"{was}.{evidence}"] -= 1
+        if step.inferred:
+            self._count_inferred(step.kind, step.inferred)
+            if self.inferred_log is not None:
+                self.inferred_log.reclassified(step)
 
     def ingest_runs(self, runs: list[AgentRun], kinds: Mapping[str, int]) -> None:
         """Fold runs a front door built without spans (trials), counting the spans they stand
@@ -314,6 +358,8 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+            if counters.inferred:
+                stats["inferred"] = dict(sorted(counters.inferred.items()))
             unclassified = self._unclassified(sum(counters.by_kind.values()))
             if unclassified is not None:
                 stats["unclassified"] = unclassified
@@ -338,7 +384,7 @@ class CoverageEngine:
         with self.lock, self._counters_lock:
             c = self.counters
             return EngineCounters(dict(c.by_kind), dict(c.dropped), dict(c.flushed_early),
-                                  c.internal_errors)
+                                  c.internal_errors, dict(c.inferred))
 
     def merge(self, state: CoverageState, counters: EngineCounters) -> None:
         """Fold in what another engine saw (a `--jobs` or pytest-xdist worker): its state and

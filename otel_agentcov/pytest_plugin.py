@@ -78,6 +78,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="accept a session in which no agent ran (by default that fails it)",
     )
     group.addoption(
+        "--agentcov-no-inference", action="store_true", dest="agentcov_no_inference",
+        help="classify spans only by convention tables, as the spec's `inference: off`",
+    )
+    group.addoption(
         "--agentcov-data-file", default=None, metavar="PATH", dest="agentcov_data_file",
         help="where to save the session's merged state, input for `agentcov coverage|gate|"
         f"compare|merge` (default {settings.DATA_FILE} in the rootdir; empty: none)",
@@ -100,6 +104,7 @@ def _warn_if_unused(config: pytest.Config) -> None:
             ("--agentcov-fail-under", "agentcov_fail_under", None),
             ("--agentcov-allow-inconclusive", "agentcov_allow_inconclusive", False),
             ("--agentcov-allow-empty", "agentcov_allow_empty", False),
+            ("--agentcov-no-inference", "agentcov_no_inference", False),
             ("--agentcov-data-file", "agentcov_data_file", None),
         )
         if config.getoption(dest) != default
@@ -129,6 +134,8 @@ def pytest_configure(config: pytest.Config) -> None:
                  else Path(data_option) if data_option else None)
     try:
         spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
+        if config.getoption("agentcov_no_inference"):
+            spec = spec.without_inference()
         targets = parse_targets(reports)
     except (SpecError, ReportOptionError) as exc:
         raise pytest.UsageError(f"--agentcov: {exc}") from None

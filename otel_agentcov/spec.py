@@ -305,11 +305,15 @@ SPEC_SCHEMA: Mapping[str, Any] = {
                 "items": ENTRY_SCHEMA,
                 "description": "an array of convention entries",
             },
+            # YAML reads a bare `off` as false: both spellings mean the same
+            "inference": {"enum": ["on", "off", True, False],
+                          "description": "on or off"},
         },
         required=("version",),
     ),
     "$defs": {"selector": SELECTOR_DEF},
-    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents, conventions)",
+    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents, conventions, "
+                   "inference)",
 }
 _SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
 
@@ -664,6 +668,8 @@ class CoverageSpec:
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
         self._needs_content = any(s.needs_content for s in specs)
         self.conventions: tuple[Mapping[str, Any], ...] = tuple(document.get("conventions", ()))
+        # spans no convention entry claims get a kind by inference (docs/conventions.md)
+        self.inference: bool = document.get("inference", True) not in (False, "off")
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:
@@ -729,6 +735,11 @@ class CoverageSpec:
         if models is not None:
             defaults["models"] = list(models)
         return type(self).from_dict({**self._document, "defaults": defaults}, self.source)
+
+    def without_inference(self) -> CoverageSpec:
+        """The same spec with `inference: off` (the CLI's `--no-inference`, pytest's
+        `--agentcov-no-inference`)."""
+        return type(self).from_dict({**self._document, "inference": "off"}, self.source)
 
     @property
     def state_attribute_names(self) -> tuple[str, ...]:

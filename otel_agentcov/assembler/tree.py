@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
 from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 from .bounds import Bounds
+from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
@@ -367,21 +368,24 @@ def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
     return _assemble_trace(by_id, content)
 
 
-def _assemble_trace(by_id: dict[int, Step], content: bool) -> list[AgentRun]:
-    """`assemble` of steps already keyed by span id (a trace buffer's, taken whole)."""
+def _assemble_trace(by_id: dict[int, Step], content: bool,
+                    told: Reclassified | None = None) -> list[AgentRun]:
+    """`assemble` of steps already keyed by span id (a trace buffer's, taken whole); `told`:
+    structural inference runs, and says what it reclassified (None: inference is off)."""
     for s in by_id.values():
         if s.context is not None and s.kind == OTHER:  # is_test_span, inline: once per span
             break
     else:
-        return _assemble_group(by_id, None, content)
+        return _assemble_group(by_id, None, content, told)
     return [
         run
         for group, context in _test_groups(by_id).values()
-        for run in _assemble_group({s.span_id: s for s in group}, context, content)
+        for run in _assemble_group({s.span_id: s for s in group}, context, content, told)
     ]
 
 
-def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> list[AgentRun]:
+def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
+                    told: Reclassified | None = None) -> list[AgentRun]:
     """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
@@ -393,6 +397,8 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
             children[s.parent_id].append(s)
         else:
             roots.append(s)
+    if told is not None and any(s.inferred for s in by_id.values()):
+        infer_structure(by_id, children, roots, told)
     builders: list[_Builder] = []
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
@@ -556,6 +562,8 @@ class RunAssembler:
         self.flushed_early = flushed_early if flushed_early is not None else early_flushes()
         # most traces and spans buffered at once (`--jobs` checks the bounds with them)
         self.peak_traces = self.peak_spans = 0
+        # told of what structural inference reclassifies; None: inference is off
+        self.reclassified: Reclassified | None = None
 
     @property
     def traces_in_flight(self) -> int:
@@ -589,7 +597,7 @@ class RunAssembler:
                 self.buffered_spans = buffered - len(subtree)
                 if not steps:
                     del traces[trace_id]
-                runs.extend(_assemble_trace(subtree, self.content))
+                runs.extend(_assemble_trace(subtree, self.content, self.reclassified))
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(span_id)
@@ -597,7 +605,7 @@ class RunAssembler:
                 del traces[trace_id]
                 self.buffered_spans = buffered - len(steps)
                 self.flushed_early["span_limit"] += 1
-                runs.extend(_assemble_trace(steps, self.content))
+                runs.extend(_assemble_trace(steps, self.content, self.reclassified))
             while self.buffered_spans > bounds.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
@@ -607,7 +615,7 @@ class RunAssembler:
         _, oldest = self._traces.popitem(last=False)
         self.buffered_spans -= len(oldest.steps)
         self.flushed_early[reason] += 1
-        return _assemble_trace(oldest.steps, self.content)
+        return _assemble_trace(oldest.steps, self.content, self.reclassified)
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -633,7 +641,8 @@ class RunAssembler:
             self.buffered_spans = 0
             if reason is not None:
                 self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
-        return [run for buf in buffers for run in _assemble_trace(buf.steps, self.content)]
+        return [run for buf in buffers
+                for run in _assemble_trace(buf.steps, self.content, self.reclassified)]
 
 
 def _take_subtree(buf: _TraceBuffer, root_id: int) -> dict[int, Step]:

@@ -253,6 +253,24 @@ def unclassified_lines(spans: SpanStats) -> list[str]:
     return lines
 
 
+def inferred_line(spans: SpanStats) -> str | None:
+    """How many spans inference classified, as what and from which evidence; None when none
+    was (docs/conventions.md#inference)."""
+    inferred = spans.get("inferred")
+    if not inferred:
+        return None
+    kinds: dict[str, int] = {}
+    evidence: dict[str, int] = {}
+    for key, n in inferred.items():
+        kind, _, how = key.partition(".")
+        kinds[kind] = kinds.get(kind, 0) + n
+        evidence[how] = evidence.get(how, 0) + n
+    return (f"inferred: {plural(sum(kinds.values()), 'span')} matched no convention and were "
+            "classified by inference (" + " · ".join(f"{k} {n}" for k, n in kinds.items())
+            + "; from " + " · ".join(f"{k} {n}" for k, n in evidence.items())
+            + "): `agentcov explain --write F` pins them (docs/conventions.md#inference)")
+
+
 def spans_summary(spans: SpanStats) -> str:
     """Self-accounting of the input: what was processed by kind, and what was dropped why."""
     by_kind: Mapping[str, int] = spans.get("by_kind", {})

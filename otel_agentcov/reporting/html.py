@@ -271,7 +271,8 @@ def html_pages(
     gives the Expectations tables their matchers."""
     env = _environment()
     views = [_agent_view(name, agent, report, spec) for name, agent in report["agents"].items()]
-    spans = fmt.spans_summary(report["spans"])
+    inferred = fmt.inferred_line(report["spans"])
+    spans = fmt.spans_summary(report["spans"]) + (f"; {inferred}" if inferred else "")
     pages = {
         view["page"]: env.get_template("agent.html").render(view=view, spans=spans)
         for view in views

@@ -172,6 +172,9 @@ def render_markdown(report: Report, spec: CoverageSpec | None = None) -> str:
     for name, agent in agents.items():
         lines += ["", *_agent_section(name, agent, spec)]
     lines += ["", f"_{escape(fmt.spans_summary(report['spans']))}_"]
+    inferred = fmt.inferred_line(report["spans"])
+    if inferred is not None:
+        lines += ["", escape(inferred)]
     unclassified = fmt.unclassified_lines(report["spans"])
     if unclassified:
         lines += ["", escape(unclassified[0]), ""]

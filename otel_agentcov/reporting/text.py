@@ -77,6 +77,9 @@ def render_text(report: Report) -> str:
     if not blocks:
         blocks = [[fmt.NO_RUNS]]
     blocks.append([fmt.spans_summary(report["spans"])])
+    inferred = fmt.inferred_line(report["spans"])
+    if inferred is not None:
+        blocks[-1].append(inferred)
     unclassified = fmt.unclassified_lines(report["spans"])
     if unclassified:
         blocks.append(unclassified)

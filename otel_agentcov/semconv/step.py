@@ -65,4 +65,5 @@ class Step:
     turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
     joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
     version: str | None = None  # gen_ai.agent.version, else the resource's service.version
+    inferred: str = ""  # how inference found its kind when no entry matched (semconv/inference)
     content: StepContent | None = None  # only when a check needs it; snapshots skip it

@@ -232,6 +232,7 @@ class SpanStats(TypedDict):
     internal_errors: NotRequired[int]
     state_files: NotRequired[int]
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
+    inferred: NotRequired[dict[str, int]]  # `<kind>.<evidence>` -> spans, only when any
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
 
 

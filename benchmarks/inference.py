@@ -1,0 +1,188 @@
+"""Inference alone on the recorded stacks, and what inference costs per span.
+
+Score: the built-in tables switched off, what share of each fixture's expectations
+(tests/fixture_expectations.py) inference still meets. `python benchmarks/inference.py` prints a
+row per stack and the overall share; `--tables` keeps the built-in tables on (every stack should
+then meet all its expectations, as the tests say). `make bench` reports the overall share.
+
+Cost (`section`, in `make bench`): GenAI spans the tables match, ingested with inference on and
+off (inference must not cost them anything), and the same spans with their vocabulary renamed
+to one no table knows (`acme.span.type`, `acme.*` keys), which inference reads: per span, a
+ratio to the matched spans in the same round.
+A scenario's items (one point each): per expected agent, that it has runs and how many, its
+errors, its model calls, its models, its delegations, its boundaries, and each of its tools with
+its (ok, error) counts; each agent that is not expected costs a point (a name that is no agent
+must not become one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from harness import Row, Section  # noqa: E402
+
+from otel_agentcov.engine import CoverageEngine  # noqa: E402
+from otel_agentcov.readers.otlp import in_end_order, records_from_json  # noqa: E402
+from otel_agentcov.records import SpanRecord  # noqa: E402
+from otel_agentcov.semconv import Classifier  # noqa: E402
+from otel_agentcov.spec import CoverageSpec  # noqa: E402
+import fixture_expectations as fx  # noqa: E402
+
+COST_STACKS = ("openai_agents_contrib", "strands", "adk")  # GenAI spans, every kind
+_KINDS = {"chat": "llm", "execute_tool": "tool", "invoke_agent": "agent"}
+TARGET_UNMATCHED = 2.0  # an inferred span costs at most twice a matched one
+TARGET_MATCHED = 1.1  # inference on costs the matched spans nothing (noise allowed)
+
+
+def score(expected: fx.Scenario, got: dict[str, fx.A]) -> tuple[int, int]:
+    """(items met, items) of one scenario's replay."""
+    met = total = 0
+    for name, want in expected.agents.items():
+        have = got.get(name)
+        checks = [have is not None]
+        if have is not None:
+            checks += [have.runs == want.runs, have.errors == want.errors, have.llm == want.llm,
+                       have.models == want.models,
+                       sorted(have.delegations) == sorted(want.delegations),
+                       have.boundaries == want.boundaries]
+            checks += [have.tools.get(t) == c for t, c in want.tools.items()]
+            checks.append(set(have.tools) <= set(want.tools))
+        else:
+            checks += [False] * (7 + len(want.tools))
+        met += sum(checks)
+        total += len(checks)
+    extra = set(got) - set(expected.agents)
+    return met, total + len(extra)
+
+
+def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, fx.A]:
+    """`fixture_expectations.replay` with the built-in tables on or off (inference on)."""
+    original = fx.Classifier
+    if not tables:
+        fx.Classifier = lambda conventions=(), **kw: Classifier(  # type: ignore[misc,assignment]
+            conventions, builtin_tables=False, **kw)
+        from otel_agentcov import engine as engine_module
+        saved = engine_module.Classifier
+        engine_module.Classifier = fx.Classifier  # type: ignore[misc]
+    try:
+        agents, _, _ = fx.replay_records(json.loads(path.read_text()), str(path), spec)
+    finally:
+        fx.Classifier = original  # type: ignore[misc]
+        if not tables:
+            engine_module.Classifier = saved  # type: ignore[misc]
+    return agents  # type: ignore[no-any-return]
+
+
+def overall(tables: bool = False) -> float:
+    """The share (%) of every fixture's expectations met, all stacks together."""
+    met = total = 0
+    for library, scenarios in EXPECTED_ITEMS():
+        for name, expected in scenarios.items():
+            got = replay(fx.FIXTURES / library / f"{name}.json", expected.spec, tables)
+            m, t = score(expected, got)
+            met, total = met + m, total + t
+    return 100 * met / total
+
+
+def EXPECTED_ITEMS() -> list[tuple[str, dict[str, fx.Scenario]]]:  # noqa: N802
+    return sorted(fx.EXPECTED.items())
+
+
+def _renamed(record: SpanRecord) -> SpanRecord:
+    """The span in a vocabulary no table knows: `acme.span.type` for the GenAI operation,
+    every other `gen_ai.` key under `acme.`, another scope."""
+    attrs: dict[str, Any] = {}
+    for key, value in record.attributes.items():
+        if key == "gen_ai.operation.name":
+            attrs["acme.span.type"] = _KINDS.get(value, value)
+        elif key.startswith("gen_ai."):
+            attrs["acme." + key[7:]] = value
+        else:
+            attrs[key] = value
+    return SpanRecord(record.trace_id, record.span_id, record.parent_id, record.name,
+                      record.kind, record.start_ns, record.end_ns, record.status_code,
+                      record.status_description, attrs, record.events, "acme.sdk",
+                      record.resource_attributes, record.parent_remote)
+
+
+def _records() -> list[SpanRecord]:
+    out: list[SpanRecord] = []
+    for stack in COST_STACKS:
+        for path in sorted((fx.FIXTURES / stack).glob("*.json")):
+            if path.name != "versions.json":
+                out += in_end_order(records_from_json(json.loads(path.read_text()), str(path)))
+    return out
+
+
+def _per_span(records: list[SpanRecord], spec: CoverageSpec, passes: int = 20) -> float:
+    """Microseconds per span through the engine (classify, assemble, fold), best pass."""
+    best = float("inf")
+    for _ in range(passes):
+        engine = CoverageEngine(spec)
+        start = time.perf_counter()
+        for r in records:
+            engine.ingest(r)
+        engine.flush_all()
+        best = min(best, time.perf_counter() - start)
+    return best / len(records) * 1e6
+
+
+def section(rounds: int) -> Section:
+    matched = _records()
+    unmatched = [_renamed(r) for r in matched]
+    on, off = CoverageSpec.empty(), CoverageSpec.empty().without_inference()
+    ratios_on, ratios_unmatched, cost = [], [], []
+    for _ in range(rounds):
+        base = _per_span(matched, off)
+        with_inference = _per_span(matched, on)
+        inferred = _per_span(unmatched, on)
+        ratios_on.append(with_inference / base)
+        ratios_unmatched.append(inferred / with_inference)
+        cost.append(with_inference)
+    share = overall()
+    return Section("inference", [
+        Row("matched spans, inference on / off (per span, same run)", ratios_on, "ratio",
+            f"<= {TARGET_MATCHED}", lambda m: m <= TARGET_MATCHED),
+        Row("inferred spans / matched spans (per span, same run)", ratios_unmatched, "ratio",
+            f"<= {TARGET_UNMATCHED}", lambda m: m <= TARGET_UNMATCHED),
+        Row("matched span, whole engine", cost, "µs/span"),
+        Row("inference alone (tables off), share of the 44 stacks' expectations met", [share],
+            "%"),
+    ], [f"{len(matched)} spans of {', '.join(COST_STACKS)} through CoverageEngine.ingest "
+        f"(SpanRecords), best of 20 passes a round; the inferred mix renames their vocabulary. "
+        f"Median matched-span cost {statistics.median(cost):.1f} µs. The share is "
+        "`python benchmarks/inference.py` (per stack there)."])
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", action="store_true", help="keep the built-in tables on")
+    parser.add_argument("--verbose", action="store_true", help="every scenario's items")
+    args = parser.parse_args(argv)
+    all_met = all_total = 0
+    for library, scenarios in sorted(fx.EXPECTED.items()):
+        met = total = 0
+        for name, expected in scenarios.items():
+            path = fx.FIXTURES / library / f"{name}.json"
+            got = replay(path, expected.spec, args.tables)
+            m, t = score(expected, got)
+            met, total = met + m, total + t
+            if args.verbose and m < t:
+                print(f"    {library}/{name}: {m}/{t} got {sorted(got)}")
+        all_met, all_total = all_met + met, all_total + total
+        print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
+    print(f"{'all':30} {all_met:4}/{all_total:<4} {100 * all_met / all_total:5.1f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
