@@ -28,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
 
+import fixture_expectations as fx  # noqa: E402
 from harness import Row, Section  # noqa: E402
 
 from otel_agentcov.engine import CoverageEngine  # noqa: E402
@@ -35,7 +36,6 @@ from otel_agentcov.readers.otlp import in_end_order, records_from_json  # noqa: 
 from otel_agentcov.records import SpanRecord  # noqa: E402
 from otel_agentcov.semconv import Classifier  # noqa: E402
 from otel_agentcov.spec import CoverageSpec  # noqa: E402
-import fixture_expectations as fx  # noqa: E402
 
 COST_STACKS = ("openai_agents_contrib", "strands", "adk")  # GenAI spans, every kind
 _KINDS = {"chat": "llm", "execute_tool": "tool", "invoke_agent": "agent"}

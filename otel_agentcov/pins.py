@@ -85,6 +85,7 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
             entry[field] = {"span_name": candidate.regex}
         elif name != candidate.span_name.strip() or match["name"] != candidate.span_name:
             entry[field] = {"value": name}
-        out.append((f"{count} × scope {candidate.scope or '(none)'} · span {name_pattern(
-            candidate.span_name)} → {kind} {name} (inferred from the trace's structure)", entry))
+        span = name_pattern(candidate.span_name)
+        out.append((f"{count} × scope {candidate.scope or '(none)'} · span {span} → {kind} "
+                    f"{name} (inferred from the trace's structure)", entry))
     return out

@@ -43,7 +43,7 @@ _NOT_AGENT_WORDS = frozenset({
 def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
     if not agent_name_ok(name) or name in taken:
         return False
-    return _NOT_AGENT_WORDS.isdisjoint(words(name))  # type: ignore[arg-type]
+    return _NOT_AGENT_WORDS.isdisjoint(words(name))
 
 
 def _may_be_agent(step: Step) -> bool:
@@ -69,7 +69,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     for s in steps:
         if s.inferred == CANDIDATE and s.tool in requested and requested[s.tool] <= s.start_ns:
             _become(s, TOOL, told)
-            taken.add(s.tool)  # type: ignore[arg-type]
+            taken.add(s.tool)
     for s in steps:  # an inferred agent named like a tool or a model is no agent
         if s.kind == AGENT and s.inferred and s.agent in taken:
             _become(s, OTHER, told, "")

@@ -85,10 +85,12 @@ _LLM_EVENTS = frozenset({"gen_ai.content.prompt", "gen_ai.content.completion", "
                          "gen_ai.user.message", "gen_ai.system.message",
                          "gen_ai.assistant.message", "gen_ai.client.inference.operation.details"})
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:/]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$",
+_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$",
                      re.DOTALL)
-_SUFFIX = re.compile(r"^\s*(.+?)\s*[.:/ ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$",
+_SUFFIX = re.compile(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$",
                      re.DOTALL)
+# `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
+_HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 
@@ -146,7 +148,10 @@ def _glob(text: str) -> str:
 @lru_cache(maxsize=_CACHE)
 def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
-    name carries a kind word as prefix or suffix; the kind is "" for a neutral `.run`."""
+    name carries a kind word as prefix or suffix; the kind is "" for a neutral `.run`. A name
+    with a `/` (a route, a path, a `<provider>/<model>`) has no affix."""
+    if _HTTP.search(name):
+        return None
     found = _PREFIX.match(name)
     if found is not None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
@@ -174,7 +179,8 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
     kind key's own `name` (`lmnr.span.name` beside `lmnr.span.type`)."""
     fallback: tuple[str, str] | None = None
     for key, value in attrs.items():
-        name = as_str(value) if isinstance(value, str) and len(value) <= 256 else None
+        name = as_str(value.strip().strip('"')) if isinstance(value, str) and len(
+            value) <= 256 else None
         if not name or name in PLACEHOLDER_MODELS:
             continue
         found = words(key)
@@ -231,57 +237,69 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     return None
 
 
-def infer(record: SpanRecord) -> Inferred:
-    """The kind the span's own evidence gives (docs/conventions.md#inference)."""
-    attrs = record.attributes
-    said: list[tuple[str, str, str]] = []  # (kind, key, value) of each kind attribute
+def _said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[str, ...] | None]:
+    """(kind, key, value) of each kind attribute naming a kind, and the first one's vendor
+    prefix (where its own `name` key would be)."""
+    said: list[tuple[str, str, str]] = []
     prefix: tuple[str, ...] | None = None
     for key, value in attrs.items():
         vendor = _kind_key(key)
-        if vendor is None:
-            continue
-        kind = _kind_word(value)
+        kind = _kind_word(value) if vendor is not None else None
         if kind is not None:
             said.append((kind, key, value))
-            if prefix is None:
-                prefix = vendor
+            prefix = vendor if prefix is None else prefix
+    return said, prefix
+
+
+def _name(record: SpanRecord, kind: str, bare: str | None,
+          prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
+    """(key, name) from the attributes, or None where the span name is the name. An agent's
+    name is in its attributes; a function's or a workflow's span is named as it is (attributes
+    there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
+    says `run` or `agent`."""
+    own = _norm(bare or record.name)
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in _RUN_WORDS
+    attrs = record.attributes
+    if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
+        named = _named(attrs, _AGENT_NAMES, prefix)
+        if named is None and kind == OTHER:
+            named = _named(attrs, _TOOL_NAMES, prefix)
+        return named
+    return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
+
+
+def infer(record: SpanRecord) -> Inferred:
+    """The kind the span's own evidence gives (docs/conventions.md#inference)."""
+    said, prefix = _said(record.attributes)
     affix = name_affix(record.name)
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
+    pattern = affix[2] if affix is not None else None
     if len(kinds) > 1:
         what = ", ".join(f"{k}={v!s:.40}" for _, k, v in said)
-        named = f"span name {record.name[:60]!r}" if affix is not None and affix[0] else ""
-        return Inferred(OTHER, None, conflict=f"kind words disagree: {what} {named}".strip(),
-                        affix=affix[2] if affix is not None else None)
-    affix_pattern = affix[2] if affix is not None else None
-    key: str | None
-    value: str | None
+        where = f"span name {record.name[:60]!r}" if affix is not None and affix[0] else ""
+        return Inferred(OTHER, None, conflict=f"kind words disagree: {what} {where}".strip(),
+                        affix=pattern)
+    key: str | None = None
+    value: str | None = None
     if said:
         kind, key, value = said[0]
         evidence = BY_ATTRIBUTE
     elif affix is not None and affix[0]:
-        kind, key, value = affix[0], None, None
-        evidence = BY_NAME
+        kind, evidence = affix[0], BY_NAME
     else:
         genai = _genai_kind(record)
-        value = None
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
     bare = affix[1] if affix is not None else None
-    named: tuple[str, str] | None = None
-    if kind in (AGENT, WORKFLOW):
-        named = _named(attrs, _AGENT_NAMES, prefix)
-    elif kind in (TOOL, OTHER):
-        named = _named(attrs, _TOOL_NAMES, prefix)
-    if kind == OTHER and named is None:
-        named = _named(attrs, _AGENT_NAMES, None)
+    named = _name(record, kind, bare, prefix)
     if named is not None:
-        found = Inferred(kind, evidence, key, value, affix_pattern, named[1], named[0])
+        found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
-        return Inferred(kind, evidence, key, value, affix_pattern)
+        return Inferred(kind, evidence, key, value, pattern)
     else:
-        found = Inferred(kind, evidence, key, value, affix_pattern if bare else None,
+        found = Inferred(kind, evidence, key, value, pattern if bare else None,
                          bare or clip(record.name.strip()))
     if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
@@ -309,8 +327,8 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
                 name = as_str(value.strip().strip('"'))
                 if name and name not in PLACEHOLDER_MODELS:
                     return key, clip(name)
-    found = _MODEL_NAME.match(record.name)
-    return (MODEL_IN_NAME, clip(found.group(2))) if found is not None else None
+    model = _MODEL_NAME.match(record.name)
+    return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
 
 
 def model_regex() -> str:
