@@ -62,7 +62,8 @@ def mapped() -> dict[str, Any]:
 
 
 def test_without_conventions_the_vocabulary_yields_no_agent_run() -> None:
-    report = _report(_spec(None))
+    """With inference off: inference reads it (tests/test_inference.py)."""
+    report = _report(_spec(None).without_inference())
     assert set(report["agents"]) <= {"acme-svc"}  # only the service-name fallback, if anything
     assert report["spans"]["by_kind"]["agent"] == 0 and report["spans"]["by_kind"]["tool"] == 0
 
