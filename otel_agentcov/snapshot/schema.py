@@ -233,6 +233,8 @@ class SpanStats(TypedDict):
     state_files: NotRequired[int]
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
+    # spans a spec conventions: entry re-read that name a restricted tool (read as built in)
+    conventions_overruled: NotRequired[int]
 
 
 class Report(TypedDict):
