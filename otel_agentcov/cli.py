@@ -88,7 +88,8 @@ class _Deprecated(argparse.Action):
 
 def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False) -> None:
     default = "" if required else (" (default: `spec` of [tool.agentcov] in pyproject.toml, "
-                                   "else defaults everywhere)")
+                                   "else the spec a data file was made with, else defaults "
+                                   "everywhere)")
     p.add_argument("--spec", metavar="F", required=required, help=f"agentcov.yaml{what}{default}")
 
 

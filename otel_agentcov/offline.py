@@ -169,13 +169,14 @@ def read_states(
         if recorded is None:
             continue
         source, made_with = recorded
-        if chosen is not None and not chosen[2].judges_as(made_with.record()["document"]):
+        document = made_with.record()["document"]
+        if chosen is not None and not chosen[2].judges_as(document):
             raise InputError(f"{path}: made with spec {source}, {chosen[0]} with another "
                              f"({chosen[1]}); data files judged under different specs cannot "
                              "be read as one")
         if chosen is None:
             chosen = (path, source, made_with)
-        if spec is not None and not spec.judges_as(made_with.record()["document"]):
+        if spec is not None and not spec.judges_as(document):
             if not own_spec:
                 raise InputError(
                     f"{path}: made with spec {source}, not {spec.source}: its runs were judged "

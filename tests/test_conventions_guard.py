@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _trace_files import json_text
 from test_gate_declared import Run, gate, spans
 
 from otel_agentcov import offline
@@ -69,16 +70,16 @@ def test_every_report_says_so_and_the_processor_judges_alike() -> None:
         assert OVERRULED.split(":")[0] in render(report, fmt, spec)
 
 
-def test_a_convention_re_reading_an_unrestricted_tool_is_honoured(tmp_path: Path) -> None:
-    """Only restricted tools are guarded: an entry re-reading lookup_order as `other` holds,
-    and nothing is counted (the built-in reading is not even computed for it)."""
-    entry = {"match": {"name": "execute_tool lookup_order"}, "kind": "other"}
-    runs: list[Run] = [("support", ["lookup_order"], None)] * 2
-    proc = gate(tmp_path, runs, {**RESTRICTED, "conventions": [entry]})
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "conventions: entry" not in proc.stderr
-    spec = CoverageSpec.from_dict({"version": 1, **RESTRICTED, "conventions": [entry]})
-    report = offline.report(offline.load(spec, traces=[str(tmp_path / "traces.json")]))
-    assert report["agents"]["support"]["tools"]["called"] == {}  # read as `other`, as asked
+def test_only_restricted_tools_are_guarded(tmp_path: Path) -> None:
+    """An entry re-reading lookup_order as `other` holds (nothing counted for it), while the
+    same kind of entry over delete_account is overruled: the guard reads only what it must."""
+    entries = [{"match": {"name": "execute_tool lookup_order"}, "kind": "other"},
+               {"match": {"name": "execute_tool delete_account"}, "kind": "other"}]
+    spec = CoverageSpec.from_dict({"version": 1, **RESTRICTED, "conventions": entries})
+    traces = tmp_path / "traces.json"
+    traces.write_text(json_text(spans(RUNS)), encoding="utf-8")
+    report = offline.report(offline.load(spec, traces=[str(traces)]))
+    assert report["agents"]["support"]["tools"]["called"] == {  # lookup_order read as `other`
+        "delete_account": {"ok": 2, "error": 0}}
     assert report["spans"]["by_kind"]["other"] == 2
-    assert "conventions_overruled" not in report["spans"]
+    assert report["spans"]["conventions_overruled"] == 2

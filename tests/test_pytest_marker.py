@@ -235,21 +235,20 @@ def test_a_repeated_test_says_why_a_run_failed_and_how_many_runs_would_settle_it
     pytester.makepyfile(test_why=WHY)
     line = 1 + WHY.lstrip("\n").splitlines().index(
         '    assert run < 35, f"refund not issued on run {run}"')
-    for args in ((), ("-n", "2")):
-        result = pytester.runpytest_subprocess(*args)
-        result.assert_outcomes(failed=1)
-        result.stdout.fnmatch_lines([
-            "*agentcov: repeated tests*",
-            "test_why.py::test_last_run_fails: 34/35 runs passed: 97.1% * vs target 90%, "
-            "pass^3 *: INCONCLUSIVE",
-            f"    if 97.1% held, {settle} runs would settle it (runs={settle})",
-            f"    first failure: run 35: test_why.py:{line}: AssertionError: refund not issued "
-            "on run 35",
-        ])
-        # the failure section shows that run's own traceback, as a plain failing test would
-        result.stdout.fnmatch_lines(["*run 35 of 35, the first that failed:*",
-                                     "*assert run < 35*", "E*AssertionError: refund not issued "
-                                     "on run 35"])
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*agentcov: repeated tests*",
+        "test_why.py::test_last_run_fails: 34/35 runs passed: 97.1% * vs target 90%, "
+        "pass^3 *: INCONCLUSIVE",
+        f"    if 97.1% held, {settle} runs would settle it (runs={settle})",
+        f"    first failure: run 35: test_why.py:{line}: AssertionError: refund not issued "
+        "on run 35",
+    ])
+    # the failure section shows that run's own traceback, as a plain failing test would
+    result.stdout.fnmatch_lines(["*run 35 of 35, the first that failed:*",
+                                 "*assert run < 35*", "E*AssertionError: refund not issued "
+                                 "on run 35"])
 
 
 def test_the_settle_count_is_none_at_the_target_itself() -> None:
