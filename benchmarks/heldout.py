@@ -25,14 +25,12 @@ span names, attribute keys or kind words of the held-out stacks.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import subprocess
 import sys
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import yaml
@@ -40,8 +38,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 HELDOUT = TESTS / "heldout"
-sys.path.insert(0, str(TESTS))  # fixture_expectations and its A / Scenario
+# fixture_expectations (A, Scenario, replay) and the held-out expectations beside their fixtures
+# (imported as `expectations`: the package name `heldout` is this script's)
+sys.path[:0] = [str(TESTS), str(HELDOUT)]
 
+from expectations import EXPECTED  # noqa: E402
 from fixture_expectations import A, Scenario, replay_records  # noqa: E402
 
 from otel_agentcov.spec import CoverageSpec, SpecError  # noqa: E402
@@ -73,16 +74,6 @@ def score(expected: Scenario, got_agents: Mapping[str, A]) -> tuple[int, int]:
 def extra_agents(expected: Scenario, got_agents: Mapping[str, A]) -> int:
     """Agents the replay found that the scenario did not run."""
     return len(set(got_agents) - set(expected.agents))
-
-
-def expectations() -> ModuleType:
-    """tests/heldout/expectations.py (loaded by path: this script is named `heldout` too)."""
-    spec = importlib.util.spec_from_file_location("heldout_expectations",
-                                                  HELDOUT / "expectations.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def explain_spec(files: list[Path], out: Path) -> tuple[dict[str, Any] | None, str]:
@@ -169,7 +160,7 @@ def main() -> int:
     parser.add_argument("--spec-from-explain", action="store_true",
                         help="also score with each stack's `agentcov explain` file as the spec")
     args = parser.parse_args()
-    expected: dict[str, dict[str, Scenario]] = expectations().EXPECTED
+    expected: dict[str, dict[str, Scenario]] = EXPECTED
     modes = ["out of the box"] + (["explain's file"] if args.spec_from_explain else [])
     sums = {mode: [0, 0, 0] for mode in modes}
     patched = [0, 0]
