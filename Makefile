@@ -149,7 +149,7 @@ fixtures-node: $(STAMP) node-tools
 # The held-out set (issue 35: tests/heldout/, scored by benchmarks/heldout.py): stacks whose spans
 # speak a vocabulary of their own, recorded the same way into tests/heldout/fixtures/<stack>/;
 # pins in fixtures/requirements/heldout/ and fixtures/record/heldout/node/package-lock.json.
-HELDOUT_STACKS ?= lmnr agentops agenta
+HELDOUT_STACKS ?= lmnr lmnr_agents agentops agenta
 
 fixtures-heldout: $(STAMP) node-tools
 	@set -e; for stack in $(HELDOUT_STACKS); do \
