@@ -175,7 +175,7 @@ def main() -> int:
                     sums[mode][i] += n
                 extra = f", {unexpected} extra agents" if unexpected else ""
                 cells.append(f"{mode}: {_pct(met, total)}{extra}")
-            print(f"{stack:<10} " + " | ".join(cells))
+            print(f"{stack:<12} " + " | ".join(cells))
     for mode, (met, total, unexpected) in sums.items():
         print(f"OVERALL core, {mode}: {_pct(met, total)}, {unexpected} extra agents")
     if patched[1]:
