@@ -165,6 +165,17 @@ def test_log_histogram_cumulative_buckets() -> None:
     assert h.cumulative([0.1, 0.5, 1.0, 10.0, 100.0]) == [2, 4, 4, 5, 6]
 
 
+def test_log_histogram_a_value_on_a_bound_counts_as_at_or_below_it() -> None:
+    """`le` buckets: 1.0 s is <= 1.0 (1.0 is the upper edge of sketch bucket 0 exactly; values
+    within a bucket of a bound are resolved only to the sketch's 1 %), and a bound of 0 holds
+    the zero durations only."""
+    h = LogHistogram()
+    for v in (0.0, 1.0, 1.0, 1.0000001, 2.4):
+        h.add(v)
+    assert h.cumulative([0.0, 1.0, 2.5, 300.0]) == [1, 3, 5, 5]
+    assert LogHistogram().cumulative([0.0, 1.0]) == [0, 0]
+
+
 def test_histogram_sum_is_exact_whatever_the_order_and_split() -> None:
     """The sum is math.fsum's correctly rounded one, the same for any order or merge split
     (float-by-float addition is not: it differs between orders in the last bits)."""
