@@ -28,6 +28,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -306,10 +307,33 @@ def equivalents() -> dict[tuple[str, str, str, str], str]:
     return listed
 
 
-def run_module(module: Module, tree: Path, sock: str, n: int, seed: int,
+def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str, str], str]
+            ) -> Score:
+    """One module in a copy of its own, with a fork server of its own (modules may run at once)."""
+    work = BUILD / re.sub(r"\W+", "_", module.name).strip("_")
+    work.mkdir(parents=True, exist_ok=True)
+    tree, sock = work / "tree", work / "forks.sock"
+    copy_tree(tree)
+    sock.unlink(missing_ok=True)
+    server = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve",
+                               str(sock), str(tree)],
+                              env={**os.environ, "PYTHONPATH": str(tree),
+                                   "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        while not sock.exists():
+            if server.poll() is not None:
+                raise SystemExit("mutation: the fork server did not start")
+            time.sleep(0.2)
+        return run_module(module, work, str(sock), n, seed, listed)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
                listed: dict[tuple[str, str, str, str], str]) -> Score:
+    tree = work / "tree"
     env = {**os.environ, "PYTHONPATH": str(tree)}  # subprocesses of the tests import the copy too
-    slug = re.sub(r"\W+", "_", module.name).strip("_")
     files = files_of(tree, module)
     started = time.perf_counter()
     baseline = subprocess.run(test_command(sock, module, 3600), cwd=tree, env=env,
@@ -319,8 +343,9 @@ def run_module(module: Module, tree: Path, sock: str, n: int, seed: int,
                          f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}")
     took = time.perf_counter() - started
     timeout = max(60.0, 4 * took)
-    print(f"  tests pass unmutated in {took:.0f} s; mutant timeout {timeout:.0f} s", flush=True)
-    cfg, session = BUILD / f"{slug}.toml", BUILD / f"{slug}.sqlite"
+    print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
+          f"{timeout:.0f} s", flush=True)
+    cfg, session = work / "cosmic-ray.toml", work / "session.sqlite"
     # the fork's own alarm fires first, so a looping mutant never delays the next one's run
     cfg.write_text(config(list(files), test_command(sock, module, timeout), 1.5 * timeout + 30),
                    encoding="utf-8")
@@ -343,6 +368,9 @@ def run_module(module: Module, tree: Path, sock: str, n: int, seed: int,
             score.killed.append(m)
         else:
             score.survived.append(m)
+    print(f"mutation: {module.name}: {len(score.killed)} killed, {len(score.survived)} survived, "
+          f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
+          flush=True)
     return score
 
 
@@ -406,6 +434,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help=f"sample seed (default {SEED})")
     parser.add_argument("--only", action="append", choices=[m.name for m in MODULES])
     parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="modules measured at once, each in its own copy (default 1)")
     parser.add_argument("--serve", nargs=2, metavar=("SOCKET", "TREE"), help=argparse.SUPPRESS)
     parser.add_argument("--ask", metavar="SOCKET", help=argparse.SUPPRESS)
     parser.add_argument("--timeout", type=float, default=3600, help=argparse.SUPPRESS)
@@ -416,35 +446,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.ask:
         return ask(args.ask, args.timeout, args.pytest_args)
-    BUILD.mkdir(parents=True, exist_ok=True)
-    tree = BUILD / "tree"
-    copy_tree(tree)
     listed = equivalents()
-    sock = str(BUILD / "forks.sock")
-    Path(sock).unlink(missing_ok=True)
-    server = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve", sock,
-                               str(tree)], env={**os.environ, "PYTHONPATH": str(tree),
-                                                "PYTHONDONTWRITEBYTECODE": "1"})
     started = time.perf_counter()
-    scores = []
-    try:
-        while not Path(sock).exists():
-            if server.poll() is not None:
-                raise SystemExit("mutation: the fork server did not start")
-            time.sleep(0.2)
-        for module in _modules(args.only):
-            print(f"mutation: {module.name} ...", flush=True)
-            score = run_module(module, tree, sock, args.per_module, args.seed, listed)
-            print(f"  {len(score.killed)} killed, {len(score.survived)} survived, "
-                  f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
-                  flush=True)
-            for m in score.equivalent_killed:
-                print(f"  listed as equivalent but killed (remove it from {EQUIVALENTS.name}): "
-                      f"{m.path}:{m.line} {m.operator} `{m.before}` -> `{m.after}`")
-            scores.append(score)
-    finally:
-        server.kill()
-        server.wait()
+    with ThreadPoolExecutor(args.jobs) as pool:
+        scores = list(pool.map(lambda m: measure(m, args.per_module, args.seed, listed),
+                               _modules(args.only)))
+    for score in scores:
+        for m in score.equivalent_killed:
+            print(f"listed as equivalent but killed (remove it from {EQUIVALENTS.name}): "
+                  f"{m.path}:{m.line} {m.operator} `{m.before}` -> `{m.after}`")
     text = table(scores, args.seed, args.per_module)
     text += f"\n\n{time.perf_counter() - started:.0f} s on {os.cpu_count()} cores."
     print("\n" + text)

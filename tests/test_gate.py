@@ -185,3 +185,38 @@ def test_evaluate_unmatched_agents_fail_adds_one_fail_check_counting_them() -> N
         "*", "spec.unmatched_agents", 2, {"maximum": 0}, FAIL,
         "2 agents ran but no spec entry names them: 'stranger', 'zed' (judged by the spec "
         "defaults; add entries or a '*' entry)")]
+
+
+def test_contract_violations_one_exact_line_per_violated_behaviour() -> None:
+    rows = [
+        {"contract": "refunds", "behavior": "verify_first", "kind": "must", "severity": "high",
+         "satisfied": 6, "violated": 2, "unknown": 1, "not_exercised": 3,
+         "violation_rate": None, "violation_rate_ci95": None},
+        {"contract": "refunds", "behavior": "no_leak", "kind": "must_not",
+         "severity": "critical", "satisfied": 9, "violated": 1, "unknown": 0, "not_exercised": 0,
+         "violation_rate": None, "violation_rate_ci95": None},
+        {"contract": "refunds", "behavior": "polite", "kind": "must", "severity": "low",
+         "satisfied": 4, "violated": 0, "unknown": 0, "not_exercised": 0,
+         "violation_rate": None, "violation_rate_ci95": None},
+    ]
+    report: Any = {"agents": {"support": {"contracts": rows}}}
+    assert gate.contract_violations(report) == (
+        "contract violated: support: refunds.verify_first (high, must) in 2 runs of 8 decided, "
+        "rate n/a, 1 unknown\n"
+        "contract violated: support: refunds.no_leak (critical, must not) in 1 run of 10 "
+        "decided, rate n/a\n")
+    assert gate.contract_violations({"agents": {"support": {"contracts": rows[2:]}}}) == ""
+
+
+def test_evaluate_judges_a_pass_rate_by_its_interval_not_the_report_point() -> None:
+    """One passing run of `minimum: 0.9`, min_runs 1: Wilson [0.207, 1] straddles 0.9, so the
+    check is INCONCLUSIVE (exit 3), never the report's plain FAIL (exit 1) nor a PASS."""
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{
+        "name": "support", "min_runs": 1,
+        "expect": [{"target": "runs.pass_rate", "matcher": {"schema": {"minimum": 0.9}}}]}]})
+    engine = CoverageEngine(spec)
+    ingest(engine, agent_run(1, "support", ["search"]))
+    (check,) = [c for c in gate.evaluate(engine.snapshot().to_dict(), spec)
+                if c.target == "runs.pass_rate"]
+    assert (check.verdict, check.reason, check.value) == (
+        INCONCLUSIVE, "pass rate 100.0%, 95% interval [20.7%, 100.0%] straddles 0.9", 1.0)
