@@ -82,7 +82,7 @@ MODULES = (
         "otel_agentcov/state/facts.py::run_facts", "otel_agentcov/state/edges.py",
     ), (
         "tests/test_coverage_semantics.py", "tests/test_restricted_names.py",
-        "tests/test_state_validation.py", "tests/test_contract_least_privilege.py",
+        "tests/test_contract_least_privilege.py", "tests/test_compare.py",
     )),
 )
 
@@ -175,6 +175,7 @@ class Score:
     equivalent: list[Mutant] = field(default_factory=list)
     void: int = 0  # no mutation possible, or the worker failed: not a verdict on the tests
     equivalent_killed: list[Mutant] = field(default_factory=list)  # listed, yet a test noticed
+    note: str = ""  # why there is no score
 
     @property
     def sampled(self) -> int:
@@ -240,9 +241,10 @@ def excluded(source: str, function: str | None) -> Callable[[Pos], bool]:
         lo <= pos < hi for lo, hi in spans)
 
 
-def test_command(sock: str, module: Module, timeout: float) -> list[str]:
-    """One run of the module's tests through the fork server (`--ask`)."""
-    return [sys.executable, str(Path(__file__).resolve()), "--ask", sock,
+def test_command(tree: Path, sock: str, module: Module, timeout: float) -> list[str]:
+    """One run of the module's tests through the fork server (`--ask`), by the copy's own
+    driver: editing this file during a run changes nothing of it."""
+    return [sys.executable, str(tree / "benchmarks" / "mutation.py"), "--ask", sock,
             "--timeout", f"{timeout:.0f}", "--", *PYTEST, *module.tests]
 
 
@@ -285,9 +287,6 @@ def sample(session: Path, files: dict[str, str | None], tree: Path, n: int, seed
     return len(population)
 
 
-_HUNK = re.compile(r"^@@ -(\d+)")
-
-
 def mutant(item: dict[str, object], result: dict[str, object]) -> Mutant:
     spec = item["mutations"][0]  # type: ignore[index]
     diff = str(result.get("diff") or "").splitlines()
@@ -310,12 +309,14 @@ def equivalents() -> dict[tuple[str, str, str, str], str]:
 def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str, str], str]
             ) -> Score:
     """One module in a copy of its own, with a fork server of its own (modules may run at once)."""
-    work = BUILD / re.sub(r"\W+", "_", module.name).strip("_")
-    work.mkdir(parents=True, exist_ok=True)
+    work = workdir(module)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
     tree, sock = work / "tree", work / "forks.sock"
     copy_tree(tree)
     sock.unlink(missing_ok=True)
-    server = subprocess.Popen([sys.executable, str(Path(__file__).resolve()), "--serve",
+    server = subprocess.Popen([sys.executable, str(tree / "benchmarks" / "mutation.py"), "--serve",
                                str(sock), str(tree)],
                               env={**os.environ, "PYTHONPATH": str(tree),
                                    "PYTHONDONTWRITEBYTECODE": "1"})
@@ -336,23 +337,41 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
     env = {**os.environ, "PYTHONPATH": str(tree)}  # subprocesses of the tests import the copy too
     files = files_of(tree, module)
     started = time.perf_counter()
-    baseline = subprocess.run(test_command(sock, module, 3600), cwd=tree, env=env,
+    baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
                               capture_output=True, text=True, check=False)
-    if baseline.returncode != 0:
-        raise SystemExit(f"mutation: {module.name}: the tests fail unmutated:\n"
-                         f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}")
+    if baseline.returncode != 0:  # no score from failing tests: this module is NOT MET
+        print(f"mutation: {module.name}: the tests fail unmutated:\n"
+              f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
+        return Score(module, note="its tests fail unmutated")
     took = time.perf_counter() - started
     timeout = max(60.0, 4 * took)
     print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
           f"{timeout:.0f} s", flush=True)
     cfg, session = work / "cosmic-ray.toml", work / "session.sqlite"
     # the fork's own alarm fires first, so a looping mutant never delays the next one's run
-    cfg.write_text(config(list(files), test_command(sock, module, timeout), 1.5 * timeout + 30),
-                   encoding="utf-8")
+    command = test_command(tree, sock, module, timeout)
+    cfg.write_text(config(list(files), command, 1.5 * timeout + 30), encoding="utf-8")
     cosmic_ray("init", str(cfg), str(session), "--force", cwd=tree, env=env)
-    score = Score(module, population=sample(session, files, tree, n, seed))
+    (work / "population").write_text(str(sample(session, files, tree, n, seed)))
     cosmic_ray("exec", str(cfg), str(session), cwd=tree, env=env)
-    for line in cosmic_ray("dump", str(session), cwd=tree, env=env).splitlines():
+    score = collect(module, work, listed)
+    print(f"mutation: {module.name}: {len(score.killed)} killed, {len(score.survived)} survived, "
+          f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
+          flush=True)
+    return score
+
+
+def workdir(module: Module) -> Path:
+    return BUILD / re.sub(r"\W+", "_", module.name).strip("_")
+
+
+def collect(module: Module, work: Path, listed: dict[tuple[str, str, str, str], str]) -> Score:
+    """The module's score from its cosmic-ray session (what `--report` reads again)."""
+    session = work / "session.sqlite"
+    if not (work / "population").exists():
+        return Score(module, note="not measured")
+    score = Score(module, population=int((work / "population").read_text()))
+    for line in cosmic_ray("dump", str(session), cwd=work, env=dict(os.environ)).splitlines():
         item, result = json.loads(line)
         if result is None or result["worker_outcome"] == "skipped":
             continue
@@ -368,9 +387,6 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
             score.killed.append(m)
         else:
             score.survived.append(m)
-    print(f"mutation: {module.name}: {len(score.killed)} killed, {len(score.survived)} survived, "
-          f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
-          flush=True)
     return score
 
 
@@ -391,7 +407,7 @@ def table(scores: Sequence[Score], seed: int, n: int) -> str:
         lines.append(
             f"| {s.module.name} | {s.population} | {s.sampled} | {len(s.killed)} | "
             f"{len(s.survived)} | {len(s.equivalent)} | {_pct(s.rate)} | "
-            f"{'met' if met else 'NOT MET'} |")
+            f"{'met' if met else 'NOT MET'}{f' ({s.note})' if s.note else ''} |")
     survivors = [m for s in scores for m in s.survived]
     if survivors:
         lines += ["", "Survivors:"]
@@ -434,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help=f"sample seed (default {SEED})")
     parser.add_argument("--only", action="append", choices=[m.name for m in MODULES])
     parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    parser.add_argument("--report", action="store_true",
+                        help="no run: the table again from the last run's sessions")
     parser.add_argument("--jobs", type=int, default=1,
                         help="modules measured at once, each in its own copy (default 1)")
     parser.add_argument("--serve", nargs=2, metavar=("SOCKET", "TREE"), help=argparse.SUPPRESS)
@@ -448,15 +466,19 @@ def main(argv: list[str] | None = None) -> int:
         return ask(args.ask, args.timeout, args.pytest_args)
     listed = equivalents()
     started = time.perf_counter()
-    with ThreadPoolExecutor(args.jobs) as pool:
-        scores = list(pool.map(lambda m: measure(m, args.per_module, args.seed, listed),
-                               _modules(args.only)))
+    if args.report:
+        scores = [collect(m, workdir(m), listed) for m in _modules(args.only)]
+    else:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            scores = list(pool.map(lambda m: measure(m, args.per_module, args.seed, listed),
+                                   _modules(args.only)))
     for score in scores:
         for m in score.equivalent_killed:
             print(f"listed as equivalent but killed (remove it from {EQUIVALENTS.name}): "
                   f"{m.path}:{m.line} {m.operator} `{m.before}` -> `{m.after}`")
     text = table(scores, args.seed, args.per_module)
-    text += f"\n\n{time.perf_counter() - started:.0f} s on {os.cpu_count()} cores."
+    if not args.report:
+        text += f"\n\n{time.perf_counter() - started:.0f} s on {os.cpu_count()} cores."
     print("\n" + text)
     if not args.no_write and not args.only:
         write_results(text)
