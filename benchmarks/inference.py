@@ -161,7 +161,8 @@ def section(rounds: int) -> Section:
         Row("inference alone (tables off), share of the 44 stacks' expectations met", [share],
             "%"),
     ], [f"{len(matched)} spans of {', '.join(COST_STACKS)} through CoverageEngine.ingest "
-        f"(SpanRecords), 20 copies under fresh trace ids, best of 5 passes a round; the inferred mix renames their vocabulary. "
+        "(SpanRecords), 20 copies under fresh trace ids, best of 5 passes a round; the "
+        "inferred mix renames their vocabulary. "
         f"Median matched-span cost {statistics.median(cost):.1f} µs. The share is "
         "`python benchmarks/inference.py` (per stack there)."])
 

@@ -234,6 +234,7 @@ class SpanStats(TypedDict):
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
     inferred: NotRequired[dict[str, int]]  # `<kind>.<evidence>` -> spans, only when any
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
+    conventions_overruled: NotRequired[int]  # spans re-read from a restricted tool, overruled
 
 
 class Report(TypedDict):
