@@ -77,18 +77,18 @@ def extra_agents(expected: Scenario, got_agents: Mapping[str, A]) -> int:
 
 
 def explain_spec(files: list[Path], out: Path) -> tuple[dict[str, Any] | None, str]:
-    """`agentcov explain FILES` written to `out` unchanged, then loaded as a spec: (the spec as a
+    """`agentcov explain FILES --write out`, then loaded as a spec unchanged: (the spec as a
     dict, "") or (None, why it could not be used: exit code or error type only, no shapes)."""
     proc = subprocess.run([sys.executable, "-P", "-m", "otel_agentcov.cli", "explain",
-                           *map(str, files)], capture_output=True, text=True, cwd=ROOT)
+                           *map(str, files), "--write", str(out)], capture_output=True,
+                          text=True, cwd=ROOT)
     if proc.returncode != 0:
         return None, f"explain exited {proc.returncode}"
-    out.write_text(proc.stdout)
     try:
         CoverageSpec.from_yaml(out)
     except SpecError as exc:
         return None, f"its file does not load as a spec ({type(exc).__name__})"
-    loaded = yaml.safe_load(proc.stdout)
+    loaded = yaml.safe_load(out.read_text())
     return (loaded, "") if isinstance(loaded, dict) else (None, "its file is no mapping")
 
 
