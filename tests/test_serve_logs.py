@@ -24,9 +24,12 @@ from opentelemetry.sdk._logs.export import (
     SimpleLogRecordProcessor,
 )
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from otel_agentcov import CoverageSpec
 from otel_agentcov.gate import evaluate
+from otel_agentcov.readers.otlp_logs import events_from_json
+from otel_agentcov.semconv.events import ToolDecision
 from otel_agentcov.service import ServeConfig, Service
 from otel_agentcov.stats.verdicts import FAIL
 
@@ -186,3 +189,36 @@ def test_journaled_events_survive_a_restart(tmp_path: Path) -> None:
         assert report(second)["agents"]["support"]["edges"]["restricted"] == before
     finally:
         second.stop()
+
+
+def test_events_waiting_for_their_spans_survive_a_compaction(tmp_path: Path) -> None:
+    """deny issue_refund (c1) arrives first and waits; the store compacts and restarts; the
+    spans then come: one attempt `denied`, the event counted received once."""
+    from _trace_files import protobuf_bytes
+
+    from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
+
+    tracer_provider, logger_provider = providers()
+    span_memory, log_memory = InMemorySpanExporter(), InMemoryLogRecordExporter()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(span_memory))
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(log_memory))
+    run_agent(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"),
+              Script(decisions=[("issue_refund", "deny", "c1")]))
+    state = str(tmp_path / "state.json")
+    first = CoverageStore(SPEC_OBJ, state)
+    first.open()
+    payload = logs_json(log_memory.get_finished_logs()).to_json().encode()
+    items = list(events_from_json(json.loads(payload)))
+    first.submit_events([e for e in items if isinstance(e, ToolDecision)], 0)
+    assert first.engine.assembler.pending_events == 1
+    first.close()  # compacts: the snapshot holds the waiting event
+    second = CoverageStore(SPEC_OBJ, state)
+    second.open()
+    assert second.engine.assembler.pending_events == 1
+    second.submit(decode_records(PROTOBUF, protobuf_bytes(span_memory.get_finished_spans()),
+                                 "test"))
+    got = second.snapshot().to_dict()
+    second.close()
+    assert got["agents"]["support"]["edges"]["restricted"] == [
+        {"tool": "issue_refund", "outcome": "denied", "count": 1}]
+    assert (got["spans"]["events"]["received"], got["spans"]["events"]["joined"]) == (1, 1)
