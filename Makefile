@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node fixtures-heldout collector
+  fixtures fixtures-node fixtures-heldout collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -116,6 +116,13 @@ clean:
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+# The fail-safe core under mutation testing (cosmic-ray; docs/contributing.md): a seeded sample of
+# mutants per module, each module's fast tests against each; writes the score table into
+# benchmarks/RESULTS.md and fails under 90 % killed per module. CPU heavy: low priority, not in
+# `make test`. MUTATION_ARGS e.g. `--per-module 20 --only judge/`.
+mutation: $(STAMP)
+	nice -n 10 $(BIN)/python benchmarks/mutation.py $(MUTATION_ARGS)
 
 # Re-record tests/fixtures/ from the real libraries, offline. Each stack gets its own venv under
 # .venv-fixtures/ (some bridges share a module path, some pin their own SDK); the pins are in

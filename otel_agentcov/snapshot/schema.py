@@ -252,6 +252,7 @@ class SpanStats(TypedDict):
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
     events: NotRequired[dict[str, int]]  # decision events by fate, and buffered now
+    conventions_overruled: NotRequired[int]  # spans re-read from a restricted tool, overruled
 
 
 class Report(TypedDict):
