@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
+from .assembler.events import event_counts
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
@@ -22,6 +23,7 @@ from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
+from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
@@ -54,6 +56,7 @@ class EngineCounters:
     # spans a spec `conventions:` entry re-read that name a restricted tool: read as the
     # built-in tables read them instead (semconv/guard.py)
     overruled: int = 0
+    events: dict[str, int] = field(default_factory=event_counts)  # decision events, by fate
     # spans classified by inference: `<kind>.<evidence>` (semconv/inference.EVIDENCE) -> count
     inferred: dict[str, int] = field(default_factory=dict)
 
@@ -61,17 +64,20 @@ class EngineCounters:
         _add(self.by_kind, other.by_kind)
         _add(self.dropped, other.dropped)
         _add(self.flushed_early, other.flushed_early)
+        _add(self.events, other.events)
         _add(self.inferred, other.inferred)
         self.internal_errors += other.internal_errors
         self.overruled += other.overruled
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
-                "internal_errors": self.internal_errors,
-                "flushed_early": dict(self.flushed_early), "overruled": self.overruled}
+        counts = {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
+                  "internal_errors": self.internal_errors,
+                  "flushed_early": dict(self.flushed_early), "overruled": self.overruled}
+        if any(self.events.values()):  # absent without events: older files are unchanged
+            counts["events"] = dict(self.events)
         if self.inferred:  # absent from files written before inference, and where none was
-            data["inferred"] = dict(self.inferred)
-        return data
+            counts["inferred"] = dict(self.inferred)
+        return counts
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], what: str) -> EngineCounters:
@@ -86,6 +92,7 @@ class EngineCounters:
         _add(counters.by_kind, by_kind)
         _add(counters.flushed_early,
              fields.counts(data["flushed_early"], f"{what}.flushed_early"))
+        _add(counters.events, fields.counts(data.get("events", {}), f"{what}.events"))
         inferred = fields.counts(data.get("inferred", {}), f"{what}.inferred")
         if not all(_inferred_key(key) for key in inferred):
             raise ValueError(f"{what}.inferred: unknown kind or evidence in {sorted(inferred)[:8]}")
@@ -119,7 +126,7 @@ class CoverageEngine:
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             self.bounds, clock=clock, content=self._content,
-            flushed_early=self.counters.flushed_early,
+            flushed_early=self.counters.flushed_early, events=self.counters.events,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -157,31 +164,52 @@ class CoverageEngine:
             dropped = self.counters.dropped
             dropped[reason] = dropped.get(reason, 0) + n
 
+    def count_event(self, fate: str) -> None:
+        """A decision event received that never reached the assembler (`invalid`, or no room)."""
+        with self.lock:
+            events = self.counters.events
+            events["received"] += 1
+            events[fate] += 1
+
     def count_internal_error(self, n: int = 1) -> None:
         with self._counters_lock:
             self.counters.internal_errors += n
 
-    def ingest(self, span: SpanRecord | Classified) -> None:
+    def ingest(self, span: SpanRecord | Classified | ToolDecision | InvalidEvent) -> None:
         """Classify one span and fold any runs it completes; never raises, counts it exactly once.
 
         A SpanRecord is classified here (`to_step`); anything else is a span the core's fused
         reader (`steps`) already decoded and classified the same way. Invalid spans and spans
         classify cannot read are counted drops; a failure after the span was counted is an
-        internal error (so processed = classified + dropped always holds).
+        internal error (so processed = classified + dropped always holds). A decision event
+        (a log file's) goes to `ingest_event`.
         """
+        if isinstance(span, ToolDecision):
+            self.ingest_event(span)
+            return
+        if isinstance(span, InvalidEvent):
+            self.count_event(INVALID)
+            return
+        if type(span) is SpanRecord and span.events:
+            self.span_events(span)
         result = self.classified(span)
         if isinstance(result, str):
             self.reject(result)
         else:
             self.apply(*result)
 
-    def ingest_all(self, spans: Iterable[SpanRecord | Classified]) -> None:
+    def ingest_all(
+        self, spans: Iterable[SpanRecord | Classified | ToolDecision | InvalidEvent]
+    ) -> None:
         """`ingest` of each span in turn (the offline readers' bulk path): the same counts, runs
         and fold order, without a call per span for what the core already classified."""
         classified, reject, apply = self.classified, self.reject, self.apply
         for span in spans:
             if type(span) is tuple and len(span) == 2:  # (step, local root): nothing to add
                 apply(*span)
+                continue
+            if type(span) is not SpanRecord or span.events:  # an event, or a span carrying some
+                self.ingest(span)
                 continue
             result = classified(span)
             if isinstance(result, str):
@@ -280,6 +308,22 @@ class CoverageEngine:
             self._count_inferred(step.kind, step.inferred)
             if self.inferred_log is not None:
                 self.inferred_log.reclassified(step)
+    def ingest_event(self, event: ToolDecision) -> None:
+        """Join a decision event to its run (buffered with its trace, or folded on its own when
+        the run was folded already: assembler/events.py); never raises."""
+        with self.lock:
+            try:
+                late = self.assembler.add_event(event)
+                if late is not None:
+                    self.state.add_late(late, self.spec.for_agent(late.agent))
+            except Exception:
+                self.count_internal_error()
+
+    def span_events(self, record: SpanRecord) -> None:
+        """The decision span events of a span, joined as their log-record form is (before the
+        span itself, so a span that closes its run finds them buffered)."""
+        for event in record_decisions(record):
+            self.ingest_event(event)
 
     def ingest_runs(self, runs: list[AgentRun], kinds: Mapping[str, int]) -> None:
         """Fold runs a front door built without spans (trials), counting the spans they stand
@@ -376,6 +420,9 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+            if counters.events["received"]:  # absent without events: older reports unchanged
+                stats["events"] = {**counters.events,
+                                   "buffered": self.assembler.pending_events}
             if overruled:
                 stats["conventions_overruled"] = overruled
             if counters.inferred:
@@ -404,7 +451,8 @@ class CoverageEngine:
         with self.lock, self._counters_lock:
             c = self.counters
             return EngineCounters(dict(c.by_kind), dict(c.dropped), dict(c.flushed_early),
-                                  c.internal_errors, c.overruled, dict(c.inferred))
+                                  c.internal_errors, c.overruled, dict(c.events),
+                                  dict(c.inferred))
 
     def merge(self, state: CoverageState, counters: EngineCounters) -> None:
         """Fold in what another engine saw (a `--jobs` or pytest-xdist worker): its state and

@@ -30,7 +30,7 @@ from .spec import CoverageSpec
 from .state import STATE_FORMAT, CoverageState, StateError, TooLarge, read_capped
 
 if TYPE_CHECKING:
-    from .readers.otlp import Ingested
+    from .readers.files import Read
 
 MAX_RESULTS_BYTES = 256 << 20  # a results (trials) file is parsed whole: past this, not sniffed
 # how a state file begins (`CoverageState.save`): known from its first bytes, whatever its size
@@ -42,7 +42,7 @@ class InputError(ValueError):
 
 
 def _ingest(
-    engine: CoverageEngine, records: Iterable[Ingested], progress: Progress | None
+    engine: CoverageEngine, records: Iterable[Read], progress: Progress | None
 ) -> None:
     if progress is None:
         engine.ingest_all(records)
@@ -105,9 +105,10 @@ def _trace_files(paths: Sequence[str]) -> list[str]:
     return list(trace_files(paths))
 
 
-def _read(path: str, engine: CoverageEngine | None = None) -> Iterator[Ingested]:
-    """The spans of one trace file; with `engine`, protobuf is decoded and classified by the
-    core for it in one call per resource (`CoverageEngine.steps`)."""
+def _read(path: str, engine: CoverageEngine | None = None) -> Iterator[Read]:
+    """The spans (and decision events) of one trace or log file; with `engine`, protobuf is
+    decoded and classified by the core for it in one call per resource
+    (`CoverageEngine.steps`)."""
     from .readers.files import read_trace_file
 
     return read_trace_file(path, steps=engine.steps() if engine is not None else None)
@@ -212,6 +213,7 @@ def load(
     reads in this process (a worker's runs fold in its own)."""
     spec, loaded = read_states(spec, states, keep_going, warn, own_spec)
     engine = CoverageEngine(spec, shapes=True)  # the report can say why runs are missing
+    engine.assembler.expect_events()  # a log file may come after its traces' spans
     engine.evaluations = evaluations
     if evaluations is not None:
         jobs = 1

@@ -46,6 +46,9 @@ EXPECT_TARGETS = (
     "edges.delegation_pct",
     "edges.gate_passed",
     "edges.undeclared_tools",
+    "decisions.allow",
+    "decisions.deny",
+    "decisions.require_approval",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
     "coverage.contracts",
     "runs.count",
@@ -53,6 +56,7 @@ EXPECT_TARGETS = (
     "runs.pass_rate_lower",
     "runs.p95_duration_s",
     "runs.behavior_consistency",
+    "cost.total",
     "contracts.violations",
     "contracts.violations_critical",
     "contracts.violations_at_or_above_fail_on",
@@ -94,6 +98,8 @@ class BoundarySpec:
     timeout_s: float | None = 120.0
     cost_limit_tokens: int | None = 200_000
     cost_limit_usd: float | None = None
+    cost_limit_amount: float | None = None  # a budget in `cost_limit_currency`
+    cost_limit_currency: str = "USD"  # (gen_ai.usage.cost.currency, ISO 4217)
     min_input_chars: int = 1
     conditions: tuple[str, ...] = CONDITIONS  # enabled conditions, in CONDITIONS order
 
@@ -261,6 +267,8 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             "timeout_s": _POSITIVE_NUMBER_OR_NULL,
             "cost_limit_tokens": _POSITIVE_INT_OR_NULL,
             "cost_limit_usd": _POSITIVE_NUMBER_OR_NULL,
+            "cost_limit_amount": _POSITIVE_NUMBER_OR_NULL,
+            "cost_limit_currency": {"type": "string", "minLength": 1, "maxLength": 16},
             "min_input_chars": _POSITIVE_INT,
             "conditions": {
                 "type": "array",
@@ -590,6 +598,8 @@ _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "timeout_s": _float_or_none,
     "cost_limit_tokens": _int_or_none,
     "cost_limit_usd": _float_or_none,
+    "cost_limit_amount": _float_or_none,
+    "cost_limit_currency": str,
     "min_input_chars": int,
     "conditions": _conditions,
 }

@@ -182,7 +182,7 @@ def test_wrong_method_and_path(service: Service) -> None:
     status, headers, _ = post(service, b"", {}, method="GET")
     assert status == 405 and headers["Allow"] == "POST"
     assert post(service, b"", {}, method="PUT")[0] == 405
-    assert post(service, b"{}", {"Content-Type": "application/json"}, path="/v1/logs")[0] == 404
+    assert post(service, b"{}", {"Content-Type": "application/json"}, path="/v1/metrics")[0] == 404
     assert post(service, b"", {}, path="/metrics", method="GET")[0] == 404  # separate port
 
 

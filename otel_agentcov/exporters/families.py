@@ -108,6 +108,17 @@ def _restricted_exemplars(agent: str, rep: AgentReport) -> dict[Labels, dict[str
     }
 
 
+def _decisions(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for d in rep["edges"].get("decisions", ()):
+        for outcome in ("allow", "deny", "require_approval"):
+            yield (agent, d["tool"], outcome), d[outcome]
+
+
+def _costs(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for currency, cost in rep["runs"].get("cost", {}).items():
+        yield (agent, currency), cost["total"]
+
+
 def _tool_calls(agent: str, rep: AgentReport) -> Iterator[Row]:
     for tool, counts in rep["tools"].get("called", {}).items():
         yield (agent, tool, "ok"), counts.get("ok", 0)
@@ -258,6 +269,11 @@ RESTRICTED_ATTEMPTS = _counter(
     "id of the newest attempt at that tool as an exemplar.", "{attempt}",
     ("agent", "tool", "outcome"), rows=_restricted, exemplars=_restricted_exemplars,
     otlp="agentcov.restricted_tool.attempts")
+TOOL_DECISIONS = _counter(
+    "agentcov_tool_call_decisions",
+    "Tool-call decisions (gen_ai.tool.call.decision events) by outcome: allow, deny, and "
+    "require_approval still pending.", "{decision}", ("agent", "tool", "outcome"),
+    rows=_decisions, otlp="agentcov.tool_call.decisions")
 TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
                       ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
 TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
@@ -281,6 +297,10 @@ RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}
                       rows=_one(lambda r: r["runs"].get("errors")))
 RUNS_PASSED = _counter("agentcov_runs_passed", "Runs that passed.", "{run}",
                        rows=_one(lambda r: r["runs"].get("passed")))
+RUN_COST = Family(
+    "agentcov_run_cost", "counter", "{currency}", ("agent", "currency"),
+    "gen_ai.usage.cost.amount summed over runs, per currency (at most 16 currencies, then "
+    "__overflow__).", AGENT, rows=_costs, otlp="agentcov.run.cost")
 RUN_DURATION = Family("agentcov_run_duration_seconds", "histogram", "s", A, "Run duration.",
                       AGENT, rows=_duration)
 PASS_RATE_LOWER = _gauge("agentcov_pass_rate_lower_ratio", "Wilson 95% lower bound of pass rate.",
@@ -354,6 +374,12 @@ TRACES_IN_FLIGHT = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting
 SPANS_BUFFERED = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.",
                         (), unit="{span}", source=SPANS,
                         rows=_total(lambda s: s.get("spans_buffered", 0)))
+DECISION_EVENTS = _counter(
+    "agentcov_decision_events",
+    "Decision events received, by what became of them: joined to a buffered span, late (to a "
+    "folded run), or dropped (duplicate, unjoined, buffer_full, invalid); `received` counts "
+    "them all.", "{event}", ("outcome",), source=SPANS,
+    rows=_by(lambda s: {k: v for k, v in s.get("events", {}).items() if k != "buffered"}))
 EVALUATION_EVENTS = _counter(
     "agentcov_evaluation_events",
     "Evaluation events (gen_ai.evaluation.result) emitted, or dropped by reason; only when they "
@@ -390,14 +416,15 @@ RECEIVER_INFLIGHT_BYTES = _gauge(
 # Exposition order: the per-agent families, the engine's counters, the budget's cuts.
 FAMILIES: tuple[Family, ...] = (
     COVERAGE, COVERAGE_OVERALL, EDGES_ALLOWED, EDGES_DELEGATION, GATE_PASSED, RESTRICTED_ATTEMPTS,
-    TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS, DELEGATION_DECLARED,
-    BOUNDARY_HITS, BOUNDARY_DECLARED, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_DURATION,
+    TOOL_DECISIONS, TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS,
+    DELEGATION_DECLARED, BOUNDARY_HITS, BOUNDARY_DECLARED, RUNS, RUN_ERRORS, RUNS_PASSED,
+    RUN_COST, RUN_DURATION,
     PASS_RATE_LOWER, PASS_RATE_UPPER, CONSISTENCY, PATHS_OBSERVED, PATHS_ESTIMATED,
     STATES_OBSERVED, STATES_ESTIMATED, NARRATIVE_RUNS, NARRATIVE_DIVERGENCES, CONTRACT_CHECKS,
     CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,
     VERSION_VERDICT,
     SPANS_PROCESSED, SPANS_DROPPED, TRACES_FLUSHED_EARLY, LABEL_OVERFLOW, INTERNAL_ERRORS,
-    TRACES_IN_FLIGHT, SPANS_BUFFERED, EVALUATION_EVENTS, SERIES_OVERFLOW,
+    TRACES_IN_FLIGHT, SPANS_BUFFERED, DECISION_EVENTS, EVALUATION_EVENTS, SERIES_OVERFLOW,
     BUILD_INFO,
     RECEIVER_REQUESTS, RECEIVER_SPANS, STATE_RECOVERIES, STATE_COMPACTIONS, JOURNAL_FSYNCS,
     JOURNAL_BYTES, STATE_RECOVERY_SECONDS, RECEIVER_INFLIGHT_BYTES,

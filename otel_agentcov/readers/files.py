@@ -33,13 +33,24 @@ from .otlp import (
     in_end_order,
     records_from_json,
 )
+from .otlp_logs import (
+    LogItem,
+    events_from_json,
+    events_from_protobuf,
+    is_logs_json,
+    is_logs_protobuf,
+)
 
 STDIN = "-"
 # A ResourceSpans or ScopeSpans up to this size is decoded in one call of the compiled core
 # (docs/core.md); a bigger one is walked.
 CHUNK_LIMIT = 8 << 20
-EXPECTED = "expected OTLP/JSON, JSON Lines or a protobuf ExportTraceServiceRequest"
+EXPECTED = ("expected OTLP/JSON, JSON Lines or a protobuf ExportTraceServiceRequest "
+            "(or ExportLogsServiceRequest)")
+# what a file yields: spans (records, or what the core classified) and log records' events
+Read = Ingested | LogItem
 _GZIP_MAGIC = b"\x1f\x8b"
+_LOGS_HEAD = 8192  # bytes peeked to tell a logs request from a traces one (its first record)
 _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
 _LEN = 2  # protobuf wire type of length-delimited fields
@@ -66,11 +77,12 @@ def trace_files(paths: Iterable[str]) -> Iterator[str]:
 
 def read_trace_file(
     path: str, keep: Keep = None, steps: StepReader | None = None
-) -> Iterator[Ingested]:
-    """Every span in one file (or stdin for `-`), in a batch-wise order fit for assembly;
-    with `keep`, only the spans of the traces it keeps. With `steps` (`CoverageEngine.steps`),
-    protobuf resources are decoded and classified by the core in one call each and their
-    spans come as the engine folds them; the rest come as SpanRecords."""
+) -> Iterator[Read]:
+    """Every span (and decision event, of a log file) in one file (or stdin for `-`), in a
+    batch-wise order fit for assembly; with `keep`, only the spans of the traces it keeps.
+    With `steps` (`CoverageEngine.steps`), protobuf resources are decoded and classified by
+    the core in one call each and their spans come as the engine folds them; the rest come as
+    SpanRecords."""
     name = "<stdin>" if path == STDIN else path
     try:
         raw: BinaryIO = sys.stdin.buffer if path == STDIN else open_regular(path)
@@ -90,7 +102,7 @@ def read_trace_file(
             raw.close()
 
 
-def _records(source: _Source) -> Iterator[Ingested]:
+def _records(source: _Source) -> Iterator[Read]:
     if source.peek(2).startswith(_GZIP_MAGIC):
         source.stream = io.BufferedReader(gzip.GzipFile(fileobj=source.stream, mode="rb"))
     head = source.peek(64)
@@ -99,8 +111,18 @@ def _records(source: _Source) -> Iterator[Ingested]:
     text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
     if not text or text[:1] in (b"{", b"["):
         yield from _json_records(source)
+    elif is_logs_protobuf(source.peek(_LOGS_HEAD)):
+        yield from _protobuf_logs(source)
     else:
         yield from _protobuf_records(source)
+
+
+def _protobuf_logs(source: _Source) -> list[LogItem]:
+    """A protobuf logs request, read whole (as a JSON document is: bounded by MAX_JSON_BYTES)."""
+    data: bytes = source.stream.read(MAX_JSON_BYTES + 1)
+    if len(data) > MAX_JSON_BYTES:
+        raise _too_big(source, "the logs request")
+    return events_from_protobuf(data, source.name, source.keep)
 
 
 def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
@@ -189,15 +211,18 @@ def _decode(line: bytes, source: _Source, line_no: int, start: int) -> str:
         ) from None
 
 
-def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord]]:
-    """One batch per OTLP/JSON traces object; a list of them is accepted too, and so are Tempo,
-    Jaeger and Zipkin documents (`foreign`)."""
+def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord] | list[LogItem]]:
+    """One batch per OTLP/JSON traces (or logs) object; a list of them is accepted too, and so
+    are Tempo, Jaeger and Zipkin documents (`foreign`)."""
     if foreign.kind_of(doc) is not None:
         yield _batch(foreign.records(doc, keep), where)
         return
     docs = doc if isinstance(doc, list) else [doc]
     for n, item in enumerate(docs):
         at = f"{where}: [{n}]" if isinstance(doc, list) else where
+        if is_logs_json(item):
+            yield _events(item, at, keep)
+            continue
         if not isinstance(item, dict) or not ("resourceSpans" in item or "resource_spans" in item):
             got = (f"an object with keys {', '.join(list(item)[:5]) or '(none)'}"
                    if isinstance(item, dict) else type(item).__name__)
@@ -208,7 +233,14 @@ def _json_batches(doc: Any, where: str, keep: Keep) -> Iterator[list[SpanRecord]
         yield _batch(records_from_json(item, "", keep), at)
 
 
-def _json_records(source: _Source) -> Iterator[SpanRecord]:
+def _events(document: Any, where: str, keep: Keep) -> list[LogItem]:
+    try:
+        return list(events_from_json(document, "", keep))
+    except TraceFormatError as exc:
+        raise TraceFormatError(f"{where}: {exc}") from None
+
+
+def _json_records(source: _Source) -> Iterator[SpanRecord | LogItem]:
     """JSON Lines (the Collector's file exporter) line by line; else one document, loaded whole."""
     stream, name = source.stream, source.name
     line_no = offset = 0
@@ -249,7 +281,7 @@ def _too_big(source: _Source, what: str) -> TraceFormatError:
         "is not read whole; write JSON Lines (one OTLP/JSON object per line) or protobuf")
 
 
-def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanRecord]:
+def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanRecord | LogItem]:
     rest: bytes = source.stream.read(MAX_JSON_BYTES + 1 - len(head))
     if len(rest) + len(head) > MAX_JSON_BYTES:
         raise _too_big(source, "the document")
@@ -415,6 +447,8 @@ def resource_spans_units(path: str) -> list[Unit] | None:
             text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
             if head[:1] != b"\n" or not text or text[:1] in (b"{", b"["):
                 return None  # JSON, gzip, a length-delimited stream, empty: as `_records` says
+            if is_logs_protobuf(source.peek(_LOGS_HEAD)):
+                return None  # a logs request: read whole
             units: list[Unit] = []
             size = os.fstat(raw.fileno()).st_size
             for field, wire, at in _fields(source, None):

@@ -19,6 +19,7 @@ from otel_agentcov.snapshot.schema import (
     Dimension,
     Edges,
     Narrative,
+    Runs,
     SpanStats,
     Version,
 )
@@ -189,6 +190,30 @@ def edges_summary(edges: Edges) -> str:
             gate,
         )
     )
+
+
+def decisions_summary(edges: Edges) -> str | None:
+    """``issue_refund deny 2 · refund allow 5, require_approval 1 pending``; None when no
+    decision was recorded (the line is left out, as for reports before decisions existed)."""
+    rows = edges.get("decisions")
+    if not rows:
+        return None
+    parts = []
+    for d in rows:
+        counts = [f"{o} {d[o]}" for o in ("allow", "deny") if d[o]]
+        if d["require_approval"]:
+            counts.append(f"require_approval {d['require_approval']} pending")
+        parts.append(f"{d['tool']} {', '.join(counts) or 'none'}")
+    return " · ".join(parts)
+
+
+def cost_summary(runs: Runs) -> str | None:
+    """``4.5 EUR over 1 run · 1.25 USD over 1 run``; None when no run recorded a cost."""
+    costs = runs.get("cost")
+    if not costs:
+        return None
+    return " · ".join(f"{c['total']:.6g} {currency} over {plural(c['runs'], 'run')}"
+                      for currency, c in costs.items())
 
 
 def narrative_summary(narrative: Narrative | None) -> str | None:

@@ -104,6 +104,12 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
     lines += ["", *_table(("dimension", "coverage", "detail"), dimension_rows)]
     lines += ["", f"Weakest dimension: {escape(fmt.weakest_summary(coverage))}"]
     lines += ["", f"Tool edges: {escape(fmt.edges_summary(edges))}"]
+    decisions = fmt.decisions_summary(edges)
+    if decisions is not None:
+        lines += ["", f"Decisions: {escape(decisions)}"]
+    cost = fmt.cost_summary(agent["runs"])
+    if cost is not None:
+        lines += ["", f"Cost: {escape(cost)}"]
     if agent.get("versions"):
         lines += ["", f"Versions: {escape(fmt.versions_summary(agent['versions']))}"]
     lines += ["", "### Tools", "", *_tools_section(agent)]

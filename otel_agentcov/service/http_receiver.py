@@ -31,6 +31,8 @@ from .store import JSON, PROTOBUF
 from .views import Page, Views
 
 TRACES_PATH = "/v1/traces"
+LOGS_PATH = "/v1/logs"  # log records: their decision events (docs/service.md)
+_EXPORT_PATHS = (TRACES_PATH, LOGS_PATH)
 _MEDIA_TYPES = {"application/x-protobuf": PROTOBUF, "application/json": JSON}
 _READ_CHUNK = 64 << 10
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -192,7 +194,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._end(b"missing or wrong bearer token\n", "text/plain")
 
     def do_POST(self) -> None:
-        if self.path.split("?", 1)[0] != TRACES_PATH or self.server.intake is None:
+        path = self.path.split("?", 1)[0]
+        if path not in _EXPORT_PATHS or self.server.intake is None:
             self._send_text(404, "not found")
             return
         intake = self.server.intake
@@ -201,7 +204,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         try:
             try:
-                response = self._export(intake, kind)
+                response = self._export(intake, kind, path == LOGS_PATH)
             except (TimeoutError, ssl.SSLError, ConnectionError):
                 raise RequestError("timeout", "request body not received in time") from None
         except RequestError as exc:
@@ -212,7 +215,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _other_method(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path == TRACES_PATH and self.server.intake is not None:
+        if path in _EXPORT_PATHS and self.server.intake is not None:
             self.server.intake.count_failure("http", "method_not_allowed")
             self.send_response(405)
             self.send_header("Allow", "POST")
@@ -224,7 +227,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ OTLP
 
-    def _export(self, intake: Intake, kind: bytes | None) -> Message:
+    def _export(self, intake: Intake, kind: bytes | None, logs: bool) -> Message:
         intake.check_token(self.headers.get("Authorization"))
         if kind is None:
             raise RequestError(
@@ -262,6 +265,8 @@ class _Handler(BaseHTTPRequestHandler):
             elif len(body) > limits.max_decompressed_bytes:
                 raise RequestError("too_large", f"body exceeds {limits.max_decompressed_bytes}")
             with intake.admitted():
+                if logs:
+                    return intake.export_logs("http", kind, body)
                 return intake.export("http", kind, body)
 
     def _content_length(self) -> int:

@@ -33,20 +33,23 @@ from ..readers.otlp import (
     records_from_protobuf,
 )
 from ..readers.otlp_size import ElementCaps
+from ..records import SpanRecord
+from ..semconv.events import INVALID, ToolDecision, record_decisions
 from ..semconv.step import Step
 from ..snapshot import Snapshot
 from ..snapshot.schema import Report
 from ..spec import CoverageSpec
 from ..state import CoverageState, StateError, fields
-from . import verdict_rows
+from . import event_rows, verdict_rows
 from .journal import Journal, JournalError, create_journal, fsync_dir, read_journal
 from .lock import lock_state
 from .steps import from_row, to_row
 
 PROTOBUF, JSON = b"P", b"J"  # request payload encodings
 # journal record kinds: a request's steps, an idle sweep, the verdicts of the runs the record
-# before it folded (judged while their content was there; docs/guarantees.md)
-STEPS, SWEEP, VERDICTS = b"R", b"S", b"V"
+# before it folded (judged while their content was there; docs/guarantees.md), a logs request's
+# decision events
+STEPS, SWEEP, VERDICTS, EVENTS = b"R", b"S", b"V", b"E"
 _TIME = struct.Struct(">d")
 MAX_RECORD_BYTES = 1 << 30  # a length past this in a journal frame is corruption
 
@@ -79,13 +82,18 @@ def decode_records(
         return in_end_order(records_from_protobuf(payload, where, caps=caps))
     if not payload.strip():  # an empty request: as valid as an empty protobuf one
         return []
-    try:
-        document = json.loads(payload)
-    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise TraceFormatError(f"{where}: not JSON ({exc})") from None
+    document = json_document(payload, where)
     if document == {}:  # every field of ExportTraceServiceRequest is optional
         return []
     return in_end_order(records_from_json(document, where))
+
+
+def json_document(payload: bytes, where: str) -> Any:
+    """A JSON request body parsed; TraceFormatError naming `where` if it is not JSON."""
+    try:
+        return json.loads(payload)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise TraceFormatError(f"{where}: not JSON ({exc})") from None
 
 
 def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
@@ -93,7 +101,7 @@ def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
     for SWEEP None, for VERDICTS [(agent, verdicts)]. ValueError if any part is not what the
     store writes."""
     kind = body[:1]
-    if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP, VERDICTS):
+    if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP, VERDICTS, EVENTS):
         raise ValueError(f"kind {kind!r}, {len(body)} bytes")
     (when,) = _TIME.unpack_from(body, 1)
     if when != when or when in (float("inf"), float("-inf")):
@@ -108,6 +116,11 @@ def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
         if type(data) is not list:
             raise ValueError("expected a list of verdicts")
         return kind, when, [verdict_rows.from_row(row) for row in data]
+    if kind == EVENTS:
+        if type(data) is not dict or type(data.get("invalid")) is not int or type(
+                data.get("events")) is not list:
+            raise ValueError("expected {invalid: n, events: [...]}")
+        return kind, when, (data["invalid"], [event_rows.from_row(r) for r in data["events"]])
     if type(data) is not dict or type(data.get("dropped")) is not dict or type(
             data.get("steps")) is not list:
         raise ValueError("expected {dropped: {...}, steps: [...]}")
@@ -119,7 +132,10 @@ def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
         if type(item) is not list or len(item) != 2 or type(item[0]) is not bool:
             raise ValueError("a step entry is [local_root, step]")
         steps.append((from_row(item[1]), item[0]))
-    return kind, when, (rejected, steps)
+    events = data.get("events", [])
+    if type(events) is not list:
+        raise ValueError("expected a list of events")
+    return kind, when, (rejected, steps, [event_rows.from_row(row) for row in events])
 
 
 class CoverageStore:
@@ -134,6 +150,7 @@ class CoverageStore:
     ) -> None:
         self._clock = _Clock()
         self.engine = CoverageEngine(spec, bounds=bounds, clock=self._clock)
+        self.engine.assembler.expect_events()  # logs may come after their traces' spans
         # a symlinked state path is written through to its target: the journal, the lock and
         # the temporary files live beside the file itself, and the link stays a link
         self.state_file = os.path.realpath(state_file) if state_file else None
@@ -163,7 +180,10 @@ class CoverageStore:
             now = time.time()
             rejected: dict[str, int] = {}
             steps: list[tuple[Step, bool]] = []
+            events: list[ToolDecision] = []  # decision span events (of OTLP/JSON spans)
             for record in records:
+                if type(record) is SpanRecord and record.events:
+                    events += record_decisions(record)
                 result = self.engine.classified(record)
                 if isinstance(result, str):
                     rejected[result] = rejected.get(result, 0) + 1
@@ -172,13 +192,16 @@ class CoverageStore:
             journal = self._journal
             seq = 0
             if journal is not None:
-                body = {"dropped": rejected, "steps": [[root, to_row(s)] for s, root in steps]}
+                body: dict[str, Any] = {"dropped": rejected,
+                                        "steps": [[root, to_row(s)] for s, root in steps]}
+                if events:
+                    body["events"] = [event_rows.to_row(e) for e in events]
                 try:
                     seq = journal.append(STEPS + _TIME.pack(now) + json.dumps(
                         body, separators=(",", ":")).encode())
                 except OSError as exc:
                     raise Unavailable(f"journal write failed: {exc}") from None
-            judged = self._judging(lambda: self._apply(now, rejected, steps))
+            judged = self._judging(lambda: self._apply(now, rejected, steps, events))
             if judged and journal is not None:
                 try:  # acknowledged only with its verdicts: committed by the same fsync
                     seq = self._append_verdicts(journal, now, judged)
@@ -209,14 +232,49 @@ class CoverageStore:
             rows, separators=(",", ":")).encode())
 
     def _apply(self, now: float, rejected: Mapping[str, int],
-               steps: Iterable[tuple[Step, bool]]) -> None:
+               steps: Iterable[tuple[Step, bool]], events: Iterable[ToolDecision] = ()) -> None:
         engine = self.engine
         self._clock.now = now
         self.version += 1
         for reason, n in rejected.items():
             engine.reject(reason, n)
+        for event in events:  # before the spans: one that closes its run finds them buffered
+            engine.ingest_event(event)
         for step, local_root in steps:
             engine.apply(step, local_root)
+
+    def submit_events(self, events: Sequence[ToolDecision], invalid: int) -> None:
+        """Apply one accepted logs request (its decision events, and how many decision events
+        were unusable); returns once it is durable. Joining an event folds no run (it waits with
+        its trace, or is folded on its own): no verdicts follow it."""
+        with self._apply_lock:
+            if self._closed or self.broken:
+                raise Unavailable(self.broken or "shutting down")
+            now = time.time()
+            journal = self._journal
+            seq = 0
+            if journal is not None:
+                body = {"invalid": invalid, "events": [event_rows.to_row(e) for e in events]}
+                try:
+                    seq = journal.append(EVENTS + _TIME.pack(now) + json.dumps(
+                        body, separators=(",", ":")).encode())
+                except OSError as exc:
+                    raise Unavailable(f"journal write failed: {exc}") from None
+            self._apply_events(now, invalid, events)
+        if journal is not None:
+            try:
+                journal.commit(seq)
+            except OSError as exc:
+                raise Unavailable(f"journal fsync failed: {exc}") from None
+
+    def _apply_events(self, now: float, invalid: int, events: Iterable[ToolDecision]) -> None:
+        engine = self.engine
+        self._clock.now = now
+        self.version += 1
+        for _ in range(invalid):
+            engine.count_event(INVALID)
+        for event in events:
+            engine.ingest_event(event)
 
     def sweep(self) -> None:
         """Finish traces idle past the TTL; journaled (not waited for) when it changed state."""
@@ -284,6 +342,7 @@ class CoverageStore:
                     [tid, last_seen, [to_row(s) for s in steps]]
                     for tid, last_seen, steps in engine.assembler.open_traces()
                 ],
+                "open_events": [event_rows.to_row(e) for e in engine.assembler.open_events()],
             }
 
     def _restore(self, data: Mapping[str, Any]) -> None:
@@ -300,6 +359,8 @@ class CoverageStore:
             if any(step.trace_id != trace_id for step in steps):
                 raise ValueError(f"open trace {trace_id:x} holds a step of another trace")
             open_traces.append((fields.number(last_seen, "serve.open_traces time"), steps))
+        open_events = [event_rows.from_row(row) for row in fields.items(
+            serve.get("open_events", []), "serve.open_events")]
         engine = self.engine
         engine.state = CoverageState.from_dict(data, engine.state.limits)
         engine.counters.merge(counters)  # onto the fresh engine's zeros
@@ -307,6 +368,8 @@ class CoverageStore:
             self._clock.now = last_seen
             for step in steps:
                 engine.assembler.add(step, False)
+        for event in open_events:  # with the newest trace's time: they wait a TTL more at most
+            engine.assembler.add_event(event, restored=True)
         self._generation = generation
 
     # ------------------------------------------------------------------ recovery
@@ -392,6 +455,8 @@ class CoverageStore:
                 if kind == SWEEP:
                     self._clock.now = when
                     engine.sweep()
+                elif kind == EVENTS:
+                    self._apply_events(when, *content)
                 else:
                     self._apply(when, *content)
             finally:
@@ -402,6 +467,7 @@ class CoverageStore:
         self.engine = CoverageEngine(
             old.spec, bounds=old.bounds, limits=old.state.limits, clock=self._clock,
         )
+        self.engine.assembler.expect_events()
         self._generation = 0
 
     def _count(self, reason: str) -> None:

@@ -14,14 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..assembler import AgentRun
+from ..assembler import AgentRun, LateDecision
 from ..judge import Verdicts
 from ..regular_files import open_regular
+from ..semconv.events import DENY
 from ..spec import AgentSpec
 from . import fields
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
 from .contracts import Contracts
+from .costs import Costs
+from .decisions import Decisions
 from .diversity import Diversity
 from .edges import Edges
 from .facts import RunFacts, run_facts
@@ -57,6 +60,8 @@ class AgentState:
     contracts: Contracts = field(default_factory=Contracts)
     versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
+    decisions: Decisions = field(default_factory=Decisions)
+    costs: Costs = field(default_factory=Costs)
     # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
     revision: int = field(default=0, compare=False, repr=False)
 
@@ -70,6 +75,8 @@ class AgentState:
         self.contracts.merge(other.contracts, caps)
         self.versions.merge(other.versions, caps)
         self.contexts.merge(other.contexts, caps)
+        self.decisions.merge(other.decisions, caps)
+        self.costs.merge(other.costs, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -81,6 +88,8 @@ class AgentState:
             **self.contracts.to_dict(),
             **self.versions.to_dict(),
             **self.contexts.to_dict(),
+            **self.decisions.to_dict(),
+            **self.costs.to_dict(),
         }
 
     @classmethod
@@ -94,6 +103,8 @@ class AgentState:
             contracts=Contracts.from_dict(d),
             versions=Versions.from_dict(d),
             contexts=Contexts.from_dict(d),
+            decisions=Decisions.from_dict(d),
+            costs=Costs.from_dict(d),
         )
 
 
@@ -176,7 +187,20 @@ class CoverageState:
         st.narrative.add(verdicts.narrative, self.caps)
         st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
+        st.decisions.add(facts, self.caps)
+        st.costs.add(facts, self.caps)
         return facts
+
+    def add_late(self, late: LateDecision, spec: AgentSpec) -> None:
+        """Fold a decision joined after its run was folded (assembler/events.py): its count, and
+        a denial of a restricted tool no span of which ran is a restricted attempt `denied`.
+        The run's pass was counted when it was folded and stays as it is
+        (docs/semantics.md#decisions)."""
+        st = self.agent(late.agent, 0)
+        st.revision += 1
+        st.decisions.add_late(late.tool, late.outcome, late.resolves, self.caps)
+        if late.outcome == DENY and not late.executed and spec.restricted_tools.matches(late.tool):
+            st.edges.add_attempt(late.tool, "denied", late.time_ns, late.trace_id)
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.
