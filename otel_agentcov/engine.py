@@ -21,9 +21,9 @@ from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
+from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
-from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats

@@ -18,8 +18,8 @@ from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
 from ..semconv.events import ToolDecision
 from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 from .bounds import Bounds
-from .infer import Reclassified, infer_structure
 from .events import Closed, LateDecision, event_counts, join
+from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
