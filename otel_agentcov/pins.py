@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from .semconv.inference import BY_ATTRIBUTE, BY_GENAI, BY_NAME, MODEL_IN_NAME, model_regex
+from .semconv.inference import (
+    BY_ATTRIBUTE,
+    BY_GENAI,
+    BY_NAME,
+    MODEL_IN_NAME,
+    glob_literal,
+    model_regex,
+)
 from .semconv.inferred_log import Group, InferredLog
 from .semconv.shapes import name_pattern
 
@@ -74,7 +81,8 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
         candidate = log.candidates.get(name)
         if candidate is None:
             continue
-        match: dict[str, Any] = {"name": name_pattern(candidate.span_name)}
+        # the exact name: a glob of ids (`*`) could claim spans inference read otherwise
+        match: dict[str, Any] = {"name": glob_literal(candidate.span_name)}
         if candidate.scope:
             match = {"scope": candidate.scope, **match}
         entry = {"match": match, "kind": kind}
@@ -83,7 +91,7 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
             entry[field] = candidate.name_key
         elif candidate.regex is not None:
             entry[field] = {"span_name": candidate.regex}
-        elif name != candidate.span_name.strip() or match["name"] != candidate.span_name:
+        elif name != candidate.span_name.strip():
             entry[field] = {"value": name}
         span = name_pattern(candidate.span_name)
         out.append((f"{count} × scope {candidate.scope or '(none)'} · span {span} → {kind} "

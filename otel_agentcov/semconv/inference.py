@@ -141,7 +141,8 @@ def _norm(text: str) -> str:
     return "_".join(words(text.strip().strip('"')))
 
 
-def _glob(text: str) -> str:
+def glob_literal(text: str) -> str:
+    """A glob matching exactly `text` (its `*`, `?` and `[` escaped)."""
     return re.sub(r"[\[?*]", lambda m: f"[{m.group()}]", text)
 
 
@@ -159,7 +160,7 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         start = name.index(word)
         if kind is not None and rest:
             head = name[start: name.index(rest, start + len(word))]
-            return kind, clip(rest), (_glob(head) + "*", re.escape(head) + "(.+)")
+            return kind, clip(rest), (glob_literal(head) + "*", re.escape(head) + "(.+)")
     found = _SUFFIX.match(name)
     if found is not None:
         rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
@@ -169,7 +170,7 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
             kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
         if kind is not None and rest:
             tail = name.rstrip()[name.index(rest) + len(rest):]
-            return kind, clip(rest), ("*" + _glob(tail), "(.+)" + re.escape(tail))
+            return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     return None
 
 
