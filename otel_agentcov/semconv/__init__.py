@@ -123,7 +123,7 @@ class Classifier:
         return testspans.as_test_span(record, step, state_attributes), matched  # not a tool
 
 
-classify = Classifier().classify  # the built-in conventions alone
+classify = Classifier(inference=False).classify  # the built-in conventions alone
 
 
 def restricted_guard(
