@@ -86,16 +86,13 @@ def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, f
 def overall(tables: bool = False) -> float:
     """The share (%) of every fixture's expectations met, all stacks together."""
     met = total = 0
-    for library, scenarios in EXPECTED_ITEMS():
+    for library, scenarios in sorted(fx.EXPECTED.items()):
         for name, expected in scenarios.items():
             got = replay(fx.FIXTURES / library / f"{name}.json", expected.spec, tables)
             m, t = score(expected, got)
             met, total = met + m, total + t
     return 100 * met / total
 
-
-def EXPECTED_ITEMS() -> list[tuple[str, dict[str, fx.Scenario]]]:  # noqa: N802
-    return sorted(fx.EXPECTED.items())
 
 
 def _renamed(record: SpanRecord) -> SpanRecord:

@@ -15,8 +15,8 @@ from .semconv.inference import (
     BY_GENAI,
     BY_NAME,
     MODEL_IN_NAME,
+    MODEL_IN_NAME_REGEX,
     glob_literal,
-    model_regex,
 )
 from .semconv.inferred_log import Group, InferredLog
 from .semconv.shapes import name_pattern
@@ -39,7 +39,7 @@ def _names(group: Group) -> dict[str, Any]:
 def _fields(group: Group) -> dict[str, Any]:
     fields = _names(group)
     for name, key in group.sources.items():
-        fields[name] = {"span_name": model_regex()} if key == MODEL_IN_NAME else key
+        fields[name] = {"span_name": MODEL_IN_NAME_REGEX} if key == MODEL_IN_NAME else key
     return fields
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _acme import finished_spans
 from _trace_files import protobuf_bytes, write_jsonl, write_spec
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
@@ -34,13 +35,8 @@ CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it
 SERVICE = "zeta-app"
 
 
-def _spans(traffic: Callable[[Tracer], None], scope: str = "zeta.sdk") -> Sequence[ReadableSpan]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": SERVICE}))
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    traffic(provider.get_tracer(scope))
-    provider.shutdown()
-    return exporter.get_finished_spans()
+def _spans(traffic: Callable[[Tracer], None]) -> Sequence[ReadableSpan]:
+    return finished_spans(traffic, "zeta.sdk", SERVICE)
 
 
 def kind_attribute_traffic(tracer: Tracer) -> None:

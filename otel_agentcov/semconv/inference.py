@@ -314,7 +314,7 @@ def agent_name_ok(name: str | None) -> bool:
 
 
 MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it
-_MODEL_IN_NAME_REGEX = r"[a-z][a-z0-9_-]*/(.+)"
+MODEL_IN_NAME_REGEX = r"[a-z][a-z0-9_-]*/(.+)"  # ... and the span-name pattern that reads it
 
 
 def model_source(record: SpanRecord) -> tuple[str, str] | None:
@@ -331,10 +331,6 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
     model = _MODEL_NAME.match(record.name)
     return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
 
-
-def model_regex() -> str:
-    """The span-name pattern that reads the model of a `<provider>/<model>` name."""
-    return _MODEL_IN_NAME_REGEX
 
 
 def tokens_source(attrs: Mapping[str, Any], side: frozenset[str]) -> tuple[str, int] | None:
