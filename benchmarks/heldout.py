@@ -43,37 +43,9 @@ HELDOUT = TESTS / "heldout"
 sys.path[:0] = [str(TESTS), str(HELDOUT)]
 
 from expectations import EXPECTED  # noqa: E402
-from fixture_expectations import A, Scenario, replay_records  # noqa: E402
+from fixture_expectations import Scenario, extra_agents, replay_records, score  # noqa: E402,E501
 
 from otel_agentcov.spec import CoverageSpec, SpecError  # noqa: E402
-
-
-def score(expected: Scenario, got_agents: Mapping[str, A]) -> tuple[int, int]:
-    """(items met, items) of one scenario's replay against its expectations (module docstring)."""
-    met = total = 0
-    for name, want in expected.agents.items():
-        got = got_agents.get(name)
-        checks = [got is not None and got.runs == want.runs]
-        checks += [got is not None and got.tools.get(tool) == counts
-                   for tool, counts in want.tools.items()]
-        if got is None:
-            checks += [False] * 5
-        else:
-            checks += [
-                set(got.models) == set(want.models),
-                sorted(got.delegations) == sorted(want.delegations),
-                got.boundaries == want.boundaries,
-                got.llm == want.llm,
-                got.errors == want.errors,
-            ]
-        met += sum(checks)
-        total += len(checks)
-    return met, total
-
-
-def extra_agents(expected: Scenario, got_agents: Mapping[str, A]) -> int:
-    """Agents the replay found that the scenario did not run."""
-    return len(set(got_agents) - set(expected.agents))
 
 
 def explain_spec(files: list[Path], out: Path) -> tuple[dict[str, Any] | None, str]:

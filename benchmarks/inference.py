@@ -9,10 +9,9 @@ Cost (`section`, in `make bench`): GenAI spans the tables match, ingested with i
 off (inference must not cost them anything), and the same spans with their vocabulary renamed
 to one no table knows (`acme.span.type`, `acme.*` keys), which inference reads: per span, a
 ratio to the matched spans in the same round.
-A scenario's items (one point each): per expected agent, that it has runs and how many, its
-errors, its model calls, its models, its delegations, its boundaries, and each of its tools with
-its (ok, error) counts; each agent that is not expected costs a point (a name that is no agent
-must not become one).
+A scenario's items are `fixture_expectations.score`'s, the held-out set's (benchmarks/heldout.py);
+here each agent that is not expected costs an item too (a name that is no agent must not become
+one).
 """
 
 from __future__ import annotations
@@ -44,27 +43,6 @@ TARGET_UNMATCHED = 2.0  # an inferred span costs at most twice a matched one
 TARGET_MATCHED = 1.1  # inference on costs the matched spans nothing (noise allowed)
 
 
-def score(expected: fx.Scenario, got: dict[str, fx.A]) -> tuple[int, int]:
-    """(items met, items) of one scenario's replay."""
-    met = total = 0
-    for name, want in expected.agents.items():
-        have = got.get(name)
-        checks = [have is not None]
-        if have is not None:
-            checks += [have.runs == want.runs, have.errors == want.errors, have.llm == want.llm,
-                       have.models == want.models,
-                       sorted(have.delegations) == sorted(want.delegations),
-                       have.boundaries == want.boundaries]
-            checks += [have.tools.get(t) == c for t, c in want.tools.items()]
-            checks.append(set(have.tools) <= set(want.tools))
-        else:
-            checks += [False] * (7 + len(want.tools))
-        met += sum(checks)
-        total += len(checks)
-    extra = set(got) - set(expected.agents)
-    return met, total + len(extra)
-
-
 def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, fx.A]:
     """`fixture_expectations.replay` with the built-in tables on or off (inference on)."""
     original = fx.Classifier
@@ -83,16 +61,24 @@ def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, f
     return agents  # type: ignore[no-any-return]
 
 
+def stack_score(library: str, tables: bool = False, verbose: bool = False) -> tuple[int, int]:
+    """(items met, items) over one stack's scenarios: `fixture_expectations.score`, and each
+    agent that is not expected costs an item (a name that is no agent must not become one)."""
+    met = total = 0
+    for name, expected in fx.EXPECTED[library].items():
+        got = replay(fx.FIXTURES / library / f"{name}.json", expected.spec, tables)
+        m, t = fx.score(expected, got)
+        t += fx.extra_agents(expected, got)
+        met, total = met + m, total + t
+        if verbose and m < t:
+            print(f"    {library}/{name}: {m}/{t} got {sorted(got)}")
+    return met, total
+
+
 def overall(tables: bool = False) -> float:
     """The share (%) of every fixture's expectations met, all stacks together."""
-    met = total = 0
-    for library, scenarios in sorted(fx.EXPECTED.items()):
-        for name, expected in scenarios.items():
-            got = replay(fx.FIXTURES / library / f"{name}.json", expected.spec, tables)
-            m, t = score(expected, got)
-            met, total = met + m, total + t
-    return 100 * met / total
-
+    scores = [stack_score(library, tables) for library in sorted(fx.EXPECTED)]
+    return 100 * sum(m for m, _ in scores) / sum(t for _, t in scores)
 
 
 def _renamed(record: SpanRecord) -> SpanRecord:
@@ -170,15 +156,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="every scenario's items")
     args = parser.parse_args(argv)
     all_met = all_total = 0
-    for library, scenarios in sorted(fx.EXPECTED.items()):
-        met = total = 0
-        for name, expected in scenarios.items():
-            path = fx.FIXTURES / library / f"{name}.json"
-            got = replay(path, expected.spec, args.tables)
-            m, t = score(expected, got)
-            met, total = met + m, total + t
-            if args.verbose and m < t:
-                print(f"    {library}/{name}: {m}/{t} got {sorted(got)}")
+    for library in sorted(fx.EXPECTED):
+        met, total = stack_score(library, args.tables, args.verbose)
         all_met, all_total = all_met + met, all_total + total
         print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
     print(f"{'all':30} {all_met:4}/{all_total:<4} {100 * all_met / all_total:5.1f} %")
