@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _support import run_agentcov
 from test_pytest_plugin import XDIST_SPEC, _plugin_args, _project
 
 from otel_agentcov.state import MAX_STATE_BYTES, CoverageState
@@ -34,11 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def agentcov(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "otel_agentcov.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120, check=False,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+    return run_agentcov(cwd, *args)
 
 
 SEARCH_AND_DELETE = {

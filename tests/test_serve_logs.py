@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from _decisions import CANARY, SPEC, Script, providers, run_agent
-from _support import free_port
+from _support import start_service
 from opentelemetry.exporter.otlp.json.common._log_encoder import encode_logs as logs_json
 from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogs
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcSpans
@@ -30,7 +30,7 @@ from otel_agentcov import CoverageSpec
 from otel_agentcov.gate import evaluate
 from otel_agentcov.readers.otlp_logs import events_from_json
 from otel_agentcov.semconv.events import ToolDecision
-from otel_agentcov.service import ServeConfig, Service
+from otel_agentcov.service import Service
 from otel_agentcov.stats.verdicts import FAIL
 
 SPEC_OBJ = CoverageSpec.from_dict(SPEC, source="<test>")
@@ -38,19 +38,9 @@ TOKEN = "s3cret-token"
 
 
 def start(tmp_path: Path, **kw: Any) -> Service:
-    """A service on free ports (fresh ones if another process took a probed one)."""
-    for attempt in range(5):
-        service = Service(ServeConfig(spec=SPEC_OBJ, otlp_grpc=free_port(),
-                                      otlp_http=free_port(), metrics=free_port(), **kw))
-        try:
-            service.start()
-        except OSError as error:
-            service.stop()
-            if "already in use" not in str(error) or attempt == 4:
-                raise
-            continue
-        return service
-    raise AssertionError("unreachable")
+    """A service on free ports (`_support.start_service`)."""
+    service: Service = start_service(SPEC_OBJ, **kw)
+    return service
 
 
 @pytest.fixture()
