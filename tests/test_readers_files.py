@@ -205,18 +205,21 @@ def test_a_walked_message_reads_its_scope_and_resource_wherever_they_sit(
     assert _read(packed) == EXPECTED
     monkeypatch.setattr(files, "CHUNK_LIMIT", 8 << 20)
     monkeypatch.setattr(files, "FILE_CAPS", (2, 1_000_000))
+    monkeypatch.setattr(files, "_BYTES_PER", (1 << 40, 1 << 40))  # the caps are FILE_CAPS
     assert _read(plain) == EXPECTED
 
 
 def test_past_the_file_caps_a_message_is_walked_and_an_element_refused(
     tmp_path: Path, monkeypatch: Any
 ) -> None:
-    """Issue 37: one call of the decoder decodes at most FILE_CAPS (2 bytes of an empty span
-    became ~1 KB: a 7 KiB .pb.gz grew a run to 3.4 GB). Past them a message is walked part by
-    part, reading the same records; a single span past them is refused in one line."""
+    """Issue 37: one call of the decoder decodes at most FILE_CAPS, or one span per 32 bytes
+    (2 bytes of an empty span became ~1 KB: a 7 KiB .pb.gz grew a run to 3.4 GB). Past them a
+    message is walked part by part, reading the same records; a single span past them is
+    refused in one line."""
     path = tmp_path / "request.pb"
     path.write_bytes(protobuf_bytes(SPANS))
     monkeypatch.setattr(files, "FILE_CAPS", (3, 40))
+    monkeypatch.setattr(files, "_BYTES_PER", (1 << 40, 1 << 40))
     assert _read(path) == EXPECTED
     wide = ld(1, ld(2, ld(2, ld(9, ld(1, b"k")) * 41)))
     message = _error(tmp_path, wide, "wide.pb")

@@ -43,11 +43,14 @@ STDIN = "-"
 # A ResourceSpans or ScopeSpans up to this size is decoded in one call of the compiled core
 # (docs/core.md); a bigger one is walked.
 CHUNK_LIMIT = 8 << 20
-# What one call of the core may decode, (spans, attributes), as `serve`'s per-request defaults:
-# a message decoded whole that holds more is walked instead, and a single span, resource or
-# scope past them is refused. 2 bytes of protobuf (an empty span) decode into ~1 KB of span and
-# record, so without them 7 KiB of gzip once grew a run to 3.4 GB.
+# What one call of the core may decode, (spans, attributes), at the least (`serve`'s per-request
+# defaults), and per byte of the message: a message decoded whole that holds more is walked
+# instead, and a single span, resource or scope past them is refused. 2 bytes of protobuf (an
+# empty span) decode into ~1 KB of span and record: without them 7 KiB of gzip once grew a run
+# to 3.4 GB. A span with its ids takes 28 bytes or more, an attribute 4: what real telemetry
+# holds is still decoded whole, as before.
 FILE_CAPS = (50_000, 1_000_000)
+_BYTES_PER = (32, 4)
 _COPY_BLOCK = 1 << 20
 EXPECTED = "expected OTLP/JSON, JSON Lines or a protobuf ExportTraceServiceRequest"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -427,15 +430,17 @@ def _whole(
     source: _Source, data: bytes, at: int, level: Literal["resource_spans", "scope_spans"],
     index: tuple[int, int], resource: dict[str, Any] | None = None,
 ) -> list[SpanRecord] | list[Classified] | None:
-    """A message's spans decoded in one call, in end order; None past FILE_CAPS (walk it)."""
+    """A message's spans decoded in one call, in end order; None past its caps (walk it)."""
     offset = source.pos - len(data)
+    caps = (max(FILE_CAPS[0], len(data) // _BYTES_PER[0]),
+            max(FILE_CAPS[1], len(data) // _BYTES_PER[1]))
     try:
         if source.steps is not None and level == "resource_spans":
             return _decoded(source, at, source.steps, data, level, offset=offset,
-                            resource_index=index[0], keep=source.keep, caps=FILE_CAPS)
+                            resource_index=index[0], keep=source.keep, caps=caps)
         return in_end_order(_decoded(
             source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
-            scope_index=index[1], keep=source.keep, resource=resource, caps=FILE_CAPS))
+            scope_index=index[1], keep=source.keep, resource=resource, caps=caps))
     except _PastCaps:
         return None
 
