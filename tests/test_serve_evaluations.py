@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -145,6 +146,54 @@ def test_serve_posts_evaluation_events_over_otlp_http(tmp_path: Path) -> None:
         receiver.shutdown()
 
 
+class _Silent(BaseHTTPRequestHandler):
+    """A logs sink that takes the request and never answers (until the test ends)."""
+
+    release = threading.Event()
+    holding = threading.Event()
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).holding.set()
+        type(self).release.wait(120)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.slow
+def test_sigterm_is_bounded_with_a_sink_that_never_answers(tmp_path: Path) -> None:
+    """Issue 37: with a sink that holds the request, SIGTERM took 16 s (the sender was joined
+    for 15 s, then its exporter shut down). Now the sender gets what is left of the 5 s
+    shutdown budget, then its exporter is shut down (OTel's shutdown: retries end) and serve
+    exits: well under the old 15 s wait (and the sink's 10 s export timeout)."""
+    sink = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text(yaml.safe_dump(SPEC))
+    http, metrics = free_port(), free_port()
+    server = fleet.ServeProcess([
+        "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(http),
+        "--metrics", str(metrics), "--idle-ttl", "3600",
+        "--evaluations-otlp-endpoint", f"http://127.0.0.1:{sink.server_port}",
+    ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
+    server.start()
+    try:
+        _send(http)
+        assert _Silent.holding.wait(30)  # the sender is inside its export now
+        assert server.proc is not None
+        started = time.monotonic()
+        server.proc.terminate()
+        assert server.proc.wait(timeout=60) == 0
+        took = time.monotonic() - started
+        print(f"SIGTERM to exit with a silent logs sink: {took:.1f} s")
+        assert took < 9.0  # budget 5 s + the process's own exit; was 16 s
+    finally:
+        _Silent.release.set()
+        server.stop()
+        sink.shutdown()
+
+
 @pytest.mark.collector
 def test_the_collector_takes_them_over_protobuf_and_json(tmp_path: Path) -> None:
     """The real Collector (`make collector`) receives the events `serve` posts (protobuf) and
@@ -173,7 +222,7 @@ def test_the_collector_takes_them_over_protobuf_and_json(tmp_path: Path) -> None
                                    data=b"{}", headers={"Content-Type": "application/json"}),
             timeout=5).status == 200, 30)
         sender.start()
-        sender.stop()
+        sender.stop(30)
         assert queue.counts()["emitted"] == 1
         line = otlp_json(Encoder().readable(sent[1:]))
         with urllib.request.urlopen(urllib.request.Request(  # noqa: S310
