@@ -68,16 +68,17 @@ class _Receiver(BaseHTTPRequestHandler):
         pass
 
 
-def _send(port: int) -> dict[int, tuple[int, bool]]:
-    """Three runs: one leaks an account id, one calls the restricted tool, one is clean; every
-    output and argument carries the canary. Returns trace id -> (span id, expected to pass)."""
+def _send(port: int, rounds: int = 1) -> dict[int, tuple[int, bool]]:
+    """Three runs a round: one leaks an account id, one calls the restricted tool, one is
+    clean; every output and argument carries the canary. Returns trace id -> (span id,
+    expected to pass)."""
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(
         OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces")))
     tracer = provider.get_tracer("support")
     sent = {}
-    for text, tool in ((f"ACCT-12345678 {CANARY}", "lookup"), (CANARY, "delete_account"),
-                       (CANARY, "lookup")):
+    for text, tool in rounds * ((f"ACCT-12345678 {CANARY}", "lookup"),
+                                (CANARY, "delete_account"), (CANARY, "lookup")):
         with tracer.start_as_current_span("invoke_agent support", attributes={
             "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support",
             "gen_ai.output.messages": json.dumps(
@@ -163,10 +164,11 @@ class _Silent(BaseHTTPRequestHandler):
 
 @pytest.mark.slow
 def test_sigterm_is_bounded_with_a_sink_that_never_answers(tmp_path: Path) -> None:
-    """Issue 37: with a sink that holds the request, SIGTERM took 16 s (the sender was joined
-    for 15 s, then its exporter shut down). Now the sender gets what is left of the 5 s
-    shutdown budget, then its exporter is shut down (OTel's shutdown: retries end) and serve
-    exits: well under the old 15 s wait (and the sink's 10 s export timeout)."""
+    """Issue 37: with a sink that holds every request, SIGTERM took 16 s: the sender was
+    joined for up to 15 s while it sent batch after batch, each waiting out the exporter's
+    10 s timeout. Now the sender gets what is left of the 5 s shutdown budget, then its
+    exporter is shut down (OTel's shutdown: retries end) and serve exits. 60 rounds of 3 runs
+    queue 540 events, more than one 512-record batch, while the first send is held."""
     sink = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
     threading.Thread(target=sink.serve_forever, daemon=True).start()
     spec = tmp_path / "agentcov.yaml"
@@ -179,7 +181,7 @@ def test_sigterm_is_bounded_with_a_sink_that_never_answers(tmp_path: Path) -> No
     ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
     server.start()
     try:
-        _send(http)
+        _send(http, rounds=60)
         assert _Silent.holding.wait(30)  # the sender is inside its export now
         assert server.proc is not None
         started = time.monotonic()
@@ -187,7 +189,7 @@ def test_sigterm_is_bounded_with_a_sink_that_never_answers(tmp_path: Path) -> No
         assert server.proc.wait(timeout=60) == 0
         took = time.monotonic() - started
         print(f"SIGTERM to exit with a silent logs sink: {took:.1f} s")
-        assert took < 9.0  # budget 5 s + the process's own exit; was 16 s
+        assert took < 12.0  # budget 5 s + the process's own exit on a loaded machine; was 16 s
     finally:
         _Silent.release.set()
         server.stop()
