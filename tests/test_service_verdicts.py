@@ -11,7 +11,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
