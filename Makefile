@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node collector
+  fixtures fixtures-node fixtures-heldout collector
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -145,3 +145,18 @@ fixtures-node: $(STAMP) node-tools
 	@set -e; for stack in $(FIXTURE_NODE_STACKS); do \
 	  echo "== $$stack"; $(BIN)/python fixtures/record/record_$$stack.py; \
 	done
+
+# The held-out set (issue 35: tests/heldout/, scored by benchmarks/heldout.py): stacks whose spans
+# speak a vocabulary of their own, recorded the same way into tests/heldout/fixtures/<stack>/;
+# pins in fixtures/requirements/heldout/ and fixtures/record/heldout/node/package-lock.json.
+HELDOUT_STACKS ?= lmnr lmnr_agents agentops agenta
+
+fixtures-heldout: $(STAMP) node-tools
+	@set -e; for stack in $(HELDOUT_STACKS); do \
+	  venv=$(FIXTURE_VENVS)/heldout-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout/record_$$stack.py; \
+	done
+	cd fixtures/record/heldout/node && npm ci --no-audit --no-fund
+	@echo "== genkit"; $(BIN)/python fixtures/record/heldout/record_genkit.py
