@@ -5,9 +5,10 @@ exporter, spans/s of each and their ratio.
 Both runs send serve_throughput.py's pre-encoded 512-span requests over OTLP/gRPC from 4 client
 threads to a Collector with only the otlp receiver in front. agentcov: the otlp_grpc exporter
 (sending queue in memory, then on disk as collector-config/*.yaml ship it) forwards to one
-in-memory `serve`; a run ends when serve has counted every span. spanmetrics: the connector aggregates inside the receiver's call, so a run ends when the
-last request is acknowledged; its calls counter must then add up to every span. Client,
-Collector and serve share the machine's cores (load noted with the results).
+in-memory `serve`; a run ends when serve has counted every span. spanmetrics: the connector
+aggregates inside the receiver's call, so a run ends when the last request is acknowledged; its
+calls counter must then add up to every span. Client, Collector and serve share the machine's
+cores (load noted with the results).
 """
 
 from __future__ import annotations
