@@ -59,6 +59,7 @@ class ServeConfig:
     evaluations_endpoint: str | None = None  # OTLP/HTTP logs URL for evaluation events
     evaluations_token: str | None = None  # bearer token sent with them
     evaluations_ca: str | None = None  # CA bundle (PEM) to verify an https endpoint
+    shutdown_timeout_s: float = 5.0  # SIGTERM to exit, besides the final compaction
 
 
 class Service:
@@ -190,17 +191,20 @@ class Service:
         return self.store.broken or self._compaction_error
 
     def stop(self) -> None:
-        """Stop accepting, let in-flight requests finish, commit and compact."""
+        """Stop accepting, let in-flight requests finish, commit and compact, within the
+        shutdown budget: in-flight gRPC calls get up to all of it, the evaluation events
+        still queued what is left (at least a second); compaction is never cut short."""
+        deadline = time.monotonic() + self.config.shutdown_timeout_s
         self.healthy.clear()
         self._stopping.set()
         if self._grpc is not None:
-            self._grpc.stop(grace=5.0).wait()
+            self._grpc.stop(grace=self.config.shutdown_timeout_s).wait()
         for server in self._http:
             server.shutdown()
             server.server_close()
         self.store.close()
         if self._evaluations is not None:
-            self._evaluations.stop()
+            self._evaluations.stop(max(1.0, deadline - time.monotonic()))
 
 
 
