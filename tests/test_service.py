@@ -39,7 +39,8 @@ def start(tmp_path: Path, **kw: Any) -> Service:
     binds it (parallel sessions on one machine), so a taken port means fresh ones, a few times."""
     for attempt in range(5):
         config = ServeConfig(
-            spec=SPEC, otlp_grpc=free_port(), otlp_http=free_port(), metrics=free_port(), **kw
+            **{"spec": SPEC, **kw}, otlp_grpc=free_port(), otlp_http=free_port(),
+            metrics=free_port(),
         )
         service = Service(config)
         try:
