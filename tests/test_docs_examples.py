@@ -4,7 +4,7 @@ pastes it; a block that is not says so in a marker comment on the line before it
     <!-- docs-test: skip (why) -->         not run (a whole build, a CI step, sudo, ten minutes)
     <!-- docs-test: fragment (why) -->     Python that needs the reader's own objects: compiled only
     <!-- docs-test: tests/test_x.py -->    run verbatim by that test file instead
-    <!-- docs-test: exit N -->             run; its last command exits N (a failing gate, on purpose)
+    <!-- docs-test: exit N -->             run; its last command exits N (a gate failing on purpose)
 
 Unmarked, a `python` block runs in a fresh interpreter and a `sh` block in bash, each in an empty
 directory with this interpreter's bin first on PATH and the packaged fake OpenAI-compatible server
@@ -70,7 +70,8 @@ def blocks() -> list[Block]:
 
 
 ALL = blocks()
-RUN = [b for b in ALL if b.lang in ("python", "sh") and (not b.marker or b.marker.startswith("exit"))]
+RUN = [b for b in ALL
+       if b.lang in ("python", "sh") and (not b.marker or b.marker.startswith("exit"))]
 
 
 def test_every_marker_is_one_of_the_kinds() -> None:

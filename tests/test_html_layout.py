@@ -30,9 +30,10 @@ SCREENS = os.environ.get("AGENTCOV_SCREENS")  # a directory to keep the screensh
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
+    from opentelemetry.sdk.trace import TracerProvider
+
     from otel_agentcov.demo import run_workload
     from otel_agentcov.processor import AgentCoverageProcessor
-    from opentelemetry.sdk.trace import TracerProvider
 
     provider = TracerProvider()
     coverage = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC))

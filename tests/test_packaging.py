@@ -6,9 +6,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import tarfile
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 

@@ -282,7 +282,8 @@ BOUNDARY_DECLARED = _gauge(
     "agentcov_boundary_declared_info",
     "Enabled boundary conditions of an agent that declares boundaries (its boundary coverage "
     "counts in the overall).", ("agent", "condition"),
-    rows=_listed(lambda r: r.get("boundaries", {}) if "boundary" in r["coverage"]["counted"] else {}))
+    rows=_listed(lambda r: r.get("boundaries", {}) if "boundary" in r["coverage"]["counted"]
+                 else {}))
 RUNS = _counter("agentcov_runs", "Completed runs.", "{run}",
                 rows=_one(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
 RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}",

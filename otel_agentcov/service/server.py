@@ -150,7 +150,8 @@ class Service:
         self.healthy.set()
 
     def _add_http(self, flag: str, port: int, intake: Intake | None,
-                  metrics: Callable[[], bytes] | None, tls: ssl.SSLContext | None) -> None:
+                  metrics: Callable[[str | None], tuple[bytes, str]] | None,
+                  tls: ssl.SSLContext | None) -> None:
         try:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,

@@ -1,10 +1,11 @@
 """Measures: the report a scrape reads, rebuilt only for the agents whose state changed.
 
-A scrape shows the report's measures (`MEASURE_SECTIONS`: no recommendations or contexts). Between two scrapes of a busy service many agents did nothing, so each agent's
-report is kept with what it was built from and rebuilt when any of that moved: the agent's
-state object and its revision (every fold and merge bumps it), the spec, the delegation
-edges observed across all agents (an agent's delegation coverage reads the others') and the
-number of agents no spec entry names (a gate target).
+A scrape shows the report's measures (`MEASURE_SECTIONS`: no recommendations or contexts).
+Between two scrapes of a busy service many agents did nothing, so each agent's report is kept
+with what it was built from and rebuilt when any of that moved: the agent's state object and its
+revision (every fold and merge bumps it), the spec, the delegation edges observed across all
+agents (an agent's delegation coverage reads the others') and the number of agents no spec entry
+names (a gate target).
 """
 
 from __future__ import annotations
