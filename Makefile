@@ -13,9 +13,10 @@ export CARGO_TARGET_DIR ?= $(abspath build/cargo)
 CORE_SOURCES := core/Cargo.toml core/Cargo.lock $(shell find core/src -name '*.rs' 2>/dev/null)
 NEED_CARGO := command -v cargo >/dev/null 2>&1 || { echo "building otel_agentcov needs Rust's cargo on PATH (https://rustup.rs)"; exit 2; }
 
-# Compiling the core takes a few minutes the first time (BUILD_NOTE): pip's build step is not
+# Compiling the core takes minutes the first time (BUILD_NOTE: measured with make dist and a fresh
+# CARGO_TARGET_DIR): pip's build step is not
 # quiet, so the wait shows (pip -v would show each crate cargo compiles).
-BUILD_NOTE := @echo "compiling the Rust core (otel_agentcov._core): about 4 minutes the first time on 2 cores, seconds after"
+BUILD_NOTE := @echo "compiling the Rust core (otel_agentcov._core): minutes the first time (3+ on 2 idle cores, 13 at load 20), seconds after"
 
 $(STAMP): pyproject.toml $(CORE_SOURCES)
 	@$(NEED_CARGO)

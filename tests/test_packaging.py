@@ -81,7 +81,7 @@ def test_source_builds_say_how_long_and_are_not_silent(tmp_path: Path) -> None:
         assert builds, (target, lines)
         for i in builds:
             assert "--quiet" not in lines[i], lines[i]
-            assert "about 4 minutes the first time" in "\n".join(lines[:i]), target
+            assert "minutes the first time" in "\n".join(lines[:i]), target
 
 
 def test_make_dist_builds_the_abi3_wheel_and_the_sdist(tmp_path: Path) -> None:
