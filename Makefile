@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node collector
+  fixtures fixtures-node fixtures-heldout collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -136,6 +136,13 @@ clean:
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
+# The fail-safe core under mutation testing (cosmic-ray; docs/contributing.md): a seeded sample of
+# mutants per module, each module's fast tests against each; writes the score table into
+# benchmarks/RESULTS.md and fails under 90 % killed per module. CPU heavy: low priority, not in
+# `make test`. MUTATION_ARGS e.g. `--per-module 20 --only judge/`.
+mutation: $(STAMP)
+	nice -n 10 $(BIN)/python benchmarks/mutation.py $(MUTATION_ARGS)
+
 # Re-record tests/fixtures/ from the real libraries, offline. Each stack gets its own venv under
 # .venv-fixtures/ (some bridges share a module path, some pin their own SDK); the pins are in
 # fixtures/requirements/<stack>.txt and the versions used land in tests/fixtures/<stack>/versions.json.
@@ -164,3 +171,18 @@ fixtures-node: $(STAMP) node-tools
 	@set -e; for stack in $(FIXTURE_NODE_STACKS); do \
 	  echo "== $$stack"; $(BIN)/python fixtures/record/record_$$stack.py; \
 	done
+
+# The held-out set (issue 35: tests/heldout/, scored by benchmarks/heldout.py): stacks whose spans
+# speak a vocabulary of their own, recorded the same way into tests/heldout/fixtures/<stack>/;
+# pins in fixtures/requirements/heldout/ and fixtures/record/heldout/node/package-lock.json.
+HELDOUT_STACKS ?= lmnr lmnr_agents agentops agenta
+
+fixtures-heldout: $(STAMP) node-tools
+	@set -e; for stack in $(HELDOUT_STACKS); do \
+	  venv=$(FIXTURE_VENVS)/heldout-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout/record_$$stack.py; \
+	done
+	cd fixtures/record/heldout/node && npm ci --no-audit --no-fund
+	@echo "== genkit"; $(BIN)/python fixtures/record/heldout/record_genkit.py

@@ -88,7 +88,8 @@ class _Deprecated(argparse.Action):
 
 def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False) -> None:
     default = "" if required else (" (default: `spec` of [tool.agentcov] in pyproject.toml, "
-                                   "else defaults everywhere)")
+                                   "else the spec a data file was made with, else defaults "
+                                   "everywhere)")
     p.add_argument("--spec", metavar="F", required=required, help=f"agentcov.yaml{what}{default}")
 
 
@@ -350,9 +351,10 @@ def _default_data_file(project: settings.Settings) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-def _spec(args: argparse.Namespace, project: settings.Settings) -> CoverageSpec:
+def _spec(args: argparse.Namespace, project: settings.Settings) -> CoverageSpec | None:
+    """--spec, else the project's; None when neither (a data file then brings its own)."""
     path = args.spec or project.spec
-    return CoverageSpec.from_yaml(path) if path else CoverageSpec.empty()
+    return CoverageSpec.from_yaml(path) if path else None
 
 
 def _inputs(args: argparse.Namespace, project: settings.Settings) -> dict[str, list[str]]:
@@ -385,20 +387,26 @@ def _load(args: argparse.Namespace, evaluations: EvaluationQueue | None = None
     args.input_names = inputs = [*kinds["traces"], *kinds["results"], *kinds["states"]]
     spec = _spec(args, project)
     if args.tools is not None or args.models is not None:
-        spec = spec.with_inventory(args.tools, args.models)
+        spec = (spec or CoverageSpec.empty()).with_inventory(args.tools, args.models)
     engine = offline.load(
         spec, traces=kinds["traces"], results=kinds["results"], states=kinds["states"],
         keep_going=args.keep_going, warn=_warn, jobs=args.jobs,
         progress=args.progress or sys.stderr.isatty(), evaluations=evaluations,
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
+    missing = offline.incomplete_warnings(engine)
     if not args.allow_empty and offline.run_count(report) == 0:
+        if missing:  # why there are none comes first: the hint to instrument would mislead
+            raise offline.InputError(f"{', '.join(inputs)}: {'; '.join(missing)}")
         raise offline.InputError(no_runs_message(inputs) + explain.hint(engine, kinds["traces"]))
-    return spec, engine, report
+    for warning in missing:
+        _warn(warning)
+    return engine.spec, engine, report
 
 
 def _explain(args: argparse.Namespace) -> int:
-    engine = offline.load(_spec(args, _project()), traces=args.inputs, warn=_warn)
+    engine = offline.load(_spec(args, _project()) or CoverageSpec.empty(), traces=args.inputs,
+                          warn=_warn)
     sys.stdout.write(explain.render(engine, args.inputs, args.top))
     return EXIT_PASS
 
@@ -427,7 +435,7 @@ def _coverage(args: argparse.Namespace) -> int:
     else:
         _write(args.output, render(report, args.format, spec))
     if args.data_file:
-        engine.state.save(args.data_file)
+        offline.save_data_file(engine.state, spec, args.data_file)
     if evaluations is not None:
         offline.write_evaluations(args.evaluations_out, evaluations)
         if evaluations.dropped["queue_full"]:
@@ -442,8 +450,9 @@ def _coverage(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    spec, _, report = _load(args)
-    checks = gate.evaluate(report, spec, args.allow_empty)
+    spec, engine, report = _load(args)
+    checks = gate.evaluate(report, spec, args.allow_empty) + gate.incomplete(
+        engine.state.incomplete)
     for warning in gate.warnings(report, spec):
         _warn(warning)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
@@ -458,7 +467,7 @@ def _compare(args: argparse.Namespace) -> int:
     spec = _spec(args, _project())
     sides = []
     for path in (args.baseline, args.current):
-        engine = offline.load_path(spec, path)
+        engine = offline.load_path(spec, path, _warn)
         report = offline.report(engine)
         if offline.run_count(report) == 0:
             raise offline.InputError(f"{path}: no agent runs found; nothing to compare")
@@ -475,9 +484,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    _, states = offline.read_states(None, args.states)  # refuses states of different specs
     merged = CoverageState()
-    for path in args.states:
-        merged.merge(offline.load_state(path))
+    for state in states:
+        merged.merge(state)  # keeps the recorded spec and every incomplete mark
     merged.save(args.output)
     return 0
 

@@ -19,7 +19,7 @@ from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
-from .semconv import KINDS, Classified, Classifier, Step
+from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
@@ -49,17 +49,21 @@ class EngineCounters:
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0
+    # spans a spec `conventions:` entry re-read that name a restricted tool: read as the
+    # built-in tables read them instead (semconv/guard.py)
+    overruled: int = 0
 
     def merge(self, other: EngineCounters) -> None:
         _add(self.by_kind, other.by_kind)
         _add(self.dropped, other.dropped)
         _add(self.flushed_early, other.flushed_early)
         self.internal_errors += other.internal_errors
+        self.overruled += other.overruled
 
     def to_dict(self) -> dict[str, Any]:
         return {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
                 "internal_errors": self.internal_errors,
-                "flushed_early": dict(self.flushed_early)}
+                "flushed_early": dict(self.flushed_early), "overruled": self.overruled}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], what: str) -> EngineCounters:
@@ -69,7 +73,8 @@ class EngineCounters:
             raise ValueError(f"{what}.by_kind: unknown kind in {sorted(by_kind)[:8]}")
         counters = cls(dropped=fields.counts(data["dropped"], f"{what}.dropped"),
                        internal_errors=fields.count(data["internal_errors"],
-                                                    f"{what}.internal_errors"))
+                                                    f"{what}.internal_errors"),
+                       overruled=fields.count(data.get("overruled", 0), f"{what}.overruled"))
         _add(counters.by_kind, by_kind)
         _add(counters.flushed_early,
              fields.counts(data["flushed_early"], f"{what}.flushed_early"))
@@ -109,6 +114,11 @@ class CoverageEngine:
         # the spec's `conventions:` entries are tried before the built-in ones
         self._classifier = Classifier(self.spec.conventions)
         self._classify = self._classifier.classify
+        # none of them may hide a restricted tool; while they could, spans take the SpanRecord
+        # path, where the built-in reading can be compared (docs/conventions.md)
+        anywhere = self.spec.restricted_anywhere
+        self._guard = restricted_guard(self.spec.conventions, anywhere.matches if anywhere
+                                       else None)
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
         # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
@@ -171,7 +181,7 @@ class CoverageEngine:
         """The core's decode-and-classify entry with this engine's conventions, for readers of
         protobuf bytes (`semconv.Classifier.otlp_steps`; what it returns goes to `ingest`); None
         when a declared check reads content, which comes from SpanRecords."""
-        if self._content:
+        if self._content or self._guard is not None:
             return None
         return partial(self._classifier.otlp_steps, state_attributes=self._state_attributes,
                        shapes=self.unmatched is not None)
@@ -180,7 +190,7 @@ class CoverageEngine:
         """The core's reader of SDK spans with this engine's conventions, for the processor
         (`semconv.Classifier.sdk_step`; what it returns goes to `ingest`, None: the span takes
         the SpanRecord path); None when content or span shapes are read, from SpanRecords."""
-        if self._content or self.unmatched is not None:
+        if self._content or self.unmatched is not None or self._guard is not None:
             return None
         return partial(self._classifier.sdk_step, state_attributes=self._state_attributes)
 
@@ -196,6 +206,13 @@ class CoverageEngine:
             return "end_before_start"
         try:
             step = self._classify(record, self._state_attributes, self._content, self._unmatched)
+            if self._guard is not None:
+                builtin = self._guard.overrule(record, step, self._state_attributes,
+                                               self._content)
+                if builtin is not None:
+                    step = builtin
+                    with self._counters_lock:
+                        self.counters.overruled += 1
         except (Exception, _core.PanicException):  # a core panic is no Exception
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
@@ -302,6 +319,7 @@ class CoverageEngine:
         with self._counters_lock:
             dropped = dict(sorted(counters.dropped.items()))
             internal_errors = counters.internal_errors
+            overruled = counters.overruled
         with self.lock:
             stats: SpanStats = {
                 "processed": sum(counters.by_kind.values()) + sum(dropped.values()),
@@ -314,6 +332,8 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+            if overruled:
+                stats["conventions_overruled"] = overruled
             unclassified = self._unclassified(sum(counters.by_kind.values()))
             if unclassified is not None:
                 stats["unclassified"] = unclassified

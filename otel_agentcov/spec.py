@@ -6,6 +6,7 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 
 from __future__ import annotations
 
+import json
 import os
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -132,6 +133,8 @@ class AgentSpec:
     models: tuple[str, ...] = ()
     allowed: tuple[str, ...] | None = None  # tool_edges.allowed; None = not declared
     restricted: tuple[str, ...] = ()  # tool_edges.restricted
+    # (pattern, entry): a tool another spec entry restricts, restricted here too (docs/gate.md)
+    inherited: tuple[tuple[str, str], ...] = ()
     delegation: tuple[tuple[str, str], ...] = ()  # tool_edges.delegation as (from, to)
     contracts: tuple[Contract, ...] = ()  # contracts:, with contract.must_call as the first
     expect: tuple[ExpectItem, ...] = field(default_factory=_default_gate)
@@ -149,8 +152,17 @@ class AgentSpec:
 
     @cached_property
     def restricted_tools(self) -> ToolList:
-        """`restricted` compiled: names, globs and aliases, compared normalised."""
-        return ToolList(self.restricted, dict(self.aliases))
+        """`restricted` and `inherited` compiled: names, globs and aliases, compared normalised
+        (an inherited pattern comes already expanded by its own entry's aliases)."""
+        return ToolList((*self.restricted, *(p for p, _ in self.inherited)), dict(self.aliases))
+
+    def restricted_by(self, tool: str) -> str | None:
+        """The other spec entry whose restriction covers `tool`, when this agent's own lists do
+        not (None when its own do, or nothing does): what a failing gate line names."""
+        if ToolList(self.restricted, dict(self.aliases)).matches(tool):
+            return None
+        return next((entry for pattern, entry in self.inherited
+                     if ToolList((pattern,)).matches(tool)), None)
 
     @cached_property
     def allowed_tools(self) -> ToolList:
@@ -640,6 +652,41 @@ def _agent(
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), fail_on=gate.fail_on, **kwargs)
 
 
+def _restricted_by_entry(
+    defaults: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[str, str, str], ...]:
+    """(name as written, pattern, entry) for every tool an entry's own `tool_edges.restricted`
+    lists, expanded by that entry's aliases: the tools restricted somewhere in the spec."""
+    out = []
+    for entry in entries:
+        aliases = _merge(defaults, entry).get("aliases", {})
+        for name in entry.get("tool_edges", {}).get("restricted", ()):
+            out += [(name, pattern, entry["name"]) for pattern in aliases.get(name, (name,))]
+    return tuple(dict.fromkeys(out))
+
+
+def _inherit(
+    spec: AgentSpec, elsewhere: Sequence[tuple[str, str, str]],
+    entry: Mapping[str, Any] | None = None,
+) -> AgentSpec:
+    """`spec` with every tool another entry restricts restricted too, so a misspelt or
+    unmatched entry cannot let its restricted tool run: only a named entry that lists the tool
+    under its own `tool_edges.allowed` (not through `defaults` or `*`) is exempt."""
+    own = set(spec.restricted)
+    allowed = set() if entry is None or spec.name == "*" else set(
+        entry.get("tool_edges", {}).get("allowed", ()))
+    inherited = tuple(dict.fromkeys(
+        (pattern, source) for name, pattern, source in elsewhere
+        if source != spec.name and pattern not in own and name not in allowed
+        and pattern not in allowed))
+    return replace(spec, inherited=inherited) if inherited else spec
+
+
+def _canonical(document: Mapping[str, Any]) -> str:
+    """One text per document, whatever its key order (a YAML date, rare in a spec, as text)."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
+
+
 class CoverageSpec:
     """A validated spec: declared agent entries plus the fallback for agents it does not name."""
 
@@ -658,12 +705,18 @@ class CoverageSpec:
         # (an entry's own list adds to them), so a renamed or unlisted agent still trips them
         restricted = (*document.get("restricted", ()),
                       *defaults.get("tool_edges", {}).get("restricted", ()))
+        elsewhere = _restricted_by_entry(defaults, entries)
+        # every tool some agent is denied, for what runs before the agent is known (the
+        # conventions guard, semconv/guard.py)
+        self.restricted_anywhere = ToolList((*restricted, *(p for _, p, _ in elsewhere)))
         self.agents = MappingProxyType({
-            e["name"]: _agent(e["name"], _merge(defaults, e), self.gate, restricted)
+            e["name"]: _inherit(_agent(e["name"], _merge(defaults, e), self.gate, restricted),
+                                elsewhere, e)
             for e in entries
         })
         star = self.agents.get("*")
-        self._fallback = star if star is not None else _agent("*", defaults, self.gate, restricted)
+        self._fallback = _inherit(
+            star if star is not None else _agent("*", defaults, self.gate, restricted), elsewhere)
         self._cache: dict[str, AgentSpec] = dict(self.agents)
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
@@ -734,6 +787,15 @@ class CoverageSpec:
         if models is not None:
             defaults["models"] = list(models)
         return type(self).from_dict({**self._document, "defaults": defaults}, self.source)
+
+    def record(self) -> dict[str, Any]:
+        """What a data file keeps of the spec its runs were judged under: the source and the
+        validated document, as JSON (docs/state-format.md)."""
+        return {"source": self.source, "document": json.loads(_canonical(self._document))}
+
+    def judges_as(self, document: Mapping[str, Any]) -> bool:
+        """Is `document` (a data file's recorded spec) this spec's own document?"""
+        return _canonical(document) == _canonical(self._document)
 
     @property
     def state_attribute_names(self) -> tuple[str, ...]:

@@ -104,7 +104,7 @@ def test_restricted_attempts_every_outcome_and_default_gate() -> None:
         ("tool", "delete_repo", "PermissionError"),
         ("tool", "delete_repo", {"gen_ai.tool.call.decision": "deny"}),
         ("llm", "m", {"gen_ai.output.messages": denied_in_output}),
-    ])
+    ], trace_id=0xABC)
     r = report(eng)
     assert r["edges"]["restricted_attempts"] == 4
     assert r["edges"]["restricted"] == [
@@ -114,9 +114,12 @@ def test_restricted_attempts_every_outcome_and_default_gate() -> None:
         {"tool": "force_push", "outcome": "denied", "count": 1},
     ]
     assert r["edges"]["gate_passed"] == 0
-    assert r["expect"] == [{"target": "edges.restricted_attempts", "value": 4, "passed": False,
-                            "reason": r["expect"][0]["reason"]}]
-    assert r["expect"][0]["reason"]
+    trace = f"{0xABC:032x}"
+    assert r["expect"] == [{
+        "target": "edges.restricted_attempts", "value": 4, "passed": False,
+        "reason": "4 is greater than the maximum of 0: restricted tool delete_repo denied ×1, "
+                  f"executed ×1, failed ×1; traces {trace} | restricted tool force_push "
+                  f"denied ×1; traces {trace}"}]
     assert r["runs"]["passed"] == 0  # a restricted attempt fails the run
     # the denied call was not executed: it is not a tool call
     assert r["tools"]["called"]["delete_repo"] == {"ok": 1, "error": 1}

@@ -266,7 +266,19 @@ def spans_summary(spans: SpanStats) -> str:
     state_files = spans.get("state_files", 0)
     if state_files:  # their runs are in the report, their spans were counted elsewhere
         line += f"; {state_files} state file{'s' if state_files != 1 else ''} merged"
-    return line
+    overruled = overruled_line(spans)
+    return line + (f"; {overruled}" if overruled else "")
+
+
+def overruled_line(spans: SpanStats) -> str:
+    """What every report and the gate say when a spec's `conventions:` entry re-read spans
+    that name a restricted tool ("" when none did)."""
+    n = spans.get("conventions_overruled", 0)
+    if not n:
+        return ""
+    return (f"{plural(n, 'span')} that a spec conventions: entry re-read name a restricted tool: "
+            "read as the built-in tables read them (a restricted tool cannot be hidden by "
+            "configuration; docs/conventions.md)")
 
 
 

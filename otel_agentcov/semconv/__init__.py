@@ -17,13 +17,15 @@ from . import builtin, testspans
 from .common import build_step
 from .content import step_content
 from .convention import Rule
+from .guard import RestrictedGuard
 from .step import KINDS, OTHER, Step
 from .table import Table
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-__all__ = ["KINDS", "Classified", "Classifier", "Step", "classify"]
+__all__ = ["KINDS", "Classified", "Classifier", "RestrictedGuard", "Step", "classify",
+           "restricted_guard"]
 
 # One span as the engine folds it (`CoverageEngine.to_step`, or the core's fused reader): a drop
 # reason, or its Step and whether it starts a local subtree, with its record when no entry
@@ -99,3 +101,13 @@ class Classifier:
 
 
 classify = Classifier().classify  # the built-in conventions alone
+
+
+def restricted_guard(
+    conventions: Sequence[Mapping[str, Any]], restricted: Callable[[str], bool] | None
+) -> RestrictedGuard | None:
+    """What keeps a spec's `conventions:` from hiding a restricted tool (`guard`); None when
+    there is nothing to guard (no entries, or no restricted tool: `restricted` None)."""
+    if not conventions or restricted is None:
+        return None
+    return RestrictedGuard(conventions, restricted, classify)

@@ -234,6 +234,7 @@ class SpanStats(TypedDict):
     state_files: NotRequired[int]
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
+    conventions_overruled: NotRequired[int]  # spans re-read from a restricted tool, overruled
 
 
 class Report(TypedDict):

@@ -31,9 +31,14 @@ from .outcomes import Outcomes
 from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
-# 2 added contract verdicts, 3 their not-exercised counts; older files still load
-STATE_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+# 2 added contract verdicts, 3 their not-exercised counts, 4 the recorded spec and the
+# incomplete mark (an older reader refuses a file it would read as complete); older files load
+STATE_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
+MAX_INCOMPLETE = 100  # reasons a file keeps for being incomplete (more are counted in one)
+# A state file is one JSON document, parsed whole: past this it is refused before it is read,
+# as every offline JSON input is (readers.files.MAX_JSON_BYTES; docs/guarantees.md).
+MAX_STATE_BYTES = 80 << 20
 
 
 class StateError(ValueError):
@@ -92,12 +97,53 @@ class AgentState:
         )
 
 
+def _recorded_spec(value: Any) -> dict[str, Any] | None:
+    """The `spec` key: {"source": str, "document": mapping} or absent (older files, `serve`);
+    the document is validated as a spec when it is used, not here."""
+    if value is None:
+        return None
+    if (not isinstance(value, dict) or not isinstance(value.get("source"), str)
+            or not isinstance(value.get("document"), dict)):
+        raise ValueError("spec: expected {source: string, document: mapping}")
+    return {"source": value["source"][:1000], "document": value["document"]}
+
+
+class TooLarge(StateError):
+    """A state file over MAX_STATE_BYTES: refused unread."""
+
+
+def read_capped(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a state file, refused (TooLarge) past MAX_STATE_BYTES without reading them:
+    the size is checked first and the read stops one byte past the cap (a file still growing)."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = b"" if size > MAX_STATE_BYTES else fh.read(MAX_STATE_BYTES + 1)
+    if size > MAX_STATE_BYTES or len(data) > MAX_STATE_BYTES:
+        raise TooLarge(f"{os.fspath(path)}: larger than {MAX_STATE_BYTES >> 20} MiB, the most "
+                       "a state file may hold; refused unread (docs/guarantees.md)")
+    return data
+
+
 class CoverageState:
     """All agents' state; callers serialize access (the processor holds one lock)."""
 
     def __init__(self, limits: Limits | None = None) -> None:
         self.caps = Caps(limits or Limits())
         self.agents: dict[str, AgentState] = {}
+        # the spec the runs were judged under, {"source", "document"}, when the writer said
+        self.recorded_spec: dict[str, Any] | None = None
+        # why runs are missing (a worker that sent nothing, a session that never finished):
+        # a gate on an incomplete file fails (docs/ci.md)
+        self.incomplete: list[str] = []
+
+    def mark_incomplete(self, reasons: list[str]) -> None:
+        """Add why runs are missing, each once, at most MAX_INCOMPLETE kept."""
+        for reason in reasons:
+            if reason not in self.incomplete:
+                self.incomplete.append(reason)
+        if len(self.incomplete) > MAX_INCOMPLETE:
+            more = len(self.incomplete) - MAX_INCOMPLETE + 1
+            self.incomplete[MAX_INCOMPLETE - 1:] = [f"and {more} more reasons"]
 
     @property
     def limits(self) -> Limits:
@@ -142,11 +188,16 @@ class CoverageState:
             self.agent(name, o.outcomes.runs).merge(o, self.caps)
         for k, v in other.overflow.items():
             self.caps.fold(k, v)
+        self.mark_incomplete(other.incomplete)
+        if self.recorded_spec is None:  # whether specs agree is the reader's check (offline)
+            self.recorded_spec = other.recorded_spec
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": STATE_FORMAT,
             "version": STATE_VERSION,
+            **({"spec": self.recorded_spec} if self.recorded_spec is not None else {}),
+            "incomplete": list(self.incomplete),
             "overflow": dict(sorted(self.overflow.items())),
             "agents": {name: st.to_dict() for name, st in sorted(self.agents.items())},
         }
@@ -160,6 +211,9 @@ class CoverageState:
         try:
             state.caps.overflow = fields.counts(data.get("overflow", {}), "overflow")
             agents = fields.table(data.get("agents"), "agents")
+            state.mark_incomplete([fields.name(r, "incomplete")[:1000]
+                                   for r in fields.items(data.get("incomplete", []), "incomplete")])
+            state.recorded_spec = _recorded_spec(data.get("spec"))
         except ValueError as exc:
             raise StateError(str(exc)) from None
         for name, d in agents.items():
@@ -200,8 +254,9 @@ class CoverageState:
     @classmethod
     def load(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> CoverageState:
         try:
-            with open_regular(path) as fh:
-                data = json.load(fh)
+            data = json.loads(read_capped(path))
+        except TooLarge:
+            raise
         except OSError as exc:  # worded as every command words an unreadable file
             raise StateError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:
