@@ -34,7 +34,11 @@ TARGET = 1.25  # the interpreter may cost at most a quarter more per span than t
 CHILD = """
 import pickle, sys, time
 sys.path.insert(0, sys.argv[1])
-from otel_agentcov.semconv import classify
+try:  # the tables alone: inference has a section of its own (benchmarks/inference.py)
+    from otel_agentcov.semconv import Classifier
+    classify = Classifier(inference=False).classify
+except (ImportError, TypeError):  # the baseline, from before inference
+    from otel_agentcov.semconv import classify
 mixes = pickle.load(open(sys.argv[2], "rb"))
 out = {}
 for name, records in mixes.items():

@@ -25,8 +25,10 @@ import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
 import evaluations  # noqa: E402
 import fault_injectors  # noqa: E402
+import inference  # noqa: E402
 import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
+import mutation  # noqa: E402
 import narrative  # noqa: E402
 import narrative_quality  # noqa: E402
 import overhead  # noqa: E402
@@ -40,6 +42,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "overhead": overhead.section,
     "evaluations": evaluations.section,
     "classify": classify.section,
+    "inference": inference.section,
     "floor": ingestion.floor_section,
     "ingestion": ingestion.section,
     "agentassay": agentassay_compare.section,
@@ -112,13 +115,16 @@ def main(argv: list[str] | None = None) -> int:
     print("\n".join(notes))
     print(f"\n{elapsed:.0f} s")
     if not args.no_write:
+        # the mutation scores are `make mutation`'s (minutes of CPU): kept as that run left them
+        kept = mutation.mutation_block(RESULTS.read_text(encoding="utf-8")
+                                       if RESULTS.exists() else "")
         RESULTS.write_text(
             "# Benchmark results\n\n"
             "Written by `make bench` (`benchmarks/run.py`); medians with min/max over rounds, "
             "every ratio measured within the same run.\n\n"
             f"Machine: {where}.  \nCommand: `python benchmarks/run.py --rounds {args.rounds}"
             f"{''.join(f' --only {o}' for o in args.only or [])}`, {elapsed:.0f} s.\n\n"
-            f"{text}\n\n" + "\n".join(notes) + "\n",
+            f"{text}\n\n" + "\n".join(notes) + "\n" + (f"\n{kept}" if kept else ""),
             encoding="utf-8",
         )
     return 0

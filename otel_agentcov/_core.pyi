@@ -26,8 +26,12 @@ def otlp_spans(
     resource: dict[str, Any] | None = None,
     scope_name: str | None = None,
 ) -> list[SpanRecord]: ...
-def otlp_resource(data: bytes, *, offset: int = 0) -> dict[str, Any]: ...
-def otlp_scope_name(data: bytes, *, offset: int = 0) -> str: ...
+def otlp_resource(
+    data: bytes, *, offset: int = 0, caps: tuple[int, int] | None = None
+) -> dict[str, Any]: ...
+def otlp_scope_name(
+    data: bytes, *, offset: int = 0, caps: tuple[int, int] | None = None
+) -> str: ...
 
 class Classifier:
     """The convention tables, interpreted by the core (docs/conventions.md)."""
@@ -51,7 +55,8 @@ class Classifier:
     ) -> list[str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]]: ...
 
 def sdk_step(
-    classifier: Classifier, span: ReadableSpan, state_attributes: list[str]
+    classifier: Classifier, span: ReadableSpan, state_attributes: list[str],
+    unmatched: bool = False,
 ) -> str | tuple[Step, bool] | None: ...
 
 class TrialFile:

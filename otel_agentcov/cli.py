@@ -88,8 +88,12 @@ class _Deprecated(argparse.Action):
 
 def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False) -> None:
     default = "" if required else (" (default: `spec` of [tool.agentcov] in pyproject.toml, "
-                                   "else defaults everywhere)")
+                                   "else the spec a data file was made with, else defaults "
+                                   "everywhere)")
     p.add_argument("--spec", metavar="F", required=required, help=f"agentcov.yaml{what}{default}")
+    p.add_argument("--no-inference", action="store_true",
+                   help="classify only by convention tables, as the spec's `inference: off` "
+                   "(docs/conventions.md#inference)")
 
 
 def _add_output(p: argparse.ArgumentParser, what: str = "") -> None:
@@ -272,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
               "unmatched is listed")
     p_explain.add_argument("--top", type=_positive, default=10, metavar="N",
                            help="shapes to list (default 10)")
+    p_explain.add_argument("--write", metavar="F",
+                           help="write what inference read as a spec (version: 1, conventions:) "
+                           "that loads as it is, and check that it gives the same report")
     p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
     _add_spec(p_serve, required=True)
     p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
@@ -327,6 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--max-series", type=_positive, default=100_000, metavar="N",
                         help="series of the per-agent /metrics families together; past it the "
                         "largest families are cut, counters into __overflow__ (default 100000)")
+    p_fake = sub.add_parser(
+        "fake-openai", help="a scripted OpenAI-compatible server on 127.0.0.1, for the "
+        "quickstarts and tests offline (it calls the first tool offered, then answers)")
+    p_fake.add_argument("--port", type=_port, default=8000,
+                        help="port (default 8000; 0 picks a free one)")
     p_proxy = sub.add_parser("faults", help="fault injection for agents (docs/faults.md)")
     p_proxy.add_argument("action", choices=["proxy"],
                          help="proxy: a reverse proxy on 127.0.0.1 that injects a plan's "
@@ -387,9 +399,13 @@ def _default_data_file(project: settings.Settings) -> Path | None:
     return path if path is not None and path.is_file() else None
 
 
-def _spec(args: argparse.Namespace, project: settings.Settings) -> CoverageSpec:
+def _spec(args: argparse.Namespace, project: settings.Settings) -> CoverageSpec | None:
+    """--spec, else the project's; None when neither (a data file then brings its own)."""
     path = args.spec or project.spec
-    return CoverageSpec.from_yaml(path) if path else CoverageSpec.empty()
+    spec = CoverageSpec.from_yaml(path) if path else None
+    if args.no_inference:
+        return (spec or CoverageSpec.empty()).without_inference()
+    return spec
 
 
 def _inputs(args: argparse.Namespace, project: settings.Settings) -> dict[str, list[str]]:
@@ -422,21 +438,37 @@ def _load(args: argparse.Namespace, evaluations: EvaluationQueue | None = None
     args.input_names = inputs = [*kinds["traces"], *kinds["results"], *kinds["states"]]
     spec = _spec(args, project)
     if args.tools is not None or args.models is not None:
-        spec = spec.with_inventory(args.tools, args.models)
+        spec = (spec or CoverageSpec.empty()).with_inventory(args.tools, args.models)
     engine = offline.load(
         spec, traces=kinds["traces"], results=kinds["results"], states=kinds["states"],
         keep_going=args.keep_going, warn=_warn, jobs=args.jobs,
         progress=args.progress or sys.stderr.isatty(), evaluations=evaluations,
     )
     report = offline.report(engine, contexts=getattr(args, "contexts", False))
+    missing = offline.incomplete_warnings(engine)
     if not args.allow_empty and offline.run_count(report) == 0:
+        if missing:  # why there are none comes first: the hint to instrument would mislead
+            raise offline.InputError(f"{', '.join(inputs)}: {'; '.join(missing)}")
         raise offline.InputError(no_runs_message(inputs) + explain.hint(engine, kinds["traces"]))
-    return spec, engine, report
+    for warning in missing:
+        _warn(warning)
+    return engine.spec, engine, report
 
 
 def _explain(args: argparse.Namespace) -> int:
-    engine = offline.load(_spec(args, _project()), traces=args.inputs, warn=_warn)
+    engine = offline.load(_spec(args, _project()) or CoverageSpec.empty(), traces=args.inputs,
+                          warn=_warn)
     sys.stdout.write(explain.render(engine, args.inputs, args.top))
+    if args.write:
+        if args.spec:
+            raise offline.InputError("--write writes a spec of its own: give no --spec with it")
+        _write(args.write, explain.pinned_spec(engine))
+        pinned = offline.load(CoverageSpec.from_yaml(args.write), traces=args.inputs, warn=_warn)
+        same = offline.report(pinned)["agents"] == offline.report(engine)["agents"]
+        print(f"# wrote {args.write}: loading it gives "
+              + ("the same report as inference" if same else
+                 "another report than inference (check the entries: some spans read "
+                 "differently once pinned)"), file=sys.stderr)
     return EXIT_PASS
 
 
@@ -464,7 +496,7 @@ def _coverage(args: argparse.Namespace) -> int:
     else:
         _write(args.output, render(report, args.format, spec))
     if args.data_file:
-        engine.state.save(args.data_file)
+        offline.save_data_file(engine.state, spec, args.data_file)
     if evaluations is not None:
         offline.write_evaluations(args.evaluations_out, evaluations)
         if evaluations.dropped["queue_full"]:
@@ -479,8 +511,9 @@ def _coverage(args: argparse.Namespace) -> int:
 
 
 def _gate(args: argparse.Namespace) -> int:
-    spec, _, report = _load(args)
-    checks = gate.evaluate(report, spec, args.allow_empty)
+    spec, engine, report = _load(args)
+    checks = gate.evaluate(report, spec, args.allow_empty) + gate.incomplete(
+        engine.state.incomplete)
     for warning in gate.warnings(report, spec):
         _warn(warning)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
@@ -495,7 +528,7 @@ def _compare(args: argparse.Namespace) -> int:
     spec = _spec(args, _project())
     sides = []
     for path in (args.baseline, args.current):
-        engine = offline.load_path(spec, path)
+        engine = offline.load_path(spec, path, _warn)
         report = offline.report(engine)
         if offline.run_count(report) == 0:
             raise offline.InputError(f"{path}: no agent runs found; nothing to compare")
@@ -512,9 +545,10 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _merge(args: argparse.Namespace) -> int:
+    _, states = offline.read_states(None, args.states)  # refuses states of different specs
     merged = CoverageState()
-    for path in args.states:
-        merged.merge(offline.load_state(path))
+    for state in states:
+        merged.merge(state)  # keeps the recorded spec and every incomplete mark
     merged.save(args.output)
     return 0
 
@@ -537,6 +571,19 @@ def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
                 action.choices[argv[0]].print_help()
         return True
     return False
+
+
+def _fake_openai(port: int) -> int:
+    """Serve until interrupted; the first line says what to export (docs/quickstarts.md)."""
+    from .fake_openai import FakeOpenAI
+
+    server = FakeOpenAI(port)
+    print(f"export OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=fake", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return EXIT_PASS
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -574,6 +621,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             forbid("agentcov serve")
             return serve_from_args(args)
+        if args.command == "fake-openai":
+            return _fake_openai(args.port)
         if args.command == "faults":
             return _faults_proxy(args)
     except OSError as exc:

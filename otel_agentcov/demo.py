@@ -21,6 +21,9 @@ from typing import Any, Literal, TextIO
 
 import yaml
 from opentelemetry import trace
+from opentelemetry._logs import Logger, LogRecord, SeverityNumber
+from opentelemetry.context import get_current
+from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import BatchSpanProcessor
@@ -31,6 +34,7 @@ from opentelemetry.util.types import AttributeValue
 from otel_agentcov.exporters.otlp_file import OTLPFileSpanExporter
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.reporting import render
+from otel_agentcov.semconv.events import DECISION_EVENT, OUTCOME_KEY
 from otel_agentcov.spec import CoverageSpec
 
 WORKFLOW = "support_flow"
@@ -137,11 +141,27 @@ def _incidents(rng: random.Random, runs: int) -> list[Incident | None]:
 class _Workload:
     """One support workflow per request; every duration comes from the rng, never from a clock."""
 
-    def __init__(self, tracer: trace.Tracer, rng: random.Random) -> None:
+    def __init__(self, tracer: trace.Tracer, rng: random.Random, logger: Logger | None = None
+                 ) -> None:
         self._tracer = tracer
         self._rng = rng
         self._now = _EPOCH_NS
         self.version = BASELINE_VERSION
+        # with a logger, the 2026 GenAI shapes: decisions as log records (a denied call leaves
+        # no tool span), cost amounts on model calls, turn counts on agent spans
+        self._logger = logger
+        self._turns = 0
+
+    def _decide(self, tool: str, outcome: str) -> str:
+        """Emit a `gen_ai.tool.call.decision` log record in the current span; its call id."""
+        call_id = f"call_{self._rng.getrandbits(48):012x}"
+        assert self._logger is not None
+        self._logger.emit(LogRecord(
+            timestamp=self._now, observed_timestamp=self._now, context=get_current(),
+            severity_number=SeverityNumber.INFO, event_name=DECISION_EVENT,
+            attributes={OUTCOME_KEY: outcome, "gen_ai.tool.call.id": call_id,
+                        "gen_ai.tool.name": tool}))
+        return call_id
 
     def _advance(self, lo_ms: float, hi_ms: float) -> None:
         self._now += int(self._rng.uniform(lo_ms, hi_ms) * _MS)
@@ -178,17 +198,25 @@ class _Workload:
                 _fail(span, "APITimeoutError", "Request timed out.")
                 return
             self._advance(300, 2_500)
+            tokens_in = self._rng.randint(300, 2_500)
+            tokens_out = (self._rng.randint(20, 80) if finish == "tool_calls"
+                          else self._rng.randint(80, 400))
             span.set_attributes(
                 {
                     "gen_ai.response.model": model.response,
                     "gen_ai.response.id": f"resp_{self._rng.getrandbits(64):016x}",
                     "gen_ai.response.finish_reasons": [finish],
-                    "gen_ai.usage.input_tokens": self._rng.randint(300, 2_500),
-                    "gen_ai.usage.output_tokens": self._rng.randint(20, 80)
-                    if finish == "tool_calls"
-                    else self._rng.randint(80, 400),
+                    "gen_ai.usage.input_tokens": tokens_in,
+                    "gen_ai.usage.output_tokens": tokens_out,
                 }
             )
+            if self._logger is not None:  # priced locally: $1 in, $4 out per million tokens
+                self._turns += 1
+                span.set_attributes({
+                    "gen_ai.usage.cost.amount": (tokens_in + 4 * tokens_out) / 1e6,
+                    "gen_ai.usage.cost.currency": "USD",
+                    "gen_ai.usage.cost.source": "local",
+                })
 
     @contextmanager
     def _tool(self, name: str, **extra: AttributeValue) -> Iterator[Span]:
@@ -218,8 +246,14 @@ class _Workload:
             "gen_ai.agent.version": self.version,
             "gen_ai.request.model": model.request,
         }
+        turns, self._turns = self._turns, 0
         with self._span(f"invoke_agent {name}", attributes) as span:
-            yield span
+            try:
+                yield span
+            finally:
+                if self._logger is not None:
+                    span.set_attribute("gen_ai.agent.turn.count", self._turns)
+                self._turns = turns
 
     def request(self, incident: Incident | None) -> None:
         self._advance(500, 20_000)  # time between user requests
@@ -301,11 +335,21 @@ class _Workload:
             self._call_tool("lookup_invoice", failure_rate=0.1)
             if deny:
                 self._chat(_BILLING_MODEL, _BILLING_OFFER, "tool_calls")
-                with self._tool("issue_credit", **{"gen_ai.tool.call.decision": "deny"}):
-                    self._advance(0.1, 1.0)
+                if self._logger is not None:  # the policy's decision; the call never runs
+                    self._decide("issue_credit", "deny")
+                else:
+                    with self._tool("issue_credit", **{"gen_ai.tool.call.decision": "deny"}):
+                        self._advance(0.1, 1.0)
             elif self._rng.random() < 0.6:
                 self._chat(_BILLING_MODEL, _BILLING_OFFER, "tool_calls")
-                self._call_tool("refund", failure_rate=0.1)
+                if self._logger is not None:
+                    call_id = self._decide("refund", "allow")
+                    with self._tool("refund", **{"gen_ai.tool.call.id": call_id}) as span:
+                        self._advance(20, 800)
+                        if self._rng.random() < 0.1:
+                            _fail(span, "RuntimeError", "refund failed")
+                else:
+                    self._call_tool("refund", failure_rate=0.1)
             self._chat(_BILLING_MODEL, _BILLING_OFFER, "stop")
 
 
@@ -329,11 +373,14 @@ def run_workload(
     seed: int = 7,
     runs: int = 60,
     stop: threading.Event | None = None,
+    logger_provider: LoggerProvider | None = None,
 ) -> None:
     """Emit `runs` support-flow traces; the same seed yields the same spans and timestamps.
-    `stop` ends it between two requests, so no run is left half done."""
+    `stop` ends it between two requests, so no run is left half done. With `logger_provider`,
+    the workload records the 2026 GenAI shapes (decision log records, cost, turn counts)."""
     rng = random.Random(seed)
-    workload = _Workload(tracer_provider.get_tracer("otel_agentcov.demo"), rng)
+    logger = logger_provider.get_logger("otel_agentcov.demo") if logger_provider else None
+    workload = _Workload(tracer_provider.get_tracer("otel_agentcov.demo"), rng, logger)
     for n, incident in enumerate(_incidents(rng, runs)):
         if stop is not None and stop.is_set():
             return
@@ -394,6 +441,8 @@ def main(
     )
     processor = AgentCoverageProcessor(CoverageSpec.from_dict(DEMO_SPEC, source="<demo>"))
     provider.add_span_processor(processor)
+    logs = LoggerProvider(resource=provider.resource)
+    logs.add_log_record_processor(processor.log_processor())
     if trace_file is not None:
         provider.add_span_processor(BatchSpanProcessor(trace_file))
     server = None
@@ -411,7 +460,10 @@ def main(
         round_seed = seed
         with _stop_on_interrupt() as stop:
             while not stop.is_set():
-                run_workload(provider, seed=round_seed, runs=runs, stop=stop)
+                # the trace file holds spans only: with one, no log records, so the file
+                # reads back as exactly what the demo measured
+                run_workload(provider, seed=round_seed, runs=runs, stop=stop,
+                             logger_provider=logs if trace_file is None else None)
                 provider.force_flush()
                 if time.monotonic() >= deadline:
                     break
@@ -420,6 +472,7 @@ def main(
         if stop.is_set():
             print("agentcov: interrupted; the report covers the requests finished so far",
                   file=sys.stderr)
+        logs.shutdown()
         provider.shutdown()  # every span reaches the processor and the trace file
         text = render(processor.snapshot().to_dict(), fmt)
     finally:

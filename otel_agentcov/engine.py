@@ -15,11 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 from . import _core
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
+from .assembler.events import event_counts
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
 from .records import SpanRecord
 from .reporting import RenderedSnapshot
-from .semconv import KINDS, Classified, Classifier, Step
+from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
+from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
+from .semconv.inference import CANDIDATE, EVIDENCE
+from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
@@ -49,17 +53,31 @@ class EngineCounters:
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0
+    # spans a spec `conventions:` entry re-read that name a restricted tool: read as the
+    # built-in tables read them instead (semconv/guard.py)
+    overruled: int = 0
+    events: dict[str, int] = field(default_factory=event_counts)  # decision events, by fate
+    # spans classified by inference: `<kind>.<evidence>` (semconv/inference.EVIDENCE) -> count
+    inferred: dict[str, int] = field(default_factory=dict)
 
     def merge(self, other: EngineCounters) -> None:
         _add(self.by_kind, other.by_kind)
         _add(self.dropped, other.dropped)
         _add(self.flushed_early, other.flushed_early)
+        _add(self.events, other.events)
+        _add(self.inferred, other.inferred)
         self.internal_errors += other.internal_errors
+        self.overruled += other.overruled
 
     def to_dict(self) -> dict[str, Any]:
-        return {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
-                "internal_errors": self.internal_errors,
-                "flushed_early": dict(self.flushed_early)}
+        counts = {"by_kind": dict(self.by_kind), "dropped": dict(self.dropped),
+                  "internal_errors": self.internal_errors,
+                  "flushed_early": dict(self.flushed_early), "overruled": self.overruled}
+        if any(self.events.values()):  # absent without events: older files are unchanged
+            counts["events"] = dict(self.events)
+        if self.inferred:  # absent from files written before inference, and where none was
+            counts["inferred"] = dict(self.inferred)
+        return counts
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], what: str) -> EngineCounters:
@@ -69,11 +87,28 @@ class EngineCounters:
             raise ValueError(f"{what}.by_kind: unknown kind in {sorted(by_kind)[:8]}")
         counters = cls(dropped=fields.counts(data["dropped"], f"{what}.dropped"),
                        internal_errors=fields.count(data["internal_errors"],
-                                                    f"{what}.internal_errors"))
+                                                    f"{what}.internal_errors"),
+                       overruled=fields.count(data.get("overruled", 0), f"{what}.overruled"))
         _add(counters.by_kind, by_kind)
         _add(counters.flushed_early,
              fields.counts(data["flushed_early"], f"{what}.flushed_early"))
+        _add(counters.events, fields.counts(data.get("events", {}), f"{what}.events"))
+        inferred = fields.counts(data.get("inferred", {}), f"{what}.inferred")
+        if not all(_inferred_key(key) for key in inferred):
+            raise ValueError(f"{what}.inferred: unknown kind or evidence in {sorted(inferred)[:8]}")
+        _add(counters.inferred, inferred)
         return counters
+
+
+def _inferred_key(key: str) -> bool:
+    kind, _, evidence = key.partition(".")
+    return kind in KINDS and evidence in EVIDENCE
+
+
+def _id(value: object, bits: int, least: int = 1) -> bool:
+    """An int id (not zero, unless `least` says so) that fits its OTLP width. The API takes any
+    value for one (a float trace id once made `snapshot()` raise printing it): else invalid_ids."""
+    return type(value) is int and least <= value < 1 << bits
 
 
 class CoverageEngine:
@@ -97,7 +132,7 @@ class CoverageEngine:
         # `agentcov serve` passes a clock it sets from its journal, so a replay is exact
         self.assembler = RunAssembler(
             self.bounds, clock=clock, content=self._content,
-            flushed_early=self.counters.flushed_early,
+            flushed_early=self.counters.flushed_early, events=self.counters.events,
         )
         self.state = CoverageState(limits)
         self.lock = threading.RLock()
@@ -107,10 +142,21 @@ class CoverageEngine:
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
-        self._classifier = Classifier(self.spec.conventions)
+        self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference)
         self._classify = self._classifier.classify
+        self._inferred = self._classifier.inferred
+        if self.spec.inference:
+            self.assembler.reclassified = self._reclassified
+        # none of them may hide a restricted tool; while they could, spans take the SpanRecord
+        # path, where the built-in reading can be compared (docs/conventions.md)
+        anywhere = self.spec.restricted_anywhere
+        self._guard = restricted_guard(self.spec.conventions, anywhere.matches if anywhere
+                                       else None)
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
+        # what inference read, per vocabulary, for `agentcov explain` (offline only, as shapes)
+        self.inferred_log = InferredLog() if shapes and self.spec.inference else None
+        self._classifier.log = self.inferred_log
         # `agentcov serve` journals each judged run's (agent, verdicts), in fold order, and a
         # replay folds the journaled ones instead of judging runs whose content is gone
         self.judged: list[tuple[str, Verdicts]] | None = None
@@ -124,31 +170,52 @@ class CoverageEngine:
             dropped = self.counters.dropped
             dropped[reason] = dropped.get(reason, 0) + n
 
+    def count_event(self, fate: str) -> None:
+        """A decision event received that never reached the assembler (`invalid`, or no room)."""
+        with self.lock:
+            events = self.counters.events
+            events["received"] += 1
+            events[fate] += 1
+
     def count_internal_error(self, n: int = 1) -> None:
         with self._counters_lock:
             self.counters.internal_errors += n
 
-    def ingest(self, span: SpanRecord | Classified) -> None:
+    def ingest(self, span: SpanRecord | Classified | ToolDecision | InvalidEvent) -> None:
         """Classify one span and fold any runs it completes; never raises, counts it exactly once.
 
         A SpanRecord is classified here (`to_step`); anything else is a span the core's fused
         reader (`steps`) already decoded and classified the same way. Invalid spans and spans
         classify cannot read are counted drops; a failure after the span was counted is an
-        internal error (so processed = classified + dropped always holds).
+        internal error (so processed = classified + dropped always holds). A decision event
+        (a log file's) goes to `ingest_event`.
         """
+        if isinstance(span, ToolDecision):
+            self.ingest_event(span)
+            return
+        if isinstance(span, InvalidEvent):
+            self.count_event(INVALID)
+            return
+        if type(span) is SpanRecord and span.events:
+            self.span_events(span)
         result = self.classified(span)
         if isinstance(result, str):
             self.reject(result)
         else:
             self.apply(*result)
 
-    def ingest_all(self, spans: Iterable[SpanRecord | Classified]) -> None:
+    def ingest_all(
+        self, spans: Iterable[SpanRecord | Classified | ToolDecision | InvalidEvent]
+    ) -> None:
         """`ingest` of each span in turn (the offline readers' bulk path): the same counts, runs
         and fold order, without a call per span for what the core already classified."""
         classified, reject, apply = self.classified, self.reject, self.apply
         for span in spans:
             if type(span) is tuple and len(span) == 2:  # (step, local root): nothing to add
                 apply(*span)
+                continue
+            if type(span) is not SpanRecord or span.events:  # an event, or a span carrying some
+                self.ingest(span)
                 continue
             result = classified(span)
             if isinstance(result, str):
@@ -163,15 +230,17 @@ class CoverageEngine:
             return self.to_step(span)
         if isinstance(span, str) or len(span) == 2:
             return span
-        if self._unmatched is not None:
-            self._unmatched(span[2])
-        return span[0], span[1]
+        step, root, record = span
+        step = self._inferred(record, step, self._state_attributes)
+        if self._unmatched is not None and step.kind == "other":  # inference left it so
+            self._unmatched(record)
+        return step, root
 
     def steps(self) -> Callable[..., list[Classified]] | None:
         """The core's decode-and-classify entry with this engine's conventions, for readers of
         protobuf bytes (`semconv.Classifier.otlp_steps`; what it returns goes to `ingest`); None
         when a declared check reads content, which comes from SpanRecords."""
-        if self._content:
+        if self._content or self._guard is not None:
             return None
         return partial(self._classifier.otlp_steps, state_attributes=self._state_attributes,
                        shapes=self.unmatched is not None)
@@ -180,7 +249,7 @@ class CoverageEngine:
         """The core's reader of SDK spans with this engine's conventions, for the processor
         (`semconv.Classifier.sdk_step`; what it returns goes to `ingest`, None: the span takes
         the SpanRecord path); None when content or span shapes are read, from SpanRecords."""
-        if self._content or self.unmatched is not None:
+        if self._content or self.unmatched is not None or self._guard is not None:
             return None
         return partial(self._classifier.sdk_step, state_attributes=self._state_attributes)
 
@@ -190,12 +259,20 @@ class CoverageEngine:
 
         The Step is all the engine keeps of a span (names and counts, no content): `agentcov
         serve` journals Steps, so a restart replays exactly this without reading a payload."""
-        if record.trace_id == 0 or record.span_id == 0:
+        if not (_id(record.trace_id, 128) and _id(record.span_id, 64)) or (
+                record.parent_id is not None and not _id(record.parent_id, 64, 0)):
             return "invalid_ids"
         if record.end_ns < record.start_ns:
             return "end_before_start"
         try:
             step = self._classify(record, self._state_attributes, self._content, self._unmatched)
+            if self._guard is not None:
+                builtin = self._guard.overrule(record, step, self._state_attributes,
+                                               self._content)
+                if builtin is not None:
+                    step = builtin
+                    with self._counters_lock:
+                        self.counters.overruled += 1
         except (Exception, _core.PanicException):  # a core panic is no Exception
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
@@ -212,6 +289,8 @@ class CoverageEngine:
         """Buffer a classified span and fold the runs it completes."""
         with self.lock:
             self.counters.by_kind[step.kind] += 1
+            if step.inferred and step.inferred != CANDIDATE:
+                self._count_inferred(step.kind, step.inferred)
             try:
                 runs = self.assembler.add(step, local_root)
             except Exception:
@@ -219,6 +298,39 @@ class CoverageEngine:
                 return
             if runs:
                 self._fold(runs)
+
+    def _count_inferred(self, kind: str, evidence: str) -> None:
+        inferred = self.counters.inferred
+        key = f"{kind}.{evidence}"
+        inferred[key] = inferred.get(key, 0) + 1
+
+    def _reclassified(self, step: Step, was: str, evidence: str) -> None:
+        """The assembler's structural pass changed a span's kind (under `self.lock`)."""
+        by_kind = self.counters.by_kind
+        by_kind[was] -= 1
+        by_kind[step.kind] += 1
+        if evidence and evidence != CANDIDATE:  # counted as what it was: it is no longer that
+            self.counters.inferred[f"{was}.{evidence}"] -= 1
+        if step.inferred:
+            self._count_inferred(step.kind, step.inferred)
+            if self.inferred_log is not None:
+                self.inferred_log.reclassified(step)
+    def ingest_event(self, event: ToolDecision) -> None:
+        """Join a decision event to its run (buffered with its trace, or folded on its own when
+        the run was folded already: assembler/events.py); never raises."""
+        with self.lock:
+            try:
+                late = self.assembler.add_event(event)
+                if late is not None:
+                    self.state.add_late(late, self.spec.for_agent(late.agent))
+            except Exception:
+                self.count_internal_error()
+
+    def span_events(self, record: SpanRecord) -> None:
+        """The decision span events of a span, joined as their log-record form is (before the
+        span itself, so a span that closes its run finds them buffered)."""
+        for event in record_decisions(record):
+            self.ingest_event(event)
 
     def ingest_runs(self, runs: list[AgentRun], kinds: Mapping[str, int]) -> None:
         """Fold runs a front door built without spans (trials), counting the spans they stand
@@ -302,6 +414,7 @@ class CoverageEngine:
         with self._counters_lock:
             dropped = dict(sorted(counters.dropped.items()))
             internal_errors = counters.internal_errors
+            overruled = counters.overruled
         with self.lock:
             stats: SpanStats = {
                 "processed": sum(counters.by_kind.values()) + sum(dropped.values()),
@@ -314,6 +427,13 @@ class CoverageEngine:
                 "internal_errors": internal_errors,
                 "state_files": self.state_files,
             }
+            if counters.events["received"]:  # absent without events: older reports unchanged
+                stats["events"] = {**counters.events,
+                                   "buffered": self.assembler.pending_events}
+            if overruled:
+                stats["conventions_overruled"] = overruled
+            if counters.inferred:
+                stats["inferred"] = dict(sorted(counters.inferred.items()))
             unclassified = self._unclassified(sum(counters.by_kind.values()))
             if unclassified is not None:
                 stats["unclassified"] = unclassified
@@ -338,7 +458,8 @@ class CoverageEngine:
         with self.lock, self._counters_lock:
             c = self.counters
             return EngineCounters(dict(c.by_kind), dict(c.dropped), dict(c.flushed_early),
-                                  c.internal_errors)
+                                  c.internal_errors, c.overruled, dict(c.events),
+                                  dict(c.inferred))
 
     def merge(self, state: CoverageState, counters: EngineCounters) -> None:
         """Fold in what another engine saw (a `--jobs` or pytest-xdist worker): its state and

@@ -15,6 +15,7 @@ from typing import Any
 
 import yaml
 
+from . import pins
 from .engine import CoverageEngine
 from .semconv.shapes import Shape
 
@@ -139,8 +140,53 @@ def _suggestions(shapes: Sequence[Shape]) -> list[tuple[list[Shape], dict[str, A
     return list(out.values())
 
 
+def _dump(entry: dict[str, Any]) -> list[str]:
+    body = yaml.safe_dump([entry], sort_keys=False, default_flow_style=None,
+                          allow_unicode=True, width=96)
+    return ["  " + line for line in body.splitlines()]
+
+
+def pinned_spec(engine: CoverageEngine) -> str:
+    """`version: 1` and the entries pinning what inference read (`explain --write F`): a spec
+    that loads as it is and reads the spans as inference did (docs/conventions.md#inference)."""
+    log = engine.inferred_log
+    lines = ["# written by `agentcov explain --write`: what inference read, pinned "
+             "(docs/conventions.md#inference)", "version: 1"]
+    entries = pins.pinned(log) if log is not None else []
+    if entries:
+        lines.append("conventions:")
+    for comment, entry in entries:
+        lines += [f"  # {comment}", *_dump(entry)]
+    return "\n".join(lines) + "\n"
+
+
+def _inferred_lines(engine: CoverageEngine) -> list[str]:
+    """What inference classified, its conflicts, and the entries that pin it."""
+    log = engine.inferred_log
+    inferred = engine.counters.inferred
+    if log is None or not (inferred or log.conflicts):
+        return []
+    kinds: dict[str, int] = {}
+    for key, n in inferred.items():
+        kind = key.partition(".")[0]
+        kinds[kind] = kinds.get(kind, 0) + n
+    lines = [f"# inference classified {sum(kinds.values())} spans no convention entry matched "
+             f"({' · '.join(f'{k} {n}' for k, n in kinds.items()) or 'none'}); the entries",
+             "# below pin that reading: `agentcov explain --write agentcov.yaml` writes them as",
+             "# a spec that loads as it is (docs/conventions.md#inference)."]
+    for (scope, why), n in sorted(log.conflicts.items(), key=lambda p: -p[1])[:10]:
+        lines.append(f"# left unclassified: {n} × scope {scope or '(none)'} · {why}")
+    entries = pins.pinned(log)
+    if entries:
+        lines += ["version: 1", "conventions:"]
+    for comment, entry in entries:
+        lines += [f"  # {comment}", *_dump(entry)]
+    return lines
+
+
 def render(engine: CoverageEngine, inputs: Sequence[str], top: int) -> str:
-    """The explanation of `inputs` as YAML: comments, then a `conventions:` list to adapt."""
+    """The explanation of `inputs` as YAML: comments, what inference read and the entries that
+    pin it, then a `conventions:` list to adapt for what is still unmatched."""
     stats = engine.span_stats()
     runs = sum(a.outcomes.runs for a in engine.state.agents.values())
     kinds = " · ".join(f"{k} {n}" for k, n in stats["by_kind"].items())
@@ -148,19 +194,23 @@ def render(engine: CoverageEngine, inputs: Sequence[str], top: int) -> str:
     shapes = unmatched.top(top) if unmatched is not None else []
     lines = [f"# {', '.join(inputs)}: {stats['processed']} spans ({kinds}), "
              f"{runs} agent run{'s' if runs != 1 else ''}"]
+    inferred = _inferred_lines(engine)
+    lines += inferred
     if unmatched is None or not shapes:
-        lines.append("# every span matched a convention entry: nothing to map" if
-                     stats["processed"] else "# no spans in these files")
+        if not inferred:
+            lines.append("# every span matched a convention entry: nothing to map" if
+                         stats["processed"] else "# no spans in these files")
         return "\n".join(lines) + "\n"
-    lines += [f"# {unmatched.total} spans matched no convention entry; their commonest shapes",
+    lines += [f"# {unmatched.total} spans matched no convention entry and no inference; their "
+              "commonest shapes",
               "# follow, with entries that would map them. Check each kind and field, narrow a",
               "# match by an attribute's value where one key tells kinds apart, then add the",
-              "# entries to your spec's conventions: (docs/conventions.md).", "conventions:"]
+              "# entries to your spec's conventions: (docs/conventions.md)."]
+    if not any(line == "conventions:" for line in inferred):
+        lines.append("conventions:")
     for group, entry in _suggestions(shapes):
         lines += _comment(group, guess_kind(group[0]))
-        body = yaml.safe_dump([entry], sort_keys=False, default_flow_style=None,
-                              allow_unicode=True, width=96)
-        lines += ["  " + line for line in body.splitlines()]
+        lines += _dump(entry)
     return "\n".join(lines) + "\n"
 
 

@@ -81,13 +81,26 @@ def evaluate(
     return checks
 
 
+INCOMPLETE_TARGET = "data.incomplete"
+
+
+def incomplete(reasons: Sequence[str]) -> list[Check]:
+    """One FAIL check per reason the inputs are known to miss runs (a data file marked
+    incomplete: a worker that sent nothing, a session that never finished). Runs known to be
+    missing are not undecidable, so --allow-inconclusive never lets them pass."""
+    return [Check("*", INCOMPLETE_TARGET, 1, {"maximum": 0}, FAIL, reason)
+            for reason in reasons]
+
+
 def warnings(report: Report, spec: CoverageSpec) -> list[str]:
     """What the gate reports on stderr without failing: agents no spec entry names, while
-    `gate.unmatched_agents` is `warn` (the default)."""
+    `gate.unmatched_agents` is `warn` (the default); spans a spec conventions: entry tried to
+    re-read away from a restricted tool (their restricted calls gate as any other)."""
+    out = [fmt.overruled_line(report["spans"])] if fmt.overruled_line(report["spans"]) else []
     extra = agent_names.unlisted(spec, runs_by_agent(report))
-    if not extra or spec.gate.unmatched_agents != "warn":
-        return []
-    return [agent_names.unlisted_message(extra)]
+    if extra and spec.gate.unmatched_agents == "warn":
+        out.append(agent_names.unlisted_message(extra))
+    return out
 
 
 def outcome(checks: Sequence[Check], allow_inconclusive: bool = False) -> int:

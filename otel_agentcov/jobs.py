@@ -33,6 +33,7 @@ from .engine import CoverageEngine, EngineCounters
 from .progress import Progress
 from .readers.files import (
     STDIN,
+    Read,
     Unit,
     read_trace_file,
     read_units,
@@ -118,7 +119,8 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], shares
             parent.spec, bounds=parent.bounds, limits=parent.state.limits,
             shapes=parent.unmatched is not None,
         )
-        records: Iterator[Ingested]
+        engine.assembler.expect_events()
+        records: Iterator[Read]
         steps = engine.steps()
         if shares is None or scans is None:
             records = chain.from_iterable(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import partial
@@ -26,12 +27,14 @@ from .records import SpanRecord
 from .regular_files import open_regular
 from .snapshot.schema import Report
 from .spec import CoverageSpec
-from .state import STATE_FORMAT, CoverageState, StateError
+from .state import STATE_FORMAT, CoverageState, StateError, TooLarge, read_capped
 
 if TYPE_CHECKING:
-    from .readers.otlp import Ingested
+    from .readers.files import Read
 
 MAX_RESULTS_BYTES = 256 << 20  # a results (trials) file is parsed whole: past this, not sniffed
+# how a state file begins (`CoverageState.save`): known from its first bytes, whatever its size
+_STATE_HEAD = re.compile(rb'\{\s*"format"\s*:\s*"' + re.escape(STATE_FORMAT.encode()) + rb'"')
 
 
 class InputError(ValueError):
@@ -39,7 +42,7 @@ class InputError(ValueError):
 
 
 def _ingest(
-    engine: CoverageEngine, records: Iterable[Ingested], progress: Progress | None
+    engine: CoverageEngine, records: Iterable[Read], progress: Progress | None
 ) -> None:
     if progress is None:
         engine.ingest_all(records)
@@ -102,9 +105,10 @@ def _trace_files(paths: Sequence[str]) -> list[str]:
     return list(trace_files(paths))
 
 
-def _read(path: str, engine: CoverageEngine | None = None) -> Iterator[Ingested]:
-    """The spans of one trace file; with `engine`, protobuf is decoded and classified by the
-    core for it in one call per resource (`CoverageEngine.steps`)."""
+def _read(path: str, engine: CoverageEngine | None = None) -> Iterator[Read]:
+    """The spans (and decision events) of one trace or log file; with `engine`, protobuf is
+    decoded and classified by the core for it in one call per resource
+    (`CoverageEngine.steps`)."""
     from .readers.files import read_trace_file
 
     return read_trace_file(path, steps=engine.steps() if engine is not None else None)
@@ -114,11 +118,12 @@ def load_state(path: str) -> CoverageState:
     """A state file; a JSON report given instead is refused with the reason (it cannot merge)."""
     try:
         return CoverageState.load(path)
+    except TooLarge:
+        raise
     except StateError:
         try:
-            with open_regular(path) as fh:
-                doc = json.load(fh)
-        except (OSError, ValueError, RecursionError):
+            doc = json.loads(read_capped(path))
+        except (OSError, ValueError, RecursionError):  # TooLarge is a ValueError too
             doc = None
         if isinstance(doc, dict) and "agents" in doc and "spans" in doc:
             raise StateError(
@@ -129,14 +134,64 @@ def load_state(path: str) -> CoverageState:
         raise
 
 
-def _merge_state(engine: CoverageEngine, path: str) -> None:
-    engine.state.merge(load_state(path))
+def _merge_state(engine: CoverageEngine, state: CoverageState) -> None:
+    engine.state.merge(state)
     engine.state_files += 1
+
+
+def _recorded(path: str, state: CoverageState) -> tuple[str, CoverageSpec] | None:
+    """(where, spec) a state file records it was made with, validated as any spec is."""
+    if state.recorded_spec is None:
+        return None
+    source = f"{state.recorded_spec['source']} (as recorded in {path})"
+    return source, CoverageSpec.from_dict(state.recorded_spec["document"], source)
+
+
+def read_states(
+    spec: CoverageSpec | None, paths: Sequence[str], keep_going: bool = False,
+    warn: Callable[[str], None] = lambda message: None, own_spec: bool = False,
+) -> tuple[CoverageSpec, list[CoverageState]]:
+    """The state files, read first, and the spec to read every input with: a data file is
+    read with the spec it was made with (docs/ci.md). Without `spec`, or with `own_spec`
+    (compare's sides), that recorded spec; a given spec that differs is refused, as are state
+    files made with different specs."""
+    states: list[CoverageState] = []
+    chosen: tuple[str, str, CoverageSpec] | None = None  # (path, source, spec)
+    for path in paths:
+        try:
+            state = load_state(path)
+        except StateError as exc:
+            if not keep_going:
+                raise InputError(str(exc)) from None
+            warn(f"{exc} (skipped: --keep-going)")
+            continue
+        states.append(state)
+        recorded = _recorded(path, state)
+        if recorded is None:
+            continue
+        source, made_with = recorded
+        document = made_with.record()["document"]
+        if chosen is not None and not chosen[2].judges_as(document):
+            raise InputError(f"{path}: made with spec {source}, {chosen[0]} with another "
+                             f"({chosen[1]}); data files judged under different specs cannot "
+                             "be read as one")
+        if chosen is None:
+            chosen = (path, source, made_with)
+        if spec is not None and not spec.judges_as(document):
+            if not own_spec:
+                raise InputError(
+                    f"{path}: made with spec {source}, not {spec.source}: its runs were judged "
+                    "under that spec (restricted tools, contracts, boundaries), so no other can "
+                    "read it; drop --spec to read it with its own, or re-run the session")
+            warn(f"{path}: read with the spec it was made with, {source}, not {spec.source}")
+    if chosen is not None and (spec is None or own_spec):
+        return chosen[2], states
+    return spec if spec is not None else CoverageSpec.empty(), states
 
 
 @bulk_ingestion()  # `--jobs` workers, forked inside, inherit it
 def load(
-    spec: CoverageSpec,
+    spec: CoverageSpec | None,
     *,
     traces: Sequence[str] = (),
     results: Sequence[str] = (),
@@ -146,14 +201,19 @@ def load(
     jobs: int = 1,
     progress: bool = False,
     evaluations: EvaluationQueue | None = None,
+    own_spec: bool = False,
 ) -> CoverageEngine:
-    """An engine holding every input. A bad file raises InputError, or with `keep_going` is
-    passed to `warn` and skipped (spans read from it before the bad spot still count).
+    """An engine holding every input, under `spec`, or under the spec the state files record
+    when none is given (`own_spec`: even when one is; `read_states`). A bad file raises
+    InputError, or with `keep_going` is passed to `warn` and skipped (spans read from it
+    before the bad spot still count).
     `jobs` > 1 reads the trace files in that many processes (see `jobs.py`); `progress` shows
     a progress line on stderr when the reading takes more than a moment. `evaluations`
     collects the evaluation events of the runs judged here (not of merged states' runs), and
     reads in this process (a worker's runs fold in its own)."""
+    spec, loaded = read_states(spec, states, keep_going, warn, own_spec)
     engine = CoverageEngine(spec, shapes=True)  # the report can say why runs are missing
+    engine.assembler.expect_events()  # a log file may come after its traces' spans
     engine.evaluations = evaluations
     if evaluations is not None:
         jobs = 1
@@ -171,7 +231,7 @@ def load(
         *(partial(_read_results, engine, p, n << 32, warn, shown)
           for n, p in enumerate(results)),
         partial(engine.flush_all, END_OF_INPUT),
-        *(partial(_merge_state, engine, p) for p in states),
+        *(partial(_merge_state, engine, state) for state in loaded),
     ]
     try:
         for read in reads:
@@ -204,6 +264,20 @@ def write_evaluations(path: str, queue: EvaluationQueue) -> int:
     return written
 
 
+def save_data_file(
+    state: CoverageState, spec: CoverageSpec, path: str | os.PathLike[str]
+) -> None:
+    """Write `state` as a data file that records `spec`, the spec its runs were judged under,
+    so every later reading judges as this one did. Raises OSError."""
+    state.recorded_spec = spec.record()
+    state.save(path)
+
+
+def incomplete_warnings(engine: CoverageEngine) -> list[str]:
+    """One line per reason the inputs' runs are known to be incomplete (a data file's mark)."""
+    return [f"incomplete data: {reason}" for reason in engine.state.incomplete]
+
+
 def run_count(report: Report) -> int:
     """Agent runs in a report, all agents together (0 means the inputs held nothing to judge)."""
     return sum(int(a["runs"]["count"]) for a in report["agents"].values())
@@ -233,7 +307,10 @@ def input_kind(path: str) -> str:
         return "traces"
     try:
         with open_regular(path) as fh:
-            head = fh.read(1 << 16).lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+            start = fh.read(1 << 16).lstrip(b"\xef\xbb\xbf \t\r\n")
+            if _STATE_HEAD.match(start):  # as `CoverageState.save` writes it: any size is
+                return "states"  # the state loader's to read or refuse, never sniffed whole
+            head = start[:1]
             if head not in (b"{", b"["):
                 return "traces"
             fh.seek(0)
@@ -266,12 +343,17 @@ def _trials_kind(keys: list[str] | None, format_: str | None, zipkin_keys: bool)
     return "results"
 
 
-def load_path(spec: CoverageSpec, path: str) -> CoverageEngine:
-    """An engine over one input of any kind (`agentcov compare` takes one per side)."""
+def load_path(
+    spec: CoverageSpec | None, path: str, warn: Callable[[str], None] = lambda message: None
+) -> CoverageEngine:
+    """An engine over one input of any kind (`agentcov compare` takes one per side); a data
+    file is read with the spec it was made with, whatever `spec` says (`warn` says so)."""
     kind = input_kind(path)
     return load(
         spec,
         traces=[path] if kind == "traces" else (),
         results=[path] if kind == "results" else (),
         states=[path] if kind == "states" else (),
+        warn=warn,
+        own_spec=True,
     )

@@ -26,6 +26,7 @@ from typing import Any
 
 from opentelemetry._logs import LoggerProvider, get_logger_provider
 from opentelemetry.context import Context
+from opentelemetry.sdk._logs import LogRecordProcessor
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
 from . import _core
@@ -34,6 +35,7 @@ from .engine import CoverageEngine
 from .evaluations import EvaluationQueue, logger_for
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
+from .semconv.events import DECISION_EVENT, ToolDecision, decision, service_agent
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import Limits
@@ -113,7 +115,8 @@ class AgentCoverageProcessor(SpanProcessor):
         bounds = self.engine.bounds
         max_queue, max_queue_bytes = bounds.max_queue, bounds.max_queue_bytes
         # a span, or (span, bytes above SPAN_BYTES) when it was measured
-        self._queue: deque[ReadableSpan | tuple[ReadableSpan, int]] = deque()
+        # ... or a decision event from the paired log processor (`log_processor`)
+        self._queue: deque[ReadableSpan | tuple[ReadableSpan, int] | ToolDecision] = deque()
         self._max_queue = min(max_queue, max_queue_bytes // SPAN_BYTES)
         self._max_queue_bytes = max_queue_bytes
         self._extra_bytes = 0  # sum of the queued spans' bytes above SPAN_BYTES
@@ -134,6 +137,23 @@ class AgentCoverageProcessor(SpanProcessor):
     @property
     def spec(self) -> CoverageSpec:
         return self.engine.spec
+
+    def log_processor(self) -> AgentCoverageLogProcessor:
+        """The LogRecordProcessor paired with this processor: add it to the LoggerProvider so
+        decision events (`gen_ai.tool.call.decision` log records) join their runs here."""
+        self.engine.assembler.expect_events()
+        return AgentCoverageLogProcessor(self)
+
+    def enqueue_event(self, event: ToolDecision) -> None:
+        """Queue a decision event behind the spans ended before it (the paired log processor's
+        `on_emit`); bounded with the spans, never raises."""
+        try:
+            if self._is_shutdown or len(self._queue) >= self._max_queue:
+                self.engine.count_event("buffer_full")
+            else:
+                self._queue.append(event)
+        except Exception:
+            self._internal_error()
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
         """Nothing to do: GenAI attributes are only complete when the span ends."""
@@ -191,6 +211,9 @@ class AgentCoverageProcessor(SpanProcessor):
             read = self.engine.sdk_steps()  # the core reads SDK spans in place, when it can
             for _ in range(len(queue)):
                 item = queue.popleft()
+                if isinstance(item, ToolDecision):
+                    self.engine.ingest_event(item)
+                    continue
                 if isinstance(item, tuple):  # measured: (span, bytes above the flat size)
                     span, extra = item
                     with self._bytes_lock:
@@ -199,7 +222,12 @@ class AgentCoverageProcessor(SpanProcessor):
                     span = item
                 try:
                     found = read(span) if read is not None else None
-                    ingest(found if found is not None else from_readable_span(span))
+                    if found is None:
+                        ingest(from_readable_span(span))  # its decision span events too
+                    else:
+                        if span.events:  # decision span events: joined as log records are
+                            _span_events(self.engine, span)
+                        ingest(found)
                 except (Exception, _core.PanicException):  # a core panic is no Exception
                     self.engine.count_drop("malformed")
                     self._internal_error()
@@ -301,3 +329,53 @@ class AgentCoverageProcessor(SpanProcessor):
         from .exporters.prometheus import wsgi_app
 
         return wsgi_app(self)
+
+
+def _span_events(engine: CoverageEngine, span: ReadableSpan) -> None:
+    """Decision span events of an SDK span, joined as their log-record form is."""
+    context = span.context
+    if context is None or not any(e.name == DECISION_EVENT for e in span.events):
+        return
+    agent = service_agent(span.resource.attributes if span.resource is not None else None)
+    for e in span.events:
+        found = decision(e.name, e.attributes or {}, context.trace_id, context.span_id,
+                         e.timestamp or 0, agent)
+        if isinstance(found, ToolDecision):
+            engine.ingest_event(found)
+
+
+class AgentCoverageLogProcessor(LogRecordProcessor):
+    """The in-process front door for events: `on_emit` keeps only decision events (names,
+    outcomes and ids, never a body) and queues them with the paired processor's spans."""
+
+    def __init__(self, spans: AgentCoverageProcessor) -> None:
+        self._spans = spans
+
+    def on_emit(self, log_data: Any) -> None:
+        """Read the record's event name, ids and three attributes; never raises."""
+        try:
+            record = getattr(log_data, "log_record", log_data)  # LogData or ReadWriteLogRecord
+            attributes = record.attributes or {}
+            name = getattr(record, "event_name", None)
+            if name != DECISION_EVENT and attributes.get("event.name") != DECISION_EVENT:
+                return
+            resource = getattr(log_data, "resource", None) or getattr(record, "resource", None)
+            found = decision(name, attributes, record.trace_id or 0, record.span_id or 0,
+                             record.timestamp or record.observed_timestamp or 0,
+                             service_agent(resource.attributes if resource is not None else None))
+            if isinstance(found, ToolDecision):
+                self._spans.enqueue_event(found)
+            elif found is not None:
+                self._spans.engine.count_event("invalid")
+        except Exception:
+            self._spans._internal_error()
+
+    def emit(self, log_data: Any) -> None:
+        """The SDK's newer name for `on_emit`."""
+        self.on_emit(log_data)
+
+    def shutdown(self) -> None:
+        """Nothing of its own: the paired span processor finishes the runs."""
+
+    def force_flush(self, timeout_millis: int = 30_000) -> bool:
+        return self._spans.force_flush(timeout_millis)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from math import comb
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from _pytest.nodes import Node
 from _pytest.runner import runtestprotocol
 
 from .stats import wilson
+from .stats.estimators import runs_to_settle
 
 MARKER = "agentcov"
 PASS, FAIL, INCONCLUSIVE = "PASS", "FAIL", "INCONCLUSIVE"
@@ -130,6 +132,7 @@ class RepeatedTests:
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         passed = done = 0
         reports: list[pytest.TestReport] = []
+        first: tuple[int, pytest.TestReport] | None = None  # the first failing run's report
         final: str | None = None
         again = _SameTestNext(item)
         while done < trial.runs:
@@ -138,7 +141,10 @@ class RepeatedTests:
             if any(r.skipped for r in reports):  # a skip is not a run: report it as pytest does
                 break
             done += 1
-            passed += _run_passed(reports)
+            ok = _run_passed(reports)
+            passed += ok
+            if not ok and first is None:
+                first = done, next((r for r in reports if r.failed), reports[-1])
             final = settled(passed, done, trial.runs, trial.pass_rate)
             if final is not None:
                 break
@@ -148,7 +154,7 @@ class RepeatedTests:
         if done < trial.runs:  # stopped early: tear down what the real next item does not need
             item.session._setupstate.teardown_exact(nextitem)
         if done and final is not None:
-            self._judge(item, reports, trial, passed, done, final)
+            self._judge(item, reports, trial, passed, done, final, first)
         for report in reports:
             item.ihook.pytest_runtest_logreport(report=report)
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
@@ -156,9 +162,10 @@ class RepeatedTests:
 
     def _judge(
         self, item: pytest.Item, reports: list[pytest.TestReport], trial: Trial,
-        passed: int, done: int, final: str,
+        passed: int, done: int, final: str, first: tuple[int, pytest.TestReport] | None,
     ) -> None:
-        """Turn the last run's call report into the test's verdict over all its runs."""
+        """Turn the last run's call report into the test's verdict over all its runs; a failed
+        verdict shows the first failing run's traceback, as a plain failing test would."""
         call = next((r for r in reports if r.when == "call"), None)
         if call is None:  # the last run's setup failed: its error report stands
             return
@@ -167,12 +174,16 @@ class RepeatedTests:
             "runs": done, "max_runs": trial.runs, "passed": passed,
             "target": trial.pass_rate, "k": trial.k, "verdict": final,
         }
+        if first is not None:
+            result["first_failure"] = {"run": first[0], "summary": _crash(first[1])}
         call.user_properties.append((MARKER, json.dumps(result)))
         if ok:
             call.outcome, call.longrepr = "passed", None
         else:
             call.outcome = "failed"
-            call.longrepr = f"agentcov: {_line(result)}"
+            call.longrepr = "\n".join([f"agentcov: {_line(result)}", *_details(result)]) + (
+                f"\n\nrun {first[0]} of {done}, the first that failed:\n{first[1].longreprtext}"
+                if first is not None else "")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -200,6 +211,33 @@ class RepeatedTests:
         tr.write_sep("-", "agentcov: repeated tests (Wilson 95% interval of the pass rate)")
         for nodeid, result in sorted(self.results):
             tr.write_line(f"{nodeid}: {_line(result)}")
+            for detail in _details(result):
+                tr.write_line(f"    {detail}")
+
+
+MAX_SUMMARY = 200  # characters of the first failure's message in the summary line
+
+
+def _crash(report: pytest.TestReport) -> str:
+    """`file.py:12: AssertionError: assert 1 == 2`: where and why a run failed, one line (the
+    exception's first line, cut at MAX_SUMMARY), as pytest's short test summary words it."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    if crash is not None:
+        where, message = f"{Path(crash.path).name}:{crash.lineno}: ", str(crash.message)
+    else:  # a string longrepr (pytest.fail(pytrace=False), a setup error worded by a plugin)
+        where, message = "", report.longreprtext.strip()
+    lines = message.splitlines() or [f"{report.when} failed"]
+    text = lines[0] if len(lines[0]) <= MAX_SUMMARY else lines[0][:MAX_SUMMARY - 1] + "…"
+    return where + text
+
+
+def _settle(result: dict[str, Any]) -> str:
+    """How many runs an INCONCLUSIVE verdict needs, if the observed pass rate held."""
+    passed, done, target = result["passed"], result["runs"], result["target"]
+    total = runs_to_settle(passed, done, target)
+    if total is None:
+        return f"at {passed / done:.1%} no number of runs would settle it"
+    return f"if {passed / done:.1%} held, {total} runs would settle it (runs={total})"
 
 
 def _line(result: dict[str, Any]) -> str:
@@ -215,6 +253,16 @@ def _line(result: dict[str, Any]) -> str:
         f"{passed}/{done} runs passed{early}: {passed / done:.1%} [{lo:.1%}, {hi:.1%}] "
         f"vs target {result['target']:.0%}, {pass_k}: {result['verdict']}"
     )
+
+
+def _details(result: dict[str, Any]) -> list[str]:
+    """The lines under a verdict: how many runs would settle an INCONCLUSIVE one, and where
+    and why the first failing run failed."""
+    out = [_settle(result)] if result["verdict"] == INCONCLUSIVE else []
+    first = result.get("first_failure")
+    if first:
+        out.append(f"first failure: run {first['run']}: {first['summary']}")
+    return out
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

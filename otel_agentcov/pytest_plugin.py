@@ -42,6 +42,9 @@ from .state import CoverageState, StateError
 from .stats.verdicts import EXIT_PASS, no_runs_message
 
 WORKER_KEY = "agentcov"  # the key of a worker's payload in xdist's `workeroutput`
+# what the data file says from a session's start until its final write replaces it
+UNFINISHED = ("the pytest session writing this file never finished (it crashed or was killed "
+              "before its final write, or is still running): its agent runs are missing")
 
 # test.case.result.status (OTel test semantic conventions: pass | fail) from a test's reports;
 # a skipped test has none
@@ -78,6 +81,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="accept a session in which no agent ran (by default that fails it)",
     )
     group.addoption(
+        "--agentcov-no-inference", action="store_true", dest="agentcov_no_inference",
+        help="classify spans only by convention tables, as the spec's `inference: off`",
+    )
+    group.addoption(
         "--agentcov-data-file", default=None, metavar="PATH", dest="agentcov_data_file",
         help="where to save the session's merged state, input for `agentcov coverage|gate|"
         f"compare|merge` (default {settings.DATA_FILE} in the rootdir; empty: none)",
@@ -100,6 +107,7 @@ def _warn_if_unused(config: pytest.Config) -> None:
             ("--agentcov-fail-under", "agentcov_fail_under", None),
             ("--agentcov-allow-inconclusive", "agentcov_allow_inconclusive", False),
             ("--agentcov-allow-empty", "agentcov_allow_empty", False),
+            ("--agentcov-no-inference", "agentcov_no_inference", False),
             ("--agentcov-data-file", "agentcov_data_file", None),
         )
         if config.getoption(dest) != default
@@ -113,11 +121,25 @@ def _warn_if_unused(config: pytest.Config) -> None:
         )
 
 
+def _not_a_test_path(value: str) -> None:
+    """`pytest --agentcov tests/test_x.py` hands the test path to --agentcov (its spec is
+    optional, as pytest-cov's --cov source is): refuse it in one line rather than read a
+    Python file as YAML and run the whole suite."""
+    path = value.split("::", 1)[0]
+    if path.endswith(".py") or "::" in value or Path(path).is_dir():
+        raise pytest.UsageError(
+            f"--agentcov: {value} is a test path, not a spec file: --agentcov takes an optional "
+            f"spec, so it took the path; write --agentcov=SPEC (--agentcov= for none) or put "
+            f"the test paths first (pytest {value} --agentcov)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     spec_path = config.getoption("agentcov")
     if spec_path is None:
         _warn_if_unused(config)
         return
+    if spec_path:
+        _not_a_test_path(spec_path)
     project = _pyproject(config)
     if not spec_path and project.spec is not None:  # relative to the project, not the cwd
         spec_path = str(project.spec)
@@ -129,6 +151,8 @@ def pytest_configure(config: pytest.Config) -> None:
                  else Path(data_option) if data_option else None)
     try:
         spec = CoverageSpec.from_yaml(spec_path) if spec_path else CoverageSpec.empty()
+        if config.getoption("agentcov_no_inference"):
+            spec = spec.without_inference()
         targets = parse_targets(reports)
     except (SpecError, ReportOptionError) as exc:
         raise pytest.UsageError(f"--agentcov: {exc}") from None
@@ -181,6 +205,7 @@ class AgentCovSession:
         self.tracer: trace.Tracer | None = None
         self.outcomes: dict[str, str] = {}  # node id -> test.case.result.status
         self.workers: dict[str, str | None] = {}  # xdist worker id -> its payload, None if none
+        self.tests_by_worker: dict[str, set[str]] = {}  # xdist worker id -> tests it reported
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
@@ -194,6 +219,8 @@ class AgentCovSession:
         self.workers[node.gateway.id] = payload if isinstance(payload, str) else None
 
     def _merge_workers(self) -> None:
+        """Merge every worker's data; a worker whose data is missing fails the session and
+        marks the data file incomplete, naming the tests whose runs are lost."""
         engine = self.processor.engine
         for worker, payload in sorted(self.workers.items()):
             try:
@@ -207,6 +234,28 @@ class AgentCovSession:
                     f"agentcov: worker {worker} {exc}; its agent runs are missing, so the "
                     "gate cannot pass"
                 )
+                tests = sorted(self.tests_by_worker.get(worker, ()))
+                shown = ", ".join(tests[:3]) + (f" and {len(tests) - 3} more"
+                                                if len(tests) > 3 else "")
+                engine.state.mark_incomplete([
+                    f"pytest-xdist worker {worker} {exc}: the agent runs of its "
+                    f"{len(tests)} test{'' if len(tests) == 1 else 's'} are missing"
+                    + (f" ({shown})" if tests else "")])
+
+    def _begin_data_file(self, config: pytest.Config) -> None:
+        """Controller: replace the data file by an empty one marked incomplete before any test
+        runs, so a session that dies before its final write leaves a file the gate fails
+        on, never the last session's (the final write replaces it atomically)."""
+        if (self.data_file is None or config.option.collectonly
+                or getattr(config, "workerinput", None) is not None):
+            return
+        placeholder = CoverageState()
+        placeholder.mark_incomplete([UNFINISHED])
+        try:
+            self.data_file.parent.mkdir(parents=True, exist_ok=True)
+            offline.save_data_file(placeholder, self.spec, self.data_file)
+        except OSError:
+            pass  # the final write tries again and reports the problem
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionstart(self, session: pytest.Session) -> None:
@@ -217,6 +266,7 @@ class AgentCovSession:
             trace.set_tracer_provider(provider)
         provider.add_span_processor(self.processor)
         self.tracer = provider.get_tracer("otel_agentcov.pytest")
+        self._begin_data_file(session.config)
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtest_protocol(self, item: pytest.Item) -> Iterator[None]:
@@ -234,13 +284,16 @@ class AgentCovSession:
                 span.set_attribute("test.case.result.status", status)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        worker = getattr(getattr(getattr(report, "node", None), "gateway", None), "id", None)
+        if isinstance(worker, str):  # controller: xdist tags each report with its worker
+            self.tests_by_worker.setdefault(worker, set()).add(report.nodeid)
         status = _STATUS.get(report.outcome, "fail")
         if status != "pass" or report.nodeid not in self.outcomes:
             self.outcomes[report.nodeid] = status
 
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Any:
-        yield
+        outcome = yield
         self.processor.shutdown()  # drains the queue and assembles traces still open
         if session.config.option.collectonly:  # nothing ran: write and judge nothing
             return
@@ -249,11 +302,15 @@ class AgentCovSession:
             workeroutput[WORKER_KEY] = _worker_payload(self.processor)
             return
         self._merge_workers()
+        if outcome.excinfo is not None:  # interrupted: the tests not run made no runs
+            self.processor.engine.state.mark_incomplete([
+                f"the pytest session was interrupted ({outcome.excinfo[0].__name__}): the "
+                "tests it did not run made no agent runs"])
         report = self.report = offline.report(self.processor.engine, contexts=True)
         if self.data_file is not None:
             try:
                 self.data_file.parent.mkdir(parents=True, exist_ok=True)
-                self.processor.engine.state.save(self.data_file)
+                offline.save_data_file(self.processor.engine.state, self.spec, self.data_file)
                 self.written.append(("data file", self.data_file))
             except OSError as exc:
                 self.problems.append(

@@ -6,6 +6,7 @@ place inside it; afterwards ``CoverageSpec.for_agent`` is a dict lookup on the p
 
 from __future__ import annotations
 
+import json
 import os
 import reprlib
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -45,6 +46,9 @@ EXPECT_TARGETS = (
     "edges.delegation_pct",
     "edges.gate_passed",
     "edges.undeclared_tools",
+    "decisions.allow",
+    "decisions.deny",
+    "decisions.require_approval",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
     "coverage.contracts",
     "runs.count",
@@ -52,6 +56,7 @@ EXPECT_TARGETS = (
     "runs.pass_rate_lower",
     "runs.p95_duration_s",
     "runs.behavior_consistency",
+    "cost.total",
     "contracts.violations",
     "contracts.violations_critical",
     "contracts.violations_at_or_above_fail_on",
@@ -99,8 +104,14 @@ class BoundarySpec:
     timeout_s: float | None = 120.0
     cost_limit_tokens: int | None = 200_000
     cost_limit_usd: float | None = None
+    cost_limit_amount: float | None = None  # a budget in `cost_limit_currency`
+    cost_limit_currency: str = "USD"  # (gen_ai.usage.cost.currency, ISO 4217)
     min_input_chars: int = 1
     conditions: tuple[str, ...] = CONDITIONS  # enabled conditions, in CONDITIONS order
+    # A `boundaries:` mapping in the agent's entry or `defaults`: only then does boundary coverage
+    # count in the overall (docs/semantics.md#overall): undeclared, a never-tried boundary would
+    # zero every new project's score.
+    declared: bool = False
 
 
 @dataclass(frozen=True)
@@ -134,6 +145,8 @@ class AgentSpec:
     models: tuple[str, ...] = ()
     allowed: tuple[str, ...] | None = None  # tool_edges.allowed; None = not declared
     restricted: tuple[str, ...] = ()  # tool_edges.restricted
+    # (pattern, entry): a tool another spec entry restricts, restricted here too (docs/gate.md)
+    inherited: tuple[tuple[str, str], ...] = ()
     delegation: tuple[tuple[str, str], ...] = ()  # tool_edges.delegation as (from, to)
     contracts: tuple[Contract, ...] = ()  # contracts:, with contract.must_call as the first
     expect: tuple[ExpectItem, ...] = field(default_factory=_default_gate)
@@ -151,8 +164,17 @@ class AgentSpec:
 
     @cached_property
     def restricted_tools(self) -> ToolList:
-        """`restricted` compiled: names, globs and aliases, compared normalised."""
-        return ToolList(self.restricted, dict(self.aliases))
+        """`restricted` and `inherited` compiled: names, globs and aliases, compared normalised
+        (an inherited pattern comes already expanded by its own entry's aliases)."""
+        return ToolList((*self.restricted, *(p for p, _ in self.inherited)), dict(self.aliases))
+
+    def restricted_by(self, tool: str) -> str | None:
+        """The other spec entry whose restriction covers `tool`, when this agent's own lists do
+        not (None when its own do, or nothing does): what a failing gate line names."""
+        if ToolList(self.restricted, dict(self.aliases)).matches(tool):
+            return None
+        return next((entry for pattern, entry in self.inherited
+                     if ToolList((pattern,)).matches(tool)), None)
 
     @cached_property
     def allowed_tools(self) -> ToolList:
@@ -255,6 +277,8 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             "timeout_s": _POSITIVE_NUMBER_OR_NULL,
             "cost_limit_tokens": _POSITIVE_INT_OR_NULL,
             "cost_limit_usd": _POSITIVE_NUMBER_OR_NULL,
+            "cost_limit_amount": _POSITIVE_NUMBER_OR_NULL,
+            "cost_limit_currency": {"type": "string", "minLength": 1, "maxLength": 16},
             "min_input_chars": _POSITIVE_INT,
             "conditions": {
                 "type": "array",
@@ -311,11 +335,15 @@ SPEC_SCHEMA: Mapping[str, Any] = {
                 "items": ENTRY_SCHEMA,
                 "description": "an array of convention entries",
             },
+            # YAML reads a bare `off` as false: both spellings mean the same
+            "inference": {"enum": ["on", "off", True, False],
+                          "description": "on or off"},
         },
         required=("version",),
     ),
     "$defs": {"selector": SELECTOR_DEF},
-    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents, conventions)",
+    "description": "a spec mapping (version: 1, defaults, restricted, gate, agents, conventions, "
+                   "inference)",
 }
 _SPEC_VALIDATOR = Draft202012Validator(SPEC_SCHEMA)
 
@@ -580,6 +608,8 @@ _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "timeout_s": _float_or_none,
     "cost_limit_tokens": _int_or_none,
     "cost_limit_usd": _float_or_none,
+    "cost_limit_amount": _float_or_none,
+    "cost_limit_currency": str,
     "min_input_chars": int,
     "conditions": _conditions,
 }
@@ -629,6 +659,7 @@ def _agent(
             kwargs[attr] = convert(node)
     kwargs["restricted"] = tuple(dict.fromkeys((*restricted, *kwargs.get("restricted", ()))))
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
+    bounds["declared"] = "boundaries" in entry
     kwargs["contracts"] = build_contracts(entry)
     expect = _gate_expect(
         kwargs.get("expect", ()), bool(kwargs["contracts"]), "narrative" in kwargs, gate
@@ -639,6 +670,41 @@ def _agent(
         expect = (*expect, ExpectItem(UNDECLARED_TARGET, {"maximum": 0}))
     kwargs["expect"] = expect
     return AgentSpec(name=name, boundaries=BoundarySpec(**bounds), fail_on=gate.fail_on, **kwargs)
+
+
+def _restricted_by_entry(
+    defaults: Mapping[str, Any], entries: Sequence[Mapping[str, Any]]
+) -> tuple[tuple[str, str, str], ...]:
+    """(name as written, pattern, entry) for every tool an entry's own `tool_edges.restricted`
+    lists, expanded by that entry's aliases: the tools restricted somewhere in the spec."""
+    out = []
+    for entry in entries:
+        aliases = _merge(defaults, entry).get("aliases", {})
+        for name in entry.get("tool_edges", {}).get("restricted", ()):
+            out += [(name, pattern, entry["name"]) for pattern in aliases.get(name, (name,))]
+    return tuple(dict.fromkeys(out))
+
+
+def _inherit(
+    spec: AgentSpec, elsewhere: Sequence[tuple[str, str, str]],
+    entry: Mapping[str, Any] | None = None,
+) -> AgentSpec:
+    """`spec` with every tool another entry restricts restricted too, so a misspelt or
+    unmatched entry cannot let its restricted tool run: only a named entry that lists the tool
+    under its own `tool_edges.allowed` (not through `defaults` or `*`) is exempt."""
+    own = set(spec.restricted)
+    allowed = set() if entry is None or spec.name == "*" else set(
+        entry.get("tool_edges", {}).get("allowed", ()))
+    inherited = tuple(dict.fromkeys(
+        (pattern, source) for name, pattern, source in elsewhere
+        if source != spec.name and pattern not in own and name not in allowed
+        and pattern not in allowed))
+    return replace(spec, inherited=inherited) if inherited else spec
+
+
+def _canonical(document: Mapping[str, Any]) -> str:
+    """One text per document, whatever its key order (a YAML date, rare in a spec, as text)."""
+    return json.dumps(document, sort_keys=True, separators=(",", ":"), default=str)
 
 
 class CoverageSpec:
@@ -659,17 +725,25 @@ class CoverageSpec:
         # (an entry's own list adds to them), so a renamed or unlisted agent still trips them
         restricted = (*document.get("restricted", ()),
                       *defaults.get("tool_edges", {}).get("restricted", ()))
+        elsewhere = _restricted_by_entry(defaults, entries)
+        # every tool some agent is denied, for what runs before the agent is known (the
+        # conventions guard, semconv/guard.py)
+        self.restricted_anywhere = ToolList((*restricted, *(p for _, p, _ in elsewhere)))
         self.agents = MappingProxyType({
-            e["name"]: _agent(e["name"], _merge(defaults, e), self.gate, restricted)
+            e["name"]: _inherit(_agent(e["name"], _merge(defaults, e), self.gate, restricted),
+                                elsewhere, e)
             for e in entries
         })
         star = self.agents.get("*")
-        self._fallback = star if star is not None else _agent("*", defaults, self.gate, restricted)
+        self._fallback = _inherit(
+            star if star is not None else _agent("*", defaults, self.gate, restricted), elsewhere)
         self._cache: dict[str, AgentSpec] = dict(self.agents)
         specs = (*self.agents.values(), self._fallback)
         self._state_attributes = tuple(dict.fromkeys(a for s in specs for a in s.state_attributes))
         self._needs_content = any(s.needs_content for s in specs)
         self.conventions: tuple[Mapping[str, Any], ...] = tuple(document.get("conventions", ()))
+        # spans no convention entry claims get a kind by inference (docs/conventions.md)
+        self.inference: bool = document.get("inference", True) not in (False, "off")
 
     @classmethod
     def from_yaml(cls, path: str | os.PathLike[str]) -> CoverageSpec:
@@ -735,6 +809,20 @@ class CoverageSpec:
         if models is not None:
             defaults["models"] = list(models)
         return type(self).from_dict({**self._document, "defaults": defaults}, self.source)
+
+    def without_inference(self) -> CoverageSpec:
+        """The same spec with `inference: off` (the CLI's `--no-inference`, pytest's
+        `--agentcov-no-inference`)."""
+        return type(self).from_dict({**self._document, "inference": "off"}, self.source)
+
+    def record(self) -> dict[str, Any]:
+        """What a data file keeps of the spec its runs were judged under: the source and the
+        validated document, as JSON (docs/state-format.md)."""
+        return {"source": self.source, "document": json.loads(_canonical(self._document))}
+
+    def judges_as(self, document: Mapping[str, Any]) -> bool:
+        """Is `document` (a data file's recorded spec) this spec's own document?"""
+        return _canonical(document) == _canonical(self._document)
 
     @property
     def state_attribute_names(self) -> tuple[str, ...]:

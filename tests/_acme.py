@@ -3,7 +3,7 @@ convention reads it (docs/conventions.md maps it with `conventions:` entries).""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
@@ -43,11 +43,17 @@ def acme_traffic(tracer: Tracer) -> None:
             pass
 
 
-def acme_spans() -> Sequence[ReadableSpan]:
-    """The traffic above as finished SDK spans."""
+def finished_spans(traffic: Callable[[Tracer], None], scope: str = SCOPE,
+                   service: str = SERVICE) -> Sequence[ReadableSpan]:
+    """What `traffic` emits through a tracer of `scope`, as finished SDK spans."""
     exporter = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": SERVICE}))
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    acme_traffic(provider.get_tracer(SCOPE))
+    traffic(provider.get_tracer(scope))
     provider.shutdown()
     return exporter.get_finished_spans()
+
+
+def acme_spans() -> Sequence[ReadableSpan]:
+    """The traffic above as finished SDK spans."""
+    return finished_spans(acme_traffic)

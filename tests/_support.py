@@ -26,6 +26,36 @@ def free_port() -> int:
         return port
 
 
+def start_service(spec: Any, **kw: Any) -> Any:
+    """An `agentcov serve` Service on three free ports; another process can take a probed port
+    before the service binds it (parallel sessions on one machine), so a taken port means fresh
+    ones, a few times."""
+    from otel_agentcov.service import ServeConfig, Service
+
+    for attempt in range(5):
+        service = Service(ServeConfig(spec=spec, otlp_grpc=free_port(), otlp_http=free_port(),
+                                      metrics=free_port(), **kw))
+        try:
+            service.start()
+        except OSError as error:
+            service.stop()
+            if "already in use" not in str(error) or attempt == 4:
+                raise
+            continue
+        return service
+    raise AssertionError("unreachable")
+
+
+def run_agentcov(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`agentcov ARGS` run from the checkout in `cwd`, asserted to print no traceback."""
+    root = Path(__file__).resolve().parents[1]
+    proc = subprocess.run([sys.executable, "-m", "otel_agentcov.cli", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, check=False,
+                          env={"PYTHONPATH": str(root), "PATH": "/usr/bin:/bin"})
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
 def need_binary(name: str) -> str:
     """Path of a system binary; skipped locally when absent, a failure under CI=true."""
     path = shutil.which(name)
@@ -58,10 +88,12 @@ def get_json(url: str) -> Any:
 
 @contextmanager
 def prometheus(
-    tmp_path: Path, targets: Sequence[str], rule_files: Sequence[Path]
+    tmp_path: Path, targets: Sequence[str], rule_files: Sequence[Path],
+    features: Sequence[str] = (),
 ) -> Iterator[str]:
     """A real Prometheus scraping `targets` (job `agentcov`) every second with `rule_files`
-    loaded; yields its API base URL and stops it afterwards."""
+    loaded (and `--enable-feature` for each of `features`); yields its API base URL and stops it
+    afterwards."""
     binary = need_binary("prometheus")
     port = free_port()
     config = tmp_path / "prometheus.yml"
@@ -73,7 +105,8 @@ def prometheus(
     )
     proc = subprocess.Popen(
         [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
-         f"--web.listen-address=127.0.0.1:{port}"],
+         f"--web.listen-address=127.0.0.1:{port}",
+         *(f"--enable-feature={feature}" for feature in features)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

@@ -7,6 +7,7 @@ handed over to whom), not copied from the output. `replay()` turns a fixture int
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -974,3 +975,38 @@ EXPECTED: dict[str, dict[str, Scenario]] = {
     "litellm": LITELLM,
     "google_genai": GOOGLE_GENAI,
 }
+
+
+# ------------------------------------------------------------------ scoring
+# One definition of "core %" for the in-repo stacks (benchmarks/inference.py) and the held-out
+# ones (benchmarks/heldout.py).
+
+
+def score(expected: Scenario, got_agents: Mapping[str, A]) -> tuple[int, int]:
+    """(items met, items) of one scenario's replay against its expectations: per expected
+    agent, its runs, each tool's (ok, error) counts, its models, delegations, boundaries, model
+    calls and errors; a missing agent fails them all (benchmarks/heldout.py)."""
+    met = total = 0
+    for name, want in expected.agents.items():
+        got = got_agents.get(name)
+        checks = [got is not None and got.runs == want.runs]
+        checks += [got is not None and got.tools.get(tool) == counts
+                   for tool, counts in want.tools.items()]
+        if got is None:
+            checks += [False] * 5
+        else:
+            checks += [
+                set(got.models) == set(want.models),
+                sorted(got.delegations) == sorted(want.delegations),
+                got.boundaries == want.boundaries,
+                got.llm == want.llm,
+                got.errors == want.errors,
+            ]
+        met += sum(checks)
+        total += len(checks)
+    return met, total
+
+
+def extra_agents(expected: Scenario, got_agents: Mapping[str, A]) -> int:
+    """Agents the replay found that the scenario did not run."""
+    return len(set(got_agents) - set(expected.agents))

@@ -101,19 +101,29 @@ def test_html_report_writes_a_directory_with_every_agent(tmp_path: Path) -> None
 
 
 def test_fail_under_uses_the_lowest_agent_overall(tmp_path: Path) -> None:
-    spec = write_spec(tmp_path / "agentcov.yaml")
+    """The demo's billing and research agents tie; declaring a tool research_agent never calls
+    makes it the one lowest agent, and it does not sort first: the message must name it."""
+    agents = [{**a, "tools": [*a["tools"], "translate"]} if a["name"] == "research_agent" else a
+              for a in DEMO_SPEC["agents"]]
+    spec = write_spec(tmp_path / "agentcov.yaml", {**DEMO_SPEC, "agents": agents})
     pb = tmp_path / "traces.pb"
     pb.write_bytes(protobuf_bytes(SPANS))
     report = _json(agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
                             "--format", "json"))
-    lowest = min(a["coverage"]["overall"] for a in report["agents"].values())
+    overall = {name: a["coverage"]["overall"] for name, a in report["agents"].items()}
+    lowest = overall["research_agent"]
+    assert sorted(overall) == ["billing_agent", "research_agent", "triage_agent"]
+    assert lowest < min(overall["billing_agent"], overall["triage_agent"])  # no tie
     ok = agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
                   "--fail-under", f"{100 * lowest - 1:.1f}")
     assert ok.returncode == 0, ok.stderr
+    assert ok.stderr == ""
     miss = agentcov("coverage", "--spec", str(spec), "--traces", str(pb),
                     "--fail-under", f"{100 * lowest + 1:.1f}")
     assert miss.returncode == 1
-    assert "lowest agent overall" in miss.stderr and "agent coverage:" in miss.stdout
+    assert miss.stderr == (f"agentcov: coverage {100 * lowest:.1f}% (research_agent, lowest "
+                           f"agent overall) is below fail-under {100 * lowest + 1:.1f}%\n")
+    assert "agent coverage:" in miss.stdout
     assert agentcov("coverage", "--traces", str(pb), "--fail-under", "120").returncode == 2
 
 
@@ -230,6 +240,7 @@ def test_gate_pass_rate_verdicts_exit_codes_and_junit(tmp_path: Path) -> None:
         assert proc.returncode == {"PASS": 0, "FAIL": 1, "INCONCLUSIVE": 3}[verdict], proc.stdout
         row = next(line for line in proc.stdout.splitlines() if "runs.pass_rate" in line)
         assert verdict in row, row
+        assert proc.stderr == ""  # the one agent is named: no unmatched-agents warning
         case = _junit(junit)["agentcov.assay_agent::runs.pass_rate"]
         failure = case.find("failure")
         if verdict == "PASS":
@@ -241,7 +252,14 @@ def test_gate_pass_rate_verdicts_exit_codes_and_junit(tmp_path: Path) -> None:
             allowed = agentcov("gate", "--spec", str(spec), "--results", str(trials),
                                "--junit", str(junit), "--allow-inconclusive")
             assert allowed.returncode == 0
+            # the restricted check passes, the pass rate is allowed: one line says both
+            assert allowed.stdout.splitlines()[-1] == (
+                "gate PASSED: 1 passed, 0 failed, 1 inconclusive (allowed)")
+            assert proc.stdout.splitlines()[-1] == (
+                "gate INCONCLUSIVE: 1 passed, 0 failed, 1 inconclusive")
             assert _junit(junit)["agentcov.assay_agent::runs.pass_rate"].find("skipped") is not None
+            root = ET.parse(junit).getroot()
+            assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("2", "0", "1")
 
 
 def test_gate_a_fail_outranks_an_inconclusive(tmp_path: Path) -> None:
@@ -277,6 +295,16 @@ def test_no_agent_runs_is_exit_2_naming_the_inputs_unless_allow_empty(tmp_path: 
                            "--allow-empty")
         assert allowed.returncode == 0, allowed.stderr
         assert "support" in allowed.stdout  # the declared agent, with its 0 runs
+    # accepting no runs never meets a coverage minimum: the declared agent measured nothing,
+    # and without a spec there is no agent to measure at all
+    declared = agentcov("coverage", "--spec", str(spec), "--traces", str(nothing),
+                        "--allow-empty", "--fail-under", "10")
+    assert declared.returncode == 1
+    assert declared.stderr == ("agentcov: coverage 0.0% (support, lowest agent overall) is "
+                               "below fail-under 10%\n")
+    bare = agentcov("coverage", "--traces", str(nothing), "--allow-empty", "--fail-under", "0")
+    assert bare.returncode == 1
+    assert bare.stderr == "agentcov: no agent runs to measure; required 0%\n"
 
 
 def test_expect_list_keeps_the_restricted_check(tmp_path: Path) -> None:

@@ -274,11 +274,18 @@ def test_new_restricted_attempt_is_a_hard_regression(tmp_path: Path) -> None:
 def test_coverage_before_after_comes_from_each_snapshot(tmp_path: Path) -> None:
     b = write_trials(tmp_path / "b.json", [("ag", 12, 12, _search)])
     c = write_trials(tmp_path / "c.json", [("ag", 12, 12, lambda i: ["search", "read"])])
-    sb, sc = side(b), side(c)
-    report = compare(sb, sc)["agents"]["ag"]
-    for dim, values in report["coverage"].items():
-        assert values == {"baseline": sb.report["agents"]["ag"]["coverage"][dim],
-                          "current": sc.report["agents"]["ag"]["coverage"][dim]}
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [
+        {"name": "ag", "tools": ["search", "read", "write"], "models": ["gpt-4o", "claude"]}]})
+    sb, sc = side(b, spec), side(c, spec)
+    coverage = compare(sb, sc)["agents"]["ag"]["coverage"]
+    assert coverage["tool"] == {"baseline": 1 / 3, "current": 2 / 3}  # of search, read, write
+    assert coverage["model"] == {"baseline": 0.5, "current": 0.5}  # gpt-4o of two
+    # one path and two (three) states, each seen 12 times: Chao1 adds nothing unseen
+    assert coverage["path"] == coverage["state"] == {"baseline": 1.0, "current": 1.0}
+    assert sorted(coverage) == ["boundary", "model", "overall", "path", "state", "tool"]
+    for dim in ("boundary", "overall"):  # copied from each side's report, never recomputed
+        assert coverage[dim] == {"baseline": sb.report["agents"]["ag"]["coverage"][dim],
+                                 "current": sc.report["agents"]["ag"]["coverage"][dim]}
 
 
 # --- the CLI end to end ------------------------------------------------------------------------
@@ -403,6 +410,7 @@ def test_sides_may_be_trace_directories_protobuf_or_reports_are_refused(
     code = cli.main(["compare", str(tmp_path / "base"), str(pb), "--spec", str(spec),
                      "--format", "json", "--output", str(out)])
     doc = json.loads(out.read_text(encoding="utf-8"))
+    assert sorted(doc["agents"]) == ["billing_agent", "research_agent", "triage_agent"]
     for agent in doc["agents"].values():
         side_b = agent["pass_rate"]["baseline"]
         assert side_b == agent["pass_rate"]["current"]

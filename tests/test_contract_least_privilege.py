@@ -90,6 +90,15 @@ def test_undeclared_with_nothing_declared_is_not_a_pass() -> None:
     assert result["edges.undeclared_tools"] == (None, False)
 
 
+def test_declaring_only_restricted_tools_is_an_inventory() -> None:
+    """An agent whose spec names only restricted tools still declared what it may not call:
+    every other tool it calls is undeclared (the restricted one is counted as an attempt)."""
+    entry = {"tool_edges": {"restricted": ["delete_repo"], "undeclared": "fail"}}
+    result = _undeclared(entry, ["search", "delete_repo", "lookup", "search"])
+    assert result["edges.undeclared_tools"] == (2, False)  # search, lookup
+    assert result["edges.restricted_attempts"] == (1, False)
+
+
 def test_an_expect_list_keeps_its_own_undeclared_threshold() -> None:
     entry = {"tools": ["search"], "tool_edges": {"undeclared": "fail"}, "expect": [
         {"target": "edges.undeclared_tools", "matcher": {"schema": {"maximum": 1}}}]}

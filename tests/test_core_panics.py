@@ -46,11 +46,11 @@ def test_a_panic_on_an_sdk_span_is_counted_and_the_worker_lives_on(
     caplog.set_level(logging.DEBUG)
     real, calls = _core.sdk_step, []
 
-    def sdk_step(classifier: Any, span: Any, attributes: list[str]) -> Any:
+    def sdk_step(classifier: Any, span: Any, attributes: list[str], *rest: Any) -> Any:
         calls.append(span.name)
         if span.name == "execute_tool boom":
             _panic()
-        return real(classifier, span, attributes)
+        return real(classifier, span, attributes, *rest)
 
     monkeypatch.setattr(_core, "sdk_step", sdk_step)
     processor = AgentCoverageProcessor(flush_interval_s=3600.0)
@@ -77,7 +77,7 @@ def test_any_other_error_on_a_span_is_logged_by_its_type_alone(
     """The Python path's errors quote values too (`int('...')`): its log line names the type."""
     caplog.set_level(logging.DEBUG)
 
-    def sdk_step(classifier: Any, span: Any, attributes: list[str]) -> Any:
+    def sdk_step(classifier: Any, span: Any, attributes: list[str], *rest: Any) -> Any:
         raise ValueError(f"invalid literal for int() with base 10: '{SECRET}'")
 
     monkeypatch.setattr(_core, "sdk_step", sdk_step)

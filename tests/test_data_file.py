@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from _support import run_agentcov
 from test_pytest_contexts import SPEC, SUITE
 
 from otel_agentcov.state import CoverageState
@@ -34,11 +34,7 @@ def _project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch,
 
 
 def agentcov(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "otel_agentcov.cli", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120, check=False,
-                          env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
+    return run_agentcov(cwd, *args)
 
 
 def test_pytest_writes_the_data_file_every_verb_reads(pytester: pytest.Pytester,

@@ -39,7 +39,8 @@ def traces(tmp_path: Path, spans: list[ReadableSpan]) -> Path:
 
 
 def _explain(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
-    assert main(["explain", *argv]) == 0
+    """Without inference (which reads this vocabulary: tests/test_inference.py)."""
+    assert main(["explain", "--no-inference", *argv]) == 0
     return capsys.readouterr().out
 
 
@@ -63,7 +64,7 @@ def test_the_suggested_entries_map_the_vocabulary(
     spec.write_text(json.dumps({"version": 1, **suggested}), encoding="utf-8")
     report_path = tmp_path / "report.json"
     assert main(["coverage", "--traces", str(traces), "--spec", str(spec), "--format", "json",
-                 "--output", str(report_path)]) == 0
+                 "--output", str(report_path), "--no-inference"]) == 0
     agents = json.loads(report_path.read_text())["agents"]
     assert set(agents) == {"triage", "billing"}
     assert agents["triage"]["tools"]["called"] == {"lookup_order": {"ok": 1, "error": 1}}
@@ -88,7 +89,7 @@ def test_with_the_spec_mapping_everything_there_is_nothing_to_map(
 def test_no_agent_runs_found_points_at_explain(
     capsys: pytest.CaptureFixture[str], traces: Path, spans: list[ReadableSpan]
 ) -> None:
-    assert main(["coverage", "--traces", str(traces)]) == 2
+    assert main(["coverage", "--traces", str(traces), "--no-inference"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1  # one line
     assert "no agent runs found" in err
@@ -101,14 +102,14 @@ def test_a_report_with_no_runs_lists_the_shapes(
 ) -> None:
     out = tmp_path / "report.json"
     assert main(["coverage", "--traces", str(traces), "--allow-empty", "--format", "json",
-                 "--output", str(out)]) == 0
+                 "--output", str(out), "--no-inference"]) == 0
     text = out.read_text()
     assert CANARY not in text
     section = json.loads(text)["spans"]["unclassified"]
     assert section["spans"] == len(spans) and section["overflow"] == 0
     by_name = sorted(Counter(s.name for s in spans).items(), key=lambda p: (-p[1], p[0]))
     assert [(s["name"], s["count"]) for s in section["shapes"]] == by_name[:5]
-    assert main(["coverage", "--traces", str(traces), "--allow-empty"]) == 0
+    assert main(["coverage", "--traces", str(traces), "--allow-empty", "--no-inference"]) == 0
     report = capsys.readouterr().out
     assert f"{len(spans)} spans matched no convention" in report
     assert f"× scope {SCOPE} · name route · acme.route.to, acme.step" in report
@@ -171,8 +172,9 @@ def test_jobs_workers_count_the_same_shapes(tmp_path: Path, traces: Path) -> Non
     """`--jobs 2` merges its workers' shape counts: the same section as one process."""
     more = write_jsonl(tmp_path / "shop.jsonl", _genai_run_with_host_spans(30))
     inputs = [str(traces), str(more)]
-    one = offline.report(offline.load(CoverageSpec.empty(), traces=inputs))
-    two = offline.report(offline.load(CoverageSpec.empty(), traces=inputs, jobs=2))
+    spec = CoverageSpec.empty().without_inference()
+    one = offline.report(offline.load(spec, traces=inputs))
+    two = offline.report(offline.load(spec, traces=inputs, jobs=2))
     assert "unclassified" in one["spans"]
     assert two["spans"]["unclassified"] == one["spans"]["unclassified"]
 

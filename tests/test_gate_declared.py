@@ -110,7 +110,7 @@ def test_an_explicit_expect_keeps_the_declared_checks_unless_it_names_them(
 
 def test_a_typo_in_the_agent_name_is_inconclusive_and_names_the_seen_agent(
         tmp_path: Path) -> None:
-    runs: list[Run] = [("support_agent", ["delete_account"], None)] * 9
+    runs: list[Run] = [("support_agent", ["lookup_order"], None)] * 9
     entry = {"name": "support-agent", "tool_edges": {"restricted": ["delete_account"]}}
     proc = gate(tmp_path, runs, {"agents": [entry]})
     assert proc.returncode == 3, proc.stdout + proc.stderr
@@ -150,6 +150,71 @@ def test_a_failed_restricted_check_names_the_tool_and_up_to_three_traces(
     assert listed.endswith(" (+1 more))")  # 4 attempts: 3 ids and a count
     traces = listed.removesuffix(" (+1 more))").split(", ")
     assert len(traces) == 3 and all(int(t, 16) and len(t) == 32 for t in traces)
+
+
+def _trace_ids_of(traces: Path, span_name: str) -> set[str]:
+    """The trace ids (hex) of the spans named `span_name` in an OTLP/JSON file."""
+    doc = json.loads(traces.read_text(encoding="utf-8"))
+    return {s["traceId"] for r in doc["resourceSpans"] for sc in r["scopeSpans"]
+            for s in sc["spans"] if s["name"] == span_name}
+
+
+@pytest.mark.parametrize("flags", [(), ("--allow-inconclusive",)])
+def test_a_tool_a_misspelt_entry_restricts_fails_whatever_the_flags(
+        tmp_path: Path, flags: tuple[str, ...]) -> None:
+    """Issue 36: entry `suport` restricts delete_account, agent `support` calls it. Before, the
+    gate was INCONCLUSIVE about the name only (exit 3), and with --allow-inconclusive it printed
+    `support edges.restricted_attempts 0 PASS` and exited 0."""
+    runs: list[Run] = [("support", ["lookup_order", "delete_account"], None)] * 2
+    proc = gate(tmp_path, runs, {"agents": [
+        {"name": "suport", "tool_edges": {"restricted": ["delete_account"]}}]}, *flags)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    [line] = [ln for ln in proc.stdout.splitlines() if "edges.restricted_attempts" in ln]
+    assert line.startswith("support ") and " 2 " in line and "FAIL" in line
+    assert ("restricted tool delete_account executed ×2 (restricted by spec entry 'suport')"
+            in line)
+    ids = _trace_ids_of(tmp_path / "traces.json", "execute_tool delete_account")
+    assert len(ids) == 2 and all(i in line for i in ids)
+    assert "no run matched spec agent 'suport'; did you mean 'support'?" in proc.stdout
+
+
+def test_a_tool_any_entry_restricts_is_restricted_for_every_agent(tmp_path: Path) -> None:
+    """Another named agent, an agent no entry names: both trip `support`'s restriction; only
+    a named entry's own `tool_edges.allowed` exempts it (not `defaults`, not `*`, which would
+    reopen the misspelt-entry hole)."""
+    support = {"name": "support", "tool_edges": {"restricted": ["delete_*"]}}
+    runs: list[Run] = [("support", ["lookup_order"], None), ("admin", ["delete_account"], None)]
+    unnamed = gate(tmp_path, runs, {"agents": [support]})
+    assert unnamed.returncode == 1, unnamed.stdout + unnamed.stderr
+    assert "restricted tool delete_account executed ×1 (restricted by spec entry 'support')" \
+        in unnamed.stdout
+    named = gate(tmp_path, runs, {"agents": [support, {"name": "admin"}]})
+    assert named.returncode == 1, named.stdout + named.stderr
+    allowed = {"name": "admin", "tool_edges": {"allowed": ["delete_*"]}}
+    exempt = gate(tmp_path, runs, {"agents": [support, allowed]})
+    assert exempt.returncode == 0, exempt.stdout + exempt.stderr
+    for loophole in ({"agents": [support, {"name": "*", "tool_edges": {"allowed": ["delete_*"]}}]},
+                     {"defaults": {"tool_edges": {"allowed": ["delete_*"]}}, "agents": [support]}):
+        proc = gate(tmp_path, runs, loophole)
+        assert proc.returncode == 1, (loophole, proc.stdout)
+        assert "restricted tool delete_account executed ×1" in proc.stdout
+
+
+def test_an_inherited_restriction_fails_the_in_process_gate(tmp_path: Path) -> None:
+    """The processor's Snapshot (and so `serve` and /metrics' agentcov_gate_passed) judges
+    the same: the misspelt entry's tool fails `support`'s gate."""
+    from otel_agentcov.processor import AgentCoverageProcessor
+
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [
+        {"name": "suport", "optional": True, "tool_edges": {"restricted": ["delete_account"]}}]})
+    processor = AgentCoverageProcessor(spec)
+    for span in spans([("support", ["delete_account"], None)]):
+        processor.on_end(span)
+    processor.shutdown()
+    snap = processor.snapshot()
+    assert snap.agents["support"]["edges"]["restricted_attempts"] == 1
+    assert snap.agents["support"]["edges"]["gate_passed"] == 0
+    assert not snap.gate_passed
 
 
 def test_names_fold_case_dash_and_underscore_before_the_edit_distance() -> None:

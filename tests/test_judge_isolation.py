@@ -50,3 +50,14 @@ def test_the_run_is_folded_and_the_gate_sees_its_restricted_attempt(tmp_path: Pa
     rows = {r["behavior"]: r for r in agent["contracts"]}
     assert rows["shaped"]["unknown"] == 1 and rows["polite"]["satisfied"] == 1
     assert report["spans"]["internal_errors"] == 1
+
+
+def test_a_when_failing_inside_makes_every_behaviour_unknown_and_counts_each() -> None:
+    contract = {"name": "answers", "when": {"output": {"schema": RECURSIVE}}, "must": [
+        {"behavior": "looks_up", "called": "lookup"},
+        {"behavior": "polite", "output": {"contains": "{"}, "severity": "low"},
+    ]}
+    v = judged(make_run("lookup", output=DEEP), contract)
+    assert [(c.behavior, c.result) for c in v.checks] == [
+        ("looks_up", "unknown"), ("polite", "unknown")]
+    assert v.errors == 2 and not v.fails_run

@@ -199,3 +199,62 @@ def test_runs_past_the_maximum_are_refused() -> None:
     assert _trial(pytest.mark.agentcov(runs=MAX_RUNS, pass_rate=0.5).mark).runs == 10_000
     with pytest.raises(MarkerError, match=r"runs=1000000000 is over the maximum of 10,000"):
         _trial(pytest.mark.agentcov(runs=10**9, pass_rate=0.5).mark)
+
+
+WHY = '''
+import itertools
+import pytest
+
+_n = itertools.count(1)
+
+
+@pytest.mark.agentcov(runs=35, pass_rate=0.9)
+def test_last_run_fails():
+    run = next(_n)
+    assert run < 35, f"refund not issued on run {run}"
+'''
+
+
+def _wilson_at(p: float, n: int) -> tuple[float, float]:
+    centre = (p + Z * Z / (2 * n)) / (1 + Z * Z / n)
+    half = Z * math.sqrt(p * (1 - p) / n + Z * Z / (4 * n * n)) / (1 + Z * Z / n)
+    return centre - half, centre + half
+
+
+def test_a_repeated_test_says_why_a_run_failed_and_how_many_runs_would_settle_it(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 36: "97.1 % vs target 90 %: INCONCLUSIVE" named neither the failing run's
+    assertion nor how many runs would settle it. 34/35 is the issue's 97.1 %: 35/35 would
+    pass (lower bound 35/(35 + z²) = 90.1 %), so no run stops early."""
+    assert _final(34, 35, 0.9) == "INCONCLUSIVE" and _final(35, 35, 0.9) == "PASS"
+    p = 34 / 35
+    settle = next(n for n in range(35, 10_000) if _wilson_at(p, n)[0] >= 0.9)
+    assert _wilson_at(p, settle - 1)[0] < 0.9
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_why=WHY)
+    line = 1 + WHY.lstrip("\n").splitlines().index(
+        '    assert run < 35, f"refund not issued on run {run}"')
+    result = pytester.runpytest_subprocess()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines([
+        "*agentcov: repeated tests*",
+        "test_why.py::test_last_run_fails: 34/35 runs passed: 97.1% * vs target 90%, "
+        "pass^3 *: INCONCLUSIVE",
+        f"    if 97.1% held, {settle} runs would settle it (runs={settle})",
+        f"    first failure: run 35: test_why.py:{line}: AssertionError: refund not issued "
+        "on run 35",
+    ])
+    # the failure section shows that run's own traceback, as a plain failing test would
+    result.stdout.fnmatch_lines(["*run 35 of 35, the first that failed:*",
+                                 "*assert run < 35*", "E*AssertionError: refund not issued "
+                                 "on run 35"])
+
+
+def test_the_settle_count_is_none_at_the_target_itself() -> None:
+    from otel_agentcov.stats.estimators import runs_to_settle
+
+    assert runs_to_settle(9, 10, 0.9) is None  # the interval always straddles its own centre
+    # at 0 % the upper bound is z²/(n + z²): below 50 % once n > z² = 3.84
+    assert runs_to_settle(0, 10, 0.5) == 4
+    assert _wilson_at(0.0, 4)[1] < 0.5 <= _wilson_at(0.0, 3)[1]

@@ -114,6 +114,24 @@ def test_bad_spec_is_a_usage_error(pytester: pytest.Pytester,
     result.stderr.fnmatch_lines(["*--agentcov: agentcov.yaml: version: expected 1, got 2*"])
 
 
+@pytest.mark.parametrize("path", ["test_agent.py", "test_agent.py::test_answers", "."])
+def test_a_test_path_after_agentcov_is_refused_not_read_as_the_spec(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, path: str) -> None:
+    """Issue 36: `pytest --agentcov tests/test_support.py` read the test file as the spec and
+    blamed its "YAML" (pytest-cov's `--cov` trap); now one line says what happened."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    pytester.makepyfile(test_agent=SUITE.format(extra_tool=""))
+    result = pytester.runpytest_subprocess(*_plugin_args(), "--agentcov", path)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    result.stderr.fnmatch_lines([
+        f"*--agentcov: {path} is a test path, not a spec file: --agentcov takes an optional "
+        f"spec, so it took the path; write --agentcov=SPEC (--agentcov= for none) or put the "
+        f"test paths first (pytest {path} --agentcov)"])
+    assert "YAML" not in result.stderr.str() and "Traceback" not in result.stderr.str()
+    first = pytester.runpytest_subprocess(*_plugin_args(), path, "--agentcov")
+    assert first.ret == 0, first.stdout.str()  # the order the message suggests works
+
+
 def test_fail_under_out_of_range_is_a_usage_error(pytester: pytest.Pytester,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """As for `agentcov coverage --fail-under`: 150 or nan could never pass, so say so."""

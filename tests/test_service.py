@@ -12,7 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
-from _support import free_port
+from _support import free_port, start_service
 from _trace_files import demo_spans, protobuf_bytes
 from google.rpc.status_pb2 import Status
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter as GrpcExporter
@@ -35,22 +35,9 @@ EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
 def start(tmp_path: Path, **kw: Any) -> Service:
-    """A service on three free ports; another process can take a probed port before the service
-    binds it (parallel sessions on one machine), so a taken port means fresh ones, a few times."""
-    for attempt in range(5):
-        config = ServeConfig(
-            spec=SPEC, otlp_grpc=free_port(), otlp_http=free_port(), metrics=free_port(), **kw
-        )
-        service = Service(config)
-        try:
-            service.start()
-        except OSError as error:
-            service.stop()
-            if "already in use" not in str(error) or attempt == 4:
-                raise
-            continue
-        return service
-    raise AssertionError("unreachable")
+    """A service on free ports (`_support.start_service`)."""
+    service: Service = start_service(SPEC, **kw)
+    return service
 
 
 @pytest.fixture()
@@ -182,7 +169,7 @@ def test_wrong_method_and_path(service: Service) -> None:
     status, headers, _ = post(service, b"", {}, method="GET")
     assert status == 405 and headers["Allow"] == "POST"
     assert post(service, b"", {}, method="PUT")[0] == 405
-    assert post(service, b"{}", {"Content-Type": "application/json"}, path="/v1/logs")[0] == 404
+    assert post(service, b"{}", {"Content-Type": "application/json"}, path="/v1/metrics")[0] == 404
     assert post(service, b"", {}, path="/metrics", method="GET")[0] == 404  # separate port
 
 

@@ -10,8 +10,10 @@ from hypothesis import strategies as st
 
 from otel_agentcov.snapshot import model_matches
 from otel_agentcov.stats import (
+    Z95,
     LogHistogram,
     chao1,
+    extrapolated_coverage,
     frequency_counts,
     geometric_mean,
     good_turing,
@@ -165,6 +167,17 @@ def test_log_histogram_cumulative_buckets() -> None:
     assert h.cumulative([0.1, 0.5, 1.0, 10.0, 100.0]) == [2, 4, 4, 5, 6]
 
 
+def test_log_histogram_a_value_on_a_bound_counts_as_at_or_below_it() -> None:
+    """`le` buckets: 1.0 s is <= 1.0 (1.0 is the upper edge of sketch bucket 0 exactly; values
+    within a bucket of a bound are resolved only to the sketch's 1 %), and a bound of 0 holds
+    the zero durations only."""
+    h = LogHistogram()
+    for v in (0.0, 1.0, 1.0, 1.0000001, 2.4):
+        h.add(v)
+    assert h.cumulative([0.0, 1.0, 2.5, 300.0]) == [1, 3, 5, 5]
+    assert LogHistogram().cumulative([0.0, 1.0]) == [0, 0]
+
+
 def test_histogram_sum_is_exact_whatever_the_order_and_split() -> None:
     """The sum is math.fsum's correctly rounded one, the same for any order or merge split
     (float-by-float addition is not: it differs between orders in the last bits)."""
@@ -184,3 +197,25 @@ def test_histogram_sum_is_exact_whatever_the_order_and_split() -> None:
         a.merge(b)
         assert a.total == expected and a.count == len(values)
         assert LogHistogram.from_dict(a.to_dict()).total == expected
+
+
+def test_wilson_upper_bound_never_rounds_above_one() -> None:
+    """Just below p = 1 the formula's centre + spread rounds to 1.0000000000000002 (n = 7,
+    p = 1 - 1e-15); a bound is a probability, so it is clamped to 1."""
+    from otel_agentcov.stats.estimators import wilson_interval_at
+
+    p, n = 1 - 1e-15, 7
+    z2 = Z95 * Z95
+    raw = ((p + z2 / (2 * n)) + Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))) / (
+        1 + z2 / n)
+    assert raw > 1.0  # the unclamped value, by the closed formula
+    assert wilson_interval_at(p, n)[1] == 1.0
+
+
+def test_extrapolated_coverage_without_doubletons_is_bias_corrected() -> None:
+    """f2 = 0: ratio (n-1)(f1-1) / ((n-1)(f1-1) + 2); f1 = 3, n = 5 -> 8/10, so the coverage
+    now is 1 - (3/5)(0.8) = 0.52 and after two more runs 1 - 0.6 * 0.8**3 = 0.6928."""
+    assert math.isclose(extrapolated_coverage(3, 0, 5, 0), 0.52)
+    assert math.isclose(extrapolated_coverage(3, 0, 5, 2), 0.6928)
+    assert extrapolated_coverage(1, 0, 5, 0) == 1.0  # f1 = 1: ratio 0, nothing unseen
+    assert extrapolated_coverage(0, 0, 5, 0) == 1.0 and extrapolated_coverage(0, 0, 0, 0) == 0.0

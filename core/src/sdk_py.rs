@@ -12,11 +12,14 @@ use pyo3::IntoPyObjectExt;
 /// `CoverageEngine.to_step` for an SDK span: a drop reason, or `(step, local_root)`; None when
 /// the span takes the Python path (a subclass, another SDK layout, a value the core cannot hold
 /// exactly). Content and unmatched shapes need the SpanRecord: the caller asks for neither here.
+/// With `unmatched`, a span no entry matched is None too: inference reads its SpanRecord.
 #[pyfunction]
+#[pyo3(signature = (classifier, span, state_attributes, unmatched=false))]
 pub fn sdk_step<'py>(
     classifier: &Classifier,
     span: &Bound<'py, PyAny>,
     state_attributes: Vec<String>,
+    unmatched: bool,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let py = span.py();
     // the tables read span attributes only; events are read by the field rules alone (a
@@ -30,6 +33,7 @@ pub fn sdk_step<'py>(
     };
     Ok(Some(match classifier.outcome(&span, &state_attributes) {
         Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
+        Outcome::Classified(_, _, false) if unmatched => return Ok(None),
         Outcome::Classified(step, local_root, _) => {
             (step_to_py(py, &step)?, local_root).into_bound_py_any(py)?
         }

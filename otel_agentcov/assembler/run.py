@@ -50,6 +50,7 @@ class AgentRun:
     # the agent span's id (else the run's first step's): where its evaluation events attach
     # (docs/evaluations.md); 0 when the run came from no span (a trial file)
     span_id: int = 0
+    turns: int = 0  # gen_ai.agent.turn.count of its agent span (0: not recorded)
     faults: frozenset[str] = frozenset()  # families of the faults injected on its spans
 
     @property

@@ -15,8 +15,11 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 
 from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
+from ..semconv.events import ToolDecision
 from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 from .bounds import Bounds
+from .events import Closed, LateDecision, event_counts, join
+from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
@@ -126,6 +129,7 @@ class _Builder:
             span_id=self.span.span_id if self.span is not None
             else steps[0].span_id if steps else 0,
             faults=frozenset(s.fault for s in (*spans, *steps) if s.fault is not None),
+            turns=max((s.turn_count for s in spans), default=0),
         )
 
 
@@ -368,21 +372,24 @@ def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
     return _assemble_trace(by_id, content)
 
 
-def _assemble_trace(by_id: dict[int, Step], content: bool) -> list[AgentRun]:
-    """`assemble` of steps already keyed by span id (a trace buffer's, taken whole)."""
+def _assemble_trace(by_id: dict[int, Step], content: bool,
+                    told: Reclassified | None = None) -> list[AgentRun]:
+    """`assemble` of steps already keyed by span id (a trace buffer's, taken whole); `told`:
+    structural inference runs, and says what it reclassified (None: inference is off)."""
     for s in by_id.values():
         if s.context is not None and s.kind == OTHER:  # is_test_span, inline: once per span
             break
     else:
-        return _assemble_group(by_id, None, content)
+        return _assemble_group(by_id, None, content, told)
     return [
         run
         for group, context in _test_groups(by_id).values()
-        for run in _assemble_group({s.span_id: s for s in group}, context, content)
+        for run in _assemble_group({s.span_id: s for s in group}, context, content, told)
     ]
 
 
-def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> list[AgentRun]:
+def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
+                    told: Reclassified | None = None) -> list[AgentRun]:
     """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
@@ -394,6 +401,8 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool) -> 
             children[s.parent_id].append(s)
         else:
             roots.append(s)
+    if told is not None and any(s.inferred for s in by_id.values()):
+        infer_structure(by_id, children, roots, told)
     builders: list[_Builder] = []
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
@@ -528,12 +537,13 @@ def _delegate_step(agent_span: Step) -> Step:
 class _TraceBuffer:
     """A trace's buffered steps, indexed by parent so taking a subtree never scans the buffer."""
 
-    __slots__ = ("steps", "children", "last_seen")
+    __slots__ = ("steps", "children", "last_seen", "events")
 
     def __init__(self, now: float) -> None:
         self.steps: dict[int, Step] = {}
         self.children: dict[int, list[int]] = {}
         self.last_seen = now
+        self.events: list[ToolDecision] = []  # decision events not joined yet (events.py)
 
 
 class RunAssembler:
@@ -546,6 +556,7 @@ class RunAssembler:
         clock: Callable[[], float] = time.monotonic,
         content: bool = False,
         flushed_early: dict[str, int] | None = None,
+        events: dict[str, int] | None = None,
     ) -> None:
         self.bounds = bounds if bounds is not None else Bounds()
         self.content = content  # the spec judges content: runs carry what classify captured
@@ -557,6 +568,70 @@ class RunAssembler:
         self.flushed_early = flushed_early if flushed_early is not None else early_flushes()
         # most traces and spans buffered at once (`--jobs` checks the bounds with them)
         self.peak_traces = self.peak_spans = 0
+        # told of what structural inference reclassifies; None: inference is off
+        self.reclassified: Reclassified | None = None
+        # decision events: counted by what became of them; waiting ones bounded like spans
+        self.events = events if events is not None else event_counts()
+        self.pending_events = 0
+        # folded traces a late event can still join; kept only once events come in (`expect_events`)
+        self._closed: Closed | None = None
+
+    def expect_events(self) -> None:
+        """Remember folded traces from now on, so an event arriving after its run still joins
+        it (the front doors that take events call this; spans alone never pay for it)."""
+        with self._lock:
+            if self._closed is None:
+                self._closed = Closed(self.bounds.max_buffered_spans)
+
+    def add_event(self, event: ToolDecision, restored: bool = False) -> LateDecision | None:
+        """Buffer a decision event with its trace, or join it to a run already folded (returned
+        to be folded on its own); counted by what became of it (`restored`: an event a durable
+        snapshot kept waiting, counted as received already)."""
+        now = self._clock()
+        with self._lock:
+            counts = self.events
+            counts["received"] += not restored
+            closed = self._closed
+            if closed is not None and closed.knows(event):
+                late = closed.late(event)
+                counts["late" if late is not None else "duplicate"] += 1
+                return late
+            if self.pending_events >= self.bounds.max_buffered_spans:
+                counts["buffer_full"] += 1
+                return None
+            traces = self._traces
+            buf = traces.get(event.trace_id)
+            if buf is None:
+                if len(traces) >= self.bounds.max_traces:
+                    counts["buffer_full"] += 1
+                    return None
+                buf = traces[event.trace_id] = _TraceBuffer(now)
+            else:
+                traces.move_to_end(event.trace_id)
+                buf.last_seen = now
+            buf.events.append(event)
+            self.pending_events += 1
+        return None
+
+    def _assemble(self, buf: _TraceBuffer, subtree: dict[int, Step], final: bool
+                  ) -> list[AgentRun]:
+        """Assemble a subtree with the buffered events that belong to it; `final`: the trace
+        is gone from the buffer, so the events left over are counted unjoined."""
+        events = buf.events
+        if events:
+            left, duplicates = join(subtree, events)
+            counts = self.events
+            counts["duplicate"] += duplicates
+            counts["joined"] += len(events) - len(left) - duplicates
+            if final:
+                counts["unjoined"] += len(left)
+                left = []
+            self.pending_events -= len(events) - len(left)
+            buf.events = left
+        runs = _assemble_trace(subtree, self.content, self.reclassified)
+        if self._closed is not None and runs:
+            self._closed.remember(runs, self._clock())
+        return runs
 
     @property
     def traces_in_flight(self) -> int:
@@ -588,9 +663,9 @@ class RunAssembler:
             if local_root or (step.context is not None and is_test_span(step)):
                 subtree = _take_subtree(buf, span_id)
                 self.buffered_spans = buffered - len(subtree)
-                if not steps:
+                runs.extend(self._assemble(buf, subtree, False))
+                if not steps and not buf.events:
                     del traces[trace_id]
-                runs.extend(_assemble_trace(subtree, self.content))
                 return runs
             if step.parent_id is not None:
                 buf.children.setdefault(step.parent_id, []).append(span_id)
@@ -598,7 +673,7 @@ class RunAssembler:
                 del traces[trace_id]
                 self.buffered_spans = buffered - len(steps)
                 self.flushed_early["span_limit"] += 1
-                runs.extend(_assemble_trace(steps, self.content))
+                runs.extend(self._assemble(buf, steps, True))
             while self.buffered_spans > bounds.max_buffered_spans:
                 runs.extend(self._flush_oldest("span_budget"))
         return runs
@@ -607,8 +682,14 @@ class RunAssembler:
         """Assemble the least recently seen trace now (a bound was reached); counted."""
         _, oldest = self._traces.popitem(last=False)
         self.buffered_spans -= len(oldest.steps)
-        self.flushed_early[reason] += 1
-        return _assemble_trace(oldest.steps, self.content)
+        if oldest.steps:  # a trace of events only (its spans never came) flushes nothing early
+            self.flushed_early[reason] += 1
+        return self._assemble(oldest, oldest.steps, True)
+
+    def open_events(self) -> list[ToolDecision]:
+        """The decision events waiting for their spans (a durable snapshot keeps them)."""
+        with self._lock:
+            return [e for buf in self._traces.values() for e in buf.events]
 
     def open_traces(self) -> list[tuple[int, float, list[Step]]]:
         """(trace id, last seen, buffered steps), least recently used first: what a durable
@@ -624,6 +705,8 @@ class RunAssembler:
         with self._lock:
             while self._traces and next(iter(self._traces.values())).last_seen <= deadline:
                 runs.extend(self._flush_oldest("idle_ttl"))
+            if self._closed is not None:
+                self._closed.expire(deadline)
         return runs
 
     def flush_all(self, reason: str | None = None) -> list[AgentRun]:
@@ -633,8 +716,9 @@ class RunAssembler:
             self._traces.clear()
             self.buffered_spans = 0
             if reason is not None:
-                self.flushed_early[reason] = self.flushed_early.get(reason, 0) + len(buffers)
-        return [run for buf in buffers for run in _assemble_trace(buf.steps, self.content)]
+                self.flushed_early[reason] = self.flushed_early.get(reason, 0) + sum(
+                    1 for buf in buffers if buf.steps)
+            return [run for buf in buffers for run in self._assemble(buf, buf.steps, True)]
 
 
 def _take_subtree(buf: _TraceBuffer, root_id: int) -> dict[int, Step]:

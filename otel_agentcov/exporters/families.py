@@ -98,6 +98,11 @@ def _restricted(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent, r["tool"], r["outcome"]), r["count"]
 
 
+def _gate_passed(rep: AgentReport) -> int:
+    """The agent's gate, as its report's expect rows decide it (an undecided check fails)."""
+    return int(all(row["passed"] for row in rep["expect"]))
+
+
 def _restricted_exemplars(agent: str, rep: AgentReport) -> dict[Labels, dict[str, str]]:
     """The newest attempt's trace id for each restricted tool's rows."""
     traces = rep["edges"].get("restricted_traces", {})
@@ -106,6 +111,17 @@ def _restricted_exemplars(agent: str, rep: AgentReport) -> dict[Labels, dict[str
         for r in rep["edges"].get("restricted", ())
         if traces.get(r["tool"])  # newest first
     }
+
+
+def _decisions(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for d in rep["edges"].get("decisions", ()):
+        for outcome in ("allow", "deny", "require_approval"):
+            yield (agent, d["tool"], outcome), d[outcome]
+
+
+def _costs(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for currency, cost in rep["runs"].get("cost", {}).items():
+        yield (agent, currency), cost["total"]
 
 
 def _tool_calls(agent: str, rep: AgentReport) -> Iterator[Row]:
@@ -269,15 +285,20 @@ EDGES_DELEGATION = _gauge("agentcov_edges_delegation_ratio", "Share of declared 
                           rows=_one(lambda r: _ratio(r["edges"].get("delegation_pct"))))
 GATE_PASSED = _gauge(
     "agentcov_gate_passed",
-    "1 when the agent made no restricted-tool attempt (edges.gate_passed); independent of "
-    "the spec's expect list, which the gate command evaluates.",
-    rows=_one(lambda r: r["edges"].get("gate_passed")), otlp="agentcov.gate.passed", integer=True)
+    "1 when every check of the agent's gate passes as `agentcov gate` judges it (its expect "
+    "list, declared-means-gated checks included), 0 when one fails or is undecided.",
+    rows=_one(_gate_passed), otlp="agentcov.gate.passed", integer=True)
 RESTRICTED_ATTEMPTS = _counter(
     "agentcov_restricted_tool_attempts",
     "Attempts to call a restricted tool, by outcome; in OpenMetrics each carries the trace "
     "id of the newest attempt at that tool as an exemplar.", "{attempt}",
     ("agent", "tool", "outcome"), rows=_restricted, exemplars=_restricted_exemplars,
     otlp="agentcov.restricted_tool.attempts")
+TOOL_DECISIONS = _counter(
+    "agentcov_tool_call_decisions",
+    "Tool-call decisions (gen_ai.tool.call.decision events) by outcome: allow, deny, and "
+    "require_approval still pending.", "{decision}", ("agent", "tool", "outcome"),
+    rows=_decisions, otlp="agentcov.tool_call.decisions")
 TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
                       ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
 TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
@@ -293,8 +314,12 @@ DELEGATION_DECLARED = _gauge("agentcov_delegation_declared_info", "Declared dele
 BOUNDARY_HITS = _counter("agentcov_boundary_hits", "Runs that hit a boundary condition.",
                          "{run}", ("agent", "condition"),
                          rows=_counted(lambda r: r.get("boundary_hits", {})))
-BOUNDARY_DECLARED = _gauge("agentcov_boundary_declared_info", "Enabled boundary conditions.",
-                           ("agent", "condition"), rows=_listed(lambda r: r.get("boundaries", {})))
+BOUNDARY_DECLARED = _gauge(
+    "agentcov_boundary_declared_info",
+    "Enabled boundary conditions of an agent that declares boundaries (its boundary coverage "
+    "counts in the overall).", ("agent", "condition"),
+    rows=_listed(lambda r: r.get("boundaries", {}) if "boundary" in r["coverage"]["counted"]
+                 else {}))
 BOUNDARY_ORIGIN = _counter(
     "agentcov_boundary_origin_hits", "Boundary hits by origin: provoked by an injected fault of a "
     "matching family, or natural (docs/faults.md).", "{run}", ("agent", "condition", "origin"),
@@ -315,6 +340,10 @@ RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}
                       rows=_one(lambda r: r["runs"].get("errors")))
 RUNS_PASSED = _counter("agentcov_runs_passed", "Runs that passed.", "{run}",
                        rows=_one(lambda r: r["runs"].get("passed")))
+RUN_COST = Family(
+    "agentcov_run_cost", "counter", "{currency}", ("agent", "currency"),
+    "gen_ai.usage.cost.amount summed over runs, per currency (at most 16 currencies, then "
+    "__overflow__).", AGENT, rows=_costs, otlp="agentcov.run.cost")
 RUN_DURATION = Family("agentcov_run_duration_seconds", "histogram", "s", A, "Run duration.",
                       AGENT, rows=_duration)
 PASS_RATE_LOWER = _gauge("agentcov_pass_rate_lower_ratio", "Wilson 95% lower bound of pass rate.",
@@ -388,6 +417,12 @@ TRACES_IN_FLIGHT = _gauge("agentcov_traces_in_flight", "Traces buffered awaiting
 SPANS_BUFFERED = _gauge("agentcov_spans_buffered", "Spans buffered in traces awaiting their root.",
                         (), unit="{span}", source=SPANS,
                         rows=_total(lambda s: s.get("spans_buffered", 0)))
+DECISION_EVENTS = _counter(
+    "agentcov_decision_events",
+    "Decision events received, by what became of them: joined to a buffered span, late (to a "
+    "folded run), or dropped (duplicate, unjoined, buffer_full, invalid); `received` counts "
+    "them all.", "{event}", ("outcome",), source=SPANS,
+    rows=_by(lambda s: {k: v for k, v in s.get("events", {}).items() if k != "buffered"}))
 EVALUATION_EVENTS = _counter(
     "agentcov_evaluation_events",
     "Evaluation events (gen_ai.evaluation.result) emitted, or dropped by reason; only when they "
@@ -424,15 +459,15 @@ RECEIVER_INFLIGHT_BYTES = _gauge(
 # Exposition order: the per-agent families, the engine's counters, the budget's cuts.
 FAMILIES: tuple[Family, ...] = (
     COVERAGE, COVERAGE_OVERALL, EDGES_ALLOWED, EDGES_DELEGATION, GATE_PASSED, RESTRICTED_ATTEMPTS,
-    TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS, DELEGATION_DECLARED,
-    BOUNDARY_HITS, BOUNDARY_DECLARED, BOUNDARY_ORIGIN, FAULT_RUNS, RESILIENCE_LOWER,
-    RESILIENCE_UPPER, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_DURATION,
+    TOOL_DECISIONS, TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS,
+    DELEGATION_DECLARED, BOUNDARY_HITS, BOUNDARY_DECLARED, BOUNDARY_ORIGIN, FAULT_RUNS,
+    RESILIENCE_LOWER, RESILIENCE_UPPER, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_COST, RUN_DURATION,
     PASS_RATE_LOWER, PASS_RATE_UPPER, CONSISTENCY, PATHS_OBSERVED, PATHS_ESTIMATED,
     STATES_OBSERVED, STATES_ESTIMATED, NARRATIVE_RUNS, NARRATIVE_DIVERGENCES, CONTRACT_CHECKS,
     CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,
     VERSION_VERDICT,
     SPANS_PROCESSED, SPANS_DROPPED, TRACES_FLUSHED_EARLY, LABEL_OVERFLOW, INTERNAL_ERRORS,
-    TRACES_IN_FLIGHT, SPANS_BUFFERED, EVALUATION_EVENTS, SERIES_OVERFLOW,
+    TRACES_IN_FLIGHT, SPANS_BUFFERED, DECISION_EVENTS, EVALUATION_EVENTS, SERIES_OVERFLOW,
     BUILD_INFO,
     RECEIVER_REQUESTS, RECEIVER_SPANS, STATE_RECOVERIES, STATE_COMPACTIONS, JOURNAL_FSYNCS,
     JOURNAL_BYTES, STATE_RECOVERY_SECONDS, RECEIVER_INFLIGHT_BYTES,

@@ -19,6 +19,7 @@ from otel_agentcov.snapshot.schema import (
     Dimension,
     Edges,
     Narrative,
+    Runs,
     SpanStats,
     Version,
 )
@@ -191,6 +192,30 @@ def edges_summary(edges: Edges) -> str:
     )
 
 
+def decisions_summary(edges: Edges) -> str | None:
+    """``issue_refund deny 2 · refund allow 5, require_approval 1 pending``; None when no
+    decision was recorded (the line is left out, as for reports before decisions existed)."""
+    rows = edges.get("decisions")
+    if not rows:
+        return None
+    parts = []
+    for d in rows:
+        counts = [f"{o} {d[o]}" for o in ("allow", "deny") if d[o]]
+        if d["require_approval"]:
+            counts.append(f"require_approval {d['require_approval']} pending")
+        parts.append(f"{d['tool']} {', '.join(counts) or 'none'}")
+    return " · ".join(parts)
+
+
+def cost_summary(runs: Runs) -> str | None:
+    """``4.5 EUR over 1 run · 1.25 USD over 1 run``; None when no run recorded a cost."""
+    costs = runs.get("cost")
+    if not costs:
+        return None
+    return " · ".join(f"{c['total']:.6g} {currency} over {plural(c['runs'], 'run')}"
+                      for currency, c in costs.items())
+
+
 def narrative_summary(narrative: Narrative | None) -> str | None:
     """``consistent 40 · divergent 3 · unverifiable 2 · divergences: issue_refund
     claimed_not_called ×2``; None when the agent's story was never checked (no section), or
@@ -228,8 +253,8 @@ def weakest_summary(coverage: Coverage) -> str:
     if coverage[weakest] == 0:
         line += " makes the overall 0% (a geometric mean)"
         if weakest == "boundary":
-            line += ("; no boundary condition was hit: list the ones you test in "
-                     "`boundaries.conditions` (docs/spec.md)")
+            line += ("; boundaries are declared but none was hit: provoke them (next steps) or "
+                     "list only the ones you test in `boundaries.conditions`")
     return line
 
 
@@ -253,6 +278,24 @@ def unclassified_lines(spans: SpanStats) -> list[str]:
     return lines
 
 
+def inferred_line(spans: SpanStats) -> str | None:
+    """How many spans inference classified, as what and from which evidence; None when none
+    was (docs/conventions.md#inference)."""
+    inferred = spans.get("inferred")
+    if not inferred:
+        return None
+    kinds: dict[str, int] = {}
+    evidence: dict[str, int] = {}
+    for key, n in inferred.items():
+        kind, _, how = key.partition(".")
+        kinds[kind] = kinds.get(kind, 0) + n
+        evidence[how] = evidence.get(how, 0) + n
+    return (f"inferred: {plural(sum(kinds.values()), 'span')} matched no convention and were "
+            "classified by inference (" + " · ".join(f"{k} {n}" for k, n in kinds.items())
+            + "; from " + " · ".join(f"{k} {n}" for k, n in evidence.items())
+            + "): `agentcov explain --write F` pins them (docs/conventions.md#inference)")
+
+
 def spans_summary(spans: SpanStats) -> str:
     """Self-accounting of the input: what was processed by kind, and what was dropped why."""
     by_kind: Mapping[str, int] = spans.get("by_kind", {})
@@ -266,7 +309,19 @@ def spans_summary(spans: SpanStats) -> str:
     state_files = spans.get("state_files", 0)
     if state_files:  # their runs are in the report, their spans were counted elsewhere
         line += f"; {state_files} state file{'s' if state_files != 1 else ''} merged"
-    return line
+    overruled = overruled_line(spans)
+    return line + (f"; {overruled}" if overruled else "")
+
+
+def overruled_line(spans: SpanStats) -> str:
+    """What every report and the gate say when a spec's `conventions:` entry re-read spans
+    that name a restricted tool ("" when none did)."""
+    n = spans.get("conventions_overruled", 0)
+    if not n:
+        return ""
+    return (f"{plural(n, 'span')} that a spec conventions: entry re-read name a restricted tool: "
+            "read as the built-in tables read them (a restricted tool cannot be hidden by "
+            "configuration; docs/conventions.md)")
 
 
 

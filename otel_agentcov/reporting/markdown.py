@@ -33,6 +33,21 @@ def escape(text: object) -> str:
     return _AUTOLINK.sub("\u200b", flat)
 
 
+_TICKS = re.compile(r"`([^`]*)`")
+
+
+def prose(text: object) -> str:
+    """A message written with `backticked` names (next steps, concerns): escaped like `escape`,
+    but each backticked name a code span, which GitHub shows as code and never as a mention or
+    a link (its text still gets the zero-width breaks `escape` puts in links and mentions, and
+    `|` stays escaped: GFM would end a table cell even there)."""
+    parts = _TICKS.split(plain(str(text)))
+    return "".join(
+        escape(part) if i % 2 == 0
+        else "`" + _AUTOLINK.sub("\u200b", part).replace("|", "\\|") + "`"
+        for i, part in enumerate(parts))
+
+
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     """A GFM table; cells must already be escaped."""
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -102,8 +117,14 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
     )
     dimension_rows.append(["**overall**", f"**{fmt.percent(overall)}**", escape(overall_detail)])
     lines += ["", *_table(("dimension", "coverage", "detail"), dimension_rows)]
-    lines += ["", f"Weakest dimension: {escape(fmt.weakest_summary(coverage))}"]
+    lines += ["", f"Weakest dimension: {prose(fmt.weakest_summary(coverage))}"]
     lines += ["", f"Tool edges: {escape(fmt.edges_summary(edges))}"]
+    decisions = fmt.decisions_summary(edges)
+    if decisions is not None:
+        lines += ["", f"Decisions: {escape(decisions)}"]
+    cost = fmt.cost_summary(agent["runs"])
+    if cost is not None:
+        lines += ["", f"Cost: {escape(cost)}"]
     if agent.get("versions"):
         lines += ["", f"Versions: {escape(fmt.versions_summary(agent['versions']))}"]
     lines += ["", "### Tools", "", *_tools_section(agent)]
@@ -144,7 +165,7 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
         lines += ["", f"Boundary hits: {escape(fmt.boundary_origin_summary(agent))}"]
         lines += ["", f"Failure paths: {escape(fmt.failure_paths_summary(agent))}"]
     lines += ["", "### Concerns", ""]
-    lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
+    lines += _or_none([f"- {prose(fmt.concern_text(c))}" for c in agent["concerns"]])
     matchers = fmt.expect_matchers(name, agent, spec)
     shown = any(matchers)  # known only from the spec the report was made with
     results = [
@@ -162,7 +183,7 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
         lines += ["", escape(fmt.untested_summary(agent["contexts"]))]
     lines += ["", "### Next steps", ""]
     lines += _or_none([
-        f"{i}. {escape(step['message'])}"
+        f"{i}. {prose(step['message'])}"
         for i, step in enumerate(agent.get("recommendations", ()), 1)
     ])
     return lines
@@ -180,6 +201,9 @@ def render_markdown(report: Report, spec: CoverageSpec | None = None) -> str:
     for name, agent in agents.items():
         lines += ["", *_agent_section(name, agent, spec)]
     lines += ["", f"_{escape(fmt.spans_summary(report['spans']))}_"]
+    inferred = fmt.inferred_line(report["spans"])
+    if inferred is not None:
+        lines += ["", escape(inferred)]
     unclassified = fmt.unclassified_lines(report["spans"])
     if unclassified:
         lines += ["", escape(unclassified[0]), ""]

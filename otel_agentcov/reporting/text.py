@@ -37,6 +37,12 @@ def _agent_block(name: str, agent: AgentReport) -> list[str]:
     lines.append(_score_row("Overall", overall, overall_detail))
     lines.append(_row("Weakest dimension", fmt.weakest_summary(coverage)))
     lines.append(_row("Tool edges", fmt.edges_summary(agent["edges"])))
+    decisions = fmt.decisions_summary(agent["edges"])
+    if decisions is not None:
+        lines.append(_row("Decisions", decisions))
+    cost = fmt.cost_summary(agent["runs"])
+    if cost is not None:
+        lines.append(_row("Cost", cost))
     narrative = fmt.narrative_summary(agent.get("narrative"))
     if narrative is not None:
         lines.append(_row("Narrative", narrative))
@@ -86,6 +92,9 @@ def render_text(report: Report) -> str:
     if not blocks:
         blocks = [[fmt.NO_RUNS]]
     blocks.append([fmt.spans_summary(report["spans"])])
+    inferred = fmt.inferred_line(report["spans"])
+    if inferred is not None:
+        blocks[-1].append(inferred)
     unclassified = fmt.unclassified_lines(report["spans"])
     if unclassified:
         blocks.append(unclassified)

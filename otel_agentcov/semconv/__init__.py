@@ -17,13 +17,17 @@ from . import builtin, testspans
 from .common import build_step
 from .content import step_content
 from .convention import Rule
+from .guard import RestrictedGuard
+from .inference import infer, inferred_step
+from .inferred_log import InferredLog
 from .step import KINDS, OTHER, Step
 from .table import Table
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-__all__ = ["KINDS", "Classified", "Classifier", "Step", "classify"]
+__all__ = ["KINDS", "Classified", "Classifier", "RestrictedGuard", "Step", "classify",
+           "restricted_guard"]
 
 # One span as the engine folds it (`CoverageEngine.to_step`, or the core's fused reader): a drop
 # reason, or its Step and whether it starts a local subtree, with its record when no entry
@@ -36,33 +40,53 @@ _BUILTIN = _core.Classifier(list(builtin.entries()), True)
 
 
 class Classifier:
-    """Classify spans by a spec's `conventions:` entries, then the built-in tables."""
+    """Classify spans by a spec's `conventions:` entries, then the built-in tables, then by
+    inference (docs/conventions.md#inference)."""
 
-    __slots__ = ("_table", "_core")
+    __slots__ = ("_table", "_core", "inference", "log")
 
-    def __init__(self, conventions: Sequence[Mapping[str, Any]] = ()) -> None:
-        """`conventions`: entries already validated (the spec loader does it)."""
-        self._table = builtin.TABLE
-        self._core = _BUILTIN
+    def __init__(self, conventions: Sequence[Mapping[str, Any]] = (), *, inference: bool = True,
+                 builtin_tables: bool = True) -> None:
+        """`conventions`: entries already validated (the spec loader does it); `inference`:
+        read a kind for the spans no entry matched; `builtin_tables` off only to measure
+        inference alone (benchmarks/inference.py)."""
+        self.inference = inference
+        self.log: InferredLog | None = None  # what inference read, kept for `explain`
+        self._table = builtin.TABLE if builtin_tables else Table([])
+        self._core = _BUILTIN if builtin_tables else _core.Classifier([], True)
         if conventions:
-            self._table = Table([*(Rule(entry) for entry in conventions), *builtin.TABLE.rules])
-            self._core = _BUILTIN.before(conventions)
+            self._table = Table([*(Rule(entry) for entry in conventions), *self._table.rules])
+            self._core = self._core.before(conventions)
 
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False,
         unmatched: Callable[[SpanRecord], None] | None = None,
     ) -> Step:
-        """The first matching entry's Step, else an `other` step (and `unmatched` is told).
+        """The first matching entry's Step, else inference's, else an `other` step (and
+        `unmatched` is told).
 
         `content` (a declared check needs it) also reads the span's output, input and tool
         arguments onto the step; without it no content is parsed at all (the hot path)."""
         found = self._core.classify(record, state_attributes)
         step, matched = found if found is not None else self.reference(record, state_attributes)
-        if not matched and unmatched is not None:
-            unmatched(record)
+        if not matched:
+            step = self.inferred(record, step, state_attributes)
+            if unmatched is not None and step.kind == OTHER:  # inference left it unclassified
+                unmatched(record)
         if content:
             step.content = step_content(record, step.kind)
         return step
+
+    def inferred(self, record: SpanRecord, step: Step, state_attributes: Sequence[str] = ()
+                 ) -> Step:
+        """The Step of a span no entry matched: what inference reads of it (a test case's span
+        stays what it is), or `step` itself with inference off."""
+        if not self.inference or step.context is not None:
+            return step
+        found = infer(record)
+        if self.log is not None:
+            self.log.add(record, found)
+        return inferred_step(record, state_attributes, found, step)
 
     def otlp_steps(
         self, data: bytes, level: Literal["request", "resource_spans"] = "request", *,
@@ -73,10 +97,11 @@ class Classifier:
         """OTLP protobuf bytes decoded and classified by the core in one call, the GIL released
         (docs/core.md): per kept span, in the readers' end order, what the engine folds. No
         SpanRecord is built but for a span no entry matched, with `shapes`; content is never
-        read (a spec whose checks read content takes the SpanRecord path)."""
+        read (a spec whose checks read content takes the SpanRecord path). With inference on,
+        a span no entry matched comes with its record too (`inferred` reads it)."""
         return self._core.otlp_steps(
             data, level, offset=offset, resource_index=resource_index, keep=keep, caps=caps,
-            state_attributes=list(state_attributes), shapes=shapes)
+            state_attributes=list(state_attributes), shapes=shapes or self.inference)
 
     def sdk_step(
         self, span: ReadableSpan, state_attributes: Sequence[str] = ()
@@ -84,7 +109,7 @@ class Classifier:
         """An SDK span read in place and classified by the core (what the engine folds), or
         None when it must take the SpanRecord path (`records.from_readable_span`): a subclass,
         another SDK layout, a value the core cannot hold exactly. Content is never read."""
-        return _core.sdk_step(self._core, span, list(state_attributes))
+        return _core.sdk_step(self._core, span, list(state_attributes), self.inference)
 
     def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
             Step, bool]:
@@ -98,4 +123,14 @@ class Classifier:
         return testspans.as_test_span(record, step, state_attributes), matched  # not a tool
 
 
-classify = Classifier().classify  # the built-in conventions alone
+classify = Classifier(inference=False).classify  # the built-in conventions alone
+
+
+def restricted_guard(
+    conventions: Sequence[Mapping[str, Any]], restricted: Callable[[str], bool] | None
+) -> RestrictedGuard | None:
+    """What keeps a spec's `conventions:` from hiding a restricted tool (`guard`); None when
+    there is nothing to guard (no entries, or no restricted tool: `restricted` None)."""
+    if not conventions or restricted is None:
+        return None
+    return RestrictedGuard(conventions, restricted, classify)

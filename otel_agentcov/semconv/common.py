@@ -353,6 +353,11 @@ def build_step(
         step.resource_context = as_str(resource_context)
     if state_attributes:
         step.state_extra = tuple(str(attrs.get(name, "")) for name in state_attributes)
+    if kind in (LLM, TOOL):
+        amount = as_float(attrs.get("gen_ai.usage.cost.amount"))
+        if amount is not None and amount > 0:
+            step.cost_amount = amount
+            step.cost_currency = as_str(attrs.get("gen_ai.usage.cost.currency"))
     if kind == LLM:
         for key in ("gen_ai.response.model", "gen_ai.request.model", "llm.model_name"):
             model = as_str(attrs.get(key))
@@ -375,6 +380,7 @@ def build_step(
             step.cost_usd = cost
     elif kind == TOOL:
         step.decision = as_str(attrs.get("gen_ai.tool.call.decision"))
+        step.call_id = as_str(attrs.get("gen_ai.tool.call.id"))
         step.empty = error is None and _is_empty_result(attrs)
         if tool is not None:
             if tool in HANDOFF_TOOLS:
@@ -399,4 +405,5 @@ def as_agent(step: Step, attrs: Mapping[str, Any], agent: str | None) -> None:
         step.handoff_from = caller
     if step.limit is None and budget_exhausted(attrs):
         step.limit = MAX_STEPS
+    step.turn_count = as_int(attrs.get("gen_ai.agent.turn.count"))
 

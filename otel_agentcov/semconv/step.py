@@ -65,5 +65,11 @@ class Step:
     turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
     joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
     version: str | None = None  # gen_ai.agent.version, else the resource's service.version
+    call_id: str | None = None  # gen_ai.tool.call.id: what a decision event names (events.py)
+    cost_amount: float = 0.0  # gen_ai.usage.cost.amount of a model or tool call ...
+    cost_currency: str | None = None  # ... in gen_ai.usage.cost.currency
+    turn_count: int = 0  # gen_ai.agent.turn.count of an agent span
     fault: str | None = None  # the family of a fault injected on this span (docs/faults.md)
+    event: bool = False  # made of a decision event, not a span: no call ran (semconv/events.py)
+    inferred: str = ""  # how inference found its kind when no entry matched (semconv/inference)
     content: StepContent | None = None  # only when a check needs it; snapshots skip it

@@ -1,4 +1,5 @@
-"""OTLP/gRPC receiver: `opentelemetry.proto.collector.trace.v1.TraceService/Export`.
+"""OTLP/gRPC receiver: `opentelemetry.proto.collector.trace.v1.TraceService/Export`, and
+`...logs.v1.LogsService/Export` for decision events (docs/service.md).
 
 The method is registered with no request deserializer, so the handler gets the raw bytes: they
 are decoded once by the shared intake and journaled as they came. grpcio itself handles gzip
@@ -7,6 +8,7 @@ and rejects messages over the decompressed limit with RESOURCE_EXHAUSTED.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent import futures
 from typing import Any
 
@@ -16,6 +18,7 @@ from .intake import Intake, RequestError
 from .store import PROTOBUF
 
 SERVICE = "opentelemetry.proto.collector.trace.v1.TraceService"
+LOGS_SERVICE = "opentelemetry.proto.collector.logs.v1.LogsService"
 GRPC_CODES = {  # reason -> status code; also the self-metrics' outcome labels
     "malformed": grpc.StatusCode.INVALID_ARGUMENT,
     "unauthenticated": grpc.StatusCode.UNAUTHENTICATED,
@@ -38,27 +41,32 @@ def make_grpc_server(
     """A server bound to `address` ("host:port"), ready for `start()`."""
     limits = intake.limits
 
-    def export(request: bytes, context: grpc.ServicerContext) -> Any:
-        try:
-            auth = dict(context.invocation_metadata()).get("authorization")
-            intake.check_token(auth if isinstance(auth, str) else None)
-            if len(request) > limits.max_decompressed_bytes:
-                raise RequestError("too_large", f"message exceeds {limits.max_decompressed_bytes}")
-            with intake.hold(len(request)), intake.admitted():
-                return intake.export("grpc", PROTOBUF, request)
-        except RequestError as exc:
-            intake.count_failure("grpc", exc.reason)
-            context.abort(GRPC_CODES[exc.reason], str(exc))
+    def exporter(apply: Callable[[str, bytes, bytes], Any]) -> Callable[..., Any]:
+        def export(request: bytes, context: grpc.ServicerContext) -> Any:
+            try:
+                auth = dict(context.invocation_metadata()).get("authorization")
+                intake.check_token(auth if isinstance(auth, str) else None)
+                if len(request) > limits.max_decompressed_bytes:
+                    raise RequestError("too_large",
+                                       f"message exceeds {limits.max_decompressed_bytes}")
+                with intake.hold(len(request)), intake.admitted():
+                    return apply("grpc", PROTOBUF, request)
+            except RequestError as exc:
+                intake.count_failure("grpc", exc.reason)
+                context.abort(GRPC_CODES[exc.reason], str(exc))
+        return export
 
-    handler = grpc.method_handlers_generic_handler(
-        SERVICE,
-        {"Export": grpc.unary_unary_rpc_method_handler(export, response_serializer=_serialize)},
-    )
+    handlers = [
+        grpc.method_handlers_generic_handler(service, {
+            "Export": grpc.unary_unary_rpc_method_handler(exporter(apply),
+                                                          response_serializer=_serialize)})
+        for service, apply in ((SERVICE, intake.export), (LOGS_SERVICE, intake.export_logs))
+    ]
     server = grpc.server(
         # each worker holds one inflated message: the pool bounds what grpcio keeps in memory
         futures.ThreadPoolExecutor(max_workers=limits.max_concurrent + 4,
                                    thread_name_prefix="agentcov-grpc"),
-        handlers=[handler],
+        handlers=handlers,
         options=[
             ("grpc.max_receive_message_length", limits.max_decompressed_bytes),
             ("grpc.so_reuseport", 0),

@@ -24,13 +24,14 @@ from typing import Any
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 from google.rpc.status_pb2 import Status
-from prometheus_client import CONTENT_TYPE_LATEST
 
 from .intake import HTTP_STATUS, Intake, RequestError, bearer_matches, gunzip
 from .store import JSON, PROTOBUF
 from .views import Page, Views
 
 TRACES_PATH = "/v1/traces"
+LOGS_PATH = "/v1/logs"  # log records: their decision events (docs/service.md)
+_EXPORT_PATHS = (TRACES_PATH, LOGS_PATH)
 _MEDIA_TYPES = {"application/x-protobuf": PROTOBUF, "application/json": JSON}
 _READ_CHUNK = 64 << 10
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -39,8 +40,8 @@ _REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Leng
 
 
 class ServiceHTTPServer(ThreadingHTTPServer):
-    """One listener; `intake` set for OTLP, `metrics` (the exposition's renderer) set for
-    `/metrics` (either or both)."""
+    """One listener; `intake` set for OTLP, `metrics` (the exposition's renderer: Accept header
+    in, body and content type out) set for `/metrics` (either or both)."""
 
     daemon_threads = True
     request_queue_size = 128
@@ -50,7 +51,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         address: tuple[str, int],
         *,
         intake: Intake | None,
-        metrics: Callable[[], bytes] | None,
+        metrics: Callable[[str | None], tuple[bytes, str]] | None,
         healthy: threading.Event,
         degraded: Callable[[], str | None] = lambda: None,
         tls: ssl.SSLContext | None = None,
@@ -172,7 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._authorized(() if token is None else (token,)):
                 self._unauthorized()
                 return
-            self._send(200, self.server.metrics(), CONTENT_TYPE_LATEST)
+            self._send(200, *self.server.metrics(self.headers.get("Accept")))
         elif views is not None and views.serves(path):
             if not self._authorized(self.server.view_tokens):
                 self._unauthorized()
@@ -192,7 +193,8 @@ class _Handler(BaseHTTPRequestHandler):
         self._end(b"missing or wrong bearer token\n", "text/plain")
 
     def do_POST(self) -> None:
-        if self.path.split("?", 1)[0] != TRACES_PATH or self.server.intake is None:
+        path = self.path.split("?", 1)[0]
+        if path not in _EXPORT_PATHS or self.server.intake is None:
             self._send_text(404, "not found")
             return
         intake = self.server.intake
@@ -201,7 +203,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
         try:
             try:
-                response = self._export(intake, kind)
+                response = self._export(intake, kind, path == LOGS_PATH)
             except (TimeoutError, ssl.SSLError, ConnectionError):
                 raise RequestError("timeout", "request body not received in time") from None
         except RequestError as exc:
@@ -212,7 +214,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _other_method(self) -> None:
         path = self.path.split("?", 1)[0]
-        if path == TRACES_PATH and self.server.intake is not None:
+        if path in _EXPORT_PATHS and self.server.intake is not None:
             self.server.intake.count_failure("http", "method_not_allowed")
             self.send_response(405)
             self.send_header("Allow", "POST")
@@ -224,7 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ OTLP
 
-    def _export(self, intake: Intake, kind: bytes | None) -> Message:
+    def _export(self, intake: Intake, kind: bytes | None, logs: bool) -> Message:
         intake.check_token(self.headers.get("Authorization"))
         if kind is None:
             raise RequestError(
@@ -262,6 +264,8 @@ class _Handler(BaseHTTPRequestHandler):
             elif len(body) > limits.max_decompressed_bytes:
                 raise RequestError("too_large", f"body exceeds {limits.max_decompressed_bytes}")
             with intake.admitted():
+                if logs:
+                    return intake.export_logs("http", kind, body)
                 return intake.export("http", kind, body)
 
     def _content_length(self) -> int:

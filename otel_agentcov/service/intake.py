@@ -16,11 +16,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from google.protobuf.message import Message
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceResponse
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from ..readers.errors import TraceFormatError
+from ..readers.otlp_logs import events_from_json, events_from_protobuf
 from ..readers.otlp_size import ElementCaps, TooLarge, json_elements
-from .store import PROTOBUF, CoverageStore, Unavailable, decode_records
+from ..semconv.events import ToolDecision
+from .store import PROTOBUF, CoverageStore, Unavailable, decode_records, json_document
 
 BUDGET_FULL = "requests in flight hold the memory budget; retry later"
 # reason -> HTTP status (503 is the retryable one); grpc_receiver maps reasons to gRPC codes
@@ -198,6 +202,30 @@ class Intake:
             self.spans[transport, "accepted"] += len(records) - n_rejected
             self.spans[transport, "rejected"] += n_rejected
         return response
+
+    def export_logs(self, transport: str, kind: bytes, payload: bytes) -> Message:
+        """`export` of an OTLP logs request: its decision events, durably; every other log
+        record is read no further than its event name. Raises RequestError."""
+        where = f"{transport} logs request"
+        try:
+            if kind == PROTOBUF:
+                items = events_from_protobuf(payload, where, caps=self._caps)
+            else:
+                json_elements(payload, self._caps)
+                items = list(events_from_json(json_document(payload, where), where)) if (
+                    payload.strip()) else []
+        except TooLarge as exc:
+            raise RequestError("too_large", f"{where}: {exc}") from None
+        except TraceFormatError as exc:
+            raise RequestError("malformed", str(exc)) from None
+        events = [e for e in items if type(e) is ToolDecision]
+        try:
+            self.store.submit_events(events, len(items) - len(events))
+        except Unavailable as exc:
+            raise RequestError("unavailable", str(exc)) from None
+        with self._lock:
+            self.requests[transport, "accepted"] += 1
+        return ExportLogsServiceResponse()
 
     def count_failure(self, transport: str, reason: str) -> None:
         with self._lock:

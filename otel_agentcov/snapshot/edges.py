@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from .schema import Edges
+from ..semconv.events import ALLOW, DENY, OUTCOMES, REQUIRE_APPROVAL
+from .schema import Decision, Edges
 from .view import AgentView
 
 
@@ -36,6 +37,16 @@ def edges_section(v: AgentView) -> None:
             for t, attempts in sorted(edges_rec.last_attempts.items())
         },
     }
+    totals = dict.fromkeys(OUTCOMES, 0)
+    if v.st.decisions.by_tool:
+        rows = []
+        for tool, counts in sorted(v.st.decisions.by_tool.items()):
+            row = dict(zip(OUTCOMES, counts, strict=True))
+            rows.append(Decision(tool=tool, allow=row[ALLOW], deny=row[DENY],
+                                 require_approval=row[REQUIRE_APPROVAL]))
+            for outcome, n in row.items():
+                totals[outcome] += n
+        edges["decisions"] = rows
     v.report["edges"] = edges
     v.report["delegations"] = [
         {"from": a, "to": b, "count": c} for (a, b), c in sorted(edges_rec.delegations.items())
@@ -45,4 +56,5 @@ def edges_section(v: AgentView) -> None:
         "edges.restricted_attempts": edges["restricted_attempts"],
         "edges.delegation_pct": edges["delegation_pct"],
         "edges.gate_passed": edges["gate_passed"],
+        **{f"decisions.{outcome}": n for outcome, n in totals.items()},
     })

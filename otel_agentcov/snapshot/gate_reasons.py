@@ -32,7 +32,9 @@ def _restricted(v: AgentView) -> str:
     parts = []
     for tool, outcomes in by_tool.items():
         tests = sorted(c for c, t in v.st.contexts.by_test.items() if t.restricted.get(tool))
+        source = v.spec.restricted_by(tool)
         parts.append(f"restricted tool {tool} {', '.join(outcomes)}"
+                     + (f" (restricted by spec entry {source!r})" if source else "")
                      + _listed("tests", tests, MAX_TESTS)
                      + _listed("traces", edges["restricted_traces"].get(tool, []), MAX_TRACES))
     return " | ".join(parts)

@@ -30,6 +30,12 @@ class Histogram(TypedDict):
     sum: float
 
 
+class CostTotal(TypedDict):
+    total: float
+    runs: int  # runs that recorded a cost in this currency
+    mean: float | None  # per such run
+
+
 class Runs(TypedDict):
     count: int
     errors: int
@@ -40,6 +46,8 @@ class Runs(TypedDict):
     tokens: Summary
     behavior_consistency: float | None
     duration_histogram: Histogram
+    cost: NotRequired[dict[str, CostTotal]]  # per currency, when any cost was recorded
+
 
 
 class Coverage(TypedDict):
@@ -50,8 +58,9 @@ class Coverage(TypedDict):
     model: float | None
     overall: float | None
     weakest: Dimension | None
+    counted: list[Dimension]  # the dimensions the overall is the geometric mean of
     insufficient_data: bool
-    excluded: dict[str, str]  # dimension -> why it is n/a
+    excluded: dict[str, str]  # dimension -> why it is n/a, or why it is not in the overall
     contracts: NotRequired[float | None]  # declared behaviours some run decided
 
 
@@ -103,6 +112,15 @@ class Restricted(TypedDict):
     count: int
 
 
+class Decision(TypedDict):
+    """One tool's tool-call decisions; `require_approval` is the approvals still pending."""
+
+    tool: str
+    allow: int
+    deny: int
+    require_approval: int
+
+
 class Edges(TypedDict):
     allowed_pct: float | None
     restricted_attempts: int
@@ -111,6 +129,7 @@ class Edges(TypedDict):
     delegation_declared: list[Edge]
     restricted: list[Restricted]
     restricted_traces: dict[str, list[str]]  # tool -> trace ids of its newest attempts
+    decisions: NotRequired[list[Decision]]  # tool-call decisions per tool, when there were any
 
 
 class Divergence(TypedDict):
@@ -267,7 +286,10 @@ class SpanStats(TypedDict):
     internal_errors: NotRequired[int]
     state_files: NotRequired[int]
     unclassified: NotRequired[Unclassified]  # only when it explains missing runs
+    inferred: NotRequired[dict[str, int]]  # `<kind>.<evidence>` -> spans, only when any
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
+    events: NotRequired[dict[str, int]]  # decision events by fate, and buffered now
+    conventions_overruled: NotRequired[int]  # spans re-read from a restricted tool, overruled
 
 
 class Report(TypedDict):

@@ -1,10 +1,20 @@
 """Coverage state: one record per concern, composed per agent; mergeable and serializable."""
 
 from .caps import OVERFLOW, OVERFLOW_EDGE, Caps, Limits
-from .coverage_state import STATE_FORMAT, STATE_VERSION, AgentState, CoverageState, StateError
+from .coverage_state import (
+    MAX_STATE_BYTES,
+    STATE_FORMAT,
+    STATE_VERSION,
+    AgentState,
+    CoverageState,
+    StateError,
+    TooLarge,
+    read_capped,
+)
 from .facts import RunFacts, run_facts, stable_hash
 
 __all__ = [
+    "MAX_STATE_BYTES",
     "OVERFLOW",
     "OVERFLOW_EDGE",
     "STATE_FORMAT",
@@ -15,6 +25,8 @@ __all__ = [
     "Limits",
     "RunFacts",
     "StateError",
+    "TooLarge",
+    "read_capped",
     "run_facts",
     "stable_hash",
 ]

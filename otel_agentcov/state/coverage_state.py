@@ -14,14 +14,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..assembler import AgentRun
+from ..assembler import AgentRun, LateDecision
 from ..judge import Verdicts
 from ..regular_files import open_regular
+from ..semconv.events import DENY
 from ..spec import AgentSpec
 from . import fields
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
 from .contracts import Contracts
+from .costs import Costs
+from .decisions import Decisions
 from .diversity import Diversity
 from .edges import Edges
 from .facts import RunFacts, run_facts
@@ -32,9 +35,15 @@ from .outcomes import Outcomes
 from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
-# 2 added contract verdicts, 3 their not-exercised counts, 4 fault counts; older files still load
-STATE_VERSION = 4
-READABLE_VERSIONS = (1, 2, 3, 4)
+# 2 added contract verdicts, 3 their not-exercised counts, 4 the recorded spec and the
+# incomplete mark (an older reader refuses a file it would read as complete), 5 fault counts;
+# older files load
+STATE_VERSION = 5
+READABLE_VERSIONS = (1, 2, 3, 4, 5)
+MAX_INCOMPLETE = 100  # reasons a file keeps for being incomplete (more are counted in one)
+# A state file is one JSON document, parsed whole: past this it is refused before it is read,
+# as every offline JSON input is (readers.files.MAX_JSON_BYTES; docs/guarantees.md).
+MAX_STATE_BYTES = 80 << 20
 
 
 class StateError(ValueError):
@@ -53,6 +62,8 @@ class AgentState:
     contracts: Contracts = field(default_factory=Contracts)
     versions: Versions = field(default_factory=Versions)
     contexts: Contexts = field(default_factory=Contexts)
+    decisions: Decisions = field(default_factory=Decisions)
+    costs: Costs = field(default_factory=Costs)
     faults: Faults = field(default_factory=Faults)
     # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
     revision: int = field(default=0, compare=False, repr=False)
@@ -67,6 +78,8 @@ class AgentState:
         self.contracts.merge(other.contracts, caps)
         self.versions.merge(other.versions, caps)
         self.contexts.merge(other.contexts, caps)
+        self.decisions.merge(other.decisions, caps)
+        self.costs.merge(other.costs, caps)
         self.faults.merge(other.faults, caps)
 
     def to_dict(self) -> dict[str, Any]:
@@ -79,6 +92,8 @@ class AgentState:
             **self.contracts.to_dict(),
             **self.versions.to_dict(),
             **self.contexts.to_dict(),
+            **self.decisions.to_dict(),
+            **self.costs.to_dict(),
             **self.faults.to_dict(),
         }
 
@@ -93,8 +108,37 @@ class AgentState:
             contracts=Contracts.from_dict(d),
             versions=Versions.from_dict(d),
             contexts=Contexts.from_dict(d),
+            decisions=Decisions.from_dict(d),
+            costs=Costs.from_dict(d),
             faults=Faults.from_dict(d),
         )
+
+
+def _recorded_spec(value: Any) -> dict[str, Any] | None:
+    """The `spec` key: {"source": str, "document": mapping} or absent (older files, `serve`);
+    the document is validated as a spec when it is used, not here."""
+    if value is None:
+        return None
+    if (not isinstance(value, dict) or not isinstance(value.get("source"), str)
+            or not isinstance(value.get("document"), dict)):
+        raise ValueError("spec: expected {source: string, document: mapping}")
+    return {"source": value["source"][:1000], "document": value["document"]}
+
+
+class TooLarge(StateError):
+    """A state file over MAX_STATE_BYTES: refused unread."""
+
+
+def read_capped(path: str | os.PathLike[str]) -> bytes:
+    """The bytes of a state file, refused (TooLarge) past MAX_STATE_BYTES without reading them:
+    the size is checked first and the read stops one byte past the cap (a file still growing)."""
+    with open_regular(path) as fh:
+        size = os.fstat(fh.fileno()).st_size
+        data = b"" if size > MAX_STATE_BYTES else fh.read(MAX_STATE_BYTES + 1)
+    if size > MAX_STATE_BYTES or len(data) > MAX_STATE_BYTES:
+        raise TooLarge(f"{os.fspath(path)}: larger than {MAX_STATE_BYTES >> 20} MiB, the most "
+                       "a state file may hold; refused unread (docs/guarantees.md)")
+    return data
 
 
 class CoverageState:
@@ -103,6 +147,20 @@ class CoverageState:
     def __init__(self, limits: Limits | None = None) -> None:
         self.caps = Caps(limits or Limits())
         self.agents: dict[str, AgentState] = {}
+        # the spec the runs were judged under, {"source", "document"}, when the writer said
+        self.recorded_spec: dict[str, Any] | None = None
+        # why runs are missing (a worker that sent nothing, a session that never finished):
+        # a gate on an incomplete file fails (docs/ci.md)
+        self.incomplete: list[str] = []
+
+    def mark_incomplete(self, reasons: list[str]) -> None:
+        """Add why runs are missing, each once, at most MAX_INCOMPLETE kept."""
+        for reason in reasons:
+            if reason not in self.incomplete:
+                self.incomplete.append(reason)
+        if len(self.incomplete) > MAX_INCOMPLETE:
+            more = len(self.incomplete) - MAX_INCOMPLETE + 1
+            self.incomplete[MAX_INCOMPLETE - 1:] = [f"and {more} more reasons"]
 
     @property
     def limits(self) -> Limits:
@@ -135,8 +193,21 @@ class CoverageState:
         st.narrative.add(verdicts.narrative, self.caps)
         st.versions.add(run.version, facts, self.caps)
         st.contexts.add(facts, called, self.caps)
+        st.decisions.add(facts, self.caps)
+        st.costs.add(facts, self.caps)
         st.faults.add(facts, self.caps)
         return facts
+
+    def add_late(self, late: LateDecision, spec: AgentSpec) -> None:
+        """Fold a decision joined after its run was folded (assembler/events.py): its count, and
+        a denial of a restricted tool no span of which ran is a restricted attempt `denied`.
+        The run's pass was counted when it was folded and stays as it is
+        (docs/semantics.md#decisions)."""
+        st = self.agent(late.agent, 0)
+        st.revision += 1
+        st.decisions.add_late(late.tool, late.outcome, late.resolves, self.caps)
+        if late.outcome == DENY and not late.executed and spec.restricted_tools.matches(late.tool):
+            st.edges.add_attempt(late.tool, "denied", late.time_ns, late.trace_id)
 
     def merge(self, other: CoverageState) -> None:
         """Union of sets, sum of counters: merged coverage equals one process seeing all.
@@ -148,11 +219,16 @@ class CoverageState:
             self.agent(name, o.outcomes.runs).merge(o, self.caps)
         for k, v in other.overflow.items():
             self.caps.fold(k, v)
+        self.mark_incomplete(other.incomplete)
+        if self.recorded_spec is None:  # whether specs agree is the reader's check (offline)
+            self.recorded_spec = other.recorded_spec
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "format": STATE_FORMAT,
             "version": STATE_VERSION,
+            **({"spec": self.recorded_spec} if self.recorded_spec is not None else {}),
+            "incomplete": list(self.incomplete),
             "overflow": dict(sorted(self.overflow.items())),
             "agents": {name: st.to_dict() for name, st in sorted(self.agents.items())},
         }
@@ -166,6 +242,9 @@ class CoverageState:
         try:
             state.caps.overflow = fields.counts(data.get("overflow", {}), "overflow")
             agents = fields.table(data.get("agents"), "agents")
+            state.mark_incomplete([fields.name(r, "incomplete")[:1000]
+                                   for r in fields.items(data.get("incomplete", []), "incomplete")])
+            state.recorded_spec = _recorded_spec(data.get("spec"))
         except ValueError as exc:
             raise StateError(str(exc)) from None
         for name, d in agents.items():
@@ -206,8 +285,9 @@ class CoverageState:
     @classmethod
     def load(cls, path: str | os.PathLike[str], limits: Limits | None = None) -> CoverageState:
         try:
-            with open_regular(path) as fh:
-                data = json.load(fh)
+            data = json.loads(read_capped(path))
+        except TooLarge:
+            raise
         except OSError as exc:  # worded as every command words an unreadable file
             raise StateError(f"{os.fspath(path)}: cannot read: {exc.strerror or exc}") from None
         except (UnicodeDecodeError, ValueError, RecursionError) as exc:

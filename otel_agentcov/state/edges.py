@@ -40,9 +40,13 @@ class Edges:
             bump(self.boundaries, condition)
         for edge in facts.delegations:
             bump(self.delegations, self._edge(edge, caps, 1))
-        for key, n in facts.restricted.items():
-            bump(self.restricted, key, n)
-            self._remember(key[0], [(facts.end_ns, facts.trace_id)])
+        for (tool, outcome), n in facts.restricted.items():
+            self.add_attempt(tool, outcome, facts.end_ns, facts.trace_id, n)
+
+    def add_attempt(self, tool: str, outcome: str, end_ns: int, trace_id: int, n: int = 1
+                    ) -> None:
+        bump(self.restricted, (tool, outcome), n)
+        self._remember(tool, [(end_ns, trace_id)])
 
     def merge(self, other: Edges, caps: Caps) -> None:
         for edge, n in other.delegations.items():

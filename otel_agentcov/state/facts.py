@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..assembler import AgentRun
 from ..fault_families import provokes
 from ..judge import Check, Verdicts
+from ..semconv.events import DENY, OUTCOMES
 from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 from ..spec import AgentSpec, BoundarySpec
+
+UNKNOWN_CURRENCY = "unknown"  # a cost amount recorded without its currency
 
 
 def stable_hash(tokens: Iterable[str]) -> int:
@@ -63,6 +66,7 @@ class RunFacts:
     handoff_tools: set[str]  # tools the instrumentation marks as hand-offs (not actions)
     models: Counter[str]
     restricted: Counter[tuple[str, str]]  # (tool, outcome) of restricted attempts
+    decisions: Counter[tuple[str, str]]  # (tool, outcome) of tool-call decisions
     tool_definitions: frozenset[str]
     path: tuple[str, ...]
     path_key: int
@@ -71,6 +75,7 @@ class RunFacts:
     delegations: list[tuple[str, str]]
     duration_s: float
     tokens: int
+    costs: dict[str, float]  # gen_ai.usage.cost.amount summed per currency
     errored: bool
     passed: bool
     score: float
@@ -88,10 +93,14 @@ class RunFacts:
         return sum(self.restricted.values())
 
 
-def cost_limit_hit(b: BoundarySpec, tokens: int, cost: float) -> bool:
-    """The cost_limit condition: 90 % of the token or the USD budget used."""
+def cost_limit_hit(b: BoundarySpec, tokens: int, cost: float,
+                   costs: Mapping[str, float] | None = None) -> bool:
+    """The cost_limit condition: 90 % of the token, the USD or the declared currency's budget
+    used (`costs`: the run's cost per currency)."""
     return (b.cost_limit_tokens is not None and tokens >= 0.9 * b.cost_limit_tokens) or (
-        b.cost_limit_usd is not None and cost >= 0.9 * b.cost_limit_usd)
+        b.cost_limit_usd is not None and cost >= 0.9 * b.cost_limit_usd) or (
+        b.cost_limit_amount is not None and costs is not None
+        and costs.get(b.cost_limit_currency, 0.0) >= 0.9 * b.cost_limit_amount)
 
 
 def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
@@ -104,16 +113,27 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     requested: Counter[str] = Counter()
     models: Counter[str] = Counter()
     attempts: Counter[tuple[str, str]] = Counter()
+    decisions: Counter[tuple[str, str]] = Counter()
     llm_calls = tokens = 0
     cost = 0.0
+    costs: dict[str, float] = {}
     tool_failed = llm_failed = False
     for step in run.steps:
+        if step.cost_amount:  # a model or tool call's own cost, in its currency
+            currency = step.cost_currency or UNKNOWN_CURRENCY
+            costs[currency] = costs.get(currency, 0.0) + step.cost_amount
+            if currency == "USD" and not step.cost_usd:
+                cost += step.cost_amount
         if step.kind == TOOL and step.tool is not None:
             name = step.tool
             seen_tools[name] += 1
-            if step.decision == "deny":
+            if step.decision is not None and step.decision in OUTCOMES:
+                decisions[(name, step.decision)] += 1
+            if step.decision == DENY:
                 if restricted(name):
                     attempts[(name, "denied")] += 1
+                continue
+            if step.event:  # a decision with no span of the call: nothing ran that we saw
                 continue
             called.add(name)
             if step.handoff_tool:
@@ -145,10 +165,10 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     b = spec.boundaries
     hits = {
         "max_steps": MAX_STEPS in run.limits
-        or (b.max_steps is not None and llm_calls >= b.max_steps),
+        or (b.max_steps is not None and max(llm_calls, run.turns) >= b.max_steps),
         "timeout": TIMEOUT in run.limits
         or (b.timeout_s is not None and run.duration_s >= b.timeout_s),
-        "cost_limit": cost_limit_hit(b, tokens, cost),
+        "cost_limit": cost_limit_hit(b, tokens, cost, costs),
         "empty_input": run.input_chars is not None and run.input_chars < b.min_input_chars,
         "error_path": run.error is not None or llm_failed,
         "tool_failure": tool_failed,
@@ -162,6 +182,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         handoff_tools=handoff_tools,
         models=models,
         restricted=attempts,
+        decisions=decisions,
         tool_definitions=run.tool_definitions,
         path=path,
         path_key=_cached_hash(path),
@@ -170,6 +191,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         delegations=run.delegations,
         duration_s=run.duration_s,
         tokens=tokens,
+        costs=costs,
         errored=run.error is not None,
         passed=passed,
         score=score,

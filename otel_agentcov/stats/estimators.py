@@ -78,17 +78,43 @@ def runs_for_interval(passed: int, n: int, half_width: float = 0.05) -> int:
     when there are no runs yet, the widest case)."""
     p = passed / n if n else 0.5
 
-    def half(total: int) -> float:
+    def narrow(total: int) -> bool:
         lo, hi = wilson_interval_at(p, total)
-        return (hi - lo) / 2
+        return (hi - lo) / 2 <= half_width
 
-    low, high = 0, max(n, 1)
-    while half(high) > half_width:
+    total = smallest_total(narrow, max(n, 1))
+    assert total is not None  # the half width shrinks to 0: some total is narrow enough
+    return max(total - n, 0)
+
+
+def runs_to_settle(passed: int, n: int, target: float, limit: int = 10**7) -> int | None:
+    """Total runs after which, if the observed pass rate held, the Wilson interval would leave
+    `target` (lower bound at or above it, or upper bound below it): what an INCONCLUSIVE
+    verdict needs. None at a rate equal to the target, or past `limit` runs."""
+    p = passed / n if n else 0.5
+    if p == target:
+        return None
+
+    def settles(total: int) -> bool:
+        lo, hi = wilson_interval_at(p, total)
+        return lo >= target or hi < target
+
+    return smallest_total(settles, max(n, 1), limit)
+
+
+def smallest_total(holds: Callable[[int], bool], start: int, limit: int | None = None
+                   ) -> int | None:
+    """The smallest total >= 1 for which `holds` (monotone: once true, true for every larger
+    total), searched by doubling from `start` then bisecting; None past `limit`."""
+    low, high = 0, start
+    while not holds(high):
+        if limit is not None and high > limit:
+            return None
         low, high = high, high * 2
     while high - low > 1:
         mid = (low + high) // 2
-        low, high = (mid, high) if half(mid) > half_width else (low, mid)
-    return max(high - n, 0)
+        low, high = (low, mid) if holds(mid) else (mid, high)
+    return high
 
 
 def wilson_interval_at(p: float, n: int, z: float = Z95) -> tuple[float, float]:

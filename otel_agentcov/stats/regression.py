@@ -12,7 +12,7 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from .estimators import wilson_interval_at
+from .estimators import smallest_total, wilson_interval_at
 from .verdicts import FAIL, INCONCLUSIVE, PASS
 
 ALPHA = 0.05
@@ -75,18 +75,7 @@ def cohens_h(p0: float, p1: float) -> float:
 def _smallest(settles: Callable[[int], bool]) -> int | None:
     """The smallest run count per side for which `settles` holds (it holds for every larger
     one, as the observed rates' evidence grows with n); None past any practical plan."""
-    low, high = 1, 2
-    while not settles(high):
-        if high > _MAX_PLANNED_RUNS:
-            return None
-        low, high = high, high * 2
-    while low < high:  # smallest n that settles (the bound shrinks as n grows)
-        mid = (low + high) // 2
-        if settles(mid):
-            high = mid
-        else:
-            low = mid + 1
-    return high
+    return smallest_total(settles, 2, _MAX_PLANNED_RUNS)
 
 
 def runs_needed(p0: float, p1: float, tolerance: float) -> int | None:

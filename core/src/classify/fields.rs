@@ -168,6 +168,9 @@ pub fn build_step(
         .iter()
         .map(|name| attrs.get(name).map(py_str).unwrap_or_default())
         .collect();
+    if matches!(kind, Kind::Llm | Kind::Tool) {
+        cost_fields(&mut step, attrs);
+    }
     match kind {
         Kind::Llm => llm_fields(&mut step, attrs),
         Kind::Tool => tool_fields(&mut step, attrs, tool.as_deref()),
@@ -218,8 +221,20 @@ fn llm_fields(step: &mut Step, attrs: &Attributes) {
     }
 }
 
+/// GenAI `gen_ai.usage.cost.amount` in `.currency` (an operation's own cost; an agent span's
+/// would total its operations', so it is not read there).
+fn cost_fields(step: &mut Step, attrs: &Attributes) {
+    if let Some(amount) = as_float(attrs.get("gen_ai.usage.cost.amount")) {
+        if amount > 0.0 {
+            step.cost_amount = amount;
+            step.cost_currency = as_str(attrs.get("gen_ai.usage.cost.currency"));
+        }
+    }
+}
+
 fn tool_fields(step: &mut Step, attrs: &Attributes, tool: Option<&str>) {
     step.decision = as_str(attrs.get("gen_ai.tool.call.decision"));
+    step.call_id = as_str(attrs.get("gen_ai.tool.call.id"));
     step.empty = step.error.is_none() && is_empty_result(attrs);
     if let Some(tool) = tool {
         if HANDOFF_TOOLS.contains(&tool) {
@@ -250,4 +265,5 @@ pub fn as_agent(step: &mut Step, attrs: &Attributes, agent: Option<String>) {
     if step.limit.is_none() && budget_exhausted(attrs) {
         step.limit = Some(Limit::MaxSteps);
     }
+    step.turn_count = as_int(attrs.get("gen_ai.agent.turn.count"));
 }

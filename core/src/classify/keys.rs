@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-const SPAN_KEYS: [&str; 47] = [
+const SPAN_KEYS: [&str; 51] = [
     // errors.rs
     "error.type",
     "gen_ai.tool.status",
@@ -34,6 +34,10 @@ const SPAN_KEYS: [&str; 47] = [
     "gen_ai.response.finish_reason",
     "gen_ai.usage.cost",
     "gen_ai.tool.call.decision",
+    "gen_ai.tool.call.id",
+    "gen_ai.usage.cost.amount",
+    "gen_ai.usage.cost.currency",
+    "gen_ai.agent.turn.count",
     "gen_ai.tool.call.result",
     "tool_response",
     "output.value",

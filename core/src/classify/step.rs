@@ -104,6 +104,10 @@ pub struct Step {
     pub turn: bool,
     pub joins_caller: bool,
     pub version: Option<String>,
+    pub call_id: Option<String>,
+    pub cost_amount: f64,
+    pub cost_currency: Option<String>,
+    pub turn_count: i64,
     pub fault: Option<String>,
 }
 
@@ -145,6 +149,10 @@ impl Step {
             turn: false,
             joins_caller: false,
             version: None,
+            call_id: None,
+            cost_amount: 0.0,
+            cost_currency: None,
+            turn_count: 0,
             fault: None,
         }
     }

@@ -38,7 +38,7 @@ pub fn step_to_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyAn
     fn any<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Bound<'py, PyAny>> {
         v.into_bound_py_any(py)
     }
-    let args: [Bound<'py, PyAny>; 35] = [
+    let args: [Bound<'py, PyAny>; 39] = [
         any(py, step.trace_id)?,
         any(py, step.span_id)?,
         any(py, step.parent_id)?,
@@ -76,6 +76,10 @@ pub fn step_to_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyAn
         any(py, step.turn)?,
         any(py, step.joins_caller)?,
         any(py, &step.version)?,
+        any(py, &step.call_id)?,
+        any(py, step.cost_amount)?,
+        any(py, &step.cost_currency)?,
+        any(py, step.turn_count)?,
         any(py, &step.fault)?,
     ];
     step_class(py)?.call1(PyTuple::new(py, args)?)
@@ -130,6 +134,10 @@ pub fn step_from_py(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         turn: get(step, "turn")?,
         joins_caller: get(step, "joins_caller")?,
         version: get(step, "version")?,
+        call_id: get(step, "call_id")?,
+        cost_amount: get(step, "cost_amount")?,
+        cost_currency: get(step, "cost_currency")?,
+        turn_count: get(step, "turn_count")?,
         fault: get(step, "fault")?,
     })
 }

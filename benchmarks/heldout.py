@@ -1,0 +1,160 @@
+"""Score span-kind inference on the held-out stacks (issue 35): `core %` out of the box, and with
+the conventions file `agentcov explain` writes loaded unchanged (`--spec-from-explain`).
+
+The held-out fixtures (tests/heldout/fixtures/<stack>/<scenario>.json, recorded by
+fixtures/record/heldout/) are stacks whose spans speak a vocabulary of their own; their
+expectations (tests/heldout/expectations.py) were written from the recorder scripts. Each file is
+replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
+
+Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
+  1. the agent exists, with the expected run count;
+  2. one item per expected tool: that tool's (ok, error) counts are as expected;
+  3. the set of model names is as expected;
+  4. the delegations ("from->to", with repeats) are as expected;
+  5. the boundaries are as expected;
+  6. the LLM call count is as expected;
+  7. the error count is as expected.
+An agent that is missing fails all its items. Agents nobody expected score nothing either way;
+they are counted and printed on their own ("extra agents"), as a precision check.
+`core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
+
+Run: `.venv/bin/python benchmarks/heldout.py [--spec-from-explain]`. Prints numbers only: no
+span names, attribute keys or kind words of the held-out stacks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+TESTS = ROOT / "tests"
+HELDOUT = TESTS / "heldout"
+# fixture_expectations (A, Scenario, replay) and the held-out expectations beside their fixtures
+# (imported as `expectations`: the package name `heldout` is this script's)
+sys.path[:0] = [str(TESTS), str(HELDOUT)]
+
+from expectations import EXPECTED  # noqa: E402
+from fixture_expectations import Scenario, extra_agents, replay_records, score  # noqa: E402,E501
+
+from otel_agentcov.spec import CoverageSpec, SpecError  # noqa: E402
+
+
+def explain_spec(files: list[Path], out: Path) -> tuple[dict[str, Any] | None, str]:
+    """`agentcov explain FILES --write out`, then loaded as a spec unchanged: (the spec as a
+    dict, "") or (None, why it could not be used: exit code or error type only, no shapes)."""
+    proc = subprocess.run([sys.executable, "-P", "-m", "otel_agentcov.cli", "explain",
+                           *map(str, files), "--write", str(out)], capture_output=True,
+                          text=True, cwd=ROOT)
+    if proc.returncode != 0:
+        return None, f"explain exited {proc.returncode}"
+    try:
+        CoverageSpec.from_yaml(out)
+    except SpecError as exc:
+        return None, f"its file does not load as a spec ({type(exc).__name__})"
+    loaded = yaml.safe_load(out.read_text())
+    return (loaded, "") if isinstance(loaded, dict) else (None, "its file is no mapping")
+
+
+def with_version(text: str) -> dict[str, Any] | None:
+    """The explain file with `version: 1` set (what the issue measured before the file loaded
+    as written): reported beside the unchanged score, never instead of it."""
+    loaded = yaml.safe_load(text)
+    if not isinstance(loaded, dict):
+        return None
+    loaded = {"version": 1, **loaded}
+    try:
+        CoverageSpec.from_dict(loaded)
+    except SpecError:
+        return None
+    return loaded
+
+
+def _with(base: dict[str, Any] | None, extra: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A scenario's own spec with the explain file's conventions added."""
+    if extra is None:
+        return base
+    merged = dict(base or {"version": 1})
+    merged["conventions"] = list(merged.get("conventions") or []) + list(
+        extra.get("conventions") or [])
+    return {**extra, **merged}
+
+
+def score_stack(stack: str, scenarios: Mapping[str, Scenario],
+                extra: dict[str, Any] | None) -> tuple[int, int, int]:
+    """(met, items, extra agents) over one stack's scenarios."""
+    met = total = unexpected = 0
+    for name, expected in scenarios.items():
+        path = HELDOUT / "fixtures" / stack / f"{name}.json"
+        agents, _, _ = replay_records(json.loads(path.read_text()), str(path),
+                                      _with(expected.spec, extra))
+        m, t = score(expected, agents)
+        met, total, unexpected = met + m, total + t, unexpected + extra_agents(expected, agents)
+    return met, total, unexpected
+
+
+def _pct(met: int, total: int) -> str:
+    return f"{100 * met / total:5.1f} % ({met}/{total})" if total else "  n/a"
+
+
+def _explain_cell(stack: str, scenarios: Mapping[str, Scenario], tmp: Path,
+                  patched: list[int]) -> tuple[int, int, int]:
+    """(met, items, extra agents) with the stack's `explain` file as the spec; a file that
+    cannot be used scores nothing (and, if `version: 1` alone makes it load, that score is added
+    to `patched` and printed as information)."""
+    files = [HELDOUT / "fixtures" / stack / f"{name}.json" for name in scenarios]
+    out = tmp / f"{stack}.yaml"
+    spec, why = explain_spec(files, out)
+    if spec is not None:
+        return score_stack(stack, scenarios, spec)
+    total = sum(score(s, {})[1] for s in scenarios.values())
+    fixed = with_version(out.read_text()) if out.exists() else None
+    if fixed is None:
+        print(f"  {stack}: explain's file not used: {why}")
+    else:
+        met, _, unexpected = score_stack(stack, scenarios, fixed)
+        patched[:] = [patched[0] + met, patched[1] + total]
+        print(f"  {stack}: explain's file not used: {why}; with `version: 1` added it would "
+              f"score {_pct(met, total)}" + (f", {unexpected} extra agents" if unexpected else ""))
+    return 0, total, 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--spec-from-explain", action="store_true",
+                        help="also score with each stack's `agentcov explain` file as the spec")
+    args = parser.parse_args()
+    expected: dict[str, dict[str, Scenario]] = EXPECTED
+    modes = ["out of the box"] + (["explain's file"] if args.spec_from_explain else [])
+    sums = {mode: [0, 0, 0] for mode in modes}
+    patched = [0, 0]
+    with tempfile.TemporaryDirectory() as tmp:
+        for stack, scenarios in expected.items():
+            cells = []
+            for mode in modes:
+                met, total, unexpected = (
+                    score_stack(stack, scenarios, None) if mode == "out of the box"
+                    else _explain_cell(stack, scenarios, Path(tmp), patched))
+                for i, n in enumerate((met, total, unexpected)):
+                    sums[mode][i] += n
+                extra = f", {unexpected} extra agents" if unexpected else ""
+                cells.append(f"{mode}: {_pct(met, total)}{extra}")
+            print(f"{stack:<12} " + " | ".join(cells))
+    for mode, (met, total, unexpected) in sums.items():
+        print(f"OVERALL core, {mode}: {_pct(met, total)}, {unexpected} extra agents")
+    if patched[1]:
+        print(f"(information: the stacks whose file did not load, with `version: 1` added: "
+              f"{_pct(*patched)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,489 @@
+"""`make mutation`: the fail-safe core under cosmic-ray, a seeded sample of mutants per module.
+
+The promise that a failing gate never turns into a pass is only as good as the tests that would
+notice it broken. For each module of the fail-safe core this draws a seeded sample of cosmic-ray's
+mutants, runs that module's fast tests against each one, and scores killed / non-equivalent.
+Equivalent mutants (no test could tell them apart) are listed with a reason each in
+benchmarks/mutation_equivalents.yaml; every other survivor is printed, and a module under the
+target fails the run (exit 1). The table lands in benchmarks/RESULTS.md between markers, which
+`make bench` carries over. docs/contributing.md says when to run it.
+
+Mutants are made in a copy of the checkout under build/mutation/ (tracked and untracked files plus
+the compiled core), never in the working tree: an interrupted run leaves nothing mutated behind.
+Run: `.venv/bin/python benchmarks/mutation.py [--per-module N] [--seed S] [--only NAME]
+[--no-write]`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+BUILD = ROOT / "build" / "mutation"
+EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.yaml"
+RESULTS = ROOT / "benchmarks" / "RESULTS.md"
+BEGIN, END = "<!-- mutation: begin -->", "<!-- mutation: end -->"
+TARGET = 0.90  # killed / non-equivalent, per module
+PER_MODULE = 40
+SEED = 43
+
+# pytest without the third-party plugins the selection never uses (langsmith's alone costs seconds
+# of CPU per start, and every mutant is a start); -x: a mutant is killed at its first failure.
+PYTEST = ("-x", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:anyio",
+          "-p", "no:xdist", "-p", "no:xdist.looponfail", "--hypothesis-seed=0",
+          "-m", "not slow and not collector")
+
+
+@dataclass(frozen=True)
+class Module:
+    """A module of the fail-safe core: its files (`path::function` keeps only that function's
+    mutants) and the fast tests that judge it, the most pointed first (-x stops early)."""
+
+    name: str
+    paths: tuple[str, ...]
+    tests: tuple[str, ...]
+
+
+MODULES = (
+    Module("gate.py", ("otel_agentcov/gate.py",), (
+        "tests/test_gate.py", "tests/test_output_escaping.py", "tests/test_gate_declared.py",
+    )),
+    Module("judge/", ("otel_agentcov/judge",), (
+        "tests/test_contracts.py", "tests/test_contract_args.py", "tests/test_contract_turns.py",
+        "tests/test_contract_least_privilege.py", "tests/test_restricted_names.py",
+        "tests/test_claims.py", "tests/test_narrative.py", "tests/test_judge_isolation.py",
+    )),
+    Module("snapshot/", ("otel_agentcov/snapshot",), (
+        "tests/test_coverage_semantics.py", "tests/test_stats.py", "tests/test_measures.py",
+        "tests/test_contract_coverage.py", "tests/test_recommendations.py",
+        "tests/test_contexts.py", "tests/test_report_schema.py", "tests/test_gate_declared.py",
+    )),
+    Module("stats/", ("otel_agentcov/stats",), (
+        "tests/test_stats.py", "tests/test_gate.py", "tests/test_coverage_semantics.py",
+        "tests/test_compare.py",
+    )),
+    Module("state/ restricted attempts", (
+        "otel_agentcov/state/facts.py::run_facts", "otel_agentcov/state/edges.py",
+    ), (
+        "tests/test_coverage_semantics.py", "tests/test_restricted_names.py",
+        "tests/test_contract_least_privilege.py", "tests/test_compare.py",
+    )),
+)
+
+
+# Third-party modules a test run imports, loaded once by the fork server: each mutant's run then
+# starts as a fork and imports only otel_agentcov (fresh, mutated) and the tests. Never anything
+# of otel_agentcov here: the forks must read the mutated source.
+PRELOAD = ("pytest", "hypothesis", "_hypothesis_pytestplugin", "pytest_timeout", "numpy",
+           "scipy.stats", "scipy.special", "jsonschema", "yaml", "re2", "jinja2", "lemminflect",
+           "google.protobuf", "prometheus_client", "opentelemetry.sdk.trace",
+           "opentelemetry.sdk.metrics", "opentelemetry.sdk.resources")
+
+
+def serve(sock: str, tree: str) -> None:
+    """The fork server: one forked pytest per request, its exit code and output's tail back.
+    A mutant that loops is cosmic-ray's timeout; the fork's alarm ends it here too."""
+    import importlib
+    import signal
+    import socket
+    import tempfile
+
+    sys.dont_write_bytecode = True
+    for name in PRELOAD:
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            pass
+    os.chdir(tree)
+    sys.path.insert(0, tree)
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(sock)
+    server.listen(1)
+    while True:
+        conn, _ = server.accept()
+        with conn, conn.makefile("rwb") as stream:
+            request = json.loads(stream.readline())
+            with tempfile.TemporaryFile() as out:
+                pid = os.fork()
+                if pid == 0:  # the test run: pytest in a fresh fork, output to the file
+                    server.close()
+                    signal.alarm(int(request["timeout"]))
+                    os.dup2(out.fileno(), 1)
+                    os.dup2(out.fileno(), 2)
+                    import pytest
+
+                    os._exit(int(pytest.main(request["args"])))
+                code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+                out.seek(max(0, out.seek(0, 2) - 4000))
+                reply = {"code": code, "tail": out.read().decode(errors="replace")}
+                try:
+                    stream.write(json.dumps(reply).encode() + b"\n")
+                except OSError:
+                    pass  # the asker was timed out and killed: nobody waits for this one
+
+
+def ask(sock: str, timeout: float, args: Sequence[str]) -> int:
+    """cosmic-ray's test command: one run by the fork server; its exit code is the verdict."""
+    import socket
+
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.connect(sock)
+        with conn.makefile("rwb") as stream:
+            stream.write(json.dumps({"args": list(args), "timeout": timeout}).encode() + b"\n")
+            stream.flush()
+            reply = json.loads(stream.readline())
+    sys.stdout.write(reply["tail"])
+    return int(reply["code"])
+
+
+@dataclass(frozen=True)
+class Mutant:
+    job_id: str
+    path: str  # relative to the checkout
+    operator: str
+    line: int
+    before: str  # the changed source lines, stripped and joined
+    after: str
+
+    @property
+    def key(self) -> tuple[str, str, str, str]:
+        return (self.path, self.operator, self.before, self.after)
+
+
+@dataclass
+class Score:
+    module: Module
+    population: int = 0
+    killed: list[Mutant] = field(default_factory=list)
+    survived: list[Mutant] = field(default_factory=list)
+    equivalent: list[Mutant] = field(default_factory=list)
+    void: int = 0  # no mutation possible, or the worker failed: not a verdict on the tests
+    equivalent_killed: list[Mutant] = field(default_factory=list)  # listed, yet a test noticed
+    note: str = ""  # why there is no score
+
+    @property
+    def sampled(self) -> int:
+        return len(self.killed) + len(self.survived) + len(self.equivalent) + self.void
+
+    @property
+    def rate(self) -> float | None:
+        decided = len(self.killed) + len(self.survived)
+        return len(self.killed) / decided if decided else None
+
+
+def copy_tree(dest: Path) -> None:
+    """The checkout as it is now (tracked and untracked, not ignored) plus the compiled core."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT, capture_output=True, check=True,
+    ).stdout.decode().split("\0")
+    for rel in filter(None, listed):
+        src = ROOT / rel
+        if src.is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, dest / rel)
+    cores = list((ROOT / "otel_agentcov").glob("_core*.so"))
+    if not cores:
+        raise SystemExit("mutation: no compiled core in otel_agentcov/; run `make` first")
+    for core in cores:
+        shutil.copy2(core, dest / "otel_agentcov" / core.name)
+
+
+def files_of(tree: Path, module: Module) -> dict[str, str | None]:
+    """Each file of the module (relative path) -> the one function to keep, or None (all)."""
+    files: dict[str, str | None] = {}
+    for entry in module.paths:
+        path, _, function = entry.partition("::")
+        found = sorted((tree / path).rglob("*.py")) if (tree / path).is_dir() else [tree / path]
+        for f in found:
+            files[str(f.relative_to(tree))] = function or None
+    return files
+
+
+Pos = tuple[int, int]  # (line from 1, column from 0), as cosmic-ray places a mutant
+
+
+def excluded(source: str, function: str | None) -> Callable[[Pos], bool]:
+    """Where mutants say nothing about behaviour: annotations (never evaluated under
+    `from __future__ import annotations`) and, when one function is kept, all but that function."""
+    tree = ast.parse(source)
+    spans: list[tuple[Pos, Pos]] = [
+        ((a.lineno, a.col_offset), (a.end_lineno or a.lineno, a.end_col_offset or 0))
+        for n in ast.walk(tree)
+        for a in (getattr(n, "annotation", None), getattr(n, "returns", None))
+        if isinstance(a, ast.expr)
+    ]
+    keep: range | None = None
+    if function is not None:
+        keep = next((range(n.lineno, (n.end_lineno or n.lineno) + 1) for n in ast.walk(tree)
+                     if isinstance(n, ast.FunctionDef) and n.name == function), None)
+        if keep is None:
+            raise SystemExit(f"mutation: no function {function!r} to keep")
+    return lambda pos: (keep is not None and pos[0] not in keep) or any(
+        lo <= pos < hi for lo, hi in spans)
+
+
+def test_command(tree: Path, sock: str, module: Module, timeout: float) -> list[str]:
+    """One run of the module's tests through the fork server (`--ask`), by the copy's own
+    driver: editing this file during a run changes nothing of it."""
+    return [sys.executable, str(tree / "benchmarks" / "mutation.py"), "--ask", sock,
+            "--timeout", f"{timeout:.0f}", "--", *PYTEST, *module.tests]
+
+
+def config(files: Sequence[str], command: Sequence[str], timeout: float) -> str:
+    return (
+        "[cosmic-ray]\n"
+        f"module-path = {json.dumps(list(files))}\n"
+        f"timeout = {timeout:.0f}\n"
+        "excluded-modules = []\n"
+        f"test-command = {json.dumps(shlex.join(command))}\n\n"
+        "[cosmic-ray.distributor]\nname = \"local\"\n"
+    )
+
+
+def cosmic_ray(*args: str, cwd: Path, env: dict[str, str]) -> str:
+    proc = subprocess.run([str(Path(sys.executable).parent / "cosmic-ray"), *args], cwd=cwd,
+                          env=env, capture_output=True, text=True, check=False)
+    if proc.returncode != 0:
+        raise SystemExit(f"mutation: cosmic-ray {args[0]} failed:\n{proc.stderr[-2000:]}")
+    return proc.stdout
+
+
+def sample(session: Path, files: dict[str, str | None], tree: Path, n: int, seed: int) -> int:
+    """Mark every mutant outside the seeded sample as skipped (cosmic-ray's filter interface);
+    returns how many mutants the module has in all."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    outside = {rel: excluded((tree / rel).read_text(encoding="utf-8"), fn)
+               for rel, fn in files.items()}
+    with use_db(str(session), WorkDB.Mode.open) as db:
+        items = sorted(db.work_items, key=lambda w: (
+            str(w.mutations[0].module_path), w.mutations[0].operator_name,
+            w.mutations[0].occurrence))
+        population = [w for w in items if not outside[str(w.mutations[0].module_path)](
+            tuple(w.mutations[0].start_pos))]
+        chosen = {w.job_id for w in random.Random(seed).sample(population, min(n, len(population)))}
+        db.set_multiple_results([w.job_id for w in items if w.job_id not in chosen],
+                                WorkResult(worker_outcome=WorkerOutcome.SKIPPED))
+    return len(population)
+
+
+def mutant(item: dict[str, object], result: dict[str, object]) -> Mutant:
+    spec = item["mutations"][0]  # type: ignore[index]
+    diff = str(result.get("diff") or "").splitlines()
+    before = " | ".join(d[1:].strip() for d in diff if d[:1] == "-" and d[:3] != "---")
+    after = " | ".join(d[1:].strip() for d in diff if d[:1] == "+" and d[:3] != "+++")
+    return Mutant(str(item["job_id"]), str(spec["module_path"]), str(spec["operator_name"]),
+                  int(spec["start_pos"][0]), before, after)
+
+
+def equivalents() -> dict[tuple[str, str, str, str], str]:
+    entries = yaml.safe_load(EQUIVALENTS.read_text(encoding="utf-8")) or []
+    listed: dict[tuple[str, str, str, str], str] = {}
+    for e in entries:
+        if not str(e.get("reason", "")).strip():
+            raise SystemExit(f"{EQUIVALENTS.name}: an entry without a reason: {e}")
+        listed[(e["module"], e["operator"], e["before"], e["after"])] = e["reason"]
+    return listed
+
+
+def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str, str], str]
+            ) -> Score:
+    """One module in a copy of its own, with a fork server of its own (modules may run at once)."""
+    work = workdir(module)
+    if work.exists():
+        shutil.rmtree(work)
+    work.mkdir(parents=True)
+    tree, sock = work / "tree", work / "forks.sock"
+    copy_tree(tree)
+    sock.unlink(missing_ok=True)
+    server = subprocess.Popen([sys.executable, str(tree / "benchmarks" / "mutation.py"), "--serve",
+                               str(sock), str(tree)],
+                              env={**os.environ, "PYTHONPATH": str(tree),
+                                   "PYTHONDONTWRITEBYTECODE": "1"})
+    try:
+        while not sock.exists():
+            if server.poll() is not None:
+                raise SystemExit("mutation: the fork server did not start")
+            time.sleep(0.2)
+        return run_module(module, work, str(sock), n, seed, listed)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
+               listed: dict[tuple[str, str, str, str], str]) -> Score:
+    tree = work / "tree"
+    env = {**os.environ, "PYTHONPATH": str(tree)}  # subprocesses of the tests import the copy too
+    files = files_of(tree, module)
+    started = time.perf_counter()
+    baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
+                              capture_output=True, text=True, check=False)
+    if baseline.returncode != 0:  # no score from failing tests: this module is NOT MET
+        print(f"mutation: {module.name}: the tests fail unmutated:\n"
+              f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
+        return Score(module, note="its tests fail unmutated")
+    took = time.perf_counter() - started
+    timeout = max(60.0, 4 * took)
+    print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
+          f"{timeout:.0f} s", flush=True)
+    cfg, session = work / "cosmic-ray.toml", work / "session.sqlite"
+    # the fork's own alarm fires first, so a looping mutant never delays the next one's run
+    command = test_command(tree, sock, module, timeout)
+    cfg.write_text(config(list(files), command, 1.5 * timeout + 30), encoding="utf-8")
+    cosmic_ray("init", str(cfg), str(session), "--force", cwd=tree, env=env)
+    (work / "population").write_text(str(sample(session, files, tree, n, seed)))
+    cosmic_ray("exec", str(cfg), str(session), cwd=tree, env=env)
+    score = collect(module, work, listed)
+    print(f"mutation: {module.name}: {len(score.killed)} killed, {len(score.survived)} survived, "
+          f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
+          flush=True)
+    return score
+
+
+def workdir(module: Module) -> Path:
+    return BUILD / re.sub(r"\W+", "_", module.name).strip("_")
+
+
+def collect(module: Module, work: Path, listed: dict[tuple[str, str, str, str], str]) -> Score:
+    """The module's score from its cosmic-ray session (what `--report` reads again)."""
+    session = work / "session.sqlite"
+    if not (work / "population").exists():
+        return Score(module, note="not measured")
+    score = Score(module, population=int((work / "population").read_text()))
+    for line in cosmic_ray("dump", str(session), cwd=work, env=dict(os.environ)).splitlines():
+        item, result = json.loads(line)
+        if result is None or result["worker_outcome"] == "skipped":
+            continue
+        m = mutant(item, result)
+        killed = result["test_outcome"] == "killed"
+        if result["worker_outcome"] != "normal":
+            score.void += 1
+        elif m.key in listed:
+            score.equivalent.append(m)
+            if killed:
+                score.equivalent_killed.append(m)
+        elif killed:
+            score.killed.append(m)
+        else:
+            score.survived.append(m)
+    return score
+
+
+def _pct(rate: float | None) -> str:
+    return "n/a" if rate is None else f"{100 * rate:.0f} %"
+
+
+def table(scores: Sequence[Score], seed: int, n: int) -> str:
+    lines = [
+        f"Mutation score of the fail-safe core (`make mutation`: cosmic-ray, seed {seed}, "
+        f"{n} mutants per module; killed / non-equivalent, target >= {TARGET:.0%} per module).",
+        "",
+        "| module | mutants | sampled | killed | survived | equivalent | score | status |",
+        "|---|---:|---:|---:|---:|---:|---:|---|",
+    ]
+    for s in scores:
+        met = s.rate is not None and s.rate >= TARGET
+        lines.append(
+            f"| {s.module.name} | {s.population} | {s.sampled} | {len(s.killed)} | "
+            f"{len(s.survived)} | {len(s.equivalent)} | {_pct(s.rate)} | "
+            f"{'met' if met else 'NOT MET'}{f' ({s.note})' if s.note else ''} |")
+    survivors = [m for s in scores for m in s.survived]
+    if survivors:
+        lines += ["", "Survivors:"]
+        lines += [f"- {m.path}:{m.line} {m.operator}: `{m.before}` -> `{m.after}`"
+                  for m in survivors]
+    return "\n".join(lines)
+
+
+def write_results(text: str) -> None:
+    """Replace (or append) the marked mutation block of RESULTS.md."""
+    block = f"{BEGIN}\n## Mutation score\n\n{text}\n{END}\n"
+    current = RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else ""
+    RESULTS.write_text(carry_over(current, block), encoding="utf-8")
+
+
+def carry_over(document: str, block: str) -> str:
+    """`document` with its mutation block replaced by `block` (appended when it has none)."""
+    head, found, rest = document.partition(BEGIN)
+    if not found:
+        return document.rstrip("\n") + "\n\n" + block
+    return head + block + rest.partition(END)[2].lstrip("\n")
+
+
+def mutation_block(document: str) -> str:
+    """The mutation block of a RESULTS.md, or "" (what `make bench` keeps when it rewrites it)."""
+    _, found, rest = document.partition(BEGIN)
+    return f"{BEGIN}{rest.partition(END)[0]}{END}\n" if found else ""
+
+
+def _modules(only: Sequence[str] | None) -> Iterator[Module]:
+    for m in MODULES:
+        if not only or m.name in only:
+            yield m
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--per-module", type=int, default=PER_MODULE,
+                        help=f"mutants sampled per module (default {PER_MODULE})")
+    parser.add_argument("--seed", type=int, default=SEED, help=f"sample seed (default {SEED})")
+    parser.add_argument("--only", action="append", choices=[m.name for m in MODULES])
+    parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    parser.add_argument("--report", action="store_true",
+                        help="no run: the table again from the last run's sessions")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="modules measured at once, each in its own copy (default 1)")
+    parser.add_argument("--serve", nargs=2, metavar=("SOCKET", "TREE"), help=argparse.SUPPRESS)
+    parser.add_argument("--ask", metavar="SOCKET", help=argparse.SUPPRESS)
+    parser.add_argument("--timeout", type=float, default=3600, help=argparse.SUPPRESS)
+    parser.add_argument("pytest_args", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.serve:
+        serve(*args.serve)
+        return 0
+    if args.ask:
+        return ask(args.ask, args.timeout, args.pytest_args)
+    listed = equivalents()
+    started = time.perf_counter()
+    if args.report:
+        scores = [collect(m, workdir(m), listed) for m in _modules(args.only)]
+    else:
+        with ThreadPoolExecutor(args.jobs) as pool:
+            scores = list(pool.map(lambda m: measure(m, args.per_module, args.seed, listed),
+                                   _modules(args.only)))
+    for score in scores:
+        for m in score.equivalent_killed:
+            print(f"listed as equivalent but killed (remove it from {EQUIVALENTS.name}): "
+                  f"{m.path}:{m.line} {m.operator} `{m.before}` -> `{m.after}`")
+    text = table(scores, args.seed, args.per_module)
+    if not args.report:
+        text += f"\n\n{time.perf_counter() - started:.0f} s on {os.cpu_count()} cores."
+    print("\n" + text)
+    if not args.no_write and not args.only:
+        write_results(text)
+    return 0 if all(s.rate is not None and s.rate >= TARGET for s in scores) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

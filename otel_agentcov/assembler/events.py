@@ -1,0 +1,156 @@
+"""Decision events joined to their runs, in either arrival order (docs/semantics.md#decisions).
+
+An event that arrives while its trace is buffered waits with it and is joined when the subtree
+is assembled: to the `execute_tool` step with its `gen_ai.tool.call.id` (or the tool span it was
+recorded in), which then carries the decision; otherwise it becomes an event-only tool step under
+the span it was recorded in (a denied call often has no span). An event that arrives after its
+run was folded is joined through a bounded index of recently closed traces (`Closed`) and folded
+on its own as a `LateDecision`. Nothing here reads content: outcomes, names and ids only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ..semconv.events import REQUIRE_APPROVAL, ToolDecision
+from ..semconv.step import DELEGATE, TOOL, Step
+from .run import AgentRun
+
+# event counters: received, joined (to a buffered span), late (to a folded run), and the drops:
+# a duplicate of a decided call, no span of the trace ever came, no room, unusable (no trace id,
+# an outcome the convention does not define)
+EVENT_COUNTS = ("received", "joined", "late", "duplicate", "unjoined", "buffer_full", "invalid")
+
+
+def event_counts() -> dict[str, int]:
+    return dict.fromkeys(EVENT_COUNTS, 0)
+
+
+@dataclass(slots=True, frozen=True)
+class LateDecision:
+    """A decision whose run was already folded: folded on its own into that agent's state."""
+
+    agent: str
+    tool: str
+    outcome: str
+    trace_id: int
+    time_ns: int
+    executed: bool  # a tool span of the call was in the run (so it is no attempt of its own)
+    resolves: bool  # the answer to an approval the run left pending (no longer pending)
+
+
+def _synthetic_id(event: ToolDecision, n: int) -> int:
+    """A 64-bit span id for an event-only step, the same on every replay of the same events."""
+    key = f"{event.trace_id}/{event.span_id}/{event.time_ns}/{event.call_id}/{n}"
+    return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big") or 1
+
+
+def event_step(event: ToolDecision, n: int) -> Step:
+    """The tool step an event stands for when no span of the call is there."""
+    return Step(
+        trace_id=event.trace_id, span_id=_synthetic_id(event, n),
+        parent_id=event.span_id or None, kind=TOOL, start_ns=event.time_ns,
+        end_ns=event.time_ns, fallback_agent=event.fallback_agent, tool=event.tool,
+        decision=event.outcome, call_id=event.call_id, event=True,
+    )
+
+
+def _resolves(before: str | None, outcome: str) -> bool:
+    """A call's first decision counts, and so does the answer to a pending approval; any other
+    decision for the same call is a duplicate (the same event sent twice, say)."""
+    return before is None or (before == REQUIRE_APPROVAL and outcome != REQUIRE_APPROVAL)
+
+
+def join(subtree: dict[int, Step], events: list[ToolDecision]) -> tuple[list[ToolDecision], int]:
+    """Join `events` to the steps of `subtree` (adding event-only steps to it); returns the
+    events that belong to none of its spans, and how many were duplicates of a call already
+    decided."""
+    by_call = {s.call_id: s for s in subtree.values() if s.kind == TOOL and s.call_id}
+    left: list[ToolDecision] = []
+    duplicates = 0
+    for n, event in enumerate(events):
+        step = by_call.get(event.call_id) if event.call_id else None
+        if step is None:
+            here = subtree.get(event.span_id)
+            if here is None:
+                left.append(event)
+                continue
+            if here.kind == TOOL and not here.event and (
+                    event.call_id is None or here.call_id in (None, event.call_id)):
+                step = here  # recorded inside the call's own span
+        if step is None:
+            step = event_step(event, n)
+            subtree[step.span_id] = step
+            if event.call_id:
+                by_call[event.call_id] = step
+        elif _resolves(step.decision, event.outcome):
+            step.decision = event.outcome
+        else:
+            duplicates += 1
+    return left, duplicates
+
+
+class Closed:
+    """Recently folded traces: span id -> the agent whose run held it, call id -> [agent, tool,
+    decision so far, a span of the call ran]. Bounded in entries (oldest traces forgotten
+    first) and by the TTL."""
+
+    def __init__(self, max_entries: int) -> None:
+        self.max_entries = max_entries
+        self.entries = 0
+        self._traces: OrderedDict[int, tuple[float, dict[int, str], dict[str, list[object]]]] = (
+            OrderedDict())
+
+    def remember(self, runs: list[AgentRun], now: float) -> None:
+        for run in runs:
+            _, spans, calls = self._traces.get(run.trace_id) or (now, {}, {})
+            before = len(spans) + len(calls)
+            if run.span_id:
+                spans[run.span_id] = run.agent
+            for s in run.steps:
+                if s.kind == DELEGATE:
+                    continue
+                spans.setdefault(s.span_id, run.agent)
+                if s.kind == TOOL and s.call_id and s.tool:
+                    calls[s.call_id] = [run.agent, s.tool, s.decision, not s.event]
+            self._traces[run.trace_id] = (now, spans, calls)
+            self._traces.move_to_end(run.trace_id)
+            self.entries += len(spans) + len(calls) - before
+        while self.entries > self.max_entries and self._traces:
+            self._forget()
+
+    def _forget(self) -> None:
+        _, (_, spans, calls) = self._traces.popitem(last=False)
+        self.entries -= len(spans) + len(calls)
+
+    def expire(self, deadline: float) -> None:
+        while self._traces and next(iter(self._traces.values()))[0] <= deadline:
+            self._forget()
+
+    def knows(self, event: ToolDecision) -> bool:
+        found = self._traces.get(event.trace_id)
+        return found is not None and (
+            event.span_id in found[1] or (event.call_id is not None and event.call_id in found[2]))
+
+    def late(self, event: ToolDecision) -> LateDecision | None:
+        """The decision to fold for an event of a folded run; None: a duplicate, or a call
+        with no tool name to count it under."""
+        _, spans, calls = self._traces[event.trace_id]
+        call = calls.get(event.call_id) if event.call_id else None
+        if call is not None:
+            agent, tool, before, executed = call
+            if not _resolves(before if isinstance(before, str) else None, event.outcome):
+                return None
+            call[2] = event.outcome
+            return LateDecision(str(agent), str(tool), event.outcome, event.trace_id,
+                                event.time_ns, bool(executed), before == REQUIRE_APPROVAL)
+        agent = spans.get(event.span_id)
+        if agent is None or event.tool is None:
+            return None
+        if event.call_id:  # a second event of this call later is a duplicate
+            calls[event.call_id] = [agent, event.tool, event.outcome, False]
+            self.entries += 1
+        return LateDecision(agent, event.tool, event.outcome, event.trace_id, event.time_ns,
+                            False, False)

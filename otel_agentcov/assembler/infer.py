@@ -1,0 +1,121 @@
+"""Structural inference: agents and tools a trace's shape shows, for spans no entry claimed.
+
+Run on a trace's steps before they are cut into runs, only when inference left candidates
+(`other` spans with no evidence of their own: semconv/inference.py). Two rules
+(docs/conventions.md#inference):
+
+- a candidate named like a tool the model asked for in an earlier model call of the trace is
+  that tool's execution;
+- the nearest candidate above model calls that also owns tool executions, under no agent span,
+  is an agent run (a candidate right under a tool span that owns model calls too: an agent
+  called as a tool), named as the candidate is, unless that name says it is a workflow,
+  session or runner root, or is the name of a tool or a model of the trace.
+
+An agent whose name is a tool's or a model's of the same trace is no agent, whatever said so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ..semconv.inference import (
+    BY_ATTRIBUTE,
+    BY_NAME,
+    BY_STRUCTURE,
+    CANDIDATE,
+    agent_name_ok,
+    words,
+)
+from ..semconv.step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
+
+# (the step, its kind and its `inferred` evidence before): told whenever a kind changes here
+Reclassified = Callable[[Step, str, str], None]
+
+# words of a name that make a root a workflow, session or runner, never an agent run
+_NOT_AGENT_WORDS = frozenset({
+    "workflow", "session", "runner", "main", "request", "handle", "handler", "turn",
+    "conversation", "pipeline", "graph", "chain", "flow", "trace", "root", "app", "server",
+    "get", "post", "put", "delete", "patch", "http", "https", "test", "task", "job", "batch",
+    "crew", "team", "orchestrate", "orchestration",
+})
+
+
+def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
+    if not agent_name_ok(name) or name in taken:
+        return False
+    return _NOT_AGENT_WORDS.isdisjoint(words(name))
+
+
+def _may_be_agent(step: Step) -> bool:
+    """A candidate, or a workflow span inference typed (a `chain` around an agent's calls)."""
+    return step.inferred == CANDIDATE or (step.kind == WORKFLOW and step.inferred in (
+        BY_ATTRIBUTE, BY_NAME))
+
+
+def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[Step]],
+                    roots: Sequence[Step], told: Reclassified | None) -> None:
+    """Reclassify candidates of one trace in place (see the module's docstring)."""
+    steps = list(by_id.values())
+    requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
+    taken: set[str] = set()  # names that are tools or models here: never an agent's
+    for s in steps:
+        if s.kind == LLM:
+            if s.model:
+                taken.add(s.model)
+            for name in s.requested_tools:
+                requested[name] = min(requested.get(name, s.start_ns), s.start_ns)
+        elif s.kind == TOOL and s.tool:
+            taken.add(s.tool)
+    for s in steps:
+        if s.inferred == CANDIDATE and s.tool in requested and requested[s.tool] <= s.start_ns:
+            _become(s, TOOL, told)
+            taken.add(s.tool)
+    for s in steps:  # an inferred agent named like a tool or a model is no agent
+        if s.kind == AGENT and s.inferred and s.agent in taken:
+            _become(s, OTHER, told, "")
+    _agents(roots, children, taken, told)
+
+
+def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRUCTURE) -> None:
+    was, evidence = step.kind, step.inferred
+    step.kind, step.inferred = kind, how
+    if kind == TOOL:
+        step.agent = None
+    elif kind == AGENT:
+        step.tool = None
+    if told is not None:
+        told(step, was, evidence)
+
+
+def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken: set[str],
+            told: Reclassified | None) -> None:
+    """Candidates under no agent that own model calls and tool executions become agents, the
+    nearest one to the calls winning (post-order: children are decided first); so does a
+    candidate right under a tool span that owns model calls (an agent called as a tool)."""
+    owned: dict[int, tuple[int, int]] = {}  # span id -> (model calls, tool calls) it owns
+    # (step, under an agent, its parent is a tool, children done)
+    stack: list[tuple[Step, bool, bool, bool]] = [(r, False, False, False) for r in roots]
+    seen: set[int] = set()
+    while stack:
+        step, under_agent, in_tool, done = stack.pop()
+        kids = children.get(step.span_id, ())
+        if not done:
+            if step.span_id in seen:
+                continue
+            seen.add(step.span_id)
+            stack.append((step, under_agent, in_tool, True))
+            below = under_agent or step.kind == AGENT
+            stack.extend((k, below, step.kind == TOOL, False) for k in kids)
+            continue
+        llm = int(step.kind == LLM)
+        tool = int(step.kind == TOOL)
+        for k in kids:
+            if k.kind == AGENT:
+                continue  # an agent's calls are its own
+            got = owned.get(k.span_id, (0, 0))
+            llm, tool = llm + got[0], tool + got[1]
+        owned[step.span_id] = (llm, tool)
+        if _may_be_agent(step) and llm and (
+                (tool and not under_agent) or in_tool) and _agent_name_ok(step.agent, taken):
+            _become(step, AGENT, told)
+            owned[step.span_id] = (0, 0)

@@ -1,0 +1,418 @@
+"""Inference: a kind for a span no convention entry claims, from evidence no library owns.
+
+Tables (the spec's `conventions:`, then the built-in ones) keep precedence: only a span none of
+them matched is read here (docs/conventions.md#inference). Per span, three kinds of evidence:
+
+- *kind words*: the value of an attribute whose key ends in a kind-like word (`span.kind`,
+  `spanType`, `observation.type`, `:subtype`, ... under any vendor prefix and separator), and a
+  kind word as an affix of the span name (`weather.agent`, `tool_call.get_time`,
+  `execute_tool lookup`, `search_tool`);
+- *GenAI evidence*: `gen_ai.*` model, usage, agent or tool keys, the indexed
+  `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` keys, prompt and completion span events, and
+  `<provider>/<model>` span names;
+- *outcome*: besides status and exception events (read for every span), a failure flag.
+
+Kind words that disagree leave the span unclassified (`Inferred.conflict` says why). A span with
+no evidence at all stays `other`, but keeps the name it would have as an agent or a tool, for
+the assembler's structural pass (assembler/infer.py): the nearest span owning model calls and
+tool executions is an agent run; a span named like a tool the model asked for is that tool.
+Only keys, kind words and names are read, never content.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from ..records import SpanRecord
+from .common import (
+    MAX_COUNT,
+    PLACEHOLDER_AGENT_NAMES,
+    PLACEHOLDER_MODELS,
+    as_str,
+    build_step,
+    clip,
+    short_error_name,
+)
+from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
+
+# how an inferred span's kind was found (`Step.inferred`, counted in every report)
+BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE = "attribute", "name", "genai", "structure"
+CANDIDATE = "candidate"  # no evidence of its own: the structural pass may still name it
+EVIDENCE = (BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE)
+
+# a kind word, as an attribute value or a span-name affix (lower case, `_` between words)
+KIND_WORDS: Mapping[str, str] = {
+    **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation"), AGENT),
+    **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
+                     "function", "function_call", "tool_invocation"), TOOL),
+    **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
+                     "generation", "generate", "text_generation", "llm_call", "model_call"), LLM),
+    **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
+                     "team", "crew"), WORKFLOW),
+    **dict.fromkeys(("handoff", "transfer"), HANDOFF),
+}
+# the last word(s) of a key that holds a kind: `span.kind`, `spanType`, `observation.type`
+_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+# keys ending so that hold something else's type (an error's, a message's, a payload's)
+_NOT_KIND_KEYS = frozenset({
+    "error", "exception", "mime", "message", "messages", "messaging", "payload", "content",
+    "contents", "schema", "properties", "input", "output", "data", "source", "media", "file",
+    "event", "edge", "executor", "sender", "recipient", "value", "param", "params",
+    "parameters", "arguments", "format", "finish", "response", "part", "parts", "role", "http",
+    "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
+})
+# words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
+_RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
+                        "kickoff", "process", "handle", "forward", "step"})
+_ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
+_FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
+# providers seen in `<provider>/<model>` span names (Genkit, LiteLLM, Vercel's gateway ...)
+_PROVIDERS = frozenset({
+    "openai", "anthropic", "google", "googleai", "vertexai", "gemini", "mistral", "ollama",
+    "groq", "cohere", "bedrock", "azure", "azure_openai", "deepseek", "xai", "together",
+    "fireworks", "meta", "huggingface", "openrouter", "perplexity", "cerebras", "compat_oai",
+    "openai_compat", "litellm",
+})
+_GENAI_LLM = ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens",
+              "gen_ai.usage.output_tokens", "gen_ai.usage.prompt_tokens",
+              "gen_ai.usage.completion_tokens", "gen_ai.system", "gen_ai.provider.name")
+_INDEXED = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.")
+_LLM_EVENTS = frozenset({"gen_ai.content.prompt", "gen_ai.content.completion", "gen_ai.choice",
+                         "gen_ai.user.message", "gen_ai.system.message",
+                         "gen_ai.assistant.message", "gen_ai.client.inference.operation.details"})
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$",
+                     re.DOTALL)
+_SUFFIX = re.compile(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$",
+                     re.DOTALL)
+# `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
+_HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
+_MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
+_CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """What inference read of one span: its kind (`other` when no evidence or a conflict), how
+    it was found, the attribute or name pattern that said so, and where its name came from."""
+
+    kind: str
+    evidence: str | None  # BY_ATTRIBUTE, BY_NAME, BY_GENAI; CANDIDATE for no evidence; None
+    key: str | None = None  # the kind attribute (BY_ATTRIBUTE) or the GenAI key (BY_GENAI)
+    value: str | None = None  # its kind word, as written (never content: a vocabulary word)
+    affix: tuple[str, str] | None = None  # the span name's (glob, regex with the name as (.+))
+    name: str | None = None  # the agent or tool name (or a candidate's)
+    name_key: str | None = None  # the attribute the name came from (None: the span name)
+    conflict: str | None = None  # why kinds that disagree left it unclassified
+
+
+@lru_cache(maxsize=_CACHE)
+def words(text: str) -> tuple[str, ...]:
+    """`mlflow.spanType` -> (mlflow, span, type); `genkit:metadata:subtype` -> (..., subtype)."""
+    return tuple(w.lower() for w in _WORD.findall(text))
+
+
+@lru_cache(maxsize=_CACHE)
+def _kind_key(key: str) -> tuple[str, ...] | None:
+    """A kind-like key's words before its kind word (its vendor prefix), else None."""
+    found = words(key)
+    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
+        return None
+    if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
+        return None
+    prefix = found[:-1]
+    return prefix[:-1] if prefix[-1:] == ("span",) else prefix
+
+
+def _kind_word(value: Any) -> str | None:
+    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`)."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    return KIND_WORDS.get(_norm(value))
+
+
+@lru_cache(maxsize=_CACHE)
+def _norm(text: str) -> str:
+    """`"CHAT_MODEL"` -> `chat_model`; `Tool Call` -> `tool_call`; `chatModel` -> `chat_model`."""
+    return "_".join(words(text.strip().strip('"')))
+
+
+def glob_literal(text: str) -> str:
+    """A glob matching exactly `text` (its `*`, `?` and `[` escaped)."""
+    return re.sub(r"[\[?*]", lambda m: f"[{m.group()}]", text)
+
+
+@lru_cache(maxsize=_CACHE)
+def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
+    """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
+    name carries a kind word as prefix or suffix; the kind is "" for a neutral `.run`. A name
+    with a `/` (a route, a path, a `<provider>/<model>`) has no affix."""
+    if _HTTP.search(name):
+        return None
+    found = _PREFIX.match(name)
+    if found is not None:
+        word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+        kind = KIND_WORDS.get(_norm(word))
+        start = name.index(word)
+        if kind is not None and rest:
+            head = name[start: name.index(rest, start + len(word))]
+            return kind, clip(rest), (glob_literal(head) + "*", re.escape(head) + "(.+)")
+    found = _SUFFIX.match(name)
+    if found is not None:
+        rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+        norm = _norm(word)
+        kind = KIND_WORDS.get(norm)
+        if kind is None and (norm.split("_")[0] in _RUN_WORDS or word.startswith("_")):
+            kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
+        if kind is not None and rest:
+            tail = name.rstrip()[name.index(rest) + len(rest):]
+            return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
+    return None
+
+
+def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
+           prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
+    """(key, name) of the first attribute whose words end in one of `tails`, or that is the
+    kind key's own `name` (`lmnr.span.name` beside `lmnr.span.type`)."""
+    fallback: tuple[str, str] | None = None
+    for key, value in attrs.items():
+        name = as_str(value.strip().strip('"')) if isinstance(value, str) and len(
+            value) <= 256 else None
+        if not name or name in PLACEHOLDER_MODELS:
+            continue
+        found = words(key)
+        if any(found[-len(t):] == t for t in tails) and not any(
+                w.isdigit() or w == "user" for w in found):
+            return key, clip(name)
+        if fallback is None and prefix and found[-1:] == ("name",) and (
+                found[:-1] == prefix or found[:-1] == (*prefix, "span")):
+            fallback = key, clip(name)
+    return fallback
+
+
+_AGENT_NAMES = (("agent", "name"), ("agent",))
+_TOOL_NAMES = (("tool", "name"), ("function", "name"), ("tool", "call", "name"))
+_MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
+               ("model",))
+
+
+@lru_cache(maxsize=_CACHE)
+def _usage_key(key: str) -> bool:
+    """A token count of a model call under any vendor's key (`acme.tokens.prompt`)."""
+    found = set(words(key))
+    return bool(found & {"token", "tokens"}) and bool(found & _TOKEN_SIDES) and not any(
+        w.isdigit() for w in found)
+
+
+_TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
+
+
+def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
+    """GenAI evidence without a table, (kind, the key that says so: None for an event or a
+    span name): a tool's keys, a model call's, an agent's, then usage alone."""
+    attrs = record.attributes
+    for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
+        if key in attrs:
+            return TOOL, key
+    for key in _GENAI_LLM[:2]:
+        if key in attrs:
+            return LLM, key
+    if any(_INDEXED.match(k) for k in attrs) or any(n in _LLM_EVENTS for n, _ in record.events):
+        return LLM, None
+    for key in ("gen_ai.agent.name", "gen_ai.agent.id"):
+        if key in attrs:
+            return AGENT, key
+    for key in _GENAI_LLM[2:]:
+        if key in attrs:
+            return LLM, key
+    usage = next((k for k in attrs if _usage_key(k)), None)
+    if usage is not None:
+        return LLM, usage
+    found = _MODEL_NAME.match(record.name)
+    if found is not None and found.group(1) in _PROVIDERS:
+        return LLM, None
+    return None
+
+
+def _said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[str, ...] | None]:
+    """(kind, key, value) of each kind attribute naming a kind, and the first one's vendor
+    prefix (where its own `name` key would be)."""
+    said: list[tuple[str, str, str]] = []
+    prefix: tuple[str, ...] | None = None
+    for key, value in attrs.items():
+        vendor = _kind_key(key)
+        kind = _kind_word(value) if vendor is not None else None
+        if kind is not None:
+            said.append((kind, key, value))
+            prefix = vendor if prefix is None else prefix
+    return said, prefix
+
+
+def _name(record: SpanRecord, kind: str, bare: str | None,
+          prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
+    """(key, name) from the attributes, or None where the span name is the name. An agent's
+    name is in its attributes; a function's or a workflow's span is named as it is (attributes
+    there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
+    says `run` or `agent`."""
+    own = _norm(bare or record.name)
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in _RUN_WORDS
+    attrs = record.attributes
+    if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
+        named = _named(attrs, _AGENT_NAMES, prefix)
+        if named is None and kind == OTHER:
+            named = _named(attrs, _TOOL_NAMES, prefix)
+        return named
+    return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
+
+
+def infer(record: SpanRecord) -> Inferred:
+    """The kind the span's own evidence gives (docs/conventions.md#inference)."""
+    said, prefix = _said(record.attributes)
+    affix = name_affix(record.name)
+    kinds = {k for k, _, _ in said}
+    if affix is not None and affix[0]:
+        kinds.add(affix[0])
+    pattern = affix[2] if affix is not None else None
+    if len(kinds) > 1:
+        what = ", ".join(f"{k}={v!s:.40}" for _, k, v in said)
+        where = f"span name {record.name[:60]!r}" if affix is not None and affix[0] else ""
+        return Inferred(OTHER, None, conflict=f"kind words disagree: {what} {where}".strip(),
+                        affix=pattern)
+    key: str | None = None
+    value: str | None = None
+    if said:
+        kind, key, value = said[0]
+        evidence = BY_ATTRIBUTE
+    elif affix is not None and affix[0]:
+        kind, evidence = affix[0], BY_NAME
+    else:
+        genai = _genai_kind(record)
+        kind, key = genai if genai is not None else (OTHER, None)
+        evidence = BY_GENAI if genai is not None else CANDIDATE
+    bare = affix[1] if affix is not None else None
+    named = _name(record, kind, bare, prefix)
+    if named is not None:
+        found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
+    elif kind == LLM:
+        return Inferred(kind, evidence, key, value, pattern)
+    else:
+        found = Inferred(kind, evidence, key, value, pattern if bare else None,
+                         bare or clip(record.name.strip()))
+    if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
+        return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
+    return found
+
+
+def agent_name_ok(name: str | None) -> bool:
+    """A name an agent can have: not empty, a placeholder or a bare kind word (`agent`,
+    `Agent`, `chain`), which is how frameworks name their own nodes."""
+    return bool(name) and name not in PLACEHOLDER_AGENT_NAMES and _norm(name) not in KIND_WORDS
+
+
+MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it
+MODEL_IN_NAME_REGEX = r"[a-z][a-z0-9_-]*/(.+)"  # ... and the span-name pattern that reads it
+
+
+def model_source(record: SpanRecord) -> tuple[str, str] | None:
+    """(key, model) of a model call's model under any vendor's key, else from a
+    `<provider>/<model>` span name (key MODEL_IN_NAME)."""
+    for tail in _MODEL_KEYS:
+        for key, value in record.attributes.items():
+            found = words(key)
+            if found[-len(tail):] == tail and isinstance(value, str) and not any(
+                    w.isdigit() for w in found):
+                name = as_str(value.strip().strip('"'))
+                if name and name not in PLACEHOLDER_MODELS:
+                    return key, clip(name)
+    model = _MODEL_NAME.match(record.name)
+    return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+
+
+
+def tokens_source(attrs: Mapping[str, Any], side: frozenset[str]) -> tuple[str, int] | None:
+    """(key, count) of a token count on one side (input or output) under any vendor's key."""
+    for key, value in attrs.items():
+        found = set(words(key))
+        if {"token", "tokens"} & found and side & found and isinstance(value, int) and not (
+                isinstance(value, bool)) and 0 <= value <= MAX_COUNT:
+            return key, value
+    return None
+
+
+INPUT_SIDE = frozenset({"input", "prompt"})
+OUTPUT_SIDE = frozenset({"output", "completion", "reply"})
+
+
+def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, error) of a failure flag (`failure.source: tool`, `x.error: true`,
+    `x.error.type: Timeout`): the error's type where the key names one, else `_OTHER`."""
+    for key, value in attrs.items():
+        found = words(key)
+        if _ERROR_WORDS.isdisjoint(found) or key == "error.type":
+            continue
+        if value is True:
+            return key, "_OTHER"
+        text = value.strip() if isinstance(value, str) else None
+        if not text or text.lower() in _FALSE_VALUES:
+            continue
+        if found[-1] in ("type", "class", "name"):
+            return key, short_error_name(text)
+        if len(text) <= 40:
+            return key, "_OTHER"
+    return None
+
+
+def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: Inferred,
+                  other: Step) -> Step:
+    """The Step of a span no entry matched, built from what `infer` found; `other` is the
+    `other` step the tables gave it, kept (with the name a candidate would take) when
+    inference found no kind."""
+    kind = found.kind
+    if kind == OTHER:
+        if found.evidence == CANDIDATE:
+            other.agent = other.tool = found.name
+            other.inferred = CANDIDATE
+        return other
+    step = build_step(record, kind, state_attributes,
+                      agent=found.name if kind in (AGENT, WORKFLOW) else None,
+                      tool=found.name if kind == TOOL else None)
+    step.inferred = found.evidence or ""
+    attrs = record.attributes
+    if kind == LLM:
+        if step.model is None:
+            model = model_source(record)
+            step.model = model[1] if model is not None else None
+        if not step.input_tokens:
+            count = tokens_source(attrs, INPUT_SIDE)
+            step.input_tokens = count[1] if count is not None else 0
+        if not step.output_tokens:
+            count = tokens_source(attrs, OUTPUT_SIDE)
+            step.output_tokens = count[1] if count is not None else 0
+        if not step.requested_tools:
+            step.requested_tools = requested_in_keys(attrs)
+    if kind in (LLM, TOOL, AGENT) and step.error is None:
+        failed = failure_source(attrs)
+        step.error = failed[1] if failed is not None else None
+    return step
+
+
+_REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
+
+
+def requested_in_keys(attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Tool names the model asked for, from indexed output keys
+    (`gen_ai.completion.0.tool_calls.0.name`, `llm.output_messages.0...tool_call.function.name`):
+    names only, the arguments beside them are never read."""
+    names: list[str] = []
+    for key, value in attrs.items():
+        if not isinstance(value, str) or not value or len(value) > 256:
+            continue
+        found = words(key)
+        if found[-1:] == ("name",) and "tool" in found and ("call" in found or "calls" in found):
+            if not _REQUEST_SIDES.isdisjoint(found) and value not in names:
+                names.append(clip(value))
+    return tuple(names)

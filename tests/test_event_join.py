@@ -1,0 +1,92 @@
+"""The assembler's event buffer: bounded, with the trace TTL, every event counted by its fate
+(docs/semantics.md#decisions). Steps and events are built by hand; the counts are worked out
+from each test's sequence."""
+
+from __future__ import annotations
+
+from otel_agentcov.assembler import Bounds, RunAssembler
+from otel_agentcov.semconv.events import ToolDecision
+from otel_agentcov.semconv.step import AGENT, TOOL, Step
+
+TRACE = 0xABC
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def agent(span_id: int = 1, trace_id: int = TRACE) -> Step:
+    return Step(trace_id=trace_id, span_id=span_id, parent_id=None, kind=AGENT, start_ns=0,
+                end_ns=10, fallback_agent="svc", agent="support")
+
+
+def tool(call_id: str, span_id: int = 2) -> Step:
+    return Step(trace_id=TRACE, span_id=span_id, parent_id=1, kind=TOOL, start_ns=1, end_ns=2,
+                fallback_agent="svc", tool="lookup", call_id=call_id)
+
+
+def event(outcome: str, call_id: str | None, span_id: int = 1, trace_id: int = TRACE
+          ) -> ToolDecision:
+    return ToolDecision(trace_id, span_id, call_id, "lookup", outcome, 5, "svc")
+
+
+def test_an_event_whose_spans_never_come_is_unjoined_after_the_ttl() -> None:
+    clock = Clock()
+    assembler = RunAssembler(Bounds(idle_ttl_s=60), clock=clock)
+    assert assembler.add_event(event("deny", "c1", trace_id=0xDEF)) is None
+    assert assembler.pending_events == 1 and assembler.traces_in_flight == 1
+    clock.now = 59.0
+    assert assembler.sweep() == [] and assembler.pending_events == 1
+    clock.now = 60.0
+    assert assembler.sweep() == []
+    assert assembler.pending_events == 0 and assembler.traces_in_flight == 0
+    assert assembler.events["unjoined"] == 1
+    assert assembler.flushed_early["idle_ttl"] == 0  # no span was flushed early
+
+
+def test_events_past_the_buffer_are_counted_not_kept() -> None:
+    """A budget of 2 buffered: the third event is `buffer_full`."""
+    assembler = RunAssembler(Bounds(max_buffered_spans=2), clock=Clock())
+    for n in range(3):
+        assembler.add_event(event("allow", f"c{n}"))
+    assert assembler.pending_events == 2
+    assert assembler.events == {"received": 3, "joined": 0, "late": 0, "duplicate": 0,
+                                "unjoined": 0, "buffer_full": 1, "invalid": 0}
+
+
+def test_late_events_join_only_while_their_trace_is_remembered() -> None:
+    """The run folds at t=0; a late allow at t=59 joins it, one at t=61 (past the TTL, swept)
+    for another call of the same agent span is unjoined."""
+    clock = Clock()
+    assembler = RunAssembler(Bounds(idle_ttl_s=60), clock=clock)
+    assembler.expect_events()
+    assembler.add(tool("c1"), False)
+    runs = assembler.add(agent(), True)
+    assert [r.agent for r in runs] == ["support"]
+    clock.now = 59.0
+    late = assembler.add_event(event("allow", "c1"))
+    assert late is not None and (late.agent, late.tool, late.outcome, late.executed) == (
+        "support", "lookup", "allow", True)
+    clock.now = 61.0
+    assembler.sweep()
+    assert assembler.add_event(event("allow", "c2")) is None  # buffered: nothing knows it now
+    clock.now = 122.0
+    assembler.sweep()
+    assert (assembler.events["late"], assembler.events["unjoined"]) == (1, 1)
+
+
+def test_a_late_answer_to_a_pending_approval_resolves_it() -> None:
+    """require_approval c1 joined with the run; allow c1 after it: late, resolving."""
+    assembler = RunAssembler(clock=Clock())
+    assembler.expect_events()
+    assembler.add_event(event("require_approval", "c1"))
+    runs = assembler.add(agent(), True)
+    assert [s.decision for s in runs[0].steps] == ["require_approval"]
+    late = assembler.add_event(event("allow", "c1"))
+    assert late is not None and late.resolves and not late.executed
+    assert assembler.add_event(event("allow", "c1")) is None  # answered already: a duplicate
+    assert assembler.events["duplicate"] == 1

@@ -1,0 +1,348 @@
+"""Inference: agent stacks no table knows, read out of the box, shown, pinned and switched off
+(docs/conventions.md#inference).
+
+Each vocabulary below is made up here (no library emits it), written by the real OpenTelemetry
+SDK; what each run did is written down from the traffic functions, never from the product's
+output: which agent called which tool, which call failed, which model answered.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from _acme import finished_spans
+from _trace_files import protobuf_bytes, write_jsonl, write_spec
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
+
+from otel_agentcov import AgentCoverageProcessor, offline
+from otel_agentcov.cli import main
+from otel_agentcov.engine import EngineCounters
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv import Classifier
+from otel_agentcov.semconv.inference import infer, name_affix
+from otel_agentcov.spec import CoverageSpec
+
+CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it
+SERVICE = "zeta-app"
+
+
+def _spans(traffic: Callable[[Tracer], None]) -> Sequence[ReadableSpan]:
+    return finished_spans(traffic, "zeta.sdk", SERVICE)
+
+
+def kind_attribute_traffic(tracer: Tracer) -> None:
+    """`zeta.span.type` says the kind; names in `zeta.span.name`. Two runs of `weather`: one
+    calls get_weather and get_time; one calls get_time, which fails. Then `orchestrator`
+    calls the tool ask_billing, inside which `billing` runs."""
+    for failing in (False, True):
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "AGENT", "zeta.span.name": "weather", "zeta.input": CANARY}):
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "LLM", "zeta.model": "weather-model",
+                    "zeta.usage.prompt_tokens": 11, "zeta.usage.completion_tokens": 3,
+                    "zeta.output": CANARY}):
+                pass
+            if not failing:
+                with tracer.start_as_current_span("step", attributes={
+                        "zeta.span.type": "TOOL", "zeta.span.name": "get_weather"}):
+                    pass
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "TOOL", "zeta.span.name": "get_time"}) as span:
+                if failing:
+                    span.set_status(Status(StatusCode.ERROR))
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "orchestrator"}):
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "orchestrator-model"}):
+            pass
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "tool", "zeta.span.name": "ask_billing"}):
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "agent", "zeta.span.name": "billing"}):
+                with tracer.start_as_current_span("step", attributes={
+                        "zeta.span.type": "llm", "zeta.model": "billing-model"}):
+                    pass
+
+
+def _agents(report: dict[str, Any]) -> dict[str, Any]:
+    return {name: {"runs": a["runs"]["count"], "tools": a["tools"]["called"],
+                   "models": a["models"]["used"],
+                   "delegations": [(d["from"], d["to"]) for d in a["delegations"]]}
+            for name, a in report["agents"].items()}
+
+
+KIND_ATTRIBUTE_AGENTS = {
+    "weather": {"runs": 2, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                     "get_time": {"ok": 1, "error": 1}},
+                "models": {"weather-model": 2}, "delegations": []},
+    "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
+                     "models": {"orchestrator-model": 1},
+                     "delegations": [("orchestrator", "billing")]},
+    "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+}
+
+
+def _report(tmp_path: Path, spans: Sequence[ReadableSpan], *argv: str) -> dict[str, Any]:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", spans)
+    out = tmp_path / "report.json"
+    assert main(["coverage", str(traces), "--format", "json", "--output", str(out),
+                 *argv]) == 0
+    text = out.read_text()
+    assert CANARY not in text
+    return json.loads(text)  # type: ignore[no-any-return]
+
+
+def test_a_vocabulary_of_its_own_gives_its_agent_runs_out_of_the_box(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(kind_attribute_traffic))
+    assert _agents(report) == KIND_ATTRIBUTE_AGENTS
+    # 3 agents' 4 runs, 4 model calls, 4 tool calls: 12 spans, every one inferred by attribute
+    assert report["spans"]["inferred"] == {
+        "agent.attribute": 4, "llm.attribute": 4, "tool.attribute": 4}
+    assert report["agents"]["weather"]["runs"]["errors"] == 0  # the failed tool was handled
+
+
+def test_the_processor_and_protobuf_files_infer_the_same(tmp_path: Path) -> None:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": SERVICE}))
+    coverage = AgentCoverageProcessor()
+    provider.add_span_processor(coverage)
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    kind_attribute_traffic(provider.get_tracer("zeta.sdk"))
+    provider.shutdown()
+    in_process = coverage.snapshot().to_dict()
+    assert _agents(in_process) == KIND_ATTRIBUTE_AGENTS
+    pb = tmp_path / "zeta.pb"
+    pb.write_bytes(protobuf_bytes(exporter.get_finished_spans()))
+    offline_report = offline.report(offline.load(CoverageSpec.empty(), traces=[str(pb)]))
+    assert _agents(offline_report) == KIND_ATTRIBUTE_AGENTS
+    assert offline_report["spans"]["inferred"] == in_process["spans"]["inferred"]
+
+
+def name_affix_traffic(tracer: Tracer) -> None:
+    """Kinds in span names only: `support.agent` calls the model `acme/support-model` and the
+    tools `tool_call.lookup_order` (fails, an exception event) and `tool_call.refund`."""
+    with tracer.start_as_current_span("support.agent"):
+        with tracer.start_as_current_span("acme/support-model", attributes={
+                "acme.tokens.prompt": 20, "acme.tokens.reply": 4}):
+            pass
+        with tracer.start_as_current_span("tool_call.lookup_order") as span:
+            span.record_exception(KeyError("order 42"))
+            span.set_status(Status(StatusCode.ERROR))
+        with tracer.start_as_current_span("tool_call.refund"):
+            pass
+
+
+def test_kind_words_in_span_names(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(name_affix_traffic))
+    # `acme/...` is no known provider: its token counts make it a model call
+    assert _agents(report) == {"support": {
+        "runs": 1, "models": {"support-model": 1}, "delegations": [],
+        "tools": {"lookup_order": {"ok": 0, "error": 1}, "refund": {"ok": 1, "error": 0}}}}
+    assert report["spans"]["inferred"] == {"agent.name": 1, "llm.genai": 1, "tool.name": 2}
+
+
+def structure_traffic(tracer: Tracer) -> None:
+    """No kind word at all: a decorated function `concierge` (no evidence) around a model call
+    (GenAI keys, its output asking for `find_room`) and the function `find_room`; the whole
+    under an HTTP root `POST /chat`, which is no agent."""
+    with tracer.start_as_current_span("POST /chat", attributes={"http.request.method": "POST"}):
+        with tracer.start_as_current_span("concierge"):
+            with tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "desk-model",
+                    "gen_ai.completion.0.tool_calls.0.name": "find_room",
+                    "gen_ai.completion.0.tool_calls.0.arguments": CANARY}):
+                pass
+            with tracer.start_as_current_span("find_room"):
+                pass
+            with tracer.start_as_current_span("format_answer"):  # asked for by no model call
+                pass
+
+
+def test_the_trace_structure_finds_the_agent_and_its_tool(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(structure_traffic))
+    assert _agents(report) == {"concierge": {
+        "runs": 1, "tools": {"find_room": {"ok": 1, "error": 0}},
+        "models": {"desk-model": 1}, "delegations": []}}
+    assert report["spans"]["inferred"] == {
+        "agent.structure": 1, "llm.genai": 1, "tool.structure": 1}
+    assert report["spans"]["by_kind"]["other"] == 2  # POST /chat, format_answer
+
+
+def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    record = SpanRecord(1, 2, None, "weather.agent", scope_name="s",
+                        attributes={"zeta.span.type": "tool"})
+    found = infer(record)
+    assert found.kind == "other" and found.conflict is not None
+    assert "zeta.span.type=tool" in found.conflict
+
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("weather.agent", attributes={"zeta.span.type": "tool"}):
+            with tracer.start_as_current_span("chat", attributes={"zeta.span.type": "llm"}):
+                pass
+
+    traces = write_jsonl(tmp_path / "c.jsonl", _spans(traffic))
+    assert main(["explain", str(traces)]) == 0
+    out = capsys.readouterr().out
+    assert "left unclassified: 1 × scope zeta.sdk · kind words disagree" in out
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("tool_call.get_time", ("tool", "get_time")),
+    ("execute_tool lookup", ("tool", "lookup")),
+    ("Tool: refund", ("tool", "refund")),
+    ("weather.agent", ("agent", "weather")),
+    ("weather_agent", ("agent", "weather")),
+    ("search_tool", ("tool", "search")),
+    ("weather.run", ("", "weather")),
+    ("lookup_order", None),
+    ("GET /orders/{id}", None),
+    ("transfer_to_billing", None),
+])
+def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
+    found = name_affix(name)
+    assert (found[:2] if found is not None else None) == expected
+
+
+def test_tables_keep_precedence_and_test_spans_are_never_read() -> None:
+    genai = SpanRecord(1, 2, None, "execute_tool lookup", scope_name="s", attributes={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+        "zeta.span.type": "agent"})
+    step = Classifier().classify(genai)
+    assert (step.kind, step.tool, step.inferred) == ("tool", "lookup", "")
+    test_span = SpanRecord(1, 3, None, "test_weather_agent", scope_name="pytest",
+                           attributes={"test.case.name": "test_weather_agent"})
+    step = Classifier().classify(test_span)
+    assert (step.kind, step.inferred) == ("other", "")
+
+
+def _inference_off(tmp_path: Path) -> list[list[str]]:
+    spec = write_spec(tmp_path / "off.yaml", {"version": 1, "inference": "off"})
+    return [["--spec", str(spec)], ["--no-inference"]]
+
+
+def test_inference_off_reads_by_the_tables_alone(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(kind_attribute_traffic))
+    for argv in _inference_off(tmp_path):
+        assert main(["coverage", str(traces), *argv]) == 2
+        assert "no agent runs found" in capsys.readouterr().err
+    assert CoverageSpec.from_dict({"version": 1, "inference": False}).inference is False
+    assert CoverageSpec.empty().inference is True
+
+
+def test_a_restricted_tool_reached_through_an_inferred_span_fails_the_gate(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(kind_attribute_traffic))
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": ["ask_billing"]})
+    assert main(["gate", str(traces), "--spec", str(spec)]) == 1
+    out = capsys.readouterr().out
+    assert "orchestrator" in out and "restricted" in out
+    assert main(["gate", str(traces), "--spec", str(spec), "--no-inference"]) != 0
+
+
+def test_explain_writes_a_spec_that_pins_the_reading(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(kind_attribute_traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    captured = capsys.readouterr()
+    assert "loading it gives the same report as inference" in captured.err
+    assert CANARY not in captured.out and CANARY not in pinned.read_text()
+    document = yaml.safe_load(pinned.read_text())
+    assert document["version"] == 1
+    entries = document["conventions"]
+    # one entry per vocabulary: the kind attribute's three kinds, not one per tool or agent
+    assert [(e["kind"], sorted(e["match"]["attributes"]["zeta.span.type"])) for e in entries] == [
+        ("llm", ["LLM", "llm"]), ("tool", ["TOOL", "tool"]), ("agent", ["AGENT", "agent"])]
+    assert entries[1]["tool"] == "zeta.span.name" and entries[2]["name"] == "zeta.span.name"
+    assert entries[0]["model"] == "zeta.model"
+    # loaded, with inference off, it reads the spans as inference did
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
+                 "json", "--output", str(out)]) == 0
+    assert _agents(json.loads(out.read_text())) == KIND_ATTRIBUTE_AGENTS
+
+    def new_tool(tracer: Tracer) -> None:  # a tool nobody saw when the file was written
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "AGENT", "zeta.span.name": "weather"}):
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "TOOL", "zeta.span.name": "get_forecast"}):
+                pass
+
+    later = write_jsonl(tmp_path / "later.jsonl", _spans(new_tool))
+    assert main(["coverage", str(later), "--spec", str(pinned), "--no-inference", "--format",
+                 "json", "--output", str(out)]) == 0
+    assert json.loads(out.read_text())["agents"]["weather"]["tools"]["called"] == {
+        "get_forecast": {"ok": 1, "error": 0}}
+
+
+def test_explain_pins_structure_and_name_affixes(capsys: pytest.CaptureFixture[str],
+                                                 tmp_path: Path) -> None:
+    for traffic in (structure_traffic, name_affix_traffic):
+        traces = write_jsonl(tmp_path / "t.jsonl", _spans(traffic))
+        pinned = tmp_path / "pinned.yaml"
+        assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+        assert "loading it gives the same report as inference" in capsys.readouterr().err
+        CoverageSpec.from_yaml(pinned)  # loads as it is
+
+
+def test_every_report_says_what_was_inferred(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(name_affix_traffic))
+    assert main(["coverage", str(traces)]) == 0
+    text = capsys.readouterr().out
+    line = ("inferred: 4 spans matched no convention and were classified by inference (agent 1 "
+            "· llm 1 · tool 2; from name 3 · genai 1)")
+    assert line in text
+    assert main(["coverage", str(traces), "--format", "markdown"]) == 0
+    assert "inferred: 4 spans" in capsys.readouterr().out
+    html = tmp_path / "html"
+    assert main(["coverage", str(traces), "--format", "html", "--output", str(html)]) == 0
+    capsys.readouterr()
+    assert "inferred: 4 spans" in (html / "index.html").read_text()
+
+
+def test_a_table_covered_report_gains_no_inferred_line(capsys: pytest.CaptureFixture[str],
+                                                       tmp_path: Path) -> None:
+    def genai(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("invoke_agent a", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "a"}):
+            pass
+
+    traces = write_jsonl(tmp_path / "g.jsonl", _spans(genai))
+    assert main(["coverage", str(traces)]) == 0
+    assert "inferred" not in capsys.readouterr().out
+
+
+def test_inferred_counts_round_trip_and_merge() -> None:
+    one = EngineCounters(inferred={"tool.attribute": 2, "agent.structure": 1})
+    two = EngineCounters.from_dict(one.to_dict(), "counters")
+    two.merge(one)
+    assert two.inferred == {"tool.attribute": 4, "agent.structure": 2}
+    assert "inferred" not in EngineCounters().to_dict()  # files without any stay as they were
+    with pytest.raises(ValueError, match="counters.inferred"):
+        EngineCounters.from_dict({**one.to_dict(), "inferred": {"tool.guess": 1}}, "counters")
+
+
+def test_an_in_house_vocabulary_is_read_as_its_documented_mapping(tmp_path: Path) -> None:
+    """The acme tracer of docs/conventions.md, read by inference alone, as the documented
+    entries read it (tests/test_explain.py checks them): triage twice (lookup_order ok, then
+    failing), billing once (refund); the model acme-large answers triage twice."""
+    from _acme import acme_spans
+
+    report = _report(tmp_path, acme_spans())
+    agents = _agents(report)
+    assert agents["triage"]["tools"] == {"lookup_order": {"ok": 1, "error": 1}}
+    assert agents["triage"]["models"] == {"acme-large": 2}
+    assert agents["billing"]["tools"] == {"refund": {"ok": 1, "error": 0}}
+    assert set(agents) == {"triage", "billing"}
