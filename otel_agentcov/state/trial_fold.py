@@ -16,6 +16,7 @@ from .coverage_state import AgentState, CoverageState
 from .diversity import Diversity
 from .edges import Edges
 from .facts import cost_limit_hit
+from .faults import Faults
 from .inventory import Inventory
 from .versions import VersionCounts, Versions
 
@@ -82,6 +83,7 @@ def fold_shares(state: CoverageState, shares: Mapping[str, Share],
                            caps)
         st.edges.merge(Edges(boundaries=share["boundaries"], restricted=share["restricted"],
                              last_attempts=share["last_attempts"]), caps)
+        st.faults.merge(Faults(tools=share["failed_tools"]), caps)  # trials carry no fault marks
         st.versions.merge(Versions({
             v: VersionCounts(first_ns, runs, passed, tools)
             for v, (first_ns, runs, passed, tools) in share["versions"].items()}), caps)

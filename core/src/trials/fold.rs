@@ -80,6 +80,8 @@ pub struct AgentFold {
     /// (end_ns, trial, sorted tool names) per run, in file order
     pub tool_sets: Vec<(i64, usize, Vec<u32>)>,
     pub tools: IndexMap<u32, [u64; 2]>,
+    /// per tool, [runs it failed in, of them the runs that ended without error] (state/faults.py)
+    pub failed_tools: IndexMap<u32, [u64; 2]>,
     pub models: IndexMap<u32, u64>,
     pub paths: IndexMap<u64, u64>,
     /// the sampled paths (the earliest `max_path_samples` by first run): hash, first run,
@@ -177,6 +179,11 @@ pub fn fold(parsed: &Parsed, params: &HashMap<u32, AgentParams>) -> IndexMap<u32
         let mut called: Vec<u32> = Vec::new();
         for (&(tool, failed), &count) in &calls {
             agg.tools.entry(tool).or_default()[usize::from(failed)] += count;
+            if failed {
+                let row = agg.failed_tools.entry(tool).or_default();
+                row[0] += 1;
+                row[1] += u64::from(!trial.errored);
+            }
             if !called.contains(&tool) {
                 called.push(tool);
             }

@@ -268,6 +268,11 @@ fn agent_dict<'py>(
         restricted.set_item((strings.get(tool), outcome), n)?;
     }
     d.set_item("restricted", restricted)?;
+    let failed_tools = PyDict::new(py);
+    for (&tool, &[failed, recovered]) in &agg.failed_tools {
+        failed_tools.set_item(strings.get(tool), [failed, recovered])?;
+    }
+    d.set_item("failed_tools", failed_tools)?;
     let last_attempts = PyDict::new(py);
     for (&tool, attempts) in &agg.last_attempts {
         let list = PyList::empty(py);
