@@ -13,6 +13,10 @@ Issue 30 grafted one more: every agent's `coverage` gained `contracts` (contract
 here since no spec of the corpus declares contracts; the not-exercised counts live in the
 `contracts` rows, which these reports have none of.
 
+Issue 39 grafted one more: every agent report gained `faults`; in the trials report the
+per-tool failure rows (`faults.tools`, `failure_paths_pct`) come from the trial fold, as the
+trial-by-trial route counts them (tests/test_trials_core.py holds the two equal).
+
 `python tests/test_report_golden.py --write` rewrites the golden file from whichever
 `otel_agentcov` it imports; do that only from code whose reports are known good (the golden
 file's history says which commit wrote it), never to make this test pass.
