@@ -14,6 +14,7 @@ from typing import Any, Literal
 from ..judge.narrative import CONSISTENT, DIVERGENT
 from ..snapshot.schema import DIMENSIONS, AgentReport, Report
 from ..state import AgentState, CoverageState
+from ..stats.means import Sample, mean_rise_verdict
 from ..stats.regression import (
     ALPHA,
     TOLERANCE,
@@ -23,7 +24,6 @@ from ..stats.regression import (
     pass_rate_verdict,
     tool_drift,
 )
-from ..stats.means import Sample, mean_rise_verdict
 from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .hard import hard_regressions
 from .sets import set_changes
