@@ -9,12 +9,11 @@ and docs/semantics.md, not from a run):
 - trace 1, `handle_conversation_turn` (a runner root: no agent) over `invoke_agent triage`
   (`gen_ai.agent.turn.count` 3, one chat of 0.25 USD, a `plan` span, the transfer tool
   `transfer_to_billing` naming `gen_ai.transfer.target.name` billing: a call of triage's that
-  ran, and a hand-off) and then
-  `invoke_agent billing` (a chat of 0.5 USD, an MCP `tools/call refund` span failing with
-  `error.type=tool_error`, an `apply_guardrail` span). So: triage 1 run, max_steps hit (3 turns
-  reach `max_steps: 3`), `transfer_to_billing` 1 ok, cost 0.25 USD; billing 1 run, `refund` 0 ok
-  / 1 failed (`error.type=tool_error`: a tool failure), cost 0.5 USD; one hand-off triage → billing; `plan` and `apply_guardrail` are neither tools
-  nor agents.
+  ran, and a hand-off) and then `invoke_agent billing` (a chat of 0.5 USD, an MCP
+  `tools/call refund` span failing with `error.type=tool_error`, an `apply_guardrail` span).
+  So: triage 1 run, max_steps hit (3 turns reach `max_steps: 3`), `transfer_to_billing` 1 ok,
+  cost 0.25 USD; billing 1 run, `refund` 0 ok / 1 failed (a tool failure), cost 0.5 USD; one
+  hand-off triage → billing; `plan` and `apply_guardrail` are neither tools nor agents.
 - trace 2, a remote `invoke_agent kb` (CLIENT) naming `gen_ai.caller.type=agent`,
   `gen_ai.caller.name=triage`, over a chat, and in it a `deny` of the restricted tool
   `delete_account` as a log record with no tool span: kb 1 run, a delegation triage → kb, a
