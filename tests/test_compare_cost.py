@@ -125,6 +125,10 @@ def test_a_state_without_sums_of_squares_has_an_unknown_spread(tmp_path: Path) -
     agent = compare(old, side(tmp_path / "c.jsonl", eur(1, 2, 3)))["agents"]["support"]
     assert agent["cost"]["currencies"]["EUR"]["reason"] == "spread_unknown"
     assert agent["cost"]["verdict"] == "INCONCLUSIVE"
+    # merged with a state that has its sums (`agentcov merge`), the spread stays unknown
+    merged = old.state.agents["support"].costs
+    merged.merge(side(tmp_path / "d.jsonl", eur(4)).state.agents["support"].costs, old.state.caps)
+    assert merged.to_dict() == {"costs": {"EUR": [10.0, 4, None]}}
 
 
 def test_the_state_keeps_the_sum_of_squared_run_costs(tmp_path: Path) -> None:
