@@ -25,36 +25,44 @@ from otel_agentcov.compare import RENDERERS, Side, compare
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state.costs import Costs
 
+Run = Sequence[tuple[float, str]]  # one run: the (amount, currency) of each of its chats
 
-def run_spans(costs: Sequence[tuple[float, str]]) -> Sequence[ReadableSpan]:
-    """One run of agent `support` per (amount, currency): an invoke_agent span over one chat."""
+
+def run_spans(runs: Sequence[Run]) -> Sequence[ReadableSpan]:
+    """One invoke_agent span of agent `support` per run, over one chat span per cost."""
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("t")
-    for amount, currency in costs:
+    for chats in runs:
         with tracer.start_as_current_span("invoke_agent support", attributes={
                 "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"}):
-            with tracer.start_as_current_span("chat m", attributes={
-                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
-                    "gen_ai.usage.cost.amount": amount, "gen_ai.usage.cost.currency": currency}):
-                pass
+            for amount, currency in chats:
+                with tracer.start_as_current_span("chat m", attributes={
+                        "gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                        "gen_ai.usage.cost.amount": amount,
+                        "gen_ai.usage.cost.currency": currency}):
+                    pass
     provider.shutdown()
     return exporter.get_finished_spans()
 
 
-def side(path: Path, costs: Sequence[tuple[float, str]]) -> Side:
-    write_jsonl(path, run_spans(costs))
+def side(path: Path, runs: Sequence[Run]) -> Side:
+    write_jsonl(path, run_spans(runs))
     engine = offline.load_path(CoverageSpec.empty(), str(path))
     return Side(engine.state, offline.report(engine))
 
 
-def eur(*amounts: float) -> list[tuple[float, str]]:
-    return [(a, "EUR") for a in amounts]
+def eur(*amounts: float) -> list[Run]:
+    """One run per amount, each one chat costing that many EUR."""
+    return [[(a, "EUR")] for a in amounts]
 
 
-def cost_of(tmp_path: Path, before: Sequence[tuple[float, str]],
-            after: Sequence[tuple[float, str]]) -> dict[str, Any]:
+def usd(*amounts: float) -> list[Run]:
+    return [[(a, "USD")] for a in amounts]
+
+
+def cost_of(tmp_path: Path, before: Sequence[Run], after: Sequence[Run]) -> dict[str, Any]:
     report = compare(side(tmp_path / "b.jsonl", before), side(tmp_path / "c.jsonl", after))
     agent: dict[str, Any] = report["agents"]["support"]
     return agent
@@ -100,14 +108,13 @@ def test_too_few_runs_to_rule_out_a_rise_is_inconclusive(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("before", "after", "reason"), [
-    (eur(1, 2), [(1.0, "USD"), (2.0, "USD")], "no_current_cost"),
-    ([(1.0, "USD"), (2.0, "USD")], eur(1, 2), "no_baseline_cost"),
+    (eur(1, 2), usd(1, 2), "no_current_cost"),
+    (usd(1, 2), eur(1, 2), "no_baseline_cost"),
     (eur(1), eur(1, 2), "fewer_than_2_runs"),
     (eur(1, 1, 1), eur(1, 1, 1), "no_spread"),
 ])
 def test_undecidable_cost_comparisons_are_inconclusive(
-        tmp_path: Path, before: list[tuple[float, str]], after: list[tuple[float, str]],
-        reason: str) -> None:
+        tmp_path: Path, before: list[Run], after: list[Run], reason: str) -> None:
     """A currency on one side only, one run, or identical costs (a point, not an interval):
     each undecided, with its reason, and the agent's cost verdict is INCONCLUSIVE."""
     agent = cost_of(tmp_path, before, after)
@@ -133,26 +140,10 @@ def test_a_state_without_sums_of_squares_has_an_unknown_spread(tmp_path: Path) -
 
 def test_the_state_keeps_the_sum_of_squared_run_costs(tmp_path: Path) -> None:
     """Runs of 1.5 and 2 + 0.5 EUR (two chats): per run 1.5 and 2.5, squares 2.25 + 6.25."""
-    spans = [*run_spans(eur(1.5)), *_two_chat_run()]
-    write_jsonl(tmp_path / "t.jsonl", spans)
+    write_jsonl(tmp_path / "t.jsonl", run_spans([*eur(1.5), [(2.0, "EUR"), (0.5, "EUR")]]))
     state = offline.load_path(CoverageSpec.empty(), str(tmp_path / "t.jsonl")).state
     assert state.agents["support"].costs.to_dict() == {"costs": {"EUR": [4.0, 2, 8.5]}}
 
-
-def _two_chat_run() -> Sequence[ReadableSpan]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    tracer = provider.get_tracer("t")
-    with tracer.start_as_current_span("invoke_agent support", attributes={
-            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"}):
-        for amount in (2.0, 0.5):
-            with tracer.start_as_current_span("chat m", attributes={
-                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
-                    "gen_ai.usage.cost.amount": amount, "gen_ai.usage.cost.currency": "EUR"}):
-                pass
-    provider.shutdown()
-    return exporter.get_finished_spans()
 
 
 def test_without_costs_there_is_no_cost_entry(tmp_path: Path) -> None:
