@@ -6,6 +6,7 @@ the exact set changes and the per-tool call counts come from the states themselv
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -13,6 +14,7 @@ from typing import Any, Literal
 from ..judge.narrative import CONSISTENT, DIVERGENT
 from ..snapshot.schema import DIMENSIONS, AgentReport, Report
 from ..state import AgentState, CoverageState
+from ..stats.means import Sample, mean_rise_verdict
 from ..stats.regression import (
     ALPHA,
     TOLERANCE,
@@ -112,6 +114,49 @@ def _rate_check(before: tuple[int, int], after: tuple[int, int], settings: Setti
             "diff_ci95": list(v.diff_ci95), "p_value": v.p_value}
 
 
+def _sample(st: AgentState, currency: str) -> Sample | None:
+    """The runs that recorded a cost in `currency`, or None when the spread is unknown (a state
+    written before sums of squares were kept) or none did."""
+    entry = st.costs.by_currency.get(currency)
+    if entry is None or entry.squares is None or not entry.runs:
+        return None
+    return Sample(entry.runs, entry.total, entry.squares)
+
+
+def _side_cost(sample: Sample | None) -> dict[str, Any] | None:
+    if sample is None:
+        return None
+    sd = math.sqrt(sample.variance) if sample.n > 1 else None
+    return {"runs": sample.n, "mean": sample.mean, "sd": sd}
+
+
+def _cost(before: AgentState, after: AgentState, settings: Settings) -> dict[str, Any] | None:
+    """Cost per run that recorded one, per currency, compared like the pass rate the other way
+    round: a rise beyond `tolerance` × the baseline mean must be ruled out to pass
+    (docs/compare.md#cost-per-run). A currency on one side only, or of unknown spread, is
+    undecided; the agent's cost verdict is the worst of its currencies."""
+    currencies = sorted({*before.costs.by_currency, *after.costs.by_currency})
+    if not currencies:
+        return None
+    out: dict[str, Any] = {}
+    for currency in currencies:
+        b, c = _sample(before, currency), _sample(after, currency)
+        if b is None or c is None:
+            missing = before if b is None else after
+            reason = ("spread_unknown" if currency in missing.costs.by_currency
+                      else "no_baseline_cost" if b is None else "no_current_cost")
+            out[currency] = {"verdict": INCONCLUSIVE, "reason": reason, "flags": [],
+                             "baseline": _side_cost(b), "current": _side_cost(c),
+                             "rise_ci95": None, "p_value": None}
+            continue
+        v = mean_rise_verdict(b, c, tolerance=settings.tolerance, alpha=settings.alpha)
+        out[currency] = {"verdict": v.verdict, "reason": v.reason, "flags": list(v.flags),
+                         "baseline": _side_cost(b), "current": _side_cost(c),
+                         "rise_ci95": list(v.rise_ci95) if v.rise_ci95 else None,
+                         "p_value": v.p_value}
+    return {"verdict": overall(e["verdict"] for e in out.values()), "currencies": out}
+
+
 def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
            settings: Settings, holm_factor: int = 1) -> dict[str, Any]:
     b_st, b_rep = baseline.agent(name)
@@ -152,6 +197,9 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
     drift = tool_drift(_tool_calls(b_st), _tool_calls(c_st), settings.alpha)
     if drift.drift:
         flags.append("drift")
+    cost = _cost(b_st, c_st, settings)
+    if cost is not None and cost["verdict"] == FAIL:
+        flags.append("cost_regression")
     lost, new = set_changes(b_st, c_st, settings.min_count)
     return {
         "verdict": verdict,
@@ -166,6 +214,7 @@ def _agent(name: str, baseline: Side, current: Side, p_adjusted: float | None,
         "contracts": contracts,
         "narrative": narrative,
         "recovery": recovery,
+        "cost": cost,
         "drift": {"p_value": drift.p_value, "cramers_v": drift.cramers_v, "drift": drift.drift,
                   "categories": drift.categories},
     }

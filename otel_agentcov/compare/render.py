@@ -128,6 +128,34 @@ def _contracts(agent: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _cost_side(side: Mapping[str, Any] | None) -> str:
+    if side is None:
+        return "no costs"
+    sd = "" if side["sd"] is None else f", sd {side['sd']:.3g}"
+    return f"{side['mean']:.4g} ({side['runs']} runs{sd})"
+
+
+def _costs(agent: Mapping[str, Any]) -> list[str]:
+    """`cost per run EUR: 1 (5 runs, sd 0.141) → 2 (…), rise +1 [+0.794, +1.21], one-sided
+    Welch p 1.8e-06: FAIL`, one line per currency either side recorded."""
+    cost = agent.get("cost")
+    if cost is None:
+        return []
+    lines = []
+    for currency, c in cost["currencies"].items():
+        text = (f"cost per run {currency}: {_cost_side(c['baseline'])} → "
+                f"{_cost_side(c['current'])}")
+        if c["rise_ci95"] is not None:
+            lo, hi = c["rise_ci95"]
+            rise = c["current"]["mean"] - c["baseline"]["mean"]
+            text += (f", rise {rise:+.3g} [{lo:+.3g}, {hi:+.3g}], one-sided Welch p "
+                     f"{c['p_value']:.3g}")
+        reason_ = f" ({c['reason']})" if c["reason"] else ""
+        flags = f" [{', '.join(c['flags'])}]" if c["flags"] else ""
+        lines.append(f"{text}: {c['verdict']}{reason_}{flags}")
+    return lines
+
+
 def render_text(report: Mapping[str, Any]) -> str:
     tol = report["tolerance"]
     lines = [f"agentcov compare: {report['verdict']} (tolerated drop {100 * tol:g} pts, "
@@ -147,7 +175,7 @@ def render_text(report: Mapping[str, Any]) -> str:
         ]
         why = reason(a, tol)
         lines += [f"  why        {why}"] if why else []
-        lines += [f"  {line}" for line in _contracts(a)]
+        lines += [f"  {line}" for line in (*_contracts(a), *_costs(a))]
         lines += [f"  {line}" for line in _changes(a)]
     return "\n".join(lines) + "\n"
 
@@ -183,7 +211,7 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         notes = [f"- flags: {', '.join(a['flags'])}"] if a["flags"] else []
         why = reason(a, tol)
         notes += [f"- {prose(why)}"] if why else []
-        notes += [f"- {prose(line)}" for line in _contracts(a)]
+        notes += [f"- {prose(line)}" for line in (*_contracts(a), *_costs(a))]
         notes.append(f"- {escape(_drift(a['drift']))}")
         notes += [
             f"- {which} {kind}: {', '.join(escape(i) for i in a[which][kind])}"

@@ -38,11 +38,12 @@ def runs_section(v: AgentView) -> None:
     costs = v.st.costs.by_currency
     if costs:  # absent without costs: older reports are unchanged
         v.report["runs"]["cost"] = {
-            currency: {"total": total, "runs": int(n), "mean": total / n if n else None}
-            for currency, (total, n) in sorted(costs.items())}
+            currency: {"total": e.total, "runs": e.runs,
+                       "mean": e.total / e.runs if e.runs else None}
+            for currency, e in sorted(costs.items())}
     declared = costs.get(v.spec.boundaries.cost_limit_currency)
     v.targets.update({
-        "cost.total": declared[0] if declared else None,  # none recorded: nothing to judge
+        "cost.total": declared.total if declared else None,  # none recorded: nothing to judge
         "runs.count": out.runs,
         "runs.pass_rate": pass_rate,
         "runs.pass_rate_lower": ci[0] if ci else None,

@@ -1,7 +1,9 @@
 """Costs: `gen_ai.usage.cost.amount` summed per currency, one agent's (docs/semantics.md#cost).
 
 Currencies come from telemetry, so they are capped (MAX_CURRENCIES, then __overflow__, counted):
-a label of the cost metric stays bounded whatever a producer writes.
+a label of the cost metric stays bounded whatever a producer writes. Each currency also keeps
+the sum of its runs' squared costs, so `agentcov compare` can test the cost per run
+(docs/compare.md#cost-per-run) without keeping any run's cost.
 """
 
 from __future__ import annotations
@@ -18,34 +20,56 @@ MAX_CURRENCIES = 16
 
 
 @dataclass
-class Costs:
-    by_currency: dict[str, list[float]] = field(default_factory=dict)  # -> [total, runs]
+class CurrencyCost:
+    """One currency's runs: their total, how many recorded a cost in it, and the sum of each
+    such run's squared cost (None in a state written before it was kept: spread unknown)."""
 
-    def _add(self, currency: str, total: float, runs: int, caps: Caps) -> None:
+    total: float = 0.0
+    runs: int = 0
+    squares: float | None = 0.0
+
+    def add(self, total: float, runs: int, squares: float | None) -> None:
+        self.total += total
+        self.runs += runs
+        self.squares = None if self.squares is None or squares is None else (
+            self.squares + squares)
+
+
+@dataclass
+class Costs:
+    by_currency: dict[str, CurrencyCost] = field(default_factory=dict)
+
+    def _add(self, currency: str, total: float, runs: int, squares: float | None,
+             caps: Caps) -> None:
         key = caps.key(self.by_currency, currency, MAX_CURRENCIES, "currency", OVERFLOW, runs)
-        entry = self.by_currency.setdefault(key, [0.0, 0])
-        entry[0] += total
-        entry[1] += runs
+        self.by_currency.setdefault(key, CurrencyCost()).add(total, runs, squares)
 
     def add(self, facts: RunFacts, caps: Caps) -> None:
         for currency, total in facts.costs.items():
-            self._add(currency, total, 1, caps)
+            self._add(currency, total, 1, total * total, caps)
 
     def merge(self, other: Costs, caps: Caps) -> None:
-        for currency, (total, runs) in other.by_currency.items():
-            self._add(currency, total, int(runs), caps)
+        for currency, entry in other.by_currency.items():
+            self._add(currency, entry.total, entry.runs, entry.squares, caps)
 
     def to_dict(self) -> dict[str, Any]:
         """Absent while empty: state files of runs without costs stay as they were."""
         if not self.by_currency:
             return {}
-        return {"costs": {c: [t, int(n)] for c, (t, n) in sorted(self.by_currency.items())}}
+        return {"costs": {c: [e.total, e.runs, e.squares]
+                          for c, e in sorted(self.by_currency.items())}}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Costs:
-        by_currency: dict[str, list[float]] = {}
+        """Entries are [total, runs, squares]; an older [total, runs] has no known spread."""
+        by_currency: dict[str, CurrencyCost] = {}
         for currency, entry in f.table(d.get("costs", {}), "costs").items():
-            total, runs = f.items(entry, f"costs.{currency}", 2)
-            by_currency[currency] = [f.number(total, f"costs.{currency}"),
-                                     f.count(runs, f"costs.{currency}")]
+            what = f"costs.{currency}"
+            values = f.items(entry, what)
+            if len(values) not in (2, 3):
+                raise ValueError(f"{what}: expected a list of 2 or 3, got {str(entry)[:40]!r}")
+            squares = values[2] if len(values) == 3 else None
+            by_currency[currency] = CurrencyCost(
+                f.number(values[0], what), f.count(values[1], what),
+                None if squares is None else f.number(squares, what))
         return cls(by_currency)
