@@ -26,9 +26,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "inference_share")]
 
 import fixture_expectations as fx  # noqa: E402
+from expectations import EXPECTED as SHARE  # noqa: E402
+from expectations import FIXTURES as SHARE_FIXTURES  # noqa: E402
+from expectations import HELD_OUT  # noqa: E402
 from harness import Row, Section  # noqa: E402
 
 from otel_agentcov.engine import CoverageEngine  # noqa: E402
@@ -61,12 +64,22 @@ def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, f
     return agents  # type: ignore[no-any-return]
 
 
-def stack_score(library: str, tables: bool = False, verbose: bool = False) -> tuple[int, int]:
+# (expectations per stack, the directory of their fixtures): the 44 in-repo stacks, the
+# tuning share (fixtures/record/infer/) and the share's own held-out stacks
+IN_REPO = (fx.EXPECTED, fx.FIXTURES)
+TUNING = (SHARE, SHARE_FIXTURES)
+SHARE_HELD_OUT = (HELD_OUT, SHARE_FIXTURES)
+Stacks = tuple[dict[str, dict[str, fx.Scenario]], Path]
+
+
+def stack_score(library: str, tables: bool = False, verbose: bool = False,
+                stacks: Stacks = IN_REPO) -> tuple[int, int]:
     """(items met, items) over one stack's scenarios: `fixture_expectations.score`, and each
     agent that is not expected costs an item (a name that is no agent must not become one)."""
     met = total = 0
-    for name, expected in fx.EXPECTED[library].items():
-        got = replay(fx.FIXTURES / library / f"{name}.json", expected.spec, tables)
+    expectations, fixtures = stacks
+    for name, expected in expectations[library].items():
+        got = replay(fixtures / library / f"{name}.json", expected.spec, tables)
         m, t = fx.score(expected, got)
         t += fx.extra_agents(expected, got)
         met, total = met + m, total + t
@@ -75,9 +88,9 @@ def stack_score(library: str, tables: bool = False, verbose: bool = False) -> tu
     return met, total
 
 
-def overall(tables: bool = False) -> float:
+def overall(tables: bool = False, stacks: Stacks = IN_REPO) -> float:
     """The share (%) of every fixture's expectations met, all stacks together."""
-    scores = [stack_score(library, tables) for library in sorted(fx.EXPECTED)]
+    scores = [stack_score(library, tables, stacks=stacks) for library in sorted(stacks[0])]
     return 100 * sum(m for m, _ in scores) / sum(t for _, t in scores)
 
 
@@ -154,13 +167,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", action="store_true", help="keep the built-in tables on")
     parser.add_argument("--verbose", action="store_true", help="every scenario's items")
+    parser.add_argument("--held-out", action="store_true",
+                        help="also score the tuning share's own held-out stacks")
     args = parser.parse_args(argv)
-    all_met = all_total = 0
-    for library in sorted(fx.EXPECTED):
-        met, total = stack_score(library, args.tables, args.verbose)
-        all_met, all_total = all_met + met, all_total + total
-        print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
-    print(f"{'all':30} {all_met:4}/{all_total:<4} {100 * all_met / all_total:5.1f} %")
+    groups = [("in-repo stacks", IN_REPO), ("tuning share", TUNING)]
+    if args.held_out:
+        groups.append(("the share's held-out", SHARE_HELD_OUT))
+    for title, stacks in groups:
+        print(f"== {title}")
+        all_met = all_total = 0
+        for library in sorted(stacks[0]):
+            met, total = stack_score(library, args.tables, args.verbose, stacks)
+            all_met, all_total = all_met + met, all_total + total
+            print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
+        if all_total:
+            print(f"{'all':30} {all_met:4}/{all_total:<4} {100 * all_met / all_total:5.1f} %")
     return 0
 
 

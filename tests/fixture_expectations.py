@@ -654,7 +654,7 @@ SEMANTIC_KERNEL = {
 # `@observe(as_type=...)` with its OpenAI drop-in. The loop gives up after two model calls in
 # `max_steps` (nothing says so: only the spec's max_steps sees it); `handoff` runs triage, whose
 # `transfer_to_billing` tool only answers, then billing, in one request span.
-def _traced_app(tool_error: str, http_500: str) -> dict[str, Scenario]:
+def traced_app(tool_error: str, http_500: str) -> dict[str, Scenario]:
     return {
         "two_tools": TWO_TOOLS,
         "streaming": TWO_TOOLS,
@@ -708,8 +708,8 @@ def _langchain_app(errors: dict[str, str]) -> dict[str, Scenario]:
 
 # MLflow's export records exceptions as events (their class names); Langfuse keeps the status
 # message only (and `langfuse.observation.level=ERROR`)
-MLFLOW_TRACE = _traced_app("RuntimeError", "InternalServerError")
-LANGFUSE_OBSERVE = _traced_app("_OTHER", "_OTHER")
+MLFLOW_TRACE = traced_app("RuntimeError", "InternalServerError")
+LANGFUSE_OBSERVE = traced_app("_OTHER", "_OTHER")
 MLFLOW_LANGCHAIN = _langchain_app({"tool_error": "RuntimeError",
                                    "max_steps": "GraphRecursionError",
                                    "http_500": "OpenAIAPIError"})
