@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..semconv.inference import (
     BY_ATTRIBUTE,
+    BY_FUNCTION,
     BY_NAME,
     BY_STRUCTURE,
     CANDIDATE,
@@ -47,9 +48,10 @@ def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
 
 
 def _may_be_agent(step: Step) -> bool:
-    """A candidate, or a workflow span inference typed (a `chain` around an agent's calls)."""
-    return step.inferred == CANDIDATE or (step.kind == WORKFLOW and step.inferred in (
-        BY_ATTRIBUTE, BY_NAME))
+    """A candidate, a workflow span inference typed (a `chain` around an agent's calls), or a
+    span typed only as a function (agents and tools alike are functions)."""
+    return step.inferred in (CANDIDATE, BY_FUNCTION) or (step.kind == WORKFLOW and (
+        step.inferred in (BY_ATTRIBUTE, BY_NAME)))
 
 
 def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[Step]],
@@ -64,7 +66,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 taken.add(s.model)
             for name in s.requested_tools:
                 requested[name] = min(requested.get(name, s.start_ns), s.start_ns)
-        elif s.kind == TOOL and s.tool:
+        elif s.kind == TOOL and s.tool and s.inferred != BY_FUNCTION:
             taken.add(s.tool)
     for s in steps:
         if s.inferred == CANDIDATE and s.tool in requested and requested[s.tool] <= s.start_ns:
@@ -74,6 +76,20 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.kind == AGENT and s.inferred and s.agent in taken:
             _become(s, OTHER, told, "")
     _agents(roots, children, taken, told)
+    for s in steps:  # a function no agent ran is no tool execution: the app's own code
+        if s.kind == TOOL and s.inferred == BY_FUNCTION and not _under_agent(s, by_id):
+            _become(s, OTHER, told, "")
+
+
+def _under_agent(step: Step, by_id: Mapping[int, Step]) -> bool:
+    seen = {step.span_id}
+    parent = by_id.get(step.parent_id) if step.parent_id is not None else None
+    while parent is not None and parent.span_id not in seen:
+        if parent.kind == AGENT:
+            return True
+        seen.add(parent.span_id)
+        parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+    return False
 
 
 def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRUCTURE) -> None:
@@ -82,7 +98,7 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
     if kind == TOOL:
         step.agent = None
     elif kind == AGENT:
-        step.tool = None
+        step.agent, step.tool = step.agent or step.tool, None
     if told is not None:
         told(step, was, evidence)
 
@@ -116,6 +132,6 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
         if _may_be_agent(step) and llm and (
-                (tool and not under_agent) or in_tool) and _agent_name_ok(step.agent, taken):
+                (tool and not under_agent) or in_tool) and _agent_name_ok(step.agent or step.tool, taken):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)

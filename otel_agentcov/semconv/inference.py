@@ -41,14 +41,16 @@ from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 # how an inferred span's kind was found (`Step.inferred`, counted in every report)
 BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE = "attribute", "name", "genai", "structure"
+# a kind attribute saying only `function`: a tool, unless the trace shows it runs an agent
+BY_FUNCTION = "function"
 CANDIDATE = "candidate"  # no evidence of its own: the structural pass may still name it
-EVIDENCE = (BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE)
+EVIDENCE = (BY_ATTRIBUTE, BY_FUNCTION, BY_NAME, BY_GENAI, BY_STRUCTURE)
 
 # a kind word, as an attribute value or a span-name affix (lower case, `_` between words)
 KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation"), AGENT),
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
-                     "function", "function_call", "tool_invocation"), TOOL),
+                     "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
                      "generation", "generate", "text_generation", "llm_call", "model_call"), LLM),
     **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
@@ -56,6 +58,8 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("handoff", "transfer"), HANDOFF),
 }
 # the last word(s) of a key that holds a kind: `span.kind`, `spanType`, `observation.type`
+# kind words any traced function carries, agent and tool alike (`span_type: Function`)
+_WEAK_WORDS = frozenset({"function", "func"})
 _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
@@ -286,7 +290,8 @@ def infer(record: SpanRecord) -> Inferred:
     value: str | None = None
     if said:
         kind, key, value = said[0]
-        evidence = BY_ATTRIBUTE
+        weak = all(_norm(v) in _WEAK_WORDS for _, _, v in said) and not (affix and affix[0])
+        evidence = BY_FUNCTION if weak else BY_ATTRIBUTE
     elif affix is not None and affix[0]:
         kind, evidence = affix[0], BY_NAME
     else:
