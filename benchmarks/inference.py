@@ -21,6 +21,7 @@ import json
 import statistics
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,6 @@ from harness import Row, Section  # noqa: E402
 from otel_agentcov.engine import CoverageEngine  # noqa: E402
 from otel_agentcov.readers.otlp import in_end_order, records_from_json  # noqa: E402
 from otel_agentcov.records import SpanRecord  # noqa: E402
-from otel_agentcov.semconv import Classifier  # noqa: E402
 from otel_agentcov.spec import CoverageSpec  # noqa: E402
 
 COST_STACKS = ("openai_agents_contrib", "strands", "adk")  # GenAI spans, every kind
@@ -48,19 +48,8 @@ TARGET_MATCHED = 1.1  # inference on costs the matched spans nothing (noise allo
 
 def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, fx.A]:
     """`fixture_expectations.replay` with the built-in tables on or off (inference on)."""
-    original = fx.Classifier
-    if not tables:
-        fx.Classifier = lambda conventions=(), **kw: Classifier(  # type: ignore[misc,assignment]
-            conventions, builtin_tables=False, **kw)
-        from otel_agentcov import engine as engine_module
-        saved = engine_module.Classifier
-        engine_module.Classifier = fx.Classifier  # type: ignore[misc]
-    try:
+    with nullcontext() if tables else fx.tables_off():
         agents, _, _ = fx.replay_records(json.loads(path.read_text()), str(path), spec)
-    finally:
-        fx.Classifier = original  # type: ignore[misc]
-        if not tables:
-            engine_module.Classifier = saved  # type: ignore[misc]
     return agents  # type: ignore[no-any-return]
 
 

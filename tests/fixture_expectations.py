@@ -7,11 +7,13 @@ handed over to whom), not copied from the output. `replay()` turns a fixture int
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from otel_agentcov import engine as engine_module
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.records import SpanRecord
@@ -44,6 +46,23 @@ class Scenario:
 
 def b(*names: str) -> frozenset[str]:
     return frozenset(names)
+
+
+@contextmanager
+def tables_off() -> Iterator[None]:
+    """Inside it, engines and `replay_records` classify without the built-in tables: what
+    inference alone reads (benchmarks/inference.py, tests/test_inference.py)."""
+    global Classifier
+    original = Classifier
+
+    def without_tables(conventions: Any = (), **kw: Any) -> Classifier:
+        return original(conventions, builtin_tables=False, **kw)
+
+    Classifier = engine_module.Classifier = without_tables  # type: ignore[misc,assignment]
+    try:
+        yield
+    finally:
+        Classifier = engine_module.Classifier = original  # type: ignore[misc]
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
