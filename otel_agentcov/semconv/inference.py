@@ -95,6 +95,8 @@ _SUFFIX = re.compile(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agen
                      re.DOTALL)
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
+# a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
+_PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 
@@ -273,6 +275,15 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 
 
+def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None:
+    """(key, name) when the name is a template placeholder naming a string attribute."""
+    found = _PLACEHOLDER.match((bare or record.name).strip())
+    value = record.attributes.get(found.group(1)) if found is not None else None
+    if found is None or not isinstance(value, str) or not value.strip() or len(value) > 256:
+        return None
+    return found.group(1), clip(value.strip().strip('"'))
+
+
 def infer(record: SpanRecord) -> Inferred:
     """The kind the span's own evidence gives (docs/conventions.md#inference)."""
     said, prefix = _said(record.attributes)
@@ -299,7 +310,7 @@ def infer(record: SpanRecord) -> Inferred:
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
     bare = affix[1] if affix is not None else None
-    named = _name(record, kind, bare, prefix)
+    named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
     if named is not None:
         found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
