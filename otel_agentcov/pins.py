@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .semconv.convention import unquote
 from .semconv.inference import (
     BY_ATTRIBUTE,
     BY_FUNCTION,
@@ -19,7 +20,6 @@ from .semconv.inference import (
     MODEL_IN_NAME_REGEX,
     glob_literal,
 )
-from .semconv.convention import unquote
 from .semconv.inferred_log import Group, InferredLog
 from .semconv.shapes import name_pattern
 

@@ -210,6 +210,8 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("lookup_order", None),
     ("GET /orders/{id}", None),
     ("transfer_to_billing", None),
+    ("invoke_agent", ("agent", "")),  # only a kind word: no name (not `invoke`)
+    ("Tool", ("tool", "")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -419,3 +421,24 @@ def test_explains_pins_read_every_stack_as_inference_did(stack: str) -> None:
         pins = yaml.safe_load(pinned_spec(engine))
         CoverageSpec.from_dict(pins)  # loads as it is
         assert _reading(stack, pins) == _reading(stack, None)
+
+
+def template_traffic(tracer: Tracer) -> None:
+    """Span names that are message templates (`Agent run: {name!r}`), the name in the
+    attribute the placeholder names: agent `weather` runs tool `get_weather` and the model; a
+    nameless `invoke_agent` span inside it is the framework's own, no agent."""
+    with tracer.start_as_current_span("Agent run: {name!r}", attributes={"name": "weather"}):
+        with tracer.start_as_current_span("invoke_agent"):
+            with tracer.start_as_current_span("Function: {name}", attributes={
+                    "name": "get_weather"}):
+                pass
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span_type": "llm", "zeta.model": "weather-model"}):
+                pass
+
+
+def test_a_template_names_its_name_and_a_bare_kind_word_names_nothing(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(template_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}

@@ -131,7 +131,8 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             got = owned.get(k.span_id, (0, 0))
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
+        named = step.agent or step.tool  # a function-typed span's name is its tool name
         if _may_be_agent(step) and llm and (
-                (tool and not under_agent) or in_tool) and _agent_name_ok(step.agent or step.tool, taken):
+                (tool and not under_agent) or in_tool) and _agent_name_ok(named, taken):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)

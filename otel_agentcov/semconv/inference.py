@@ -155,10 +155,14 @@ def glob_literal(text: str) -> str:
 @lru_cache(maxsize=_CACHE)
 def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
-    name carries a kind word as prefix or suffix; the kind is "" for a neutral `.run`. A name
-    with a `/` (a route, a path, a `<provider>/<model>`) has no affix."""
+    name carries a kind word as prefix or suffix (the name is "" when the span name is only a
+    kind word); the kind is "" for a neutral `.run`. A name with a `/` (a route, a path, a
+    `<provider>/<model>`) has no affix."""
     if _HTTP.search(name):
         return None
+    whole = KIND_WORDS.get(_norm(name))
+    if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
+        return whole, "", (glob_literal(name), re.escape(name))
     found = _PREFIX.match(name)
     if found is not None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
@@ -288,6 +292,9 @@ def infer(record: SpanRecord) -> Inferred:
     """The kind the span's own evidence gives (docs/conventions.md#inference)."""
     said, prefix = _said(record.attributes)
     affix = name_affix(record.name)
+    if affix is not None and affix[0] and not affix[1] and (
+            _genai_kind(record) or ("", ""))[0] == affix[0]:
+        affix = None  # a bare kind word (`completion`) says what GenAI keys say, and less
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])

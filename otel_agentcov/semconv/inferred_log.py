@@ -78,7 +78,8 @@ def quoted(record: SpanRecord, keys: tuple[str | None, ...]) -> bool:
 class InferredLog:
     """Groups of inferred spans, candidates by name, conflicts by reason; all bounded."""
 
-    __slots__ = ("groups", "candidates", "structure", "conflicts", "overflow", "_by_span_name", "spans")
+    __slots__ = ("groups", "candidates", "structure", "conflicts", "overflow", "spans",
+                 "_by_span_name")
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str | None, ...], Group] = {}
