@@ -58,11 +58,11 @@ def tables_off() -> Iterator[None]:
     def without_tables(conventions: Any = (), **kw: Any) -> Classifier:
         return original(conventions, builtin_tables=False, **kw)
 
-    Classifier = engine_module.Classifier = without_tables  # type: ignore[misc,assignment]
+    Classifier = engine_module.Classifier = without_tables  # type: ignore[attr-defined,misc,assignment]
     try:
         yield
     finally:
-        Classifier = engine_module.Classifier = original  # type: ignore[misc]
+        Classifier = engine_module.Classifier = original  # type: ignore[attr-defined,misc]
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
