@@ -205,7 +205,7 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
 
 
 _AGENT_NAMES = (("agent", "name"), ("agent",))
-_TOOL_NAMES = (("tool", "name"), ("function", "name"), ("tool", "call", "name"))
+_TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
                ("model",))
 
