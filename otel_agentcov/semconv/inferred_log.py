@@ -39,7 +39,7 @@ class Group:
     glob: str | None  # the span-name glob of a name affix (BY_NAME), or the span name itself
     regex: str | None  # the affix's regex with the name as `(.+)`
     name_key: str | None  # where the name came from (None: the span name)
-    # where the first span's model, token counts and failure flag came from (LLM, any kind)
+    # where its spans' model, token counts and failure flag came from (the first span having one)
     sources: dict[str, str] = field(default_factory=dict)
     decode: bool = False  # its first span wrote its values JSON-quoted (`"\"AGENT\""`)
     values: dict[str, None] = field(default_factory=dict)  # the kind words seen, in order
@@ -116,6 +116,9 @@ class InferredLog:
                 group = self.groups[key] = Group(
                     scope, found.kind, found.evidence, found.key, glob, regex, found.name_key,
                     sources, quoted(record, (found.key, found.name_key, *sources.values())))
+            elif len(group.sources) < len(_SOURCE_FIELDS):  # a field its first span lacked
+                for name, source in _sources(record, found.kind).items():
+                    group.sources.setdefault(name, source)
             group.count += 1
             if found.value is not None and len(group.values) < 32:
                 group.values[found.value] = None
@@ -163,6 +166,9 @@ class InferredLog:
             self.overflow += 1
 
 
+_SOURCE_FIELDS = ("model", "tokens_in", "tokens_out", "error")
+
+
 def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
     """The keys an entry pinning this span's kind must read its fields from."""
     attrs = record.attributes
@@ -177,6 +183,7 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
                 found[field_name] = count[0]
     if kind in ("llm", "tool", "agent"):
         failed = failure_source(attrs)
-        if failed is not None and failed[1] != "_OTHER":  # a typed flag reads as the entry's
+        # a typed flag, or a `true` one, reads as the entry's `error` field does
+        if failed is not None and (failed[1] != "_OTHER" or attrs[failed[0]] is True):
             found["error"] = failed[0]
     return found
