@@ -72,8 +72,11 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.inferred == CANDIDATE and s.tool in requested and requested[s.tool] <= s.start_ns:
             _become(s, TOOL, told)
             taken.add(s.tool)
-    for s in steps:  # an inferred agent named like a tool or a model is no agent
-        if s.kind == AGENT and s.inferred and s.agent in taken:
+    for s in steps:  # an inferred agent named like a tool or a model is no agent, unless
+        # that tool's execution runs it (an agent called as a tool of its own name)
+        caller = by_id.get(s.parent_id) if s.parent_id is not None else None
+        if s.kind == AGENT and s.inferred and s.agent in taken and not (
+                caller is not None and caller.kind == TOOL and caller.tool == s.agent):
             _become(s, OTHER, told, "")
     _agents(roots, children, taken, told)
     for s in steps:  # a function no agent ran is no tool execution: the app's own code

@@ -32,6 +32,7 @@ from .common import (
     MAX_COUNT,
     PLACEHOLDER_AGENT_NAMES,
     PLACEHOLDER_MODELS,
+    PLACEHOLDER_TOOLS,
     as_str,
     build_step,
     clip,
@@ -325,6 +326,8 @@ def infer(record: SpanRecord) -> Inferred:
     else:
         found = Inferred(kind, evidence, key, value, pattern if bare else None,
                          bare or clip(record.name.strip()))
+    if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
+        return Inferred(OTHER, None)
     if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
