@@ -442,3 +442,47 @@ def test_a_template_names_its_name_and_a_bare_kind_word_names_nothing(tmp_path: 
     assert _agents(report) == {"weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 1}, "delegations": []}}
+
+
+def agent_tool_traffic(tracer: Tracer) -> None:
+    """`orchestrator` calls the model, then its tool `billing`, which runs the agent `billing`
+    (an agent called as a tool of its own name); the second `lookup` call fails, flagged by
+    `zeta.failed: true` only (no status)."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("orchestrator", "agent"):
+        with span("complete", "llm", **{"zeta.model": "orchestrator-model"}):
+            pass
+        with span("billing", "tool"), span("billing", "agent"):
+            with span("complete", "llm", **{"zeta.model": "billing-model"}):
+                pass
+        with span("lookup", "tool"):
+            pass
+        with span("lookup", "tool", **{"zeta.failed": True}):
+            pass
+
+
+AGENT_TOOL_AGENTS = {
+    "orchestrator": {"runs": 1, "models": {"orchestrator-model": 1},
+                     "tools": {"billing": {"ok": 1, "error": 0},
+                               "lookup": {"ok": 1, "error": 1}},
+                     "delegations": [("orchestrator", "billing")]},
+    "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
+
+
+def test_an_agent_called_as_a_tool_of_its_own_name_stays_an_agent(tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(agent_tool_traffic))) == AGENT_TOOL_AGENTS
+
+
+def test_pins_read_a_failure_flag_its_vocabularys_first_span_lacked(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(agent_tool_traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    tool = [e for e in yaml.safe_load(pinned.read_text())["conventions"] if e["kind"] == "tool"]
+    assert [e.get("error") for e in tool] == ["zeta.failed"]
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
+                 "json", "--output", str(out)]) == 0
+    assert _agents(json.loads(out.read_text())) == AGENT_TOOL_AGENTS
