@@ -1,7 +1,10 @@
 """Inference alone on the recorded stacks, and what inference costs per span.
 
 Score: the built-in tables switched off, what share of each fixture's expectations
-(tests/fixture_expectations.py) inference still meets. `python benchmarks/inference.py` prints a
+(tests/fixture_expectations.py) inference still meets; then the same for the tuning share of
+stacks with vocabularies of their own (tests/inference_share/, recorded by
+fixtures/record/infer/; `--held-out` adds the share's own held-out stacks, kept unread while the
+rules were written). `python benchmarks/inference.py` prints a
 row per stack and the overall share; `--tables` keeps the built-in tables on (every stack should
 then meet all its expectations, as the tests say). `make bench` reports the overall share.
 
@@ -145,6 +148,8 @@ def section(rounds: int) -> Section:
         Row("matched span, whole engine", cost, "µs/span"),
         Row("inference alone (tables off), share of the 44 stacks' expectations met", [share],
             "%"),
+        Row("out of the box, share of the tuning share's expectations met (tests/"
+            "inference_share)", [overall(stacks=TUNING)], "%"),
     ], [f"{len(matched)} spans of {', '.join(COST_STACKS)} through CoverageEngine.ingest "
         "(SpanRecords), 20 copies under fresh trace ids, best of 5 passes a round; the "
         "inferred mix renames their vocabulary. "
