@@ -74,25 +74,25 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             taken.add(s.tool)
     for s in steps:  # an inferred agent named like a tool or a model is no agent, unless
         # that tool's execution runs it (an agent called as a tool of its own name)
-        caller = by_id.get(s.parent_id) if s.parent_id is not None else None
-        if s.kind == AGENT and s.inferred and s.agent in taken and not (
-                caller is not None and caller.kind == TOOL and caller.tool == s.agent):
+        if s.kind == AGENT and s.inferred and s.agent in taken and (
+                _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
     _agents(roots, children, taken, told)
-    for s in steps:  # a function no agent ran is no tool execution: the app's own code
-        if s.kind == TOOL and s.inferred == BY_FUNCTION and not _under_agent(s, by_id):
+    for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
+        if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
 
 
-def _under_agent(step: Step, by_id: Mapping[int, Step]) -> bool:
+def _caller(step: Step, by_id: Mapping[int, Step], kind: str) -> Step | None:
+    """The nearest agent or tool above `step`, if it is of `kind`."""
     seen = {step.span_id}
     parent = by_id.get(step.parent_id) if step.parent_id is not None else None
     while parent is not None and parent.span_id not in seen:
-        if parent.kind == AGENT:
-            return True
+        if parent.kind in (AGENT, TOOL):
+            return parent if parent.kind == kind else None
         seen.add(parent.span_id)
         parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
-    return False
+    return None
 
 
 def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRUCTURE) -> None:
