@@ -65,13 +65,20 @@ Stacks = tuple[dict[str, dict[str, fx.Scenario]], Path]
 
 
 def stack_score(library: str, tables: bool = False, verbose: bool = False,
-                stacks: Stacks = IN_REPO) -> tuple[int, int]:
+                stacks: Stacks = IN_REPO, pinned: bool = False) -> tuple[int, int]:
     """(items met, items) over one stack's scenarios: `fixture_expectations.score`, and each
-    agent that is not expected costs an item (a name that is no agent must not become one)."""
+    agent that is not expected costs an item (a name that is no agent must not become one);
+    `pinned`: with the stack's `explain --write` entries added to each scenario's spec."""
     met = total = 0
     expectations, fixtures = stacks
+    paths = [fixtures / library / f"{n}.json" for n in expectations[library]]
+    entries = fx.explain_pins(paths) if pinned else []
     for name, expected in expectations[library].items():
-        got = replay(fixtures / library / f"{name}.json", expected.spec, tables)
+        spec = expected.spec
+        if entries:
+            spec = dict(spec or {"version": 1})
+            spec["conventions"] = [*spec.get("conventions", []), *entries]
+        got = replay(fixtures / library / f"{name}.json", spec, tables)
         m, t = fx.score(expected, got)
         t += fx.extra_agents(expected, got)
         met, total = met + m, total + t
@@ -163,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--verbose", action="store_true", help="every scenario's items")
     parser.add_argument("--held-out", action="store_true",
                         help="also score the tuning share's own held-out stacks")
+    parser.add_argument("--pinned", action="store_true",
+                        help="with each stack's `explain --write` entries loaded (tables off)")
     args = parser.parse_args(argv)
     groups = [("in-repo stacks", IN_REPO), ("tuning share", TUNING)]
     if args.held_out:
@@ -171,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"== {title}")
         all_met = all_total = 0
         for library in sorted(stacks[0]):
-            met, total = stack_score(library, args.tables, args.verbose, stacks)
+            met, total = stack_score(library, args.tables, args.verbose, stacks, args.pinned)
             all_met, all_total = all_met + met, all_total + total
             print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
         if all_total:

@@ -13,8 +13,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from otel_agentcov import engine as engine_module
 from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.explain import pinned_spec
 from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
@@ -63,6 +66,21 @@ def tables_off() -> Iterator[None]:
         yield
     finally:
         Classifier = engine_module.Classifier = original  # type: ignore[attr-defined,misc]
+
+
+def explain_pins(paths: list[Path]) -> list[Any]:
+    """The `conventions:` entries `agentcov explain --write` pins for these files, the built-in
+    tables off (what inference alone read)."""
+    with tables_off():
+        engine = CoverageEngine(CoverageSpec.empty(), shapes=True)
+        for path in paths:
+            for record in in_end_order(records_from_json(json.loads(path.read_text()),
+                                                         str(path))):
+                engine.ingest(record)
+        engine.flush_all()
+        pinned = yaml.safe_load(pinned_spec(engine))
+    CoverageSpec.from_dict(pinned)  # the file loads as it is
+    return list(pinned.get("conventions") or [])
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:

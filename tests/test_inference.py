@@ -26,9 +26,7 @@ from opentelemetry.trace import Status, StatusCode
 
 from otel_agentcov import AgentCoverageProcessor, offline
 from otel_agentcov.cli import main
-from otel_agentcov.engine import CoverageEngine, EngineCounters
-from otel_agentcov.explain import pinned_spec
-from otel_agentcov.readers.otlp import in_end_order, records_from_json
+from otel_agentcov.engine import EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
 from otel_agentcov.semconv.inference import infer, name_affix
@@ -387,15 +385,16 @@ def test_a_function_that_runs_an_agent_is_no_tool(tmp_path: Path) -> None:
     assert report["spans"]["by_kind"]["other"] == 1
 
 
-def _reading(stack: str, pins: dict[str, Any] | None) -> dict[str, Any]:
+def _reading(stack: str, pins: list[Any] | None) -> dict[str, Any]:
     """Each scenario's agents with the built-in tables off: by inference, or with `pins`."""
     out = {}
-    for name, expected in fx.EXPECTED[stack].items():
-        spec = dict(expected.spec or {"version": 1})
-        if pins is not None:
-            spec["conventions"] = [*spec.get("conventions", []), *pins.get("conventions", [])]
-        path = fx.FIXTURES / stack / f"{name}.json"
-        out[name] = fx.replay_records(json.loads(path.read_text()), str(path), spec)[0]
+    with fx.tables_off():
+        for name, expected in fx.EXPECTED[stack].items():
+            spec = dict(expected.spec or {"version": 1})
+            if pins is not None:
+                spec["conventions"] = [*spec.get("conventions", []), *pins]
+            path = fx.FIXTURES / stack / f"{name}.json"
+            out[name] = fx.replay_records(json.loads(path.read_text()), str(path), spec)[0]
     return out
 
 
@@ -410,17 +409,8 @@ _PINS_DIFFER = {"beeai_openinference"}
 def test_explains_pins_read_every_stack_as_inference_did(stack: str) -> None:
     """`explain --write`'s file, loaded, reads each recorded stack (tables off) exactly as
     inference read it: same agents, runs, tools, models, delegations and boundaries."""
-    with fx.tables_off():
-        engine = CoverageEngine(CoverageSpec.empty(), shapes=True)
-        for name in fx.EXPECTED[stack]:
-            path = fx.FIXTURES / stack / f"{name}.json"
-            for record in in_end_order(records_from_json(json.loads(path.read_text()),
-                                                         str(path))):
-                engine.ingest(record)
-        engine.flush_all()
-        pins = yaml.safe_load(pinned_spec(engine))
-        CoverageSpec.from_dict(pins)  # loads as it is
-        assert _reading(stack, pins) == _reading(stack, None)
+    pins = fx.explain_pins([fx.FIXTURES / stack / f"{n}.json" for n in fx.EXPECTED[stack]])
+    assert _reading(stack, pins) == _reading(stack, None)
 
 
 def template_traffic(tracer: Tracer) -> None:
