@@ -33,10 +33,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "inference_share")]
 
 import fixture_expectations as fx  # noqa: E402
-from expectations import EXPECTED as SHARE  # noqa: E402
-from expectations import FIXTURES as SHARE_FIXTURES  # noqa: E402
-from expectations import HELD_OUT  # noqa: E402
 from harness import Row, Section  # noqa: E402
+from share_expectations import EXPECTED as SHARE  # noqa: E402
+from share_expectations import FIXTURES as SHARE_FIXTURES  # noqa: E402
+from share_expectations import HELD_OUT  # noqa: E402
 
 from otel_agentcov.engine import CoverageEngine  # noqa: E402
 from otel_agentcov.readers.otlp import in_end_order, records_from_json  # noqa: E402
