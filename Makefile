@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node fixtures-heldout collector mutation
+  fixtures fixtures-node fixtures-infer fixtures-heldout collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -170,6 +170,19 @@ fixtures-node: $(STAMP) node-tools
 	cd fixtures/record/node && npm ci --no-audit --no-fund
 	@set -e; for stack in $(FIXTURE_NODE_STACKS); do \
 	  echo "== $$stack"; $(BIN)/python fixtures/record/record_$$stack.py; \
+	done
+
+# The inference tuning share (tests/inference_share/, scored by benchmarks/inference.py with the
+# tables off): stacks with vocabularies of their own, recorded by fixtures/record/infer/; pins in
+# fixtures/requirements/infer/. langwatch is the share's own held-out (`inference.py --held-out`).
+INFER_STACKS ?= judgeval langwatch promptflow
+
+fixtures-infer:
+	@set -e; for stack in $(INFER_STACKS); do \
+	  venv=$(FIXTURE_VENVS)/infer-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/infer/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/infer/record_$$stack.py; \
 	done
 
 # The held-out set (issue 35: tests/heldout/, scored by benchmarks/heldout.py): stacks whose spans

@@ -1,7 +1,10 @@
 """Inference alone on the recorded stacks, and what inference costs per span.
 
 Score: the built-in tables switched off, what share of each fixture's expectations
-(tests/fixture_expectations.py) inference still meets. `python benchmarks/inference.py` prints a
+(tests/fixture_expectations.py) inference still meets; then the same for the tuning share of
+stacks with vocabularies of their own (tests/inference_share/, recorded by
+fixtures/record/infer/; `--held-out` adds the share's own held-out stacks, kept unread while the
+rules were written). `python benchmarks/inference.py` prints a
 row per stack and the overall share; `--tables` keeps the built-in tables on (every stack should
 then meet all its expectations, as the tests say). `make bench` reports the overall share.
 
@@ -21,20 +24,23 @@ import json
 import statistics
 import sys
 import time
+from contextlib import nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "inference_share")]
 
 import fixture_expectations as fx  # noqa: E402
 from harness import Row, Section  # noqa: E402
+from share_expectations import EXPECTED as SHARE  # noqa: E402
+from share_expectations import FIXTURES as SHARE_FIXTURES  # noqa: E402
+from share_expectations import HELD_OUT  # noqa: E402
 
 from otel_agentcov.engine import CoverageEngine  # noqa: E402
 from otel_agentcov.readers.otlp import in_end_order, records_from_json  # noqa: E402
 from otel_agentcov.records import SpanRecord  # noqa: E402
-from otel_agentcov.semconv import Classifier  # noqa: E402
 from otel_agentcov.spec import CoverageSpec  # noqa: E402
 
 COST_STACKS = ("openai_agents_contrib", "strands", "adk")  # GenAI spans, every kind
@@ -45,28 +51,34 @@ TARGET_MATCHED = 1.1  # inference on costs the matched spans nothing (noise allo
 
 def replay(path: Path, spec: dict[str, Any] | None, tables: bool) -> dict[str, fx.A]:
     """`fixture_expectations.replay` with the built-in tables on or off (inference on)."""
-    original = fx.Classifier
-    if not tables:
-        fx.Classifier = lambda conventions=(), **kw: Classifier(  # type: ignore[misc,assignment]
-            conventions, builtin_tables=False, **kw)
-        from otel_agentcov import engine as engine_module
-        saved = engine_module.Classifier
-        engine_module.Classifier = fx.Classifier  # type: ignore[misc]
-    try:
+    with nullcontext() if tables else fx.tables_off():
         agents, _, _ = fx.replay_records(json.loads(path.read_text()), str(path), spec)
-    finally:
-        fx.Classifier = original  # type: ignore[misc]
-        if not tables:
-            engine_module.Classifier = saved  # type: ignore[misc]
     return agents  # type: ignore[no-any-return]
 
 
-def stack_score(library: str, tables: bool = False, verbose: bool = False) -> tuple[int, int]:
+# (expectations per stack, the directory of their fixtures): the 44 in-repo stacks, the
+# tuning share (fixtures/record/infer/) and the share's own held-out stacks
+IN_REPO = (fx.EXPECTED, fx.FIXTURES)
+TUNING = (SHARE, SHARE_FIXTURES)
+SHARE_HELD_OUT = (HELD_OUT, SHARE_FIXTURES)
+Stacks = tuple[dict[str, dict[str, fx.Scenario]], Path]
+
+
+def stack_score(library: str, tables: bool = False, verbose: bool = False,
+                stacks: Stacks = IN_REPO, pinned: bool = False) -> tuple[int, int]:
     """(items met, items) over one stack's scenarios: `fixture_expectations.score`, and each
-    agent that is not expected costs an item (a name that is no agent must not become one)."""
+    agent that is not expected costs an item (a name that is no agent must not become one);
+    `pinned`: with the stack's `explain --write` entries added to each scenario's spec."""
     met = total = 0
-    for name, expected in fx.EXPECTED[library].items():
-        got = replay(fx.FIXTURES / library / f"{name}.json", expected.spec, tables)
+    expectations, fixtures = stacks
+    paths = [fixtures / library / f"{n}.json" for n in expectations[library]]
+    entries = fx.explain_pins(paths) if pinned else []
+    for name, expected in expectations[library].items():
+        spec = expected.spec
+        if entries:
+            spec = dict(spec or {"version": 1})
+            spec["conventions"] = [*spec.get("conventions", []), *entries]
+        got = replay(fixtures / library / f"{name}.json", spec, tables)
         m, t = fx.score(expected, got)
         t += fx.extra_agents(expected, got)
         met, total = met + m, total + t
@@ -75,9 +87,9 @@ def stack_score(library: str, tables: bool = False, verbose: bool = False) -> tu
     return met, total
 
 
-def overall(tables: bool = False) -> float:
+def overall(tables: bool = False, stacks: Stacks = IN_REPO) -> float:
     """The share (%) of every fixture's expectations met, all stacks together."""
-    scores = [stack_score(library, tables) for library in sorted(fx.EXPECTED)]
+    scores = [stack_score(library, tables, stacks=stacks) for library in sorted(stacks[0])]
     return 100 * sum(m for m, _ in scores) / sum(t for _, t in scores)
 
 
@@ -143,6 +155,8 @@ def section(rounds: int) -> Section:
         Row("matched span, whole engine", cost, "µs/span"),
         Row("inference alone (tables off), share of the 44 stacks' expectations met", [share],
             "%"),
+        Row("out of the box, share of the tuning share's expectations met (tests/"
+            "inference_share)", [overall(stacks=TUNING)], "%"),
     ], [f"{len(matched)} spans of {', '.join(COST_STACKS)} through CoverageEngine.ingest "
         "(SpanRecords), 20 copies under fresh trace ids, best of 5 passes a round; the "
         "inferred mix renames their vocabulary. "
@@ -154,13 +168,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", action="store_true", help="keep the built-in tables on")
     parser.add_argument("--verbose", action="store_true", help="every scenario's items")
+    parser.add_argument("--held-out", action="store_true",
+                        help="also score the tuning share's own held-out stacks")
+    parser.add_argument("--pinned", action="store_true",
+                        help="with each stack's `explain --write` entries loaded (tables off)")
     args = parser.parse_args(argv)
-    all_met = all_total = 0
-    for library in sorted(fx.EXPECTED):
-        met, total = stack_score(library, args.tables, args.verbose)
-        all_met, all_total = all_met + met, all_total + total
-        print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
-    print(f"{'all':30} {all_met:4}/{all_total:<4} {100 * all_met / all_total:5.1f} %")
+    groups = [("in-repo stacks", IN_REPO), ("tuning share", TUNING)]
+    if args.held_out:
+        groups.append(("the share's held-out", SHARE_HELD_OUT))
+    for title, stacks in groups:
+        print(f"== {title}")
+        all_met = all_total = 0
+        for library in sorted(stacks[0]):
+            met, total = stack_score(library, args.tables, args.verbose, stacks, args.pinned)
+            all_met, all_total = all_met + met, all_total + total
+            print(f"{library:30} {met:4}/{total:<4} {100 * met / total:5.1f} %")
+        if all_total:
+            print(f"{'all':30} {all_met:4}/{all_total:<4} {100 * all_met / all_total:5.1f} %")
     return 0
 
 

@@ -313,8 +313,8 @@ class CoverageEngine:
             self.counters.inferred[f"{was}.{evidence}"] -= 1
         if step.inferred:
             self._count_inferred(step.kind, step.inferred)
-            if self.inferred_log is not None:
-                self.inferred_log.reclassified(step)
+        if self.inferred_log is not None:
+            self.inferred_log.reclassified(step)
     def ingest_event(self, event: ToolDecision) -> None:
         """Join a decision event to its run (buffered with its trace, or folded on its own when
         the run was folded already: assembler/events.py); never raises."""

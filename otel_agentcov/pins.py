@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .semconv.convention import unquote
 from .semconv.inference import (
     BY_ATTRIBUTE,
+    BY_FUNCTION,
     BY_GENAI,
     BY_NAME,
     MODEL_IN_NAME,
@@ -21,7 +23,7 @@ from .semconv.inference import (
 from .semconv.inferred_log import Group, InferredLog
 from .semconv.shapes import name_pattern
 
-_ORDER = {BY_ATTRIBUTE: 0, BY_NAME: 1, BY_GENAI: 2}
+_ORDER = {BY_ATTRIBUTE: 0, BY_FUNCTION: 0, BY_NAME: 1, BY_GENAI: 2}
 _NAME_FIELD = {"agent": "name", "tool": "tool"}
 
 
@@ -44,7 +46,7 @@ def _fields(group: Group) -> dict[str, Any]:
 
 
 def _comment(group: Group) -> str:
-    if group.evidence == BY_ATTRIBUTE:
+    if group.evidence in (BY_ATTRIBUTE, BY_FUNCTION):
         said = f"{group.key} = {', '.join(group.values)}"
     elif group.evidence == BY_NAME:
         said = f"span name {group.glob}"
@@ -58,8 +60,8 @@ def _entry(group: Group) -> dict[str, Any] | None:
     match: dict[str, Any] = {}
     if group.scope:
         match["scope"] = group.scope
-    if group.evidence == BY_ATTRIBUTE and group.key is not None:
-        values = list(group.values)
+    if group.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and group.key is not None:
+        values = [unquote(v) if group.decode else v for v in dict.fromkeys(group.values)]
         match["attributes"] = {group.key: values[0] if len(values) == 1 else values}
     elif group.evidence == BY_NAME and group.glob is not None:
         match["name"] = group.glob
@@ -67,28 +69,42 @@ def _entry(group: Group) -> dict[str, Any] | None:
         match["attributes"] = {group.key: {"present": True}}
     else:
         return None  # an event or a `<provider>/<model>` name: inference reads it as it is
-    return {"match": match, "kind": group.kind, **_fields(group)}
+    return {"match": match, "kind": group.kind, **_fields(group), **_decode(group.decode)}
 
 
-def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
-    """(comment, entry) pairs, in the order inference applies its evidence."""
+def _decode(decode: bool) -> dict[str, Any]:
+    return {"decode": "json"} if decode else {}
+
+
+def _structure(log: InferredLog) -> tuple[list[tuple[str, dict[str, Any]]], set[Any]]:
+    """The exact-name entries pinning what the trace structure decided, and the vocabulary
+    groups it decided inconsistently (a name read one way in one trace and another way in
+    another): neither such a name nor its group is pinned, inference goes on reading them."""
+    decided: dict[str, list[tuple[str, int]]] = {}
+    for (kind, name), count in log.structure.items():
+        decided.setdefault(name, []).append((kind, count))
     out: list[tuple[str, dict[str, Any]]] = []
-    for group in sorted(log.groups.values(), key=lambda g: (_ORDER[g.evidence], -g.count)):
-        entry = _entry(group)
-        if entry is not None:
-            out.append((_comment(group), entry))
-    for (kind, name), count in sorted(log.structure.items(), key=lambda p: (p[0][0], -p[1])):
-        candidate = log.candidates.get(name)
-        if candidate is None:
+    unsure: set[Any] = set()
+    for name, candidate in log.candidates.items():
+        kinds = decided.get(name, [])
+        if not kinds:
+            continue
+        kind, count = max(kinds, key=lambda k: k[1])
+        every = log.spans.get((candidate.scope, candidate.span_name))
+        if len(kinds) > 1 or candidate.mixed or not count == candidate.count == every:
+            unsure.add(candidate.group)
             continue
         # the exact name: a glob of ids (`*`) could claim spans inference read otherwise
         match: dict[str, Any] = {"name": glob_literal(candidate.span_name)}
         if candidate.scope:
             match = {"scope": candidate.scope, **match}
-        entry = {"match": match, "kind": kind}
-        field = _NAME_FIELD[kind]
-        if candidate.name_key is not None:
+        entry: dict[str, Any] = {"match": match, "kind": kind}
+        field = _NAME_FIELD.get(kind)
+        if field is None:
+            pass
+        elif candidate.name_key is not None:
             entry[field] = candidate.name_key
+            entry.update(_decode(candidate.decode))
         elif candidate.regex is not None:
             entry[field] = {"span_name": candidate.regex}
         elif name != candidate.span_name.strip():
@@ -96,4 +112,16 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
         span = name_pattern(candidate.span_name)
         out.append((f"{count} × scope {candidate.scope or '(none)'} · span {span} → {kind} "
                     f"{name} (inferred from the trace's structure)", entry))
+    return out, unsure
+
+
+def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
+    """(comment, entry) pairs: what structure decided by exact name first (it overrides the
+    vocabulary's reading of those spans), then the vocabularies in inference's order."""
+    out, unsure = _structure(log)
+    for key, group in sorted(log.groups.items(), key=lambda p: (_ORDER[p[1].evidence],
+                                                                -p[1].count)):
+        entry = _entry(group) if key not in unsure else None
+        if entry is not None:
+            out.append((_comment(group), entry))
     return out

@@ -7,12 +7,17 @@ handed over to whom), not copied from the output. `replay()` turns a fixture int
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from otel_agentcov import engine as engine_module
 from otel_agentcov.engine import CoverageEngine
+from otel_agentcov.explain import pinned_spec
 from otel_agentcov.readers.otlp import in_end_order, records_from_json
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
@@ -44,6 +49,38 @@ class Scenario:
 
 def b(*names: str) -> frozenset[str]:
     return frozenset(names)
+
+
+@contextmanager
+def tables_off() -> Iterator[None]:
+    """Inside it, engines and `replay_records` classify without the built-in tables: what
+    inference alone reads (benchmarks/inference.py, tests/test_inference.py)."""
+    global Classifier
+    original = Classifier
+
+    def without_tables(conventions: Any = (), **kw: Any) -> Classifier:
+        return original(conventions, builtin_tables=False, **kw)
+
+    Classifier = engine_module.Classifier = without_tables  # type: ignore[attr-defined,misc,assignment]
+    try:
+        yield
+    finally:
+        Classifier = engine_module.Classifier = original  # type: ignore[attr-defined,misc]
+
+
+def explain_pins(paths: list[Path]) -> list[Any]:
+    """The `conventions:` entries `agentcov explain --write` pins for these files, the built-in
+    tables off (what inference alone read)."""
+    with tables_off():
+        engine = CoverageEngine(CoverageSpec.empty(), shapes=True)
+        for path in paths:
+            for record in in_end_order(records_from_json(json.loads(path.read_text()),
+                                                         str(path))):
+                engine.ingest(record)
+        engine.flush_all()
+        pinned = yaml.safe_load(pinned_spec(engine))
+    CoverageSpec.from_dict(pinned)  # the file loads as it is
+    return list(pinned.get("conventions") or [])
 
 
 def replay_records(document: Any, where: str, spec: dict[str, Any] | None = None) -> Any:
@@ -654,7 +691,7 @@ SEMANTIC_KERNEL = {
 # `@observe(as_type=...)` with its OpenAI drop-in. The loop gives up after two model calls in
 # `max_steps` (nothing says so: only the spec's max_steps sees it); `handoff` runs triage, whose
 # `transfer_to_billing` tool only answers, then billing, in one request span.
-def _traced_app(tool_error: str, http_500: str) -> dict[str, Scenario]:
+def traced_app(tool_error: str, http_500: str) -> dict[str, Scenario]:
     return {
         "two_tools": TWO_TOOLS,
         "streaming": TWO_TOOLS,
@@ -708,8 +745,8 @@ def _langchain_app(errors: dict[str, str]) -> dict[str, Scenario]:
 
 # MLflow's export records exceptions as events (their class names); Langfuse keeps the status
 # message only (and `langfuse.observation.level=ERROR`)
-MLFLOW_TRACE = _traced_app("RuntimeError", "InternalServerError")
-LANGFUSE_OBSERVE = _traced_app("_OTHER", "_OTHER")
+MLFLOW_TRACE = traced_app("RuntimeError", "InternalServerError")
+LANGFUSE_OBSERVE = traced_app("_OTHER", "_OTHER")
 MLFLOW_LANGCHAIN = _langchain_app({"tool_error": "RuntimeError",
                                    "max_steps": "GraphRecursionError",
                                    "http_500": "OpenAIAPIError"})

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from ..semconv.inference import (
     BY_ATTRIBUTE,
+    BY_FUNCTION,
     BY_NAME,
     BY_STRUCTURE,
     CANDIDATE,
@@ -47,9 +48,10 @@ def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
 
 
 def _may_be_agent(step: Step) -> bool:
-    """A candidate, or a workflow span inference typed (a `chain` around an agent's calls)."""
-    return step.inferred == CANDIDATE or (step.kind == WORKFLOW and step.inferred in (
-        BY_ATTRIBUTE, BY_NAME))
+    """A candidate, a workflow span inference typed (a `chain` around an agent's calls), or a
+    span typed only as a function (agents and tools alike are functions)."""
+    return step.inferred in (CANDIDATE, BY_FUNCTION) or (step.kind == WORKFLOW and (
+        step.inferred in (BY_ATTRIBUTE, BY_NAME)))
 
 
 def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[Step]],
@@ -64,16 +66,33 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 taken.add(s.model)
             for name in s.requested_tools:
                 requested[name] = min(requested.get(name, s.start_ns), s.start_ns)
-        elif s.kind == TOOL and s.tool:
+        elif s.kind == TOOL and s.tool and s.inferred != BY_FUNCTION:
             taken.add(s.tool)
     for s in steps:
         if s.inferred == CANDIDATE and s.tool in requested and requested[s.tool] <= s.start_ns:
             _become(s, TOOL, told)
             taken.add(s.tool)
-    for s in steps:  # an inferred agent named like a tool or a model is no agent
-        if s.kind == AGENT and s.inferred and s.agent in taken:
+    for s in steps:  # an inferred agent named like a tool or a model is no agent, unless
+        # that tool's execution runs it (an agent called as a tool of its own name)
+        if s.kind == AGENT and s.inferred and s.agent in taken and (
+                _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
     _agents(roots, children, taken, told)
+    for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
+        if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
+            _become(s, OTHER, told, "")
+
+
+def _caller(step: Step, by_id: Mapping[int, Step], kind: str) -> Step | None:
+    """The nearest agent or tool above `step`, if it is of `kind`."""
+    seen = {step.span_id}
+    parent = by_id.get(step.parent_id) if step.parent_id is not None else None
+    while parent is not None and parent.span_id not in seen:
+        if parent.kind in (AGENT, TOOL):
+            return parent if parent.kind == kind else None
+        seen.add(parent.span_id)
+        parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+    return None
 
 
 def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRUCTURE) -> None:
@@ -82,7 +101,7 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
     if kind == TOOL:
         step.agent = None
     elif kind == AGENT:
-        step.tool = None
+        step.agent, step.tool = step.agent or step.tool, None
     if told is not None:
         told(step, was, evidence)
 
@@ -115,7 +134,8 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             got = owned.get(k.span_id, (0, 0))
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
+        named = step.agent or step.tool  # a function-typed span's name is its tool name
         if _may_be_agent(step) and llm and (
-                (tool and not under_agent) or in_tool) and _agent_name_ok(step.agent, taken):
+                (tool and not under_agent) or in_tool) and _agent_name_ok(named, taken):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)

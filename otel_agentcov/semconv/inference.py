@@ -32,6 +32,7 @@ from .common import (
     MAX_COUNT,
     PLACEHOLDER_AGENT_NAMES,
     PLACEHOLDER_MODELS,
+    PLACEHOLDER_TOOLS,
     as_str,
     build_step,
     clip,
@@ -41,14 +42,16 @@ from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 # how an inferred span's kind was found (`Step.inferred`, counted in every report)
 BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE = "attribute", "name", "genai", "structure"
+# a kind attribute saying only `function`: a tool, unless the trace shows it runs an agent
+BY_FUNCTION = "function"
 CANDIDATE = "candidate"  # no evidence of its own: the structural pass may still name it
-EVIDENCE = (BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE)
+EVIDENCE = (BY_ATTRIBUTE, BY_FUNCTION, BY_NAME, BY_GENAI, BY_STRUCTURE)
 
 # a kind word, as an attribute value or a span-name affix (lower case, `_` between words)
 KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation"), AGENT),
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
-                     "function", "function_call", "tool_invocation"), TOOL),
+                     "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
                      "generation", "generate", "text_generation", "llm_call", "model_call"), LLM),
     **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
@@ -56,6 +59,8 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("handoff", "transfer"), HANDOFF),
 }
 # the last word(s) of a key that holds a kind: `span.kind`, `spanType`, `observation.type`
+# kind words any traced function carries, agent and tool alike (`span_type: Function`)
+_WEAK_WORDS = frozenset({"function", "func"})
 _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
@@ -91,6 +96,8 @@ _SUFFIX = re.compile(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agen
                      re.DOTALL)
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
+# a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
+_PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 
@@ -149,10 +156,14 @@ def glob_literal(text: str) -> str:
 @lru_cache(maxsize=_CACHE)
 def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
-    name carries a kind word as prefix or suffix; the kind is "" for a neutral `.run`. A name
-    with a `/` (a route, a path, a `<provider>/<model>`) has no affix."""
+    name carries a kind word as prefix or suffix (the name is "" when the span name is only a
+    kind word); the kind is "" for a neutral `.run`. A name with a `/` (a route, a path, a
+    `<provider>/<model>`) has no affix."""
     if _HTTP.search(name):
         return None
+    whole = KIND_WORDS.get(_norm(name))
+    if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
+        return whole, "", (glob_literal(name), re.escape(name))
     found = _PREFIX.match(name)
     if found is not None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
@@ -195,7 +206,7 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
 
 
 _AGENT_NAMES = (("agent", "name"), ("agent",))
-_TOOL_NAMES = (("tool", "name"), ("function", "name"), ("tool", "call", "name"))
+_TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
                ("model",))
 
@@ -269,10 +280,22 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 
 
+def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None:
+    """(key, name) when the name is a template placeholder naming a string attribute."""
+    found = _PLACEHOLDER.match((bare or record.name).strip())
+    value = record.attributes.get(found.group(1)) if found is not None else None
+    if found is None or not isinstance(value, str) or not value.strip() or len(value) > 256:
+        return None
+    return found.group(1), clip(value.strip().strip('"'))
+
+
 def infer(record: SpanRecord) -> Inferred:
     """The kind the span's own evidence gives (docs/conventions.md#inference)."""
     said, prefix = _said(record.attributes)
     affix = name_affix(record.name)
+    if affix is not None and affix[0] and not affix[1] and (
+            _genai_kind(record) or ("", ""))[0] == affix[0]:
+        affix = None  # a bare kind word (`completion`) says what GenAI keys say, and less
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
@@ -286,7 +309,8 @@ def infer(record: SpanRecord) -> Inferred:
     value: str | None = None
     if said:
         kind, key, value = said[0]
-        evidence = BY_ATTRIBUTE
+        weak = all(_norm(v) in _WEAK_WORDS for _, _, v in said) and not (affix and affix[0])
+        evidence = BY_FUNCTION if weak else BY_ATTRIBUTE
     elif affix is not None and affix[0]:
         kind, evidence = affix[0], BY_NAME
     else:
@@ -294,7 +318,7 @@ def infer(record: SpanRecord) -> Inferred:
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
     bare = affix[1] if affix is not None else None
-    named = _name(record, kind, bare, prefix)
+    named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
     if named is not None:
         found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
@@ -302,6 +326,8 @@ def infer(record: SpanRecord) -> Inferred:
     else:
         found = Inferred(kind, evidence, key, value, pattern if bare else None,
                          bare or clip(record.name.strip()))
+    if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
+        return Inferred(OTHER, None)
     if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from ..records import SpanRecord
 from .common import clip
 from .inference import (
+    BY_ATTRIBUTE,
+    BY_FUNCTION,
+    BY_NAME,
+    CANDIDATE,
     INPUT_SIDE,
     OUTPUT_SIDE,
     Inferred,
@@ -19,7 +23,7 @@ from .inference import (
     model_source,
     tokens_source,
 )
-from .step import Step
+from .step import AGENT, OTHER, WORKFLOW, Step
 
 MAX_GROUPS = 1024
 
@@ -35,48 +39,68 @@ class Group:
     glob: str | None  # the span-name glob of a name affix (BY_NAME), or the span name itself
     regex: str | None  # the affix's regex with the name as `(.+)`
     name_key: str | None  # where the name came from (None: the span name)
-    # where the first span's model, token counts and failure flag came from (LLM, any kind)
+    # where its spans' model, token counts and failure flag came from (the first span having one)
     sources: dict[str, str] = field(default_factory=dict)
+    decode: bool = False  # its first span wrote its values JSON-quoted (`"\"AGENT\""`)
     values: dict[str, None] = field(default_factory=dict)  # the kind words seen, in order
     count: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass
 class Candidate:
-    """Where a span with no evidence of its own got the name structure may give it."""
+    """Where a span whose kind the trace structure may change got its name (a span with no
+    evidence of its own, typed only as a function, a workflow or an agent), and how many such
+    spans carried that name: structure's reading is pinned only if it read them all alike."""
 
     scope: str
     span_name: str
     name_key: str | None
     regex: str | None  # the name affix it carried (`.run`), if any
+    group: tuple[str | None, ...] | None  # the vocabulary group it was in (None: a candidate)
+    decode: bool = False
+    count: int = 0
+    mixed: bool = False  # its spans' names differ, or another name's spans share one of them
+
+
+def _structural(found: Inferred) -> bool:
+    """Whether the structural pass (assembler/infer.py) may change this span's kind."""
+    return found.evidence in (CANDIDATE, BY_FUNCTION) or (found.kind == AGENT) or (
+        found.kind == WORKFLOW and found.evidence in (BY_ATTRIBUTE, BY_NAME))
+
+
+def quoted(record: SpanRecord, keys: tuple[str | None, ...]) -> bool:
+    """Whether the span writes its values JSON-quoted (MLflow): an entry then decodes them."""
+    attrs = record.attributes
+    return any(isinstance(v := attrs.get(k), str) and len(v) > 1 and v[0] == v[-1] == '"'
+               for k in keys if k is not None)
 
 
 class InferredLog:
     """Groups of inferred spans, candidates by name, conflicts by reason; all bounded."""
 
-    __slots__ = ("groups", "candidates", "structure", "conflicts", "overflow")
+    __slots__ = ("groups", "candidates", "structure", "conflicts", "overflow", "spans",
+                 "_by_span_name")
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str | None, ...], Group] = {}
         self.candidates: dict[str, Candidate] = {}  # candidate name -> its first span's shape
         self.structure: dict[tuple[str, str], int] = {}  # (kind, name) -> spans
         self.conflicts: dict[tuple[str, str], int] = {}  # (scope, why) -> spans
+        self._by_span_name: dict[tuple[str, str], str] = {}  # a candidate's span -> its name
+        self.spans: dict[tuple[str, str], int] = {}  # (scope, span name) -> spans inference read
         self.overflow = 0
 
     def add(self, record: SpanRecord, found: Inferred) -> None:
         scope = clip(record.scope_name)
+        span = (scope, clip(record.name))
+        if span in self.spans or len(self.spans) < MAX_GROUPS:
+            self.spans[span] = self.spans.get(span, 0) + 1
         if found.conflict is not None:
             self._count(self.conflicts, (scope, found.conflict))
         elif found.evidence is None:
             return
-        elif found.kind == "other":  # a candidate: remembered by the name it would take
-            if found.name is not None and found.name not in self.candidates:
-                if len(self.candidates) < MAX_GROUPS:
-                    self.candidates[found.name] = Candidate(
-                        scope, clip(record.name), found.name_key,
-                        found.affix[1] if found.affix is not None else None)
-                else:
-                    self.overflow += 1
+        elif found.kind == OTHER:  # a candidate: remembered by the name it would take
+            self._candidate(record, found, scope, None)
         else:
             glob, regex = found.affix if found.affix is not None else (None, None)
             if found.evidence == "name":
@@ -88,16 +112,48 @@ class InferredLog:
                 if len(self.groups) >= MAX_GROUPS:
                     self.overflow += 1
                     return
-                group = self.groups[key] = Group(scope, found.kind, found.evidence, found.key,
-                                                 glob, regex, found.name_key, _sources(record,
-                                                                                       found.kind))
+                sources = _sources(record, found.kind)
+                group = self.groups[key] = Group(
+                    scope, found.kind, found.evidence, found.key, glob, regex, found.name_key,
+                    sources, quoted(record, (found.key, found.name_key, *sources.values())))
+            elif len(group.sources) < len(_SOURCE_FIELDS):  # a field its first span lacked
+                for name, source in _sources(record, found.kind).items():
+                    group.sources.setdefault(name, source)
             group.count += 1
             if found.value is not None and len(group.values) < 32:
                 group.values[found.value] = None
+            if _structural(found):
+                self._candidate(record, found, scope, key)
+
+    def _candidate(self, record: SpanRecord, found: Inferred, scope: str,
+                   group: tuple[str | None, ...] | None) -> None:
+        if found.name is None:
+            return
+        candidate = self.candidates.get(found.name)
+        span = (scope, clip(record.name))
+        if candidate is None:
+            if len(self.candidates) >= MAX_GROUPS:
+                self.overflow += 1
+                return
+            candidate = self.candidates[found.name] = Candidate(
+                scope, span[1], found.name_key,
+                found.affix[1] if found.affix is not None else None, group,
+                quoted(record, (found.name_key,)))
+        candidate.count += 1
+        other = self._by_span_name.get(span, found.name)
+        if len(self._by_span_name) < MAX_GROUPS:
+            self._by_span_name[span] = other
+        if (candidate.scope, candidate.span_name) != span or other != found.name or (
+                span not in self._by_span_name):
+            candidate.mixed = True  # an exact-name entry would claim spans read otherwise
+            if other in self.candidates:
+                self.candidates[other].mixed = True
 
     def reclassified(self, step: Step) -> None:
-        """The structural pass made `step` an agent or a tool."""
-        name = step.agent if step.kind == "agent" else step.tool
+        """The structural pass made `step` an agent, a tool or nothing (`other`)."""
+        name = step.agent if step.kind == AGENT else step.tool
+        if step.kind == OTHER:
+            name = step.agent or step.tool
         if name is not None:
             self._count(self.structure, (step.kind, name))
 
@@ -108,6 +164,9 @@ class InferredLog:
             table[key] = 1
         else:
             self.overflow += 1
+
+
+_SOURCE_FIELDS = ("model", "tokens_in", "tokens_out", "error")
 
 
 def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
@@ -124,6 +183,7 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
                 found[field_name] = count[0]
     if kind in ("llm", "tool", "agent"):
         failed = failure_source(attrs)
-        if failed is not None and failed[1] != "_OTHER":  # a typed flag reads as the entry's
+        # a typed flag, or a `true` one, reads as the entry's `error` field does
+        if failed is not None and (failed[1] != "_OTHER" or attrs[failed[0]] is True):
             found["error"] = failed[0]
     return found
