@@ -1,4 +1,4 @@
-"""The words other languages use for what English tool names say (docs/narrative.md#answers-in-other-languages).
+"""The words other languages use for what English tool names say (docs/narrative.md).
 
 Tool names are English identifiers (`issue_refund`); an answer in Spanish says "he emitido el
 reembolso". Each common word of agent tool names maps, per language, to the lemmas (es, pt, fr,
@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .toolnames import MONEY, name_words
+from .toolnames import GENERIC_OBJECTS, MONEY, name_words
 
 LATIN = ("es", "pt", "fr", "de", "it", "nl")  # read with a lemmatiser (claims_latin.py)
 CJK = ("zh", "ja", "ko")  # read by written stems and cues (claims_cjk.py)
-SUPPORTED = ("en", *LATIN, *CJK)
+OTHER_LANGUAGES = (*LATIN, *CJK)
+SUPPORTED = ("en", *OTHER_LANGUAGES)
 
 # English word -> language -> its words there. Latin entries are lemmas ("verb+word": the verb
 # with that word in its clause, "mettre+jour" is "mettre à jour"); CJK entries are substrings.
@@ -80,7 +81,8 @@ _WORDS: dict[str, dict[str, str]] = {
         "zh": "航班 机票", "ja": "便 フライト 航空券", "ko": "항공편 항공권 비행기",
     },
     "hotel": {
-        "es": "hotel alojamiento", "pt": "hotel hospedagem", "fr": "hôtel", "de": "hotel unterkunft",
+        "es": "hotel alojamiento", "pt": "hotel hospedagem", "fr": "hôtel",
+        "de": "hotel unterkunft",
         "it": "hotel albergo", "nl": "hotel",
         "zh": "酒店 宾馆", "ja": "ホテル 宿", "ko": "호텔 숙소",
     },
@@ -103,7 +105,8 @@ _WORDS: dict[str, dict[str, str]] = {
     },
     "delete": {
         "es": "eliminar borrar suprimir", "pt": "excluir apagar eliminar deletar remover",
-        "fr": "supprimer effacer", "de": "löschen entfernen", "it": "eliminare cancellare rimuovere",
+        "fr": "supprimer effacer", "de": "löschen entfernen",
+        "it": "eliminare cancellare rimuovere",
         "nl": "verwijderen wissen",
         "zh": "删除 删掉", "ja": "削除", "ko": "삭제",
     },
@@ -210,6 +213,25 @@ _WORDS: dict[str, dict[str, str]] = {
         "es": "subir cargar", "pt": "carregar", "fr": "téléverser", "de": "hochladen",
         "it": "caricare", "nl": "uploaden", "zh": "上传", "ja": "アップロード", "ko": "업로드",
     },
+    "deploy": {
+        "es": "desplegar implementar", "pt": "implantar", "fr": "déployer",
+        "de": "bereitstellen deployen ausrollen", "it": "distribuire rilasciare",
+        "nl": "uitrollen deployen", "zh": "部署", "ja": "デプロイ", "ko": "배포",
+    },
+    "rollback": {
+        "es": "revertir", "pt": "reverter", "fr": "restaurer", "de": "zurücksetzen zurückrollen",
+        "it": "ripristinare", "nl": "terugdraaien", "zh": "回滚", "ja": "ロールバック",
+        "ko": "롤백",
+    },
+    "release": {
+        "es": "versión", "pt": "versão", "fr": "version", "de": "version release",
+        "it": "versione", "nl": "versie", "zh": "版本", "ja": "リリース バージョン",
+        "ko": "릴리스 버전",
+    },
+    "test": {
+        "es": "prueba", "pt": "teste", "fr": "test", "de": "test", "it": "test", "nl": "test",
+        "zh": "测试", "ja": "テスト", "ko": "테스트",
+    },
     "report": {
         "es": "informe", "pt": "relatório", "fr": "rapport", "de": "bericht", "it": "rapporto",
         "nl": "rapport", "zh": "报告", "ja": "レポート", "ko": "보고서",
@@ -230,7 +252,8 @@ _SAME = {"reserve": "book", "reservation": "book", "booking": "book", "flights":
          "open": "create", "generate": "create", "new": "create", "wire": "transfer",
          "charge": "pay", "settle": "pay", "terminate": "cancel", "unsubscribe": "cancel",
          "get": "lookup", "fetch": "lookup", "check": "lookup", "retrieve": "lookup",
-         "query": "lookup", "notification": "notify", "alert": "notify", "reboot": "restart"}
+         "query": "lookup", "notification": "notify", "alert": "notify", "reboot": "restart",
+         "run": "issue", "tests": "test", "revert": "rollback", "releases": "release"}
 # Carriers of an action: "issue a refund" = "refund"; their own words also say "did it" with
 # the action as a noun ("realizó la transferencia", "退款已完成").
 LIGHT = frozenset({"issue", "send", "give", "grant", "make", "do", "perform", "process",
@@ -240,8 +263,7 @@ _ACTIONS = frozenset({"refund", "transfer", "notify", "pay", "search", "update",
                       "cancel", "book", "delete", "create", "approve", "restart", "unlock",
                       "export", "upload", "add", "remove", "schedule"})
 # Object words a claim need not repeat: "transferí 200 €" for transfer_funds.
-_OPTIONAL = MONEY | frozenset({"data", "info", "information", "details", "item", "items",
-                               "record", "records", "file", "files", "content"})
+_OPTIONAL = MONEY | GENERIC_OBJECTS
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,7 +272,7 @@ class ToolWords:
 
     tool: str
     action: frozenset[str]  # words of the action (its verb, or its object's verb after `issue`)
-    action_nouns: frozenset[str]  # the action as a noun, done by a carrier ("the transfer was done")
+    action_nouns: frozenset[str]  # the action as a noun, done by a carrier ("realizó la …")
     objects: tuple[frozenset[str], ...]  # each required object: its words (any one suffices)
 
 
@@ -270,8 +292,8 @@ def tool_words(
 ) -> ToolWords | None:
     """The reading of `tool` in `lang`; None for a name with no action word (`weather`)."""
     words = name_words(tool)
-    if words[:2] == ["look", "up"]:
-        words = ["lookup", *words[2:]]
+    if len(words) > 1 and words[0] + words[1] in _WORDS:  # look up, roll back: one word here
+        words = [words[0] + words[1], *words[2:]]
     if not words:
         return None
     head, rest = words[0], [w for w in words[1:] if w not in _OPTIONAL]
@@ -279,10 +301,11 @@ def tool_words(
         return None  # not an action word this language knows: only declared patterns claim it
     action = set(words_of(head, lang, declared))
     nouns: set[str] = set()
-    if _SAME.get(head, head) in LIGHT and len(rest) == 1 and _SAME.get(rest[0], rest[0]) in _ACTIONS:
+    carrier = _SAME.get(head, head) in LIGHT
+    if carrier and len(rest) == 1 and _SAME.get(rest[0], rest[0]) in _ACTIONS:
         # issue_refund: "reembolsé", "返金しました"
         action |= words_of(rest[0], lang, declared)
-    elif _SAME.get(head, head) not in LIGHT:
+    elif not carrier:
         nouns = set(action)  # "la transferencia se realizó"
     objects = tuple(words_of(w, lang, declared) for w in rest)
     return ToolWords(tool, frozenset(action), frozenset(nouns), objects)
@@ -300,5 +323,5 @@ def declared_words(
     return {word: lemmas for code, word, lemmas in words if code == lang}
 
 
-__all__ = ["CJK", "LATIN", "LIGHT", "SUPPORTED", "ToolWords", "declared_words", "light_words",
-           "tool_words", "words_of"]
+__all__ = ["CJK", "LATIN", "LIGHT", "OTHER_LANGUAGES", "SUPPORTED", "ToolWords",
+           "declared_words", "light_words", "tool_words", "words_of"]
