@@ -192,7 +192,7 @@ class LatinClaims:
         done |= {v for w in words for v in self.verbs if v not in done and _stem_past(w, v, self)}
         if not done:
             return set()
-        present = set(words) | set(lemmas)
+        present = set(words) | set(lemmas) | done
         found = {r.tool for r in self.readings if self._reads(r, done, present, words)}
         return found
 
