@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .vocabulary import CJK, ToolWords, light_words, tool_words
+from .vocabulary import CJK, ToolWords, readings_in
 
 MAX_TEXT_CHARS = 64 * 1024
 _SENTENCES = re.compile(r"(?<=[。！？!?])|\n+|(?<=[.])\s+")
@@ -68,9 +68,8 @@ class CjkClaims:
                  declared: Mapping[str, tuple[str, ...]]) -> None:  # fmt: skip
         self.lang = lang
         self.cues = CUES[lang]
-        readings = (tool_words(t, lang, declared) for t in sorted(tools))
-        self.readings = [r for r in readings if r is not None]
-        self.light = light_words(lang)
+        known = readings_in(tools, lang, declared)
+        self.readings, self.light = known.tools, known.light
 
     def claims(self, text: str) -> frozenset[str]:
         """The tools the text claims were done; linear in its length."""

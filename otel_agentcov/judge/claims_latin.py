@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .vocabulary import LATIN, ToolWords, light_words, tool_words
+from .vocabulary import LATIN, ToolWords, readings_in
 
 MAX_TEXT_CHARS = 64 * 1024  # as every content check: a text is scanned up to 64 KiB
 _SENTENCES = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -148,9 +148,8 @@ class LatinClaims:
                  declared: Mapping[str, tuple[str, ...]]) -> None:  # fmt: skip
         self.lang = lang
         self.cues = CUES[lang]
-        readings = (tool_words(t, lang, declared) for t in sorted(tools))
-        self.readings = [r for r in readings if r is not None]
-        self.light = light_words(lang)
+        known = readings_in(tools, lang, declared)
+        self.readings, self.light = known.tools, known.light
         self.verbs = frozenset(_verb(w) for r in self.readings for w in r.action) | frozenset(
             _verb(w) for w in self.light)
 

@@ -311,9 +311,22 @@ def tool_words(
     return ToolWords(tool, frozenset(action), frozenset(nouns), objects)
 
 
-def light_words(lang: str) -> frozenset[str]:
-    """The words that carry an action named as a noun ("realizar", "完成")."""
-    return frozenset(_WORDS["issue"][lang].split())
+@dataclass(frozen=True, slots=True)
+class Readings:
+    """A tool set read in one language, and the words that carry an action named as a noun
+    ("realizar", "完成")."""
+
+    tools: tuple[ToolWords, ...]
+    light: frozenset[str]
+
+
+def readings_in(
+    tools: Iterable[str], lang: str, declared: Mapping[str, tuple[str, ...]]
+) -> Readings:
+    """Every tool of the set that names an action, read in `lang` (compiled once per agent)."""
+    found = (tool_words(t, lang, declared) for t in sorted(tools))
+    return Readings(tuple(r for r in found if r is not None),
+                    frozenset(_WORDS["issue"][lang].split()))
 
 
 def declared_words(
@@ -323,5 +336,5 @@ def declared_words(
     return {word: lemmas for code, word, lemmas in words if code == lang}
 
 
-__all__ = ["CJK", "LATIN", "LIGHT", "OTHER_LANGUAGES", "SUPPORTED", "ToolWords",
-           "declared_words", "light_words", "tool_words", "words_of"]
+__all__ = ["CJK", "LATIN", "LIGHT", "OTHER_LANGUAGES", "SUPPORTED", "Readings", "ToolWords",
+           "declared_words", "readings_in", "tool_words", "words_of"]
