@@ -11,6 +11,8 @@ from .schema import DIMENSIONS, Dimension
 from .view import AgentView
 
 TOP_PATHS = 5
+# Why boundary coverage, though measured, is not in the overall (docs/semantics.md#overall).
+UNDECLARED_BOUNDARIES = "not in the overall: no `boundaries:` declared for this agent"
 
 
 def model_matches(used: str, known: str) -> bool:
@@ -126,10 +128,12 @@ def coverage_section(v: AgentView) -> None:
         dims["model"] = None
         excluded["model"] = "no models declared"
 
-    overall = geometric_mean([d for d in dims.values() if d is not None])
-    weakest = min(
-        (d for d in DIMENSIONS if dims[d] is not None), key=lambda d: dims[d] or 0.0, default=None
-    )
+    counted = [d for d in DIMENSIONS if dims[d] is not None]
+    if dims["boundary"] is not None and not spec.boundaries.declared:
+        counted.remove("boundary")  # reported, but a never-tried boundary must not zero it
+        excluded["boundary"] = UNDECLARED_BOUNDARIES
+    overall = geometric_mean([dims[d] or 0.0 for d in counted])
+    weakest = min(counted, key=lambda d: dims[d] or 0.0, default=None)
     report["coverage"] = {
         "tool": dims["tool"],
         "path": dims["path"],
@@ -138,6 +142,7 @@ def coverage_section(v: AgentView) -> None:
         "model": dims["model"],
         "overall": overall,
         "weakest": weakest,
+        "counted": counted,
         "insufficient_data": st.outcomes.runs < spec.min_runs,
         "excluded": excluded,
     }
