@@ -623,7 +623,7 @@ def test_narrative_caps_hold_through_merge(parts: list[list[Any]]) -> None:
     ({"fail_run": "no"}, "agentcov.yaml: agents[0].narrative.fail_run: expected a boolean, "
      "got 'no'"),
     ({"claim": {}}, "agentcov.yaml: agents[0].narrative.claim: unknown key; expected one of: "
-     "claims, must_report, fail_run, synonyms"),
+     "claims, must_report, fail_run, synonyms, words"),
 ])  # fmt: skip
 def test_bad_narrative_specs_are_one_line_errors(
     tmp_path: Path, narrative: dict[str, Any], message: str
