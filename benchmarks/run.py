@@ -30,6 +30,7 @@ import ingestion  # noqa: E402
 import metrics_render  # noqa: E402
 import mutation  # noqa: E402
 import narrative  # noqa: E402
+import narrative_languages  # noqa: E402
 import narrative_quality  # noqa: E402
 import overhead  # noqa: E402
 import scaling  # noqa: E402
@@ -51,6 +52,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "metrics": metrics_render.section,
     "narrative": narrative.section,
     "narrative_quality": narrative_quality.section,
+    "narrative_languages": narrative_languages.section,
     "contracts": contracts.section,
     "faults": fault_injectors.section,
     "scaling": scaling.section,

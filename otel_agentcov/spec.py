@@ -33,6 +33,7 @@ from .judge import Checks
 from .judge.contracts import SEVERITIES, Contract
 from .judge.narrative import NarrativeSpec
 from .judge.tool_lists import ToolList
+from .judge.vocabulary import OTHER_LANGUAGES
 from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
 from .user_regex import SchemaValidator, UserRegexError, compile_user_regex, schema_patterns
@@ -303,6 +304,16 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             "must_report": _STRINGS,
             "fail_run": {"type": "boolean"},
             "synonyms": {"type": "boolean"},
+            "words": {
+                "type": "object",
+                "propertyNames": {"enum": list(OTHER_LANGUAGES)},
+                "additionalProperties": {
+                    "type": "object",
+                    "additionalProperties": _STRINGS,
+                    "description": "a mapping of a tool-name word to its words in the language",
+                },
+                "description": "a mapping of language code to words (docs/narrative.md)",
+            },
         }
     ),
     **ENTRY_PROPERTIES,
@@ -578,6 +589,11 @@ def _narrative(value: Mapping[str, Any]) -> NarrativeSpec:
         tuple(value.get("must_report", ())),
         value.get("fail_run", True),
         value.get("synonyms", True),
+        tuple(sorted(
+            (lang, word.lower(), tuple(w.lower() for w in words))
+            for lang, table in value.get("words", {}).items()
+            for word, words in table.items()
+        )),
     )
 
 

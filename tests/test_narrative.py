@@ -242,11 +242,11 @@ def test_declared_claim_patterns(sdk: tuple[Tracer, InMemorySpanExporter]) -> No
 
 
 @pytest.mark.parametrize("answer", [
-    "J'ai émis le remboursement et envoyé l'e-mail de confirmation.",
-    "Ich habe die Rückerstattung veranlasst und die E-Mail gesendet.",
-    "已为您办理退款并发送邮件。",
+    "Jag har återbetalat beloppet och skickat ett mejl.",  # Swedish
+    "Zwróciłem pieniądze i wysłałem e-mail z potwierdzeniem.",  # Polish
+    "Я оформил возврат и отправил письмо с подтверждением.",  # Russian
 ])  # fmt: skip
-def test_an_answer_in_another_language_is_unverifiable_never_consistent_nor_divergent(
+def test_an_answer_in_a_language_not_read_is_unverifiable_never_consistent_nor_divergent(
     sdk: tuple[Tracer, InMemorySpanExporter], answer: str
 ) -> None:
     tracer, exporter = sdk
@@ -259,6 +259,32 @@ def test_an_answer_in_another_language_is_unverifiable_never_consistent_nor_dive
         v = judge(run, checks).narrative
         assert v is not None and (v.result, v.divergences, v.not_english) == (
             "unverifiable", (), True)  # fmt: skip
+
+
+@pytest.mark.parametrize("answer", [
+    "J'ai émis le remboursement et envoyé l'e-mail de confirmation.",
+    "Ich habe die Rückerstattung veranlasst und die E-Mail gesendet.",
+    "He emitido el reembolso y le he enviado un correo.",
+    "Emiti o reembolso e enviei o e-mail de confirmação.",
+    "Ho emesso il rimborso e inviato l'email di conferma.",
+    "Ik heb de terugbetaling uitgevoerd en de e-mail verstuurd.",
+    "已为您办理退款并发送邮件。",
+    "返金を完了し、確認メールを送信しました。",
+    "환불을 처리하고 확인 이메일을 보냈습니다.",
+])  # fmt: skip
+def test_an_answer_in_a_supported_language_is_judged_like_an_english_one(
+    sdk: tuple[Tracer, InMemorySpanExporter], answer: str
+) -> None:
+    """Each answer says: refund issued, email sent (read by a speaker of the language)."""
+    tracer, exporter = sdk
+    with agent(tracer, "support", answer):
+        pass
+    assert verdict(runs(exporter)["support"], spec())[:2] == ("divergent", (
+        ("issue_refund", "claimed_not_called"), ("send_email", "claimed_not_called")))
+    with agent(tracer, "support", answer):
+        tool(tracer, "issue_refund")
+        tool(tracer, "send_email")
+    assert verdict(runs(exporter)["support"], spec())[:2] == ("consistent", ())
 
 
 def test_patterns_in_the_answers_language_judge_it(
@@ -355,7 +381,7 @@ def test_merge_is_exact_and_the_record_round_trips(
     made = _scenario(*sdk)
     tracer, exporter = sdk
     for _ in range(2):  # answers in another language are counted apart, and merge exactly
-        with agent(tracer, "support", "Ich habe die Rückerstattung veranlasst."):
+        with agent(tracer, "support", "Jag har återbetalat beloppet till ditt kort."):
             pass
         made.append(runs(exporter)["support"])
     whole, left, right = CoverageState(), CoverageState(), CoverageState()
@@ -414,8 +440,11 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
         (["issue_refund"], f"I issued the refund ({CANARY})."),
         (["issue_credit"], f"All done, {CANARY}."),
         (["lookup_order"], None),
-        # not English: unverifiable, counted, and its text goes nowhere either
+        # other languages are read too, and their text goes nowhere either
         ([], f"J'ai émis le remboursement ({CANARY}) et envoyé un courriel de confirmation."),
+        ([], f"返金を完了しました（{CANARY}）。"),
+        # a language the check does not read: unverifiable, counted
+        ([], f"Jag har återbetalat beloppet ({CANARY}) och skickat ett mejl."),
     ]
     for calls, answer in answers:
         with agent(tracer, "support", answer):
@@ -424,12 +453,12 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
     processor.force_flush()
     report = processor.snapshot().to_dict()
     story = report["agents"]["support"]["narrative"]
-    assert story["runs"] == {"consistent": 1, "divergent": 2, "unverifiable": 2}
+    assert story["runs"] == {"consistent": 1, "divergent": 4, "unverifiable": 2}
     assert story["not_english"] == 1
     assert story["divergences"] == [
         {"tool": "issue_credit", "kind": "called_not_claimed", "count": 1},
-        {"tool": "issue_refund", "kind": "claimed_not_called", "count": 1},
-        {"tool": "send_email", "kind": "claimed_not_called", "count": 1},
+        {"tool": "issue_refund", "kind": "claimed_not_called", "count": 3},
+        {"tool": "send_email", "kind": "claimed_not_called", "count": 2},
     ]
     state_file = tmp_path / "state.json"
     processor.engine.state.save(state_file)
@@ -443,17 +472,17 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
     }
     for where, text in outputs.items():
         assert CANARY not in text, f"captured text leaked into the {where}"
-    assert "unverifiable 2 (1 not in English)" in outputs["text report"]
+    assert "unverifiable 2 (1 in a language not read)" in outputs["text report"]
     # the verdicts are in every output (so the search above looked at a rendered section)
     for where in ("/metrics", "text report", "markdown report", "json report"):
         assert "send_email" in outputs[where] and "claimed_not_called" in outputs[where], where
     assert any("send_email" in t and "claimed_not_called" in t
                for w, t in outputs.items() if w.startswith("html"))
     metrics = outputs["/metrics"]
-    assert ('agentcov_narrative_runs_total{agent="support",result="divergent"} 2.0'
+    assert ('agentcov_narrative_runs_total{agent="support",result="divergent"} 4.0'
             in metrics)
     assert ('agentcov_narrative_divergences_total{agent="support",kind="claimed_not_called",'
-            'tool="send_email"} 1.0' in metrics)
+            'tool="send_email"} 2.0' in metrics)
     provider.shutdown()
 
 
@@ -466,7 +495,7 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
         (["lookup_order"], "I looked up your order and issued a refund."),
         (["lookup_order", "issue_refund"], "I looked up your order and issued a refund."),
         ([], "I've sent you a confirmation email."),
-        ([], f"J'ai émis le remboursement ({CANARY}) et envoyé le courriel."),  # not English
+        ([], f"Jag har återbetalat beloppet ({CANARY}) och skickat mejlet."),  # Swedish: not read
     ]:
         with agent(tracer, "support", answer):
             for name in calls:
@@ -501,7 +530,7 @@ def test_agentcov_coverage_over_trace_files_lists_hallucinated_actions(
          "--traces", str(pb)],
         capture_output=True, text=True, timeout=120, check=False,
     )
-    assert "unverifiable 1 (1 not in English)" in text.stdout, text.stdout
+    assert "unverifiable 1 (1 in a language not read)" in text.stdout, text.stdout
     assert CANARY not in text.stdout + text.stderr
 
 
@@ -594,7 +623,7 @@ def test_narrative_caps_hold_through_merge(parts: list[list[Any]]) -> None:
     ({"fail_run": "no"}, "agentcov.yaml: agents[0].narrative.fail_run: expected a boolean, "
      "got 'no'"),
     ({"claim": {}}, "agentcov.yaml: agents[0].narrative.claim: unknown key; expected one of: "
-     "claims, must_report, fail_run, synonyms"),
+     "claims, must_report, fail_run, synonyms, words"),
 ])  # fmt: skip
 def test_bad_narrative_specs_are_one_line_errors(
     tmp_path: Path, narrative: dict[str, Any], message: str

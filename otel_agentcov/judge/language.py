@@ -1,17 +1,23 @@
-"""Is an answer in English? The default claims read English only; anything else is judged by the
-declared patterns alone, or is `unverifiable`.
+"""Which language is an answer in? English is read by the English claims, nine other languages
+by theirs (vocabulary.SUPPORTED); any other is judged by the declared patterns alone, or is
+`unverifiable` and counted apart.
 
-Cheap and deterministic: letters outside the Latin script, else the share of words that
-lemminflect's English lexicon (or the short list of English function words below) knows. Names,
-numbers, code and capitalised words are not counted, so a short English answer full of order
-numbers still reads as English.
+English first, cheap and deterministic: letters outside the Latin script, else the share of words
+that lemminflect's English lexicon (or the short list of English function words below) knows.
+Names, numbers, code and capitalised words are not counted, so a short English answer full of
+order numbers still reads as English. Chinese, Japanese and Korean show in their scripts; other
+answers go to py3langid, whose model ships in its wheel (nothing is downloaded at run time; 4.6
+MB against lingua's hundreds) and is loaded on the first answer not in English.
 """
 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from typing import Any
 
 from .lexicon import lemmas
+from .vocabulary import LATIN, SUPPORTED
 
 # plain words only: not code, paths, hyphenated names or camelCase
 _WORDS = re.compile(r"(?<![\w`/\-.])[^\W\d_]+(?:['’][^\W\d_]+)?(?![\w`/\-])")
@@ -77,4 +83,67 @@ def _english(word: str) -> bool:  # not cached: `lemmas` remembers the lexicon w
     return bool(lemmas(base)) or base in _FUNCTION_WORDS
 
 
-__all__ = ["is_english"]
+_HANGUL = re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u4e00-\u9fff\u3400-\u4dbf]")
+SHORT_WORDS = 6  # below this many words English is checked against the identifier too
+MARGIN = 8.0  # log-probability within which a supported language is taken over its neighbour
+LATIN_CODES = frozenset(LATIN)
+UNSUPPORTED = "other"
+
+
+def language_of(text: str) -> str:
+    """The answer's language: "en", another code of vocabulary.SUPPORTED, or "other"."""
+    text = text[:SAMPLE_CHARS]
+    cjk = _cjk(text)
+    if cjk is not None:
+        return cjk
+    if is_english(text):
+        # a short answer may hold an English-looking word ("Abbonamento annullato come
+        # richiesto"): the identifier decides, English unless clearly another language
+        if len(_WORDS.findall(text)) >= SHORT_WORDS:
+            return "en"
+        code = _best(text)
+        return code if code in LATIN_CODES else "en"
+    letters = len(_LETTERS.findall(text)) or 1
+    if len(_OTHER_SCRIPT.findall(text)) / letters > MAX_OTHER_SCRIPT:
+        return UNSUPPORTED  # Cyrillic, Arabic, Devanagari, …: no claims read
+    code = _best(text)
+    return UNSUPPORTED if code == "en" else code
+
+
+def _cjk(text: str) -> str | None:
+    """Chinese, Japanese or Korean when their characters outnumber the words in other scripts
+    (a Latin name or id in the answer does not change its language)."""
+    hangul, kana, han = (len(p.findall(text)) for p in (_HANGUL, _KANA, _HAN))
+    if not hangul + kana + han:
+        return None
+    others = len(_WORDS.findall(_HANGUL.sub(" ", _KANA.sub(" ", _HAN.sub(" ", text)))))
+    if hangul + kana + han <= others:
+        return None
+    if hangul >= kana + han:
+        return "ko"
+    return "ja" if kana else "zh"
+
+
+def _best(text: str) -> str:
+    """The identifier's language, or a supported one within MARGIN of it: a short text reads
+    much like its neighbours (Galician for Portuguese, Catalan for Spanish)."""
+    ranked = _identifier().rank(text)
+    top = float(ranked[0][1])
+    for code, score in ranked:
+        if top - float(score) > MARGIN:
+            break
+        if code in SUPPORTED:
+            return str(code)
+    return UNSUPPORTED
+
+
+@lru_cache(maxsize=1)
+def _identifier() -> Any:
+    import py3langid
+
+    return py3langid
+
+
+__all__ = ["UNSUPPORTED", "is_english", "language_of"]

@@ -13,7 +13,10 @@ from ..assembler import AgentRun
 from ..semconv.step import TOOL
 from ..user_regex import UserRegex
 from .claims import extractor
-from .language import is_english
+from .claims_cjk import cjk_extractor
+from .claims_latin import latin_extractor
+from .language import language_of
+from .vocabulary import LATIN, declared_words
 
 CONSISTENT, DIVERGENT, UNVERIFIABLE = "consistent", "divergent", "unverifiable"
 RESULTS = (CONSISTENT, DIVERGENT, UNVERIFIABLE)
@@ -32,6 +35,8 @@ class NarrativeSpec:
     must_report: tuple[str, ...] = ()
     fail_run: bool = True
     synonyms: bool = True  # the built-in synonyms of common action verbs (processed ≈ issued)
+    # declared words per language: (language, English name word, its words there), sorted
+    words: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,7 +45,7 @@ class NarrativeVerdict:
 
     result: str
     divergences: tuple[tuple[str, str], ...] = ()
-    not_english: bool = False  # unverifiable because the answer is in another language
+    not_english: bool = False  # unverifiable: the answer is in a language the check does not read
     too_long: bool = False  # unverifiable because the answer was past the size cap (not read)
 
 
@@ -72,11 +77,17 @@ def judge_narrative(
 def judge_story(
     output: str, known: frozenset[str], done: Mapping[str, bool], narrative: NarrativeSpec
 ) -> NarrativeVerdict:
-    """One story against its calls (`done`: tool -> had a successful call). An answer not in
-    English is judged by the declared patterns alone; with none matching it is unverifiable."""
-    english = is_english(output)
-    claimed = extractor(known, narrative.claims, narrative.synonyms).claims(output, english)
-    if not english and not claimed:
+    """One story against its calls (`done`: tool -> had a successful call). An answer in a
+    language the check does not read is judged by the declared patterns alone; with none
+    matching it is unverifiable (never a pass, never a divergence)."""
+    lang = language_of(output)
+    read = lang != "other"
+    claimed = extractor(known, narrative.claims, narrative.synonyms).claims(output, lang == "en")
+    if read and lang != "en":
+        declared = tuple(sorted(declared_words(narrative.words, lang).items()))
+        own = latin_extractor if lang in LATIN else cjk_extractor
+        claimed = claimed | own(known, lang, declared).claims(output)
+    if not read and not claimed:
         return NarrativeVerdict(UNVERIFIABLE, not_english=True)
     patterned = {tool for tool, _ in narrative.claims}
     divergences = {
@@ -87,7 +98,7 @@ def judge_story(
     divergences.update(
         (tool, CALLED_NOT_CLAIMED)
         for tool in narrative.must_report
-        if done.get(tool, False) and tool not in claimed and (english or tool in patterned)
+        if done.get(tool, False) and tool not in claimed and (read or tool in patterned)
     )
     if not divergences:
         return NarrativeVerdict(CONSISTENT)

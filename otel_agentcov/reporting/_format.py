@@ -227,7 +227,7 @@ def narrative_summary(narrative: Narrative | None) -> str | None:
         return None
     line = " · ".join(f"{result} {n}" for result, n in runs.items())
     if narrative.get("not_english"):
-        line += f" ({narrative['not_english']} not in English)"
+        line += f" ({narrative['not_english']} in a language not read)"
     if narrative.get("too_long"):
         line += f" ({narrative['too_long']} too long)"
     divergences = narrative["divergences"]

@@ -19,7 +19,7 @@ def narrative_section(v: AgentView) -> None:
         "runs": {r: rec.runs.get(r, 0) for r in RESULTS},
         "divergences": divergences,
     }
-    if rec.not_english:  # unverifiable runs whose answer was in another language
+    if rec.not_english:  # unverifiable runs: answer in a language not read
         v.report["narrative"]["not_english"] = rec.not_english
     if rec.too_long:  # unverifiable runs whose answer was past the size cap: shown, not silent
         v.report["narrative"]["too_long"] = rec.too_long

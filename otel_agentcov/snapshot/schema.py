@@ -142,7 +142,7 @@ class Narrative(TypedDict):
     declared: bool
     runs: dict[str, int]  # by result
     divergences: list[Divergence]
-    not_english: NotRequired[int]  # unverifiable runs whose answer was in another language
+    not_english: NotRequired[int]  # unverifiable runs: answer in a language not read
     too_long: NotRequired[int]  # unverifiable runs whose answer was past the size cap
 
 

@@ -19,7 +19,7 @@ from .caps import OVERFLOW, Caps, bump
 class Narrative:
     runs: dict[str, int] = field(default_factory=dict)  # result -> runs
     divergences: dict[tuple[str, str], int] = field(default_factory=dict)  # (tool, kind) -> runs
-    not_english: int = 0  # unverifiable runs whose answer was not in English
+    not_english: int = 0  # unverifiable runs whose answer was in a language not read
     too_long: int = 0  # unverifiable runs whose answer was past the size cap (not read)
 
     def _key(self, tool: str, kind: str, caps: Caps, n: int) -> tuple[str, str]:
