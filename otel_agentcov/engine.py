@@ -53,8 +53,8 @@ class EngineCounters:
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0
-    # spans a spec `conventions:` entry re-read that name a restricted tool: read as the
-    # built-in tables read them instead (semconv/guard.py)
+    # spans a spec `conventions:` entry or inference re-read that name a restricted tool: read
+    # as calls of it instead (semconv/guard.py, `Classifier.inferred`)
     overruled: int = 0
     events: dict[str, int] = field(default_factory=event_counts)  # decision events, by fate
     # spans classified by inference: `<kind>.<evidence>` (semconv/inference.EVIDENCE) -> count
@@ -142,16 +142,18 @@ class CoverageEngine:
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
-        self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference)
+        anywhere = self.spec.restricted_anywhere
+        restricted = anywhere.matches if anywhere else None
+        self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference,
+                                      restricted=restricted)
+        self._classifier.rescued = self._count_overruled
         self._classify = self._classifier.classify
         self._inferred = self._classifier.inferred
         if self.spec.inference:
             self.assembler.reclassified = self._reclassified
         # none of them may hide a restricted tool; while they could, spans take the SpanRecord
         # path, where the built-in reading can be compared (docs/conventions.md)
-        anywhere = self.spec.restricted_anywhere
-        self._guard = restricted_guard(self.spec.conventions, anywhere.matches if anywhere
-                                       else None)
+        self._guard = restricted_guard(self.spec.conventions, restricted, self.spec.inference)
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
         # what inference read, per vocabulary, for `agentcov explain` (offline only, as shapes)
@@ -271,13 +273,18 @@ class CoverageEngine:
                                                self._content)
                 if builtin is not None:
                     step = builtin
-                    with self._counters_lock:
-                        self.counters.overruled += 1
+                    self._count_overruled()
         except (Exception, _core.PanicException):  # a core panic is no Exception
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
         # a call whose client is traced too: then it waits for the caller's root (or the TTL)
         return step, record.parent_id is None or (record.parent_remote and not step.joins_caller)
+
+    def _count_overruled(self) -> None:
+        """A reading that would hide a restricted tool was overruled (semconv/guard.py, or
+        `Classifier.inferred`)."""
+        with self._counters_lock:
+            self.counters.overruled += 1
 
     def reject(self, reason: str, n: int = 1) -> None:
         """Count `n` spans dropped by `to_step` for `reason`."""
