@@ -305,6 +305,8 @@ class CoverageEngine:
                 return
             if runs:
                 self._fold(runs)
+            if self.assembler.denials:
+                self._fold_denials()
 
     def _count_inferred(self, kind: str, evidence: str) -> None:
         inferred = self.counters.inferred
@@ -409,11 +411,22 @@ class CoverageEngine:
     def sweep(self) -> None:
         with self.lock:
             self._fold(self.assembler.sweep())
+            self._fold_denials()
 
     def flush_all(self, reason: str | None = None) -> None:
         """Finish every buffered trace now (end of input, or shutdown)."""
         with self.lock:
             self._fold(self.assembler.flush_all(reason))
+            self._fold_denials()
+
+    def _fold_denials(self) -> None:
+        """Fold the denials no span joined (assembler/events.py `unjoined_denials`)."""
+        denials, self.assembler.denials = self.assembler.denials, []
+        for late in denials:
+            try:
+                self.state.add_late(late, self.spec.for_agent(late.agent))
+            except Exception:
+                self.count_internal_error()
 
     def span_stats(self) -> SpanStats:
         """The report's `spans` section: the counters, what is buffered now, the folds."""

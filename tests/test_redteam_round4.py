@@ -17,6 +17,7 @@ import pytest
 
 from _decisions import CANARY, SPEC, Script, decide, providers, run_agent
 from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
 
 from _acme import finished_spans
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
@@ -31,14 +32,17 @@ ASKS_REFUND = json.dumps([{"role": "assistant", "parts": [
     {"type": "tool_call", "id": "c1", "name": "issue_refund", "arguments": {"x": CANARY}}]}])
 
 
-def _report(run: Any, spec: CoverageSpec = SPEC_OBJ) -> dict[str, Any]:
-    """The processor pair's report after `run(tracer, logger)`."""
+def _report(run: Any, spec: CoverageSpec = SPEC_OBJ, *, shut: bool = False) -> dict[str, Any]:
+    """The processor pair's report after `run(tracer, logger)` (`shut`: after shutdown, when
+    what still waits for its trace's TTL is finished)."""
     tracer_provider, logger_provider = providers()
     processor = AgentCoverageProcessor(spec)
     tracer_provider.add_span_processor(processor)
     logger_provider.add_log_record_processor(processor.log_processor())
     run(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
     processor.force_flush()
+    if shut:
+        processor.shutdown()
     report = processor.snapshot().to_dict()
     processor.shutdown()
     return report
@@ -107,6 +111,30 @@ def test_a_requested_restricted_call_is_not_cancelled_by_an_allow_event() -> Non
         assert agent["edges"]["restricted_attempts"] == 1, outcome
         assert agent["tools"]["called"] == {}
         assert _restricted_verdict(report) == FAIL
+
+
+def test_a_denial_recorded_in_a_span_that_never_arrives_still_fails_the_gate() -> None:
+    """A guardrail inside the run (its own TracerProvider: its spans go elsewhere) denies
+    issue_refund (c9). The event's trace is the run's, its span never reaches agentcov, so it
+    joins no span: before, it was only counted `unjoined` and the restricted attempt vanished
+    (0 attempts, PASS). A denial is an attempt whether or not its spans arrive: 1 attempt
+    `denied` for support (the agent of the event's trace), the event still counted unjoined
+    once it can join nothing more (here at shutdown; in a long-lived process, its trace's TTL)."""
+    guardrail = TracerProvider().get_tracer("guardrail")
+
+    def run(tracer: trace.Tracer, logger: Any) -> None:
+        with tracer.start_as_current_span("invoke_agent support", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support"}):
+            with tracer.start_as_current_span("chat gpt-4o", attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"}):
+                pass
+            with guardrail.start_as_current_span("guardrail check"):
+                decide(logger, "issue_refund", "deny", "c9")
+    report = _report(run, shut=True)
+    assert report["agents"]["support"]["edges"]["restricted"] == [
+        {"tool": "issue_refund", "outcome": "denied", "count": 1}]
+    assert report["spans"]["events"]["unjoined"] == 1
+    assert _restricted_verdict(report) == FAIL
 
 
 # ---------------------------------------------------------------- inference

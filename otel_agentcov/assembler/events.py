@@ -95,6 +95,15 @@ def join(subtree: dict[int, Step], events: list[ToolDecision]) -> tuple[list[Too
     return left, duplicates
 
 
+def unjoined_denials(events: list[ToolDecision], agent: str | None) -> list[LateDecision]:
+    """The denials among events no span of their trace joined (recorded in a span that never
+    came: a guardrail service's, say): a denial is an attempt whether or not its spans arrive
+    (docs/semantics.md#decisions), so each folds on its own, under `agent` (a run of the same
+    trace) or else the service that emitted it; other outcomes stay counted `unjoined` only."""
+    return [LateDecision(agent or e.fallback_agent, e.tool, DENY, e.trace_id, e.time_ns, False,
+                         None) for e in events if e.outcome == DENY and e.tool is not None]
+
+
 class Closed:
     """Recently folded traces: span id -> the agent whose run held it, call id -> [agent, tool,
     decision so far, a span of the call ran]. Bounded in entries (oldest traces forgotten
@@ -131,6 +140,11 @@ class Closed:
     def expire(self, deadline: float) -> None:
         while self._traces and next(iter(self._traces.values()))[0] <= deadline:
             self._forget()
+
+    def agent_of(self, trace_id: int) -> str | None:
+        """The agent of a folded run of the trace (its first remembered span's), if any."""
+        found = self._traces.get(trace_id)
+        return next(iter(found[1].values()), None) if found is not None else None
 
     def knows(self, event: ToolDecision) -> bool:
         found = self._traces.get(event.trace_id)
