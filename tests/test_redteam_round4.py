@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import gc
 import json
+import subprocess
+import sys
 import tracemalloc
 from typing import Any
 
@@ -22,6 +24,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from _acme import finished_spans
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.gate import evaluate
+from otel_agentcov.readers.otlp_logs import events_from_protobuf, is_logs_protobuf
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.inference import infer
 from otel_agentcov.stats.verdicts import FAIL
@@ -244,3 +247,69 @@ def test_inference_keeps_no_long_name_or_key_in_its_caches() -> None:
     finally:
         tracemalloc.stop()
     assert held < 1_000_000, held
+
+
+# ---------------------------------------------------------------- logs in: protobuf payloads
+
+_LOGS_BOMB = """
+import resource, sys
+from otel_agentcov.readers.otlp_logs import events_from_protobuf
+from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
+
+def ld(field, data):
+    size, out = len(data), bytearray([field << 3 | 2])
+    while size >= 0x80:
+        out.append(size & 0x7F | 0x80)
+        size >>= 7
+    return bytes(out) + bytes([size]) + data
+
+payload = ld(1, ld(2, b"\\x12\\x00" * 2_000_000))  # 4 MB: two million empty log records
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    events_from_protobuf(payload, "request", caps=ElementCaps(50_000, 500_000))
+except TooLarge as exc:
+    print(str(exc).splitlines()[0], file=sys.stderr)
+print((resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) // 1024)
+"""
+
+
+def test_a_logs_request_of_empty_records_is_refused_before_it_is_decoded() -> None:
+    """4 MB of empty log records (two bytes each; a few KB of gzip, under the service's 80 MB
+    decompressed limit): the whole request was parsed into two million records before the
+    caps were counted, growing the process by ~260 MB (80 MB of them: about 5 GB). Read on
+    the wire, the walk stops at the 50 001st record: TooLarge, and the process grows by a few
+    MB at most (its peak RSS, in a child process)."""
+    proc = subprocess.run([sys.executable, "-c", _LOGS_BOMB], capture_output=True, text=True,
+                          timeout=120, check=True)
+    assert "past the caps (50000, 500000)" in proc.stderr
+    assert int(proc.stdout) < 32, proc.stdout
+
+
+def test_a_log_body_is_never_decoded_and_a_traces_file_is_not_read_as_logs() -> None:
+    """A log record whose body holds the canary and invalid UTF-8 still yields its decision
+    (the body is skipped on the wire, never decoded); a traces request whose first span lists
+    its attributes first (field 9, as a log record's trace id) is not sniffed as logs."""
+    body = "gen_ai.tool.call.decision".encode()
+    attributes = b"".join(_ld(6, _kv(k, v)) for k, v in (
+        ("gen_ai.tool.call.decision.outcome", "deny"), ("gen_ai.tool.name", "issue_refund")))
+    record = (_ld(5, _ld(1, CANARY.encode() + b"\xff")) + attributes + _ld(9, b"\x01" * 16)
+              + _ld(10, b"\x02" * 8) + _ld(12, body))
+    payload = _ld(1, _ld(2, _ld(2, record)))
+    assert is_logs_protobuf(payload)
+    [event] = events_from_protobuf(payload)
+    assert (event.tool, event.outcome) == ("issue_refund", "deny")
+    assert (event.trace_id, event.span_id) == (int("01" * 16, 16), int("02" * 8, 16))
+    span = _ld(9, _kv("k", "v")) + _ld(1, b"\x01" * 16) + _ld(2, b"\x02" * 8)
+    assert not is_logs_protobuf(_ld(1, _ld(2, _ld(2, span))))
+
+
+def _ld(field: int, data: bytes) -> bytes:
+    size, out = len(data), bytearray([field << 3 | 2])
+    while size >= 0x80:
+        out.append(size & 0x7F | 0x80)
+        size >>= 7
+    return bytes(out) + bytes([size]) + data
+
+
+def _kv(key: str, value: str) -> bytes:
+    return _ld(1, key.encode()) + _ld(2, _ld(1, value.encode()))
