@@ -18,7 +18,7 @@ from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .assembler.events import event_counts
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
-from .records import SpanRecord
+from .records import SpanRecord, valid_id
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
 from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
@@ -103,12 +103,6 @@ class EngineCounters:
 def _inferred_key(key: str) -> bool:
     kind, _, evidence = key.partition(".")
     return kind in KINDS and evidence in EVIDENCE
-
-
-def _id(value: object, bits: int, least: int = 1) -> bool:
-    """An int id (not zero, unless `least` says so) that fits its OTLP width. The API takes any
-    value for one (a float trace id once made `snapshot()` raise printing it): else invalid_ids."""
-    return type(value) is int and least <= value < 1 << bits
 
 
 class CoverageEngine:
@@ -261,8 +255,8 @@ class CoverageEngine:
 
         The Step is all the engine keeps of a span (names and counts, no content): `agentcov
         serve` journals Steps, so a restart replays exactly this without reading a payload."""
-        if not (_id(record.trace_id, 128) and _id(record.span_id, 64)) or (
-                record.parent_id is not None and not _id(record.parent_id, 64, 0)):
+        if not (valid_id(record.trace_id, 128) and valid_id(record.span_id, 64)) or (
+                record.parent_id is not None and not valid_id(record.parent_id, 64, 0)):
             return "invalid_ids"
         if record.end_ns < record.start_ns:
             return "end_before_start"

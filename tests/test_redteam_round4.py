@@ -16,12 +16,12 @@ import tracemalloc
 from typing import Any
 
 import pytest
-
+from _acme import finished_spans
 from _decisions import CANARY, SPEC, Script, decide, providers, run_agent
 from opentelemetry import trace
+from opentelemetry._logs import LogRecord
 from opentelemetry.sdk.trace import TracerProvider
 
-from _acme import finished_spans
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.gate import evaluate
 from otel_agentcov.readers.otlp_logs import events_from_protobuf, is_logs_protobuf
@@ -140,6 +140,23 @@ def test_a_denial_recorded_in_a_span_that_never_arrives_still_fails_the_gate() -
     assert _restricted_verdict(report) == FAIL
 
 
+def test_a_log_record_with_ids_no_span_could_carry_is_counted_invalid() -> None:
+    """The logs API takes any value for a record's ids: a denial of issue_refund with trace id
+    1.5, "abc", -5 or 2**200 is no event of any trace (a span with such ids is dropped as
+    `invalid_ids`). Folded as a denial, one of them made `snapshot()` raise printing its trace
+    id; each is counted `invalid` (4) and nothing else happens."""
+    def run(tracer: trace.Tracer, logger: Any) -> None:
+        for n, trace_id in enumerate((1.5, "abc", -5, 1 << 200)):
+            logger.emit(LogRecord(
+                trace_id=trace_id, span_id=n + 1, event_name="gen_ai.tool.call.decision",
+                body=CANARY, attributes={"gen_ai.tool.call.decision.outcome": "deny",
+                                         "gen_ai.tool.name": "issue_refund"}))
+    report = _report(run, shut=True)
+    assert report["spans"]["events"]["invalid"] == 4
+    assert report["spans"]["events"]["received"] == 4
+    assert report["agents"] == {}
+
+
 # ---------------------------------------------------------------- inference
 
 
@@ -179,11 +196,11 @@ def _attempts(report: dict[str, Any]) -> int:
 
 
 def test_a_kind_word_that_disagrees_cannot_hide_a_restricted_tool() -> None:
-    """No built-in table reads `tool:refund`; inference does (a `tool:` prefix): 1 attempt,
-    nothing overruled (the control). The tool span also carries `acme.args.kind: chat` (a tool argument named `kind` the
-    model chose, recorded flat by the tracer): the kind words disagree (tool by name, llm by
-    attribute), so inference leaves the span unclassified. Before, the restricted call
-    vanished (0 attempts, PASS); a span whose name says `tool:refund` is a restricted call
+    """No built-in table reads `tool:refund`; inference does (a `tool:` prefix): 1 attempt, nothing
+    overruled (the control). The tool span also carries `acme.args.kind: chat` (a tool argument
+    named `kind` the model chose, recorded flat by the tracer): the kind words disagree (tool by
+    name, llm by attribute), so inference leaves the span unclassified. Before, the restricted
+    call vanished (0 attempts, PASS); a span whose name says `tool:refund` is a restricted call
     whatever else it says: 1 attempt, and the report says the reading was overruled."""
     control = _inferred_report(_billing({}), REFUND_RESTRICTED)
     assert _attempts(control) == 1 and "conventions_overruled" not in control["spans"]
@@ -289,7 +306,7 @@ def test_a_log_body_is_never_decoded_and_a_traces_file_is_not_read_as_logs() -> 
     """A log record whose body holds the canary and invalid UTF-8 still yields its decision
     (the body is skipped on the wire, never decoded); a traces request whose first span lists
     its attributes first (field 9, as a log record's trace id) is not sniffed as logs."""
-    body = "gen_ai.tool.call.decision".encode()
+    body = b"gen_ai.tool.call.decision"
     attributes = b"".join(_ld(6, _kv(k, v)) for k, v in (
         ("gen_ai.tool.call.decision.outcome", "deny"), ("gen_ai.tool.name", "issue_refund")))
     record = (_ld(5, _ld(1, CANARY.encode() + b"\xff")) + attributes + _ld(9, b"\x01" * 16)

@@ -374,7 +374,8 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
 def agent_name_ok(name: str | None) -> bool:
     """A name an agent can have: not empty, a placeholder or a bare kind word (`agent`,
     `Agent`, `chain`), which is how frameworks name their own nodes."""
-    return bool(name) and name not in PLACEHOLDER_AGENT_NAMES and _norm(name) not in KIND_WORDS
+    return name is not None and bool(name) and name not in PLACEHOLDER_AGENT_NAMES and (
+        _norm(name) not in KIND_WORDS)
 
 
 MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it
