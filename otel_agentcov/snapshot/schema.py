@@ -254,7 +254,7 @@ class SpanStats(TypedDict):
     inferred: NotRequired[dict[str, int]]  # `<kind>.<evidence>` -> spans, only when any
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
     events: NotRequired[dict[str, int]]  # decision events by fate, and buffered now
-    conventions_overruled: NotRequired[int]  # spans an entry or inference hid a restricted tool in
+    conventions_overruled: NotRequired[int]  # spans whose restricted tool an entry or inference hid
 
 
 class Report(TypedDict):
