@@ -254,7 +254,7 @@ class SpanStats(TypedDict):
     inferred: NotRequired[dict[str, int]]  # `<kind>.<evidence>` -> spans, only when any
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
     events: NotRequired[dict[str, int]]  # decision events by fate, and buffered now
-    conventions_overruled: NotRequired[int]  # spans whose restricted tool an entry or inference hid
+    conventions_overruled: NotRequired[int]  # re-readings of a restricted tool's span, overruled
 
 
 class Report(TypedDict):
