@@ -18,7 +18,7 @@ from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .assembler.events import event_counts
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
-from .records import SpanRecord
+from .records import SpanRecord, valid_id
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
 from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
@@ -53,8 +53,8 @@ class EngineCounters:
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0
-    # spans a spec `conventions:` entry re-read that name a restricted tool: read as the
-    # built-in tables read them instead (semconv/guard.py)
+    # spans a spec `conventions:` entry or inference re-read that name a restricted tool: read
+    # as calls of it instead (semconv/guard.py, `Classifier.inferred`)
     overruled: int = 0
     events: dict[str, int] = field(default_factory=event_counts)  # decision events, by fate
     # spans classified by inference: `<kind>.<evidence>` (semconv/inference.EVIDENCE) -> count
@@ -105,12 +105,6 @@ def _inferred_key(key: str) -> bool:
     return kind in KINDS and evidence in EVIDENCE
 
 
-def _id(value: object, bits: int, least: int = 1) -> bool:
-    """An int id (not zero, unless `least` says so) that fits its OTLP width. The API takes any
-    value for one (a float trace id once made `snapshot()` raise printing it): else invalid_ids."""
-    return type(value) is int and least <= value < 1 << bits
-
-
 class CoverageEngine:
     """Thread-safe ingestion and snapshots; counts every span it sees, keeps or drops."""
 
@@ -142,16 +136,18 @@ class CoverageEngine:
         self.state_files = 0  # state files merged in (`--state`): runs whose spans are not here
         self._state_attributes = self.spec.state_attribute_names
         # the spec's `conventions:` entries are tried before the built-in ones
-        self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference)
+        anywhere = self.spec.restricted_anywhere
+        restricted = anywhere.matches if anywhere else None
+        self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference,
+                                      restricted=restricted)
+        self._classifier.rescued = self._count_overruled
         self._classify = self._classifier.classify
         self._inferred = self._classifier.inferred
         if self.spec.inference:
             self.assembler.reclassified = self._reclassified
         # none of them may hide a restricted tool; while they could, spans take the SpanRecord
         # path, where the built-in reading can be compared (docs/conventions.md)
-        anywhere = self.spec.restricted_anywhere
-        self._guard = restricted_guard(self.spec.conventions, anywhere.matches if anywhere
-                                       else None)
+        self._guard = restricted_guard(self.spec.conventions, restricted, self.spec.inference)
         self.unmatched = ShapeCounter() if shapes else None
         self._unmatched = self.unmatched.add if self.unmatched is not None else None
         # what inference read, per vocabulary, for `agentcov explain` (offline only, as shapes)
@@ -259,8 +255,8 @@ class CoverageEngine:
 
         The Step is all the engine keeps of a span (names and counts, no content): `agentcov
         serve` journals Steps, so a restart replays exactly this without reading a payload."""
-        if not (_id(record.trace_id, 128) and _id(record.span_id, 64)) or (
-                record.parent_id is not None and not _id(record.parent_id, 64, 0)):
+        if not (valid_id(record.trace_id, 128) and valid_id(record.span_id, 64)) or (
+                record.parent_id is not None and not valid_id(record.parent_id, 64, 0)):
             return "invalid_ids"
         if record.end_ns < record.start_ns:
             return "end_before_start"
@@ -271,13 +267,18 @@ class CoverageEngine:
                                                self._content)
                 if builtin is not None:
                     step = builtin
-                    with self._counters_lock:
-                        self.counters.overruled += 1
+                    self._count_overruled()
         except (Exception, _core.PanicException):  # a core panic is no Exception
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
         # a call whose client is traced too: then it waits for the caller's root (or the TTL)
         return step, record.parent_id is None or (record.parent_remote and not step.joins_caller)
+
+    def _count_overruled(self) -> None:
+        """A reading that would hide a restricted tool was overruled (semconv/guard.py, or
+        `Classifier.inferred`)."""
+        with self._counters_lock:
+            self.counters.overruled += 1
 
     def reject(self, reason: str, n: int = 1) -> None:
         """Count `n` spans dropped by `to_step` for `reason`."""
@@ -298,6 +299,8 @@ class CoverageEngine:
                 return
             if runs:
                 self._fold(runs)
+            if self.assembler.denials:
+                self._fold_denials()
 
     def _count_inferred(self, kind: str, evidence: str) -> None:
         inferred = self.counters.inferred
@@ -402,11 +405,22 @@ class CoverageEngine:
     def sweep(self) -> None:
         with self.lock:
             self._fold(self.assembler.sweep())
+            self._fold_denials()
 
     def flush_all(self, reason: str | None = None) -> None:
         """Finish every buffered trace now (end of input, or shutdown)."""
         with self.lock:
             self._fold(self.assembler.flush_all(reason))
+            self._fold_denials()
+
+    def _fold_denials(self) -> None:
+        """Fold the denials no span joined (assembler/events.py `unjoined_denials`)."""
+        denials, self.assembler.denials = self.assembler.denials, []
+        for late in denials:
+            try:
+                self.state.add_late(late, self.spec.for_agent(late.agent))
+            except Exception:
+                self.count_internal_error()
 
     def span_stats(self) -> SpanStats:
         """The report's `spans` section: the counters, what is buffered now, the folds."""

@@ -37,6 +37,12 @@ class SpanRecord:
     parent_remote: bool = False
 
 
+def valid_id(value: object, bits: int, least: int = 1) -> bool:
+    """An int id (not zero, unless `least` says so) that fits its OTLP width. The API takes any
+    value for one (a float trace id once made `snapshot()` raise printing it)."""
+    return type(value) is int and least <= value < 1 << bits
+
+
 @cache
 def _sdk_span_type() -> type:
     """The SDK's ReadableSpan, imported on first use: the offline commands never need the SDK."""

@@ -87,6 +87,6 @@ def test_a_late_answer_to_a_pending_approval_resolves_it() -> None:
     runs = assembler.add(agent(), True)
     assert [s.decision for s in runs[0].steps] == ["require_approval"]
     late = assembler.add_event(event("allow", "c1"))
-    assert late is not None and late.resolves and not late.executed
+    assert late is not None and late.replaces == "require_approval" and not late.executed
     assert assembler.add_event(event("allow", "c1")) is None  # answered already: a duplicate
     assert assembler.events["duplicate"] == 1

@@ -14,7 +14,7 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..semconv.events import REQUIRE_APPROVAL, ToolDecision
+from ..semconv.events import DENY, REQUIRE_APPROVAL, ToolDecision
 from ..semconv.step import DELEGATE, TOOL, Step
 from .run import AgentRun
 
@@ -38,7 +38,7 @@ class LateDecision:
     trace_id: int
     time_ns: int
     executed: bool  # a tool span of the call was in the run (so it is no attempt of its own)
-    resolves: bool  # the answer to an approval the run left pending (no longer pending)
+    replaces: str | None  # the call's decision it replaces (a pending approval, an allow)
 
 
 def _synthetic_id(event: ToolDecision, n: int) -> int:
@@ -58,9 +58,12 @@ def event_step(event: ToolDecision, n: int) -> Step:
 
 
 def _resolves(before: str | None, outcome: str) -> bool:
-    """A call's first decision counts, and so does the answer to a pending approval; any other
-    decision for the same call is a duplicate (the same event sent twice, say)."""
-    return before is None or (before == REQUIRE_APPROVAL and outcome != REQUIRE_APPROVAL)
+    """A call's first decision counts, and so does the answer to a pending approval, and a
+    `deny` after any other decision (fail safe: an `allow` first cannot hide the denial of a
+    restricted tool, whatever the arrival order); any other decision for the same call is a
+    duplicate (the same event sent twice, say)."""
+    return before is None or (before == REQUIRE_APPROVAL and outcome != REQUIRE_APPROVAL) or (
+        outcome == DENY and before != DENY)
 
 
 def join(subtree: dict[int, Step], events: list[ToolDecision]) -> tuple[list[ToolDecision], int]:
@@ -90,6 +93,15 @@ def join(subtree: dict[int, Step], events: list[ToolDecision]) -> tuple[list[Too
         else:
             duplicates += 1
     return left, duplicates
+
+
+def unjoined_denials(events: list[ToolDecision], agent: str | None) -> list[LateDecision]:
+    """The denials among events no span of their trace joined (recorded in a span that never
+    came: a guardrail service's, say): a denial is an attempt whether or not its spans arrive
+    (docs/semantics.md#decisions), so each folds on its own, under `agent` (a run of the same
+    trace) or else the service that emitted it; other outcomes stay counted `unjoined` only."""
+    return [LateDecision(agent or e.fallback_agent, e.tool, DENY, e.trace_id, e.time_ns, False,
+                         None) for e in events if e.outcome == DENY and e.tool is not None]
 
 
 class Closed:
@@ -129,6 +141,11 @@ class Closed:
         while self._traces and next(iter(self._traces.values()))[0] <= deadline:
             self._forget()
 
+    def agent_of(self, trace_id: int) -> str | None:
+        """The agent of a folded run of the trace (its first remembered span's), if any."""
+        found = self._traces.get(trace_id)
+        return next(iter(found[1].values()), None) if found is not None else None
+
     def knows(self, event: ToolDecision) -> bool:
         found = self._traces.get(event.trace_id)
         return found is not None and (
@@ -145,7 +162,8 @@ class Closed:
                 return None
             call[2] = event.outcome
             return LateDecision(str(agent), str(tool), event.outcome, event.trace_id,
-                                event.time_ns, bool(executed), before == REQUIRE_APPROVAL)
+                                event.time_ns, bool(executed),
+                                before if isinstance(before, str) else None)
         agent = spans.get(event.span_id)
         if agent is None or event.tool is None:
             return None
@@ -153,4 +171,4 @@ class Closed:
             calls[event.call_id] = [agent, event.tool, event.outcome, False]
             self.entries += 1
         return LateDecision(agent, event.tool, event.outcome, event.trace_id, event.time_ns,
-                            False, False)
+                            False, None)

@@ -42,7 +42,7 @@ _NOT_AGENT_WORDS = frozenset({
 
 
 def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
-    if not agent_name_ok(name) or name in taken:
+    if name is None or not agent_name_ok(name) or name in taken:
         return False
     return _NOT_AGENT_WORDS.isdisjoint(words(name))
 

@@ -18,7 +18,7 @@ from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
 from ..semconv.events import ToolDecision
 from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
 from .bounds import Bounds
-from .events import Closed, LateDecision, event_counts, join
+from .events import Closed, LateDecision, event_counts, join, unjoined_denials
 from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
@@ -573,6 +573,9 @@ class RunAssembler:
         # decision events: counted by what became of them; waiting ones bounded like spans
         self.events = events if events is not None else event_counts()
         self.pending_events = 0
+        # denials no span of their trace joined, to fold on their own (`unjoined_denials`);
+        # the engine takes them after every call that can assemble (at most the events pending)
+        self.denials: list[LateDecision] = []
         # folded traces a late event can still join; kept only once events come in (`expect_events`)
         self._closed: Closed | None = None
 
@@ -618,6 +621,7 @@ class RunAssembler:
         """Assemble a subtree with the buffered events that belong to it; `final`: the trace
         is gone from the buffer, so the events left over are counted unjoined."""
         events = buf.events
+        unjoined: list[ToolDecision] = []
         if events:
             left, duplicates = join(subtree, events)
             counts = self.events
@@ -625,12 +629,16 @@ class RunAssembler:
             counts["joined"] += len(events) - len(left) - duplicates
             if final:
                 counts["unjoined"] += len(left)
-                left = []
+                unjoined, left = left, []
             self.pending_events -= len(events) - len(left)
             buf.events = left
         runs = _assemble_trace(subtree, self.content, self.reclassified)
         if self._closed is not None and runs:
             self._closed.remember(runs, self._clock())
+        if unjoined:
+            known = runs[0].agent if runs else (
+                self._closed.agent_of(unjoined[0].trace_id) if self._closed else None)
+            self.denials.extend(unjoined_denials(unjoined, known))
         return runs
 
     @property

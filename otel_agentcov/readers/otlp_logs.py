@@ -3,7 +3,7 @@
 Events are log records (docs/instrumentations.md#events). Of a record only the event name, the
 trace and span ids, the time and the attributes `semconv.events` reads are looked at: never the
 body or any other attribute, so a prompt in a log record is not even decoded into a string here.
-Protobuf is parsed with `opentelemetry-proto` (a dependency of the OTLP exporter): log records are
+Protobuf is read on the wire here (the few fields above, nothing else allocated): log records are
 few beside spans, and the compiled core's decoder stays the spans' (docs/core.md).
 """
 
@@ -11,10 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
-
-from google.protobuf.message import DecodeError
-from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
-from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 
 from ..semconv.events import (
     EVENT_NAME_KEY,
@@ -48,55 +44,146 @@ def _item(found: ToolDecision | str | None, keep: Keep) -> LogItem | None:
 
 # ---------------------------------------------------------------- protobuf
 
+_VARINT, _I64, _I32 = 0, 1, 5
 
-def _strings(attributes: Any) -> dict[str, Any]:
-    """The read attributes of a protobuf KeyValue list (string values only)."""
-    out: dict[str, Any] = {}
-    kv: KeyValue
-    for kv in attributes:
-        if kv.key in _READ and kv.value.WhichOneof("value") == "string_value":
-            out[kv.key] = kv.value.string_value
-    return out
+
+def _fields(data: bytes, pos: int, end: int, where: str) -> Iterator[tuple[int, int, int, int]]:
+    """(field, wire type, start, end) of each field of the message in `data[pos:end]` (for a
+    varint: (field, 0, value, end)); TraceFormatError on a truncated field or a group."""
+    while pos < end:
+        tag, pos = _varint(data, pos)
+        wire = -1 if tag is None else tag & 7
+        if tag is None or wire not in (_VARINT, _I64, _LEN, _I32):
+            raise TraceFormatError(f"{where}: not an OTLP logs request (field at byte {pos})")
+        if wire == _VARINT:
+            value, after = _varint(data, pos)
+            if value is None:
+                raise TraceFormatError(f"{where}: not an OTLP logs request (byte {pos})")
+            yield tag >> 3, wire, value, after
+            pos = after
+            continue
+        if wire == _LEN:
+            size, pos = _varint(data, pos)
+            size = -1 if size is None else size
+        else:
+            size = 8 if wire == _I64 else 4
+        if size < 0 or pos + size > end:
+            raise TraceFormatError(f"{where}: not an OTLP logs request (truncated at byte {pos})")
+        yield tag >> 3, wire, pos, pos + size
+        pos += size
+
+
+def _text(data: bytes, start: int, end: int, where: str) -> str:
+    try:
+        return data[start:end].decode("utf-8")
+    except UnicodeDecodeError:
+        raise TraceFormatError(f"{where}: not an OTLP logs request (a string that is not "
+                               f"UTF-8 at byte {start})") from None
+
+
+def _read_attribute(data: bytes, start: int, end: int, where: str) -> tuple[str, str] | None:
+    """(key, value) of a KeyValue whose key is read and whose value is a string, else None."""
+    key: str | None = None
+    value: tuple[int, int] | None = None
+    for field, wire, a, b in _fields(data, start, end, where):
+        if field == 1 and wire == _LEN:
+            key = _text(data, a, b, where)
+        elif field == 2 and wire == _LEN:  # AnyValue: only its string_value (field 1)
+            value = None
+            for f, w, va, vb in _fields(data, a, b, where):
+                value = (va, vb) if f == 1 and w == _LEN else None
+    if key is None or key not in _READ or value is None:
+        return None
+    return key, _text(data, value[0], value[1], where)
+
+
+def _log_record(data: bytes, start: int, end: int, agent: str, where: str
+                ) -> tuple[ToolDecision | str | None, int]:
+    """The decision a LogRecord holds, and how many attributes it has. Its body and every
+    attribute not read are skipped on the wire: never decoded, never allocated."""
+    attrs: dict[str, Any] = {}
+    name: str | None = None
+    trace_id = span_id = time_ns = observed_ns = n_attributes = 0
+    for field, wire, a, b in _fields(data, start, end, where):
+        if field == 6 and wire == _LEN:
+            n_attributes += 1
+            found = _read_attribute(data, a, b, where)
+            if found is not None:
+                attrs[found[0]] = found[1]
+        elif field == 12 and wire == _LEN:
+            name = _text(data, a, b, where)
+        elif field in (9, 10) and wire == _LEN:
+            ident = int.from_bytes(data[a:b], "big") if b - a == (16 if field == 9 else 8) else 0
+            trace_id, span_id = (ident, span_id) if field == 9 else (trace_id, ident)
+        elif field in (1, 11) and wire == _I64:
+            stamp = int.from_bytes(data[a:b], "little")
+            time_ns, observed_ns = (stamp, observed_ns) if field == 1 else (time_ns, stamp)
+    return decision(name, attrs, trace_id, span_id, time_ns or observed_ns, agent), n_attributes
+
+
+def _service(data: bytes, start: int, end: int, where: str) -> str:
+    """The agent a Resource's `service.name` names (as `service_agent`)."""
+    found: dict[str, Any] = {}
+    for field, wire, a, b in _fields(data, start, end, where):
+        if field == 1 and wire == _LEN:
+            key: str | None = None
+            for f, w, ka, kb in _fields(data, a, b, where):
+                if f == 1 and w == _LEN:
+                    key = _text(data, ka, kb, where)
+            if key == "service.name":
+                attribute = _read_service_name(data, a, b, where)
+                if attribute is not None:
+                    found["service.name"] = attribute
+    return service_agent(found)
+
+
+def _read_service_name(data: bytes, start: int, end: int, where: str) -> str | None:
+    value: str | None = None
+    for field, wire, a, b in _fields(data, start, end, where):
+        if field == 2 and wire == _LEN:
+            value = None
+            for f, w, va, vb in _fields(data, a, b, where):
+                value = _text(data, va, vb, where) if f == 1 and w == _LEN else None
+    return value
 
 
 def events_from_protobuf(
     payload: bytes, where: str = "request", keep: Keep = None, caps: ElementCaps | None = None,
 ) -> list[LogItem]:
     """The decision events of ExportLogsServiceRequest (or LogsData) bytes; TraceFormatError
-    naming `where` when they do not parse, TooLarge past `caps` (records, attributes)."""
-    request = ExportLogsServiceRequest()
-    try:
-        request.ParseFromString(payload)
-    except (DecodeError, RecursionError) as exc:
-        raise TraceFormatError(f"{where}: not an OTLP logs request ({exc})") from None
-    if caps is not None:
-        records = attributes = 0
-        for rl in request.resource_logs:
-            for sl in rl.scope_logs:
-                records += len(sl.log_records)
-                attributes += sum(len(r.attributes) for r in sl.log_records)
-        if records > caps.max_spans or attributes > caps.max_attributes:
-            raise TooLarge(f"{records} log records, {attributes} attributes: past the caps "
-                           f"({caps.max_spans}, {caps.max_attributes})")
+    naming `where` when they do not parse, TooLarge past `caps` (records, attributes).
+
+    Read on the wire, not parsed whole: a parser allocates per element, so 8 MB of empty log
+    records once took 513 MB before the caps were counted (80 MB, the service's limit: about
+    5 GB). Here only decision events are allocated, and the caps stop the walk as they pass."""
     found: list[LogItem] = []
-    for rl in request.resource_logs:
-        agent = service_agent(_strings_of(rl.resource.attributes))
-        for sl in rl.scope_logs:
-            for r in sl.log_records:
-                attrs = _strings(r.attributes)
-                item = _item(decision(
-                    r.event_name, attrs, int.from_bytes(r.trace_id, "big") if len(
-                        r.trace_id) == 16 else 0, int.from_bytes(r.span_id, "big") if len(
-                        r.span_id) == 8 else 0, r.time_unix_nano or r.observed_time_unix_nano,
-                    agent), keep)
+    records = attributes = 0
+    for field, wire, a, b in _fields(payload, 0, len(payload), where):
+        if field != 1 or wire != _LEN:
+            continue
+        agent = service_agent(None)
+        scopes: list[tuple[int, int]] = []
+        for f, w, ra, rb in _fields(payload, a, b, where):  # the resource may come last
+            if f == 1 and w == _LEN:
+                agent = _service(payload, ra, rb, where)
+            elif f == 2 and w == _LEN:
+                scopes.append((ra, rb))
+        for sa, sb in scopes:
+            for f, w, la, lb in _fields(payload, sa, sb, where):
+                if f != 2 or w != _LEN:
+                    continue
+                records += 1
+                result, n_attributes = _log_record(payload, la, lb, agent, where)
+                attributes += n_attributes
+                if caps is not None and (records > caps.max_spans
+                                         or attributes > caps.max_attributes):
+                    raise TooLarge(f"more than {records - 1} log records or "
+                                   f"{attributes - n_attributes} attributes: past the caps "
+                                   f"({caps.max_spans}, {caps.max_attributes})")
+                item = _item(result, keep)
                 if item is not None:
                     found.append(item)
     return found
-
-
-def _strings_of(attributes: Any) -> dict[str, Any]:
-    """`service.name` of a resource (the agent an event with no span names)."""
-    return {kv.key: kv.value.string_value for kv in attributes if kv.key == "service.name"}
 
 
 def is_logs_protobuf(head: bytes) -> bool:

@@ -314,13 +314,13 @@ def spans_summary(spans: SpanStats) -> str:
 
 
 def overruled_line(spans: SpanStats) -> str:
-    """What every report and the gate say when a spec's `conventions:` entry re-read spans
-    that name a restricted tool ("" when none did)."""
+    """What every report and the gate say when a spec's `conventions:` entry or inference
+    re-read spans that name a restricted tool ("" when none did)."""
     n = spans.get("conventions_overruled", 0)
     if not n:
         return ""
-    return (f"{plural(n, 'span')} that a spec conventions: entry re-read name a restricted tool: "
-            "read as the built-in tables read them (a restricted tool cannot be hidden by "
+    return (f"{plural(n, 'span')} that a spec conventions: entry or inference re-read name a "
+            "restricted tool: read as calls of it (a restricted tool cannot be hidden by "
             "configuration; docs/conventions.md)")
 
 

@@ -18,9 +18,9 @@ from .common import build_step
 from .content import step_content
 from .convention import Rule
 from .guard import RestrictedGuard
-from .inference import infer, inferred_step
+from .inference import Inferred, infer, inferred_step, tool_readings
 from .inferred_log import InferredLog
-from .step import KINDS, OTHER, Step
+from .step import KINDS, OTHER, TOOL, Step
 from .table import Table
 
 if TYPE_CHECKING:
@@ -43,15 +43,19 @@ class Classifier:
     """Classify spans by a spec's `conventions:` entries, then the built-in tables, then by
     inference (docs/conventions.md#inference)."""
 
-    __slots__ = ("_table", "_core", "inference", "log")
+    __slots__ = ("_table", "_core", "inference", "log", "_restricted", "rescued")
 
     def __init__(self, conventions: Sequence[Mapping[str, Any]] = (), *, inference: bool = True,
-                 builtin_tables: bool = True) -> None:
+                 builtin_tables: bool = True,
+                 restricted: Callable[[str], bool] | None = None) -> None:
         """`conventions`: entries already validated (the spec loader does it); `inference`:
         read a kind for the spans no entry matched; `builtin_tables` off only to measure
-        inference alone (benchmarks/inference.py)."""
+        inference alone (benchmarks/inference.py); `restricted`: is a tool name restricted (a
+        span inference reads names one is read as its call, see `inferred`)."""
         self.inference = inference
         self.log: InferredLog | None = None  # what inference read, kept for `explain`
+        self._restricted = restricted
+        self.rescued: Callable[[], None] | None = None  # told each time `inferred` overrules
         self._table = builtin.TABLE if builtin_tables else Table([])
         self._core = _BUILTIN if builtin_tables else _core.Classifier([], True)
         if conventions:
@@ -86,7 +90,20 @@ class Classifier:
         found = infer(record)
         if self.log is not None:
             self.log.add(record, found)
-        return inferred_step(record, state_attributes, found, step)
+        inferred = inferred_step(record, state_attributes, found, step)
+        restricted = self._restricted
+        if restricted is None or (inferred.kind == TOOL and inferred.tool is not None
+                                  and restricted(inferred.tool)):
+            return inferred
+        # a kind word that disagrees, or another name attribute, must not hide a restricted
+        # tool the span names (docs/conventions.md#restricted-tools): read it as that call
+        for name, evidence in tool_readings(record):
+            if restricted(name):
+                if self.rescued is not None:
+                    self.rescued()
+                return inferred_step(record, state_attributes,
+                                     Inferred(TOOL, evidence, name=name), step)
+        return inferred
 
     def otlp_steps(
         self, data: bytes, level: Literal["request", "resource_spans"] = "request", *,
@@ -127,10 +144,15 @@ classify = Classifier(inference=False).classify  # the built-in conventions alon
 
 
 def restricted_guard(
-    conventions: Sequence[Mapping[str, Any]], restricted: Callable[[str], bool] | None
+    conventions: Sequence[Mapping[str, Any]], restricted: Callable[[str], bool] | None,
+    inference: bool = False,
 ) -> RestrictedGuard | None:
     """What keeps a spec's `conventions:` from hiding a restricted tool (`guard`); None when
-    there is nothing to guard (no entries, or no restricted tool: `restricted` None)."""
+    there is nothing to guard (no entries, or no restricted tool: `restricted` None). The
+    reading it keeps is the built-in tables', and inference's where it is on (an entry must
+    not hide a call only inference reads)."""
     if not conventions or restricted is None:
         return None
-    return RestrictedGuard(conventions, restricted, classify)
+    builtin = Classifier(inference=True, restricted=restricted).classify if inference else (
+        classify)
+    return RestrictedGuard(conventions, restricted, builtin)

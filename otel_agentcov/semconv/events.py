@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..records import SpanRecord
+from ..records import SpanRecord, valid_id
 from .common import UNKNOWN_AGENT
 
 DECISION_EVENT = "gen_ai.tool.call.decision"
@@ -74,11 +74,13 @@ def decision(
     if event_name(name, attributes) != DECISION_EVENT:
         return None
     outcome = attributes.get(OUTCOME_KEY)
-    if outcome not in OUTCOMES or trace_id == 0:
+    # ids as the API takes them (any value: a str or float trace id once reached the report
+    # and made `snapshot()` raise) are checked as a span's are
+    if outcome not in OUTCOMES or not valid_id(trace_id, 128) or not valid_id(span_id, 64, 0):
         return INVALID
     return ToolDecision(trace_id, span_id, _str(attributes.get("gen_ai.tool.call.id")),
-                        _str(attributes.get("gen_ai.tool.name")), str(outcome), time_ns,
-                        fallback_agent)
+                        _str(attributes.get("gen_ai.tool.name")), str(outcome),
+                        time_ns if valid_id(time_ns, 64, 0) else 0, fallback_agent)
 
 
 def span_decisions(

@@ -22,10 +22,12 @@ Only keys, kind words and names are read, never content.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
+from functools import lru_cache, wraps
+from typing import Any, TypeVar
+
+import re2
 
 from ..records import SpanRecord
 from .common import (
@@ -90,16 +92,53 @@ _LLM_EVENTS = frozenset({"gen_ai.content.prompt", "gen_ai.content.completion", "
                          "gen_ai.user.message", "gen_ai.system.message",
                          "gen_ai.assistant.message", "gen_ai.client.inference.operation.details"})
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_PREFIX = re.compile(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$",
-                     re.DOTALL)
-_SUFFIX = re.compile(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$",
-                     re.DOTALL)
+
+
+def _whitespace_class() -> str:
+    """Python's `\\s` (every `str.isspace()` code point) as an RE2 class: RE2's is ASCII."""
+    points = [c for c in range(0x110000) if chr(c).isspace()]
+    ranges: list[tuple[int, int]] = []
+    for c in points:
+        if ranges and ranges[-1][1] == c - 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return "".join(f"\\x{{{a:x}}}" + (f"-\\x{{{b:x}}}" if b > a else "") for a, b in ranges)
+
+
+_SPACE = _whitespace_class()
+
+
+def _linear(pattern: str) -> Any:
+    """A name pattern on RE2, read as Python's `re` (DOTALL, Unicode `\\s`) reads it, in time
+    linear in the name: under `re`, a span name of 2 000 spaces took two minutes to read."""
+    options = re2.Options()
+    options.dot_nl = True
+    options.log_errors = False
+    pattern = pattern.replace(r"\s", f"[{_SPACE}]").replace(r"\S", f"[^{_SPACE}]")
+    return re2.compile(pattern, options=options)
+
+
+_PREFIX = _linear(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$")
+_SUFFIX = _linear(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$")
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
+_CACHED_CHARS = 512  # ... in bytes too: a longer key or name is read each time, never kept
+_T = TypeVar("_T")
+
+
+def _short_cached(read: Callable[[str], _T]) -> Callable[[str], _T]:
+    """`read` with an LRU cache of `_CACHE` strings of at most `_CACHED_CHARS` each."""
+    cached = lru_cache(maxsize=_CACHE)(read)
+
+    @wraps(read)
+    def call(text: str) -> _T:
+        return cached(text) if len(text) <= _CACHED_CHARS else read(text)
+    return call
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,13 +156,13 @@ class Inferred:
     conflict: str | None = None  # why kinds that disagree left it unclassified
 
 
-@lru_cache(maxsize=_CACHE)
+@_short_cached
 def words(text: str) -> tuple[str, ...]:
     """`mlflow.spanType` -> (mlflow, span, type); `genkit:metadata:subtype` -> (..., subtype)."""
     return tuple(w.lower() for w in _WORD.findall(text))
 
 
-@lru_cache(maxsize=_CACHE)
+@_short_cached
 def _kind_key(key: str) -> tuple[str, ...] | None:
     """A kind-like key's words before its kind word (its vendor prefix), else None."""
     found = words(key)
@@ -142,7 +181,7 @@ def _kind_word(value: Any) -> str | None:
     return KIND_WORDS.get(_norm(value))
 
 
-@lru_cache(maxsize=_CACHE)
+@_short_cached
 def _norm(text: str) -> str:
     """`"CHAT_MODEL"` -> `chat_model`; `Tool Call` -> `tool_call`; `chatModel` -> `chat_model`."""
     return "_".join(words(text.strip().strip('"')))
@@ -153,7 +192,7 @@ def glob_literal(text: str) -> str:
     return re.sub(r"[\[?*]", lambda m: f"[{m.group()}]", text)
 
 
-@lru_cache(maxsize=_CACHE)
+@_short_cached
 def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
     name carries a kind word as prefix or suffix (the name is "" when the span name is only a
@@ -185,6 +224,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     return None
 
 
+def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, or
+    OpenTelemetry's `code.function.name` (the instrumented function, never the tool)."""
+    return any(found[-len(t):] == t for t in tails) and not any(
+        w.isdigit() or w == "user" for w in found) and not key.startswith("code.")
+
+
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
            prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
     """(key, name) of the first attribute whose words end in one of `tails`, or that is the
@@ -196,8 +242,7 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
         if not name or name in PLACEHOLDER_MODELS:
             continue
         found = words(key)
-        if any(found[-len(t):] == t for t in tails) and not any(
-                w.isdigit() or w == "user" for w in found):
+        if _name_key(key, found, tails):
             return key, clip(name)
         if fallback is None and prefix and found[-1:] == ("name",) and (
                 found[:-1] == prefix or found[:-1] == (*prefix, "span")):
@@ -211,7 +256,7 @@ _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), (
                ("model",))
 
 
-@lru_cache(maxsize=_CACHE)
+@_short_cached
 def _usage_key(key: str) -> bool:
     """A token count of a model call under any vendor's key (`acme.tokens.prompt`)."""
     found = set(words(key))
@@ -333,10 +378,30 @@ def infer(record: SpanRecord) -> Inferred:
     return found
 
 
+def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
+    """(name, evidence) of every name the span gives a tool call, when any of its evidence says
+    tool (a kind word, a `tool:` affix, a GenAI tool key), whether or not other evidence
+    disagrees: the engine reads a span as a call of a restricted tool it names, so neither a
+    disagreeing kind word nor another name attribute can hide one (docs/conventions.md)."""
+    attrs = record.attributes
+    affix = name_affix(record.name)
+    by_name = affix is not None and affix[0] == TOOL
+    if not (by_name or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
+            or any(kind == TOOL for kind, _, _ in _said(attrs)[0])):
+        return []
+    found = [(affix[1], BY_NAME)] if affix is not None and by_name else []
+    for key, value in attrs.items():
+        if isinstance(value, str) and 0 < len(value) <= 256 and _name_key(
+                key, words(key), _TOOL_NAMES):
+            found.append((clip(value.strip().strip('"')), BY_ATTRIBUTE))
+    return found
+
+
 def agent_name_ok(name: str | None) -> bool:
     """A name an agent can have: not empty, a placeholder or a bare kind word (`agent`,
     `Agent`, `chain`), which is how frameworks name their own nodes."""
-    return bool(name) and name not in PLACEHOLDER_AGENT_NAMES and _norm(name) not in KIND_WORDS
+    return name is not None and bool(name) and name not in PLACEHOLDER_AGENT_NAMES and (
+        _norm(name) not in KIND_WORDS)
 
 
 MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it

@@ -289,7 +289,7 @@ class SpanStats(TypedDict):
     inferred: NotRequired[dict[str, int]]  # `<kind>.<evidence>` -> spans, only when any
     evaluations: NotRequired[dict[str, int]]  # evaluation events emitted / dropped by reason
     events: NotRequired[dict[str, int]]  # decision events by fate, and buffered now
-    conventions_overruled: NotRequired[int]  # spans re-read from a restricted tool, overruled
+    conventions_overruled: NotRequired[int]  # re-readings of a restricted tool's span, overruled
 
 
 class Report(TypedDict):

@@ -205,7 +205,7 @@ class CoverageState:
         (docs/semantics.md#decisions)."""
         st = self.agent(late.agent, 0)
         st.revision += 1
-        st.decisions.add_late(late.tool, late.outcome, late.resolves, self.caps)
+        st.decisions.add_late(late.tool, late.outcome, late.replaces, self.caps)
         if late.outcome == DENY and not late.executed and spec.restricted_tools.matches(late.tool):
             st.edges.add_attempt(late.tool, "denied", late.time_ns, late.trace_id)
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..semconv.events import OUTCOMES, REQUIRE_APPROVAL
+from ..semconv.events import OUTCOMES
 from . import fields as f
 from .caps import OVERFLOW, Caps
 from .facts import RunFacts
@@ -28,14 +28,14 @@ class Decisions:
         for (tool, outcome), n in facts.decisions.items():
             self._bump(tool, outcome, n, caps)
 
-    def add_late(self, tool: str, outcome: str, resolves: bool, caps: Caps) -> None:
-        """One decision joined after its run was folded; `resolves`: it answers an approval
-        that run left pending, which is then pending no more."""
+    def add_late(self, tool: str, outcome: str, replaces: str | None, caps: Caps) -> None:
+        """One decision joined after its run was folded; `replaces`: the call's earlier
+        decision it replaces (an approval that run left pending, an allow a deny overrides),
+        no longer counted, so the call counts once."""
         self._bump(tool, outcome, 1, caps)
         counts = self.by_tool.get(tool)
-        pending = OUTCOMES.index(REQUIRE_APPROVAL)
-        if resolves and counts is not None and counts[pending] > 0:
-            counts[pending] -= 1
+        if replaces in OUTCOMES and counts is not None and counts[OUTCOMES.index(replaces)] > 0:
+            counts[OUTCOMES.index(replaces)] -= 1
 
     def merge(self, other: Decisions, caps: Caps) -> None:
         for tool, counts in other.by_tool.items():

@@ -126,15 +126,16 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
                 cost += step.cost_amount
         if step.kind == TOOL and step.tool is not None:
             name = step.tool
-            seen_tools[name] += 1
             if step.decision is not None and step.decision in OUTCOMES:
                 decisions[(name, step.decision)] += 1
             if step.decision == DENY:
+                seen_tools[name] += 1  # the attempt a request below would count
                 if restricted(name):
                     attempts[(name, "denied")] += 1
                 continue
-            if step.event:  # a decision with no span of the call: nothing ran that we saw
-                continue
+            if step.event:  # a decision with no span of the call: nothing ran that we saw,
+                continue  # and no request is answered by it (an `allow` is never a call)
+            seen_tools[name] += 1
             called.add(name)
             if step.handoff_tool:
                 handoff_tools.add(name)
