@@ -9,12 +9,13 @@ Nothing here is a label or a state key: it lives on the Step until the run is ju
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..records import SpanRecord
-from .common import parse_json
+from .common import parse_json, tool_definitions
 from .step import AGENT, LLM, TOOL, StepContent
 
 MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (docs/contracts.md)
@@ -24,6 +25,9 @@ MAX_RAW = 1024 * 1024
 # the attributes an answer comes in: one past MAX_RAW is an answer too long to read, which a
 # narrative check counts as `unverifiable (too long)`, never as not captured
 _OUTPUT_KEYS = ("gen_ai.output.messages", "final_result", "output.value")
+_DEFINITION_KEYS = frozenset({"gen_ai.tool.definitions", "model_request_parameters"})
+# where a definition holds its input schema: GenAI / OpenAI, Anthropic, Vercel AI, pydantic-ai
+_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema")
 
 _OI_OUT = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.(role|content|contents\.\d+\.message_content\.text)$"
@@ -55,9 +59,25 @@ def _step_content(record: SpanRecord, kind: str) -> StepContent | None:
     too_long = output is None and any(
         isinstance(v, str) and len(v) > MAX_RAW
         for v in map(record.attributes.get, _OUTPUT_KEYS))
-    if output is None and user_input is None and not too_long:
+    schemas = tool_schemas(record.attributes)
+    if output is None and user_input is None and not too_long and not schemas:
         return None
-    return StepContent(output=output, input=user_input, output_too_long=too_long)
+    return StepContent(output=output, input=user_input, output_too_long=too_long,
+                       schemas=schemas or None)
+
+
+def tool_schemas(attrs: Mapping[str, Any]) -> dict[str, str]:
+    """Tool -> input schema (canonical JSON) of the tools a span offered the model, for argument
+    coverage (docs/report.md#argument-coverage); a definition without an object schema has none."""
+    if not _DEFINITION_KEYS.intersection(attrs) or any(
+            isinstance(attrs.get(k), str) and len(attrs[k]) > MAX_RAW for k in _DEFINITION_KEYS):
+        return {}
+    found: dict[str, str] = {}
+    for name, body in tool_definitions(attrs):
+        schema = next((body[k] for k in _SCHEMA_KEYS if isinstance(body.get(k), dict)), None)
+        if schema is not None and name not in found:
+            found[name] = json.dumps(schema, sort_keys=True)
+    return found
 
 
 def _clip(text: str) -> str:

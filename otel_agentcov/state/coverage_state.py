@@ -20,6 +20,7 @@ from ..regular_files import open_regular
 from ..semconv.events import DENY
 from ..spec import AgentSpec
 from . import fields
+from .arguments import Arguments
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
 from .contracts import Contracts
@@ -62,6 +63,7 @@ class AgentState:
     contexts: Contexts = field(default_factory=Contexts)
     decisions: Decisions = field(default_factory=Decisions)
     costs: Costs = field(default_factory=Costs)
+    arguments: Arguments = field(default_factory=Arguments)
     # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
     revision: int = field(default=0, compare=False, repr=False)
 
@@ -77,6 +79,7 @@ class AgentState:
         self.contexts.merge(other.contexts, caps)
         self.decisions.merge(other.decisions, caps)
         self.costs.merge(other.costs, caps)
+        self.arguments.merge(other.arguments, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -90,6 +93,7 @@ class AgentState:
             **self.contexts.to_dict(),
             **self.decisions.to_dict(),
             **self.costs.to_dict(),
+            **self.arguments.to_dict(),
         }
 
     @classmethod
@@ -105,6 +109,7 @@ class AgentState:
             contexts=Contexts.from_dict(d),
             decisions=Decisions.from_dict(d),
             costs=Costs.from_dict(d),
+            arguments=Arguments.from_dict(d),
         )
 
 
@@ -189,6 +194,8 @@ class CoverageState:
         st.contexts.add(facts, called, self.caps)
         st.decisions.add(facts, self.caps)
         st.costs.add(facts, self.caps)
+        if verdicts.arguments:
+            st.arguments.add(verdicts.arguments, self.caps)
         return facts
 
     def add_late(self, late: LateDecision, spec: AgentSpec) -> None:
