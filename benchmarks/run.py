@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import agentassay_compare  # noqa: E402
+import arguments  # noqa: E402
 import classify  # noqa: E402
 import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
@@ -51,6 +52,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "narrative": narrative.section,
     "narrative_quality": narrative_quality.section,
     "contracts": contracts.section,
+    "arguments": arguments.section,
     "scaling": scaling.section,
 }
 

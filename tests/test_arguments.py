@@ -176,3 +176,47 @@ def test_journaled_verdicts_keep_argument_items_for_a_replay() -> None:
     row[5][0][3] = ["not-an-item"]
     with pytest.raises(ValueError, match="seen item"):
         from_row(row)
+
+
+def test_series_stay_within_budget_with_100_tools_of_50_parameters() -> None:
+    """Argument coverage adds one series per tool (its share), never one per item: 100 tools x
+    50 parameters (150 items each with booleans) give 100 `agentcov_tool_arguments_ratio`
+    series; a budget smaller than the scrape cuts series and counts what it cut."""
+    from _builders import agent_span, chat_span, ingest, tool_span
+    from prometheus_client.parser import text_string_to_metric_families
+
+    from otel_agentcov.exporters.families import AGENT, of
+    from otel_agentcov.exporters.prometheus import render as exposition
+
+    tools = [f"t{i}" for i in range(100)]
+    params = {f"p{j}": {"type": "boolean"} for j in range(50)}
+    definitions = json.dumps([{"type": "function", "name": t, "parameters": {
+        "type": "object", "properties": params}} for t in tools])
+    records = [chat_span(1, 2, 1, start=1, end=2, **{"gen_ai.tool.definitions": definitions})]
+    records += [tool_span(1, 3 + i, 1, t, 3 + i, 4 + i, **{
+        "gen_ai.tool.call.arguments": json.dumps({"p0": True})}) for i, t in enumerate(tools)]
+    records.append(agent_span(1, 1, None, "wide", 0, 200))
+    engine = ingest(CoverageEngine(CoverageSpec.from_dict(ON)), records)
+    engine.flush_all()
+    rows = engine.snapshot().to_dict()["agents"]["wide"]["arguments"]["tools"]
+    assert len(rows) == 100 and rows["t7"]["items"] == 150 and rows["t7"]["seen"] == 2
+
+    def scrape(max_series: int) -> dict[str, Any]:
+        text = exposition(engine, max_series=max_series).decode()
+        return {f.name: f for f in text_string_to_metric_families(text)}
+
+    def cut(families: dict[str, Any]) -> dict[str, float]:
+        return {s.labels["family"]: s.value for s in families["agentcov_series_overflow"].samples
+                if s.value}
+
+    full = scrape(100_000)
+    assert len(full["agentcov_tool_arguments_ratio"].samples) == 100
+    assert len(full["agentcov_arguments_ratio"].samples) == 1
+    assert cut(full) == {}
+    # the per-agent families hold 100 tool shares + 100 declared tools + 200 tool-call series
+    # + a few per-agent ones; a budget of 150 must cut the large ones and count each cut
+    small = scrape(150)
+    per_agent = sum(1 for f in of(AGENT) if f.name in small for s in small[f.name].samples
+                    if s.name == f.sample or (f.type == "histogram" and s.name.endswith("_count")))
+    assert per_agent <= 150
+    assert cut(small)["agentcov_tool_arguments_ratio"] > 0

@@ -29,18 +29,25 @@ class ToolArgs:
     overflow: int = 0  # schema items past MAX_ITEMS, never itemised
     calls: int = 0  # calls read against a schema
     unread: int = 0  # calls with no schema or no captured arguments
+    # the items last folded: runs offer the same schema again, so they are folded once
+    last: tuple[Item, ...] | None = field(default=None, compare=False, repr=False)
 
-    def add(self, items: Iterable[Item], seen: Iterable[str], overflow: int, caps: Caps) -> None:
+    def add(self, items: tuple[Item, ...], seen: Iterable[str], overflow: int, caps: Caps
+            ) -> None:
+        if items is not self.last:
+            self._items(items, caps)
+            self.last = items
+        self.seen.update(k for k in seen if k in self.items)
+        self.overflow = max(self.overflow, overflow)
+
+    def _items(self, items: tuple[Item, ...], caps: Caps) -> None:
         for item in items:
             if item.key in self.items:
                 self.items[item.key] = self.items[item.key] or item.required
             elif len(self.items) < MAX_ITEMS:
                 self.items[item.key] = item.required
             else:
-                self.overflow += 1
                 caps.fold("argument_item")
-        self.seen.update(k for k in seen if k in self.items)
-        self.overflow = max(self.overflow, overflow)
 
 
 @dataclass
@@ -61,7 +68,7 @@ class Arguments:
     def merge(self, other: Arguments, caps: Caps) -> None:
         for tool, theirs in other.tools.items():
             entry = self._tool(tool, caps)
-            entry.add((Item(k, r) for k, r in theirs.items.items()), theirs.seen,
+            entry.add(tuple(Item(k, r) for k, r in theirs.items.items()), theirs.seen,
                       theirs.overflow, caps)
             entry.calls += theirs.calls
             entry.unread += theirs.unread
