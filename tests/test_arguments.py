@@ -220,3 +220,42 @@ def test_series_stay_within_budget_with_100_tools_of_50_parameters() -> None:
                     if s.name == f.sample or (f.type == "histogram" and s.name.endswith("_count")))
     assert per_agent <= 150
     assert cut(small)["agentcov_tool_arguments_ratio"] > 0
+
+
+def test_next_steps_name_the_argument_value_to_try_and_the_failing_tool() -> None:
+    spec = {"version": 1, "agents": [{"name": "weather", "arguments": {"schemas": {
+        "get_weather": {"type": "object", "required": ["city"], "properties": {
+            "city": {"type": "string"}, "units": {"enum": ["c", "f"]}}}}}}]}
+    steps = _report("openai_agents_contrib", "two_tools", spec)["agents"]["weather"][
+        "recommendations"]
+    # get_weather was only ever called with {city}: `units` is the first item never exercised
+    assert {"kind": "argument", "subject": "get_weather:units",
+            "message": "no call of `get_weather` exercised `units`: pass `units` in a test"
+            } in steps
+    failing = _orders("tool_error")["recommendations"]
+    # as much gain as the uncovered tool's (each lifts tool coverage by 1/2), ranked after it
+    assert [s["kind"] for s in failing[:2]] == ["uncovered_tool", "errors_only_tool"]
+    assert failing[1] == {"kind": "errors_only_tool", "subject": "lookup_order",
+                          "message": "every call of `lookup_order` failed: add a test where it "
+                                     "succeeds"}
+
+
+def test_compare_names_the_argument_items_lost_between_versions() -> None:
+    """Baseline called get_weather with {city, units}; current only with {city}: `units` (and
+    its enum member "c") is lost, nothing is new."""
+    from otel_agentcov.compare.sets import set_changes
+    from otel_agentcov.judge import ToolArguments
+    from otel_agentcov.judge.arguments import compiled
+
+    schema = json.dumps({"type": "object", "properties": {
+        "city": {"type": "string"}, "units": {"enum": ["c", "f"]}}}, sort_keys=True)
+    items = compiled(schema)[1]
+    sides = []
+    for seen in ({"city", "units", 'units="c"'}, {"city"}):
+        state = CoverageState()
+        state.agent("weather").arguments.add(
+            [ToolArguments("get_weather", items, frozenset(seen), 1)], state.caps)
+        sides.append(state.agents["weather"])
+    lost, new = set_changes(*sides)
+    assert lost["arguments"] == ["get_weather: units", 'get_weather: units="c"']
+    assert new["arguments"] == []

@@ -59,3 +59,24 @@ def _row(entry: ToolArgs, declared: ToolItems | None) -> ToolArgumentRow:
         "required_never": [k for k in never if items[k]][:MAX_NEVER],
         "overflow": overflow,
     }
+
+
+def next_argument(row: ToolArgumentRow) -> str | None:
+    """The item to try next: a required parameter never passed first, else the first item never
+    exercised in schema order; None when every item was."""
+    return row["required_never"][0] if row["required_never"] else next(iter(row["never"]), None)
+
+
+def how_to_exercise(item: str) -> str:
+    """What a call must pass to exercise `item` (its key grammar: argschema.py)."""
+    path, sep, value = item.partition("=")
+    if sep and ":" not in path:
+        return f"pass `{path}` = {value}"
+    path, _, facet = item.rpartition(":") if ":" in item else ("", "", item)
+    if not path:
+        return f"pass `{item}`"
+    if facet in ("empty", "non-empty"):
+        return f"pass `{path}` as {'an empty' if facet == 'empty' else 'a non-empty'} array"
+    if facet in ("minimum", "maximum"):
+        return f"pass `{path}` at its {facet}"
+    return f"pass `{path}` matching its {facet.replace('[', ' branch ').rstrip(']')}"
