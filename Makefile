@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: demo test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
+.PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-heldout collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -13,11 +13,17 @@ export CARGO_TARGET_DIR ?= $(abspath build/cargo)
 CORE_SOURCES := core/Cargo.toml core/Cargo.lock $(shell find core/src -name '*.rs' 2>/dev/null)
 NEED_CARGO := command -v cargo >/dev/null 2>&1 || { echo "building otel_agentcov needs Rust's cargo on PATH (https://rustup.rs)"; exit 2; }
 
+# Compiling the core takes minutes the first time (BUILD_NOTE: measured with make dist and a fresh
+# CARGO_TARGET_DIR): pip's build step is not
+# quiet, so the wait shows (pip -v would show each crate cargo compiles).
+BUILD_NOTE := @echo "compiling the Rust core (otel_agentcov._core): minutes the first time (3+ on 2 idle cores, 13 at load 20), seconds after"
+
 $(STAMP): pyproject.toml $(CORE_SOURCES)
 	@$(NEED_CARGO)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BUILD_NOTE)
+	$(BIN)/python -m pip install --progress-bar on -e '.[test]'
 	touch $(STAMP)
 
 # `make demo` needs only the runtime dependencies: a venv of its own with a regular (not
@@ -32,11 +38,24 @@ $(DEMO_STAMP): pyproject.toml $(CORE_SOURCES) $(PACKAGE_FILES)
 	@$(NEED_CARGO)
 	test -x $(DEMO_VENV)/bin/python || $(PYTHON) -m venv $(DEMO_VENV)
 	$(DEMO_VENV)/bin/python -m pip install --quiet --upgrade pip
-	$(DEMO_VENV)/bin/python -m pip install --quiet .
+	$(BUILD_NOTE)
+	$(DEMO_VENV)/bin/python -m pip install --progress-bar on .
 	touch $(DEMO_STAMP)
 
 demo: $(DEMO_STAMP)
 	$(DEMO_VENV)/bin/python -P -m otel_agentcov.cli demo
+
+# `make dist`: the abi3 wheel (one for every CPython >= 3.11, the core compiled in) and the sdist,
+# in $(DIST), by maturin, which shows cargo compiling each crate. Install the wheel anywhere with
+# `pip install dist/otel_agentcov-*.whl`: no Rust needed there.
+DIST       ?= dist
+DIST_VENV  := build/venv-dist
+dist:
+	@$(NEED_CARGO)
+	test -x $(DIST_VENV)/bin/maturin || { $(PYTHON) -m venv $(DIST_VENV) && \
+	  $(DIST_VENV)/bin/python -m pip install --quiet 'maturin>=1.9,<2'; }
+	$(BUILD_NOTE)
+	$(DIST_VENV)/bin/maturin build --release --sdist --out $(DIST)
 
 lint: $(STAMP)
 	$(BIN)/ruff check otel_agentcov tests benchmarks dashboards fixtures docs
@@ -112,7 +131,7 @@ core-test:
 	cargo test --quiet --manifest-path core/Cargo.toml
 
 clean:
-	rm -rf $(VENV) $(DEMO_VENV) build *.egg-info .pytest_cache .mypy_cache .ruff_cache otel_agentcov/*.so
+	rm -rf $(VENV) $(DEMO_VENV) build dist *.egg-info .pytest_cache .mypy_cache .ruff_cache otel_agentcov/*.so
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -48,12 +48,16 @@ def load(name: str) -> dict[str, Any]:
 
 
 def localize(config: dict[str, Any], workdir: Path, backend_file: Path) -> dict[str, Any]:
-    """The shipped config on free loopback ports, the tracing backend replaced by a file
-    exporter (what the sampled branch received) and the Collector's own metrics on a free port."""
+    """The shipped config on free loopback ports, its persistent queue under `workdir`, the
+    tracing backend replaced by a file exporter (what the sampled branch received) and the
+    Collector's own metrics on a free port."""
     config = copy.deepcopy(config)
     for protocol in config["receivers"]["otlp"]["protocols"].values():
         protocol["endpoint"] = f"127.0.0.1:{free_port()}"
     config["extensions"]["health_check"]["endpoint"] = f"127.0.0.1:{free_port()}"
+    queue = workdir / "otelcol-queue"  # the persistent queue: kept across a restart
+    config["extensions"]["file_storage/queue"].update(
+        directory=str(queue), compaction={"on_start": True, "directory": str(queue)})
     exporters = config["exporters"]
     del exporters["otlp_grpc/tracing"]
     exporters["file/tracing"] = {"path": str(backend_file)}

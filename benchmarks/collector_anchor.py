@@ -4,10 +4,11 @@ exporter, spans/s of each and their ratio.
 
 Both runs send serve_throughput.py's pre-encoded 512-span requests over OTLP/gRPC from 4 client
 threads to a Collector with only the otlp receiver in front. agentcov: the otlp_grpc exporter
-(sending queue on) forwards to one in-memory `serve`; a run ends when serve has counted every
-span. spanmetrics: the connector aggregates inside the receiver's call, so a run ends when the
-last request is acknowledged; its calls counter must then add up to every span. Client,
-Collector and serve share the machine's cores (load noted with the results).
+(sending queue in memory, then on disk as collector-config/*.yaml ship it) forwards to one
+in-memory `serve`; a run ends when serve has counted every span. spanmetrics: the connector
+aggregates inside the receiver's call, so a run ends when the last request is acknowledged; its
+calls counter must then add up to every span. Client, Collector and serve share the machine's
+cores (load noted with the results).
 """
 
 from __future__ import annotations
@@ -42,12 +43,23 @@ def base(pipelines: dict[str, Any], **sections: Any) -> dict[str, Any]:
     }
 
 
-def to_agentcov(serve_grpc: int) -> dict[str, Any]:
+def to_agentcov(serve_grpc: int, queue_dir: Path | None = None) -> dict[str, Any]:
+    """The otlp_grpc exporter to serve, its sending queue in memory or, with `queue_dir`, on
+    disk as collector-config/*.yaml ship it (file_storage, fsync on every enqueue)."""
+    queue: dict[str, Any] = {"enabled": True, "queue_size": 5000}
     exporter = {"endpoint": f"127.0.0.1:{serve_grpc}", "tls": {"insecure": True},
-                "sending_queue": {"enabled": True, "queue_size": 5000},
-                "retry_on_failure": {"enabled": True}}
-    return base({"traces": {"receivers": ["otlp"], "exporters": ["otlp_grpc/agentcov"]}},
-                exporters={"otlp_grpc/agentcov": exporter})
+                "sending_queue": queue, "retry_on_failure": {"enabled": True}}
+    config = base({"traces": {"receivers": ["otlp"], "exporters": ["otlp_grpc/agentcov"]}},
+                  exporters={"otlp_grpc/agentcov": exporter})
+    if queue_dir is not None:
+        shipped = collector.load("single.yaml")
+        storage = dict(shipped["extensions"]["file_storage/queue"], directory=str(queue_dir),
+                       compaction={"on_start": True, "directory": str(queue_dir)})
+        config["extensions"]["file_storage/queue"] = storage
+        config["service"]["extensions"].append("file_storage/queue")
+        queue.update(storage="file_storage/queue",
+                     batch=shipped["exporters"]["otlp_grpc/agentcov"]["sending_queue"]["batch"])
+    return config
 
 
 def to_spanmetrics(prometheus_port: int) -> dict[str, Any]:
@@ -76,11 +88,13 @@ def wait_for(check: Any, want: float, timeout_s: float = 120) -> float:
     return float(got)
 
 
-def through_agentcov(payloads: list[bytes], workdir: Path) -> tuple[float, float]:
-    """(spans/s end to end, spans serve counted)."""
+def through_agentcov(payloads: list[bytes], workdir: Path,
+                     durable: bool = False) -> tuple[float, float]:
+    """(spans/s end to end, spans serve counted); `durable`: the queue on disk."""
     serve = st.Serve(workdir, state=False)
     serve.start()
-    otelcol = collector.Collector(to_agentcov(serve.grpc), workdir, dict(os.environ))
+    config = to_agentcov(serve.grpc, workdir / "queue" if durable else None)
+    otelcol = collector.Collector(config, workdir, dict(os.environ))
     try:
         otelcol.start()
         target = SimpleNamespace(grpc=int(otelcol.grpc.rsplit(":", 1)[1]))
@@ -121,6 +135,7 @@ def section(rounds: int) -> Section:
     rounds = max(1, min(rounds, 3))
     payloads = st.batches(SPANS)
     ours: list[float] = []
+    durable: list[float] = []
     theirs: list[float] = []
     counts: list[str] = []
     loads: list[str] = []
@@ -130,11 +145,17 @@ def section(rounds: int) -> Section:
             rate, counted = through_agentcov(payloads, Path(tmp))
             ours.append(rate)
         with tempfile.TemporaryDirectory() as tmp:
+            rate_d, counted_d = through_agentcov(payloads, Path(tmp), durable=True)
+            durable.append(rate_d)
+        with tempfile.TemporaryDirectory() as tmp:
             rate_sm, counted_sm = through_spanmetrics(payloads, Path(tmp))
             theirs.append(rate_sm)
-        counts.append(f"{counted:,.0f}/{counted_sm:,.0f}")
+        counts.append(f"{counted:,.0f}/{counted_d:,.0f}/{counted_sm:,.0f}")
     rows = [
         Row("Collector -> agentcov serve: spans/s (every span counted)", ours, "spans/s"),
+        Row("Collector (queue on disk, fsync) -> agentcov serve: spans/s", durable, "spans/s"),
+        Row("queue on disk / queue in memory", [d / m for d, m in zip(durable, ours, strict=True)],
+            "ratio"),
         Row("Collector spanmetrics -> prometheus exporter: spans/s (baseline)", theirs,
             "spans/s"),
         Row("agentcov serve / spanmetrics", [a / b for a, b in zip(ours, theirs, strict=True)],
@@ -144,7 +165,8 @@ def section(rounds: int) -> Section:
         f"{SPANS:,} demo-workload spans in requests of {st.BATCH} over OTLP/gRPC, {CLIENTS} "
         f"client threads, Collector v{collector.version()} built by `make collector`; "
         "client, Collector and serve share the cores.",
-        f"Spans counted (serve / spanmetrics calls) per round: {', '.join(counts)}; "
+        f"Spans counted (serve / serve behind the disk queue / spanmetrics calls) per round: "
+        f"{', '.join(counts)}; "
         f"1-minute load average at each round's start: {', '.join(loads)}.",
         "spanmetrics only counts calls and durations per (service, span name, kind, status); "
         "agentcov serve assembles runs and computes coverage, so the ratio is what that costs.",

@@ -36,6 +36,9 @@ class CoverageVector:
     boundary: float | None = None
     model: float | None = None
     report: Report = field(default_factory=lambda: empty_report(), compare=False, repr=False)
+    # the dimensions the overall counts (the report's `coverage.counted`, docs/semantics.md
+    # #overall); None: every measured one
+    counted: tuple[str, ...] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for name, value in self.dimensions.items():
@@ -46,16 +49,20 @@ class CoverageVector:
     def dimensions(self) -> dict[str, float | None]:
         return {d: getattr(self, d) for d in DIMENSIONS}
 
+    def _counted(self) -> list[tuple[str, float]]:
+        return [(d, v) for d, v in self.dimensions.items()
+                if v is not None and (self.counted is None or d in self.counted)]
+
     @property
     def overall(self) -> float | None:
-        """The report's overall: the geometric mean of the measured dimensions, 0 if one is 0."""
-        return geometric_mean([v for v in self.dimensions.values() if v is not None])
+        """The report's overall: the geometric mean of the dimensions it counts, 0 if one is 0."""
+        return geometric_mean([v for _, v in self._counted()])
 
     @property
     def weakest(self) -> tuple[str, float] | None:
-        """The lowest measured dimension, the first in vector order on a tie."""
-        measured = [(d, v) for d, v in self.dimensions.items() if v is not None]
-        return min(measured, key=lambda dv: dv[1]) if measured else None
+        """The lowest counted dimension, the first in vector order on a tie."""
+        counted = self._counted()
+        return min(counted, key=lambda dv: dv[1]) if counted else None
 
     def to_vector(self) -> list[float | None]:
         """The five dimensions in AgentAssay's order: tool, path, state, boundary, model."""
@@ -88,8 +95,10 @@ class AgentCoverageCollector:
                 "conditions in a spec instead (docs/agentassay.md)")
         tools = sorted(known_tools) if known_tools else None
         models = sorted(known_models) if known_models else None
+        # boundaries declared (empty: the default conditions): AgentAssay's overall always counts
+        # its boundary dimension (docs/semantics.md#overall)
         base = spec or CoverageSpec.from_dict(
-            {"version": 1, "defaults": {"paths": {"max_depth": max_path_depth}}}
+            {"version": 1, "defaults": {"paths": {"max_depth": max_path_depth}, "boundaries": {}}}
         )
         self.agent = agent
         self._spec = base.with_inventory(tools, models)
@@ -112,7 +121,8 @@ class AgentCoverageCollector:
     def snapshot(self) -> CoverageVector:
         report = self.engine.snapshot().to_dict()
         cov = report["agents"][self.agent]["coverage"]
-        return CoverageVector(**{d: cov[d] for d in DIMENSIONS}, report=report)
+        return CoverageVector(**{d: cov[d] for d in DIMENSIONS}, report=report,
+                              counted=tuple(cov["counted"]))
 
     def compute(self, traces: Iterable[Any]) -> CoverageVector:
         for trace in traces:

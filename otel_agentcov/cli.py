@@ -334,6 +334,11 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--max-series", type=_positive, default=100_000, metavar="N",
                         help="series of the per-agent /metrics families together; past it the "
                         "largest families are cut, counters into __overflow__ (default 100000)")
+    p_fake = sub.add_parser(
+        "fake-openai", help="a scripted OpenAI-compatible server on 127.0.0.1, for the "
+        "quickstarts and tests offline (it calls the first tool offered, then answers)")
+    p_fake.add_argument("--port", type=_port, default=8000,
+                        help="port (default 8000; 0 picks a free one)")
     return parser
 
 
@@ -526,6 +531,19 @@ def _help(parser: argparse.ArgumentParser, argv: Sequence[str]) -> bool:
     return False
 
 
+def _fake_openai(port: int) -> int:
+    """Serve until interrupted; the first line says what to export (docs/quickstarts.md)."""
+    from .fake_openai import FakeOpenAI
+
+    server = FakeOpenAI(port)
+    print(f"export OPENAI_BASE_URL={server.base_url} OPENAI_API_KEY=fake", flush=True)
+    try:
+        server.serve_forever()
+    finally:
+        server.server_close()
+    return EXIT_PASS
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = sys.argv[1:] if argv is None else argv
@@ -559,6 +577,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .service.server import serve_from_args
 
             return serve_from_args(args)
+        if args.command == "fake-openai":
+            return _fake_openai(args.port)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)

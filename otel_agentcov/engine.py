@@ -105,6 +105,12 @@ def _inferred_key(key: str) -> bool:
     return kind in KINDS and evidence in EVIDENCE
 
 
+def _id(value: object, bits: int, least: int = 1) -> bool:
+    """An int id (not zero, unless `least` says so) that fits its OTLP width. The API takes any
+    value for one (a float trace id once made `snapshot()` raise printing it): else invalid_ids."""
+    return type(value) is int and least <= value < 1 << bits
+
+
 class CoverageEngine:
     """Thread-safe ingestion and snapshots; counts every span it sees, keeps or drops."""
 
@@ -253,7 +259,8 @@ class CoverageEngine:
 
         The Step is all the engine keeps of a span (names and counts, no content): `agentcov
         serve` journals Steps, so a restart replays exactly this without reading a payload."""
-        if record.trace_id == 0 or record.span_id == 0:
+        if not (_id(record.trace_id, 128) and _id(record.span_id, 64)) or (
+                record.parent_id is not None and not _id(record.parent_id, 64, 0)):
             return "invalid_ids"
         if record.end_ns < record.start_ns:
             return "end_before_start"

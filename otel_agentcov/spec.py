@@ -105,6 +105,10 @@ class BoundarySpec:
     cost_limit_currency: str = "USD"  # (gen_ai.usage.cost.currency, ISO 4217)
     min_input_chars: int = 1
     conditions: tuple[str, ...] = CONDITIONS  # enabled conditions, in CONDITIONS order
+    # A `boundaries:` mapping in the agent's entry or `defaults`: only then does boundary coverage
+    # count in the overall (docs/semantics.md#overall): undeclared, a never-tried boundary would
+    # zero every new project's score.
+    declared: bool = False
 
 
 @dataclass(frozen=True)
@@ -670,6 +674,7 @@ def _agent(
             kwargs[attr] = convert(node)
     kwargs["restricted"] = tuple(dict.fromkeys((*restricted, *kwargs.get("restricted", ()))))
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
+    bounds["declared"] = "boundaries" in entry
     kwargs["contracts"] = build_contracts(entry)
     expect = _gate_expect(
         kwargs.get("expect", ()), bool(kwargs["contracts"]), "narrative" in kwargs, gate

@@ -26,6 +26,9 @@ class UserRegex(Protocol):
 
     def search(self, text: str) -> object | None: ...
 
+    @property
+    def groups(self) -> int: ...
+
 
 _OPTIONS = re2.Options()
 _OPTIONS.log_errors = False  # the refusal is our one line, not a C++ log record on stderr

@@ -88,10 +88,12 @@ def get_json(url: str) -> Any:
 
 @contextmanager
 def prometheus(
-    tmp_path: Path, targets: Sequence[str], rule_files: Sequence[Path]
+    tmp_path: Path, targets: Sequence[str], rule_files: Sequence[Path],
+    features: Sequence[str] = (),
 ) -> Iterator[str]:
     """A real Prometheus scraping `targets` (job `agentcov`) every second with `rule_files`
-    loaded; yields its API base URL and stops it afterwards."""
+    loaded (and `--enable-feature` for each of `features`); yields its API base URL and stops it
+    afterwards."""
     binary = need_binary("prometheus")
     port = free_port()
     config = tmp_path / "prometheus.yml"
@@ -103,7 +105,8 @@ def prometheus(
     )
     proc = subprocess.Popen(
         [binary, f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'data'}",
-         f"--web.listen-address=127.0.0.1:{port}"],
+         f"--web.listen-address=127.0.0.1:{port}",
+         *(f"--enable-feature={feature}" for feature in features)],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:

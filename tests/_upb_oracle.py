@@ -84,3 +84,30 @@ def records(payload: bytes, where: str = "request", keep: Keep = None) -> list[S
         return list(records_from_request(request, keep))
     except TraceFormatError as exc:
         raise TraceFormatError(f"{where}: {exc}") from None
+
+
+def elements(request: ExportTraceServiceRequest) -> tuple[int, int]:
+    """(spans, attributes) by walking the decoded message: every key-value at any level, every
+    array entry, event and link."""
+    def values(value: AnyValue) -> int:
+        which = value.WhichOneof("value")
+        if which == "array_value":
+            return sum(1 + values(v) for v in value.array_value.values)
+        if which == "kvlist_value":
+            return kvs(value.kvlist_value.values)
+        return 0
+
+    def kvs(items: Iterable[KeyValue]) -> int:
+        return sum(1 + values(kv.value) for kv in items)
+
+    spans = attributes = 0
+    for rs in request.resource_spans:
+        attributes += kvs(rs.resource.attributes)
+        for ss in rs.scope_spans:
+            attributes += kvs(ss.scope.attributes)
+            for span in ss.spans:
+                spans += 1
+                attributes += kvs(span.attributes) + len(span.events) + len(span.links)
+                attributes += sum(kvs(e.attributes) for e in span.events)
+                attributes += sum(kvs(link.attributes) for link in span.links)
+    return spans, attributes

@@ -3,7 +3,8 @@
 Every input goes to the decoder as the readers call it (SpanRecords, with and without the element
 caps and a `--jobs` filter; and decoded and classified in one call, as `serve` and `agentcov
 coverage` read protobuf) and to upb: the only exceptions allowed are TraceFormatError and
-TooLarge, and decoder, fused entry and upb must all accept or all refuse. Anything else ends the
+TooLarge, and decoder, fused entry and upb must all accept or all refuse; the caps refuse all
+that upb decodes into more spans or attributes than they allow. Anything else ends the
 run with a crash report, a core panic too (which the readers refuse as `CORE_FAILED`).
 Usage: python tests/fuzz_otlp_decoder.py [libFuzzer flags] [corpus dirs].
 """
@@ -54,6 +55,25 @@ def one_input(data: bytes) -> None:
         pass
     except TraceFormatError as exc:
         assert CORE_FAILED not in str(exc), str(exc)
+    _capped_as_upb_counts(data, decoded)
+
+
+def _capped_as_upb_counts(data: bytes, decoded: bool) -> None:
+    """The caps refuse every payload whose decoded message (upb's) holds more spans or
+    attributes than they allow: a group or any field the decoder skips cannot hide one. (They
+    may refuse a little more: an element decoded, then replaced by a later oneof member, counts.)"""
+    try:
+        records_from_protobuf(data, "fuzz", caps=CAPS)
+        capped = False
+    except TooLarge:
+        capped = True
+    except TraceFormatError:
+        assert not decoded
+        return
+    if decoded:
+        spans, attributes = oracle.elements(oracle.decode_request(data))
+        if not capped and (spans > CAPS.max_spans or attributes > CAPS.max_attributes):
+            raise AssertionError(f"caps accept {spans} spans, {attributes} attributes")
 
 
 if __name__ == "__main__":

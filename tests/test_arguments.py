@@ -89,7 +89,9 @@ def test_arguments_share_joins_the_overall_mean_only_when_asked() -> None:
     assert beside["agents"]["weather"]["arguments"]["pct"] == 50.0
     # the same dimensions; joined adds 0.5 to their geometric mean: n dimensions at mean m
     # become (m^n * 0.5)^(1/(n+1))
-    n = sum(1 for d in ("tool", "path", "state", "boundary", "model") if b[d] is not None)
+    # counted: the non-null dimensions the overall does not leave out (boundary, undeclared)
+    n = sum(1 for d in ("tool", "path", "state", "boundary", "model")
+            if b[d] is not None and d not in b["excluded"])
     assert j["overall"] == pytest.approx((b["overall"] ** n * 0.5) ** (1 / (n + 1)))
 
 

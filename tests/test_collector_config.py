@@ -134,7 +134,7 @@ def test_one_collector_release_named_in_readme_and_configs() -> None:
 
 
 def validate(config: Path) -> subprocess.CompletedProcess[str]:
-    env = {"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": "t"}
+    env = {"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": "t", "AGENTCOV_AGENT_TOKEN": "a"}
     return subprocess.run([need_collector(), "validate", "--config", str(config)], env=env,
                           capture_output=True, text=True, timeout=120)
 
@@ -153,3 +153,49 @@ def test_validate_rejects_a_key_the_collector_does_not_know(tmp_path: Path) -> N
     (tmp_path / "bad.yaml").write_text(yaml.safe_dump(config))
     result = validate(tmp_path / "bad.yaml")
     assert result.returncode != 0 and "dimensions_cache_size" in result.stderr
+
+
+def agentcov_exporter(config: dict[str, Any]) -> dict[str, Any]:
+    exporters = config["exporters"]
+    name = "otlp_grpc/agentcov" if "otlp_grpc/agentcov" in exporters else "load_balancing/agentcov"
+    exporter: dict[str, Any] = exporters[name]
+    return exporter
+
+
+@pytest.mark.parametrize("name", [p.name for p in collector.shipped_configs()])
+def test_nothing_acknowledged_waits_in_memory(name: str) -> None:
+    """Issue 37: a `batch` processor and an in-memory queue held what the receiver had
+    acknowledged, so a Collector crash lost it. Now every pipeline's processors buffer
+    nothing and the queue to agentcov is on disk, retried until serve takes it."""
+    config = load(name)
+    for pipeline in config["service"]["pipelines"].values():
+        assert set(pipeline.get("processors", [])) <= {"memory_limiter", "probabilistic_sampler"}
+    exporter = agentcov_exporter(config)
+    storage = exporter["sending_queue"]["storage"]
+    assert storage.split("/")[0] == "file_storage" and storage in config["extensions"]
+    assert exporter["retry_on_failure"]["max_elapsed_time"] == 0  # never dropped by age
+    if "protocol" in exporter:  # load_balancing: no memory queue after the disk one
+        per_replica = exporter["protocol"]["otlp"]
+        assert per_replica["sending_queue"]["enabled"] is False
+        assert per_replica["retry_on_failure"]["max_elapsed_time"] == 0
+
+
+@pytest.mark.parametrize("name", [p.name for p in collector.shipped_configs()])
+def test_receivers_listen_on_loopback_and_ask_for_a_token(name: str) -> None:
+    config = load(name)
+    for protocol in config["receivers"]["otlp"]["protocols"].values():
+        assert protocol["endpoint"].startswith("${env:OTELCOL_LISTEN:-127.0.0.1}:")
+        authenticator = protocol["auth"]["authenticator"]
+        assert config["extensions"][authenticator]["token"] == "${env:AGENTCOV_AGENT_TOKEN}"
+    assert config["extensions"]["health_check"]["endpoint"].startswith(
+        "${env:OTELCOL_LISTEN:-127.0.0.1}:")
+
+
+@pytest.mark.collector
+@pytest.mark.parametrize("config", collector.shipped_configs(), ids=lambda p: p.name)
+def test_without_the_agents_token_the_collector_does_not_start(config: Path) -> None:
+    """An unset AGENTCOV_AGENT_TOKEN must not open the receivers to anyone."""
+    result = subprocess.run([need_collector(), "validate", "--config", str(config)],
+                            env={"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": "t"},
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0 and "bearertokenauth" in result.stderr, result.stderr

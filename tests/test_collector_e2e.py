@@ -26,11 +26,15 @@ from typing import Any
 
 import pytest
 import yaml
-from _support import need_binary, need_collector, poll
+from _support import free_port, need_binary, need_collector, poll
 from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import (
+    BatchSpanProcessor,
+    SimpleSpanProcessor,
+    SpanExportResult,
+)
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
@@ -71,7 +75,8 @@ def running(*processes: Any) -> Iterator[None]:
 
 
 def start_collector(config: dict[str, Any], workdir: Path) -> collector.Collector:
-    env = {"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": TOKEN}
+    env = {"PATH": os.environ.get("PATH", ""), "AGENTCOV_TOKEN": TOKEN,
+           "AGENTCOV_AGENT_TOKEN": TOKEN}  # the agents' token to the Collector, and its to serve
     return collector.Collector(config, workdir, env)
 
 
@@ -289,10 +294,10 @@ def test_kill9_replica_mid_stream_loses_nothing_acknowledged(spec: Path, tmp_pat
     replicas = [replica(i, spec) for i in range(fleet.REPLICAS)]
     victim = replicas[1]
     config = fleet_config(replicas, "traceID", tmp_path)
-    # one request in flight per replica, so the kill can cut at most one request short
-    config["exporters"]["load_balancing/agentcov"]["protocol"]["otlp"]["sending_queue"][
-        "num_consumers"] = 1
-    largest_request = config["processors"]["batch"]["send_batch_max_size"]
+    # one batch in flight, so the kill can cut at most one request to the victim short
+    queue = config["exporters"]["load_balancing/agentcov"]["sending_queue"]
+    queue["num_consumers"] = 1
+    largest_request = queue["batch"]["max_size"]
     otelcol = start_collector(config, tmp_path)
     sent: list[Any] = []
     with running(*replicas), running(otelcol):
@@ -333,7 +338,8 @@ def test_replica_answering_unavailable_is_retried_not_dropped(spec: Path, tmp_pa
     config = collector.localize(collector.load("single.yaml"), tmp_path, tmp_path / "b.json")
     config["exporters"]["otlp_grpc/agentcov"]["endpoint"] = f"127.0.0.1:{busy.grpc}"
     # small batches, so the exporter's queue consumers send many requests at once
-    config["processors"]["batch"].update(send_batch_size=8, send_batch_max_size=8)
+    config["exporters"]["otlp_grpc/agentcov"]["sending_queue"]["batch"].update(
+        min_size=8, max_size=8)
     otelcol = start_collector(config, tmp_path)
     with running(busy), running(otelcol):
         spans = emit(SERVICES[2], [otelcol.grpc], seed=11, runs=150)
@@ -341,3 +347,70 @@ def test_replica_answering_unavailable_is_retried_not_dropped(spec: Path, tmp_pa
         log = otelcol.stop()
     assert "too many concurrent requests" in log and "Will retry" in log  # it was refused ...
     assert total == len(spans)  # ... and every span still arrived exactly once
+
+
+def ops_runs(tool: str, runs: int) -> list[Any]:
+    """`runs` runs of the ops agent, each calling `tool` once: finished SDK spans."""
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "ops-app"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("ops")
+    for _ in range(runs):
+        with tracer.start_as_current_span("invoke_agent ops", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "ops"}):
+            with tracer.start_as_current_span(f"execute_tool {tool}", attributes={
+                    "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool}):
+                pass
+    provider.shutdown()
+    return list(memory.get_finished_spans())
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_kill9_collector_loses_nothing_it_acknowledged(tmp_path: Path) -> None:
+    """Issue 37: with the batch processor and an in-memory queue, 20 runs calling a restricted
+    tool were acknowledged by the Collector while serve was down, lost with its kill -9, and
+    serve's gate passed on the 5 clean runs it had. With the shipped single.yaml (persistent
+    queue, nothing buffered before it) the restarted Collector delivers all 20."""
+    need_collector()
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text(yaml.safe_dump({"version": 1, "agents": [
+        {"name": "ops", "tool_edges": {"restricted": ["delete_account"]}}]}))
+    (tmp_path / "token").write_text(TOKEN)
+    serve = replica(0, spec)
+    config = collector.localize(collector.load("single.yaml"), tmp_path, tmp_path / "b.json")
+    config["exporters"]["otlp_grpc/agentcov"]["endpoint"] = f"127.0.0.1:{serve.grpc}"
+    otelcol = start_collector(config, tmp_path)
+    clean, restricted = ops_runs("lookup", 5), ops_runs("delete_account", 20)
+    with running(otelcol):
+        with running(serve):
+            assert exporter(otelcol.grpc).export(clean) is SpanExportResult.SUCCESS
+            assert wait_counted([serve], len(clean)) == len(clean)
+        # serve is down: the Collector acknowledges the 20 runs and can only keep them
+        assert exporter(otelcol.grpc).export(restricted) is SpanExportResult.SUCCESS
+        assert otelcol.proc is not None
+        otelcol.proc.kill()  # SIGKILL: no shutdown, no drain
+        otelcol.proc.wait(timeout=30)
+        otelcol.start()  # the same queue directory
+        with running(serve):
+            total = len(clean) + len(restricted)
+            assert wait_counted([serve], total, timeout_s=120) == total
+    gate = subprocess.run([sys.executable, "-m", "otel_agentcov.cli", "gate", "--state",
+                           str(serve.state), "--spec", str(spec)],
+                          capture_output=True, text=True, timeout=120)
+    assert gate.returncode == 1, gate.stdout + gate.stderr
+    edges = report(spec, serve.state)["agents"]["ops"]
+    assert edges["runs"]["count"] == 25 and edges["edges"]["restricted_attempts"] == 20
+
+
+@pytest.mark.timeout(120)
+def test_the_receivers_refuse_an_agent_without_the_token(tmp_path: Path) -> None:
+    need_collector()
+    config = collector.localize(collector.load("single.yaml"), tmp_path, tmp_path / "b.json")
+    config["exporters"]["otlp_grpc/agentcov"]["endpoint"] = f"127.0.0.1:{free_port()}"
+    otelcol = start_collector(config, tmp_path)
+    spans = ops_runs("lookup", 1)
+    with running(otelcol):
+        anonymous = OTLPSpanExporter(endpoint=otelcol.grpc, insecure=True, timeout=10)
+        assert anonymous.export(spans) is SpanExportResult.FAILURE
+        assert exporter(otelcol.grpc).export(spans) is SpanExportResult.SUCCESS

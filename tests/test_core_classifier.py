@@ -326,12 +326,20 @@ def test_every_builtin_entry_is_read_by_the_core() -> None:
 @pytest.mark.parametrize(("pattern", "name", "tool"), [
     ("a\\101(.*)", "aAx", "x"), ("x\\<(.*)", "x<y", "y"), ("[\\101-\\103](.+)", "Bz", "z"),
     ("\\_(.*)", "_q", "q"), ("a\\0(.*)", "a\0r", "r"), ("a\\-(.*)", "a-s", "s"),
+    # issue 37: `--` in a class is a range in RE2 (from `-` to `_`), a set difference in the
+    # `regex` crate, which hid a restricted tool from the core; and RE2 syntax Python's `re`
+    # refused at spec load (`\pL`, `\z`, `\Q...\E`); `{,2}` is text to RE2
+    ("execute_tool ([a-z--_]+)", "execute_tool delete_repo", "delete_repo"),
+    ("x ([a-z--_]+)", "x A=9", "A=9"), ("([&&a~~]+)", "a&~", "a&~"),
+    ("(\\pL+)\\z", "héllo", "héllo"), ("\\Q[a].*\\E(.+)", "[a].*z", "z"),
+    ("(a{,2})", "a{,2}", "a{,2}"), ("(\\p{Greek}+)", "αβ", "αβ"),
 ])
 def test_re2_escapes_the_regex_crate_lacks_read_as_re2_reads_them(
     pattern: str, name: str, tool: str
 ) -> None:
-    """Octal codes and escaped punctuation (`\\<` is a literal there, a word start in the
-    `regex` crate): a spec holding them loads and the core captures what RE2 captures."""
+    """Octal codes, escaped punctuation (`\\<` is a literal there, a word start in the `regex`
+    crate), class syntax and RE2's own escapes: a spec holding them loads and the core
+    captures what RE2 captures."""
     spec = CoverageSpec.from_dict({"version": 1, "conventions": [
         {"match": {"name": "*"}, "kind": "tool", "tool": {"span_name": pattern}}]})
     classifier = Classifier(spec.conventions)

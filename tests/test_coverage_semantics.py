@@ -221,7 +221,8 @@ def test_boundary_signals_from_errors() -> None:
 
 
 def test_model_dimension_null_without_known_models_and_left_out_of_overall() -> None:
-    eng = CoverageEngine(spec(tools=["t", "u"]))
+    # boundaries declared: boundary coverage counts in the overall (docs/semantics.md#overall)
+    eng = CoverageEngine(spec(tools=["t", "u"], boundaries={"max_steps": 25}))
     run(eng, "a", [("llm", "gpt-4o-2024-08-06"), ("tool", "t")])
     r = report(eng)
     cov = r["coverage"]
@@ -362,3 +363,23 @@ def test_a_failed_save_names_the_target_and_leaves_no_temp_file(tmp_path: Path,
         CoverageState().save(target)
     assert caught.value.filename == os.fspath(target)  # what `agentcov` prints, not a temp name
     assert [p.name for p in tmp_path.iterdir()] == []
+
+
+def test_undeclared_boundaries_are_reported_but_not_in_the_overall() -> None:
+    """A suite that tried no boundary yet: boundary 0 % is shown, the overall is the other
+    dimensions': tool 1/2; path 1/1 (one path seen once: Chao1 1 + 1·0/2 = 1); state 2/3 (two
+    states seen once each: Chao1 2 + 2·1/2 = 3), so (1/2 · 1 · 2/3) ** (1/3) = (1/3) ** (1/3);
+    declared, the same runs give 0."""
+    steps: list[Step] = [("llm", "m"), ("tool", "t")]
+    undeclared, declared = (CoverageEngine(spec(tools=["t", "u"], **extra))
+                            for extra in ({}, {"boundaries": {"max_steps": 25}}))
+    for eng in (undeclared, declared):
+        run(eng, "a", steps)
+    quiet, loud = report(undeclared)["coverage"], report(declared)["coverage"]
+    assert quiet["boundary"] == loud["boundary"] == 0.0
+    assert (quiet["tool"], quiet["path"]) == (0.5, 1.0)
+    assert quiet["state"] == pytest.approx(2 / 3)
+    assert quiet["overall"] == pytest.approx((1 / 3) ** (1 / 3))
+    assert quiet["counted"] == ["tool", "path", "state"] and quiet["weakest"] == "tool"
+    assert "no `boundaries:` declared" in quiet["excluded"]["boundary"]
+    assert (loud["overall"], loud["weakest"]) == (0.0, "boundary")

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _trace_files import ld
 
 from otel_agentcov.readers.files import MAX_JSON_BYTES
 
@@ -63,3 +64,37 @@ def test_a_gzip_bomb_is_refused_once_past_the_cap(tmp_path: Path) -> None:
         assert code == 2, err
         assert f"over {MAX_JSON_BYTES >> 20} MiB of JSON (after gunzip)" in err, err
         assert err.count("\n") == 1, err
+
+
+def _peak_rss_mib(*args: str) -> tuple[int, str, float]:
+    """(exit code, stderr, peak RSS in MiB) of one `agentcov` run, measured by a parent of its
+    own (RUSAGE_CHILDREN of this test process would count every earlier child too)."""
+    measure = ("import resource, subprocess, sys; "
+               "code = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode; "
+               "print(code, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    proc = subprocess.run([sys.executable, "-c", measure, sys.executable, "-m",
+                           "otel_agentcov.cli", *args],
+                          capture_output=True, text=True, timeout=300, check=False)
+    code, peak = proc.stdout.split()
+    return int(code), proc.stderr, int(peak) / 1024
+
+
+@pytest.mark.slow
+def test_amplification_bombs_are_read_in_bounded_memory(tmp_path: Path) -> None:
+    """Issue 37: 2 bytes of protobuf (an empty span) decode into ~1 KB, and 2 bytes of JSON
+    (`{}`) into a 64-byte dict: a few KiB of gzip took a run to GBs. A `.pb.gz` of 300,000
+    empty spans in one ResourceSpans is read part by part (every span counted, then dropped
+    for its missing ids: no runs, exit 2) and `[{},{},...]` of 8,000,000 values is refused
+    unparsed. Measured before: peak RSS 293 MiB and 663 MiB; now ~50 and ~100 MiB."""
+    spans = tmp_path / "spans.pb.gz"
+    spans.write_bytes(gzip.compress(ld(1, ld(2, ld(2, b"") * 300_000)), 9))
+    dicts = tmp_path / "dicts.json.gz"
+    dicts.write_bytes(gzip.compress(b"[" + b"{}," * 7_999_999 + b"{}]", 9))
+    assert spans.stat().st_size + dicts.stat().st_size < 32 << 10
+    code, err, peak = _peak_rss_mib("coverage", "--traces", str(spans))
+    assert code == 2 and "no agent runs found" in err and err.count("\n") == 1, err[-2000:]
+    assert peak < 160, peak
+    code, err, peak = _peak_rss_mib("coverage", "--traces", str(dicts))
+    assert code == 2 and err.count("\n") == 1, err[-2000:]
+    assert "is over 4,000,000 values of JSON" in err, err
+    assert peak < 160, peak

@@ -1,6 +1,6 @@
 """Memory bounded in bytes, spans and series (issue 14, items 5-8), in-process.
 
-A request's spans and attributes are counted on the wire before decoding; the processor's queue
+A request's spans and attributes are counted by the decoder as it decodes; the processor's queue
 is capped in bytes as well as spans (captured content makes a span 100 KB), the assembler's
 buffer across all traces in spans, and a scrape in series whatever the labels multiply to.
 Expected figures are computed here from the inputs and the documented rules (a queued span
@@ -12,10 +12,10 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any
 
+import _upb_oracle as oracle
 import pytest
-from _trace_files import demo_spans
+from _trace_files import demo_spans, ld
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
 from opentelemetry.sdk.trace import TracerProvider
@@ -153,40 +153,13 @@ def test_a_scrape_stays_within_the_series_budget_and_counts_what_it_cut() -> Non
     assert len(cut["agentcov_runs"]) == agents
 
 
-def _decoded_elements(request: Any) -> tuple[int, int]:
-    """(spans, attributes) by walking the decoded message: every key-value at any level, every
-    array entry, event and link."""
-    def values(value: Any) -> int:
-        which = value.WhichOneof("value")
-        if which == "array_value":
-            return sum(1 + values(v) for v in value.array_value.values)
-        if which == "kvlist_value":
-            return kvs(value.kvlist_value.values)
-        return 0
-
-    def kvs(items: Any) -> int:
-        return sum(1 + values(kv.value) for kv in items)
-
-    spans = attributes = 0
-    for rs in request.resource_spans:
-        attributes += kvs(rs.resource.attributes)
-        for ss in rs.scope_spans:
-            attributes += kvs(ss.scope.attributes)
-            for span in ss.spans:
-                spans += 1
-                attributes += kvs(span.attributes) + len(span.events) + len(span.links)
-                attributes += sum(kvs(e.attributes) for e in span.events)
-                attributes += sum(kvs(link.attributes) for link in span.links)
-    return spans, attributes
-
-
-def test_the_wire_count_is_exact_on_a_real_request() -> None:
+def test_the_decoders_count_is_exact_on_a_real_request() -> None:
     request = encode_pb(list(demo_spans(runs=40, seed=3)))
     request.resource_spans[0].scope_spans[0].spans[0].attributes.add(
         key="nested", value=AnyValue(array_value=ArrayValue(values=[
             AnyValue(kvlist_value=KeyValueList(values=[KeyValue(key="k")])), AnyValue()])))
     payload = request.SerializeToString()
-    spans, attributes = _decoded_elements(request)
+    spans, attributes = oracle.elements(request)
     assert len(payload) > 2 * attributes  # long enough to be walked, not bounded by its size
     # exactly at the caps: allowed, and decoded
     assert len(records_from_protobuf(payload, caps=ElementCaps(spans, attributes))) == spans
@@ -194,6 +167,21 @@ def test_the_wire_count_is_exact_on_a_real_request() -> None:
         records_from_protobuf(payload, caps=ElementCaps(spans - 1, attributes))
     with pytest.raises(TooLarge, match=f"more than {attributes - 1} attributes"):
         records_from_protobuf(payload, caps=ElementCaps(spans, attributes - 1))
+
+
+def test_a_group_field_cannot_hide_spans_or_attributes_from_the_caps() -> None:
+    """Issue 37: the caps were counted by a walk of their own that stopped at a group-typed
+    field, which the decoder skips and decodes on past: 300,000 spans behind a 4-byte group
+    were decoded under a 5,000-span cap. Now the decoder counts what it decodes."""
+    group = b"\x7b\x08\x01\x7c"  # field 15 as a group holding a varint: an unknown field
+    spans = ld(1, ld(2, group + ld(2, b"") * 300_000))
+    with pytest.raises(TooLarge, match="more than 5000 spans"):
+        records_from_protobuf(spans, caps=ElementCaps(5_000, 50_000))
+    attributes = ld(1, ld(2, ld(2, group + ld(9, ld(1, b"k")) * 60_000)))
+    with pytest.raises(TooLarge, match="more than 50000 attributes"):
+        records_from_protobuf(attributes, caps=ElementCaps(5_000, 50_000))
+    exactly = ld(1, ld(2, group + ld(2, b"") * 5_000))
+    assert len(records_from_protobuf(exactly, caps=ElementCaps(5_000, 50_000))) == 5_000
 
 
 def _rss() -> int:

@@ -8,6 +8,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 from pathlib import Path
 
@@ -61,3 +62,37 @@ def test_building_the_package_prints_no_packaging_warning(tmp_path: Path) -> Non
     ]
     warnings = re.findall(r"\w+Warning\b.*", proc.stdout + proc.stderr)
     assert warnings == []
+
+
+def _make(*args: str, timeout: int = 60) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MAKELEVEL", "MFLAGS")}
+    return subprocess.run(["make", "--no-print-directory", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=timeout, check=False)
+
+
+def test_source_builds_say_how_long_and_are_not_silent(tmp_path: Path) -> None:
+    """A first build compiles the core for minutes: every make target that builds it says so
+    first, and pip's build step is not --quiet (it once printed nothing for 3 minutes)."""
+    for target, venv in ((f"{tmp_path / 'v'}/.installed-stamp", f"VENV={tmp_path / 'v'}"),
+                         ("demo", f"DEMO_VENV={tmp_path / 'd'}"), ("dist", f"DIST={tmp_path}")):
+        lines = _make("-n", "-B", target, venv).stdout.splitlines()
+        builds = [i for i, line in enumerate(lines)
+                  if re.search(r"pip install .*(-e '\.\[test\]'| \.$)|maturin build", line)]
+        assert builds, (target, lines)
+        for i in builds:
+            assert "--quiet" not in lines[i], lines[i]
+            assert "minutes the first time" in "\n".join(lines[:i]), target
+
+
+def test_make_dist_builds_the_abi3_wheel_and_the_sdist(tmp_path: Path) -> None:
+    proc = _make("dist", f"DIST={tmp_path}", timeout=1200)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    (wheel,) = tmp_path.glob("otel_agentcov-0.1.0-cp311-abi3-*.whl")
+    (sdist,) = tmp_path.glob("otel_agentcov-0.1.0.tar.gz")
+    with zipfile.ZipFile(wheel) as built:
+        assert "otel_agentcov/_core.abi3.so" in built.namelist()
+        assert "otel_agentcov/fake_openai.py" in built.namelist()
+    with tarfile.open(sdist) as source:
+        names = source.getnames()
+    assert "otel_agentcov-0.1.0/core/Cargo.toml" in names
+    assert "otel_agentcov-0.1.0/pyproject.toml" in names

@@ -535,3 +535,43 @@ def test_the_bounds_as_keywords_still_work_with_a_deprecation_warning() -> None:
         processor.shutdown()
     with pytest.raises(TypeError, match="max_qeueu"):
         AgentCoverageProcessor(max_qeueu=7)
+
+
+def test_a_float_trace_id_is_dropped_and_counted_never_raised() -> None:
+    """The API takes any value for an id: a restricted tool called under a remote parent whose
+    SpanContext has trace_id=1.5 once made `snapshot()` raise (the report prints the trace id
+    of each restricted attempt) and the processor's /metrics answer 500. Such spans are
+    invalid_ids drops; a scrape of the real /metrics server answers 200."""
+    import urllib.request
+
+    from _support import free_port
+
+    from otel_agentcov.demo import DEMO_SPEC
+    from otel_agentcov.spec import CoverageSpec
+
+    processor, provider, tracer = _make(spec=CoverageSpec.from_dict(DEMO_SPEC),
+                                        flush_interval_s=3600.0)
+    try:
+        parent = trace_api.set_span_in_context(trace_api.NonRecordingSpan(
+            SpanContext(trace_id=1.5, span_id=7, is_remote=True,  # type: ignore[arg-type]
+                        trace_flags=TraceFlags(1))))
+        with tracer.start_as_current_span("invoke_agent triage_agent", context=parent,
+                                          attributes=agent_attrs("triage_agent")):
+            with tracer.start_as_current_span("execute_tool delete_repo",
+                                              attributes=tool_attrs("delete_repo")):
+                pass
+        _run(tracer, "triage_agent", ["search"])
+        report = _report(processor)
+        assert report["spans"]["dropped"] == {"invalid_ids": 2}
+        assert report["spans"]["processed"] == 4
+        assert report["agents"]["triage_agent"]["runs"]["count"] == 1
+        server, _ = processor.serve_metrics(port=(port := free_port()))
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as resp:
+                assert resp.status == 200
+                assert b'reason="invalid_ids"} 2.0' in resp.read()
+        finally:
+            server.shutdown()
+    finally:
+        processor.shutdown()
+        provider.shutdown()

@@ -3,8 +3,8 @@
 The demo workload runs through the real SDK with the processor serving `/metrics`; Prometheus
 scrapes it every second with the shipped rules loaded. The restricted-tool alert must fire and
 the scraped coverage must equal `processor.snapshot()`. A second processor, checking narratives,
-serves a support agent whose answers claim a refund it never issued: AgentHallucinatedAction
-must fire for it. A canary version with a worse pass rate must fire AgentVersionRegression.
+serves a support agent whose answers claim a refund it never issued: AgentCovHallucinatedAction
+must fire for it. A canary version with a worse pass rate must fire AgentCovVersionRegression.
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def test_prometheus_scrapes_and_restricted_alert_fires(
         def hallucination_alerts() -> list[dict[str, Any]]:
             return [
                 a for a in get_json(f"{api}/alerts")["data"]["alerts"]
-                if a["labels"]["alertname"] == "AgentHallucinatedAction"
+                if a["labels"]["alertname"] == "AgentCovHallucinatedAction"
                 and a["state"] == "firing"
             ]
 
@@ -135,7 +135,7 @@ def test_prometheus_scrapes_and_restricted_alert_fires(
 @pytest.mark.timeout(120)
 def test_canary_version_with_worse_pass_rate_fires_version_regression(tmp_path: Path) -> None:
     """Version 1.0 passes 190/200 runs, then canary 1.1 passes 150/200 (real SDK spans): the
-    scraped verdict is -1 and AgentVersionRegression fires."""
+    scraped verdict is -1 and AgentCovVersionRegression fires."""
     provider = TracerProvider()
     processor = AgentCoverageProcessor(SPEC)
     provider.add_span_processor(processor)
@@ -150,12 +150,12 @@ def test_canary_version_with_worse_pass_rate_fires_version_regression(tmp_path: 
             def regression() -> list[dict[str, Any]]:
                 return [
                     a for a in get_json(f"{api}/alerts")["data"]["alerts"]
-                    if a["labels"]["alertname"] == "AgentVersionRegression"
+                    if a["labels"]["alertname"] == "AgentCovVersionRegression"
                     and a["state"] == "firing"
                 ]
 
             firing = poll(regression, 60)
-            assert firing, "AgentVersionRegression never fired"
+            assert firing, "AgentCovVersionRegression never fired"
             (alert,) = firing
             assert (alert["labels"]["agent"], alert["labels"]["version"],
                     alert["labels"]["baseline_version"]) == ("triage", "1.1", "1.0")

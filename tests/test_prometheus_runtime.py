@@ -90,9 +90,9 @@ def test_serve_metrics_carry_runtime_families_and_pass_promtool(tmp_path: Any) -
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def test_gate_gauge_help_says_it_is_not_the_expect_list() -> None:
-    """With an expect list that fails and no restricted attempt, agentcov_gate_passed is 1: its
-    HELP must say it means "no restricted attempt", not "the agent's gate passed"."""
+def test_gate_gauge_is_the_agents_gate() -> None:
+    """With an expect list that fails and no restricted attempt, agentcov_gate_passed is 0: it is
+    the agent's gate as `agentcov gate` judges it (it once said 1 here), and its HELP says so."""
     from otel_agentcov.engine import CoverageEngine
     from otel_agentcov.exporters.prometheus import render
     from otel_agentcov.records import SpanRecord
@@ -107,7 +107,7 @@ def test_gate_gauge_help_says_it_is_not_the_expect_list() -> None:
     engine.flush_all()
     assert engine.snapshot().gate_passed is False  # the expect list fails
     text = render(engine).decode()
-    assert 'agentcov_gate_passed{agent="a"} 1.0' in text
+    assert 'agentcov_gate_passed{agent="a"} 0.0' in text
     help_line = next(line for line in text.splitlines()
                      if line.startswith("# HELP agentcov_gate_passed "))
-    assert "restricted-tool attempt" in help_line and "expect" in help_line
+    assert "agentcov gate" in help_line and "expect" in help_line

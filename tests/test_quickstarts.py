@@ -1,10 +1,12 @@
 """The quickstarts run verbatim: every Python block of docs/quickstarts.md and README's
 Quickstart 1, each in a fresh interpreter, as a user pastes it.
 
-pydantic-ai runs on its own TestModel; the OpenAI Agents SDK and LangGraph on the recorders' fake
-OpenAI-compatible server (fixtures/record/_common.py), which asks for `lookup_order` once and
-then answers. Before, README's snippet processed 0 spans (a provider that was not the global one)
-and still reported `gate_passed: True`.
+pydantic-ai runs on its own TestModel; the OpenAI Agents SDK and LangGraph on the fake
+OpenAI-compatible server the package ships (`agentcov fake-openai`, docs/quickstarts.md), which
+asks for the first tool offered (`lookup_order`) once and then answers. Before, README's snippet
+processed 0 spans (a provider that was not the global one) and still reported `gate_passed:
+True`; LangChain's `create_agent(..., name="support")` was reported as `unknown_service:python`
+(its name is in the graph span's `metadata.lc_agent_name`).
 """
 
 from __future__ import annotations
@@ -15,13 +17,12 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
+from otel_agentcov.fake_openai import FakeOpenAI
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "fixtures" / "record"))
-from _common import FakeOpenAI, Reply, text, tool_calls, tool_results  # noqa: E402
 
 BLOCK = re.compile(r"```python\n(.*?)```", re.S)
 PAGE = ROOT / "docs" / "quickstarts.md"
@@ -41,15 +42,9 @@ def snippets() -> dict[str, str]:
     return out
 
 
-def handler(body: dict[str, Any]) -> Reply:
-    if tool_results(body):
-        return text(body["model"], "Order 42 has shipped.")
-    return tool_calls(body["model"], ("lookup_order", {"order_id": "42"}))
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[FakeOpenAI]:
-    with FakeOpenAI(handler) as fake:
+    with FakeOpenAI() as fake:
         yield fake
 
 
@@ -68,13 +63,13 @@ def test_the_page_has_the_three_frameworks() -> None:
 
 @pytest.mark.parametrize("framework", ["pydantic-ai", "OpenAI Agents SDK", "LangGraph"])
 def test_quickstart_runs_verbatim(framework: str, server: FakeOpenAI, tmp_path: Path) -> None:
-    before = len(server.requests)
+    before = server.requests
     proc = run(snippets()[framework], server, tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "agent coverage: support (1 run)" in proc.stdout  # the text report, one run seen
     assert "Tool coverage       ████████████████████  100%  (1/1" in proc.stdout
     if framework != "pydantic-ai":  # the fake server was asked, then answered the tool result
-        assert len(server.requests) - before == 2
+        assert server.requests - before == 2
 
 
 def test_readme_quickstart_is_the_pydantic_ai_one(server: FakeOpenAI, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _trace_files import batches, demo_spans, json_text, protobuf_bytes, write_jsonl
+from _trace_files import batches, demo_spans, json_text, ld, protobuf_bytes, write_jsonl
 from google.protobuf.internal.encoder import _VarintBytes  # the varint protobuf itself writes
 
 from otel_agentcov.readers import files
@@ -171,3 +171,100 @@ def test_json_nested_too_deeply_is_one_line(tmp_path: Path) -> None:
     deep = b"[" * 100_000 + b"]" * 100_000
     for data in (deep, deep + b"\n"):  # a whole document, a JSON Lines line
         assert "nested too deeply" in _error(tmp_path, data)
+
+
+def _heads_last(request_bytes: bytes) -> bytes:
+    """The same request with every ResourceSpans' resource after its ScopeSpans and every
+    ScopeSpans' scope after its spans: fields in another order, the same message to protobuf."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    request = ExportTraceServiceRequest.FromString(request_bytes)
+    return b"".join(ld(1, b"".join(
+        ld(2, b"".join(ld(2, s.SerializeToString()) for s in ss.spans)
+            + ld(1, ss.scope.SerializeToString()))
+        for ss in rs.scope_spans) + ld(1, rs.resource.SerializeToString()))
+        for rs in request.resource_spans)
+
+
+def test_a_walked_message_reads_its_scope_and_resource_wherever_they_sit(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Issue 37: a ScopeSpans past CHUNK_LIMIT whose scope came after its spans lost its scope
+    (the same spans failed a gate at 1 KiB and passed at 9 MiB). A walked message is read in
+    two passes, its resource or scope first: the same records at every size, from a plain
+    file (read twice), a gzip one (copied to a temporary file) and past FILE_CAPS (in memory)."""
+    data = _heads_last(protobuf_bytes(SPANS))
+    plain, packed = tmp_path / "late.pb", tmp_path / "late.pb.gz"
+    plain.write_bytes(data)
+    packed.write_bytes(gzip.compress(data))
+    assert _read(plain) == EXPECTED  # decoded whole
+    monkeypatch.setattr(files, "CHUNK_LIMIT", 64)
+    assert _read(plain) == EXPECTED
+    assert _read(packed) == EXPECTED
+    monkeypatch.setattr(files, "CHUNK_LIMIT", 8 << 20)
+    monkeypatch.setattr(files, "FILE_CAPS", (2, 1_000_000))
+    monkeypatch.setattr(files, "_BYTES_PER", (1 << 40, 1 << 40))  # the caps are FILE_CAPS
+    assert _read(plain) == EXPECTED
+
+
+def test_past_the_file_caps_a_message_is_walked_and_an_element_refused(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Issue 37: one call of the decoder decodes at most FILE_CAPS, or one span per 32 bytes
+    (2 bytes of an empty span became ~1 KB: a 7 KiB .pb.gz grew a run to 3.4 GB). Past them a
+    message is walked part by part, reading the same records; a single span past them is
+    refused in one line."""
+    path = tmp_path / "request.pb"
+    path.write_bytes(protobuf_bytes(SPANS))
+    monkeypatch.setattr(files, "FILE_CAPS", (3, 40))
+    monkeypatch.setattr(files, "_BYTES_PER", (1 << 40, 1 << 40))
+    assert _read(path) == EXPECTED
+    wide = ld(1, ld(2, ld(2, ld(9, ld(1, b"k")) * 41)))
+    message = _error(tmp_path, wide, "wide.pb")
+    assert message.endswith("byte 6: more than 40 attributes in one element; not read")  # the span
+
+
+def test_json_of_more_values_than_the_cap_is_refused_before_parsing(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Issue 37: 80 KB of gzip holding `[{},{},...]` was parsed into 2.15 GB of dicts before it
+    was refused as not traces. Text of more than MAX_JSON_VALUES values is refused unparsed,
+    as a document and as a JSON line."""
+    monkeypatch.setattr(files, "MAX_JSON_VALUES", 1000)
+    parsed: list[int] = []
+    loads = files.json.loads
+    monkeypatch.setattr(files.json, "loads", lambda text: parsed.append(len(text)) or loads(text))
+    bomb = b"[" + b"{}," * 999 + b"{}]"
+    for data, what in ((bomb, "line 1"), (b"\n" + bomb.replace(b",", b",\n"), "the document")):
+        message = _error(tmp_path, gzip.compress(data), "bomb.json.gz")
+        assert f"{what} is over 1,000 values of JSON" in message, message
+    assert max(parsed) < 10  # the document's first lines, never the bomb
+    small = b"[" + b"{}," * 498 + b"{}]"  # counted 998 (commas, braces, brackets): parsed
+    assert "expected an OTLP/JSON object" in _error(tmp_path, small, "small.json")
+    assert max(parsed) == len(small)
+
+
+def test_a_number_past_the_digit_limit_is_one_line(tmp_path: Path) -> None:
+    """json.loads raises a ValueError that is no JSONDecodeError past 4300 digits: a traceback."""
+    number = b"1" * 4301
+    for data in (b'{"resourceSpans": [], "n": ' + number + b"}\n",
+                 b'{\n"resourceSpans": [], "n": ' + number + b"}"):
+        assert "more digits than can be read (4300)" in _error(tmp_path, data)
+
+
+@pytest.mark.parametrize("size", [91, 123, 9, 32])
+def test_a_protobuf_request_is_told_from_json_by_its_structure(size: int, tmp_path: Path) -> None:
+    """Issue 37: a request opens with a newline (field 1's tag), then its first ResourceSpans'
+    length: 91 and 123 are `[` and `{` (9 and 32: whitespace), which read as JSON (exit 2)."""
+    span = (ld(1, bytes(range(1, 17))) + ld(2, bytes(range(1, 9))) + ld(5, b"execute_tool t")
+            + b"\x39" + (1).to_bytes(8, "little") + b"\x41" + (2).to_bytes(8, "little"))
+    body = ld(2, ld(2, span)) if size > 40 else b""
+    rs = body + ld(3, b"u" * (size - len(body) - 2))  # padded with a schema URL
+    assert len(ld(1, rs)) == size + 2
+    path = tmp_path / "exact.pb"
+    path.write_bytes(ld(1, rs) + ld(1, rs))
+    records = list(read_trace_file(str(path)))
+    assert [r.name for r in records] == (["execute_tool t"] * 2 if size > 40 else [])
+    assert files.resource_spans_units(str(path)) is not None

@@ -157,14 +157,49 @@ def test_otlp_file_span_exporter_writes_what_the_cli_reads(
     assert report(path, spec) == report(written["otlp"], spec)
 
 
+_J = {"traceID": "1", "spanID": "2", "startTime": 1, "duration": 1}  # a Jaeger span
+_Z = {"traceId": "1", "id": "2", "name": "x", "timestamp": 1}  # a Zipkin span
+# Issue 37: each wrong-typed field below was a TypeError or AttributeError traceback (exit 1),
+# and ids with a `0x`, a sign or spaces read as other ids (`int(_, 16)` takes all three)
+_WRONG_TYPES = [
+    ({"data": [{"spans": [_J], "processes": [1]}]},
+     "data[0].processes: expected an object, got list"),
+    ({"data": [{"spans": 5}]}, "data[0].spans: expected a list, got int"),
+    ({"data": [{"spans": [{**_J, "references": 3}]}]},
+     "data[0].spans[0].references: expected a list, got int"),
+    ({"data": [{"spans": [{**_J, "processID": "p"}], "processes": {"p": 7}}]},
+     "data[0].spans[0].process: expected an object, got int"),
+    ({"data": [{"spans": [{**_J, "process": {"tags": 3}}]}]},
+     "data[0].spans[0].process.tags: expected a list, got int"),
+    ({"data": [{"spans": [{**_J, "tags": {"a": 1}}]}]},
+     "data[0].spans[0].tags: expected a list, got dict"),
+    ({"data": [{"spans": [{**_J, "logs": 3}]}]}, "data[0].spans[0].logs: expected a list, got int"),
+    ({"data": [{"spans": [{**_J, "logs": [{"fields": 3}]}]}]},
+     "data[0].spans[0].logs.fields: expected a list, got int"),
+    ([{**_Z, "localEndpoint": "svc"}], "[0].localEndpoint: expected an object, got str"),
+    ([{**_Z, "annotations": 3}], "[0].annotations: expected a list, got int"),
+]
+_BAD_IDS = [
+    ({"data": [{"spans": [{**_J, "traceID": "0x1"}]}]},
+     "data[0].spans[0].traceID: expected a hex id of at most 32 digits, got '0x1'"),
+    ([{**_Z, "id": "-2"}], "[0].id: expected a hex id of at most 16 digits, got '-2'"),
+    ([{**_Z, "traceId": " 1 "}], "[0].traceId: expected a hex id of at most 32 digits, got ' 1 '"),
+    ([{**_Z, "id": "1_0"}], "[0].id: expected a hex id of at most 16 digits, got '1_0'"),
+    ([{**_Z, "id": "1" * 17}],
+     "[0].id: expected a hex id of at most 16 digits, got '11111111111111111'"),
+]
+
+
 @pytest.mark.parametrize(("doc", "problem"), [
     ({"data": [{"traceID": "1", "spans": [{"traceID": "zz", "spanID": "2"}]}]},
-     "data[0].spans[0].traceID: expected a hex id, got 'zz'"),
+     "data[0].spans[0].traceID: expected a hex id of at most 32 digits, got 'zz'"),
     ([{"traceId": "1", "id": "2", "name": "x", "timestamp": "q"}],
      "[0].timestamp: expected microseconds (a whole number), got 'q'"),
     ({"batches": [{"resource": {}, "scopeSpans": "x"}]},
      "resourceSpans[0].scopeSpans: expected a list, got str"),
-], ids=["jaeger", "zipkin", "tempo"])
+    *_WRONG_TYPES, *_BAD_IDS,
+], ids=["jaeger", "zipkin", "tempo", *(f"type{i}" for i in range(len(_WRONG_TYPES))),
+        *(f"id{i}" for i in range(len(_BAD_IDS)))])
 def test_a_bad_foreign_file_is_one_line_naming_the_file_once(
         doc: Any, problem: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """The file and line prefix was written twice (`f.json: line 1: f.json: line 1: …`)."""

@@ -456,6 +456,9 @@ def test_wrong_content_types_get_415_and_bad_tokens_401(served: Served) -> None:
 # ---------------------------------------------------------------------------- bursts
 
 
+SDK_EXPORTERS = 8  # against --max-concurrent 2
+
+
 def test_burst_past_capacity_is_retryable_and_the_sdk_delivers_everything(
     served: Served,
 ) -> None:
@@ -484,9 +487,11 @@ def test_burst_past_capacity_is_retryable_and_the_sdk_delivers_everything(
     assert answers.get(503), "the burst never exceeded --max-concurrent 2"
     served.still_serving()
 
-    # real OTel SDK exporters, HTTP and gRPC, 16 at once: they retry and everything arrives
-    batches = [workload_spans(seed=100 + n, runs=8) for n in range(16)]
-    sent = sum(len(batches[n // 2]) * 2 for n in range(32))  # 32 exporters, 2 exports each
+    # real OTel SDK exporters, HTTP and gRPC, four times the slots at once: they retry and
+    # everything arrives. The SDK honours Retry-After exactly and gives up after 6 attempts, so a
+    # herd far past what 6 one-second rounds can admit is a drop the SDK itself chooses
+    batches = [workload_spans(seed=100 + n, runs=8) for n in range(SDK_EXPORTERS // 2)]
+    sent = sum(len(batches[n // 2]) * 2 for n in range(SDK_EXPORTERS))  # 2 exports each
     before = {t: (served.outcome(t, "overloaded"), served.outcome(t, "accepted", "spans"))
               for t in ("http", "grpc")}
 
@@ -501,10 +506,10 @@ def test_burst_past_capacity_is_retryable_and_the_sdk_delivers_everything(
         exporter.shutdown()
         return max(results, key=lambda r: r != SpanExportResult.SUCCESS)
 
-    start = threading.Barrier(32)
-    with ThreadPoolExecutor(32) as pool:
-        results = list(pool.map(lambda n: (start.wait(), deliver(n))[1], range(32)))
-    assert results == [SpanExportResult.SUCCESS] * 32
+    start = threading.Barrier(SDK_EXPORTERS)
+    with ThreadPoolExecutor(SDK_EXPORTERS) as pool:
+        results = list(pool.map(lambda n: (start.wait(), deliver(n))[1], range(SDK_EXPORTERS)))
+    assert results == [SpanExportResult.SUCCESS] * SDK_EXPORTERS
     served.ack(sent)
     accepted = sum(served.outcome(t, "accepted", "spans") - before[t][1] for t in ("http", "grpc"))
     assert accepted == sent  # zero lost, none counted twice
@@ -512,7 +517,7 @@ def test_burst_past_capacity_is_retryable_and_the_sdk_delivers_everything(
     served.still_serving()
     FIGURES["burst"] = {
         "raw_concurrent_requests": sum(answers.values()), "raw_answers": answers,
-        "sdk_exporters": 32, "sdk_spans_sent": sent, "sdk_spans_accepted": int(accepted),
+        "sdk_exporters": SDK_EXPORTERS, "sdk_spans_sent": sent, "sdk_spans_accepted": int(accepted),
         "retries_after_503_or_unavailable": retries,
     }
 
@@ -577,6 +582,10 @@ def test_after_a_failed_fsync_nothing_more_is_acknowledged(
     for _ in range(3):
         with pytest.raises(Unavailable, match="journal"):
             store.submit(records)
-    monkeypatch.undo()  # the disk recovers, but the journal stays refused until a restart
+    monkeypatch.undo()  # the disk recovers, but exports stay refused until a snapshot
     with pytest.raises(Unavailable, match="journal"):
         store.submit(records)
+    store.compact()  # what serve's maintenance loop retries while the store is broken
+    assert store.broken is None
+    store.submit(records)
+    store.close()

@@ -310,12 +310,13 @@ def test_render_unknown_format_is_one_line_error() -> None:
 
 
 def test_a_zero_dimension_headline_says_why_the_overall_is_zero() -> None:
-    """Every real agent a newcomer ran showed "Overall 0 % WEAK" with no word of why: no
-    boundary condition was hit. The headline now names it and the spec line that changes it."""
+    """A zero dimension says why the overall is 0; boundary is the weakest only where boundaries
+    are declared (docs/semantics.md#overall), so it says how to raise it."""
     from otel_agentcov.reporting._format import weakest_summary
 
     line = weakest_summary({"weakest": "boundary", "boundary": 0.0})  # type: ignore[typeddict-item]
-    assert line == ("boundary (0%) makes the overall 0% (a geometric mean); no boundary condition "
-                    "was hit: list the ones you test in `boundaries.conditions` (docs/spec.md)")
+    assert line == ("boundary (0%) makes the overall 0% (a geometric mean); boundaries are "
+                    "declared but none was hit: provoke them (next steps) or list only the ones "
+                    "you test in `boundaries.conditions`")
     assert weakest_summary({"weakest": "tool", "tool": 0.0}) == (  # type: ignore[typeddict-item]
         "tool (0%) makes the overall 0% (a geometric mean)")

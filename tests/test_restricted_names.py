@@ -62,3 +62,21 @@ def test_the_gate_counts_every_spelling_and_globs(tmp_path: Path) -> None:
     assert edges["allowed_pct"] == 100.0  # `Lookup` covers the calls of `lookup`
     assert report["agents"]["ops"]["runs"]["passed"] == 1
     assert report["agents"]["ops"]["tools"]["undeclared"] == []
+
+
+@pytest.mark.parametrize("tool", [
+    "delete\u200b_account", "del\u200dete_account", "\ufeffdelete_account", "delete\u00ad_account",
+    "\u202edelete_account", "\uff44\uff45\uff4c\uff45\uff54\uff45_account",  # fullwidth
+    "\U0001d41d\U0001d41e\U0001d425\U0001d41e\U0001d42d\U0001d41e_account",  # math bold
+    "mcp__bank__delete\u200b_account",
+])
+def test_invisible_and_compatibility_spellings_are_the_restricted_tool(tool: str) -> None:
+    """Issue 37: `delete<ZWSP>_account` and other spellings that render as `delete_account`
+    were a different name, so the attempt went uncounted. NFKC + format characters removed."""
+    assert ToolList(["delete_account"]).matches(tool)
+    assert ToolList(["delete\u200b_account"]).matches("delete_account")  # the entry too
+
+
+def test_another_script_is_another_name() -> None:
+    """Cyrillic a (U+0430) is not folded (docs/semantics.md#tool-edges says so)."""
+    assert not ToolList(["delete_account"]).matches("delete_\u0430ccount")

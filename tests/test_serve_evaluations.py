@@ -10,6 +10,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -67,16 +68,17 @@ class _Receiver(BaseHTTPRequestHandler):
         pass
 
 
-def _send(port: int) -> dict[int, tuple[int, bool]]:
-    """Three runs: one leaks an account id, one calls the restricted tool, one is clean; every
-    output and argument carries the canary. Returns trace id -> (span id, expected to pass)."""
+def _send(port: int, rounds: int = 1) -> dict[int, tuple[int, bool]]:
+    """Three runs a round: one leaks an account id, one calls the restricted tool, one is
+    clean; every output and argument carries the canary. Returns trace id -> (span id,
+    expected to pass)."""
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(
         OTLPSpanExporter(endpoint=f"http://127.0.0.1:{port}/v1/traces")))
     tracer = provider.get_tracer("support")
     sent = {}
-    for text, tool in ((f"ACCT-12345678 {CANARY}", "lookup"), (CANARY, "delete_account"),
-                       (CANARY, "lookup")):
+    for text, tool in rounds * ((f"ACCT-12345678 {CANARY}", "lookup"),
+                                (CANARY, "delete_account"), (CANARY, "lookup")):
         with tracer.start_as_current_span("invoke_agent support", attributes={
             "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support",
             "gen_ai.output.messages": json.dumps(
@@ -145,6 +147,55 @@ def test_serve_posts_evaluation_events_over_otlp_http(tmp_path: Path) -> None:
         receiver.shutdown()
 
 
+class _Silent(BaseHTTPRequestHandler):
+    """A logs sink that takes the request and never answers (until the test ends)."""
+
+    release = threading.Event()
+    holding = threading.Event()
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).holding.set()
+        type(self).release.wait(120)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.slow
+def test_sigterm_is_bounded_with_a_sink_that_never_answers(tmp_path: Path) -> None:
+    """Issue 37: with a sink that holds every request, SIGTERM took 16 s: the sender was
+    joined for up to 15 s while it sent batch after batch, each waiting out the exporter's
+    10 s timeout. Now the sender gets what is left of the 5 s shutdown budget, then its
+    exporter is shut down (OTel's shutdown: retries end) and serve exits. 60 rounds of 3 runs
+    queue 540 events, more than one 512-record batch, while the first send is held."""
+    sink = ThreadingHTTPServer(("127.0.0.1", 0), _Silent)
+    threading.Thread(target=sink.serve_forever, daemon=True).start()
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text(yaml.safe_dump(SPEC))
+    http, metrics = free_port(), free_port()
+    server = fleet.ServeProcess([
+        "--spec", str(spec), "--otlp-grpc", "0", "--otlp-http", str(http),
+        "--metrics", str(metrics), "--idle-ttl", "3600",
+        "--evaluations-otlp-endpoint", f"http://127.0.0.1:{sink.server_port}",
+    ], metrics, stderr=tmp_path / "serve.stderr")  # fmt: skip
+    server.start()
+    try:
+        _send(http, rounds=60)
+        assert _Silent.holding.wait(30)  # the sender is inside its export now
+        assert server.proc is not None
+        started = time.monotonic()
+        server.proc.terminate()
+        assert server.proc.wait(timeout=60) == 0
+        took = time.monotonic() - started
+        print(f"SIGTERM to exit with a silent logs sink: {took:.1f} s")
+        assert took < 12.0  # budget 5 s + the process's own exit on a loaded machine; was 16 s
+    finally:
+        _Silent.release.set()
+        server.stop()
+        sink.shutdown()
+
+
 @pytest.mark.collector
 def test_the_collector_takes_them_over_protobuf_and_json(tmp_path: Path) -> None:
     """The real Collector (`make collector`) receives the events `serve` posts (protobuf) and
@@ -173,7 +224,7 @@ def test_the_collector_takes_them_over_protobuf_and_json(tmp_path: Path) -> None
                                    data=b"{}", headers={"Content-Type": "application/json"}),
             timeout=5).status == 200, 30)
         sender.start()
-        sender.stop()
+        sender.stop(30)
         assert queue.counts()["emitted"] == 1
         line = otlp_json(Encoder().readable(sent[1:]))
         with urllib.request.urlopen(urllib.request.Request(  # noqa: S310

@@ -18,7 +18,7 @@ import grpc
 import pytest
 import yaml
 from _support import free_port, poll
-from _trace_files import demo_spans, protobuf_bytes
+from _trace_files import demo_spans, ld, protobuf_bytes
 
 from otel_agentcov.demo import DEMO_SPEC
 
@@ -35,24 +35,14 @@ HEAD = (b"POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-pro
         b"Authorization: Bearer " + TOKEN.encode() + b"\r\n")  # Content-Length to follow
 
 
-def _ld(field: int, body: bytes) -> bytes:
-    """One length-delimited protobuf field."""
-    out, n = bytearray([field << 3 | 2]), len(body)
-    while True:
-        out.append(n & 0x7F | (0x80 if n > 0x7F else 0))
-        n >>= 7
-        if not n:
-            return bytes(out) + body
-
-
 def empty_spans(n: int) -> bytes:
     """An ExportTraceServiceRequest of `n` empty spans: 2 bytes each on the wire."""
-    return _ld(1, _ld(2, _ld(2, b"") * n))
+    return ld(1, ld(2, ld(2, b"") * n))
 
 
 def one_span_with_attributes(n: int) -> bytes:
-    kv = _ld(1, b"k")  # KeyValue{key: "k"}, no value
-    return _ld(1, _ld(2, _ld(2, _ld(9, kv) * n)))
+    kv = ld(1, b"k")  # KeyValue{key: "k"}, no value
+    return ld(1, ld(2, ld(2, ld(9, kv) * n)))
 
 
 class Server(fleet.ServeProcess):
@@ -138,6 +128,30 @@ def test_amplification_bomb_is_413_on_both_transports_and_memory_stays_flat(
     within = empty_spans(MAX_SPANS)  # exactly the cap is allowed (invalid ids: dropped)
     status, _ = server.post(within, PROTO)
     assert status == 200
+
+
+def test_a_group_field_does_not_switch_the_caps_off(server: Server) -> None:
+    """Issue 37: the caps were counted by a walk of their own that stopped at a group-typed
+    field, which the decoder skips and decodes on past: 4 bytes in front of the spans took a
+    request from 413 to 200 (and `serve` to GBs). The decoder now counts what it decodes."""
+    group = b"\x7b\x08\x01\x7c"  # field 15 as a group holding a varint: an unknown field
+    payload = ld(1, ld(2, group + ld(2, b"") * 300_000))
+    baseline = server.peak_rss_kib()
+    status, body = server.post(gzip.compress(payload, 9), PROTO | {"Content-Encoding": "gzip"})
+    assert status == 413, body
+    assert f"more than {MAX_SPANS} spans".encode() in body
+    with grpc.insecure_channel(f"127.0.0.1:{server.grpc}") as channel:
+        with pytest.raises(grpc.RpcError) as err:
+            channel.unary_unary(EXPORT)(payload, timeout=60,
+                                        metadata=[("authorization", f"Bearer {TOKEN}")])
+        assert err.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    attrs = ld(1, ld(2, ld(2, group + ld(9, ld(1, b"k")) * 100_000)))
+    status, body = server.post(attrs, PROTO)
+    assert status == 413 and f"more than {MAX_ATTRIBUTES} attributes".encode() in body
+    assert (server.peak_rss_kib() - baseline) / 1024 < 64
+    status, _ = server.post(ld(1, ld(2, group + ld(2, b"") * MAX_SPANS)), PROTO)
+    assert status == 200  # exactly the cap, group and all
+    server.still_serving()
 
 
 def test_bodies_past_the_inflight_budget_are_refused(server: Server) -> None:

@@ -6,9 +6,11 @@ restart reports exactly the verdicts it acknowledged, not a re-judging without t
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
+import pytest
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -17,6 +19,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import fleet  # noqa: E402 - drives the real `agentcov serve` subprocess
+from _trace_files import protobuf_bytes  # noqa: E402
 
 LEAKING = 5  # runs whose output leaks an account id: a critical violation that fails the run
 CLEAN = 2
@@ -78,3 +81,57 @@ def test_kill9_replay_restores_the_acknowledged_verdicts(tmp_path: Path) -> None
     assert b"ACCT-1234567" not in log and b"Traceback" not in log
     for path in tmp_path.glob("state.json*"):
         assert b"ACCT-1234567" not in path.read_bytes(), path.name
+
+
+class _Killed(BaseException):
+    """The process dying right here: nothing after it runs (not an Exception: no handler)."""
+
+
+def test_a_crash_after_the_first_journal_frame_never_turns_violations_into_passes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 37: the steps were journaled in one frame and their verdicts in the next, so a
+    kill -9 between the two left steps that a restart judged again without their content:
+    3 leaking runs came back as 3 passed. The crash is made deterministic: the first frame
+    of the request reaches the file, then the process "dies" (its lock and journal
+    descriptors closed, as the kernel would), and a new store recovers the file."""
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from otel_agentcov import CoverageSpec
+    from otel_agentcov.service import journal
+    from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "support-app"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    for i in range(3):
+        with provider.get_tracer("support").start_as_current_span(
+                "invoke_agent support", attributes={
+                    "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "support",
+                    "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+                        {"type": "text", "content": f"Refunded account ACCT-7654321{i}."}]}])}):
+            pass
+    payload = protobuf_bytes(memory.get_finished_spans())
+    spec = CoverageSpec.from_dict(SPEC, source="<test>")
+    state = str(tmp_path / "state.json")
+    store = CoverageStore(spec, state)
+    store.open()
+    real_append = journal.Journal.append
+
+    def append_then_die(self: journal.Journal, body: bytes) -> int:
+        real_append(self, body)
+        raise _Killed
+
+    monkeypatch.setattr(journal.Journal, "append", append_then_die)
+    with pytest.raises(_Killed):
+        store.submit(decode_records(PROTOBUF, payload, "test"))
+    monkeypatch.undo()
+    assert store._journal is not None and store._lock_fd is not None
+    store._journal.close()
+    os.close(store._lock_fd)  # the kernel drops a dead process's flock
+
+    restarted = CoverageStore(spec, state)
+    restarted.open()
+    runs = restarted.snapshot().agents["support"]["runs"]
+    restarted.close()
+    # the frame on disk is the whole judged request: its 3 runs, none passed
+    assert (runs["count"], runs["passed"]) == (3, 0), runs

@@ -89,7 +89,8 @@ def test_design_example_loads_from_yaml(tmp_path: Path) -> None:
         ),
         granularity="action",
         max_depth=10,
-        boundaries=BoundarySpec(max_steps=25, timeout_s=120.0, cost_limit_tokens=200_000),
+        boundaries=BoundarySpec(max_steps=25, timeout_s=120.0, cost_limit_tokens=200_000,
+                                declared=True),
         min_runs=10,
     )
     assert isinstance(agent.boundaries.timeout_s, float)
@@ -125,6 +126,7 @@ def test_from_dict_reads_every_entry_key() -> None:
         cost_limit_usd=2.0,
         min_input_chars=5,
         conditions=("max_steps", "tool_failure"),  # canonical order
+        declared=True,
     )
     assert (agent.min_runs, agent.consistency_window) == (3, 20)
     assert agent.tools is None and agent.allowed is None  # not declared
@@ -213,7 +215,7 @@ def test_fallback_without_star_is_built_from_defaults() -> None:
     assert other.tools == ("search",)
     assert other.restricted == ("delete_repo",)
     assert other.models == ()
-    assert other.boundaries == BoundarySpec(max_steps=7, timeout_s=60.0)
+    assert other.boundaries == BoundarySpec(max_steps=7, timeout_s=60.0, declared=True)
     assert other.expect == (ExpectItem("coverage.overall", {"minimum": 0.5}), RESTRICTED_CHECK)
 
 

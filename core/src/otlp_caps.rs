@@ -1,14 +1,18 @@
-//! How many spans and attributes an OTLP request would decode into, counted on the wire before
-//! anything is allocated (the service's per-request caps, `RequestLimits`).
+//! Caps on how many spans and attributes one OTLP payload decodes into, charged by the decoder
+//! itself as it decodes (the service's per-request caps, `RequestLimits`, and the file reader's
+//! per-call caps).
 //!
 //! Decoding allocates per element, not per byte: 2 bytes of protobuf (an empty span) become a
-//! span of ~200 bytes, so a small gzip body of empty spans could otherwise grow the service by
-//! gigabytes. The walk stops as soon as a cap is passed, so refusing a hostile payload costs no
-//! more than accepting a legal one. It counts exactly what the earlier Python pre-scan
-//! (`readers/otlp_size.py`) counted, and is as lenient on framing: a malformed payload is left
-//! for the decoder to refuse, with its own message.
+//! span of ~200 bytes, so a small gzip body of empty spans could otherwise grow the process by
+//! gigabytes. The decoder ([`crate::otlp_pb`]) charges each span, key-value (at any depth),
+//! array entry, event and link to a [`Budget`] before decoding it, so what is counted is exactly
+//! what is decoded: no second walk can read the bytes another way (a walk that stopped at a
+//! group-typed field once let a 4-byte group switch the caps off). Past a cap the decode stops,
+//! so refusing a hostile payload costs no more than accepting a legal one.
 
-/// Caps on one request: spans, and attributes (every key-value anywhere, array entry, event and
+use crate::wire::Error;
+
+/// Caps on one payload: spans, and attributes (every key-value anywhere, array entry, event and
 /// link).
 #[derive(Clone, Copy, Debug)]
 pub struct Caps {
@@ -32,121 +36,142 @@ impl std::fmt::Display for TooLarge {
     }
 }
 
-/// The message types whose fields decode into objects.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Message {
-    Request,
-    ResourceSpans,
-    Resource,
-    ScopeSpans,
-    Scope,
-    Span,
-    Event,
-    Link,
-    KeyValue,
-    AnyValue,
-    Array,
-    KvList,
+/// What one decode may still allocate; no caps: unlimited. The decoder charges it before each
+/// element, and the first charge past a cap fails the decode with an error the caller reads
+/// back as [`Budget::passed`].
+#[derive(Debug)]
+pub struct Budget {
+    caps: Option<Caps>,
+    spans: u64,
+    attributes: u64,
+    passed: Option<TooLarge>,
 }
 
-/// The child message type of a length-delimited field, if the field holds one.
-fn child(message: Message, field: u64) -> Option<Message> {
-    use Message::*;
-    Some(match (message, field) {
-        (Request, 1) => ResourceSpans,
-        (ResourceSpans, 1) => Resource,
-        (ResourceSpans, 2) => ScopeSpans,
-        (Resource, 1) => KeyValue,
-        (ScopeSpans, 1) => Scope,
-        (ScopeSpans, 2) => Span,
-        (Scope, 3) => KeyValue,
-        (Span, 9) => KeyValue,
-        (Span, 11) => Event,
-        (Span, 13) => Link,
-        (Event, 3) => KeyValue,
-        (Link, 4) => KeyValue,
-        (KeyValue, 2) => AnyValue,
-        (AnyValue, 5) => Array,
-        (AnyValue, 6) => KvList,
-        (Array, 1) => AnyValue,
-        (KvList, 1) => KeyValue,
-        _ => return None,
-    })
-}
-
-/// A varint at `pos`; a truncated or overlong one reads as a length that ends the message.
-fn varint(data: &[u8], mut pos: usize, end: usize) -> (u64, usize) {
-    let mut result = 0u64;
-    let mut shift = 0u32;
-    loop {
-        let byte = match data.get(pos) {
-            Some(&b) if pos < end && shift <= 63 => b,
-            _ => return (end as u64, end),
-        };
-        pos += 1;
-        result |= u64::from(byte & 0x7F) << shift;
-        if byte < 0x80 {
-            return (result, pos);
+impl Budget {
+    pub fn new(caps: Option<Caps>) -> Self {
+        Budget {
+            caps,
+            spans: 0,
+            attributes: 0,
+            passed: None,
         }
-        shift += 7;
+    }
+
+    /// One more span, about to be decoded at byte `at`.
+    pub fn span(&mut self, at: usize) -> Result<(), Error> {
+        self.spans += 1;
+        match self.caps {
+            Some(caps) if self.spans > caps.max_spans => {
+                self.fail(at, TooLarge::Spans(caps.max_spans))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// One more attribute (key-value, array entry, event or link), about to be decoded at `at`.
+    pub fn attribute(&mut self, at: usize) -> Result<(), Error> {
+        self.attributes += 1;
+        match self.caps {
+            Some(caps) if self.attributes > caps.max_attributes => {
+                self.fail(at, TooLarge::Attributes(caps.max_attributes))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn fail(&mut self, at: usize, why: TooLarge) -> Result<(), Error> {
+        self.passed = Some(why);
+        Err(Error::new(at, "past a cap"))
+    }
+
+    /// The cap the decode passed, if it stopped at one (its error is then only the unwinding).
+    pub fn passed(&self) -> Option<TooLarge> {
+        self.passed
     }
 }
 
-/// Err if the request holds more spans or attributes than `caps` allow. Every field takes at
-/// least 2 bytes, so a payload of up to twice a cap cannot pass it: spans are walked past
-/// 2 x max_spans bytes (one step per span), their insides only past 2 x max_attributes.
-pub fn check(data: &[u8], caps: Caps) -> Result<(), TooLarge> {
-    let size = data.len() as u64;
-    let deep = size > caps.max_attributes.saturating_mul(2);
-    if !deep && size <= caps.max_spans.saturating_mul(2) {
-        return Ok(());
-    }
-    let (mut spans, mut attributes) = (0u64, 0u64);
-    // nesting is bounded by the payload (each level takes 2 bytes), and so is this stack
-    let mut stack = vec![(Message::Request, 0usize, data.len())];
-    while let Some((message, mut pos, end)) = stack.pop() {
-        let counted = message == Message::Array;
-        while pos < end {
-            let (key, next) = varint(data, pos, end);
-            pos = next;
-            match key & 7 {
-                2 => {
-                    let (length, next) = varint(data, pos, end);
-                    pos = next;
-                    let length = usize::try_from(length).unwrap_or(usize::MAX);
-                    if let Some(kind) = child(message, key >> 3) {
-                        if kind == Message::Span {
-                            spans += 1;
-                            if spans > caps.max_spans {
-                                return Err(TooLarge::Spans(caps.max_spans));
-                            }
-                            if !deep {
-                                pos = pos.saturating_add(length);
-                                continue;
-                            }
-                        } else if counted
-                            || matches!(kind, Message::KeyValue | Message::Event | Message::Link)
-                        {
-                            attributes += 1;
-                            if attributes > caps.max_attributes {
-                                return Err(TooLarge::Attributes(caps.max_attributes));
-                            }
-                        }
-                        stack.push((kind, pos, pos.saturating_add(length).min(end)));
-                    }
-                    pos = pos.saturating_add(length);
-                }
-                0 => {
-                    while data.get(pos).is_some_and(|&b| pos < end && b >= 0x80) {
-                        pos += 1;
-                    }
-                    pos += 1;
-                }
-                1 => pos += 8,
-                5 => pos += 4,
-                _ => break, // groups and bad wire types: the decoder says what is wrong
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::otlp_pb::{request, Decoded};
+
+    fn len_field(number: u8, body: &[u8]) -> Vec<u8> {
+        let mut out = vec![(number << 3) | 2];
+        let mut n = body.len();
+        loop {
+            let byte = (n & 0x7F) as u8;
+            n >>= 7;
+            out.push(if n > 0 { byte | 0x80 } else { byte });
+            if n == 0 {
+                break;
             }
         }
+        out.extend_from_slice(body);
+        out
     }
-    Ok(())
+
+    /// A request of one ScopeSpans: `before` its spans, then `n` empty spans.
+    fn request_of(before: &[u8], n: usize) -> Vec<u8> {
+        let spans: Vec<u8> = (0..n).flat_map(|_| len_field(2, b"")).collect();
+        len_field(1, &len_field(2, &[before, &spans].concat()))
+    }
+
+    fn decode(data: &[u8], caps: Option<Caps>) -> (Vec<Decoded>, Option<TooLarge>) {
+        let mut budget = Budget::new(caps);
+        let mut out = Vec::new();
+        let result = request(data, 0, &mut out, &mut budget);
+        assert_eq!(result.is_err(), budget.passed().is_some(), "{result:?}");
+        (out, budget.passed())
+    }
+
+    const CAPS: Caps = Caps {
+        max_spans: 3,
+        max_attributes: 5,
+    };
+
+    #[test]
+    fn a_group_the_decoder_skips_does_not_switch_the_span_cap_off() {
+        // field 15 as a group holding a varint field 1, then its end: 4 bytes the decoder skips
+        let group = [0x7B, 0x08, 0x01, 0x7C];
+        assert_eq!(decode(&request_of(&group, 4), None).0.len(), 4);
+        assert_eq!(decode(&request_of(&group, 3), Some(CAPS)).0.len(), 3);
+        assert_eq!(
+            decode(&request_of(&group, 4), Some(CAPS)).1,
+            Some(TooLarge::Spans(3))
+        );
+        // the decode stops at the span past the cap: no more than the cap is ever held
+        assert_eq!(decode(&request_of(&group, 100_000), Some(CAPS)).0.len(), 3);
+    }
+
+    #[test]
+    fn attributes_are_counted_at_any_depth_after_a_group() {
+        let kv = len_field(1, b"k");
+        // one span: a group, then 2 key-values, one holding an array of 2 entries = 4 attributes
+        let array = len_field(5, &[len_field(1, b""), len_field(1, b"")].concat());
+        let nested = [len_field(1, b"a"), len_field(2, &array)].concat();
+        let span = [vec![0x7B, 0x7C], len_field(9, &kv), len_field(9, &nested)].concat();
+        let data = len_field(1, &len_field(2, &len_field(2, &span)));
+        let exact = Caps {
+            max_attributes: 4,
+            ..CAPS
+        };
+        assert_eq!(decode(&data, Some(exact)).1, None);
+        let tighter = Caps {
+            max_attributes: 3,
+            ..CAPS
+        };
+        assert_eq!(
+            decode(&data, Some(tighter)).1,
+            Some(TooLarge::Attributes(3))
+        );
+    }
+
+    #[test]
+    fn a_malformed_payload_is_malformed_not_too_large() {
+        let mut budget = Budget::new(Some(CAPS));
+        let mut out = Vec::new();
+        let error = request(&[0x0A, 0x05, 0x12], 0, &mut out, &mut budget).unwrap_err();
+        assert_eq!(budget.passed(), None);
+        assert_eq!(error.what, "length-delimited field runs past its message");
+    }
 }

@@ -15,6 +15,7 @@
 
 use std::sync::Arc;
 
+use crate::otlp_caps::Budget;
 use crate::span::{Attributes, Event, Span, Value};
 use crate::wire::{nested, Cursor, Error, Result, I32, I64, LEN, VARINT};
 
@@ -55,7 +56,7 @@ const HAS_IS_REMOTE: u32 = 0x100;
 const IS_REMOTE: u32 = 0x200;
 
 /// Every span of an `ExportTraceServiceRequest` (or `TracesData`: the same field 1).
-pub fn request(data: &[u8], base: usize, out: &mut Vec<Decoded>) -> Result<()> {
+pub fn request(data: &[u8], base: usize, out: &mut Vec<Decoded>, b: &mut Budget) -> Result<()> {
     let mut c = Cursor::new(data, base);
     let mut r = 0;
     while !c.is_done() {
@@ -66,7 +67,7 @@ pub fn request(data: &[u8], base: usize, out: &mut Vec<Decoded>) -> Result<()> {
                 scope: 0,
             };
             let body = c.len_delimited()?;
-            resource_spans(body, 1, path, out).map_err(|e| e.within(path.resource_spans()))?;
+            resource_spans(body, 1, path, out, b).map_err(|e| e.within(path.resource_spans()))?;
             r += 1;
         } else {
             c.skip(field, wire, 0)?;
@@ -81,12 +82,19 @@ pub fn resource_spans_message(
     base: usize,
     path: Path,
     out: &mut Vec<Decoded>,
+    b: &mut Budget,
 ) -> Result<()> {
-    resource_spans(Cursor::new(data, base), 0, path, out)
+    resource_spans(Cursor::new(data, base), 0, path, out, b)
         .map_err(|e| e.within(path.resource_spans()))
 }
 
-fn resource_spans(mut c: Cursor, depth: u32, path: Path, out: &mut Vec<Decoded>) -> Result<()> {
+fn resource_spans(
+    mut c: Cursor,
+    depth: u32,
+    path: Path,
+    out: &mut Vec<Decoded>,
+    b: &mut Budget,
+) -> Result<()> {
     let first = out.len();
     let mut resource = Attributes::default();
     let mut s = 0;
@@ -96,13 +104,13 @@ fn resource_spans(mut c: Cursor, depth: u32, path: Path, out: &mut Vec<Decoded>)
         match (field, wire) {
             (1, LEN) => {
                 let depth = nested(depth, at)?;
-                resource_into(c.len_delimited()?, depth, &mut resource)
+                resource_into(c.len_delimited()?, depth, &mut resource, b)
                     .map_err(|e| e.within("resource"))?;
             }
             (2, LEN) => {
                 let path = Path { scope: s, ..path };
                 let body = c.len_delimited()?;
-                scope_spans(body, nested(depth, at)?, path, out)
+                scope_spans(body, nested(depth, at)?, path, out, b)
                     .map_err(|e| e.within(format!("scopeSpans[{s}]")))?;
                 s += 1;
             }
@@ -118,18 +126,24 @@ fn resource_spans(mut c: Cursor, depth: u32, path: Path, out: &mut Vec<Decoded>)
 }
 
 /// The attributes of a `Resource` message (read on its own by the file reader's walk).
-pub fn resource_message(data: &[u8], base: usize) -> Result<Attributes> {
+pub fn resource_message(data: &[u8], base: usize, b: &mut Budget) -> Result<Attributes> {
     let mut attributes = Attributes::default();
-    resource_into(Cursor::new(data, base), 0, &mut attributes).map_err(|e| e.within("resource"))?;
+    resource_into(Cursor::new(data, base), 0, &mut attributes, b)
+        .map_err(|e| e.within("resource"))?;
     Ok(attributes)
 }
 
-fn resource_into(mut c: Cursor, depth: u32, attributes: &mut Attributes) -> Result<()> {
+fn resource_into(
+    mut c: Cursor,
+    depth: u32,
+    attributes: &mut Attributes,
+    b: &mut Budget,
+) -> Result<()> {
     while !c.is_done() {
         let at = c.at();
         let (field, wire) = c.tag()?;
         match (field, wire) {
-            (1, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, attributes)
+            (1, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, attributes, b)
                 .map_err(|e| e.within(format!("attributes[{}]", attributes.0.len())))?,
             (2, VARINT) => drop(c.varint()?), // dropped_attributes_count
             (3, LEN) => entity_ref(c.len_delimited()?, nested(depth, at)?)
@@ -157,11 +171,18 @@ pub fn scope_spans_message(
     base: usize,
     path: Path,
     out: &mut Vec<Decoded>,
+    b: &mut Budget,
 ) -> Result<()> {
-    scope_spans(Cursor::new(data, base), 0, path, out).map_err(|e| e.within(path.scope_spans()))
+    scope_spans(Cursor::new(data, base), 0, path, out, b).map_err(|e| e.within(path.scope_spans()))
 }
 
-fn scope_spans(mut c: Cursor, depth: u32, path: Path, out: &mut Vec<Decoded>) -> Result<()> {
+fn scope_spans(
+    mut c: Cursor,
+    depth: u32,
+    path: Path,
+    out: &mut Vec<Decoded>,
+    b: &mut Budget,
+) -> Result<()> {
     let first = out.len();
     let mut scope_name = String::new();
     let mut i = 0;
@@ -169,12 +190,12 @@ fn scope_spans(mut c: Cursor, depth: u32, path: Path, out: &mut Vec<Decoded>) ->
         let at = c.at();
         let (field, wire) = c.tag()?;
         match (field, wire) {
-            (1, LEN) => scope_into(c.len_delimited()?, nested(depth, at)?, &mut scope_name)
+            (1, LEN) => scope_into(c.len_delimited()?, nested(depth, at)?, &mut scope_name, b)
                 .map_err(|e| e.within("scope"))?,
             (2, LEN) => {
                 let body = c.len_delimited()?;
                 out.push(
-                    span(body, nested(depth, at)?, path, i)
+                    span(body, nested(depth, at)?, path, i, b)
                         .map_err(|e| e.within(format!("spans[{i}]")))?,
                 );
                 i += 1;
@@ -191,13 +212,13 @@ fn scope_spans(mut c: Cursor, depth: u32, path: Path, out: &mut Vec<Decoded>) ->
 }
 
 /// The name of an `InstrumentationScope` message (read on its own by the file reader's walk).
-pub fn scope_message(data: &[u8], base: usize) -> Result<String> {
+pub fn scope_message(data: &[u8], base: usize, b: &mut Budget) -> Result<String> {
     let mut name = String::new();
-    scope_into(Cursor::new(data, base), 0, &mut name).map_err(|e| e.within("scope"))?;
+    scope_into(Cursor::new(data, base), 0, &mut name, b).map_err(|e| e.within("scope"))?;
     Ok(name)
 }
 
-fn scope_into(mut c: Cursor, depth: u32, name: &mut String) -> Result<()> {
+fn scope_into(mut c: Cursor, depth: u32, name: &mut String, b: &mut Budget) -> Result<()> {
     let mut ignored = Attributes::default();
     while !c.is_done() {
         let at = c.at();
@@ -205,7 +226,7 @@ fn scope_into(mut c: Cursor, depth: u32, name: &mut String) -> Result<()> {
         match (field, wire) {
             (1, LEN) => c.string()?.clone_into(name),
             (2, LEN) => drop(c.string()?), // version
-            (3, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut ignored)
+            (3, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut ignored, b)
                 .map_err(|e| e.within("attributes"))?,
             (4, VARINT) => drop(c.varint()?),
             _ => c.skip(field, wire, depth)?,
@@ -216,12 +237,19 @@ fn scope_into(mut c: Cursor, depth: u32, name: &mut String) -> Result<()> {
 
 /// One `Span` message on its own (the file reader's walk of a huge ScopeSpans); `index` is its
 /// place in the ScopeSpans. Its scope and resource are set by the caller.
-pub fn span_message(data: &[u8], base: usize, path: Path, index: usize) -> Result<Decoded> {
-    span(Cursor::new(data, base), 0, path, index)
+pub fn span_message(
+    data: &[u8],
+    base: usize,
+    path: Path,
+    index: usize,
+    b: &mut Budget,
+) -> Result<Decoded> {
+    span(Cursor::new(data, base), 0, path, index, b)
         .map_err(|e| e.within(format!("{}.spans[{index}]", path.scope_spans())))
 }
 
-fn span(mut c: Cursor, depth: u32, path: Path, index: usize) -> Result<Decoded> {
+fn span(mut c: Cursor, depth: u32, path: Path, index: usize, b: &mut Budget) -> Result<Decoded> {
+    b.span(c.at())?;
     let (mut trace_id, mut span_id, mut parent_id): (&[u8], &[u8], &[u8]) = (&[], &[], &[]);
     let mut name = String::new();
     let (mut kind, mut start_ns, mut end_ns, mut flags) = (0i32, 0u64, 0u64, 0u32);
@@ -240,17 +268,17 @@ fn span(mut c: Cursor, depth: u32, path: Path, index: usize) -> Result<Decoded> 
             (6, VARINT) => kind = c.varint()? as i32, // an int32 enum: upb keeps the low 32 bits
             (7, I64) => start_ns = c.fixed64()?,
             (8, I64) => end_ns = c.fixed64()?,
-            (9, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut attributes)
+            (9, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut attributes, b)
                 .map_err(|e| e.within(format!("attributes[{}]", attributes.0.len())))?,
             (11, LEN) => {
                 let n = events.len();
                 events.push(
-                    event(c.len_delimited()?, nested(depth, at)?)
+                    event(c.len_delimited()?, nested(depth, at)?, b)
                         .map_err(|e| e.within(format!("events[{n}]")))?,
                 );
             }
             (13, LEN) => {
-                link(c.len_delimited()?, nested(depth, at)?).map_err(|e| e.within("links"))?
+                link(c.len_delimited()?, nested(depth, at)?, b).map_err(|e| e.within("links"))?
             }
             (15, LEN) => status_into(
                 c.len_delimited()?,
@@ -323,7 +351,8 @@ fn id64(id: &[u8]) -> u64 {
     id.iter().take(8).fold(0, |n, &b| (n << 8) | u64::from(b))
 }
 
-fn event(mut c: Cursor, depth: u32) -> Result<Event> {
+fn event(mut c: Cursor, depth: u32, b: &mut Budget) -> Result<Event> {
+    b.attribute(c.at())?;
     let mut name = String::new();
     let mut attributes = Attributes::default();
     while !c.is_done() {
@@ -332,7 +361,7 @@ fn event(mut c: Cursor, depth: u32) -> Result<Event> {
         match (field, wire) {
             (1, I64) => drop(c.fixed64()?), // time_unix_nano
             (2, LEN) => c.string()?.clone_into(&mut name),
-            (3, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut attributes)
+            (3, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut attributes, b)
                 .map_err(|e| e.within(format!("attributes[{}]", attributes.0.len())))?,
             (4, VARINT) => drop(c.varint()?),
             _ => c.skip(field, wire, depth)?,
@@ -342,7 +371,8 @@ fn event(mut c: Cursor, depth: u32) -> Result<Event> {
 }
 
 /// A `Link`: nothing is kept, but it must parse (UTF-8 trace state, well-formed attributes).
-fn link(mut c: Cursor, depth: u32) -> Result<()> {
+fn link(mut c: Cursor, depth: u32, b: &mut Budget) -> Result<()> {
+    b.attribute(c.at())?;
     let mut ignored = Attributes::default();
     while !c.is_done() {
         let at = c.at();
@@ -350,7 +380,7 @@ fn link(mut c: Cursor, depth: u32) -> Result<()> {
         match (field, wire) {
             (1 | 2, LEN) => drop(c.bytes()?),
             (3, LEN) => drop(c.string()?),
-            (4, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut ignored)
+            (4, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, &mut ignored, b)
                 .map_err(|e| e.within("attributes"))?,
             (5, VARINT) => drop(c.varint()?),
             (6, I32) => drop(c.fixed32()?),
@@ -373,7 +403,13 @@ fn status_into(mut c: Cursor, depth: u32, code: &mut i32, message: &mut String) 
 
 /// One `KeyValue`, appended: a key given twice is kept twice and reads as its last value
 /// ([`Attributes::get`]), as the dict the Python reader builds does.
-fn key_value_into(mut c: Cursor, depth: u32, attributes: &mut Attributes) -> Result<()> {
+fn key_value_into(
+    mut c: Cursor,
+    depth: u32,
+    attributes: &mut Attributes,
+    b: &mut Budget,
+) -> Result<()> {
+    b.attribute(c.at())?;
     let mut key = String::new();
     let mut value = Value::None;
     while !c.is_done() {
@@ -381,7 +417,7 @@ fn key_value_into(mut c: Cursor, depth: u32, attributes: &mut Attributes) -> Res
         let (field, wire) = c.tag()?;
         match (field, wire) {
             (1, LEN) => c.string()?.clone_into(&mut key),
-            (2, LEN) => any_value_into(c.len_delimited()?, nested(depth, at)?, &mut value)
+            (2, LEN) => any_value_into(c.len_delimited()?, nested(depth, at)?, &mut value, b)
                 .map_err(|e| e.within("value"))?,
             (3, VARINT) => drop(c.varint()?), // key_strindex (profiles' string table)
             _ => c.skip(field, wire, depth)?,
@@ -393,7 +429,7 @@ fn key_value_into(mut c: Cursor, depth: u32, attributes: &mut Attributes) -> Res
 
 /// An `AnyValue`, merged into `value`: the oneof's last member wins, and an array or key-value
 /// list following one of its own kind extends it, as protobuf merges a repeated message field.
-fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value) -> Result<()> {
+fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value, b: &mut Budget) -> Result<()> {
     while !c.is_done() {
         let at = c.at();
         let (field, wire) = c.tag()?;
@@ -407,7 +443,7 @@ fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value) -> Result<()> {
                     *value = Value::Array(Vec::new());
                 }
                 if let Value::Array(items) = value {
-                    array_into(c.len_delimited()?, nested(depth, at)?, items)
+                    array_into(c.len_delimited()?, nested(depth, at)?, items, b)
                         .map_err(|e| e.within("arrayValue"))?;
                 }
             }
@@ -416,7 +452,7 @@ fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value) -> Result<()> {
                     *value = Value::KvList(Attributes::default());
                 }
                 if let Value::KvList(entries) = value {
-                    kv_list_into(c.len_delimited()?, nested(depth, at)?, entries)
+                    kv_list_into(c.len_delimited()?, nested(depth, at)?, entries, b)
                         .map_err(|e| e.within("kvlistValue"))?;
                 }
             }
@@ -430,13 +466,15 @@ fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value) -> Result<()> {
     Ok(())
 }
 
-fn array_into(mut c: Cursor, depth: u32, items: &mut Vec<Value>) -> Result<()> {
+fn array_into(mut c: Cursor, depth: u32, items: &mut Vec<Value>, b: &mut Budget) -> Result<()> {
     while !c.is_done() {
         let at = c.at();
         match c.tag()? {
             (1, LEN) => {
                 let mut item = Value::None;
-                any_value_into(c.len_delimited()?, nested(depth, at)?, &mut item)
+                let body = c.len_delimited()?;
+                b.attribute(body.at())?;
+                any_value_into(body, nested(depth, at)?, &mut item, b)
                     .map_err(|e| e.within(format!("values[{}]", items.len())))?;
                 items.push(item);
             }
@@ -446,11 +484,11 @@ fn array_into(mut c: Cursor, depth: u32, items: &mut Vec<Value>) -> Result<()> {
     Ok(())
 }
 
-fn kv_list_into(mut c: Cursor, depth: u32, entries: &mut Attributes) -> Result<()> {
+fn kv_list_into(mut c: Cursor, depth: u32, entries: &mut Attributes, b: &mut Budget) -> Result<()> {
     while !c.is_done() {
         let at = c.at();
         match c.tag()? {
-            (1, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, entries)
+            (1, LEN) => key_value_into(c.len_delimited()?, nested(depth, at)?, entries, b)
                 .map_err(|e| e.within(format!("values[{}]", entries.0.len())))?,
             (field, wire) => c.skip(field, wire, depth)?,
         }

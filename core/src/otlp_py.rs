@@ -15,26 +15,28 @@ enum Failure {
     TooLarge(otlp_caps::TooLarge),
 }
 
-/// Decode without the GIL: the bytes are immutable and nothing here touches Python.
+/// Decode without the GIL: the bytes are immutable and nothing here touches Python. With
+/// `caps`, the decoder charges every element it decodes and stops at the first past a cap.
 fn decode(
     data: &[u8],
     level: &str,
     offset: usize,
     path: Path,
     span_index: usize,
-    caps: Option<otlp_caps::Caps>,
+    mut budget: otlp_caps::Budget,
 ) -> Result<Vec<Decoded>, Failure> {
-    if let Some(caps) = caps {
-        otlp_caps::check(data, caps).map_err(Failure::TooLarge)?;
-    }
     let mut out = Vec::new();
+    let b = &mut budget;
     match level {
-        "resource_spans" => otlp_pb::resource_spans_message(data, offset, path, &mut out),
-        "scope_spans" => otlp_pb::scope_spans_message(data, offset, path, &mut out),
-        "span" => otlp_pb::span_message(data, offset, path, span_index).map(|d| out.push(d)),
-        _ => otlp_pb::request(data, offset, &mut out),
+        "resource_spans" => otlp_pb::resource_spans_message(data, offset, path, &mut out, b),
+        "scope_spans" => otlp_pb::scope_spans_message(data, offset, path, &mut out, b),
+        "span" => otlp_pb::span_message(data, offset, path, span_index, b).map(|d| out.push(d)),
+        _ => otlp_pb::request(data, offset, &mut out, b),
     }
-    .map_err(Failure::Malformed)?;
+    .map_err(|error| match budget.passed() {
+        Some(too_large) => Failure::TooLarge(too_large),
+        None => Failure::Malformed(error),
+    })?;
     Ok(out)
 }
 
@@ -70,11 +72,7 @@ pub(crate) fn decode_spans(
         )));
     }
     let path = Path { resource, scope };
-    let caps = caps.map(|(max_spans, max_attributes)| otlp_caps::Caps {
-        max_spans,
-        max_attributes,
-    });
-    py.detach(|| decode(data, level, offset, path, span_index, caps))
+    py.detach(|| decode(data, level, offset, path, span_index, budget(caps)))
         .map_err(|failure| match failure {
             Failure::Malformed(error) => malformed(py, &error, level),
             Failure::TooLarge(too_large) => otlp_records::too_large(py, too_large.to_string()),
@@ -89,7 +87,8 @@ pub(crate) fn decode_spans(
 /// `data` starts in the file) place it for error messages. A ScopeSpans or Span decoded on its
 /// own takes its `resource` (and a Span its `scope_name`) from the caller. `keep` is the
 /// `--jobs` trace-id filter; `caps` = (max spans, max attributes) refuses a request with
-/// `TooLarge` before anything is allocated. Bad bytes raise `TraceFormatError`.
+/// `TooLarge` as soon as the decoder meets the first element past one. Bad bytes raise
+/// `TraceFormatError`.
 #[pyfunction]
 #[pyo3(signature = (
     data, level="request", *, offset=0, resource_index=0, scope_index=0, span_index=0,
@@ -127,21 +126,56 @@ fn otlp_spans<'py>(
     builder.records(decoded)
 }
 
-/// The attributes of an OTLP `Resource` message, as the dict its spans share.
+/// Caps as Python passes them, (max spans, max attributes).
+fn budget(caps: Option<(u64, u64)>) -> otlp_caps::Budget {
+    otlp_caps::Budget::new(caps.map(|(max_spans, max_attributes)| otlp_caps::Caps {
+        max_spans,
+        max_attributes,
+    }))
+}
+
+/// A decode of a part on its own failed: past a cap (TooLarge) or malformed.
+fn part_failed(
+    py: Python<'_>,
+    budget: &otlp_caps::Budget,
+    error: &wire::Error,
+    level: &str,
+) -> PyErr {
+    match budget.passed() {
+        Some(too_large) => otlp_records::too_large(py, too_large.to_string()),
+        None => malformed(py, error, level),
+    }
+}
+
+/// The attributes of an OTLP `Resource` message, as the dict its spans share; `caps` as
+/// `otlp_spans`'s.
 #[pyfunction]
-#[pyo3(signature = (data, *, offset=0))]
-fn otlp_resource<'py>(py: Python<'py>, data: &[u8], offset: usize) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (data, *, offset=0, caps=None))]
+fn otlp_resource<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    offset: usize,
+    caps: Option<(u64, u64)>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let mut budget = budget(caps);
     let attributes = py
-        .detach(|| otlp_pb::resource_message(data, offset))
-        .map_err(|e| malformed(py, &e, "resource"))?;
+        .detach(|| otlp_pb::resource_message(data, offset, &mut budget))
+        .map_err(|e| part_failed(py, &budget, &e, "resource"))?;
     otlp_records::dict(py, &attributes)
 }
 
-/// The name of an OTLP `InstrumentationScope` message.
+/// The name of an OTLP `InstrumentationScope` message; `caps` as `otlp_spans`'s.
 #[pyfunction]
-#[pyo3(signature = (data, *, offset=0))]
-fn otlp_scope_name(py: Python<'_>, data: &[u8], offset: usize) -> PyResult<String> {
-    otlp_pb::scope_message(data, offset).map_err(|e| malformed(py, &e, "scope"))
+#[pyo3(signature = (data, *, offset=0, caps=None))]
+fn otlp_scope_name(
+    py: Python<'_>,
+    data: &[u8],
+    offset: usize,
+    caps: Option<(u64, u64)>,
+) -> PyResult<String> {
+    let mut budget = budget(caps);
+    otlp_pb::scope_message(data, offset, &mut budget)
+        .map_err(|e| part_failed(py, &budget, &e, "scope"))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -273,7 +273,9 @@ def fleet() -> dash.Dashboard:
     )  # fmt: skip
     d = d.with_panel(
         single_stat(
-            "Gate", "Tool-edge gate per agent: FAILED once any restricted tool was attempted.",
+            "Gate", "The gate per agent, as `agentcov gate` judges it (agentcov_gate_passed): "
+            "FAILED once a check of its expect list fails or cannot be decided (a restricted "
+            "tool attempted always fails it).",
             [Query(f"min by (agent) ({m(F.GATE_PASSED, SEL)})", "{{agent}}", True)],
             unit="none", w=6, h=8, mappings=GATE,
         ).thresholds(dash.ThresholdsConfig().mode(model.ThresholdsMode.ABSOLUTE).steps([
@@ -315,7 +317,7 @@ def fleet() -> dash.Dashboard:
             "Hallucinated actions",
             "Runs whose final answer claimed a tool's action that no call in the trace (or in a "
             "delegated agent's run) performed, per agent and tool; only agents whose spec "
-            "declares narrative: are checked (alert AgentHallucinatedAction). Failed or denied "
+            "declares narrative: are checked (alert AgentCovHallucinatedAction). Failed or denied "
             "calls claimed as done, and must_report calls left out of the answer, are the other "
             f"divergences in {F.NARRATIVE_DIVERGENCES.sample}.",
             [Query(f"sum by (agent, tool) (increase("
@@ -331,7 +333,7 @@ def fleet() -> dash.Dashboard:
         series(
             "Contract violations",
             "Runs that violated a behaviour contract, per agent, contract, behaviour and "
-            "severity (alert AgentContractViolation: critical pages, others ticket).",
+            "severity (alert AgentCovContractViolation: critical pages, others ticket).",
             [Query(f"sum by (agent, contract, behavior, severity) (increase("
                    f"{m(F.CONTRACT_CHECKS, SEL, result='violated')}"
                    "[$__rate_interval]))",
@@ -571,7 +573,7 @@ def agent() -> dash.Dashboard:
         tabular(
             "Version verdicts",
             "Each version against the one before it (as agentcov compare): PASS = a drop over 5 "
-            "points ruled out, FAIL = a drop shown (alert AgentVersionRegression), INCONCLUSIVE "
+            "points ruled out, FAIL = a drop shown (alert AgentCovVersionRegression), INCONCLUSIVE "
             "= not enough runs yet. The worst replica's verdict.",
             [Query(f"min by (version, baseline_version) ({m(F.VERSION_VERDICT, a)})", "",
                    True, True)],

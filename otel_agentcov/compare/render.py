@@ -12,7 +12,7 @@ from typing import Any
 from ..gate import Check, junit_xml
 from ..reporting import _format as fmt
 from ..reporting import render_json
-from ..reporting.markdown import _table, escape
+from ..reporting.markdown import _table, escape, prose
 from ..snapshot.schema import DIMENSIONS
 from ..stats.verdicts import FAIL, INCONCLUSIVE, PASS
 from .sets import KINDS
@@ -181,8 +181,8 @@ def render_markdown(report: Mapping[str, Any]) -> str:
     for name, a in report["agents"].items():
         notes = [f"- flags: {', '.join(a['flags'])}"] if a["flags"] else []
         why = reason(a, tol)
-        notes += [f"- {escape(why)}"] if why else []
-        notes += [f"- {escape(line)}" for line in _contracts(a)]
+        notes += [f"- {prose(why)}"] if why else []
+        notes += [f"- {prose(line)}" for line in _contracts(a)]
         notes.append(f"- {escape(_drift(a['drift']))}")
         notes += [
             f"- {which} {kind}: {', '.join(escape(i) for i in a[which][kind])}"

@@ -98,6 +98,11 @@ def _restricted(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent, r["tool"], r["outcome"]), r["count"]
 
 
+def _gate_passed(rep: AgentReport) -> int:
+    """The agent's gate, as its report's expect rows decide it (an undecided check fails)."""
+    return int(all(row["passed"] for row in rep["expect"]))
+
+
 def _restricted_exemplars(agent: str, rep: AgentReport) -> dict[Labels, dict[str, str]]:
     """The newest attempt's trace id for each restricted tool's rows."""
     traces = rep["edges"].get("restricted_traces", {})
@@ -267,9 +272,9 @@ EDGES_DELEGATION = _gauge("agentcov_edges_delegation_ratio", "Share of declared 
                           rows=_one(lambda r: _ratio(r["edges"].get("delegation_pct"))))
 GATE_PASSED = _gauge(
     "agentcov_gate_passed",
-    "1 when the agent made no restricted-tool attempt (edges.gate_passed); independent of "
-    "the spec's expect list, which the gate command evaluates.",
-    rows=_one(lambda r: r["edges"].get("gate_passed")), otlp="agentcov.gate.passed", integer=True)
+    "1 when every check of the agent's gate passes as `agentcov gate` judges it (its expect "
+    "list, declared-means-gated checks included), 0 when one fails or is undecided.",
+    rows=_one(_gate_passed), otlp="agentcov.gate.passed", integer=True)
 RESTRICTED_ATTEMPTS = _counter(
     "agentcov_restricted_tool_attempts",
     "Attempts to call a restricted tool, by outcome; in OpenMetrics each carries the trace "
@@ -310,8 +315,12 @@ DELEGATION_DECLARED = _gauge("agentcov_delegation_declared_info", "Declared dele
 BOUNDARY_HITS = _counter("agentcov_boundary_hits", "Runs that hit a boundary condition.",
                          "{run}", ("agent", "condition"),
                          rows=_counted(lambda r: r.get("boundary_hits", {})))
-BOUNDARY_DECLARED = _gauge("agentcov_boundary_declared_info", "Enabled boundary conditions.",
-                           ("agent", "condition"), rows=_listed(lambda r: r.get("boundaries", {})))
+BOUNDARY_DECLARED = _gauge(
+    "agentcov_boundary_declared_info",
+    "Enabled boundary conditions of an agent that declares boundaries (its boundary coverage "
+    "counts in the overall).", ("agent", "condition"),
+    rows=_listed(lambda r: r.get("boundaries", {}) if "boundary" in r["coverage"]["counted"]
+                 else {}))
 RUNS = _counter("agentcov_runs", "Completed runs.", "{run}",
                 rows=_one(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
 RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}",

@@ -21,6 +21,7 @@ from typing import Any, Protocol, cast
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
+    CONTENT_TYPE_LATEST,
     CollectorRegistry,
     GCCollector,
     PlatformCollector,
@@ -28,6 +29,7 @@ from prometheus_client import (
     make_wsgi_app,
     start_http_server,
 )
+from prometheus_client.exposition import choose_encoder
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -354,22 +356,35 @@ def exposition(data: Report, max_series: int = MAX_SERIES) -> bytes:
 class CoverageCollector(Collector):
     """prometheus_client collector: one snapshot per scrape, every family of the contract."""
 
-    def __init__(self, source: MeasuresSource) -> None:
+    def __init__(self, source: MeasuresSource, max_series: int = MAX_SERIES) -> None:
         self._source = source
+        self._max_series = max_series
 
     def collect(self) -> Iterable[Metric]:
-        return iter(families(self._source.measures()))
+        return iter(families(self._source.measures(), self._max_series))
 
     def describe(self) -> Iterator[Metric]:
         """Nothing up front: registering must not take a snapshot."""
         return iter(())
 
 
-def make_registry(source: MeasuresSource) -> CollectorRegistry:
+def make_registry(source: MeasuresSource, max_series: int = MAX_SERIES) -> CollectorRegistry:
     """A registry of its own holding only the coverage collector (never the global registry)."""
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(CoverageCollector(source))
+    registry.register(CoverageCollector(source, max_series))
     return registry
+
+
+def negotiated(
+    accept: str | None, text: Callable[[], bytes], registry: CollectorRegistry
+) -> tuple[bytes, str]:
+    """(body, content type) for a scrape's Accept header: OpenMetrics, which alone carries the
+    restricted attempts' trace-id exemplars, from `registry` when the scraper asks for it (as
+    Prometheus does), else the text format from `text` (the fast direct renderer)."""
+    encoder, content_type = choose_encoder(accept or "")
+    if content_type.startswith("application/openmetrics-text"):
+        return encoder(registry), content_type
+    return text(), CONTENT_TYPE_LATEST
 
 
 class BuildInfoCollector(Collector):

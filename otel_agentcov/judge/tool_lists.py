@@ -2,24 +2,34 @@
 
 An entry is a tool name, a shell glob (any of `*?[`: a glob-looking entry is always a glob) or
 an alias of the agent's `aliases:` (expanded to its names and globs), as in contract selectors.
-Names are compared after a normalisation (docs/semantics.md#tool-edges): case folded, `-` read
-as `_`, and a namespaced name also read without its namespace, so `Delete_Repo`,
-`mcp__github__delete_repo`, `github.delete_repo` and Semantic Kernel's `github-delete_repo` are
-all `delete_repo`. An entry naming a namespace (`github.delete_repo`, `mcp__github__delete_repo`)
-covers that namespace only. Matching errs toward covering: a restricted list must not miss.
+Names are compared after a normalisation (docs/semantics.md#tool-edges): NFKC-folded with
+invisible format characters removed (`delete` + U+200B + `_account` and a fullwidth
+`delete_account` are `delete_account`), case folded, `-` read as `_`, and a namespaced name
+also read without its namespace, so `Delete_Repo`, `mcp__github__delete_repo`,
+`github.delete_repo` and Semantic Kernel's `github-delete_repo` are all `delete_repo`. An entry
+naming a namespace (`github.delete_repo`, `mcp__github__delete_repo`) covers that namespace
+only. Matching errs toward covering: a restricted list must not miss.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 
 _GLOB_CHARS = frozenset("*?[")
 
 
+def _visible(name: str) -> str:
+    """`name` NFKC-normalised, without format characters (zero-width space and joiners,
+    soft hyphen, bidi controls, BOM): spellings that render alike compare alike."""
+    return "".join(c for c in unicodedata.normalize("NFKC", name)
+                   if unicodedata.category(c) != "Cf").strip().casefold()
+
+
 def _fold(name: str) -> str:
-    return name.strip().casefold().replace("-", "_")
+    return _visible(name).replace("-", "_")
 
 
 @lru_cache(maxsize=65536)
@@ -28,7 +38,7 @@ def readings(tool: str) -> frozenset[str]:
     is namespaced (MCP `mcp__<server>__<tool>`, `<server>.<tool>`, SK `<plugin>-<function>`)."""
     whole = _fold(tool)
     forms = {whole}
-    raw = tool.strip().casefold()
+    raw = _visible(tool)
     if raw.startswith("mcp__") and raw.count("__") >= 2:
         server, _, name = raw[len("mcp__"):].partition("__")
         forms |= {_fold(name), f"{_fold(server)}.{_fold(name)}"}
@@ -44,7 +54,7 @@ def readings(tool: str) -> frozenset[str]:
 
 def _entry_form(entry: str) -> str:
     """An entry's own form: namespaced entries as `server.tool`, others folded whole."""
-    raw = entry.strip().casefold()
+    raw = _visible(entry)
     if raw.startswith("mcp__") and raw.count("__") >= 2:
         server, _, name = raw[len("mcp__"):].partition("__")
         return f"{_fold(server)}.{_fold(name)}"

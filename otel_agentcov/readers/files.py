@@ -3,8 +3,10 @@
 The format is read from the content (gzip magic, then `{`/`[` for JSON, else protobuf), never from
 the extension. Memory is bounded by one batch, not the file: JSON Lines go line by line and a
 protobuf request is walked field by field (one ResourceSpans, or for a huge one one ScopeSpans or
-Span, at a time). A JSON document that is not line-delimited is loaded whole. Every problem is one
-TraceFormatError line naming the file and the line or byte offset.
+Span, at a time; "huge" is over CHUNK_LIMIT bytes, or past FILE_CAPS elements). A walked message
+reads as the same message decoded whole: its resource or scope is found first, wherever it sits.
+A JSON document that is not line-delimited is loaded whole. Every problem is one TraceFormatError
+line naming the file and the line or byte offset.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import io
 import json
 import os
 import sys
+import tempfile
 import zlib
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 
@@ -40,6 +44,7 @@ from .otlp_logs import (
     is_logs_json,
     is_logs_protobuf,
 )
+from .otlp_size import TooLarge
 
 STDIN = "-"
 # A ResourceSpans or ScopeSpans up to this size is decoded in one call of the compiled core
@@ -49,15 +54,31 @@ EXPECTED = ("expected OTLP/JSON, JSON Lines or a protobuf ExportTraceServiceRequ
             "(or ExportLogsServiceRequest)")
 # what a file yields: spans (records, or what the core classified) and log records' events
 Read = Ingested | LogItem
+# What one call of the core may decode, (spans, attributes), at the least (`serve`'s per-request
+# defaults), and per byte of the message: a message decoded whole that holds more is walked
+# instead, and a single span, resource or scope past them is refused. 2 bytes of protobuf (an
+# empty span) decode into ~1 KB of span and record: without them 7 KiB of gzip once grew a run
+# to 3.4 GB. A span with its ids takes 28 bytes or more, an attribute 4: what real telemetry
+# holds is still decoded whole, as before.
+FILE_CAPS = (50_000, 1_000_000)
+_BYTES_PER = (32, 4)
+_COPY_BLOCK = 1 << 20
 _GZIP_MAGIC = b"\x1f\x8b"
 _LOGS_HEAD = 8192  # bytes peeked to tell a logs request from a traces one (its first record)
 _WHITESPACE = b" \t\r\n"
 _BOM = b"\xef\xbb\xbf"
+_SNIFF = 256  # bytes looked at to tell JSON from protobuf
 _LEN = 2  # protobuf wire type of length-delimited fields
 _TOO_DEEP = "JSON nested too deeply to be OTLP traces"
+# json.loads refuses an integer of more digits than `sys.get_int_max_str_digits()` (4300)
+_TOO_LONG = "a JSON number with more digits than can be read (4300); not OTLP traces"
 # A JSON document or JSON line is parsed whole: past this many bytes (after gunzip) it is
 # refused instead (a 1 MB .gz once inflated to 2.4 GB of RSS); JSON Lines and protobuf stream.
 MAX_JSON_BYTES = 80 << 20  # as `serve --max-decompressed-bytes`
+# ... and past this many values (counted from the text, before parsing: every value but the last
+# in a container is followed by a comma): 80 KB of gzip holding `[{},{},...]` once parsed into
+# 2.15 GB of dicts. Typical OTLP JSON takes ~44 bytes a value, so 80 MiB of it holds ~2 M.
+MAX_JSON_VALUES = 4_000_000
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
 
@@ -88,7 +109,7 @@ def read_trace_file(
         raw: BinaryIO = sys.stdin.buffer if path == STDIN else open_regular(path)
     except OSError as exc:
         raise TraceFormatError(f"{name}: cannot read: {exc.strerror or exc}") from None
-    source = _Source(raw, name, keep, steps)
+    source = _Source(raw, name, keep, steps, seekable=path != STDIN)
     try:
         yield from _records(source)
     except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -105,11 +126,11 @@ def read_trace_file(
 def _records(source: _Source) -> Iterator[Read]:
     if source.peek(2).startswith(_GZIP_MAGIC):
         source.stream = io.BufferedReader(gzip.GzipFile(fileobj=source.stream, mode="rb"))
-    head = source.peek(64)
+        source.seekable = False  # it could, but only by inflating again from the start
+    head = source.peek(_SNIFF)
     if not head:
         raise TraceFormatError(f"{source.name}: empty input; {EXPECTED}")
-    text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
-    if not text or text[:1] in (b"{", b"["):
+    if _is_json(head):
         yield from _json_records(source)
     elif is_logs_protobuf(source.peek(_LOGS_HEAD)):
         yield from _protobuf_logs(source)
@@ -125,6 +146,55 @@ def _protobuf_logs(source: _Source) -> list[LogItem]:
     return events_from_protobuf(data, source.name, source.keep)
 
 
+def _is_json(head: bytes) -> bool:
+    """Whether input starting with `head` is JSON: text opening with `{` or `[` (after a BOM and
+    whitespace), unless it is a protobuf request by its structure. A request opens with a
+    newline (the tag of field 1), and a first ResourceSpans of 91 or 123 bytes puts `[` or `{`
+    next (a length past 127 takes a byte past ASCII): such input is protobuf when that
+    ResourceSpans, all in `head`, walks as one."""
+    text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
+    if text and text[:1] not in (b"{", b"["):
+        return False
+    if head[:1] != b"\n":
+        return True
+    n, pos = _varint(head, 1)
+    return n is None or pos + n > len(head) or not _walks(head, pos, pos + n, 1)
+
+
+def _walks(data: bytes, pos: int, end: int, depth: int) -> bool:
+    """Whether data[pos:end] is a sequence of protobuf fields ending exactly at `end`, the
+    values of fields 1 and 2 (messages in a ResourceSpans) walking too, `depth` levels down."""
+    while pos < end:
+        tag, pos = _varint(data, pos)
+        if tag is None or tag >> 3 == 0 or tag & 7 > 5:
+            return False
+        wire = tag & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            if value is None:
+                return False
+        elif wire == _LEN:
+            n, pos = _varint(data, pos)
+            if n is None or pos + n > end:
+                return False
+            if depth > 0 and tag >> 3 in (1, 2) and not _walks(data, pos, pos + n, depth - 1):
+                return False
+            pos += n
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+    return pos == end
+
+
+def _varint(data: bytes, pos: int) -> tuple[int | None, int]:
+    value = shift = 0
+    for i in range(pos, min(pos + 10, len(data))):
+        value |= (data[i] & 0x7F) << shift
+        if data[i] < 0x80:
+            return value, i + 1
+        shift += 7
+    return None, pos
+
+
 def _batch(records: Iterable[SpanRecord], where: str) -> list[SpanRecord]:
     """One batch in end-time order (roots last), so a root listed before its children still
     closes its run; errors inside the batch get the file and line/offset prefix."""
@@ -138,13 +208,20 @@ class _Source:
     """A binary stream with its byte offset, for protobuf walking and error messages."""
 
     def __init__(
-        self, stream: BinaryIO, name: str, keep: Keep = None, steps: StepReader | None = None
+        self, stream: BinaryIO, name: str, keep: Keep = None, steps: StepReader | None = None,
+        *, base: int = 0, seekable: bool = False,
     ) -> None:
         self.stream: Any = stream  # a BufferedReader: it can peek
         self.name = name
-        self.pos = 0
+        self.pos = base  # offsets are the file's: `base` is that of the stream's first byte
+        self.base = base
+        self.seekable = seekable  # a plain file, or bytes already read: walked in two passes
         self.keep = keep
         self.steps = steps
+
+    def seek(self, pos: int) -> None:
+        self.stream.seek(pos - self.base)
+        self.pos = pos
 
     def peek(self, n: int) -> bytes:
         data: bytes = self.stream.peek(n)
@@ -194,7 +271,11 @@ class _Source:
         elif wire in (1, 5):
             self.read(8 if wire == 1 else 4, "fixed-width field")
         elif wire == _LEN:
-            self.read(self.length(end, "field"), "field")
+            n = self.length(end, "field")
+            if self.seekable and end is not None:  # in a region, which holds its bytes
+                self.seek(self.pos + n)
+            else:
+                self.read(n, "field")
         else:
             raise self.error(at, f"invalid protobuf wire type {wire}; {EXPECTED}")
 
@@ -258,6 +339,7 @@ def _json_records(source: _Source) -> Iterator[SpanRecord | LogItem]:
             if not lines_mode:
                 before.append(text)
             continue
+        _countable(source, text, f"line {line_no}")
         try:
             doc = json.loads(text)
         except RecursionError:
@@ -270,15 +352,25 @@ def _json_records(source: _Source) -> Iterator[SpanRecord | LogItem]:
                 ) from None
             yield from _json_document(source, "".join(before) + text, offset)
             return
+        except ValueError:  # not a JSONDecodeError: an integer past int's digit limit
+            raise TraceFormatError(f"{name}: line {line_no}: {_TOO_LONG}") from None
         lines_mode = True
         for batch in _json_batches(doc, f"{name}: line {line_no}", source.keep):
             yield from batch
 
 
-def _too_big(source: _Source, what: str) -> TraceFormatError:
+def _too_big(source: _Source, what: str, size: str = "") -> TraceFormatError:
     return TraceFormatError(
-        f"{source.name}: {what} is over {MAX_JSON_BYTES >> 20} MiB of JSON (after gunzip) and "
-        "is not read whole; write JSON Lines (one OTLP/JSON object per line) or protobuf")
+        f"{source.name}: {what} is over {size or f'{MAX_JSON_BYTES >> 20} MiB'} of JSON (after "
+        "gunzip) and is not read whole; write JSON Lines (one OTLP/JSON object per line) or "
+        "protobuf")
+
+
+def _countable(source: _Source, text: str, what: str) -> None:
+    """Refuse JSON text of more than MAX_JSON_VALUES values before parsing it (a bound from
+    the text: commas, braces and brackets in strings count too, erring on refusing)."""
+    if text.count(",") + text.count("{") + text.count("[") >= MAX_JSON_VALUES:
+        raise _too_big(source, what, f"{MAX_JSON_VALUES:,} values")
 
 
 def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanRecord | LogItem]:
@@ -291,6 +383,7 @@ def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanReco
         raise TraceFormatError(
             f"{source.name}: byte {offset + exc.start}: not UTF-8 text; {EXPECTED}"
         ) from None
+    _countable(source, text, "the document")
     try:
         doc = json.loads(text)
     except RecursionError:
@@ -300,11 +393,17 @@ def _json_document(source: _Source, head: str, offset: int) -> Iterator[SpanReco
             f"{source.name}: line {exc.lineno} column {exc.colno}: not valid JSON ({exc.msg}); "
             f"{EXPECTED}"
         ) from None
+    except ValueError:
+        raise TraceFormatError(f"{source.name}: {_TOO_LONG}") from None
     for batch in _json_batches(doc, source.name, source.keep):
         yield from batch
 
 
 # ---------------------------------------------------------------- protobuf
+
+
+class _PastCaps(TraceFormatError):
+    """A message past FILE_CAPS: walked when it has parts, else refused as this line."""
 
 
 def _decoded(
@@ -315,6 +414,8 @@ def _decoded(
         return decode(*args, **kwargs)
     except TraceFormatError as exc:
         raise source.error(at, str(exc)) from None
+    except TooLarge as exc:
+        raise _PastCaps(f"{source.name}: byte {at}: {exc} in one element; not read") from None
     except _core.PanicException:  # a core bug these bytes met: refused, as bad bytes are
         raise source.error(at, CORE_FAILED) from None
 
@@ -357,68 +458,112 @@ def _request(source: _Source, end: int | None) -> Iterator[Ingested]:
             source.skip(wire, end, at)
 
 
-def _chunk(
-    source: _Source, n: int, at: int, level: Literal["resource_spans", "scope_spans"],
+def _whole(
+    source: _Source, data: bytes, at: int, level: Literal["resource_spans", "scope_spans"],
     index: tuple[int, int], resource: dict[str, Any] | None = None,
 ) -> list[SpanRecord] | list[Classified] | None:
-    """Decode a message of at most CHUNK_LIMIT bytes whole, in end order; None: walk it."""
-    if n > CHUNK_LIMIT:
+    """A message's spans decoded in one call, in end order; None past its caps (walk it)."""
+    offset = source.pos - len(data)
+    caps = (max(FILE_CAPS[0], len(data) // _BYTES_PER[0]),
+            max(FILE_CAPS[1], len(data) // _BYTES_PER[1]))
+    try:
+        if source.steps is not None and level == "resource_spans":
+            return _decoded(source, at, source.steps, data, level, offset=offset,
+                            resource_index=index[0], keep=source.keep, caps=caps)
+        return in_end_order(_decoded(
+            source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
+            scope_index=index[1], keep=source.keep, resource=resource, caps=caps))
+    except _PastCaps:
         return None
-    offset = source.pos
-    data = source.read(n, "ResourceSpans" if level == "resource_spans" else "ScopeSpans")
-    if source.steps is not None and level == "resource_spans":
-        return _decoded(source, at, source.steps, data, level, offset=offset,
-                        resource_index=index[0], keep=source.keep)
-    return in_end_order(_decoded(
-        source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
-        scope_index=index[1], keep=source.keep, resource=resource))
+
+
+@contextmanager
+def _region(source: _Source, n: int, data: bytes | None) -> Iterator[_Source]:
+    """The `n` bytes of a message, which end at `source.pos` if `data` holds them (already
+    read) and else start there, as a source that can seek, with the file's offsets: those
+    bytes, the file itself, or else (gzip, stdin) a copy in a temporary file. A walk reads its
+    message twice, its resource or scope first, wherever they sit (a decoder reading it whole
+    applies them to every span)."""
+    if data is not None:
+        yield _Source(io.BytesIO(data), source.name, source.keep, source.steps,
+                      base=source.pos - n, seekable=True)
+    elif source.seekable:
+        if source.pos + n > os.fstat(source.stream.fileno()).st_size:
+            raise source.error(source.pos, f"truncated: expected {n} bytes of a message")
+        yield source
+    else:
+        with tempfile.TemporaryFile(prefix="agentcov-") as spool:
+            start = source.pos
+            while source.pos < start + n:
+                spool.write(source.read(min(_COPY_BLOCK, start + n - source.pos), "a message"))
+            spool.seek(0)
+            yield _Source(spool, source.name, source.keep, source.steps, base=start,
+                          seekable=True)
+
+
+def _head(region: _Source, end: int, head: int, what: str) -> tuple[bytes, int, int]:
+    """First pass over a message: its field `head` (a resource, a scope) as one message (a
+    field given twice is merged, as protobuf merges it: concatenated), with the offsets of the
+    first one's tag and bytes; the region is left at the message's start."""
+    start = field_at = data_at = region.pos
+    parts: list[bytes] = []
+    for field, wire, at in _fields(region, end):
+        if field == head and wire == _LEN:
+            n = region.length(end, what)
+            if not parts:
+                field_at, data_at = at, region.pos
+            parts.append(region.read(n, what))
+        else:
+            region.skip(wire, end, at)
+    region.seek(start)
+    return b"".join(parts), field_at, data_at
 
 
 def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[Ingested]:
-    batch = _chunk(source, n, at, "resource_spans", (r, 0))
+    data = source.read(n, "ResourceSpans") if n <= CHUNK_LIMIT else None
+    batch = None if data is None else _whole(source, data, at, "resource_spans", (r, 0))
     if batch is not None:
         yield from batch
         return
-    end = source.pos + n
-    resource: dict[str, Any] = {}
-    s = 0
-    for field, wire, f_at in _fields(source, end):
-        if field == 1 and wire == _LEN:  # serializers write fields in number order: resource first
-            data = source.read(source.length(end, "resource"), "resource")
-            resource = _decoded(source, f_at, _core.otlp_resource, data,
-                                offset=source.pos - len(data))
-        elif field == 2 and wire == _LEN:
-            size = source.length(end, "scope_spans")
-            yield from _scope_spans(source, size, f_at, resource, (r, s))
-            s += 1
-        else:
-            source.skip(wire, end, f_at)
+    with _region(source, n, data) as region:
+        end = region.pos + n
+        head, h_at, offset = _head(region, end, 1, "resource")
+        resource: dict[str, Any] = _decoded(region, h_at, _core.otlp_resource, head,
+                                            offset=offset, caps=FILE_CAPS) if head else {}
+        s = 0
+        for field, wire, f_at in _fields(region, end):
+            if field == 2 and wire == _LEN:
+                size = region.length(end, "scope_spans")
+                yield from _scope_spans(region, size, f_at, resource, (r, s))
+                s += 1
+            else:
+                region.skip(wire, end, f_at)
 
 
 def _scope_spans(
     source: _Source, n: int, at: int, resource: dict[str, Any], index: tuple[int, int]
 ) -> Iterator[Ingested]:
-    batch = _chunk(source, n, at, "scope_spans", index, resource)
+    data = source.read(n, "ScopeSpans") if n <= CHUNK_LIMIT else None
+    batch = None if data is None else _whole(source, data, at, "scope_spans", index, resource)
     if batch is not None:
         yield from batch
         return
-    end = source.pos + n
-    scope_name = ""
-    i = 0
-    for field, wire, f_at in _fields(source, end):
-        if field == 1 and wire == _LEN:
-            data = source.read(source.length(end, "scope"), "scope")
-            scope_name = _decoded(source, f_at, _core.otlp_scope_name, data,
-                                  offset=source.pos - len(data))
-        elif field == 2 and wire == _LEN:
-            data = source.read(source.length(end, "span"), "span")
-            yield from _decoded(
-                source, f_at, _core.otlp_spans, data, "span", offset=source.pos - len(data),
-                resource_index=index[0], scope_index=index[1], span_index=i, keep=source.keep,
-                resource=resource, scope_name=scope_name)
-            i += 1
-        else:
-            source.skip(wire, end, f_at)
+    with _region(source, n, data) as region:
+        end = region.pos + n
+        head, h_at, offset = _head(region, end, 1, "scope")
+        scope_name = _decoded(region, h_at, _core.otlp_scope_name, head, offset=offset,
+                              caps=FILE_CAPS) if head else ""
+        i = 0
+        for field, wire, f_at in _fields(region, end):
+            if field == 2 and wire == _LEN:
+                span = region.read(region.length(end, "span"), "span")
+                yield from _decoded(
+                    region, f_at, _core.otlp_spans, span, "span", offset=region.pos - len(span),
+                    resource_index=index[0], scope_index=index[1], span_index=i,
+                    keep=region.keep, resource=resource, scope_name=scope_name, caps=FILE_CAPS)
+                i += 1
+            else:
+                region.skip(wire, end, f_at)
 
 
 # ---------------------------------------------------------------- shares of a file (`--jobs`)
@@ -443,9 +588,8 @@ def resource_spans_units(path: str) -> list[Unit] | None:
     try:
         with open_regular(path) as raw:
             source = _Source(raw, path)
-            head = source.peek(64)
-            text = head.removeprefix(_BOM).lstrip(_WHITESPACE)
-            if head[:1] != b"\n" or not text or text[:1] in (b"{", b"["):
+            head = source.peek(_SNIFF)
+            if head[:1] != b"\n" or _is_json(head):
                 return None  # JSON, gzip, a length-delimited stream, empty: as `_records` says
             if is_logs_protobuf(source.peek(_LOGS_HEAD)):
                 return None  # a logs request: read whole
@@ -477,7 +621,7 @@ def _at_units(
                 if raw is not None:
                     raw.close()
                 path, raw = unit.path, open_regular(unit.path)
-                source = _Source(raw, unit.path, keep, steps)
+                source = _Source(raw, unit.path, keep, steps, seekable=True)
             assert raw is not None and source is not None
             raw.seek(unit.start)
             source.pos = unit.start

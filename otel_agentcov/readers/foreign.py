@@ -27,6 +27,7 @@ _SPECIAL = frozenset({"otel.scope.name", "otel.scope.version", "otel.library.nam
                       "otel.library.version", "otel.status_code", "otel.status_description",
                       "error", "span.kind", "internal.span.format"})
 _INTEGER = re.compile(r"-?(0|[1-9][0-9]{0,17})")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 def kind_of(doc: Any) -> str | None:
@@ -52,8 +53,8 @@ def records(doc: Any, keep: Keep = None) -> Iterator[SpanRecord]:
         yield from records_from_json({"resourceSpans": doc["batches"]}, "", keep)
     elif kind == "jaeger":
         for t, trace in enumerate(doc["data"]):
-            processes = trace.get("processes") or {}
-            for i, span in enumerate(trace["spans"]):
+            processes = _of(trace.get("processes"), dict, f"data[{t}].processes")
+            for i, span in enumerate(_of(trace["spans"], list, f"data[{t}].spans")):
                 record = _jaeger(span, processes, f"data[{t}].spans[{i}]")
                 if keep is None or keep(record.trace_id):
                     yield record
@@ -64,13 +65,24 @@ def records(doc: Any, keep: Keep = None) -> Iterator[SpanRecord]:
                 yield record
 
 
-def _id(value: Any, where: str) -> int:
-    try:
-        if isinstance(value, str) and value and len(value) <= 32:
-            return int(value, 16)
-    except ValueError:
-        pass
-    raise TraceFormatError(f"{where}: expected a hex id, got {str(value)[:40]!r}")
+def _id(value: Any, where: str, digits: int = 32) -> int:
+    """A hex id of at most `digits` digits. Only hex digits: `int(_, 16)` would also take a
+    `0x` prefix, a sign, spaces and underscores, and read different ids as one."""
+    if isinstance(value, str) and _HEX.fullmatch(value) and len(value) <= digits:
+        return int(value, 16)
+    raise TraceFormatError(f"{where}: expected a hex id of at most {digits} digits, got "
+                           f"{str(value)[:40]!r}")
+
+
+def _of(value: Any, kind: type[dict[str, Any]] | type[list[Any]], where: str) -> Any:
+    """`value` if it is a `kind` (a JSON object or array), an absent or empty value as an empty
+    one; anything else is a one-line error naming the place (not a TypeError's traceback)."""
+    if not value:
+        return kind()
+    if not isinstance(value, kind):
+        raise TraceFormatError(f"{where}: expected {'an object' if kind is dict else 'a list'}, "
+                               f"got {type(value).__name__}")
+    return value
 
 
 def _micros(value: Any, where: str) -> int:
@@ -113,7 +125,7 @@ def _array(text: str) -> Any:
         return text
     try:
         value = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return text
     if isinstance(value, list) and all(
         v is None or isinstance(v, str | int | float | bool) for v in value
@@ -129,31 +141,34 @@ def _jaeger_value(tag: Mapping[str, Any]) -> Any:
     return _array(str(value))
 
 
-def _jaeger_tags(tags: Any) -> dict[str, Any]:
-    return {str(t["key"]): _jaeger_value(t) for t in tags or () if isinstance(t, dict)
-            and "key" in t}
+def _jaeger_tags(tags: Any, where: str) -> dict[str, Any]:
+    return {str(t["key"]): _jaeger_value(t) for t in _of(tags, list, where)
+            if isinstance(t, dict) and "key" in t}
 
 
 def _jaeger(span: Any, processes: Mapping[str, Any], where: str) -> SpanRecord:
     if not isinstance(span, dict):
         raise TraceFormatError(f"{where}: expected a Jaeger span object")
     trace = _id(span.get("traceID"), where + ".traceID")
-    parent = next((_id(r.get("spanID"), where + ".references") for r in span.get("references")
-                   or () if isinstance(r, dict) and r.get("refType") == "CHILD_OF"
+    references = _of(span.get("references"), list, where + ".references")
+    parent = next((_id(r.get("spanID"), where + ".references", 16) for r in references
+                   if isinstance(r, dict) and r.get("refType") == "CHILD_OF"
                    and _id(r.get("traceID"), where + ".references") == trace), None)
     parent = parent if parent is not None else (
-        _id(span["parentSpanID"], where) if span.get("parentSpanID") not in (None, "", "0")
+        _id(span["parentSpanID"], where, 16) if span.get("parentSpanID") not in (None, "", "0")
         else None)
-    process = processes.get(str(span.get("processID"))) or span.get("process") or {}
+    process = _of(processes.get(str(span.get("processID"))) or span.get("process"), dict,
+                  where + ".process")
     resource = {"service.name": str(process.get("serviceName", "")),
-                **_jaeger_tags(process.get("tags"))}
-    tags = _jaeger_tags(span.get("tags"))
+                **_jaeger_tags(process.get("tags"), where + ".process.tags")}
+    tags = _jaeger_tags(span.get("tags"), where + ".tags")
+    logs = _of(span.get("logs"), list, where + ".logs")
     events = tuple(
         (str(fields.pop("event", "")), fields)
-        for fields in (_jaeger_tags(log.get("fields")) for log in span.get("logs") or ()
+        for fields in (_jaeger_tags(log.get("fields"), where + ".logs.fields") for log in logs
                        if isinstance(log, dict))
     )
-    return _record(trace, _id(span.get("spanID"), where + ".spanID"), parent,
+    return _record(trace, _id(span.get("spanID"), where + ".spanID", 16), parent,
                    str(span.get("operationName", "")),
                    _micros(span.get("startTime"), where + ".startTime"),
                    _micros(span.get("duration"), where + ".duration"), tags,
@@ -181,21 +196,21 @@ def _zipkin(span: Any, where: str) -> SpanRecord:
         raise TraceFormatError(f"{where}.tags: expected an object of strings")
     tags = {str(k): _zipkin_value(str(v)) for k, v in raw.items()}
     tags["error"] = raw["error"] if "error" in raw else None  # a message, kept as text
-    endpoint = span.get("localEndpoint") or {}
+    endpoint = _of(span.get("localEndpoint"), dict, where + ".localEndpoint")
     resource = {"service.name": str(endpoint.get("serviceName", ""))}
     events = []
-    for a in span.get("annotations") or ():
+    for a in _of(span.get("annotations"), list, where + ".annotations"):
         try:
             value = json.loads(a["value"])
-        except (TypeError, KeyError, ValueError):
+        except (TypeError, KeyError, ValueError, RecursionError):
             continue
         if isinstance(value, dict) and len(value) == 1:  # OTel's {name: attributes}
             ((name, attrs),) = value.items()
             events.append((str(name), attrs if isinstance(attrs, dict) else {}))
     parent = span.get("parentId")
     return _record(
-        _id(span.get("traceId"), where + ".traceId"), _id(span.get("id"), where + ".id"),
-        _id(parent, where + ".parentId") if parent else None, str(span.get("name") or ""),
+        _id(span.get("traceId"), where + ".traceId"), _id(span.get("id"), where + ".id", 16),
+        _id(parent, where + ".parentId", 16) if parent else None, str(span.get("name") or ""),
         _micros(span.get("timestamp"), where + ".timestamp"),
         _micros(span.get("duration", 0), where + ".duration"),
         {k: v for k, v in tags.items() if v is not None},

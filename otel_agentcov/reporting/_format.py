@@ -292,8 +292,8 @@ def weakest_summary(coverage: Coverage) -> str:
     if coverage[weakest] == 0:
         line += " makes the overall 0% (a geometric mean)"
         if weakest == "boundary":
-            line += ("; no boundary condition was hit: list the ones you test in "
-                     "`boundaries.conditions` (docs/spec.md)")
+            line += ("; boundaries are declared but none was hit: provoke them (next steps) or "
+                     "list only the ones you test in `boundaries.conditions`")
     return line
 
 

@@ -27,8 +27,9 @@ if TYPE_CHECKING:
 __all__ = ["report_meta", "write_html"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
-# Delegation graph geometry (px): row pitch, top/bottom margin, width, node half-width.
-_NODE_GAP, _MARGIN, _GRAPH_WIDTH, _HALF = 48, 24, 760, 85
+# Delegation graph geometry (px): row pitch, top/bottom margin, width, node half-width, room
+# beside the outer columns for the edge counts.
+_NODE_GAP, _MARGIN, _GRAPH_WIDTH, _HALF, _COUNTS = 48, 24, 880, 85, 60
 _LABEL_MAX = 22  # characters that fit a node at 12px
 
 
@@ -99,6 +100,16 @@ class Edge(NamedTuple):
     calls: int
     style: str  # covered | never | undeclared | restricted
     note: str  # the edge's tooltip: counts, declaration, last restricted attempts' trace ids
+    label: tuple[float, float, str]  # where its count goes: x, y, text-anchor
+
+
+def _label(x1: float, y1: float, x2: float, y2: float, at_start: bool) -> tuple[float, float, str]:
+    """Where an edge's count goes: beside the outer side of its node in the left or right column
+    (`at_start`: the edge starts there), where no edge runs and no other count sits (counts on
+    the edges overlapped where edges fan out of the agent's node, and edges crossed them)."""
+    if at_start:
+        return x1 - 2 * _HALF - 6, y1 + 4, "end"
+    return x2 + 2 * _HALF + 6, y2 + 4, "start"
 
 
 class Graph(NamedTuple):
@@ -169,8 +180,8 @@ def agent_graph(name: str, report: Report) -> Graph | None:
         top = middle - (len(names) - 1) * _NODE_GAP / 2
         return {n: (x, top + i * _NODE_GAP) for i, n in enumerate(names)}
 
-    left = column(callers, _HALF + 10)
-    right = column([*callees, *tool_names], _GRAPH_WIDTH - _HALF - 10)
+    left = column(callers, _COUNTS + _HALF + 10)
+    right = column([*callees, *tool_names], _GRAPH_WIDTH - _COUNTS - _HALF - 10)
     own = (_GRAPH_WIDTH / 2, middle)
     nodes = [Node(*own, _short(name), name, True)]
     nodes += [Node(x, y, _short(n), n, False) for n, (x, y) in left.items()]
@@ -186,10 +197,12 @@ def agent_graph(name: str, report: Report) -> Graph | None:
         known = (a, b) in declared
         note = f"{count} observed" + (", declared" if known else ", not declared")
         style = _edge_style(count, known)
-        lines.append(Edge(x1 + _HALF, y1, x2 - _HALF, y2, count, style, note))
+        ends = (x1 + _HALF, y1, x2 - _HALF, y2)
+        lines.append(Edge(*ends, count, style, note, _label(*ends, at_start=b == name)))
     for slot, (_, calls, style, note) in zip(tool_names, tools, strict=True):
         tx, ty = right[slot]
-        lines.append(Edge(own[0] + _HALF, own[1], tx - _HALF, ty, calls, style, note))
+        ends = (own[0] + _HALF, own[1], tx - _HALF, ty)
+        lines.append(Edge(*ends, calls, style, note, _label(*ends, at_start=False)))
     return Graph(_GRAPH_WIDTH, int(height), _HALF, nodes, lines)
 
 
@@ -227,6 +240,8 @@ def _agent_view(
         "expect": list(zip(agent["expect"], fmt.expect_matchers(name, agent, spec),
                            strict=True)),
         "steps": [step["message"] for step in agent.get("recommendations", ())],
+        # the gate as `agentcov gate` judges the agent: its failing checks, each with its reason
+        "gate_failures": [e for e in agent["expect"] if not e["passed"]],
         "insufficient": fmt.INSUFFICIENT_NOTE if coverage["insufficient_data"] else None,
     }
 

@@ -33,6 +33,21 @@ def escape(text: object) -> str:
     return _AUTOLINK.sub("\u200b", flat)
 
 
+_TICKS = re.compile(r"`([^`]*)`")
+
+
+def prose(text: object) -> str:
+    """A message written with `backticked` names (next steps, concerns): escaped like `escape`,
+    but each backticked name a code span, which GitHub shows as code and never as a mention or
+    a link (its text still gets the zero-width breaks `escape` puts in links and mentions, and
+    `|` stays escaped: GFM would end a table cell even there)."""
+    parts = _TICKS.split(plain(str(text)))
+    return "".join(
+        escape(part) if i % 2 == 0
+        else "`" + _AUTOLINK.sub("\u200b", part).replace("|", "\\|") + "`"
+        for i, part in enumerate(parts))
+
+
 def _table(head: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
     """A GFM table; cells must already be escaped."""
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
@@ -109,7 +124,7 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
     )
     dimension_rows.append(["**overall**", f"**{fmt.percent(overall)}**", escape(overall_detail)])
     lines += ["", *_table(("dimension", "coverage", "detail"), dimension_rows)]
-    lines += ["", f"Weakest dimension: {escape(fmt.weakest_summary(coverage))}"]
+    lines += ["", f"Weakest dimension: {prose(fmt.weakest_summary(coverage))}"]
     lines += ["", f"Tool edges: {escape(fmt.edges_summary(edges))}"]
     decisions = fmt.decisions_summary(edges)
     if decisions is not None:
@@ -149,7 +164,7 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
         lines += ["", "### Contracts", "", *_table(head, contracts)]
         lines += ["", f"Contract coverage: {fmt.contract_coverage(agent) or fmt.NA}"]
     lines += ["", "### Concerns", ""]
-    lines += _or_none([f"- {escape(fmt.concern_text(c))}" for c in agent["concerns"]])
+    lines += _or_none([f"- {prose(fmt.concern_text(c))}" for c in agent["concerns"]])
     matchers = fmt.expect_matchers(name, agent, spec)
     shown = any(matchers)  # known only from the spec the report was made with
     results = [
@@ -167,7 +182,7 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
         lines += ["", escape(fmt.untested_summary(agent["contexts"]))]
     lines += ["", "### Next steps", ""]
     lines += _or_none([
-        f"{i}. {escape(step['message'])}"
+        f"{i}. {prose(step['message'])}"
         for i, step in enumerate(agent.get("recommendations", ()), 1)
     ])
     return lines

@@ -68,12 +68,15 @@ class EvaluationSender:
                 ok = False
             self.queue.count(None if ok else "export_failed", len(batch))
 
-    def stop(self, timeout_s: float = 15.0) -> None:
-        """Send what is queued, then stop (at most `timeout_s`; what is left is counted)."""
+    def stop(self, timeout_s: float) -> None:
+        """Send what is queued for at most `timeout_s`, then shut the exporter down (OTel's
+        shutdown: its retries end at once, later exports fail fast) and count what was not
+        sent as `shutdown`. A send still in flight is left to its daemon thread: shutdown
+        never waits past its budget for a slow or silent sink."""
         self._stopping.set()
         if self._thread.is_alive():
             self._thread.join(timeout_s)
+        self._exporter.shutdown()  # type: ignore[no-untyped-call]
         left = self.queue.take()
         if left:
             self.queue.count("shutdown", len(left))
-        self._exporter.shutdown()  # type: ignore[no-untyped-call]

@@ -24,7 +24,6 @@ from typing import Any
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 from google.rpc.status_pb2 import Status
-from prometheus_client import CONTENT_TYPE_LATEST
 
 from .intake import HTTP_STATUS, Intake, RequestError, bearer_matches, gunzip
 from .store import JSON, PROTOBUF
@@ -41,8 +40,8 @@ _REFUSED = (b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\nContent-Leng
 
 
 class ServiceHTTPServer(ThreadingHTTPServer):
-    """One listener; `intake` set for OTLP, `metrics` (the exposition's renderer) set for
-    `/metrics` (either or both)."""
+    """One listener; `intake` set for OTLP, `metrics` (the exposition's renderer: Accept header
+    in, body and content type out) set for `/metrics` (either or both)."""
 
     daemon_threads = True
     request_queue_size = 128
@@ -52,7 +51,7 @@ class ServiceHTTPServer(ThreadingHTTPServer):
         address: tuple[str, int],
         *,
         intake: Intake | None,
-        metrics: Callable[[], bytes] | None,
+        metrics: Callable[[str | None], tuple[bytes, str]] | None,
         healthy: threading.Event,
         degraded: Callable[[], str | None] = lambda: None,
         tls: ssl.SSLContext | None = None,
@@ -174,7 +173,7 @@ class _Handler(BaseHTTPRequestHandler):
             if not self._authorized(() if token is None else (token,)):
                 self._unauthorized()
                 return
-            self._send(200, self.server.metrics(), CONTENT_TYPE_LATEST)
+            self._send(200, *self.server.metrics(self.headers.get("Accept")))
         elif views is not None and views.serves(path):
             if not self._authorized(self.server.view_tokens):
                 self._unauthorized()

@@ -24,7 +24,13 @@ from prometheus_client import CollectorRegistry, generate_latest
 
 from ..assembler import Bounds
 from ..evaluations import EvaluationQueue
-from ..exporters.prometheus import MAX_SERIES, add_runtime_collectors, render
+from ..exporters.prometheus import (
+    MAX_SERIES,
+    add_runtime_collectors,
+    make_registry,
+    negotiated,
+    render,
+)
 from ..gc_bulk import collect_less
 from ..spec import CoverageSpec
 from .evaluation_sender import EvaluationSender, logs_url
@@ -59,6 +65,7 @@ class ServeConfig:
     evaluations_endpoint: str | None = None  # OTLP/HTTP logs URL for evaluation events
     evaluations_token: str | None = None  # bearer token sent with them
     evaluations_ca: str | None = None  # CA bundle (PEM) to verify an https endpoint
+    shutdown_timeout_s: float = 5.0  # SIGTERM to exit, besides the final compaction
 
 
 class Service:
@@ -92,11 +99,17 @@ class Service:
             self.endpoints["evaluations"] = logs_url(cfg.evaluations_endpoint)
         own = add_runtime_collectors(CollectorRegistry(auto_describe=False))
         own.register(ServiceCollector(self.intake))
+        every = add_runtime_collectors(make_registry(self.store, cfg.max_series))
+        every.register(ServiceCollector(self.intake))
 
-        def metrics() -> bytes:
+        def text() -> bytes:
             """The coverage families by the exporter's direct renderer (the fast path: ~4x
             quicker than a registry at 20 k series), then the service's own few."""
             return render(self.store, cfg.max_series) + generate_latest(own)
+
+        def metrics(accept: str | None) -> tuple[bytes, str]:
+            """OpenMetrics (with exemplars) when asked for, from one registry of every family."""
+            return negotiated(accept, text, every)
 
         tls = None
         if cfg.tls_cert and cfg.tls_key:
@@ -138,7 +151,8 @@ class Service:
         self.healthy.set()
 
     def _add_http(self, flag: str, port: int, intake: Intake | None,
-                  metrics: Callable[[], bytes] | None, tls: ssl.SSLContext | None) -> None:
+                  metrics: Callable[[str | None], tuple[bytes, str]] | None,
+                  tls: ssl.SSLContext | None) -> None:
         try:
             server = ServiceHTTPServer(
                 (self.config.listen, port), intake=intake, metrics=metrics, healthy=self.healthy,
@@ -190,17 +204,20 @@ class Service:
         return self.store.broken or self._compaction_error
 
     def stop(self) -> None:
-        """Stop accepting, let in-flight requests finish, commit and compact."""
+        """Stop accepting, let in-flight requests finish, commit and compact, within the
+        shutdown budget: in-flight gRPC calls get up to all of it, the evaluation events
+        still queued what is left (at least a second); compaction is never cut short."""
+        deadline = time.monotonic() + self.config.shutdown_timeout_s
         self.healthy.clear()
         self._stopping.set()
         if self._grpc is not None:
-            self._grpc.stop(grace=5.0).wait()
+            self._grpc.stop(grace=self.config.shutdown_timeout_s).wait()
         for server in self._http:
             server.shutdown()
             server.server_close()
         self.store.close()
         if self._evaluations is not None:
-            self._evaluations.stop()
+            self._evaluations.stop(max(1.0, deadline - time.monotonic()))
 
 
 

@@ -46,9 +46,11 @@ from .lock import lock_state
 from .steps import from_row, to_row
 
 PROTOBUF, JSON = b"P", b"J"  # request payload encodings
-# journal record kinds: a request's steps, an idle sweep, the verdicts of the runs the record
-# before it folded (judged while their content was there; docs/guarantees.md), a logs request's
-# decision events
+# journal record kinds: a request's steps (with its decision span events), an idle sweep, each
+# with the verdicts of the runs it folded (judged while their content was there;
+# docs/guarantees.md) in the same frame, so no crash can keep the steps without their verdicts;
+# a logs request's decision events (they fold no run). VERDICTS is read only: journals written
+# before verdicts shared the frame kept them in a frame of their own after the record.
 STEPS, SWEEP, VERDICTS, EVENTS = b"R", b"S", b"V", b"E"
 _TIME = struct.Struct(">d")
 MAX_RECORD_BYTES = 1 << 30  # a length past this in a journal frame is corruption
@@ -96,31 +98,33 @@ def json_document(payload: bytes, where: str) -> Any:
         raise TraceFormatError(f"{where}: not JSON ({exc})") from None
 
 
-def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
-    """(kind, time, content) of a journal record: for STEPS (rejected spans by reason, steps),
-    for SWEEP None, for VERDICTS [(agent, verdicts)]. ValueError if any part is not what the
-    store writes."""
+def _decode_record(body: bytes) -> tuple[bytes, float, Any, list[tuple[str, Verdicts]] | None]:
+    """(kind, time, content, verdicts) of a journal record: content for STEPS is (rejected
+    spans by reason, steps, decision events), for EVENTS (invalid events, decision events), for
+    SWEEP None, for VERDICTS [(agent, verdicts)]; verdicts are
+    the ones the record carries (None in a record from before they shared its frame).
+    ValueError if any part is not what the store writes."""
     kind = body[:1]
     if len(body) < 1 + _TIME.size or kind not in (STEPS, SWEEP, VERDICTS, EVENTS):
         raise ValueError(f"kind {kind!r}, {len(body)} bytes")
     (when,) = _TIME.unpack_from(body, 1)
     if when != when or when in (float("inf"), float("-inf")):
         raise ValueError("time is not a number")
-    if kind == SWEEP:
-        return kind, when, None
+    if kind == SWEEP and len(body) == 1 + _TIME.size:
+        return kind, when, None, None
     try:
         data = json.loads(body[1 + _TIME.size :])
     except (UnicodeDecodeError, RecursionError) as exc:
         raise ValueError(str(exc)) from None
-    if kind == VERDICTS:
-        if type(data) is not list:
-            raise ValueError("expected a list of verdicts")
-        return kind, when, [verdict_rows.from_row(row) for row in data]
     if kind == EVENTS:
         if type(data) is not dict or type(data.get("invalid")) is not int or type(
                 data.get("events")) is not list:
             raise ValueError("expected {invalid: n, events: [...]}")
-        return kind, when, (data["invalid"], [event_rows.from_row(r) for r in data["events"]])
+        return (kind, when, (data["invalid"], [event_rows.from_row(r) for r in data["events"]]),
+                None)
+    if kind != STEPS:  # SWEEP: its verdicts; VERDICTS: a frame of them alone
+        rows = _verdicts(data)
+        return (kind, when, None, rows) if kind == SWEEP else (kind, when, rows, None)
     if type(data) is not dict or type(data.get("dropped")) is not dict or type(
             data.get("steps")) is not list:
         raise ValueError("expected {dropped: {...}, steps: [...]}")
@@ -135,7 +139,18 @@ def _decode_record(body: bytes) -> tuple[bytes, float, Any]:
     events = data.get("events", [])
     if type(events) is not list:
         raise ValueError("expected a list of events")
-    return kind, when, (rejected, steps, [event_rows.from_row(row) for row in events])
+    verdicts = _verdicts(data["verdicts"]) if "verdicts" in data else None
+    return kind, when, (rejected, steps, [event_rows.from_row(row) for row in events]), verdicts
+
+
+def _verdicts(data: Any) -> list[tuple[str, Verdicts]]:
+    if type(data) is not list:
+        raise ValueError("expected a list of verdicts")
+    return [verdict_rows.from_row(row) for row in data]
+
+
+def _verdict_rows(judged: list[tuple[str, Verdicts]]) -> list[Any]:
+    return [verdict_rows.to_row(agent, v) for agent, v in judged]
 
 
 class CoverageStore:
@@ -173,7 +188,13 @@ class CoverageStore:
     # ------------------------------------------------------------------ live path
 
     def submit(self, records: Sequence[Ingested]) -> dict[str, int]:
-        """Apply one accepted request; returns its rejected spans by reason once it is durable."""
+        """Apply one accepted request; returns its rejected spans by reason once it is durable.
+
+        The request is judged first and journaled after, in one frame with the verdicts of the
+        runs it folded: a crash keeps both or neither (never the steps alone, which a replay
+        would judge again without their content). A request whose frame cannot be written is
+        already in memory, so the store refuses everything until a snapshot holds it
+        (`broken`, retried by the maintenance loop)."""
         with self._apply_lock:
             if self._closed or self.broken:
                 raise Unavailable(self.broken or "shutting down")
@@ -189,30 +210,38 @@ class CoverageStore:
                     rejected[result] = rejected.get(result, 0) + 1
                 else:
                     steps.append(result)
+            judged = self._judging(lambda: self._apply(now, rejected, steps, events))
             journal = self._journal
             seq = 0
             if journal is not None:
-                body: dict[str, Any] = {"dropped": rejected,
-                                        "steps": [[root, to_row(s)] for s, root in steps]}
+                body: dict[str, Any] = {
+                    "dropped": rejected, "steps": [[root, to_row(s)] for s, root in steps],
+                    "verdicts": _verdict_rows(judged)}
                 if events:
                     body["events"] = [event_rows.to_row(e) for e in events]
-                try:
-                    seq = journal.append(STEPS + _TIME.pack(now) + json.dumps(
-                        body, separators=(",", ":")).encode())
-                except OSError as exc:
-                    raise Unavailable(f"journal write failed: {exc}") from None
-            judged = self._judging(lambda: self._apply(now, rejected, steps, events))
-            if judged and journal is not None:
-                try:  # acknowledged only with its verdicts: committed by the same fsync
-                    seq = self._append_verdicts(journal, now, judged)
-                except OSError as exc:
-                    raise Unavailable(f"journal write failed: {exc}") from None
+                seq = self._append(journal, STEPS + _TIME.pack(now) + json.dumps(
+                    body, separators=(",", ":")).encode())
         if journal is not None:
             try:
                 journal.commit(seq)
             except OSError as exc:
+                self._fail("fsync", exc)
                 raise Unavailable(f"journal fsync failed: {exc}") from None
         return rejected
+
+    def _append(self, journal: Journal, body: bytes) -> int:
+        """Append one record; on failure the store is broken (Unavailable raised)."""
+        try:
+            return journal.append(body)
+        except OSError as exc:
+            self._fail("write", exc)
+            raise Unavailable(f"journal write failed: {exc}") from None
+
+    def _fail(self, what: str, exc: OSError) -> None:
+        """The journal no longer holds everything applied: take nothing more until a
+        compaction snapshots the engine and starts a fresh journal (`/healthz` says so)."""
+        self.broken = (f"journal {what} failed ({exc.strerror or exc}); exports are refused "
+                       "until a snapshot succeeds")
 
     def _judging(self, work: Callable[[], None]) -> list[tuple[str, Verdicts]]:
         """Run `work` (apply a record) and return the verdicts of every run it folded."""
@@ -223,13 +252,6 @@ class CoverageStore:
         finally:
             self.engine.judged = None
         return judged
-
-    @staticmethod
-    def _append_verdicts(journal: Journal, now: float,
-                         judged: list[tuple[str, Verdicts]]) -> int:
-        rows = [verdict_rows.to_row(agent, v) for agent, v in judged]
-        return journal.append(VERDICTS + _TIME.pack(now) + json.dumps(
-            rows, separators=(",", ":")).encode())
 
     def _apply(self, now: float, rejected: Mapping[str, int],
                steps: Iterable[tuple[Step, bool]], events: Iterable[ToolDecision] = ()) -> None:
@@ -255,16 +277,14 @@ class CoverageStore:
             seq = 0
             if journal is not None:
                 body = {"invalid": invalid, "events": [event_rows.to_row(e) for e in events]}
-                try:
-                    seq = journal.append(EVENTS + _TIME.pack(now) + json.dumps(
-                        body, separators=(",", ":")).encode())
-                except OSError as exc:
-                    raise Unavailable(f"journal write failed: {exc}") from None
+                seq = self._append(journal, EVENTS + _TIME.pack(now) + json.dumps(
+                    body, separators=(",", ":")).encode())
             self._apply_events(now, invalid, events)
         if journal is not None:
             try:
                 journal.commit(seq)
             except OSError as exc:
+                self._fail("fsync", exc)
                 raise Unavailable(f"journal fsync failed: {exc}") from None
 
     def _apply_events(self, now: float, invalid: int, events: Iterable[ToolDecision]) -> None:
@@ -288,12 +308,11 @@ class CoverageStore:
             if flushed["idle_ttl"] != before:
                 self.version += 1
             if flushed["idle_ttl"] != before and self._journal is not None:
+                rows = json.dumps(_verdict_rows(judged), separators=(",", ":")).encode()
                 try:
-                    self._journal.append(SWEEP + _TIME.pack(now))
-                    if judged:
-                        self._append_verdicts(self._journal, now, judged)
-                except OSError as exc:
-                    print(f"agentcov serve: {self.journal_path}: {exc}", file=sys.stderr)
+                    self._append(self._journal, SWEEP + _TIME.pack(now) + rows)
+                except Unavailable:
+                    print(f"agentcov serve: {self.journal_path}: {self.broken}", file=sys.stderr)
 
     @property
     def journal_bytes(self) -> int:
@@ -314,7 +333,10 @@ class CoverageStore:
         with self._apply_lock:
             old = self._journal
             if old is not None:
-                old.commit_all()  # its waiters are released before the snapshot is written
+                try:  # its waiters are released before the snapshot is written
+                    old.commit_all()
+                except OSError:  # a failed journal: the snapshot next holds what it lacks
+                    pass
             generation = self._generation + 1
             self.engine.state.save(self.state_file, {"serve": self._serve_extra(generation)})
             fsync_dir(self.state_file)
@@ -439,18 +461,22 @@ class CoverageStore:
                             f"bad record at byte {result.good_bytes}; kept the "
                             f"{len(result.bodies)} records before it")
 
-    def _replay_records(self, records: list[tuple[bytes, float, Any]]) -> None:
-        """Apply records in order; the runs a record folds take the verdicts journaled right
-        after it, so content gone with the crash is never judged again. A run without them
-        (a journal from before verdicts were kept) is judged on what is left."""
+    def _replay_records(
+        self, records: list[tuple[bytes, float, Any, list[tuple[str, Verdicts]] | None]],
+    ) -> None:
+        """Apply records in order; the runs a record folds take the verdicts it carries (or,
+        in an older journal, the VERDICTS frame after it), so content gone with the crash is
+        never judged again. A run without them (a journal from before verdicts were kept) is
+        judged on what is left."""
         engine = self.engine
-        for n, (kind, when, content) in enumerate(records):
+        for n, (kind, when, content, verdicts) in enumerate(records):
             if kind == VERDICTS:
                 continue  # taken by the record before it
             self.replayed_records += 1  # requests and sweeps
             following = records[n + 1] if n + 1 < len(records) else None
-            engine.replayed = deque(following[2] if following and following[0] == VERDICTS
-                                    else ())
+            if verdicts is None and following is not None and following[0] == VERDICTS:
+                verdicts = following[2]
+            engine.replayed = deque(verdicts or ())
             try:
                 if kind == SWEEP:
                     self._clock.now = when

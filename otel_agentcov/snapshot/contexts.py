@@ -44,7 +44,9 @@ def contexts_section(v: AgentView) -> None:
             "behaviors": [f"{c}.{b}" for c, b in behaviors if (c, b) not in tested_behaviors],
         },
         "single_test": {
-            "tools": sorted(t for t, tests in tests_by_tool.items() if len(tests) == 1)
+            # a tool to test more: never a restricted one, which no test should call at all
+            "tools": sorted(t for t, tests in tests_by_tool.items()
+                            if len(tests) == 1 and not v.spec.restricted_tools.matches(t))
         },
     }
 

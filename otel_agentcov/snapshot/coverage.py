@@ -12,6 +12,8 @@ from .view import AgentView
 
 TOP_PATHS = 5
 _GLOB = frozenset("*?[")
+# Why boundary coverage, though measured, is not in the overall (docs/semantics.md#overall).
+UNDECLARED_BOUNDARIES = "not in the overall: no `boundaries:` declared for this agent"
 
 
 def model_matches(used: str, known: str) -> bool:
@@ -148,14 +150,16 @@ def coverage_section(v: AgentView) -> None:
         dims["model"] = None
         excluded["model"] = "no models declared"
 
-    joined = [d for d in dims.values() if d is not None]
+    counted = [d for d in DIMENSIONS if dims[d] is not None]
+    if dims["boundary"] is not None and not spec.boundaries.declared:
+        counted.remove("boundary")  # reported, but a never-tried boundary must not zero it
+        excluded["boundary"] = UNDECLARED_BOUNDARIES
+    values = [dims[d] or 0.0 for d in counted]
     arguments = report.get("arguments")
     if arguments is not None and arguments["overall"] and arguments["pct"] is not None:
-        joined.append(arguments["pct"] / 100)  # opt-in (docs/report.md#argument-coverage)
-    overall = geometric_mean(joined)
-    weakest = min(
-        (d for d in DIMENSIONS if dims[d] is not None), key=lambda d: dims[d] or 0.0, default=None
-    )
+        values.append(arguments["pct"] / 100)  # opt-in (docs/report.md#argument-coverage)
+    overall = geometric_mean(values)
+    weakest = min(counted, key=lambda d: dims[d] or 0.0, default=None)
     report["coverage"] = {
         "tool": dims["tool"],
         "path": dims["path"],
@@ -164,6 +168,7 @@ def coverage_section(v: AgentView) -> None:
         "model": dims["model"],
         "overall": overall,
         "weakest": weakest,
+        "counted": counted,
         "insufficient_data": st.outcomes.runs < spec.min_runs,
         "excluded": excluded,
     }

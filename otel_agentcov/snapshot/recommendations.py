@@ -61,7 +61,7 @@ def _score(v: AgentView, dimension: Dimension | None = None, step: float = 0.0) 
     values = [
         min((coverage[d] or 0.0) + (step if d == dimension else 0.0), 1.0)
         for d in DIMENSIONS
-        if coverage[d] is not None
+        if d in coverage["counted"]
     ]
     nonzero = [x for x in values if x > 0]
     return -(len(values) - len(nonzero)), geometric_mean(nonzero) or 0.0

@@ -58,8 +58,9 @@ class Coverage(TypedDict):
     model: float | None
     overall: float | None
     weakest: Dimension | None
+    counted: list[Dimension]  # the dimensions the overall is the geometric mean of
     insufficient_data: bool
-    excluded: dict[str, str]  # dimension -> why it is n/a
+    excluded: dict[str, str]  # dimension -> why it is n/a, or why it is not in the overall
     contracts: NotRequired[float | None]  # declared behaviours some run decided
 
 

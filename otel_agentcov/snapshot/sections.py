@@ -63,10 +63,9 @@ AGENT_SECTIONS: tuple[Section, ...] = (
     expect_section,  # last: it reads every target
 )
 # What a report's measures need (the metric families read no more): every section but the
-# advice and the expect list, which only judge the others and are the slower half of a report.
+# advice, the slower part of a report. The expect list stays: `agentcov_gate_passed` is the gate.
 MEASURE_SECTIONS = tuple(
-    s for s in AGENT_SECTIONS if s not in (contexts_section, recommendations_section,
-                                           expect_section)
+    s for s in AGENT_SECTIONS if s not in (contexts_section, recommendations_section)
 )
 # the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
 REPORT_KEYS = (
