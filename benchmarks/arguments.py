@@ -10,16 +10,15 @@ judged. CPU time per tool span, median over rounds, interleaved so machine noise
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
+from contracts import cpu_ns_per_span
 from harness import Row, Section
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.records import SpanRecord, from_readable_span
 from otel_agentcov.spec import CoverageSpec
 
@@ -80,24 +79,14 @@ def records() -> tuple[list[SpanRecord], int]:
     return [from_readable_span(s) for s in exporter.get_finished_spans()], tool_spans
 
 
-def cpu_ns(spec: CoverageSpec, recs: list[SpanRecord]) -> float:
-    engine = CoverageEngine(spec)
-    start = time.process_time_ns()
-    for rec in recs:
-        engine.ingest(rec)
-    engine.flush_all()
-    elapsed = time.process_time_ns() - start
-    assert engine.counters.internal_errors == 0
-    return float(elapsed)
-
-
 def section(rounds: int) -> Section:
     recs, tool_spans = records()
     variants = {"without argument coverage": spec(False), "with argument coverage": spec(True)}
     samples: dict[str, list[float]] = {name: [] for name in variants}
     for _ in range(max(rounds, 3)):
         for name, variant in variants.items():
-            samples[name].append(cpu_ns(variant, recs) / tool_spans)
+            # the same measured loop as the contracts section, per tool span
+            samples[name].append(cpu_ns_per_span(variant, recs) * len(recs) / tool_spans)
     rows = [Row(f"{name}: CPU per tool span", s, "ns/span") for name, s in samples.items()]
     rows.append(Row("with / without argument coverage", [
         a / b for a, b in zip(samples["with argument coverage"],

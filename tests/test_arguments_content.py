@@ -14,16 +14,13 @@ import logging
 from pathlib import Path
 
 import pytest
+from _support import rendered_outputs
 from opentelemetry.sdk._logs import LoggerProvider
 from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.trace import TracerProvider
 
-from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.processor import AgentCoverageProcessor
-from otel_agentcov.reporting import FORMATS, write_html
-from otel_agentcov.reporting import render as render_report
 from otel_agentcov.spec import CoverageSpec
-from otel_agentcov.state import CoverageState
 
 CANARY = "CANARY-args-5d1e-never-kept"
 SCHEMA = {"type": "object", "required": ["query"], "properties": {
@@ -70,18 +67,10 @@ def test_no_argument_value_reaches_any_output(tmp_path: Path,
     # where, where.owner = 18. Seen: exact, exact=true, limit, query, sort, tags,
     # tags:non-empty, target, target:oneOf[0], where, where.owner = 11
     assert (row["items"], row["seen"]) == (18, 11)
-    state_file = tmp_path / "state.json"
-    processor.engine.state.save(state_file)
-    html = tmp_path / "html"
-    write_html(report, html)
     outputs = {
-        "/metrics": render(processor).decode("utf-8"),
-        "state file": state_file.read_text(encoding="utf-8"),
-        "state reloaded": json.dumps(CoverageState.load(state_file).to_dict()),
+        **rendered_outputs(processor, tmp_path),
         "events": "\n".join(r.to_json() for r in exporter.get_finished_logs()),
         "logs": caplog.text,
-        **{f"{fmt} report": render_report(report, fmt) for fmt in FORMATS},
-        **{f"html {p.name}": p.read_text(encoding="utf-8") for p in html.glob("*.html")},
     }
     # the search looks at real output: item names are there, values are not
     assert "where.owner" in outputs["state file"] and "tags:empty" in outputs["json report"]

@@ -5,6 +5,8 @@ enables argument coverage for the agent."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ..argschema import ToolItems
 from ..judge.arguments import compiled
 from ..state.arguments import ToolArgs
@@ -39,6 +41,7 @@ def arguments_section(v: AgentView) -> None:
 
 def _row(entry: ToolArgs, declared: ToolItems | None) -> ToolArgumentRow:
     """A declared schema's items replace whatever the state holds for the tool."""
+    schema: Literal["declared", "discovered", "none"]
     if declared is not None:
         items = {i.key: i.required for i in declared.items}
         overflow, schema = declared.overflow, "declared"

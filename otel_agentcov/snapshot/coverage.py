@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from ..spec import CONDITIONS
 from ..state import stable_hash
@@ -63,7 +63,7 @@ def tools_section(v: AgentView) -> None:
     v.targets["tools.errors_only"] = len(errors_only) if called else None
 
 
-def _outcome(tool: str, counts: tuple[int, int] | None, restricted: Callable[[str], bool]
+def _outcome(tool: str, counts: Sequence[int] | None, restricted: Callable[[str], bool]
              ) -> ToolOutcome:
     """docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded."""
     if restricted(tool):

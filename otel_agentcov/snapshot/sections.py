@@ -67,9 +67,11 @@ AGENT_SECTIONS: tuple[Section, ...] = (
 MEASURE_SECTIONS = tuple(
     s for s in AGENT_SECTIONS if s not in (contexts_section, recommendations_section)
 )
-# the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
+# the JSON report's key order per agent (docs/report.md); `contexts` only when asked for,
+# `arguments` only when argument coverage is on
 REPORT_KEYS = (
-    "runs", "coverage", "tools", "arguments", "models", "paths", "states", "boundaries", "boundary_hits",
+    "runs", "coverage", "tools", "arguments", "models", "paths", "states", "boundaries",
+    "boundary_hits",
     "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts", "versions",
     "recommendations",
 )
