@@ -268,3 +268,22 @@ def test_a_protobuf_request_is_told_from_json_by_its_structure(size: int, tmp_pa
     records = list(read_trace_file(str(path)))
     assert [r.name for r in records] == (["execute_tool t"] * 2 if size > 40 else [])
     assert files.resource_spans_units(str(path)) is not None
+
+
+def test_logs_or_traces_is_told_by_a_field_only_one_of_them_carries() -> None:
+    """A log record and a span share field numbers 3, 5 and 9 as bytes: those decide nothing.
+    A span of attributes alone was once read as a logs request (its first field was not a trace
+    id) and its error lost; a log record whose body comes first is logs by its fixed64 time."""
+    from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsServiceRequest
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    from otel_agentcov.readers.otlp_logs import is_logs_protobuf
+
+    fixed64 = bytes([11 << 3 | 1]) + (7).to_bytes(8, "little")  # observed_time_unix_nano
+    body = ld(5, ld(1, b"x"))  # AnyValue string_value
+    log = ld(1, ld(2, ld(2, body + fixed64)))
+    span = ld(1, ld(2, ld(2, ld(9, ld(1, b"k")) + bytes([7 << 3 | 1]) + bytes(8))))
+    assert ExportLogsServiceRequest.FromString(log).resource_logs[0].scope_logs[0].log_records
+    assert ExportTraceServiceRequest.FromString(span).resource_spans[0].scope_spans[0].spans
+    assert is_logs_protobuf(log) and not is_logs_protobuf(span)
+    assert not is_logs_protobuf(ld(1, ld(2, ld(2, body))))  # bytes only: read as traces

@@ -36,7 +36,7 @@ EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 def start(tmp_path: Path, **kw: Any) -> Service:
     """A service on free ports (`_support.start_service`)."""
-    service: Service = start_service(SPEC, **kw)
+    service: Service = start_service(kw.pop("spec", SPEC), **kw)
     return service
 
 

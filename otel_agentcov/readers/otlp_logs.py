@@ -101,27 +101,54 @@ def _strings_of(attributes: Any) -> dict[str, Any]:
 
 def is_logs_protobuf(head: bytes) -> bool:
     """Whether protobuf bytes starting with `head` are an OTLP logs request rather than a
-    traces one: both start with field 1 (length-delimited), but a log record's first field is
-    its time (fixed64) or severity, a span's is its trace id (length-delimited). Read from the
-    first record; False when `head` ends before one (read as traces, as before)."""
-    pos, depth = 0, 0
-    while pos < len(head):
+    traces one: both nest records three fields down, and a field number means one thing in a
+    log record and another in a span. The first field of the first record whose wire type only
+    one of them allows decides (a log record's time is fixed64 where a span's trace id is
+    bytes); False when `head` holds none (read as traces, as before)."""
+    pos, depth, end = 0, 0, len(head)
+    while pos < end:
         tag, pos = _varint(head, pos)
         if tag is None:
             return False
-        field, wire = tag >> 3, tag & 7
+        field_wire = (tag >> 3, tag & 7)
         if depth == 3:
-            return not (field == 1 and wire == _LEN)
-        if wire != _LEN:
+            if field_wire in _LOG_ONLY or field_wire in _SPAN_ONLY:
+                return field_wire in _LOG_ONLY
+            pos = _skip(head, pos, tag & 7)
+            continue
+        if field_wire[1] != _LEN:
             return False
         size, pos = _varint(head, pos)
         if size is None:
             return False
-        if (depth == 0 and field == 1) or (depth in (1, 2) and field == 2):
+        if (depth == 0 and field_wire[0] == 1) or (depth in (1, 2) and field_wire[0] == 2):
             depth += 1  # into resource_*, scope_*, then a record
+            if depth == 3:
+                end = min(end, pos + size)
         else:
             pos += size  # a resource, a scope, a schema url: skipped
     return False
+
+
+# (field, wire type) that only a LogRecord / only a Span carries (opentelemetry-proto); fields
+# both carry with one wire type (3, 5, 9: bytes in either) decide nothing
+_LOG_ONLY = frozenset({(1, 1), (2, 0), (6, 2), (7, 0), (8, 5), (10, 2), (11, 1), (12, 2)})
+_SPAN_ONLY = frozenset({(1, 2), (2, 2), (4, 2), (6, 0), (7, 1), (8, 1), (10, 0), (11, 2),
+                        (12, 0), (13, 2), (14, 0), (15, 2), (16, 5)})
+
+
+def _skip(data: bytes, pos: int, wire: int) -> int:
+    """The position after a field's value (past the end when it is cut short or unknown)."""
+    if wire == 0:
+        return _varint(data, pos)[1] if pos < len(data) else len(data)
+    if wire == 1:
+        return pos + 8
+    if wire == 5:
+        return pos + 4
+    if wire == _LEN:
+        size, pos = _varint(data, pos)
+        return len(data) if size is None else pos + size
+    return len(data)
 
 
 def _varint(data: bytes, pos: int) -> tuple[int | None, int]:
