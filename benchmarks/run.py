@@ -20,6 +20,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE), str(HERE.parent)]  # measure the checkout this file is in
 
 import agentassay_compare  # noqa: E402
+import arguments  # noqa: E402
 import classify  # noqa: E402
 import collector_anchor  # noqa: E402
 import contracts  # noqa: E402
@@ -55,6 +56,7 @@ SECTIONS: dict[str, Callable[[int], Section]] = {
     "narrative_languages": narrative_languages.section,
     "contracts": contracts.section,
     "faults": fault_injectors.section,
+    "arguments": arguments.section,
     "scaling": scaling.section,
 }
 

@@ -30,6 +30,7 @@ from .contract_spec import (
 )
 from .contract_spec import problems as contract_problems
 from .judge import Checks
+from .judge.arguments import ArgumentSpec
 from .judge.contracts import SEVERITIES, Contract
 from .judge.narrative import NarrativeSpec
 from .judge.tool_lists import ToolList
@@ -71,6 +72,8 @@ EXPECT_TARGETS = (
     "faults.failure_paths_pct",
     "boundary.provoked",
     "boundary.natural",
+    "tools.errors_only",
+    "tools.arguments_pct",
 )
 CONTRACTS_GATE_TARGET = "contracts.violations_at_or_above_fail_on"  # default expect: maximum 0
 NARRATIVE_GATE_TARGET = "narrative.claimed_not_called"  # default expect with narrative: maximum 0
@@ -159,6 +162,7 @@ class AgentSpec:
     min_runs: int = 10
     consistency_window: int = 100
     narrative: NarrativeSpec | None = None  # None = not declared: no content is read for it
+    arguments: ArgumentSpec | None = None  # None = argument coverage off: no arguments are read
     optional: bool = False  # a declared agent no run matched is not inconclusive
     fail_on: str | None = None  # the spec's `gate.fail_on`, over each contract's own for the gate
     aliases: tuple[tuple[str, tuple[str, ...]], ...] = ()  # aliases:, for the tool lists too
@@ -183,14 +187,16 @@ class AgentSpec:
 
     @property
     def needs_content(self) -> bool:
-        """A declared check reads output, input or tool arguments (classify then captures them)."""
-        return any(c.needs_content for c in self.contracts) or self.narrative is not None
+        """A declared check reads output, input or tool arguments (classify then captures them);
+        argument coverage reads tool arguments and the schemas spans offer."""
+        return (any(c.needs_content for c in self.contracts) or self.narrative is not None
+                or self.arguments is not None)
 
     @cached_property
     def checks(self) -> Checks:
         """What the judge reads of this agent: its compiled contracts and narrative check."""
         return Checks(self.contracts, self.narrative, frozenset(
-            (*(self.tools or ()), *(self.allowed or ()), *self.restricted)))
+            (*(self.tools or ()), *(self.allowed or ()), *self.restricted)), self.arguments)
 
 
 @dataclass(frozen=True)
@@ -290,6 +296,20 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
     ),
     "min_runs": _POSITIVE_INT,
     "consistency_window": _POSITIVE_INT,
+    "arguments": {
+        **_object(
+            {
+                "schemas": {
+                    "type": "object",
+                    "additionalProperties": {"type": "object",
+                                             "description": "a JSON Schema mapping"},
+                    "description": "a mapping of tool name to its input JSON Schema",
+                },
+                "overall": {"type": "boolean"},
+            }
+        ),
+        "description": "a mapping: see [report.md](report.md#argument-coverage)",
+    },
     "narrative": _object(
         {
             "claims": {
@@ -616,6 +636,7 @@ _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("min_runs", ("min_runs",), int),
     ("consistency_window", ("consistency_window",), int),
     ("narrative", ("narrative",), _narrative),
+    ("arguments", ("arguments",), ArgumentSpec.from_entry),
     ("optional", ("optional",), bool),
     ("aliases", ("aliases",), lambda m: tuple((k, tuple(v)) for k, v in m.items())),
 )

@@ -153,3 +153,25 @@ def demo_processor() -> Iterator[Any]:
         yield proc
     finally:
         provider.shutdown()
+
+
+def rendered_outputs(processor: Any, tmp_path: Path) -> dict[str, str]:
+    """Every output a processor's coverage reaches, rendered, for the content canaries: /metrics,
+    the saved state file and that file reloaded, each report format and the HTML pages."""
+    from otel_agentcov.exporters.prometheus import render
+    from otel_agentcov.reporting import FORMATS, write_html
+    from otel_agentcov.reporting import render as render_report
+    from otel_agentcov.state import CoverageState
+
+    report = processor.snapshot().to_dict()
+    state_file = tmp_path / "outputs-state.json"
+    processor.engine.state.save(state_file)
+    html_dir = tmp_path / "outputs-html"
+    write_html(report, html_dir)
+    return {
+        "/metrics": render(processor).decode("utf-8"),
+        "state file": state_file.read_text(encoding="utf-8"),
+        "state reloaded": json.dumps(CoverageState.load(state_file).to_dict()),
+        **{f"{fmt} report": render_report(report, fmt) for fmt in FORMATS},
+        **{f"html {p.name}": p.read_text(encoding="utf-8") for p in html_dir.glob("*.html")},
+    }

@@ -241,10 +241,11 @@ def test_lost_and_new_are_exact_on_merged_states(tmp_path: Path) -> None:
     assert report["lost"] == {
         "tools": ["archive", "lookup"], "delegations": [], "models": [], "boundaries": [],
         "paths": [],  # every baseline path (llm > tool) is still seen
+        "arguments": [],
     }
     assert report["new"] == {
         "tools": ["export"], "delegations": [], "models": [], "boundaries": [],
-        "paths": ["llm > tool > tool"],
+        "paths": ["llm > tool > tool"], "arguments": [],
     }
     strict = compare(merged["base"], merged["cur"], Settings(min_count=2))["agents"]["ag"]
     assert strict["lost"]["tools"] == ["lookup"]  # archive was seen once only

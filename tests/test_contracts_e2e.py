@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from _refund_policy import REFUND_POLICY
+from _support import rendered_outputs
 from _trace_files import json_text
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
@@ -33,10 +34,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.processor import AgentCoverageProcessor
-from otel_agentcov.reporting import FORMATS, write_html
-from otel_agentcov.reporting import render as render_report
 from otel_agentcov.spec import CoverageSpec
-from otel_agentcov.state import CoverageState
 
 CANARY = "CANARY-5b1e0d-never-kept"
 SPEC: dict[str, Any] = {"version": 1, "agents": [{"name": "support", "contracts": [REFUND_POLICY]}]}
@@ -143,17 +141,8 @@ def test_processor_judges_every_run(processed: tuple[AgentCoverageProcessor, Pat
 def test_canary_content_reaches_no_output(processed: tuple[AgentCoverageProcessor, Path],
                                           tmp_path: Path) -> None:
     """The canary was in the output, input and every tool argument the judge read."""
-    processor, state_file = processed
-    report = processor.snapshot().to_dict()
-    html_dir = tmp_path / "html"
-    write_html(report, html_dir)
-    outputs = {
-        "/metrics": render(processor).decode("utf-8"),
-        "state file": state_file.read_text(encoding="utf-8"),
-        "state reloaded": json.dumps(CoverageState.load(state_file).to_dict()),
-        **{f"{fmt} report": render_report(report, fmt) for fmt in FORMATS},
-        **{f"html {p.name}": p.read_text(encoding="utf-8") for p in html_dir.iterdir()},
-    }
+    processor, _ = processed
+    outputs = rendered_outputs(processor, tmp_path)
     for where, text in outputs.items():
         assert "support" in text, where  # the names are there: the search sees real output
         assert CANARY not in text, f"captured content leaked into the {where}"

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _support import rendered_outputs
 from _trace_files import protobuf_bytes, write_jsonl
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -28,12 +29,9 @@ from opentelemetry.trace import Status, StatusCode
 
 from otel_agentcov.assembler import AgentRun, RunContent, assemble
 from otel_agentcov.engine import CoverageEngine
-from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.judge import judge
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import STATUS_ERROR, SpanRecord, from_readable_span
-from otel_agentcov.reporting import FORMATS, write_html
-from otel_agentcov.reporting import render as render_report
 from otel_agentcov.semconv import classify
 from otel_agentcov.semconv.step import AGENT, HANDOFF, TOOL, WORKFLOW, Step
 from otel_agentcov.snapshot import compute_snapshot
@@ -460,16 +458,7 @@ def test_processor_lists_hallucinated_actions_and_keeps_no_text(tmp_path: Path) 
         {"tool": "issue_refund", "kind": "claimed_not_called", "count": 3},
         {"tool": "send_email", "kind": "claimed_not_called", "count": 2},
     ]
-    state_file = tmp_path / "state.json"
-    processor.engine.state.save(state_file)
-    html_dir = tmp_path / "html"
-    write_html(report, html_dir)
-    outputs = {
-        "/metrics": render(processor).decode("utf-8"),
-        "state file": state_file.read_text(encoding="utf-8"),
-        **{f"{fmt} report": render_report(report, fmt) for fmt in FORMATS},
-        **{f"html {p.name}": p.read_text(encoding="utf-8") for p in html_dir.glob("*.html")},
-    }
+    outputs = rendered_outputs(processor, tmp_path)
     for where, text in outputs.items():
         assert CANARY not in text, f"captured text leaked into the {where}"
     assert "unverifiable 2 (1 in a language not read)" in outputs["text report"]

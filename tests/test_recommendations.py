@@ -76,7 +76,11 @@ def test_every_kind_in_impact_order_with_hand_computed_runs() -> None:
 def test_nothing_to_recommend_where_everything_is_covered() -> None:
     entry = {**ENTRY, "tool_edges": {"restricted": ["delete_user"]}}
     run = [_llm("m1"), _llm("m2"), _tool("t1"), _tool("t2"), _tool("t3"), _tool("t4", "E")]
-    report = _report({**entry, "boundaries": {"conditions": ["tool_failure"]}}, [run] * 400)
+    # t4 also succeeds in half the runs: a tool only ever failing is not covered
+    # (docs/report.md#tool-outcomes)
+    ok = [*run[:-1], _tool("t4")]
+    report = _report({**entry, "boundaries": {"conditions": ["tool_failure"]}},
+                     [run] * 200 + [ok] * 200)
     kinds = {s["kind"] for s in report["recommendations"]}
     # a restricted destructive tool needs no `restrict`; one path seen 400 times needs no more
     # runs for paths, and 400/400 passes is within ±5 % (N >= 35)

@@ -1,5 +1,6 @@
 """AgentRun, what the assembler hands the judge: one agent invocation and its steps, with the
-captured content a declared check needs (final output, user input, tool arguments).
+captured content a declared check needs (final output, user input, tool arguments, and the
+tools' input schemas for argument coverage).
 
 Content is read from spans only when a detector needs it (`CoverageSpec.needs_content`), travels
 with the steps and the finished run until the run is judged, and is never stored anywhere: the
@@ -23,6 +24,8 @@ class RunContent:
     input: str | None
     tool_args: dict[int, Mapping[str, Any]] = field(default_factory=dict)  # tool span_id -> args
     output_too_long: bool = False  # no output read because the answer was past the size cap
+    # tool -> input schema (canonical JSON) its LLM and agent spans offered: argument coverage
+    schemas: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -80,7 +83,11 @@ def run_content(
         for s in steps
         if s.kind == TOOL and s.content is not None and s.content.args is not None
     }
-    return RunContent(output, user_input, args, too_long)
+    schemas: dict[str, str] = {}
+    for c in (*own, *llm):
+        for tool, schema in (c.schemas or {}).items():
+            schemas.setdefault(tool, schema)
+    return RunContent(output, user_input, args, too_long, schemas)
 
 
 def _first(texts: Iterable[str | None]) -> str | None:

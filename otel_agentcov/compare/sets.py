@@ -1,7 +1,8 @@
 """Exact set changes between two agent states: what baseline saw that current did not, and back.
 
 The state keeps tools, delegation edges, models, boundary hits and path hashes with their counts,
-so `lost` and `new` are exact, not sampled (docs/compare.md).
+and the argument items each tool's calls exercised, so `lost` and `new` are exact, not sampled
+(docs/compare.md).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Mapping
 
 from ..state import OVERFLOW, AgentState
 
-KINDS = ("tools", "delegations", "models", "boundaries", "paths")
+KINDS = ("tools", "delegations", "models", "boundaries", "paths", "arguments")
 PATH_SEP = " > "
 
 
@@ -36,6 +37,9 @@ def item_counts(st: AgentState, other: AgentState) -> dict[str, dict[str, int]]:
         "models": {m: n for m, n in st.inventory.models.items() if m != OVERFLOW},
         "boundaries": {c: n for c, n in st.edges.boundaries.items() if n > 0},
         "paths": {_path_label(k, *samples): n for k, n in st.diversity.paths.items()},
+        # argument items keep no per-item count: each counts once (docs/compare.md)
+        "arguments": {f"{t}: {key}": 1 for t, entry in st.arguments.tools.items()
+                      if t != OVERFLOW for key in entry.seen},
     }
 
 

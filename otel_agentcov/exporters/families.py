@@ -130,6 +130,13 @@ def _tool_calls(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent, tool, "error"), counts.get("error", 0)
 
 
+def _tool_arguments(agent: str, rep: AgentReport) -> Iterator[Row]:
+    """One series per tool with a schema (argument coverage on): bounded by tools, not items."""
+    arguments = rep.get("arguments")
+    for tool, row in arguments["tools"].items() if arguments is not None else ():
+        yield (agent, tool), _ratio(row["pct"])
+
+
 def _listed(names: Callable[[AgentReport], Iterable[str]]) -> AgentRows:
     """An info family: 1 for each name listed."""
 
@@ -303,6 +310,20 @@ TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
                       ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
 TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
                        ("agent", "tool"), rows=_listed(lambda r: r["tools"].get("known", ())))
+TOOLS_ERRORS_ONLY = _gauge(
+    "agentcov_tools_errors_only", "Tools called but never successfully (tools.errors_only).",
+    rows=_one(lambda r: len(r["tools"].get("errors_only", ()))),
+    integer=True)
+TOOL_ARGUMENTS = _gauge(
+    "agentcov_tool_arguments_ratio",
+    "Share of a tool's input-schema argument items (parameters, enum values, booleans, "
+    "branches, bounds, empty/non-empty arrays) calls exercised; tools with a schema, argument "
+    "coverage on.", ("agent", "tool"), rows=_tool_arguments)
+ARGUMENTS = _gauge(
+    "agentcov_arguments_ratio",
+    "Share of argument items exercised over every tool with a schema (tools.arguments_pct); "
+    "beside the overall ratio unless the spec's arguments.overall joins it.",
+    rows=_one(lambda r: _ratio(r["arguments"]["pct"]) if "arguments" in r else None))
 MODEL_CALLS = _counter("agentcov_model_calls", "Model calls by model.", "{call}",
                        ("agent", "model"), rows=_counted(lambda r: r["models"].get("used", {})))
 MODEL_DECLARED = _gauge("agentcov_model_declared_info", "Declared models.", ("agent", "model"),
@@ -459,9 +480,10 @@ RECEIVER_INFLIGHT_BYTES = _gauge(
 # Exposition order: the per-agent families, the engine's counters, the budget's cuts.
 FAMILIES: tuple[Family, ...] = (
     COVERAGE, COVERAGE_OVERALL, EDGES_ALLOWED, EDGES_DELEGATION, GATE_PASSED, RESTRICTED_ATTEMPTS,
-    TOOL_DECISIONS, TOOL_CALLS, TOOL_DECLARED, MODEL_CALLS, MODEL_DECLARED, DELEGATIONS,
-    DELEGATION_DECLARED, BOUNDARY_HITS, BOUNDARY_DECLARED, BOUNDARY_ORIGIN, FAULT_RUNS,
-    RESILIENCE_LOWER, RESILIENCE_UPPER, RUNS, RUN_ERRORS, RUNS_PASSED, RUN_COST, RUN_DURATION,
+    TOOL_DECISIONS, TOOL_CALLS, TOOL_DECLARED, TOOLS_ERRORS_ONLY, TOOL_ARGUMENTS, ARGUMENTS,
+    MODEL_CALLS, MODEL_DECLARED, DELEGATIONS, DELEGATION_DECLARED, BOUNDARY_HITS,
+    BOUNDARY_DECLARED, BOUNDARY_ORIGIN, FAULT_RUNS, RESILIENCE_LOWER, RESILIENCE_UPPER, RUNS,
+    RUN_ERRORS, RUNS_PASSED, RUN_COST, RUN_DURATION,
     PASS_RATE_LOWER, PASS_RATE_UPPER, CONSISTENCY, PATHS_OBSERVED, PATHS_ESTIMATED,
     STATES_OBSERVED, STATES_ESTIMATED, NARRATIVE_RUNS, NARRATIVE_DIVERGENCES, CONTRACT_CHECKS,
     CONTRACT_COVERAGE, VERSION_RUNS, VERSION_PASSED, VERSION_PASS_RATE, VERSION_TOOL_CALLS,

@@ -21,6 +21,8 @@ from otel_agentcov.snapshot.schema import (
     Narrative,
     Runs,
     SpanStats,
+    ToolArgumentRow,
+    Tools,
     Version,
 )
 from otel_agentcov.stats.verdicts import INCONCLUSIVE
@@ -113,7 +115,7 @@ def dimension_detail(agent: AgentReport, dimension: Dimension) -> str:
     if dimension == "tool":
         tools = agent["tools"]
         known: Sequence[str] = tools["known"]
-        called = sum(1 for tool in known if tool in tools["called"])
+        called = sum(1 for tool in known if _succeeded(tools, tool))
         kind = "discovered tools" if tools.get("discovered") else "tools"
         return f"{called}/{len(known)} {kind}"
     if dimension == "path":
@@ -146,7 +148,14 @@ class ToolRow(NamedTuple):
     tool: str
     ok: int
     error: int
-    status: str  # covered | uncovered | restricted | undeclared | called
+    status: str  # covered | errors-only | uncovered | restricted | undeclared | called
+    arguments: str = ""  # `5/8 (62%)`, `no schema`; "" when argument coverage is off
+    never: str = ""  # the argument items never exercised, named
+
+
+def _succeeded(tools: Tools, tool: str) -> bool:
+    """A tool counts as covered once a call of it succeeded (docs/report.md#tool-outcomes)."""
+    return tools["called"].get(tool, {"ok": 0})["ok"] > 0
 
 
 def _tool_status(tool: str, agent: AgentReport, restricted: Mapping[str, int]) -> str:
@@ -154,7 +163,9 @@ def _tool_status(tool: str, agent: AgentReport, restricted: Mapping[str, int]) -
     if tool in restricted:
         return "restricted"
     if tool in tools["known"]:
-        return "covered" if tool in tools["called"] else "uncovered"
+        if tool not in tools["called"]:
+            return "uncovered"
+        return "covered" if _succeeded(tools, tool) else "errors-only"
     if tool in tools["undeclared"]:
         return "undeclared"
     return "called"  # declared elsewhere in the spec (e.g. only under tool_edges), outside K
@@ -165,12 +176,40 @@ def tool_rows(agent: AgentReport) -> list[ToolRow]:
     tools = agent["tools"]
     restricted = restricted_totals(agent["edges"])
     listed = [*tools["known"], *tools["called"], *tools["undeclared"], *restricted]
+    arguments = agent.get("arguments")
+    argument_rows = arguments["tools"] if arguments is not None else {}
     rows = []
     for tool in dict.fromkeys(listed):
         counts = tools["called"].get(tool, {"ok": 0, "error": 0})
         status = _tool_status(tool, agent, restricted)
-        rows.append(ToolRow(tool, counts["ok"], counts["error"], status))
+        row = argument_rows.get(tool)
+        shown = ("" if row is None else "no schema" if row["pct"] is None
+                 else f"{row['seen']}/{row['items']} ({percent_of_100(row['pct'])})")
+        rows.append(ToolRow(tool, counts["ok"], counts["error"], status, shown,
+                            never_exercised(row) if row is not None else ""))
     return rows
+
+
+def never_exercised(row: ToolArgumentRow) -> str:
+    """``sort="date", limit:maximum and 3 more`` (required parameters marked); "" if none."""
+    names = [f"{k} (required)" if k in row["required_never"] else k for k in row["never"]]
+    more = f" and {row['never_more']} more" if row["never_more"] else ""
+    return ", ".join(names) + more
+
+
+def arguments_summary(agent: AgentReport) -> str | None:
+    """``62% of 13 argument items over 2 tools with a schema (beside overall)``; None when
+    argument coverage is off for the agent."""
+    arguments = agent.get("arguments")
+    if arguments is None:
+        return None
+    rows = [r for r in arguments["tools"].values() if r["items"]]
+    if not rows:
+        return "n/a (no tool schema discovered or declared)"
+    items = sum(r["items"] for r in rows)
+    where = "in overall" if arguments["overall"] else "beside overall"
+    return (f"{percent_of_100(arguments['pct'])} of {plural(items, 'argument item')} over "
+            f"{plural(len(rows), 'tool')} with a schema ({where})")
 
 
 def edges_summary(edges: Edges) -> str:

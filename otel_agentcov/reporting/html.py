@@ -145,7 +145,7 @@ def _tool_edges(agent: AgentReport) -> list[tuple[str, int, str, str]]:
             note = f"restricted: {attempts} attempts" + (f"; last traces {ids}" if ids else "")
             out.append((row.tool, attempts, "restricted", note))
             continue
-        declared = row.status in ("covered", "uncovered", "called")
+        declared = row.status in ("covered", "errors-only", "uncovered", "called")
         note = f"{calls} calls ({row.ok} ok, {row.error} error)" + (
             "" if declared else ", not declared"
         )
@@ -227,6 +227,7 @@ def _agent_view(
         "weakest": fmt.weakest_summary(coverage),
         "edges_summary": fmt.edges_summary(agent["edges"]),
         "tools": fmt.tool_rows(agent),
+        "arguments": fmt.arguments_summary(agent),
         "concerns": [fmt.concern_text(c) for c in agent["concerns"]],
         "narrative": fmt.narrative_summary(agent.get("narrative")),
         "contracts": contracts,

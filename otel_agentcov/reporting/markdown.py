@@ -85,11 +85,18 @@ def _runs_line(agent: AgentReport) -> str:
 
 
 def _tools_section(agent: AgentReport) -> list[str]:
+    """The tool table; with argument coverage on, its share and never-exercised items too."""
+    arguments = "arguments" in agent
     rows = [
-        [escape(row.tool), str(row.ok), str(row.error), row.status]
+        [escape(row.tool), str(row.ok), str(row.error), row.status,
+         *((row.arguments, escape(row.never)) if arguments else ())]
         for row in fmt.tool_rows(agent)
     ]
-    return _table_or_none(("tool", "ok", "error", "status"), rows)
+    head = ("tool", "ok", "error", "status", *(("arguments", "never exercised") if arguments
+                                                else ()))
+    lines = _table_or_none(head, rows)
+    summary = fmt.arguments_summary(agent)
+    return lines if summary is None else [f"Arguments: {escape(summary)}", "", *lines]
 
 
 def _or_none(lines: list[str]) -> list[str]:

@@ -37,6 +37,11 @@ def _agent_block(name: str, agent: AgentReport) -> list[str]:
     lines.append(_score_row("Overall", overall, overall_detail))
     lines.append(_row("Weakest dimension", fmt.weakest_summary(coverage)))
     lines.append(_row("Tool edges", fmt.edges_summary(agent["edges"])))
+    arguments = fmt.arguments_summary(agent)
+    if arguments is not None:
+        lines.append(_row("Arguments", arguments))
+        lines.extend(_row(f"  {r.tool}", r.arguments + (f" · never: {r.never}" if r.never else ""))
+                     for r in fmt.tool_rows(agent) if r.arguments)
     decisions = fmt.decisions_summary(agent["edges"])
     if decisions is not None:
         lines.append(_row("Decisions", decisions))

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..fault_families import FAMILY_ATTRIBUTE, family_of
@@ -207,9 +207,9 @@ def _list(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
-    """Names of the tools offered to the model (for tool discovery); schemas are not kept."""
-    names: list[str] = []
+def tool_definitions(attrs: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, definition) of each tool offered to the model: GenAI `gen_ai.tool.definitions`
+    (flat, or OpenAI-style under `function`), else pydantic-ai `model_request_parameters`."""
     defs = parse_json(attrs.get("gen_ai.tool.definitions"))
     if defs is None:
         params = parse_json(attrs.get("model_request_parameters"))
@@ -219,10 +219,15 @@ def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
         for item in defs:
             if isinstance(item, dict):
                 fn = item.get("function")
-                name = fn.get("name") if isinstance(fn, dict) else item.get("name")
+                body = fn if isinstance(fn, dict) else item
+                name = body.get("name")
                 if isinstance(name, str) and name:
-                    names.append(clip(name))
-    return tuple(names)
+                    yield clip(name), body
+
+
+def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Names of the tools offered to the model (for tool discovery); schemas are not kept."""
+    return tuple(name for name, _ in tool_definitions(attrs))
 
 
 def _messages(value: Any) -> list[dict[str, Any]]:

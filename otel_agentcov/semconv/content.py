@@ -9,12 +9,14 @@ Nothing here is a label or a state key: it lives on the Step until the run is ju
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from ..records import SpanRecord
-from .common import parse_json
+from .common import parse_json, tool_definitions
 from .step import AGENT, LLM, TOOL, StepContent
 
 MAX_TEXT = 64 * 1024  # characters of a text kept and scanned (docs/contracts.md)
@@ -24,6 +26,9 @@ MAX_RAW = 1024 * 1024
 # the attributes an answer comes in: one past MAX_RAW is an answer too long to read, which a
 # narrative check counts as `unverifiable (too long)`, never as not captured
 _OUTPUT_KEYS = ("gen_ai.output.messages", "final_result", "output.value")
+_DEFINITION_KEYS = ("gen_ai.tool.definitions", "model_request_parameters")
+# where a definition holds its input schema: GenAI / OpenAI, Anthropic, Vercel AI, pydantic-ai
+_SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "parameters_json_schema")
 
 _OI_OUT = re.compile(
     r"^llm\.output_messages\.(\d+)\.message\.(role|content|contents\.\d+\.message_content\.text)$"
@@ -55,9 +60,41 @@ def _step_content(record: SpanRecord, kind: str) -> StepContent | None:
     too_long = output is None and any(
         isinstance(v, str) and len(v) > MAX_RAW
         for v in map(record.attributes.get, _OUTPUT_KEYS))
-    if output is None and user_input is None and not too_long:
+    schemas = tool_schemas(record.attributes)
+    if output is None and user_input is None and not too_long and not schemas:
         return None
-    return StepContent(output=output, input=user_input, output_too_long=too_long)
+    return StepContent(output=output, input=user_input, output_too_long=too_long,
+                       schemas=schemas or None)
+
+
+def tool_schemas(attrs: Mapping[str, Any]) -> dict[str, str]:
+    """Tool -> input schema (canonical JSON) of the tools a span offered the model, for argument
+    coverage (docs/report.md#argument-coverage); a definition without an object schema has none."""
+    raw = tuple(attrs.get(k) for k in _DEFINITION_KEYS)
+    if raw == (None, None) or any(isinstance(v, str) and len(v) > MAX_RAW for v in raw):
+        return {}
+    if sum(len(v) if isinstance(v, str) else 0 if v is None else _UNCACHED for v in raw
+           ) <= _CACHED_CHARS:
+        return _schemas_of(raw)  # every chat span of a run offers the same definitions
+    return _schemas(attrs)
+
+
+_CACHED_CHARS = 64 * 1024  # definitions up to this are cached (64 of them: at most 4 MiB)
+_UNCACHED = _CACHED_CHARS + 1  # a value that is neither a string nor absent is never cached
+
+
+@lru_cache(maxsize=64)
+def _schemas_of(raw: tuple[Any, ...]) -> dict[str, str]:
+    return _schemas(dict(zip(_DEFINITION_KEYS, raw, strict=True)))
+
+
+def _schemas(attrs: Mapping[str, Any]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    for name, body in tool_definitions(attrs):
+        schema = next((body[k] for k in _SCHEMA_KEYS if isinstance(body.get(k), dict)), None)
+        if schema is not None and name not in found:
+            found[name] = json.dumps(schema, sort_keys=True)
+    return found
 
 
 def _clip(text: str) -> str:

@@ -22,6 +22,8 @@ class StepContent:
     output: str | None = None  # text of its output messages (the final result on an agent span)
     input: str | None = None  # text of the user messages among its input messages
     args: Mapping[str, Any] | None = None  # a tool call's parsed arguments
+    # tool -> its input schema as canonical JSON, from the definitions an LLM span offered
+    schemas: Mapping[str, str] | None = None
     output_too_long: bool = False  # an output was there but past MAX_RAW: not read (counted)
 
 

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..judge import Check, Verdicts
+from ..argschema import MAX_ITEMS, Item, ToolItems
+from ..judge import Check, ToolArguments, Verdicts
 from ..judge.contracts import RESULTS, SEVERITIES
 from ..judge.narrative import KINDS, NarrativeVerdict
 from ..judge.narrative import RESULTS as NARRATIVE_RESULTS
 
 
 def to_row(agent: str, verdicts: Verdicts) -> list[Any]:
-    """[agent, fails_run, checks, narrative, errors] with each check as its six fields."""
+    """[agent, fails_run, checks, narrative, errors] with each check as its six fields, and the
+    argument items (schema names only) as a sixth part when argument coverage judged any."""
     narrative = verdicts.narrative
-    return [
+    row = [
         agent, verdicts.fails_run,
         [[c.contract, c.behavior, c.kind, c.severity, c.result, c.fails_run]
          for c in verdicts.checks],
@@ -29,6 +31,10 @@ def to_row(agent: str, verdicts: Verdicts) -> list[Any]:
          narrative.too_long],
         verdicts.errors,
     ]
+    if verdicts.arguments:
+        row.append([[a.tool, [[i.key, i.required] for i in a.items.items], a.items.overflow,
+                     sorted(a.seen), a.calls, a.unread] for a in verdicts.arguments])
+    return row
 
 
 def _text(value: Any, what: str) -> str:
@@ -73,12 +79,38 @@ def _narrative(row: Any) -> NarrativeVerdict | None:
                             _flag(row[3], "too_long") if len(row) == 4 else False)
 
 
+def _count(value: Any, what: str) -> int:
+    if type(value) is not int or not 0 <= value < 1 << 31:
+        raise ValueError(f"verdict {what}: expected a count, got {str(value)[:40]!r}")
+    return value
+
+
+def _arguments(row: Any) -> ToolArguments:
+    if type(row) is not list or len(row) != 6 or type(row[1]) is not list \
+            or type(row[3]) is not list or len(row[1]) > MAX_ITEMS:
+        raise ValueError("verdict arguments are [tool, items, overflow, seen, calls, unread]")
+    items = []
+    for item in row[1]:
+        if type(item) is not list or len(item) != 2:
+            raise ValueError("an argument item is [key, required]")
+        items.append(Item(_text(item[0], "argument item"), _flag(item[1], "required")))
+    keys = frozenset(i.key for i in items)
+    seen = frozenset(_text(k, "argument seen") for k in row[3])
+    if not seen <= keys:
+        raise ValueError("verdict arguments: a seen item the tool does not have")
+    return ToolArguments(_text(row[0], "argument tool"),
+                         ToolItems(tuple(items), _count(row[2], "overflow"), keys), seen,
+                         _count(row[4], "calls"), _count(row[5], "unread"))
+
+
 def from_row(row: Any) -> tuple[str, Verdicts]:
     """(agent, verdicts) a row holds; ValueError naming the first part that is wrong."""
-    if type(row) is not list or len(row) != 5 or type(row[2]) is not list:
+    if type(row) is not list or len(row) not in (5, 6) or type(row[2]) is not list:
         raise ValueError("a verdict is [agent, fails_run, checks, narrative, errors]")
-    if type(row[4]) is not int or not 0 <= row[4] < 1 << 31:
-        raise ValueError(f"verdict errors: expected a count, got {str(row[4])[:40]!r}")
+    arguments = row[5] if len(row) == 6 else []
+    if type(arguments) is not list:
+        raise ValueError("verdict arguments: expected a list")
     return _text(row[0], "agent"), Verdicts(
         fails_run=_flag(row[1], "fails_run"), checks=tuple(_check(c) for c in row[2]),
-        narrative=_narrative(row[3]), errors=row[4])
+        narrative=_narrative(row[3]), errors=_count(row[4], "errors"),
+        arguments=tuple(_arguments(a) for a in arguments))

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from ..spec import CONDITIONS
 from ..state import stable_hash
 from ..stats import chao1, frequency_counts, geometric_mean, good_turing
-from .schema import DIMENSIONS, Dimension
+from .schema import DIMENSIONS, Dimension, ToolOutcome
 from .view import AgentView
 
 TOP_PATHS = 5
+_GLOB = frozenset("*?[")
 # Why boundary coverage, though measured, is not in the overall (docs/semantics.md#overall).
 UNDECLARED_BOUNDARIES = "not in the overall: no `boundaries:` declared for this agent"
 
@@ -39,6 +40,11 @@ def tools_section(v: AgentView) -> None:
     known = sorted(t for t in pool if not restricted(t))
     tools = set(spec.tools or ())
     inventory = bool(tools or spec.allowed or spec.restricted)
+    # restricted tools named outright (not by a glob) are listed even while never attempted
+    named = {t for t in spec.restricted if not _GLOB.intersection(t)}
+    outcomes = {t: _outcome(t, inv.tools.get(t), restricted)
+                for t in sorted({*known, *called, *named})}
+    errors_only = [t for t, c in outcomes.items() if c == "errors_only"]
     v.report["tools"] = {
         "known": known,
         "called": {t: {"ok": ok, "error": err} for t, (ok, err) in sorted(inv.tools.items())},
@@ -46,11 +52,26 @@ def tools_section(v: AgentView) -> None:
         "undeclared": sorted(t for t in called if t not in tools and not restricted(t)
                              and not spec.allowed_tools.matches(t)) if inventory else [],
         "discovered": declared is None,
+        "outcomes": outcomes,
+        "errors_only": errors_only,
     }
     v.report["models"] = {"known": list(spec.models), "used": dict(sorted(inv.models.items()))}
     # undeclared means something only once an inventory is declared: n/a (no gate passes) before
     v.targets["edges.undeclared_tools"] = (len(v.report["tools"]["undeclared"]) if inventory
                                            else None)
+    # no tool call seen: nothing was tried, so "none failing only" is not known (n/a)
+    v.targets["tools.errors_only"] = len(errors_only) if called else None
+
+
+def _outcome(tool: str, counts: Sequence[int] | None, restricted: Callable[[str], bool]
+             ) -> ToolOutcome:
+    """docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded."""
+    if restricted(tool):
+        return "restricted"
+    ok, error = counts if counts is not None else (0, 0)
+    if ok:
+        return "ok"
+    return "errors_only" if error else "not_called"
 
 
 def diversity_section(v: AgentView) -> None:
@@ -94,7 +115,8 @@ def coverage_section(v: AgentView) -> None:
     dims: dict[Dimension, float | None] = {}
     tools = report["tools"]
     known = tools["known"]
-    dims["tool"] = (len(known) - len(tools["uncovered"])) / len(known) if known else None
+    outcomes = tools["outcomes"]
+    dims["tool"] = sum(outcomes[t] == "ok" for t in known) / len(known) if known else None
     if not known:
         excluded["tool"] = "no tools declared or discovered"
 
@@ -132,7 +154,11 @@ def coverage_section(v: AgentView) -> None:
     if dims["boundary"] is not None and not spec.boundaries.declared:
         counted.remove("boundary")  # reported, but a never-tried boundary must not zero it
         excluded["boundary"] = UNDECLARED_BOUNDARIES
-    overall = geometric_mean([dims[d] or 0.0 for d in counted])
+    values = [dims[d] or 0.0 for d in counted]
+    arguments = report.get("arguments")
+    if arguments is not None and arguments["overall"] and arguments["pct"] is not None:
+        values.append(arguments["pct"] / 100)  # opt-in (docs/report.md#argument-coverage)
+    overall = geometric_mean(values)
     weakest = min(counted, key=lambda d: dims[d] or 0.0, default=None)
     report["coverage"] = {
         "tool": dims["tool"],

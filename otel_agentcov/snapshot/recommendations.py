@@ -13,6 +13,7 @@ import re
 from ..fault_families import PROVOKING
 from ..semconv.common import is_handoff_tool
 from ..stats import frequency_counts, geometric_mean, runs_for_coverage, runs_for_interval
+from .arguments import how_to_exercise, next_argument
 from .contracts import unexercised
 from .coverage import model_matches
 from .schema import DIMENSIONS, Dimension, Recommendation
@@ -35,8 +36,8 @@ DESTRUCTIVE = frozenset({
     "uninstall", "withdraw", "refund", "rm", "deletion", "removal",
 })
 ORDER = (
-    "uncovered_tool", "boundary", "model", "restrict", "unexercised_behavior", "delegation",
-    "undeclared_tool", "more_runs",
+    "uncovered_tool", "errors_only_tool", "boundary", "model", "restrict", "unexercised_behavior",
+    "argument", "delegation", "undeclared_tool", "more_runs",
 )
 PATH_COVERAGE_TARGET = 0.95
 PASS_RATE_HALF_WIDTH = 0.05
@@ -108,6 +109,15 @@ def recommendations_section(v: AgentView) -> None:
     for tool in report["tools"]["uncovered"]:
         add(_gain(v, "tool", 1 / len(known)), "uncovered_tool", tool,
             f"no run called `{tool}`: add a test that needs it")
+    for tool in report["tools"]["errors_only"]:
+        add(_gain(v, "tool", 1 / len(known)) if tool in known else none, "errors_only_tool",
+            tool, f"every call of `{tool}` failed: add a test where it succeeds")
+    arguments = report.get("arguments")
+    for tool, row in arguments["tools"].items() if arguments is not None else ():
+        item = next_argument(row)
+        if item is not None:
+            add(none, "argument", f"{tool}:{item}",
+                f"no call of `{tool}` exercised `{item}`: {how_to_exercise(item)} in a test")
     enabled = report["boundaries"]
     for condition, hit in enabled.items():
         if not hit:

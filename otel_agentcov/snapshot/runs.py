@@ -8,6 +8,8 @@ from ..stats import mean_pairwise_jaccard, wilson
 from .schema import Concern
 from .view import AgentView
 
+MAX_NAMED = 10  # tools a concern names; the rest are counted
+
 DURATION_BUCKETS_S = (0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0)
 
 
@@ -53,7 +55,8 @@ def runs_section(v: AgentView) -> None:
 
 
 def concerns_section(v: AgentView) -> None:
-    """Low pass rate, inconsistent behaviour, high score variance (docs/semantics.md)."""
+    """Low pass rate, inconsistent behaviour, high score variance (docs/semantics.md), tools
+    only ever seen failing (docs/report.md#tool-outcomes)."""
     runs, out = v.report["runs"], v.st.outcomes
     pass_rate, ci, consistency = runs["pass_rate"], runs["pass_rate_ci95"], runs[
         "behavior_consistency"
@@ -81,4 +84,13 @@ def concerns_section(v: AgentView) -> None:
                 "severity": "medium",
                 "message": f"run score std {std:.2f} above 0.30",
             })
+    errors_only = v.report["tools"]["errors_only"]
+    if errors_only:
+        shown = ", ".join(errors_only[:MAX_NAMED])
+        more = f" and {len(errors_only) - MAX_NAMED} more" if len(errors_only) > MAX_NAMED else ""
+        concerns.append({
+            "type": "errors_only_tools",
+            "severity": "high",
+            "message": f"tools called but never successfully: {shown}{more}",
+        })
     v.report["concerns"] = concerns

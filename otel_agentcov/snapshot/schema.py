@@ -69,12 +69,17 @@ class ToolCalls(TypedDict):
     error: int
 
 
+ToolOutcome = Literal["ok", "errors_only", "not_called", "restricted"]
+
+
 class Tools(TypedDict):
     known: list[str]
     called: dict[str, ToolCalls]
     uncovered: list[str]
     undeclared: list[str]
     discovered: bool
+    outcomes: dict[str, ToolOutcome]  # known and called tools: docs/report.md#tool-outcomes
+    errors_only: list[str]  # called, never successfully: a concern
 
 
 class Models(TypedDict):
@@ -249,11 +254,29 @@ class Faults(TypedDict):
     conditions: dict[str, ConditionHits]  # per enabled condition
     tools: dict[str, ToolFailures]  # tools seen failing
     failure_paths_pct: float | None  # 100 × known tools seen failing in a run that recovered
+class ToolArgumentRow(TypedDict):
+    schema: Literal["declared", "discovered", "none"]
+    items: int  # schema items (parameters, enum members, booleans, branches, bounds, arrays)
+    seen: int  # of them, exercised by some call
+    pct: float | None  # 0-100; None without a schema
+    calls: int  # calls read against the schema
+    unread: int  # calls with no schema or no captured arguments
+    never: list[str]  # items never exercised, schema order, the first 20
+    never_more: int  # never-exercised items past those named
+    required_never: list[str]  # required parameters never passed (a call without them failed)
+    overflow: int  # schema items past the per-tool cap, never itemised
+
+
+class ArgumentsReport(TypedDict):
+    pct: float | None  # 0-100 over every tool with a schema (`tools.arguments_pct`)
+    overall: bool  # joins the overall geometric mean (spec `arguments.overall`)
+    tools: dict[str, ToolArgumentRow]
 
 
 class AgentReport(TypedDict, total=False):
     """One agent's sections; built section by section, so a reader may see it part-filled
-    while the snapshot is computed. A finished report holds every key but `contexts`."""
+    while the snapshot is computed. A finished report holds every key but `contexts` and
+    `arguments`."""
 
     runs: Runs
     coverage: Coverage
@@ -271,6 +294,7 @@ class AgentReport(TypedDict, total=False):
     contracts: list[ContractRow]
     expect: list[ExpectResult]
     contexts: Contexts  # only when asked for (--contexts, the pytest plugin)
+    arguments: ArgumentsReport  # only when the spec enables argument coverage
     versions: list[Version]
     recommendations: list[Recommendation]
 

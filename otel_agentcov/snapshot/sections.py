@@ -8,6 +8,7 @@ from typing import cast
 from ..spec import UNMATCHED_TARGET, evaluate_expect
 from ..state import CoverageState
 from ..stats.verdicts import PASS
+from .arguments import arguments_section
 from .contexts import contexts_section
 from .contracts import contracts_section
 from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
@@ -48,6 +49,7 @@ def _named(reason: str, what: str) -> str:
 Section = Callable[[AgentView], None]
 AGENT_SECTIONS: tuple[Section, ...] = (
     tools_section,
+    arguments_section,  # after tools: it lists the known tools
     diversity_section,
     boundaries_section,
     faults_section,
@@ -67,11 +69,12 @@ AGENT_SECTIONS: tuple[Section, ...] = (
 MEASURE_SECTIONS = tuple(
     s for s in AGENT_SECTIONS if s not in (contexts_section, recommendations_section)
 )
-# the JSON report's key order per agent (docs/report.md); `contexts` only when asked for
+# the JSON report's key order per agent (docs/report.md); `contexts` only when asked for,
+# `arguments` only when argument coverage is on
 REPORT_KEYS = (
-    "runs", "coverage", "tools", "models", "paths", "states", "boundaries", "boundary_hits",
-    "faults", "delegations", "edges", "narrative", "concerns", "contracts", "expect", "contexts",
-    "versions", "recommendations",
+    "runs", "coverage", "tools", "arguments", "models", "paths", "states", "boundaries",
+    "boundary_hits", "faults", "delegations", "edges", "narrative", "concerns", "contracts",
+    "expect", "contexts", "versions", "recommendations",
 )
 
 

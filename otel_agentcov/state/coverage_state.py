@@ -20,6 +20,7 @@ from ..regular_files import open_regular
 from ..semconv.events import DENY
 from ..spec import AgentSpec
 from . import fields
+from .arguments import Arguments
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
 from .contracts import Contracts
@@ -65,6 +66,7 @@ class AgentState:
     decisions: Decisions = field(default_factory=Decisions)
     costs: Costs = field(default_factory=Costs)
     faults: Faults = field(default_factory=Faults)
+    arguments: Arguments = field(default_factory=Arguments)
     # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
     revision: int = field(default=0, compare=False, repr=False)
 
@@ -81,6 +83,7 @@ class AgentState:
         self.decisions.merge(other.decisions, caps)
         self.costs.merge(other.costs, caps)
         self.faults.merge(other.faults, caps)
+        self.arguments.merge(other.arguments, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -95,6 +98,7 @@ class AgentState:
             **self.decisions.to_dict(),
             **self.costs.to_dict(),
             **self.faults.to_dict(),
+            **self.arguments.to_dict(),
         }
 
     @classmethod
@@ -111,6 +115,7 @@ class AgentState:
             decisions=Decisions.from_dict(d),
             costs=Costs.from_dict(d),
             faults=Faults.from_dict(d),
+            arguments=Arguments.from_dict(d),
         )
 
 
@@ -196,6 +201,8 @@ class CoverageState:
         st.decisions.add(facts, self.caps)
         st.costs.add(facts, self.caps)
         st.faults.add(facts, self.caps)
+        if verdicts.arguments:
+            st.arguments.add(verdicts.arguments, self.caps)
         return facts
 
     def add_late(self, late: LateDecision, spec: AgentSpec) -> None:
