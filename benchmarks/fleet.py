@@ -74,13 +74,22 @@ def stop_process(proc: subprocess.Popen[Any], timeout_s: float) -> None:
             proc.wait(timeout=30)
 
 
+_HANDED_OUT: set[int] = set()
+
+
 def free_port() -> int:
+    """A port free now and never handed out before by this process: the kernel may offer a
+    released port again at once, and two replicas given one metrics port once made the second
+    exit while the first answered its /healthz."""
     import socket
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port: int = s.getsockname()[1]
+        if port not in _HANDED_OUT:
+            _HANDED_OUT.add(port)
+            return port
 
 
 class ServeProcess:
@@ -97,7 +106,7 @@ class ServeProcess:
         with open(self.stderr, "ab") if self.stderr else nullcontext(subprocess.DEVNULL) as err:
             self.proc = subprocess.Popen(self.argv, cwd=ROOT, stderr=err)
         deadline = time.monotonic() + 30
-        while not self.healthy():
+        while not self.healthy() or self.proc.poll() is not None:  # its own /healthz
             if time.monotonic() > deadline or self.proc.poll() is not None:
                 raise RuntimeError(f"agentcov serve (metrics :{self.metrics}) did not start")
             time.sleep(0.02)  # serve_throughput.py reports the time to healthy

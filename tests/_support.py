@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -17,13 +16,9 @@ from typing import Any
 
 import pytest
 
-
-def free_port() -> int:
-    """An ephemeral port on loopback, for servers the tests start."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+# one port allocator for the tests and the benchmarks' servers: never the same port twice
+from fleet import free_port  # noqa: E402
 
 
 def start_service(spec: Any, **kw: Any) -> Any:
