@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .vocabulary import CJK, ToolWords, readings_in
+from .vocabulary import CJK, LanguageClaims, ToolWords
 
 MAX_TEXT_CHARS = 64 * 1024
 _SENTENCES = re.compile(r"(?<=[。！？!?])|\n+|(?<=[.])\s+")
@@ -61,15 +61,13 @@ CUES = {
 _LINKING = ("ja", "ko")  # a clause without a tense of its own takes the next clause's
 
 
-class CjkClaims:
+class CjkClaims(LanguageClaims):
     """The claims of one tool set in one CJK language, compiled once (see `cjk_extractor`)."""
 
     def __init__(self, tools: Iterable[str], lang: str,
                  declared: Mapping[str, tuple[str, ...]]) -> None:  # fmt: skip
-        self.lang = lang
+        super().__init__(tools, lang, declared)
         self.cues = CUES[lang]
-        known = readings_in(tools, lang, declared)
-        self.readings, self.light = known.tools, known.light
 
     def claims(self, text: str) -> frozenset[str]:
         """The tools the text claims were done; linear in its length."""

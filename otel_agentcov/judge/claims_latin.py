@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from .vocabulary import LATIN, ToolWords, readings_in
+from .vocabulary import LATIN, LanguageClaims, ToolWords
 
 MAX_TEXT_CHARS = 64 * 1024  # as every content check: a text is scanned up to 64 KiB
 _SENTENCES = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -141,15 +141,13 @@ def _lemmatizer() -> Any:
     return Lemmatizer(cache_max_size=0)  # no cache: answers' words are content
 
 
-class LatinClaims:
+class LatinClaims(LanguageClaims):
     """The claims of one tool set in one language, compiled once (see `latin_extractor`)."""
 
     def __init__(self, tools: Iterable[str], lang: str,
                  declared: Mapping[str, tuple[str, ...]]) -> None:  # fmt: skip
-        self.lang = lang
+        super().__init__(tools, lang, declared)
         self.cues = CUES[lang]
-        known = readings_in(tools, lang, declared)
-        self.readings, self.light = known.tools, known.light
         self.verbs = frozenset(_verb(w) for r in self.readings for w in r.action) | frozenset(
             _verb(w) for w in self.light)
 

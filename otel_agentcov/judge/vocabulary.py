@@ -329,6 +329,17 @@ def readings_in(
                     frozenset(_WORDS["issue"][lang].split()))
 
 
+class LanguageClaims:
+    """What the claim extractors of every language share: a tool set's readings in `lang`
+    (claims_latin.py and claims_cjk.py add their own cues and rules)."""
+
+    def __init__(self, tools: Iterable[str], lang: str,
+                 declared: Mapping[str, tuple[str, ...]]) -> None:  # fmt: skip
+        self.lang = lang
+        known = readings_in(tools, lang, declared)
+        self.readings, self.light = known.tools, known.light
+
+
 def declared_words(
     words: Iterable[tuple[str, str, tuple[str, ...]]], lang: str
 ) -> dict[str, tuple[str, ...]]:
@@ -336,5 +347,5 @@ def declared_words(
     return {word: lemmas for code, word, lemmas in words if code == lang}
 
 
-__all__ = ["CJK", "LATIN", "LIGHT", "OTHER_LANGUAGES", "SUPPORTED", "Readings", "ToolWords",
-           "declared_words", "readings_in", "tool_words", "words_of"]
+__all__ = ["CJK", "LATIN", "LIGHT", "OTHER_LANGUAGES", "SUPPORTED", "LanguageClaims", "Readings",
+           "ToolWords", "declared_words", "readings_in", "tool_words", "words_of"]
