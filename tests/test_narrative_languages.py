@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from test_narrative_quality import assert_labels_fit_the_calls
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
@@ -27,7 +28,6 @@ from otel_agentcov.spec import CoverageSpec, SpecError  # noqa: E402
 BY_LANG = languages.load()
 SUPPORTED = ("es", "pt", "fr", "de", "it", "nl", "zh", "ja", "ko")
 HARD = {"negation", "question", "conditional", "plan", "reported_speech"}
-LABELS = {"claimed_not_called", "claimed_but_failed", "consistent", "unverifiable"}
 TOOLS = frozenset({"issue_refund", "send_email", "cancel_subscription", "book_flight"})
 
 
@@ -39,13 +39,7 @@ def test_every_language_has_45_labelled_answers_with_a_held_out_file() -> None:
         assert len(items) >= 40 and len(parts["held-out"]) >= 15, lang
         cats = Counter(i.cat for i in items)
         assert HARD <= set(cats) and cats["hallucination"] >= 6, (lang, cats)
-        for item in items:
-            for tool, label in item.labels.items():
-                assert label in LABELS, (item.id, label)
-                if label == "claimed_not_called":
-                    assert tool not in item.done, item.id
-                if label == "claimed_but_failed":
-                    assert item.done.get(tool) is False, item.id
+        assert_labels_fit_the_calls(items)
 
 
 @pytest.mark.parametrize("lang", SUPPORTED)
