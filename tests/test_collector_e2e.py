@@ -94,7 +94,10 @@ def emit(service: str, endpoints: Sequence[str], seed: int, runs: int,
     provider.add_span_processor(SimpleSpanProcessor(memory))
     for processor in extra:
         provider.add_span_processor(processor)
-    batches = [BatchSpanProcessor(exporter(e), schedule_delay_millis=50) for e in endpoints]
+    # a queue that holds the whole workload: the SDK's default (2048) drops spans on a slow
+    # machine before they are sent ("Queue full"), and a span never sent was never acknowledged
+    batches = [BatchSpanProcessor(exporter(e), schedule_delay_millis=50, max_queue_size=1 << 16)
+               for e in endpoints]
     for batch in batches:
         provider.add_span_processor(batch)
     run_workload(provider, seed=seed, runs=runs)
