@@ -340,48 +340,97 @@ def build_parser() -> argparse.ArgumentParser:
     p_fake.add_argument("--port", type=_port, default=8000,
                         help="port (default 8000; 0 picks a free one)")
     p_proxy = sub.add_parser("faults", help="fault injection for agents (docs/faults.md)")
-    p_proxy.add_argument("action", choices=["proxy"],
+    p_proxy.add_argument("action", choices=["proxy", "mcp"],
                          help="proxy: a reverse proxy on 127.0.0.1 that injects a plan's "
-                         "model-endpoint faults into any client's traffic")
-    p_proxy.add_argument("--upstream", required=True, metavar="URL",
-                         help="the model endpoint to forward to (http:// or https://)")
+                         "model-endpoint faults into any client's traffic; mcp: a proxy between "
+                         "an MCP client and its server that injects the plan's tool faults into "
+                         "`tools/call`, over stdio (`-- COMMAND...`, the server it starts) or "
+                         "streamable HTTP (--upstream)")
+    p_proxy.add_argument("--upstream", metavar="URL",
+                         help="the endpoint to forward to (http:// or https://); proxy: the "
+                         "model endpoint (required), mcp: the MCP server, instead of a command")
     p_proxy.add_argument("--plan", default="boundaries", metavar="PLAN",
                          help="boundaries (default), chaos or fault families, with :SEED")
     p_proxy.add_argument("--port", type=_port, default=8089, metavar="PORT",
                          help="port on 127.0.0.1 (default 8089; 0 picks a free one)")
     p_proxy.add_argument("--hold", type=_seconds, default=30.0, metavar="SECONDS",
-                         help="how long a `timeout` fault leaves a request unanswered "
-                         "(default 30)")
+                         help="how long a `timeout` or `tool_timeout` fault leaves a request "
+                         "unanswered (default 30)")
     p_proxy.add_argument("--budget-tokens", type=_positive, default=200_000, metavar="N",
                          help="input tokens a `budget` fault reports (default 200000, the "
                          "spec's default cost_limit_tokens)")
+    p_proxy.add_argument("--traces-out", type=Path, metavar="F",
+                         help="mcp: write the span of each faulted call, marked and joined to "
+                         "the client's trace, to F (OTLP protobuf; read it with the client's)")
     return parser
 
 
-def _faults_proxy(args: argparse.Namespace) -> int:
-    """`agentcov faults proxy`: serve until interrupted; the plan's seed is printed first."""
+def _faults(args: argparse.Namespace, server: list[str]) -> int:
+    """`agentcov faults proxy|mcp`: check the switch and the plan, then serve until
+    interrupted (or, over stdio, until the server ends); the plan's seed is printed first."""
     from . import faults
-    from .faults.proxy import FaultProxy
 
-    if not args.upstream.startswith(("http://", "https://")):
-        print(f"agentcov: --upstream {args.upstream[:80]!r} is not an http(s) URL",
-              file=sys.stderr)
+    command = f"agentcov faults {args.action}"
+    problem = _faults_usage(args, server)
+    if problem is not None:
+        print(f"agentcov: {command}: {problem}", file=sys.stderr)
         return EXIT_USAGE
     try:
-        faults.check("agentcov faults proxy")
+        faults.check(command)
         chosen = faults.parse(args.plan, "--plan")
     except (faults.FaultsRefused, faults.PlanError) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
         return EXIT_USAGE
     chosen.budget_tokens = args.budget_tokens
+    again = (f"plan {chosen.name}, seed {chosen.seed} "
+             f"(the same faults again: --plan {chosen.reproduce})")
+    if args.action == "mcp":
+        return _faults_mcp(args, server, chosen, again)
+    from .faults.proxy import FaultProxy
+
     proxy = FaultProxy(args.upstream, chosen, port=args.port, hold_s=args.hold)
-    print(f"agentcov faults proxy: {proxy.url} -> {args.upstream}, plan {chosen.name}, seed "
-          f"{chosen.seed} (the same faults again: --plan {chosen.reproduce})", flush=True)
+    print(f"{command}: {proxy.url} -> {args.upstream}, {again}", flush=True)
+    _serve(proxy)
+    return EXIT_PASS
+
+
+def _faults_usage(args: argparse.Namespace, server: list[str]) -> str | None:
+    """What is wrong with the command line of `faults`, if anything (one line)."""
+    if args.upstream is not None and not args.upstream.startswith(("http://", "https://")):
+        return f"--upstream {args.upstream[:80]!r} is not an http(s) URL"
+    if args.action == "proxy":
+        if args.upstream is None:
+            return "--upstream URL is required"
+        if server or args.traces_out is not None:
+            return "a server command and --traces-out are for `agentcov faults mcp`"
+    elif (args.upstream is None) == (not server):
+        return "give the MCP server as --upstream URL or as `-- COMMAND...`, one of the two"
+    return None
+
+
+def _faults_mcp(args: argparse.Namespace, server: list[str], chosen: Any, again: str) -> int:
+    """`agentcov faults mcp`: over stdio stdout is the protocol's, so everything said goes to
+    stderr; the exit code is the server's."""
+    from .faults.mcp import McpFaults, file_tracer
+    from .faults.mcp_http import McpHttpProxy
+    from .faults.mcp_stdio import StdioRelay
+
+    tracer = file_tracer(args.traces_out) if args.traces_out is not None else None
+    mcp_faults = McpFaults(chosen, tracer, hold_s=args.hold)
+    if server:
+        print(f"agentcov faults mcp: {server[0]}, {again}", file=sys.stderr, flush=True)
+        return StdioRelay(server, mcp_faults).run()
+    proxy = McpHttpProxy(args.upstream, mcp_faults, port=args.port)
+    print(f"agentcov faults mcp: {proxy.url} -> {args.upstream}, {again}", flush=True)
+    _serve(proxy)
+    return EXIT_PASS
+
+
+def _serve(proxy: Any) -> None:
     try:
         proxy.serve_forever()
     finally:
         proxy.server_close()
-    return EXIT_PASS
 
 
 def _warn(message: str) -> None:
@@ -586,9 +635,19 @@ def _fake_openai(port: int) -> int:
     return EXIT_PASS
 
 
+def _server_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """`agentcov faults mcp [OPTIONS] -- COMMAND...`: the options, and the server's command
+    line (argparse cannot take a command with options of its own after its own)."""
+    argv = list(argv)
+    if argv[:1] == ["faults"] and "--" in argv:
+        cut = argv.index("--")
+        return argv[:cut], argv[cut + 1:]
+    return argv, []
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    argv = sys.argv[1:] if argv is None else argv
+    argv, server = _server_command(sys.argv[1:] if argv is None else argv)
     try:
         if _help(parser, argv):
             return EXIT_USAGE
@@ -624,7 +683,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "fake-openai":
             return _fake_openai(args.port)
         if args.command == "faults":
-            return _faults_proxy(args)
+            return _faults(args, server)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)

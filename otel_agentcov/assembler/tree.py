@@ -518,6 +518,7 @@ def _absorb(outer: Step, inner: Step) -> None:
     outer.cost_usd = outer.cost_usd or inner.cost_usd
     outer.tool_definitions = outer.tool_definitions or inner.tool_definitions
     outer.requested_tools = outer.requested_tools or inner.requested_tools
+    outer.fault = outer.fault or inner.fault  # the MCP fault proxy marks the server's half
 
 
 def _delegate_step(agent_span: Step) -> Step:

@@ -135,6 +135,11 @@ def mark_span(family: str, plan: Plan) -> None:
                              SEED_ATTRIBUTE: plan.seed})
 
 
+def mark_line(family: str, plan: Plan) -> str:
+    """The mark as one line, where a proxy tells its client (a header, an MCP `_meta`)."""
+    return f"{family}; plan={plan.name}; seed={plan.seed}"
+
+
 def parse(text: str, switch: str = "plan") -> Plan:
     """`boundaries`, `chaos`, or families (`http_5xx,tool_exception`), each with `:SEED`."""
     name, sep, seed_text = text.strip().partition(":")

@@ -22,9 +22,9 @@ from . import http, plan
 from .plan import Plan
 
 FAULT_HEADER = "agentcov-fault"
-_HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
-                         "te", "trailers", "transfer-encoding", "upgrade", "host",
-                         "content-length"})
+HOP_BY_HOP = frozenset({"connection", "keep-alive", "proxy-authenticate", "proxy-authorization",
+                        "te", "trailers", "transfer-encoding", "upgrade", "host",
+                        "content-length"})
 DEFAULT_HOLD_S = 30.0  # how long a `timeout` fault keeps the request unanswered
 
 
@@ -34,8 +34,9 @@ class FaultProxy(ThreadingHTTPServer):
     daemon_threads = True
 
     def __init__(self, upstream: str, fault_plan: Plan, port: int = 0, host: str = "127.0.0.1",
-                 hold_s: float = DEFAULT_HOLD_S, log: TextIO = sys.stderr) -> None:
-        super().__init__((host, port), _Handler)
+                 hold_s: float = DEFAULT_HOLD_S, log: TextIO = sys.stderr,
+                 handler: type[BaseHTTPRequestHandler] | None = None) -> None:
+        super().__init__((host, port), handler or _Handler)
         self.upstream = upstream.rstrip("/")
         self.plan = fault_plan
         self.hold_s = hold_s
@@ -68,7 +69,7 @@ class _Handler(BaseHTTPRequestHandler):
             fault = plan.take_alone(proxy.plan, MODEL)
         if fault is not None:
             family, armed = fault
-            mark = f"{family}; plan={proxy.plan.name}; seed={proxy.plan.seed}"
+            mark = plan.mark_line(family, proxy.plan)
             print(f"agentcov faults proxy: injected {family}", file=proxy.log, flush=True)
             if family == "timeout":
                 time.sleep(proxy.hold_s)
@@ -80,7 +81,7 @@ class _Handler(BaseHTTPRequestHandler):
                 return
             if family == "slow":
                 time.sleep(proxy.plan.slow_s)
-        headers = [(k, v) for k, v in self.headers.items() if k.lower() not in _HOP_BY_HOP]
+        headers = [(k, v) for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP]
         try:
             upstream = proxy.client.request(self.command, proxy.upstream + self.path,
                                             headers=headers, content=body)
@@ -90,7 +91,7 @@ class _Handler(BaseHTTPRequestHandler):
             return
         content = upstream.content
         out = [(k, v) for k, v in upstream.headers.multi_items()
-               if k.lower() not in _HOP_BY_HOP]
+               if k.lower() not in HOP_BY_HOP]
         if fault is not None and fault[0] in http.ALTERING:
             content = http.rewrite(fault[0], content, upstream.headers.get("content-type", ""),
                                    proxy.plan.budget_tokens, fault[1].rng)
