@@ -60,4 +60,5 @@ async def main(traces: str, base_url: str, runs: int, policy: str, transport: st
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:3], int(sys.argv[3]), *sys.argv[4:6], sys.argv[6:]))
+    traces, base_url, runs, policy, transport, *target = sys.argv[1:]
+    asyncio.run(main(traces, base_url, int(runs), policy, transport, target))

@@ -116,6 +116,30 @@ def test_a_fault_of_another_condition_does_not_provoke() -> None:
     assert faults["conditions"]["tool_failure"] == {"hits": 1, "provoked": 0, "natural": 1}
 
 
+def test_a_mark_on_a_span_the_run_does_not_count_is_the_runs() -> None:
+    """LangGraph's `model` node (a chain span, no step of its own) is the span current around
+    the model call, so the transport marks it; the MCP fault proxy marks the server's half of a
+    tool call, which is folded into the client's tool step. Either way the fault is the run's:
+    before, both hits counted as natural."""
+    node = SpanRecord(1, 2, 1, "model", start_ns=1, end_ns=3,
+                      attributes={MARK: "http_5xx", "openinference.span.kind": "CHAIN"})
+    server_half = SpanRecord(2, 4, 3, "tools/call lookup", start_ns=2, end_ns=3, kind=1,
+                             parent_remote=True,
+                             attributes={"mcp.method.name": "tools/call",
+                                         "gen_ai.operation.name": "execute_tool",
+                                         "gen_ai.tool.name": "lookup",
+                                         "error.type": "tool_error", MARK: "tool_error_result"})
+    runs = [[chat_span(1, 3, 2, start=1, end=2, **{"error.type": "500"}), node,
+             agent_span(1, 1, None, "support", 0, 4, **{"error.type": "500"})],
+            [server_half, tool_span(2, 3, 1, "lookup", 1, 3),
+             agent_span(2, 1, None, "support", 0, 4)]]
+    faults = report(engine_of(runs))["faults"]
+    assert (faults["runs"], faults["recovered"], faults["failed"]) == (2, 1, 1)
+    assert faults["conditions"]["error_path"] == {"hits": 1, "provoked": 1, "natural": 0}
+    assert faults["conditions"]["tool_failure"] == {"hits": 1, "provoked": 1, "natural": 0}
+    assert faults["tools"] == {"lookup": {"failed": 1, "recovered": 1}}
+
+
 def test_merged_states_count_exactly_what_one_process_counts() -> None:
     runs = four_runs()
     whole = engine_of(runs).state.to_dict()

@@ -40,7 +40,7 @@ class _Builder:
 
     __slots__ = (
         "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called",
-        "callees", "context",
+        "callees", "context", "faults",
     )
 
     def __init__(self, agent: str, span: Step | None, context: str | None = None) -> None:
@@ -53,6 +53,9 @@ class _Builder:
         self.extra_spans: list[Step] = []
         self.called = False  # another agent's run delegated to this one
         self.callees: list[_Builder] = []  # runs of this trace this one delegated to
+        # families marked on any span of the run, counted or not (a graph node around the model
+        # call, the MCP server's half of a tool call folded into the client's)
+        self.faults: set[str] = set()
 
     def add(self, step: Step) -> None:
         self.steps.append(step)
@@ -128,7 +131,8 @@ class _Builder:
             delegated_calls=delegated_calls,
             span_id=self.span.span_id if self.span is not None
             else steps[0].span_id if steps else 0,
-            faults=frozenset(s.fault for s in (*spans, *steps) if s.fault is not None),
+            faults=frozenset(self.faults).union(
+                s.fault for s in (*spans, *steps) if s.fault is not None),
             turns=max((s.turn_count for s in spans), default=0),
         )
 
@@ -464,6 +468,8 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
                     owner.add(step)
                     if kind != HANDOFF:
                         outer = step
+            if step.fault is not None and here is not None:
+                here.faults.add(step.fault)
             kids = children.get(step.span_id)
             if kids:
                 # popped in start order; at a tie agent spans first, so a host's run exists
@@ -518,7 +524,6 @@ def _absorb(outer: Step, inner: Step) -> None:
     outer.cost_usd = outer.cost_usd or inner.cost_usd
     outer.tool_definitions = outer.tool_definitions or inner.tool_definitions
     outer.requested_tools = outer.requested_tools or inner.requested_tools
-    outer.fault = outer.fault or inner.fault  # the MCP fault proxy marks the server's half
 
 
 def _delegate_step(agent_span: Step) -> Step:

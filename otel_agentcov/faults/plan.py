@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import secrets
+import sys
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -127,9 +128,21 @@ class Armed:
         return family
 
 
-def mark_span(family: str, plan: Plan) -> None:
-    """Put the fault's family, plan and seed on the span it touches (the current one)."""
+def current_span() -> trace.Span:
+    """The span a fault touches: the current one, or, where an instrumentation keeps its spans
+    out of the context, its own idea of the current one (OpenInference's LangChain tracer,
+    whose `get_current_span()` is the LangChain run in progress)."""
     span = trace.get_current_span()
+    if span.is_recording():
+        return span
+    langchain = sys.modules.get("openinference.instrumentation.langchain")
+    found = getattr(langchain, "get_current_span", lambda: None)()
+    return found if isinstance(found, trace.Span) else span
+
+
+def mark_span(family: str, plan: Plan) -> None:
+    """Put the fault's family, plan and seed on the span it touches (`current_span`)."""
+    span = current_span()
     if span.is_recording():
         span.set_attributes({FAMILY_ATTRIBUTE: family, PLAN_ATTRIBUTE: plan.name,
                              SEED_ATTRIBUTE: plan.seed})

@@ -14,7 +14,6 @@ import inspect
 from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
-from opentelemetry import trace
 from opentelemetry.trace import Status, StatusCode
 
 from ..fault_families import TOOL
@@ -36,7 +35,7 @@ def outcome(family: str) -> Any:
     if family == "tool_timeout":
         raise TimeoutError("agentcov injected fault tool_timeout")
     if family == "tool_error_result":
-        span = trace.get_current_span()
+        span = plan.current_span()
         if span.is_recording():  # an error result is a failed call, as MCP's isError is
             span.set_attribute("error.type", "ToolErrorResult")
             span.set_status(Status(StatusCode.ERROR))
