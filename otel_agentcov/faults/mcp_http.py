@@ -15,7 +15,7 @@ import time
 import httpx
 
 from .mcp import McpFaults, parse_message
-from .proxy import HOP_BY_HOP, FaultProxy, _Handler
+from .proxy import HOP_BY_HOP, FaultProxy, ProxyHandler
 
 _NO_BODY = frozenset({204, 304})
 
@@ -30,7 +30,7 @@ class McpHttpProxy(FaultProxy):
         self.faults = faults
 
 
-class _McpHandler(_Handler):
+class _McpHandler(ProxyHandler):
     server: McpHttpProxy
 
     def _forward(self) -> None:

@@ -36,7 +36,7 @@ class FaultProxy(ThreadingHTTPServer):
     def __init__(self, upstream: str, fault_plan: Plan, port: int = 0, host: str = "127.0.0.1",
                  hold_s: float = DEFAULT_HOLD_S, log: TextIO = sys.stderr,
                  handler: type[BaseHTTPRequestHandler] | None = None) -> None:
-        super().__init__((host, port), handler or _Handler)
+        super().__init__((host, port), handler or ProxyHandler)
         self.upstream = upstream.rstrip("/")
         self.plan = fault_plan
         self.hold_s = hold_s
@@ -54,9 +54,14 @@ class FaultProxy(ThreadingHTTPServer):
         self.client.close()
 
 
-class _Handler(BaseHTTPRequestHandler):
+class ProxyHandler(BaseHTTPRequestHandler):
+    """One exchange: forwarded, or answered by the fault it carries."""
+
     server: FaultProxy
     protocol_version = "HTTP/1.1"
+    # an answer is several writes (headers, body, a stream's chunks): with Nagle's algorithm
+    # each waits for the client's delayed ACK (40 ms an MCP call, benchmarks/fault_injectors.py)
+    disable_nagle_algorithm = True
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base's name)
         """Request lines stay off stderr: paths can carry identifiers."""
