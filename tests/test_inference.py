@@ -547,3 +547,39 @@ def test_the_structure_names_runs_without_tools(tmp_path: Path) -> None:
     assert main(["explain", str(traces), "--write", str(spec)]) == 0
     assert _agents(_report(pinned, _spans(toolless_traffic), "--spec", str(spec))) == _agents(
         report)
+
+
+def turns_and_requests_traffic(tracer: Tracer) -> None:
+    """`weather` runs two turns, each naming it in `zeta.turn.agent_name` (the first calls the
+    model and get_weather, the second the model): one run, not two. `orders.agent` calls the
+    model, whose span holds the call it asks for (`tool_call.lookup_order`, a request as some
+    tracers record it), then runs lookup_order once (`lookup_order.tool`)."""
+    def llm(model: str) -> Any:
+        return tracer.start_as_current_span("complete", attributes={
+            "zeta.span.type": "llm", "zeta.model": model})
+
+    with tracer.start_as_current_span("weather"):
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "weather"}):
+            with llm("weather-model"):
+                pass
+            with tracer.start_as_current_span("get_weather.tool"):
+                pass
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "weather"}), llm("weather-model"):
+            pass
+    with tracer.start_as_current_span("orders.agent"):
+        with llm("orders-model"), tracer.start_as_current_span("tool_call.lookup_order"):
+            pass
+        with tracer.start_as_current_span("lookup_order.tool"):
+            pass
+
+
+def test_turns_are_one_run_and_requested_calls_no_executions(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(turns_and_requests_traffic))
+    assert _agents(report) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 2}, "delegations": []},
+        "orders": {"runs": 1, "tools": {"lookup_order": {"ok": 1, "error": 0}},
+                   "models": {"orders-model": 1}, "delegations": []},
+    }
