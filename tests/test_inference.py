@@ -583,3 +583,21 @@ def test_turns_are_one_run_and_requested_calls_no_executions(tmp_path: Path) -> 
         "orders": {"runs": 1, "tools": {"lookup_order": {"ok": 1, "error": 0}},
                    "models": {"orders-model": 1}, "delegations": []},
     }
+
+
+@pytest.mark.parametrize(("operation", "kind"), [
+    ("create_agent", None), ("invoke_agent", "agent"), ("execute_tool", "tool"),
+    ("chat", "llm"), ("generate_content", "llm"), ("text_completion", "llm")])
+def test_a_genai_operation_name_tells_the_kind_without_a_table(
+        operation: str, kind: str | None) -> None:
+    """Read by inference alone (the tables off): `create_agent` defines an agent and runs
+    nothing, so its `gen_ai.agent.name` must not make it a run (it did); the others say their
+    kind."""
+    record = SpanRecord(1, 2, None, f"{operation} weather", scope_name="s", attributes={
+        "gen_ai.operation.name": operation, "gen_ai.agent.name": "weather"})
+    found = infer(record)
+    assert (found.kind if found.evidence else None) == kind
+    with fx.tables_off():
+        agents = fx.replay_in_order([record])[0]
+    # a model or tool call names the agent it was made for: a run of weather either way
+    assert set(agents) == (set() if kind is None else {"weather"})

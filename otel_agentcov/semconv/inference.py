@@ -271,10 +271,21 @@ def _usage_key(key: str) -> bool:
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
 
 
+_OPERATION = "gen_ai.operation.name"
+# operations the kind words do not name; `create_agent` defines an agent, it runs nothing
+_GENAI_OPERATIONS: Mapping[str, str] = {
+    "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
+
+
 def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     """GenAI evidence without a table, (kind, the key that says so: None for an event or a
     span name): a tool's keys, a model call's, an agent's, then usage alone."""
     attrs = record.attributes
+    operation = attrs.get(_OPERATION)
+    if isinstance(operation, str) and len(operation) <= 40:
+        kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
+        if kind is not None:
+            return kind, _OPERATION
     for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
         if key in attrs:
             return TOOL, key
@@ -369,8 +380,12 @@ def infer(record: SpanRecord) -> Inferred:
         kind, evidence = affix[0], BY_NAME
     else:
         genai = _genai_kind(record)
+        if genai is not None and genai[0] == OTHER:
+            return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
+        if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
+            value = record.attributes[key]
     bare = affix[1] if affix is not None else None
     named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
     if named is not None:
