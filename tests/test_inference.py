@@ -601,3 +601,32 @@ def test_a_genai_operation_name_tells_the_kind_without_a_table(
         agents = fx.replay_in_order([record])[0]
     # a model or tool call names the agent it was made for: a run of weather either way
     assert set(agents) == (set() if kind is None else {"weather"})
+
+
+def task_named_traffic(tracer: Tracer) -> None:
+    """Agent spans named by the agent's label and then its task's words, as some frameworks
+    name a task's execution (`weather.what is the weather in Paris?.execute`): `weather` calls
+    the model and get_weather, then runs another task."""
+    for task in ("what is the weather in Paris?", "and in Rome. Thanks"):
+        with tracer.start_as_current_span(f"weather.{task}.execute", attributes={
+                "zeta.span.type": "agent"}):
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+                pass
+            with tracer.start_as_current_span("get_weather", attributes={
+                    "zeta.span.type": "tool"}):
+                pass
+
+
+def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(task_named_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 2, "tools": {"get_weather": {"ok": 2, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(task_named_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    assert _agents(_report(pinned, _spans(task_named_traffic), "--spec", str(spec))) == _agents(
+        report)
