@@ -630,3 +630,26 @@ def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: P
     pinned.mkdir()
     assert _agents(_report(pinned, _spans(task_named_traffic), "--spec", str(spec))) == _agents(
         report)
+
+
+def wrapper_traffic(tracer: Tracer) -> None:
+    """Every span typed a chain but model and tool calls (`zeta.span.type`), as a module
+    framework types its modules: the user's module `Weather.forward` runs the framework's loop
+    `ReAct.forward`, which calls the model and get_weather. The loop is no agent of the user's:
+    the run is Weather's."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("Weather.forward", "chain"), span("ReAct.forward", "chain"):
+        with span("Predict.forward", "chain"), span("LM.__call__", "llm", **{
+                "zeta.model": "weather-model"}):
+            pass
+        with span("get_weather.__call__", "tool"):
+            pass
+
+
+def test_the_users_module_around_a_frameworks_loop_is_the_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(wrapper_traffic))
+    assert _agents(report) == {"Weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
