@@ -476,3 +476,26 @@ def test_pins_read_a_failure_flag_its_vocabularys_first_span_lacked(
     assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
                  "json", "--output", str(out)]) == 0
     assert _agents(json.loads(out.read_text())) == AGENT_TOOL_AGENTS
+
+
+def qualified_kind_traffic(tracer: Tracer) -> None:
+    """The kind word before a word saying whose kind it is (`zeta.type.node`), spans named as
+    the function they trace: `weather` calls the model and get_weather; `serve` is a function
+    of the app (`zeta.type.node: workflow`) around it."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.type.node": kind, **attrs})
+
+    with span("serve", "workflow"), span("weather", "agent"):
+        with span("complete", "chat", **{"zeta.model": "weather-model"}):
+            pass
+        with span("get_weather", "tool"):
+            pass
+
+
+def test_a_kind_word_qualified_by_whose_kind_it_is(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(qualified_kind_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
+    assert report["spans"]["inferred"] == {
+        "agent.attribute": 1, "llm.attribute": 1, "tool.attribute": 1, "workflow.attribute": 1}

@@ -64,6 +64,8 @@ KIND_WORDS: Mapping[str, str] = {
 # kind words any traced function carries, agent and tool alike (`span_type: Function`)
 _WEAK_WORDS = frozenset({"function", "func"})
 _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+# a word after the kind word that says whose kind it is: `ag.type.node`, `x.kind.span`
+_KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
     "error", "exception", "mime", "message", "messages", "messaging", "payload", "content",
@@ -166,6 +168,8 @@ def words(text: str) -> tuple[str, ...]:
 def _kind_key(key: str) -> tuple[str, ...] | None:
     """A kind-like key's words before its kind word (its vendor prefix), else None."""
     found = words(key)
+    if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
+        found = found[:-1]  # `ag.type.node`: the node's type
     if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
         return None
     if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
