@@ -688,6 +688,13 @@ def test_a_spans_own_type_wins_over_its_contexts_and_methods_name_nothing(
     assert _agents(_report(tmp_path, _spans(context_typed_traffic))) == {"weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 1}, "delegations": []}}
+    spec = tmp_path / "agentcov.yaml"  # pinned, the context's type reads the agent's span only
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(context_typed_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    assert _agents(_report(pinned, _spans(context_typed_traffic), "--spec", str(spec))) == _agents(
+        _report(tmp_path, _spans(context_typed_traffic)))
     calls = tmp_path / "calls"
     calls.mkdir()
     report = _report(calls, _spans(method_call_traffic))
