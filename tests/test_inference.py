@@ -398,14 +398,7 @@ def _reading(stack: str, pins: list[Any] | None) -> dict[str, Any]:
     return out
 
 
-# where a pinned entry still reads a scenario otherwise than inference did (open): BeeAI's
-# hand-off, whose agent runs inside a tool span of its own name
-_PINS_DIFFER = {"beeai_openinference"}
-
-
-@pytest.mark.parametrize("stack", [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="pins differ (open)"))
-    if s in _PINS_DIFFER else s for s in sorted(fx.EXPECTED)])
+@pytest.mark.parametrize("stack", sorted(fx.EXPECTED))
 def test_explains_pins_read_every_stack_as_inference_did(stack: str) -> None:
     """`explain --write`'s file, loaded, reads each recorded stack (tables off) exactly as
     inference read it: same agents, runs, tools, models, delegations and boundaries."""
