@@ -496,7 +496,7 @@ def _coverage(args: argparse.Namespace) -> int:
     else:
         _write(args.output, render(report, args.format, spec))
     if args.data_file:
-        offline.save_data_file(engine.state, spec, args.data_file)
+        offline.save_data_file(engine.state, spec, args.data_file, engine.lost())
     if evaluations is not None:
         offline.write_evaluations(args.evaluations_out, evaluations)
         if evaluations.dropped["queue_full"]:
@@ -513,7 +513,7 @@ def _coverage(args: argparse.Namespace) -> int:
 def _gate(args: argparse.Namespace) -> int:
     spec, engine, report = _load(args)
     checks = gate.evaluate(report, spec, args.allow_empty) + gate.incomplete(
-        engine.state.incomplete)
+        engine.state.incomplete) + gate.dropped(engine.lost())
     for warning in gate.warnings(report, spec):
         _warn(warning)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
