@@ -223,3 +223,42 @@ def test_pytest_agentcov_fails_a_session_whose_restricted_call_was_dropped(
     for allow in ((), ("--allow-inconclusive",)):
         proc = pytester.run(sys.executable, "-m", "otel_agentcov.cli", "gate", str(data), *allow)
         assert proc.ret == 3, proc.stdout.str()
+
+
+def _otlp_json(tool_end_ns: int) -> bytes:
+    """One run of `support` calling the restricted issue_refund, as OTLP/JSON; the tool span
+    starts at 2000 and ends at `tool_end_ns`."""
+    def span(span_id: str, parent: str, name: str, start: int, end: int,
+             attributes: dict[str, str]) -> dict[str, object]:
+        return {"traceId": "ab" * 16, "spanId": span_id, "parentSpanId": parent, "name": name,
+                "startTimeUnixNano": str(start), "endTimeUnixNano": str(end),
+                "attributes": [{"key": k, "value": {"stringValue": v}}
+                               for k, v in attributes.items()]}
+    spans = [span("01" * 8, "02" * 8, "execute_tool issue_refund", 2000, tool_end_ns,
+                  tool_attrs("issue_refund")),
+             span("02" * 8, "", "invoke_agent support", 1000, 9000, agent_attrs("support"))]
+    return json.dumps({"resourceSpans": [{"scopeSpans": [{"scope": {"name": "t"},
+                                                          "spans": spans}]}]}).encode()
+
+
+def test_serve_keeps_its_drops_across_a_restart_and_its_state_file_does_not_pass(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`agentcov serve --data-file F`'s store: one export whose restricted tool span ends
+    (1500) before it starts (2000), dropped `end_before_start`. After a restart F still holds
+    that one drop (not two: the restored counters are the same drop), and `agentcov gate F` is
+    INCONCLUSIVE; the control export (the tool span ends at 3000) fails the gate."""
+    from otel_agentcov.service.store import JSON, CoverageStore, decode_records
+
+    codes = {}
+    for end in (1500, 3000):
+        path = tmp_path / f"serve-{end}.json"
+        store = CoverageStore(SPEC_OBJ, str(path))
+        store.open()
+        store.submit(decode_records(JSON, _otlp_json(end), "test"))
+        store.close()
+        again = CoverageStore(SPEC_OBJ, str(path))
+        again.open()
+        assert again.engine.lost() == ({"spans.end_before_start": 1} if end == 1500 else {})
+        again.close()
+        codes[end] = _gate(capsys, str(path), "--allow-inconclusive")[0]
+    assert codes == {1500: 3, 3000: 1}
