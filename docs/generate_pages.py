@@ -1,4 +1,5 @@
-"""Rewrite the generated parts of docs/*.md from the code (`make docs`).
+"""Rewrite the generated parts of docs/*.md from the code (`make docs`), and link each page
+into the package (otel_agentcov/docs/, what `agentcov docs` prints once installed).
 
 A page keeps its hand-written prose; only the text between its `<!-- generated: NAME -->` and
 `<!-- end generated: NAME -->` markers is replaced, so a reference that mirrors code (the CLI's
@@ -292,11 +293,36 @@ def pages() -> dict[Path, str]:
     return out
 
 
+PACKAGE_DOCS = DOCS.parent / "otel_agentcov" / "docs"
+
+
+def package_links() -> dict[str, str]:
+    """The package's link to each page (name -> target): the build copies each into the wheel
+    as a file, and `agentcov docs TOPIC` reads it (otel_agentcov/manual.py)."""
+    return {page.name: f"../../docs/{page.name}" for page in sorted(DOCS.glob("*.md"))}
+
+
+def _link_pages() -> None:
+    PACKAGE_DOCS.mkdir(exist_ok=True)
+    links = package_links()
+    for path in PACKAGE_DOCS.iterdir():
+        if path.name not in links:
+            path.unlink()
+            print(f"removed {path.relative_to(DOCS.parent)}")
+    for name, target in links.items():
+        path = PACKAGE_DOCS / name
+        if not (path.is_symlink() and str(path.readlink()) == target):
+            path.unlink(missing_ok=True)
+            path.symlink_to(target)
+            print(f"linked {path.relative_to(DOCS.parent)}")
+
+
 def main() -> int:
     for path, text in pages().items():
         if path.read_text(encoding="utf-8") != text:
             path.write_text(text, encoding="utf-8")
             print(f"rewrote {path.relative_to(DOCS.parent)}")
+    _link_pages()
     return 0
 
 

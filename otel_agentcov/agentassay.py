@@ -92,7 +92,7 @@ class AgentCoverageCollector:
         if boundaries:
             raise ValueError(
                 "boundaries: AgentAssay's numeric ranges are not supported; declare boundary "
-                "conditions in a spec instead (docs/agentassay.md)")
+                "conditions in a spec instead (agentcov docs agentassay)")
         tools = sorted(known_tools) if known_tools else None
         models = sorted(known_models) if known_models else None
         # boundaries declared (empty: the default conditions): AgentAssay's overall always counts

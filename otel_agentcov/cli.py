@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import __version__, explain, gate, offline, settings
+from . import __version__, explain, gate, manual, offline, settings
 from ._core import PanicException
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
@@ -93,7 +93,7 @@ def _add_spec(p: argparse.ArgumentParser, what: str = "", required: bool = False
     p.add_argument("--spec", metavar="F", required=required, help=f"agentcov.yaml{what}{default}")
     p.add_argument("--no-inference", action="store_true",
                    help="classify only by convention tables, as the spec's `inference: off` "
-                   "(docs/conventions.md#inference)")
+                   "(agentcov docs conventions)")
 
 
 def _add_output(p: argparse.ArgumentParser, what: str = "") -> None:
@@ -216,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_cov.add_argument(
         "--evaluations-out", metavar="F",
         help="also write each judged run's verdicts as OpenTelemetry evaluation events "
-        "(gen_ai.evaluation.result) to F, as OTLP/JSON logs (docs/evaluations.md)",
+        "(gen_ai.evaluation.result) to F, as OTLP/JSON logs (agentcov docs evaluations)",
     )
 
     p_gate = sub.add_parser(
@@ -268,7 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
         "explain", help="why trace files gave no agent runs: the shapes of spans no convention "
         "matched, with the conventions: entries that would map them",
         description="Prints YAML: comments with span counts, then a conventions: list to check "
-        "and add to the spec (docs/conventions.md). Exit codes: 0 read, 2 bad input or usage.",
+        "and add to the spec (agentcov docs conventions). Exit codes: 0 read, 2 bad input or "
+        "usage.",
     )
     p_explain.add_argument("inputs", nargs="+", metavar="FILE",
                            help="trace files or directories, as `coverage --traces` reads")
@@ -298,7 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--evaluations-otlp-endpoint", metavar="URL",
         help="send each judged run's verdicts as OpenTelemetry evaluation events "
         "(gen_ai.evaluation.result) to this OTLP/HTTP logs endpoint (a URL without a path gets "
-        "/v1/logs; docs/evaluations.md)")
+        "/v1/logs; agentcov docs evaluations)")
     p_serve.add_argument("--evaluations-otlp-token-file", metavar="F",
                          help="bearer token sent with them (or set AGENTCOV_EVALUATIONS_TOKEN)")
     p_serve.add_argument("--evaluations-otlp-ca", metavar="F",
@@ -319,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
     p_serve.add_argument("--log-summary", type=_seconds, default=60.0, metavar="SECONDS",
                          help="log a one-line summary (spans, refusals, runs, restricted "
                          "attempts) this often (default 60; 0 never)")
-    limits = p_serve.add_argument_group("memory bounds (docs/guarantees.md)")
+    limits = p_serve.add_argument_group("memory bounds (agentcov docs guarantees)")
     limits.add_argument("--max-spans-per-request", type=_positive, default=50_000, metavar="N",
                         help="spans in one request; more get 413 (default 50000)")
     limits.add_argument("--max-attributes-per-request", type=_positive, default=1_000_000,
@@ -339,7 +340,7 @@ def build_parser() -> argparse.ArgumentParser:
         "quickstarts and tests offline (it calls the first tool offered, then answers)")
     p_fake.add_argument("--port", type=_port, default=8000,
                         help="port (default 8000; 0 picks a free one)")
-    p_proxy = sub.add_parser("faults", help="fault injection for agents (docs/faults.md)")
+    p_proxy = sub.add_parser("faults", help="fault injection for agents (agentcov docs faults)")
     p_proxy.add_argument("action", choices=["proxy", "mcp"],
                          help="proxy: a reverse proxy on 127.0.0.1 that injects a plan's "
                          "model-endpoint faults into any client's traffic; mcp: a proxy between "
@@ -362,7 +363,23 @@ def build_parser() -> argparse.ArgumentParser:
     p_proxy.add_argument("--traces-out", type=Path, metavar="F",
                          help="mcp: write the span of each faulted call, marked and joined to "
                          "the client's trace, to F (OTLP protobuf; read it with the client's)")
+    p_docs = sub.add_parser(
+        "docs", help="print a documentation page, shipped with the package; without TOPIC, "
+        "list the pages")
+    p_docs.add_argument("topic", nargs="?", metavar="TOPIC", help="a page, e.g. gate")
     return parser
+
+
+def _docs(topic: str | None) -> int:
+    """Print the page, or the list of pages; an unknown topic is one line and exit 2."""
+    if topic is None:
+        sys.stdout.write(manual.listing())
+        return EXIT_PASS
+    text = manual.page(topic)
+    if text is None:
+        raise offline.InputError(manual.unknown(topic))
+    sys.stdout.write(text)
+    return EXIT_PASS
 
 
 def _faults(args: argparse.Namespace, server: list[str]) -> int:
@@ -545,7 +562,7 @@ def _coverage(args: argparse.Namespace) -> int:
     else:
         _write(args.output, render(report, args.format, spec))
     if args.data_file:
-        offline.save_data_file(engine.state, spec, args.data_file)
+        offline.save_data_file(engine.state, spec, args.data_file, engine.lost())
     if evaluations is not None:
         offline.write_evaluations(args.evaluations_out, evaluations)
         if evaluations.dropped["queue_full"]:
@@ -562,7 +579,7 @@ def _coverage(args: argparse.Namespace) -> int:
 def _gate(args: argparse.Namespace) -> int:
     spec, engine, report = _load(args)
     checks = gate.evaluate(report, spec, args.allow_empty) + gate.incomplete(
-        engine.state.incomplete)
+        engine.state.incomplete) + gate.dropped(engine.lost())
     for warning in gate.warnings(report, spec):
         _warn(warning)
     sys.stdout.write(gate.render_table(checks, args.allow_inconclusive))
@@ -684,6 +701,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _fake_openai(args.port)
         if args.command == "faults":
             return _faults(args, server)
+        if args.command == "docs":
+            return _docs(args.topic)
     except OSError as exc:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)

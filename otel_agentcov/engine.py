@@ -28,7 +28,7 @@ from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclas
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
-from .state import CoverageState, Limits, fields
+from .state import CoverageState, Limits, fields, losses
 from .state.trial_fold import fits, fold_params, fold_shares
 
 if TYPE_CHECKING:
@@ -163,8 +163,8 @@ class CoverageEngine:
 
     def count_drop(self, reason: str, n: int = 1) -> None:
         with self._counters_lock:
-            dropped = self.counters.dropped
-            dropped[reason] = dropped.get(reason, 0) + n
+            counts = self.counters.dropped
+            counts[reason] = counts.get(reason, 0) + n
 
     def count_event(self, fate: str) -> None:
         """A decision event received that never reached the assembler (`invalid`, or no room)."""
@@ -474,6 +474,14 @@ class CoverageEngine:
             return EngineCounters(dict(c.by_kind), dict(c.dropped), dict(c.flushed_early),
                                   c.internal_errors, c.overruled, dict(c.events),
                                   dict(c.inferred))
+
+    def lost(self) -> dict[str, int]:
+        """What was dropped before it was judged and may have held a run (`state/losses.py`):
+        by this engine, and by whoever wrote the state files merged into it."""
+        with self.lock, self._counters_lock:
+            total = dict(self.state.dropped)
+            losses.add(total, losses.of_counters(self.counters.dropped, self.counters.events))
+        return total
 
     def merge(self, state: CoverageState, counters: EngineCounters) -> None:
         """Fold in what another engine saw (a `--jobs` or pytest-xdist worker): its state and

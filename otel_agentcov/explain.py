@@ -151,7 +151,7 @@ def pinned_spec(engine: CoverageEngine) -> str:
     that loads as it is and reads the spans as inference did (docs/conventions.md#inference)."""
     log = engine.inferred_log
     lines = ["# written by `agentcov explain --write`: what inference read, pinned "
-             "(docs/conventions.md#inference)", "version: 1"]
+             "(agentcov docs conventions)", "version: 1"]
     entries = pins.pinned(log) if log is not None else []
     if entries:
         lines.append("conventions:")
@@ -173,7 +173,7 @@ def _inferred_lines(engine: CoverageEngine) -> list[str]:
     lines = [f"# inference classified {sum(kinds.values())} spans no convention entry matched "
              f"({' · '.join(f'{k} {n}' for k, n in kinds.items()) or 'none'}); the entries",
              "# below pin that reading: `agentcov explain --write agentcov.yaml` writes them as",
-             "# a spec that loads as it is (docs/conventions.md#inference)."]
+             "# a spec that loads as it is (agentcov docs conventions)."]
     for (scope, why), n in sorted(log.conflicts.items(), key=lambda p: -p[1])[:10]:
         lines.append(f"# left unclassified: {n} × scope {scope or '(none)'} · {why}")
     entries = pins.pinned(log)
@@ -205,7 +205,7 @@ def render(engine: CoverageEngine, inputs: Sequence[str], top: int) -> str:
               "commonest shapes",
               "# follow, with entries that would map them. Check each kind and field, narrow a",
               "# match by an attribute's value where one key tells kinds apart, then add the",
-              "# entries to your spec's conventions: (docs/conventions.md)."]
+              "# entries to your spec's conventions: (agentcov docs conventions)."]
     if not any(line == "conventions:" for line in inferred):
         lines.append("conventions:")
     for group, entry in _suggestions(shapes):
@@ -222,4 +222,4 @@ def hint(engine: CoverageEngine, traces: Sequence[str]) -> str:
     read = engine.span_stats()["processed"]
     return (f"; {unmatched.total} of {read} spans matched no convention: `agentcov explain "
             f"{' '.join(traces)}` shows their shapes and the conventions: entries that would "
-            "map them (docs/conventions.md)")
+            "map them (agentcov docs conventions)")

@@ -19,6 +19,7 @@ from .reporting import _format as fmt
 from .snapshot.pass_rate import PASS_RATE, pass_rate_verdict
 from .snapshot.schema import Report
 from .spec import UNMATCHED_TARGET, CoverageSpec
+from .state import losses
 from .stats.verdicts import (
     EXIT_FAIL,
     EXIT_INCONCLUSIVE,
@@ -41,6 +42,9 @@ class Check:
     matcher: Mapping[str, Any]
     verdict: str
     reason: str
+    # False: an INCONCLUSIVE that --allow-inconclusive cannot allow (what is missing may be a
+    # restricted attempt, so it is not merely undecided)
+    allowable: bool = True
 
 
 def runs_by_agent(report: Report) -> dict[str, int]:
@@ -92,6 +96,19 @@ def incomplete(reasons: Sequence[str]) -> list[Check]:
             for reason in reasons]
 
 
+DROPPED_TARGET = "data.dropped"
+
+
+def dropped(lost: Mapping[str, int]) -> list[Check]:
+    """One INCONCLUSIVE check when spans or decision events were dropped before they were
+    judged (a full queue or buffer, an unreadable span: `state/losses.py`): nothing known failed,
+    but any of them may have been a restricted call or a denial, so --allow-inconclusive never
+    lets it pass (docs/gate.md#dropped-spans-and-events)."""
+    why = losses.message(lost)
+    return [Check("*", DROPPED_TARGET, sum(lost.values()), {"maximum": 0}, INCONCLUSIVE, why,
+                  allowable=False)] if why else []
+
+
 def warnings(report: Report, spec: CoverageSpec) -> list[str]:
     """What the gate reports on stderr without failing: agents no spec entry names, while
     `gate.unmatched_agents` is `warn` (the default); spans a spec conventions: entry tried to
@@ -103,9 +120,14 @@ def warnings(report: Report, spec: CoverageSpec) -> list[str]:
     return out
 
 
+def _allowed(checks: Sequence[Check], allow_inconclusive: bool) -> bool:
+    """Whether the checks' INCONCLUSIVE verdicts are allowed: asked for, and each allowable."""
+    return allow_inconclusive and all(c.allowable for c in checks if c.verdict == INCONCLUSIVE)
+
+
 def outcome(checks: Sequence[Check], allow_inconclusive: bool = False) -> int:
     """The exit code the checks call for: 0 pass, 1 fail, 3 inconclusive (verdicts.exit_code)."""
-    return exit_code((c.verdict for c in checks), allow_inconclusive)
+    return exit_code((c.verdict for c in checks), _allowed(checks, allow_inconclusive))
 
 
 _STATUS = {EXIT_PASS: "PASSED", EXIT_FAIL: "FAILED", EXIT_INCONCLUSIVE: "INCONCLUSIVE"}
@@ -143,7 +165,7 @@ def render_table(checks: Sequence[Check], allow_inconclusive: bool = False) -> s
     lines.append(
         f"gate {status(checks, allow_inconclusive)}: {counts[PASS]} passed, {counts[FAIL]} failed, "
         f"{counts[INCONCLUSIVE]} inconclusive"
-        + (" (allowed)" if allow_inconclusive and counts[INCONCLUSIVE] else "")
+        + (" (allowed)" if _allowed(checks, allow_inconclusive) and counts[INCONCLUSIVE] else "")
     )
     return "\n".join(line_safe(line.rstrip()) for line in lines) + "\n"
 
@@ -175,7 +197,8 @@ def junit_xml(
         case = ET.SubElement(suite_el, "testcase", classname=f"agentcov.{plain(c.agent)}",
                              name=plain(c.target), time="0")
         message = plain(f"value {_value(c.value)}, matcher {_matcher(c.matcher)}: {c.reason}")
-        if c.verdict == FAIL or (c.verdict == INCONCLUSIVE and not allow_inconclusive):
+        if c.verdict == FAIL or (c.verdict == INCONCLUSIVE and not (
+                allow_inconclusive and c.allowable)):
             failures += 1
             ET.SubElement(case, "failure", message=message, type=c.verdict).text = message
         elif c.verdict == INCONCLUSIVE:

@@ -9,7 +9,7 @@ import json
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -265,12 +265,14 @@ def write_evaluations(path: str, queue: EvaluationQueue) -> int:
 
 
 def save_data_file(
-    state: CoverageState, spec: CoverageSpec, path: str | os.PathLike[str]
+    state: CoverageState, spec: CoverageSpec, path: str | os.PathLike[str],
+    lost: Mapping[str, int] | None = None,
 ) -> None:
-    """Write `state` as a data file that records `spec`, the spec its runs were judged under,
-    so every later reading judges as this one did. Raises OSError."""
+    """Write `state` as a data file that records `spec`, the spec its runs were judged under, so
+    every later reading judges as this one did, and `lost`, what was dropped before it was judged
+    (`CoverageEngine.lost`), so no later gate passes either (docs/ci.md). Raises OSError."""
     state.recorded_spec = spec.record()
-    state.save(path)
+    state.save(path, lost=lost)
 
 
 def incomplete_warnings(engine: CoverageEngine) -> list[str]:

@@ -27,14 +27,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--agentcov-faults", default=None, metavar="PLAN", dest="agentcov_faults",
         help="inject a fault plan into the suite's agent runs: boundaries, chaos or fault "
-        "families (http_5xx,tool_exception), each with an optional :SEED (docs/faults.md)",
+        "families (http_5xx,tool_exception), each with an optional :SEED (agentcov docs faults)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{MARKER}(plan, seed=None): inject this fault plan into the test's agent "
-        "runs (docs/faults.md)")
+        "runs (agentcov docs faults)")
     text = config.getoption("agentcov_faults")
     if text is None:
         return

@@ -302,15 +302,16 @@ class AgentCovSession:
             workeroutput[WORKER_KEY] = _worker_payload(self.processor)
             return
         self._merge_workers()
+        engine = self.processor.engine
         if outcome.excinfo is not None:  # interrupted: the tests not run made no runs
-            self.processor.engine.state.mark_incomplete([
+            engine.state.mark_incomplete([
                 f"the pytest session was interrupted ({outcome.excinfo[0].__name__}): the "
                 "tests it did not run made no agent runs"])
-        report = self.report = offline.report(self.processor.engine, contexts=True)
+        report = self.report = offline.report(engine, contexts=True)
         if self.data_file is not None:
             try:
                 self.data_file.parent.mkdir(parents=True, exist_ok=True)
-                offline.save_data_file(self.processor.engine.state, self.spec, self.data_file)
+                offline.save_data_file(engine.state, self.spec, self.data_file, engine.lost())
                 self.written.append(("data file", self.data_file))
             except OSError as exc:
                 self.problems.append(
@@ -319,7 +320,7 @@ class AgentCovSession:
             self.problems.append(
                 f"agentcov: {no_runs_message(['this test session'], '--agentcov-allow-empty')}"
             )
-        checks = gate.evaluate(report, self.spec, self.allow_empty)
+        checks = gate.evaluate(report, self.spec, self.allow_empty) + gate.dropped(engine.lost())
         self.table = gate.render_table(checks, self.allow_inconclusive) + "".join(
             f"agentcov: {warning}\n" for warning in gate.warnings(report, self.spec))
         if gate.outcome(checks, self.allow_inconclusive) != EXIT_PASS:

@@ -332,7 +332,7 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
                     "additionalProperties": _STRINGS,
                     "description": "a mapping of a tool-name word to its words in the language",
                 },
-                "description": "a mapping of language code to words (docs/narrative.md)",
+                "description": "a mapping of language code to words (agentcov docs narrative)",
             },
         }
     ),

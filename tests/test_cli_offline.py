@@ -289,7 +289,8 @@ def test_no_agent_runs_is_exit_2_naming_the_inputs_unless_allow_empty(tmp_path: 
                                "(give --allow-empty to accept this); instrument your agents "
                                "on the tracer provider the processor is on: pydantic-ai "
                                "Agent.instrument_all() with that provider global, OpenAI Agents "
-                               "SDK and LangGraph through OpenInference (docs/quickstarts.md)\n")
+                               "SDK and LangGraph through OpenInference (agentcov docs "
+                               "quickstarts)\n")
         assert proc.stdout == ""
         allowed = agentcov(command, "--spec", str(spec), "--traces", str(nothing),
                            "--allow-empty")

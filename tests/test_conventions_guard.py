@@ -40,7 +40,7 @@ RUNS: list[Run] = [("support", ["lookup_order", "delete_account"], None)] * 2
 RESTRICTED = {"agents": [{"name": "support", "tool_edges": {"restricted": ["delete_account"]}}]}
 OVERRULED = ("2 spans that a spec conventions: entry or inference re-read name a restricted "
              "tool: read as calls of it (a restricted tool cannot be hidden by configuration; "
-             "docs/conventions.md)")
+             "agentcov docs conventions)")
 
 
 @pytest.mark.parametrize("entry", HIJACKS.values(), ids=HIJACKS.keys())

@@ -171,7 +171,7 @@ def test_a_state_file_past_the_cap_is_refused_unread(tmp_path: Path) -> None:
     code, _, baseline = _peak_rss_kib(tmp_path, "coverage", "small.agentcov")
     assert code == 0
     refused = ("agentcov: big.agentcov: larger than 80 MiB, the most a state file may hold; "
-               "refused unread (docs/guarantees.md)\n")
+               "refused unread (agentcov docs guarantees)\n")
     for args in (("coverage", "big.agentcov"), ("gate", "--state", "big.agentcov"),
                  ("merge", "big.agentcov", "-o", "out.agentcov"),
                  ("compare", "small.agentcov", "big.agentcov")):

@@ -89,10 +89,18 @@ def test_make_dist_builds_the_abi3_wheel_and_the_sdist(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
     (wheel,) = tmp_path.glob("otel_agentcov-0.1.0-cp311-abi3-*.whl")
     (sdist,) = tmp_path.glob("otel_agentcov-0.1.0.tar.gz")
+    pages = sorted(p.name for p in (ROOT / "docs").glob("*.md"))
     with zipfile.ZipFile(wheel) as built:
         assert "otel_agentcov/_core.abi3.so" in built.namelist()
         assert "otel_agentcov/fake_openai.py" in built.namelist()
+        # `agentcov docs` reads these once installed: files in the wheel, not links
+        assert sorted(n.rsplit("/", 1)[1] for n in built.namelist()
+                      if n.startswith("otel_agentcov/docs/")) == pages
+        gate_page = built.read("otel_agentcov/docs/gate.md")
+    assert gate_page == (ROOT / "docs" / "gate.md").read_bytes()
     with tarfile.open(sdist) as source:
         names = source.getnames()
+        member = source.getmember("otel_agentcov-0.1.0/otel_agentcov/docs/gate.md")
+        assert member.isfile()  # a wheel built from the sdist has it too
     assert "otel_agentcov-0.1.0/core/Cargo.toml" in names
     assert "otel_agentcov-0.1.0/pyproject.toml" in names

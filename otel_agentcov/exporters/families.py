@@ -343,12 +343,12 @@ BOUNDARY_DECLARED = _gauge(
                  else {}))
 BOUNDARY_ORIGIN = _counter(
     "agentcov_boundary_origin_hits", "Boundary hits by origin: provoked by an injected fault of a "
-    "matching family, or natural (docs/faults.md).", "{run}", ("agent", "condition", "origin"),
-    rows=_boundary_origin)
+    "matching family, or natural (agentcov docs faults).", "{run}",
+    ("agent", "condition", "origin"), rows=_boundary_origin)
 FAULT_RUNS = _counter(
     "agentcov_fault_runs", "Runs with an injected fault of the family: injected, hit a condition "
-    "it provokes, recovered, failed (docs/faults.md).", "{run}", ("agent", "family", "outcome"),
-    rows=_fault_runs)
+    "it provokes, recovered, failed (agentcov docs faults).", "{run}",
+    ("agent", "family", "outcome"), rows=_fault_runs)
 RESILIENCE_LOWER = _gauge("agentcov_resilience_lower_ratio",
                           "Wilson 95% lower bound of the share of runs with faults that recovered.",
                           rows=_resilience_bound(0))

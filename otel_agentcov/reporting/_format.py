@@ -309,7 +309,8 @@ def unclassified_lines(spans: SpanStats) -> list[str]:
     if section is None:
         return []
     lines = [f"{plural(section['spans'], 'span')} matched no convention; the commonest shapes "
-             "(`agentcov explain` suggests conventions: entries for them, docs/conventions.md):"]
+             "(`agentcov explain` suggests conventions: entries for them, agentcov docs "
+             "conventions):"]
     for shape in section["shapes"]:
         keys = ", ".join(shape["attributes"]) or "no attributes"
         lines.append(f"  {shape['count']} × scope {shape['scope'] or '(none)'} · name "
@@ -332,7 +333,7 @@ def inferred_line(spans: SpanStats) -> str | None:
     return (f"inferred: {plural(sum(kinds.values()), 'span')} matched no convention and were "
             "classified by inference (" + " · ".join(f"{k} {n}" for k, n in kinds.items())
             + "; from " + " · ".join(f"{k} {n}" for k, n in evidence.items())
-            + "): `agentcov explain --write F` pins them (docs/conventions.md#inference)")
+            + "): `agentcov explain --write F` pins them (agentcov docs conventions)")
 
 
 def spans_summary(spans: SpanStats) -> str:
@@ -360,7 +361,7 @@ def overruled_line(spans: SpanStats) -> str:
         return ""
     return (f"{plural(n, 'span')} that a spec conventions: entry or inference re-read name a "
             "restricted tool: read as calls of it (a restricted tool cannot be hidden by "
-            "configuration; docs/conventions.md)")
+            "configuration; agentcov docs conventions)")
 
 
 

@@ -338,7 +338,8 @@ class CoverageStore:
                 except OSError:  # a failed journal: the snapshot next holds what it lacks
                     pass
             generation = self._generation + 1
-            self.engine.state.save(self.state_file, {"serve": self._serve_extra(generation)})
+            self.engine.state.save(self.state_file, {"serve": self._serve_extra(generation)},
+                                   lost=self.engine.lost())
             fsync_dir(self.state_file)
             try:
                 create_journal(self.journal_path, generation)
@@ -385,6 +386,7 @@ class CoverageStore:
             serve.get("open_events", []), "serve.open_events")]
         engine = self.engine
         engine.state = CoverageState.from_dict(data, engine.state.limits)
+        engine.state.dropped = {}  # the file's drops are this service's: its counters, below
         engine.counters.merge(counters)  # onto the fresh engine's zeros
         for last_seen, steps in open_traces:
             self._clock.now = last_seen

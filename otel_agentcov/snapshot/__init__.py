@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from .. import agent_names
 from ..spec import CoverageSpec
-from ..state import CoverageState
+from ..state import CoverageState, losses
 from ..stats.verdicts import INSTRUMENT_HINT
 from .contexts import tested_edges
 from .coverage import model_matches
@@ -50,8 +50,9 @@ class Snapshot:
     @property
     def gate_problems(self) -> tuple[str, ...]:
         """Why the gate cannot pass whatever the expect lists say: no agent run at all, a spec
-        agent no run matched (with a "did you mean"), or agents no entry names under
-        `gate.unmatched_agents: fail` (one line each)."""
+        agent no run matched (with a "did you mean"), agents no entry names under
+        `gate.unmatched_agents: fail`, spans or decision events dropped before they were judged
+        (one line each)."""
         return self._problems
 
     @property
@@ -92,5 +93,10 @@ def compute_snapshot(
         problems.append(agent_names.unlisted_message(unlisted))
     if not any(runs.values()):
         problems.insert(0, NO_RUNS)
+    lost = dict(state.dropped)
+    if spans is not None:
+        losses.add(lost, losses.of_counters(spans["dropped"], spans.get("events", {})))
+    if losses.message(lost):
+        problems.append(losses.message(lost))
     return kind({"version": REPORT_VERSION, "agents": agents, "spans": span_section(spans)},
                 problems)

@@ -123,7 +123,7 @@ def recommendations_section(v: AgentView) -> None:
         if not hit:
             add(_gain(v, "boundary", 1 / len(enabled)), "boundary", condition,
                 f"`{condition}` never hit: provoke it with {PROVOKE[condition]}, or run "
-                f"`pytest --agentcov-faults={PROVOKING[condition]}` (docs/faults.md)")
+                f"`pytest --agentcov-faults={PROVOKING[condition]}` (agentcov docs faults)")
     used = v.st.inventory.models
     for model in spec.models:
         if not any(model_matches(u, model) for u in used):

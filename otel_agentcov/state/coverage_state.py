@@ -19,7 +19,7 @@ from ..judge import Verdicts
 from ..regular_files import open_regular
 from ..semconv.events import DENY
 from ..spec import AgentSpec
-from . import fields
+from . import fields, losses
 from .arguments import Arguments
 from .caps import OVERFLOW, Caps, Limits
 from .contexts import Contexts
@@ -37,10 +37,11 @@ from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
 # 2 added contract verdicts, 3 their not-exercised counts, 4 the recorded spec and the
-# incomplete mark (an older reader refuses a file it would read as complete), 5 fault counts;
+# incomplete mark (an older reader refuses a file it would read as complete), 5 fault counts,
+# 6 what was dropped before it was judged (an older reader would pass a file that has drops);
 # older files load
-STATE_VERSION = 5
-READABLE_VERSIONS = (1, 2, 3, 4, 5)
+STATE_VERSION = 6
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
 MAX_INCOMPLETE = 100  # reasons a file keeps for being incomplete (more are counted in one)
 # A state file is one JSON document, parsed whole: past this it is refused before it is read,
 # as every offline JSON input is (readers.files.MAX_JSON_BYTES; docs/guarantees.md).
@@ -142,7 +143,7 @@ def read_capped(path: str | os.PathLike[str]) -> bytes:
         data = b"" if size > MAX_STATE_BYTES else fh.read(MAX_STATE_BYTES + 1)
     if size > MAX_STATE_BYTES or len(data) > MAX_STATE_BYTES:
         raise TooLarge(f"{os.fspath(path)}: larger than {MAX_STATE_BYTES >> 20} MiB, the most "
-                       "a state file may hold; refused unread (docs/guarantees.md)")
+                       "a state file may hold; refused unread (agentcov docs guarantees)")
     return data
 
 
@@ -157,6 +158,9 @@ class CoverageState:
         # why runs are missing (a worker that sent nothing, a session that never finished):
         # a gate on an incomplete file fails (docs/ci.md)
         self.incomplete: list[str] = []
+        # spans and decision events dropped before they were judged (`losses.py`), as the
+        # state files merged into this one recorded them: a gate on it cannot pass
+        self.dropped: dict[str, int] = {}
 
     def mark_incomplete(self, reasons: list[str]) -> None:
         """Add why runs are missing, each once, at most MAX_INCOMPLETE kept."""
@@ -227,15 +231,19 @@ class CoverageState:
         for k, v in other.overflow.items():
             self.caps.fold(k, v)
         self.mark_incomplete(other.incomplete)
+        losses.add(self.dropped, other.dropped)
         if self.recorded_spec is None:  # whether specs agree is the reader's check (offline)
             self.recorded_spec = other.recorded_spec
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, lost: Mapping[str, int] | None = None) -> dict[str, Any]:
+        """The file's document; `lost`: the drops to record instead of `self.dropped` (the
+        engine's own added to the merged files', `CoverageEngine.dropped`)."""
         return {
             "format": STATE_FORMAT,
             "version": STATE_VERSION,
             **({"spec": self.recorded_spec} if self.recorded_spec is not None else {}),
             "incomplete": list(self.incomplete),
+            "dropped": dict(self.dropped if lost is None else lost),
             "overflow": dict(sorted(self.overflow.items())),
             "agents": {name: st.to_dict() for name, st in sorted(self.agents.items())},
         }
@@ -252,6 +260,7 @@ class CoverageState:
             state.mark_incomplete([fields.name(r, "incomplete")[:1000]
                                    for r in fields.items(data.get("incomplete", []), "incomplete")])
             state.recorded_spec = _recorded_spec(data.get("spec"))
+            state.dropped = losses.from_file(data.get("dropped", {}))
         except ValueError as exc:
             raise StateError(str(exc)) from None
         for name, d in agents.items():
@@ -266,19 +275,21 @@ class CoverageState:
             state.caps.context_items += items
         return state
 
-    def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None) -> None:
+    def save(self, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None,
+             lost: Mapping[str, int] | None = None) -> None:
         """Atomic write (temp file, fsync, rename): a crash leaves the old file or the new one.
 
         `extra` adds top-level keys (`agentcov serve` keeps its journal generation there);
-        readers of the state ignore them. A symlinked path is written through to its target
-        (the link stays); the temporary file is created exclusively (never a planted link)."""
+        readers of the state ignore them; `lost` as `to_dict`. A symlinked path is written
+        through to its target (the link stays); the temporary file is created exclusively
+        (never a planted link)."""
         target = os.path.realpath(os.fspath(path))
         directory = os.path.dirname(os.path.abspath(target))
         tmp: str | None = None
         try:
             fd, tmp = tempfile.mkstemp(prefix=".agentcov-", dir=directory)
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump({**self.to_dict(), **(extra or {})}, fh, separators=(",", ":"))
+                json.dump({**self.to_dict(lost), **(extra or {})}, fh, separators=(",", ":"))
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, target)

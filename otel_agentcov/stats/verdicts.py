@@ -39,5 +39,5 @@ def no_runs_message(inputs: Iterable[str], flag: str = "--allow-empty") -> str:
 INSTRUMENT_HINT = (
     "instrument your agents on the tracer provider the processor is on: pydantic-ai "
     "Agent.instrument_all() with that provider global, OpenAI Agents SDK and LangGraph through "
-    "OpenInference (docs/quickstarts.md)"
+    "OpenInference (agentcov docs quickstarts)"
 )
