@@ -12,6 +12,7 @@ from typing import Any
 LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER = "llm", "tool", "agent", "handoff", "workflow", "other"
 KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER)
 DELEGATE = "delegate"  # not a span kind: the token a nested agent run leaves in its caller's run
+STATE = "state"  # not a span kind: a state-change event under its span (assembler/events.py)
 MAX_STEPS, TIMEOUT = "max_steps", "timeout"
 
 

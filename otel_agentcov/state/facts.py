@@ -71,6 +71,7 @@ class RunFacts:
     path: tuple[str, ...]
     path_key: int
     state_keys: list[int]
+    event_state_keys: list[int]  # the states the runtime reported (state-change events)
     boundary_hits: list[str]  # enabled conditions the run hit
     delegations: list[tuple[str, str]]
     duration_s: float
@@ -188,6 +189,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         path=path,
         path_key=_cached_hash(path),
         state_keys=state_keys,
+        event_state_keys=[_cached_hash(t) for t in run.state_changes],
         boundary_hits=boundary_hits,
         delegations=run.delegations,
         duration_s=run.duration_s,
