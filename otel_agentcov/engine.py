@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -25,6 +25,7 @@ from .semconv.events import INVALID, Event, InvalidEvent, StateChange, ToolDecis
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
+from .semconv.step import FIRST_KINDS
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
@@ -49,7 +50,8 @@ class EngineCounters:
     flushed early by reason, internal errors. Counters merge by summing, so the engines of
     `--jobs` workers, pytest-xdist workers and a restarted `agentcov serve` add up exactly."""
 
-    by_kind: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    by_kind: dict[str, int] = field(
+        default_factory=lambda: defaultdict(int, dict.fromkeys(FIRST_KINDS, 0)))
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0

@@ -19,10 +19,12 @@ from ..semconv.events import Event, StateChange
 from ..semconv.step import (
     AGENT,
     DELEGATE,
+    GUARDRAIL,
     HANDOFF,
     LLM,
     MAX_STEPS,
     OTHER,
+    PLAN,
     STATE,
     TOOL,
     WORKFLOW,
@@ -33,7 +35,7 @@ from .events import Closed, LateDecision, LateState, event_counts, join, unjoine
 from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
-_RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
+_RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF, PLAN, GUARDRAIL})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
 # (no real workflow, a hostile or runaway one) they are skipped so assembly stays near-linear.
 MAX_PAIRED_AGENTS = 256
@@ -479,7 +481,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
                                 step.fallback_agent, None, context or step.resource_context
                             )
                     owner.add(step)
-                    if kind != HANDOFF:
+                    if kind == LLM or kind == TOOL:  # what a span inside it may repeat
                         outer = step
             kids = children.get(step.span_id)
             if kids:
