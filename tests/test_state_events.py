@@ -215,3 +215,47 @@ def test_a_state_event_waiting_for_its_span_survives_a_compaction(tmp_path: Path
     assert got["agents"]["planner"]["states"] == {
         "observed": 2, "estimated": 3.0, "sample_coverage": 0.0, "source": "events"}
     assert (got["spans"]["events"]["received"], got["spans"]["events"]["joined"]) == (2, 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("transport", ["http", "grpc"])
+def test_serve_reads_state_events_from_the_otlp_log_exporters(
+        tmp_path: Path, transport: str) -> None:
+    """The workload through the SDK's real OTLP exporters to `agentcov serve`, the logs sent
+    first. The exporters send protobuf, whose span events `serve` does not read (the core
+    classifies those spans; decision span events alike): the log records' states only,
+    {plan,step}: 2, #3: 1, #1: 1, so S_obs 3, f1 2, f2 1, Chao1 3 + 2·1/(2·2) = 3.5, sample
+    coverage 1 − 2/4 = 0.5; and no state value in the report or the journal."""
+    from _support import start_service
+    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogs
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
+        OTLPSpanExporter as GrpcSpans,
+    )
+    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogs
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
+        OTLPSpanExporter as HttpSpans,
+    )
+
+    service = start_service(SPEC, state_file=str(tmp_path / "state.json"))
+    try:
+        if transport == "grpc":
+            target = f"127.0.0.1:{service.config.otlp_grpc}"
+            logs: Any = GrpcLogs(endpoint=target, insecure=True)
+            spans: Any = GrpcSpans(endpoint=target, insecure=True)
+        else:
+            base = f"http://127.0.0.1:{service.config.otlp_http}"
+            logs = HttpLogs(endpoint=f"{base}/v1/logs")
+            spans = HttpSpans(endpoint=f"{base}/v1/traces")
+        span_memory, log_memory = recorded()
+        for exporter, batch in ((logs, log_memory.get_finished_logs()),
+                                (spans, span_memory.get_finished_spans())):
+            assert exporter.export(batch).name == "SUCCESS"
+            exporter.shutdown()
+        report = service.store.snapshot().to_dict()
+        assert report["agents"]["planner"]["states"] == {
+            "observed": 3, "estimated": 3.5, "sample_coverage": 0.5, "source": "events"}
+        assert CANARY[:20] not in json.dumps(report)
+        journal = Path(service.store.journal_path or "")
+        assert CANARY[:20].encode() not in journal.read_bytes()
+    finally:
+        service.stop()
