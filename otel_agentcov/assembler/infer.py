@@ -24,6 +24,8 @@ from ..semconv.inference import (
     BY_NAME,
     BY_STRUCTURE,
     CANDIDATE,
+    KIND_WORDS,
+    RUN_WORDS,
     agent_name_ok,
     words,
 )
@@ -42,9 +44,13 @@ _NOT_AGENT_WORDS = frozenset({
 
 
 def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
+    """Not a tool's or a model's name, nor one saying only that something ran (`run`,
+    `Step 1`, `Agent.run`), nor a workflow's, session's or runner's."""
     if name is None or not agent_name_ok(name) or name in taken:
         return False
-    return _NOT_AGENT_WORDS.isdisjoint(words(name))
+    found = words(name)
+    return _NOT_AGENT_WORDS.isdisjoint(found) and not all(
+        w in RUN_WORDS or w in KIND_WORDS or w.isdigit() for w in found)
 
 
 def _may_be_agent(step: Step) -> bool:
@@ -77,7 +83,12 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.kind == AGENT and s.inferred and s.agent in taken and (
                 _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
-    _agents(roots, children, taken, told)
+    owned = _agents(roots, children, taken, told)
+    if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
+        for root in roots:
+            if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
+                    root.agent or root.tool, taken):
+                _become(root, AGENT, told)
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
@@ -107,10 +118,11 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
 
 
 def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken: set[str],
-            told: Reclassified | None) -> None:
+            told: Reclassified | None) -> dict[int, tuple[int, int]]:
     """Candidates under no agent that own model calls and tool executions become agents, the
     nearest one to the calls winning (post-order: children are decided first); so does a
-    candidate right under a tool span that owns model calls (an agent called as a tool)."""
+    candidate right under a tool span that owns model calls (an agent called as a tool).
+    Returns the (model calls, tool calls) each span owns outside the agents found."""
     owned: dict[int, tuple[int, int]] = {}  # span id -> (model calls, tool calls) it owns
     # (step, under an agent, its parent is a tool, children done)
     stack: list[tuple[Step, bool, bool, bool]] = [(r, False, False, False) for r in roots]
@@ -135,7 +147,11 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
         named = step.agent or step.tool  # a function-typed span's name is its tool name
+        # a candidate an agent-name key names (no tool name) needs no tool calls of its own
+        agent_named = step.inferred == CANDIDATE and step.tool is None
         if _may_be_agent(step) and llm and (
-                (tool and not under_agent) or in_tool) and _agent_name_ok(named, taken):
+                ((tool or agent_named) and not under_agent) or in_tool) and _agent_name_ok(
+                named, taken):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)
+    return owned

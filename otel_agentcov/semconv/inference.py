@@ -64,6 +64,8 @@ KIND_WORDS: Mapping[str, str] = {
 # kind words any traced function carries, agent and tool alike (`span_type: Function`)
 _WEAK_WORDS = frozenset({"function", "func"})
 _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+# a word after the kind word that says whose kind it is: `ag.type.node`, `x.kind.span`
+_KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
     "error", "exception", "mime", "message", "messages", "messaging", "payload", "content",
@@ -73,7 +75,7 @@ _NOT_KIND_KEYS = frozenset({
     "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
 })
 # words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
-_RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
+RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
                         "kickoff", "process", "handle", "forward", "step"})
 _ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
 _FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
@@ -166,6 +168,8 @@ def words(text: str) -> tuple[str, ...]:
 def _kind_key(key: str) -> tuple[str, ...] | None:
     """A kind-like key's words before its kind word (its vendor prefix), else None."""
     found = words(key)
+    if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
+        found = found[:-1]  # `ag.type.node`: the node's type
     if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
         return None
     if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
@@ -216,7 +220,7 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
         norm = _norm(word)
         kind = KIND_WORDS.get(norm)
-        if kind is None and (norm.split("_")[0] in _RUN_WORDS or word.startswith("_")):
+        if kind is None and (norm.split("_")[0] in RUN_WORDS or word.startswith("_")):
             kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
         if kind is not None and rest:
             tail = name.rstrip()[name.index(rest) + len(rest):]
@@ -315,13 +319,15 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
     says `run` or `agent`."""
     own = _norm(bare or record.name)
-    generic = not own or own in KIND_WORDS or own.split("_")[0] in _RUN_WORDS
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS
     attrs = record.attributes
     if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
         named = _named(attrs, _AGENT_NAMES, prefix)
         if named is None and kind == OTHER:
             named = _named(attrs, _TOOL_NAMES, prefix)
         return named
+    if kind == OTHER:  # a span of no kind naming the agent it runs (`x.turn.agent_name`)
+        return _named(attrs, _AGENT_NAMES[:1], None)
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 
 
@@ -344,6 +350,9 @@ def infer(record: SpanRecord) -> Inferred:
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
+    if kinds == {TOOL, HANDOFF}:  # a hand-off is a tool call that transfers: the narrower word
+        said = [s for s in said if s[0] == HANDOFF]  # none: the span name says hand-off
+        kinds = {HANDOFF}
     pattern = affix[2] if affix is not None else None
     if len(kinds) > 1:
         what = ", ".join(f"{k}={v!s:.40}" for _, k, v in said)
@@ -465,7 +474,10 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
     kind = found.kind
     if kind == OTHER:
         if found.evidence == CANDIDATE:
-            other.agent = other.tool = found.name
+            # named by an agent-name key: it may run that agent, it is no tool's execution
+            by_agent_key = found.name_key is not None and words(found.name_key)[-2:] == (
+                "agent", "name")
+            other.agent, other.tool = found.name, None if by_agent_key else found.name
             other.inferred = CANDIDATE
         return other
     step = build_step(record, kind, state_attributes,
@@ -485,12 +497,28 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             step.output_tokens = count[1] if count is not None else 0
         if not step.requested_tools:
             step.requested_tools = requested_in_keys(attrs)
+    if kind == HANDOFF and step.handoff_to is None:
+        left, reached = handoff_source(attrs, "from"), handoff_source(attrs, "to")
+        step.handoff_from = left[1] if left is not None else None
+        step.handoff_to = reached[1] if reached is not None else None
     if kind in (LLM, TOOL, AGENT) and step.error is None:
         failed = failure_source(attrs)
         step.error = failed[1] if failed is not None else None
     return step
 
 
+def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None:
+    """(key, agent) of the agent a hand-off leaves (`end` "from") or reaches ("to") under any
+    vendor's key (`x.handoff.to`, `x.transfer.to_agent`)."""
+    for key, value in attrs.items():
+        found = words(key)
+        if end in found[-2:] and not _HANDOFF_WORDS.isdisjoint(found) and isinstance(
+                value, str) and 0 < len(value.strip()) <= 256:
+            return key, clip(value.strip().strip('"'))
+    return None
+
+
+_HANDOFF_WORDS = frozenset({"handoff", "transfer"})
 _REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
 
 
