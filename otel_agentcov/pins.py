@@ -66,7 +66,9 @@ def _entry(group: Group) -> dict[str, Any] | None:
     elif group.evidence == BY_NAME and group.glob is not None:
         match["name"] = group.glob
     elif group.evidence == BY_GENAI and group.key is not None:
-        match["attributes"] = {group.key: {"present": True}}
+        values = list(group.values)  # an operation name's values; other GenAI keys: presence
+        match["attributes"] = {group.key: (values[0] if len(values) == 1 else values)
+                               if values else {"present": True}}
     else:
         return None  # an event or a `<provider>/<model>` name: inference reads it as it is
     if group.kind in _NAME_FIELD and group.name_key is not None:

@@ -547,3 +547,109 @@ def test_the_structure_names_runs_without_tools(tmp_path: Path) -> None:
     assert main(["explain", str(traces), "--write", str(spec)]) == 0
     assert _agents(_report(pinned, _spans(toolless_traffic), "--spec", str(spec))) == _agents(
         report)
+
+
+def turns_and_requests_traffic(tracer: Tracer) -> None:
+    """`weather` runs two turns, each naming it in `zeta.turn.agent_name` (the first calls the
+    model and get_weather, the second the model): one run, not two. `orders.agent` calls the
+    model, whose span holds the call it asks for (`tool_call.lookup_order`, a request as some
+    tracers record it), then runs lookup_order once (`lookup_order.tool`)."""
+    def llm(model: str) -> Any:
+        return tracer.start_as_current_span("complete", attributes={
+            "zeta.span.type": "llm", "zeta.model": model})
+
+    with tracer.start_as_current_span("weather"):
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "weather"}):
+            with llm("weather-model"):
+                pass
+            with tracer.start_as_current_span("get_weather.tool"):
+                pass
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "weather"}), llm("weather-model"):
+            pass
+    with tracer.start_as_current_span("orders.agent"):
+        with llm("orders-model"), tracer.start_as_current_span("tool_call.lookup_order"):
+            pass
+        with tracer.start_as_current_span("lookup_order.tool"):
+            pass
+
+
+def test_turns_are_one_run_and_requested_calls_no_executions(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(turns_and_requests_traffic))
+    assert _agents(report) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 2}, "delegations": []},
+        "orders": {"runs": 1, "tools": {"lookup_order": {"ok": 1, "error": 0}},
+                   "models": {"orders-model": 1}, "delegations": []},
+    }
+
+
+@pytest.mark.parametrize(("operation", "kind"), [
+    ("create_agent", None), ("invoke_agent", "agent"), ("execute_tool", "tool"),
+    ("chat", "llm"), ("generate_content", "llm"), ("text_completion", "llm")])
+def test_a_genai_operation_name_tells_the_kind_without_a_table(
+        operation: str, kind: str | None) -> None:
+    """Read by inference alone (the tables off): `create_agent` defines an agent and runs
+    nothing, so its `gen_ai.agent.name` must not make it a run (it did); the others say their
+    kind."""
+    record = SpanRecord(1, 2, None, f"{operation} weather", scope_name="s", attributes={
+        "gen_ai.operation.name": operation, "gen_ai.agent.name": "weather"})
+    found = infer(record)
+    assert (found.kind if found.evidence else None) == kind
+    with fx.tables_off():
+        agents = fx.replay_in_order([record])[0]
+    # a model or tool call names the agent it was made for: a run of weather either way
+    assert set(agents) == (set() if kind is None else {"weather"})
+
+
+def task_named_traffic(tracer: Tracer) -> None:
+    """Agent spans named by the agent's label and then its task's words, as some frameworks
+    name a task's execution (`weather.what is the weather in Paris?.execute`): `weather` calls
+    the model and get_weather, then runs another task."""
+    for task in ("what is the weather in Paris?", "and in Rome. Thanks"):
+        with tracer.start_as_current_span(f"weather.{task}.execute", attributes={
+                "zeta.span.type": "agent"}):
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+                pass
+            with tracer.start_as_current_span("get_weather", attributes={
+                    "zeta.span.type": "tool"}):
+                pass
+
+
+def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(task_named_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 2, "tools": {"get_weather": {"ok": 2, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(task_named_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    assert _agents(_report(pinned, _spans(task_named_traffic), "--spec", str(spec))) == _agents(
+        report)
+
+
+def wrapper_traffic(tracer: Tracer) -> None:
+    """Every span typed a chain but model and tool calls (`zeta.span.type`), as a module
+    framework types its modules: the user's module `Weather.forward` runs the framework's loop
+    `ReAct.forward`, which calls the model and get_weather. The loop is no agent of the user's:
+    the run is Weather's."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("Weather.forward", "chain"), span("ReAct.forward", "chain"):
+        with span("Predict.forward", "chain"), span("LM.__call__", "llm", **{
+                "zeta.model": "weather-model"}):
+            pass
+        with span("get_weather.__call__", "tool"):
+            pass
+
+
+def test_the_users_module_around_a_frameworks_loop_is_the_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(wrapper_traffic))
+    assert _agents(report) == {"Weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}

@@ -127,6 +127,9 @@ _SUFFIX = _linear(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|t
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
+# an agent's span named by its label and then free text (a task, a question): the label
+_LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
+_LABEL = _linear(f"^{_LABEL_GROUP}$")
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 _CACHED_CHARS = 512  # ... in bytes too: a longer key or name is read each time, never kept
@@ -271,10 +274,21 @@ def _usage_key(key: str) -> bool:
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
 
 
+_OPERATION = "gen_ai.operation.name"
+# operations the kind words do not name; `create_agent` defines an agent, it runs nothing
+_GENAI_OPERATIONS: Mapping[str, str] = {
+    "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
+
+
 def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     """GenAI evidence without a table, (kind, the key that says so: None for an event or a
     span name): a tool's keys, a model call's, an agent's, then usage alone."""
     attrs = record.attributes
+    operation = attrs.get(_OPERATION)
+    if isinstance(operation, str) and len(operation) <= 40:
+        kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
+        if kind is not None:
+            return kind, _OPERATION
     for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
         if key in attrs:
             return TOOL, key
@@ -369,8 +383,12 @@ def infer(record: SpanRecord) -> Inferred:
         kind, evidence = affix[0], BY_NAME
     else:
         genai = _genai_kind(record)
+        if genai is not None and genai[0] == OTHER:
+            return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
+        if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
+            value = record.attributes[key]
     bare = affix[1] if affix is not None else None
     named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
     if named is not None:
@@ -378,8 +396,12 @@ def infer(record: SpanRecord) -> Inferred:
     elif kind == LLM:
         return Inferred(kind, evidence, key, value, pattern)
     else:
-        found = Inferred(kind, evidence, key, value, pattern if bare else None,
-                         bare or clip(record.name.strip()))
+        name = bare or clip(record.name.strip())
+        label = _LABEL.match(name) if kind == AGENT else None
+        if label is not None and pattern is not None:  # `weather.<the task's words>`
+            name, pattern = label.group(1), (pattern[0], pattern[1].replace(
+                "(.+)", _LABEL_GROUP, 1))
+        found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
     if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
