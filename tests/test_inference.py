@@ -653,3 +653,43 @@ def test_the_users_module_around_a_frameworks_loop_is_the_run(tmp_path: Path) ->
     assert _agents(report) == {"Weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 1}, "delegations": []}}
+
+
+def context_typed_traffic(tracer: Tracer) -> None:
+    """Every span carries the type of the entity it belongs to (`zeta.entity.type: agent`,
+    `zeta.entity.name`) and, but on the agent's own span, its own type (`zeta.span.type`):
+    `weather` calls the model and get_weather."""
+    entity = {"zeta.entity.type": "agent", "zeta.entity.name": "weather"}
+    with tracer.start_as_current_span("weather", attributes=entity):
+        with tracer.start_as_current_span("llm:generate", attributes={
+                **entity, "zeta.span.type": "llm", "zeta.llm.model": "weather-model"}):
+            pass
+        with tracer.start_as_current_span("tool.execution:get_weather", attributes={
+                **entity, "zeta.span.type": "tool", "zeta.tool.name": "get_weather"}):
+            pass
+
+
+def method_call_traffic(tracer: Tracer) -> None:
+    """Spans named by the method a framework traces (`Agent.run()`, its hooks
+    `Agent.before_run()`): the agent has no name of its own, so its work is the service's;
+    the model is called through `OpenAiChatDriver.run()`."""
+    with tracer.start_as_current_span("Agent.run()"):
+        with tracer.start_as_current_span("Agent.before_run()"):
+            pass
+        with tracer.start_as_current_span("Agent.try_run()"):
+            with tracer.start_as_current_span("OpenAiChatDriver.run()"):
+                pass
+        with tracer.start_as_current_span("Agent.after_run()"):
+            pass
+
+
+def test_a_spans_own_type_wins_over_its_contexts_and_methods_name_nothing(
+        tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(context_typed_traffic))) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    report = _report(calls, _spans(method_call_traffic))
+    assert set(report["agents"]) == {SERVICE}  # no `before_run()` or `run` agent
+    assert report["spans"]["by_kind"]["llm"] == 1
