@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import deque
+from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -21,10 +21,11 @@ from .readers.trial_runs import plain_other_step
 from .records import SpanRecord, valid_id
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
-from .semconv.events import INVALID, InvalidEvent, ToolDecision, record_decisions
+from .semconv.events import INVALID, Event, InvalidEvent, StateChange, ToolDecision, record_events
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
+from .semconv.step import FIRST_KINDS
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
@@ -49,7 +50,8 @@ class EngineCounters:
     flushed early by reason, internal errors. Counters merge by summing, so the engines of
     `--jobs` workers, pytest-xdist workers and a restarted `agentcov serve` add up exactly."""
 
-    by_kind: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
+    by_kind: dict[str, int] = field(
+        default_factory=lambda: defaultdict(int, dict.fromkeys(FIRST_KINDS, 0)))
     dropped: dict[str, int] = field(default_factory=dict)
     flushed_early: dict[str, int] = field(default_factory=early_flushes)
     internal_errors: int = 0
@@ -177,16 +179,16 @@ class CoverageEngine:
         with self._counters_lock:
             self.counters.internal_errors += n
 
-    def ingest(self, span: SpanRecord | Classified | ToolDecision | InvalidEvent) -> None:
+    def ingest(self, span: SpanRecord | Classified | Event | InvalidEvent) -> None:
         """Classify one span and fold any runs it completes; never raises, counts it exactly once.
 
         A SpanRecord is classified here (`to_step`); anything else is a span the core's fused
         reader (`steps`) already decoded and classified the same way. Invalid spans and spans
         classify cannot read are counted drops; a failure after the span was counted is an
-        internal error (so processed = classified + dropped always holds). A decision event
-        (a log file's) goes to `ingest_event`.
+        internal error (so processed = classified + dropped always holds). A decision or state
+        event (a log file's) goes to `ingest_event`.
         """
-        if isinstance(span, ToolDecision):
+        if isinstance(span, (ToolDecision, StateChange)):
             self.ingest_event(span)
             return
         if isinstance(span, InvalidEvent):
@@ -201,7 +203,7 @@ class CoverageEngine:
             self.apply(*result)
 
     def ingest_all(
-        self, spans: Iterable[SpanRecord | Classified | ToolDecision | InvalidEvent]
+        self, spans: Iterable[SpanRecord | Classified | Event | InvalidEvent]
     ) -> None:
         """`ingest` of each span in turn (the offline readers' bulk path): the same counts, runs
         and fold order, without a call per span for what the core already classified."""
@@ -318,9 +320,9 @@ class CoverageEngine:
             self._count_inferred(step.kind, step.inferred)
         if self.inferred_log is not None:
             self.inferred_log.reclassified(step)
-    def ingest_event(self, event: ToolDecision) -> None:
-        """Join a decision event to its run (buffered with its trace, or folded on its own when
-        the run was folded already: assembler/events.py); never raises."""
+    def ingest_event(self, event: Event) -> None:
+        """Join a decision or state event to its run (buffered with its trace, or folded on its
+        own when the run was folded already: assembler/events.py); never raises."""
         with self.lock:
             try:
                 late = self.assembler.add_event(event)
@@ -330,9 +332,9 @@ class CoverageEngine:
                 self.count_internal_error()
 
     def span_events(self, record: SpanRecord) -> None:
-        """The decision span events of a span, joined as their log-record form is (before the
-        span itself, so a span that closes its run finds them buffered)."""
-        for event in record_decisions(record):
+        """The decision and state span events of a span, joined as their log-record form is
+        (before the span itself, so a span that closes its run finds them buffered)."""
+        for event in record_events(record):
             self.ingest_event(event)
 
     def ingest_runs(self, runs: list[AgentRun], kinds: Mapping[str, int]) -> None:

@@ -35,7 +35,7 @@ from .engine import CoverageEngine
 from .evaluations import EvaluationQueue, logger_for
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
-from .semconv.events import DECISION_EVENT, ToolDecision, decision, service_agent
+from .semconv.events import EVENT_NAMES, Event, StateChange, ToolDecision, event, service_agent
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import Limits
@@ -115,8 +115,8 @@ class AgentCoverageProcessor(SpanProcessor):
         bounds = self.engine.bounds
         max_queue, max_queue_bytes = bounds.max_queue, bounds.max_queue_bytes
         # a span, or (span, bytes above SPAN_BYTES) when it was measured
-        # ... or a decision event from the paired log processor (`log_processor`)
-        self._queue: deque[ReadableSpan | tuple[ReadableSpan, int] | ToolDecision] = deque()
+        # ... or a decision or state event from the paired log processor (`log_processor`)
+        self._queue: deque[ReadableSpan | tuple[ReadableSpan, int] | Event] = deque()
         self._max_queue = min(max_queue, max_queue_bytes // SPAN_BYTES)
         self._max_queue_bytes = max_queue_bytes
         self._extra_bytes = 0  # sum of the queued spans' bytes above SPAN_BYTES
@@ -144,14 +144,14 @@ class AgentCoverageProcessor(SpanProcessor):
         self.engine.assembler.expect_events()
         return AgentCoverageLogProcessor(self)
 
-    def enqueue_event(self, event: ToolDecision) -> None:
-        """Queue a decision event behind the spans ended before it (the paired log processor's
-        `on_emit`); bounded with the spans, never raises."""
+    def enqueue_event(self, found: Event) -> None:
+        """Queue a decision or state event behind the spans ended before it (the paired log
+        processor's `on_emit`); bounded with the spans, never raises."""
         try:
             if self._is_shutdown or len(self._queue) >= self._max_queue:
                 self.engine.count_event("buffer_full")
             else:
-                self._queue.append(event)
+                self._queue.append(found)
         except Exception:
             self._internal_error()
 
@@ -211,7 +211,7 @@ class AgentCoverageProcessor(SpanProcessor):
             read = self.engine.sdk_steps()  # the core reads SDK spans in place, when it can
             for _ in range(len(queue)):
                 item = queue.popleft()
-                if isinstance(item, ToolDecision):
+                if isinstance(item, (ToolDecision, StateChange)):
                     self.engine.ingest_event(item)
                     continue
                 if isinstance(item, tuple):  # measured: (span, bytes above the flat size)
@@ -332,38 +332,39 @@ class AgentCoverageProcessor(SpanProcessor):
 
 
 def _span_events(engine: CoverageEngine, span: ReadableSpan) -> None:
-    """Decision span events of an SDK span, joined as their log-record form is."""
+    """Decision and state span events of an SDK span, joined as their log-record form is."""
     context = span.context
-    if context is None or not any(e.name == DECISION_EVENT for e in span.events):
+    if context is None or not any(e.name in EVENT_NAMES for e in span.events):
         return
     agent = service_agent(span.resource.attributes if span.resource is not None else None)
     for e in span.events:
-        found = decision(e.name, e.attributes or {}, context.trace_id, context.span_id,
-                         e.timestamp or 0, agent)
-        if isinstance(found, ToolDecision):
+        found = event(e.name, e.attributes or {}, context.trace_id, context.span_id,
+                      e.timestamp or 0, agent) if e.name in EVENT_NAMES else None
+        if isinstance(found, (ToolDecision, StateChange)):
             engine.ingest_event(found)
 
 
 class AgentCoverageLogProcessor(LogRecordProcessor):
-    """The in-process front door for events: `on_emit` keeps only decision events (names,
-    outcomes and ids, never a body) and queues them with the paired processor's spans."""
+    """The in-process front door for events: `on_emit` keeps only decision and state events
+    (names, outcomes, key counts and ids, never a body) and queues them with the paired
+    processor's spans."""
 
     def __init__(self, spans: AgentCoverageProcessor) -> None:
         self._spans = spans
 
     def on_emit(self, log_data: Any) -> None:
-        """Read the record's event name, ids and three attributes; never raises."""
+        """Read the record's event name, ids and the attributes events.py reads; never raises."""
         try:
             record = getattr(log_data, "log_record", log_data)  # LogData or ReadWriteLogRecord
             attributes = record.attributes or {}
             name = getattr(record, "event_name", None)
-            if name != DECISION_EVENT and attributes.get("event.name") != DECISION_EVENT:
+            if name not in EVENT_NAMES and attributes.get("event.name") not in EVENT_NAMES:
                 return
             resource = getattr(log_data, "resource", None) or getattr(record, "resource", None)
-            found = decision(name, attributes, record.trace_id or 0, record.span_id or 0,
+            found = event(name, attributes, record.trace_id or 0, record.span_id or 0,
                              record.timestamp or record.observed_timestamp or 0,
                              service_agent(resource.attributes if resource is not None else None))
-            if isinstance(found, ToolDecision):
+            if isinstance(found, (ToolDecision, StateChange)):
                 self._spans.enqueue_event(found)
             elif found is not None:
                 self._spans.engine.count_event("invalid")

@@ -39,7 +39,12 @@ from .semconv.convention import ENTRY_SCHEMA
 from .semconv.convention import problems as convention_problems
 from .user_regex import SchemaValidator, UserRegexError, compile_user_regex, schema_patterns
 
-CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure")
+# the boundary conditions (docs/semantics.md#detection-rules), in report order; the first six are
+# enabled unless `boundaries.conditions` says otherwise, `guardrail_blocked` once an agent declares
+# the guardrail results that mean blocked (`boundaries.guardrail_blocked`)
+CONDITIONS = ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure",
+              "guardrail_blocked")
+DEFAULT_CONDITIONS = CONDITIONS[:6]
 DEFAULT_GATE_TARGET = "edges.restricted_attempts"  # default expect: maximum 0
 UNDECLARED_TARGET = "edges.undeclared_tools"  # with tool_edges.undeclared: fail, maximum 0
 EXPECT_TARGETS = (
@@ -111,7 +116,10 @@ class BoundarySpec:
     cost_limit_amount: float | None = None  # a budget in `cost_limit_currency`
     cost_limit_currency: str = "USD"  # (gen_ai.usage.cost.currency, ISO 4217)
     min_input_chars: int = 1
-    conditions: tuple[str, ...] = CONDITIONS  # enabled conditions, in CONDITIONS order
+    # provider-native guardrail results, `<gen_ai.guardrail.result.type>=<value>`, that mean the
+    # guardrail blocked what it checked: the spec says so, the product never guesses a verdict
+    guardrail_blocked: tuple[str, ...] = ()
+    conditions: tuple[str, ...] = DEFAULT_CONDITIONS  # enabled conditions, in CONDITIONS order
     # A `boundaries:` mapping in the agent's entry or `defaults`: only then does boundary coverage
     # count in the overall (docs/semantics.md#overall): undeclared, a never-tried boundary would
     # zero every new project's score.
@@ -287,6 +295,12 @@ _ENTRY_PROPERTIES: dict[str, Any] = {
             "cost_limit_amount": _POSITIVE_NUMBER_OR_NULL,
             "cost_limit_currency": {"type": "string", "minLength": 1, "maxLength": 16},
             "min_input_chars": _POSITIVE_INT,
+            "guardrail_blocked": {
+                "type": "array",
+                "minItems": 1,
+                "items": {"type": "string", "pattern": "^[^=]+=.+$", "maxLength": 513},
+                "description": "an array of guardrail results, each `<result.type>=<value>`",
+            },
             "conditions": {
                 "type": "array",
                 "items": {"enum": list(CONDITIONS)},
@@ -648,6 +662,7 @@ _BOUNDARY_CONVERTERS: dict[str, Callable[[Any], Any]] = {
     "cost_limit_amount": _float_or_none,
     "cost_limit_currency": str,
     "min_input_chars": int,
+    "guardrail_blocked": tuple,
     "conditions": _conditions,
 }
 
@@ -697,6 +712,8 @@ def _agent(
     kwargs["restricted"] = tuple(dict.fromkeys((*restricted, *kwargs.get("restricted", ()))))
     bounds = {k: _BOUNDARY_CONVERTERS[k](v) for k, v in entry.get("boundaries", {}).items()}
     bounds["declared"] = "boundaries" in entry
+    if bounds.get("guardrail_blocked") and "conditions" not in bounds:
+        bounds["conditions"] = (*DEFAULT_CONDITIONS, "guardrail_blocked")
     kwargs["contracts"] = build_contracts(entry)
     expect = _gate_expect(
         kwargs.get("expect", ()), bool(kwargs["contracts"]), "narrative" in kwargs, gate

@@ -10,7 +10,7 @@ import pytest
 
 from otel_agentcov.judge.contracts import Behaviour, Called, Contract, Selector
 from otel_agentcov.spec import (
-    CONDITIONS,
+    DEFAULT_CONDITIONS,
     DEFAULT_GATE_TARGET,
     AgentSpec,
     BoundarySpec,
@@ -148,7 +148,7 @@ def test_empty_spec_gives_defaults_and_default_gate() -> None:
     agent = spec.for_agent("anyone")
     assert agent == AgentSpec(name="anyone")
     assert agent.expect == (ExpectItem(DEFAULT_GATE_TARGET, {"maximum": 0}),)
-    assert agent.boundaries.conditions == CONDITIONS
+    assert agent.boundaries.conditions == DEFAULT_CONDITIONS
 
 
 # --- defaults, "*", fallback, default gate ---

@@ -1,4 +1,5 @@
-"""Decision events joined to their runs, in either arrival order (docs/semantics.md#decisions).
+"""Decision and state events joined to their runs, in either arrival order
+(docs/semantics.md#decisions, docs/semantics.md#state-from-events).
 
 An event that arrives while its trace is buffered waits with it and is joined when the subtree
 is assembled: to the `execute_tool` step with its `gen_ai.tool.call.id` (or the tool span it was
@@ -14,8 +15,8 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..semconv.events import DENY, REQUIRE_APPROVAL, ToolDecision
-from ..semconv.step import DELEGATE, TOOL, Step
+from ..semconv.events import DENY, REQUIRE_APPROVAL, Event, StateChange, ToolDecision
+from ..semconv.step import DELEGATE, STATE, TOOL, Step
 from .run import AgentRun
 
 # event counters: received, joined (to a buffered span), late (to a folded run), and the drops:
@@ -41,7 +42,16 @@ class LateDecision:
     replaces: str | None  # the call's decision it replaces (a pending approval, an allow)
 
 
-def _synthetic_id(event: ToolDecision, n: int) -> int:
+@dataclass(slots=True, frozen=True)
+class LateState:
+    """A state change whose run was already folded: folded on its own into that agent's
+    states."""
+
+    agent: str
+    tokens: tuple[str, ...]
+
+
+def _synthetic_id(event: Event, n: int) -> int:
     """A 64-bit span id for an event-only step, the same on every replay of the same events."""
     key = f"{event.trace_id}/{event.span_id}/{event.time_ns}/{event.call_id}/{n}"
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big") or 1
@@ -66,14 +76,30 @@ def _resolves(before: str | None, outcome: str) -> bool:
         outcome == DENY and before != DENY)
 
 
-def join(subtree: dict[int, Step], events: list[ToolDecision]) -> tuple[list[ToolDecision], int]:
+def state_step(event: StateChange, n: int) -> Step:
+    """The step a state change stands for, under the span it was recorded in."""
+    return Step(
+        trace_id=event.trace_id, span_id=_synthetic_id(event, n), parent_id=event.span_id,
+        kind=STATE, start_ns=event.time_ns, end_ns=event.time_ns,
+        fallback_agent=event.fallback_agent, state_extra=event.tokens(), event=True,
+    )
+
+
+def join(subtree: dict[int, Step], events: list[Event]) -> tuple[list[Event], int]:
     """Join `events` to the steps of `subtree` (adding event-only steps to it); returns the
     events that belong to none of its spans, and how many were duplicates of a call already
     decided."""
     by_call = {s.call_id: s for s in subtree.values() if s.kind == TOOL and s.call_id}
-    left: list[ToolDecision] = []
+    left: list[Event] = []
     duplicates = 0
     for n, event in enumerate(events):
+        if isinstance(event, StateChange):
+            if event.span_id in subtree:
+                state = state_step(event, n)
+                subtree[state.span_id] = state
+            else:
+                left.append(event)
+            continue
         step = by_call.get(event.call_id) if event.call_id else None
         if step is None:
             here = subtree.get(event.span_id)
@@ -95,13 +121,14 @@ def join(subtree: dict[int, Step], events: list[ToolDecision]) -> tuple[list[Too
     return left, duplicates
 
 
-def unjoined_denials(events: list[ToolDecision], agent: str | None) -> list[LateDecision]:
+def unjoined_denials(events: list[Event], agent: str | None) -> list[LateDecision]:
     """The denials among events no span of their trace joined (recorded in a span that never
     came: a guardrail service's, say): a denial is an attempt whether or not its spans arrive
     (docs/semantics.md#decisions), so each folds on its own, under `agent` (a run of the same
     trace) or else the service that emitted it; other outcomes stay counted `unjoined` only."""
     return [LateDecision(agent or e.fallback_agent, e.tool, DENY, e.trace_id, e.time_ns, False,
-                         None) for e in events if e.outcome == DENY and e.tool is not None]
+                         None) for e in events
+            if isinstance(e, ToolDecision) and e.outcome == DENY and e.tool is not None]
 
 
 class Closed:
@@ -146,10 +173,14 @@ class Closed:
         found = self._traces.get(trace_id)
         return next(iter(found[1].values()), None) if found is not None else None
 
-    def knows(self, event: ToolDecision) -> bool:
+    def knows(self, event: Event) -> bool:
         found = self._traces.get(event.trace_id)
         return found is not None and (
             event.span_id in found[1] or (event.call_id is not None and event.call_id in found[2]))
+
+    def late_state(self, event: StateChange) -> LateState:
+        """The state change of a folded run, for the agent whose run held its span."""
+        return LateState(self._traces[event.trace_id][1][event.span_id], event.tokens())
 
     def late(self, event: ToolDecision) -> LateDecision | None:
         """The decision to fold for an event of a folded run; None: a duplicate, or a call

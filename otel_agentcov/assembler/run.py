@@ -55,6 +55,9 @@ class AgentRun:
     span_id: int = 0
     turns: int = 0  # gen_ai.agent.turn.count of its agent span (0: not recorded)
     faults: frozenset[str] = frozenset()  # families of the faults injected on its spans
+    # the states its runtime said it reached (`gen_ai.execution.state.changed` events, in time
+    # order): key names or counts, never values (docs/semantics.md#state-from-events)
+    state_changes: tuple[tuple[str, ...], ...] = ()
 
     @property
     def duration_s(self) -> float:

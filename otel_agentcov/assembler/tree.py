@@ -15,14 +15,27 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 
 from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
-from ..semconv.events import ToolDecision
-from ..semconv.step import AGENT, DELEGATE, HANDOFF, LLM, MAX_STEPS, OTHER, TOOL, WORKFLOW, Step
+from ..semconv.events import Event, StateChange
+from ..semconv.step import (
+    AGENT,
+    DELEGATE,
+    GUARDRAIL,
+    HANDOFF,
+    LLM,
+    MAX_STEPS,
+    OTHER,
+    PLAN,
+    STATE,
+    TOOL,
+    WORKFLOW,
+    Step,
+)
 from .bounds import Bounds
-from .events import Closed, LateDecision, event_counts, join, unjoined_denials
+from .events import Closed, LateDecision, LateState, event_counts, join, unjoined_denials
 from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
-_RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF})
+_RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF, PLAN, GUARDRAIL})
 # The hand-off and hosting heuristics compare agent runs pairwise; past this many in one trace
 # (no real workflow, a hostile or runaway one) they are skipped so assembly stays near-linear.
 MAX_PAIRED_AGENTS = 256
@@ -40,7 +53,7 @@ class _Builder:
 
     __slots__ = (
         "agent", "span", "parent_span_id", "steps", "delegations", "extra_spans", "called",
-        "callees", "context", "faults",
+        "callees", "context", "faults", "states",
     )
 
     def __init__(self, agent: str, span: Step | None, context: str | None = None) -> None:
@@ -56,6 +69,7 @@ class _Builder:
         # families marked on any span of the run, counted or not (a graph node around the model
         # call, the MCP server's half of a tool call folded into the client's)
         self.faults: set[str] = set()
+        self.states: list[Step] = []  # state-change events recorded in its spans
 
     def add(self, step: Step) -> None:
         self.steps.append(step)
@@ -134,6 +148,8 @@ class _Builder:
             faults=frozenset(self.faults).union(
                 s.fault for s in (*spans, *steps) if s.fault is not None),
             turns=max((s.turn_count for s in spans), default=0),
+            state_changes=tuple(s.state_extra for s in sorted(self.states,
+                                                              key=lambda s: s.start_ns)),
         )
 
 
@@ -444,6 +460,9 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
                     outer = None
                     if current is not None:
                         _delegate(current, here)
+            elif kind == STATE:
+                if current is not None:  # a change no agent's run observed counts nowhere
+                    current.states.append(step)
             elif kind == WORKFLOW and step.error is not None:
                 failed_workflows.append(step)
             elif kind == AGENT and current is not None and step.limit is not None:
@@ -466,7 +485,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
                                 step.fallback_agent, None, context or step.resource_context
                             )
                     owner.add(step)
-                    if kind != HANDOFF:
+                    if kind == LLM or kind == TOOL:  # what a span inside it may repeat
                         outer = step
             if step.fault is not None and here is not None:
                 here.faults.add(step.fault)
@@ -549,7 +568,7 @@ class _TraceBuffer:
         self.steps: dict[int, Step] = {}
         self.children: dict[int, list[int]] = {}
         self.last_seen = now
-        self.events: list[ToolDecision] = []  # decision events not joined yet (events.py)
+        self.events: list[Event] = []  # decision and state events not joined yet (events.py)
 
 
 class RunAssembler:
@@ -592,17 +611,19 @@ class RunAssembler:
             if self._closed is None:
                 self._closed = Closed(self.bounds.max_buffered_spans)
 
-    def add_event(self, event: ToolDecision, restored: bool = False) -> LateDecision | None:
-        """Buffer a decision event with its trace, or join it to a run already folded (returned
-        to be folded on its own); counted by what became of it (`restored`: an event a durable
-        snapshot kept waiting, counted as received already)."""
+    def add_event(self, event: Event, restored: bool = False
+                  ) -> LateDecision | LateState | None:
+        """Buffer a decision or state event with its trace, or join it to a run already folded
+        (returned to be folded on its own); counted by what became of it (`restored`: an event
+        a durable snapshot kept waiting, counted as received already)."""
         now = self._clock()
         with self._lock:
             counts = self.events
             counts["received"] += not restored
             closed = self._closed
             if closed is not None and closed.knows(event):
-                late = closed.late(event)
+                late = (closed.late_state(event) if isinstance(event, StateChange)
+                        else closed.late(event))
                 counts["late" if late is not None else "duplicate"] += 1
                 return late
             if self.pending_events >= self.bounds.max_buffered_spans:
@@ -627,7 +648,7 @@ class RunAssembler:
         """Assemble a subtree with the buffered events that belong to it; `final`: the trace
         is gone from the buffer, so the events left over are counted unjoined."""
         events = buf.events
-        unjoined: list[ToolDecision] = []
+        unjoined: list[Event] = []
         if events:
             left, duplicates = join(subtree, events)
             counts = self.events
@@ -700,7 +721,7 @@ class RunAssembler:
             self.flushed_early[reason] += 1
         return self._assemble(oldest, oldest.steps, True)
 
-    def open_events(self) -> list[ToolDecision]:
+    def open_events(self) -> list[Event]:
         """The decision events waiting for their spans (a durable snapshot keeps them)."""
         with self._lock:
             return [e for buf in self._traces.values() for e in buf.events]

@@ -1,4 +1,4 @@
-"""OTLP log payloads (protobuf and OTLP/JSON) -> the decision events they carry.
+"""OTLP log payloads (protobuf and OTLP/JSON) -> the decision and state events they carry.
 
 Events are log records (docs/instrumentations.md#events). Of a record only the event name, the
 trace and span ids, the time and the attributes `semconv.events` reads are looked at: never the
@@ -16,10 +16,14 @@ from ..semconv.events import (
     EVENT_NAME_KEY,
     INVALID,
     INVALID_EVENT,
+    KEY_COUNT_KEY,
+    KEYS_KEY,
+    MAX_STATE_KEYS,
     OUTCOME_KEY,
+    STATE_KEYS,
+    Event,
     InvalidEvent,
-    ToolDecision,
-    decision,
+    event,
     service_agent,
 )
 from .errors import TraceFormatError
@@ -27,14 +31,15 @@ from .otlp import Keep, _get, _json_attributes, _json_id, _json_int, _list, _obj
 from .otlp_size import ElementCaps, TooLarge
 
 # the attributes read from a log record; any other (content included) is skipped undecoded
-_READ = frozenset({EVENT_NAME_KEY, OUTCOME_KEY, "gen_ai.tool.call.id", "gen_ai.tool.name"})
+_READ = frozenset({EVENT_NAME_KEY, OUTCOME_KEY, "gen_ai.tool.call.id", "gen_ai.tool.name",
+                   *STATE_KEYS})
 _LEN = 2
 
 
-LogItem = ToolDecision | InvalidEvent
+LogItem = Event | InvalidEvent
 
 
-def _item(found: ToolDecision | str | None, keep: Keep) -> LogItem | None:
+def _item(found: Event | str | None, keep: Keep) -> LogItem | None:
     if found is None:
         return None
     if isinstance(found, str):
@@ -81,26 +86,52 @@ def _text(data: bytes, start: int, end: int, where: str) -> str:
                                f"UTF-8 at byte {start})") from None
 
 
-def _read_attribute(data: bytes, start: int, end: int, where: str) -> tuple[str, str] | None:
-    """(key, value) of a KeyValue whose key is read and whose value is a string, else None."""
+def _strings(data: bytes, start: int, end: int, where: str) -> list[str] | None:
+    """The string values of an ArrayValue, None when one is no string or there are more than
+    a state event's key names may be (`events.state_change` then reads none of them)."""
+    found: list[str] = []
+    for field, wire, a, b in _fields(data, start, end, where):
+        if field != 1 or wire != _LEN or len(found) >= MAX_STATE_KEYS:
+            return None
+        text = None
+        for f, w, va, vb in _fields(data, a, b, where):
+            text = (va, vb) if f == 1 and w == _LEN else None
+        if text is None:
+            return None
+        found.append(_text(data, text[0], text[1], where))
+    return found
+
+
+def _read_attribute(data: bytes, start: int, end: int, where: str) -> tuple[str, Any] | None:
+    """(key, value) of a KeyValue whose key is read: a string value, and for a state event's
+    attributes an int (the key count) or an array of strings (the key names); else None. The
+    key is read first: the value of an attribute not read is never decoded."""
     key: str | None = None
-    value: tuple[int, int] | None = None
+    value: tuple[int, int, int] | None = None  # (AnyValue field, start, end)
     for field, wire, a, b in _fields(data, start, end, where):
         if field == 1 and wire == _LEN:
             key = _text(data, a, b, where)
-        elif field == 2 and wire == _LEN:  # AnyValue: only its string_value (field 1)
+        elif field == 2 and wire == _LEN:  # AnyValue: string (1), int (3) or array (5)
             value = None
             for f, w, va, vb in _fields(data, a, b, where):
-                value = (va, vb) if f == 1 and w == _LEN else None
+                value = (f, va, vb) if (f, w) in ((1, _LEN), (3, _VARINT), (5, _LEN)) else None
     if key is None or key not in _READ or value is None:
         return None
-    return key, _text(data, value[0], value[1], where)
+    kind, a, b = value
+    if kind == 1:
+        return key, _text(data, a, b, where)
+    if kind == 3 and key == KEY_COUNT_KEY:
+        return key, a  # a varint field's start is its value (`_fields`)
+    if kind == 5 and key == KEYS_KEY:
+        return key, _strings(data, a, b, where)
+    return None
 
 
 def _log_record(data: bytes, start: int, end: int, agent: str, where: str
-                ) -> tuple[ToolDecision | str | None, int]:
-    """The decision a LogRecord holds, and how many attributes it has. Its body and every
-    attribute not read are skipped on the wire: never decoded, never allocated."""
+                ) -> tuple[Event | str | None, int]:
+    """The decision or state change a LogRecord holds, and how many attributes it has. Its
+    body and every attribute not read are skipped on the wire: never decoded, never
+    allocated."""
     attrs: dict[str, Any] = {}
     name: str | None = None
     trace_id = span_id = time_ns = observed_ns = n_attributes = 0
@@ -118,7 +149,7 @@ def _log_record(data: bytes, start: int, end: int, agent: str, where: str
         elif field in (1, 11) and wire == _I64:
             stamp = int.from_bytes(data[a:b], "little")
             time_ns, observed_ns = (stamp, observed_ns) if field == 1 else (time_ns, stamp)
-    return decision(name, attrs, trace_id, span_id, time_ns or observed_ns, agent), n_attributes
+    return event(name, attrs, trace_id, span_id, time_ns or observed_ns, agent), n_attributes
 
 
 def _service(data: bytes, start: int, end: int, where: str) -> str:
@@ -150,12 +181,13 @@ def _read_service_name(data: bytes, start: int, end: int, where: str) -> str | N
 def events_from_protobuf(
     payload: bytes, where: str = "request", keep: Keep = None, caps: ElementCaps | None = None,
 ) -> list[LogItem]:
-    """The decision events of ExportLogsServiceRequest (or LogsData) bytes; TraceFormatError
-    naming `where` when they do not parse, TooLarge past `caps` (records, attributes).
+    """The decision and state events of ExportLogsServiceRequest (or LogsData) bytes;
+    TraceFormatError naming `where` when they do not parse, TooLarge past `caps` (records,
+    attributes).
 
     Read on the wire, not parsed whole: a parser allocates per element, so 8 MB of empty log
     records once took 513 MB before the caps were counted (80 MB, the service's limit: about
-    5 GB). Here only decision events are allocated, and the caps stop the walk as they pass."""
+    5 GB). Here only our events are allocated, and the caps stop the walk as they pass."""
     found: list[LogItem] = []
     records = attributes = 0
     for field, wire, a, b in _fields(payload, 0, len(payload), where):
@@ -259,7 +291,7 @@ def is_logs_json(document: Any) -> bool:
 
 
 def events_from_json(document: Any, where: str = "", keep: Keep = None) -> Iterator[LogItem]:
-    """The decision events of an OTLP/JSON logs object (`{"resourceLogs": [...]}`)."""
+    """The decision and state events of an OTLP/JSON logs object (`{"resourceLogs": [...]}`)."""
     doc = _object(document, where or "document")
     prefix = f"{where}." if where else ""
     for r, rl in enumerate(_list(doc, "resourceLogs", "resource_logs", where)):
@@ -279,7 +311,7 @@ def events_from_json(document: Any, where: str = "", keep: Keep = None) -> Itera
                                     at + ".timeUnixNano") or _json_int(
                     _get(record, "observedTimeUnixNano", "observed_time_unix_nano"),
                     at + ".observedTimeUnixNano")
-                item = _item(decision(
+                item = _item(event(
                     name if isinstance(name, str) else None, attrs,
                     _json_id(_get(record, "traceId", "trace_id"), 16, at + ".traceId"),
                     _json_id(_get(record, "spanId", "span_id"), 8, at + ".spanId"),

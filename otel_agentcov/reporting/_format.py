@@ -126,7 +126,8 @@ def dimension_detail(agent: AgentReport, dimension: Dimension) -> str:
         return _estimate(paths["observed"], paths["estimated"], "path")
     if dimension == "state":
         states = agent["states"]
-        return _estimate(states["observed"], states["estimated"], "state")
+        told = ", from state-change events" if states.get("source") == "events" else ""
+        return _estimate(states["observed"], states["estimated"], "state") + told
     if dimension == "boundary":
         hits: Mapping[str, bool] = agent["boundaries"]
         return f"{sum(1 for hit in hits.values() if hit)}/{len(hits)} conditions"

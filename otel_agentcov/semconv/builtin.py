@@ -37,6 +37,7 @@ FAMILIES = (
     "pydantic_ai",  # scope `pydantic-ai`, legacy names
     "openinference",  # `openinference.span.kind`
     "traceloop",  # `traceloop.span.kind` (its scopes are shared with python-contrib)
+    "a2a",  # `a2a.method.name`: a message to a remote agent is a run of that agent
     "mcp",  # `mcp.method.name` (server tool calls also say `execute_tool`)
     "vercel_ai",  # `ai.operationId` (the AI SDK's own spans, no GenAI operation names)
     "genai",  # `gen_ai.operation.name`, then span names
@@ -44,10 +45,12 @@ FAMILIES = (
 
 HOOKS: Mapping[str, Hook] = {
     "genai.agent": genai.agent,
+    "genai.guardrail": genai.guardrail,
     "openinference.agent": openinference.agent,
     "openinference.chain": openinference.chain,
     "llama_index.turn": llama_index.turn,
     "mcp.server_half": mcp.server_half,
+    "a2a.server_half": mcp.server_half,  # the same shape: a server half waits for its caller
     "smolagents.run": smolagents.run,
     "semantic_kernel.finish_reason": semantic_kernel.finish_reason,
     "semantic_kernel.transfer": semantic_kernel.transfer,

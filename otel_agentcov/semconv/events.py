@@ -1,9 +1,11 @@
-"""GenAI events (log records, or span events of the same name) -> ToolDecision.
+"""GenAI events (log records, or span events of the same name) -> ToolDecision, StateChange.
 
 The GenAI conventions record a tool-call decision as the event `gen_ai.tool.call.decision`
 (docs/instrumentations.md#events): a denied call often has no `execute_tool` span at all, so the
 event is the only evidence of the attempt. Only names and identifiers are read from an event:
 its outcome, the tool's name and the call id; never a body or another attribute (content).
+A runtime's state delta is the event `gen_ai.execution.state.changed`: of it only the number of
+keys changed and their (bounded) names are read, never a state value.
 """
 
 from __future__ import annotations
@@ -22,6 +24,13 @@ OUTCOMES = (ALLOW, DENY, REQUIRE_APPROVAL)
 EVENT_NAME_KEY = "event.name"  # the attribute older SDKs put the event name in
 INVALID = "invalid"  # the event counter of decision events that cannot be used
 MAX_ID_CHARS = 256  # a call id longer than this is no identifier: kept cut (joins still match)
+STATE_EVENT = "gen_ai.execution.state.changed"
+KEY_COUNT_KEY = "gen_ai.execution.state.changed_key.count"
+KEYS_KEY = "gen_ai.execution.state.changed_keys"
+STATE_KEYS = (KEY_COUNT_KEY, KEYS_KEY)  # the attributes read from a state event
+# key names past these bounds are no schema-defined names (the convention allows no others):
+# the event counts by its key count alone
+MAX_STATE_KEYS, MAX_KEY_CHARS = 32, 64
 
 
 @dataclass(slots=True, frozen=True)
@@ -35,6 +44,31 @@ class ToolDecision:
     outcome: str
     time_ns: int
     fallback_agent: str  # the emitting service, as spans name an agent no span names
+
+
+@dataclass(slots=True, frozen=True)
+class StateChange:
+    """One state-change event: where it was recorded, how many keys changed and their names
+    (empty when the runtime exports none, or more or longer ones than a schema would define)."""
+
+    trace_id: int
+    span_id: int  # the workflow or agent span that observed the update (0: none)
+    count: int
+    keys: tuple[str, ...]
+    time_ns: int
+    fallback_agent: str
+
+    @property
+    def call_id(self) -> None:
+        """No call: a state change joins its span only (the decisions' join reads this)."""
+        return None
+
+    def tokens(self) -> tuple[str, ...]:
+        """The state it stands for: the keys changed, else how many (docs/semantics.md#state)."""
+        return ("state", *self.keys) if self.keys else ("state", f"#{self.count}")
+
+
+Event = ToolDecision | StateChange
 
 
 class InvalidEvent:
@@ -65,6 +99,47 @@ def _str(value: Any) -> str | None:
     return value[:MAX_ID_CHARS] if isinstance(value, str) and value else None
 
 
+def _key_names(value: Any) -> tuple[str, ...]:
+    """Sorted distinct key names, or none when any is no bounded name (a value, an id)."""
+    if not isinstance(value, (list, tuple)) or len(value) > MAX_STATE_KEYS:
+        return ()
+    if not all(isinstance(k, str) and 0 < len(k) <= MAX_KEY_CHARS for k in value):
+        return ()
+    return tuple(sorted(set(value)))
+
+
+def _key_count(value: Any) -> int | None:
+    if isinstance(value, str) and value.isdecimal():  # OTLP/JSON writes int64 as a string
+        value = int(value)
+    return value if type(value) is int and 0 < value < 1 << 63 else None
+
+
+def state_change(
+    attributes: Mapping[str, Any], trace_id: int, span_id: int, time_ns: int, fallback_agent: str,
+) -> StateChange | str:
+    """The state change a `gen_ai.execution.state.changed` event records; "invalid" without a
+    trace or a positive key count (the convention emits the event for non-empty deltas only)."""
+    keys = _key_names(attributes.get(KEYS_KEY))
+    count = _key_count(attributes.get(KEY_COUNT_KEY))
+    if count is None and keys:
+        count = len(keys)
+    if count is None or not valid_id(trace_id, 128) or not valid_id(span_id, 64, 0):
+        return INVALID
+    return StateChange(trace_id, span_id, count, keys,
+                       time_ns if valid_id(time_ns, 64, 0) else 0, fallback_agent)
+
+
+def event(
+    name: str | None, attributes: Mapping[str, Any], trace_id: int, span_id: int,
+    time_ns: int, fallback_agent: str,
+) -> Event | str | None:
+    """The decision or state change an event records; None when it is another event;
+    "invalid" when it is one of ours that cannot be used."""
+    if event_name(name, attributes) == STATE_EVENT:
+        return state_change(attributes, trace_id, span_id, time_ns, fallback_agent)
+    return decision(name, attributes, trace_id, span_id, time_ns, fallback_agent)
+
+
 def decision(
     name: str | None, attributes: Mapping[str, Any], trace_id: int, span_id: int,
     time_ns: int, fallback_agent: str,
@@ -83,22 +158,26 @@ def decision(
                         time_ns if valid_id(time_ns, 64, 0) else 0, fallback_agent)
 
 
-def span_decisions(
+EVENT_NAMES = frozenset({DECISION_EVENT, STATE_EVENT})
+
+
+def span_events(
     trace_id: int, span_id: int, events: Iterable[tuple[str, Mapping[str, Any]]], time_ns: int,
     fallback_agent: str,
-) -> list[ToolDecision]:
-    """The decision events a span carries as span events (the older form of the same event),
-    recorded in that span; unusable ones are skipped (a span event has no drop counter)."""
-    found = []
+) -> list[Event]:
+    """The decision and state events a span carries as span events (the older form of the
+    same events), recorded in that span; unusable ones are skipped (a span event has no drop
+    counter)."""
+    found: list[Event] = []
     for name, attributes in events:
-        if name == DECISION_EVENT:
-            result = decision(name, attributes, trace_id, span_id, time_ns, fallback_agent)
-            if isinstance(result, ToolDecision):
+        if name in EVENT_NAMES:
+            result = event(name, attributes, trace_id, span_id, time_ns, fallback_agent)
+            if isinstance(result, (ToolDecision, StateChange)):
                 found.append(result)
     return found
 
 
-def record_decisions(record: SpanRecord) -> list[ToolDecision]:
-    """`span_decisions` of a SpanRecord (timed at the span's end)."""
-    return span_decisions(record.trace_id, record.span_id, record.events, record.end_ns,
-                          service_agent(record.resource_attributes))
+def record_events(record: SpanRecord) -> list[Event]:
+    """`span_events` of a SpanRecord (timed at the span's end)."""
+    return span_events(record.trace_id, record.span_id, record.events, record.end_ns,
+                       service_agent(record.resource_attributes))

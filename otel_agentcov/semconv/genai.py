@@ -16,6 +16,17 @@ from .step import Step
 AGENT_NAME_KEYS = ("gen_ai.agent.name", "agent_name", "agent.name")
 
 
+def guardrail(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:
+    """A guardrail's overall result as it reported it, `<result.type>=<value>` (provider-native:
+    the conventions forbid reading it as allow or deny), in the step's finish reason."""
+    attrs = record.attributes
+    kind = as_str(attrs.get("gen_ai.guardrail.result.type"))
+    value = as_str(attrs.get("gen_ai.guardrail.result.value"))
+    if kind is not None and value is not None:
+        step.finish_reason = f"{kind}={value}"
+    return step
+
+
 def agent(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:
     """A span name that only repeats the model (`invoke_agent gpt-4o`: the AI SDK names an
     agent span after its model when the call has no `functionId`) names no agent."""

@@ -144,6 +144,8 @@ def _short_cached(read: Callable[[str], _T]) -> Callable[[str], _T]:
 
     @wraps(read)
     def call(text: str) -> _T:
+        if not text.isascii():  # RE2 reads UTF-8: a lone surrogate (any SDK str can hold one)
+            text = text.encode("utf-8", "replace").decode("utf-8")  # is read as `clip` reads it
         return cached(text) if len(text) <= _CACHED_CHARS else read(text)
     return call
 

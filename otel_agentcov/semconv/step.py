@@ -10,8 +10,12 @@ from dataclasses import dataclass
 from typing import Any
 
 LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER = "llm", "tool", "agent", "handoff", "workflow", "other"
-KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER)
+PLAN, GUARDRAIL = "plan", "guardrail"  # GenAI `plan` and `apply_guardrail` (docs/semantics.md)
+KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER, PLAN, GUARDRAIL)
+# counted per kind from the first span of theirs on: reports of traces without any are unchanged
+FIRST_KINDS = (LLM, TOOL, AGENT, HANDOFF, WORKFLOW, OTHER)
 DELEGATE = "delegate"  # not a span kind: the token a nested agent run leaves in its caller's run
+STATE = "state"  # not a span kind: a state-change event under its span (assembler/events.py)
 MAX_STEPS, TIMEOUT = "max_steps", "timeout"
 
 

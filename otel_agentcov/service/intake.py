@@ -23,7 +23,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTrace
 from ..readers.errors import TraceFormatError
 from ..readers.otlp_logs import events_from_json, events_from_protobuf
 from ..readers.otlp_size import ElementCaps, TooLarge, json_elements
-from ..semconv.events import ToolDecision
+from ..semconv.events import StateChange, ToolDecision
 from .store import PROTOBUF, CoverageStore, Unavailable, decode_records, json_document
 
 BUDGET_FULL = "requests in flight hold the memory budget; retry later"
@@ -218,7 +218,7 @@ class Intake:
             raise RequestError("too_large", f"{where}: {exc}") from None
         except TraceFormatError as exc:
             raise RequestError("malformed", str(exc)) from None
-        events = [e for e in items if type(e) is ToolDecision]
+        events = [e for e in items if type(e) is ToolDecision or type(e) is StateChange]
         try:
             self.store.submit_events(events, len(items) - len(events))
         except Unavailable as exc:

@@ -34,7 +34,7 @@ from ..readers.otlp import (
 )
 from ..readers.otlp_size import ElementCaps
 from ..records import SpanRecord
-from ..semconv.events import INVALID, ToolDecision, record_decisions
+from ..semconv.events import INVALID, Event, record_events
 from ..semconv.step import Step
 from ..snapshot import Snapshot
 from ..snapshot.schema import Report
@@ -201,10 +201,10 @@ class CoverageStore:
             now = time.time()
             rejected: dict[str, int] = {}
             steps: list[tuple[Step, bool]] = []
-            events: list[ToolDecision] = []  # decision span events (of OTLP/JSON spans)
+            events: list[Event] = []  # decision and state span events (of OTLP/JSON spans)
             for record in records:
                 if type(record) is SpanRecord and record.events:
-                    events += record_decisions(record)
+                    events += record_events(record)
                 result = self.engine.classified(record)
                 if isinstance(result, str):
                     rejected[result] = rejected.get(result, 0) + 1
@@ -254,7 +254,7 @@ class CoverageStore:
         return judged
 
     def _apply(self, now: float, rejected: Mapping[str, int],
-               steps: Iterable[tuple[Step, bool]], events: Iterable[ToolDecision] = ()) -> None:
+               steps: Iterable[tuple[Step, bool]], events: Iterable[Event] = ()) -> None:
         engine = self.engine
         self._clock.now = now
         self.version += 1
@@ -265,10 +265,10 @@ class CoverageStore:
         for step, local_root in steps:
             engine.apply(step, local_root)
 
-    def submit_events(self, events: Sequence[ToolDecision], invalid: int) -> None:
-        """Apply one accepted logs request (its decision events, and how many decision events
-        were unusable); returns once it is durable. Joining an event folds no run (it waits with
-        its trace, or is folded on its own): no verdicts follow it."""
+    def submit_events(self, events: Sequence[Event], invalid: int) -> None:
+        """Apply one accepted logs request (its decision and state events, and how many of
+        them were unusable); returns once it is durable. Joining an event folds no run (it
+        waits with its trace, or is folded on its own): no verdicts follow it."""
         with self._apply_lock:
             if self._closed or self.broken:
                 raise Unavailable(self.broken or "shutting down")
@@ -287,7 +287,7 @@ class CoverageStore:
                 self._fail("fsync", exc)
                 raise Unavailable(f"journal fsync failed: {exc}") from None
 
-    def _apply_events(self, now: float, invalid: int, events: Iterable[ToolDecision]) -> None:
+    def _apply_events(self, now: float, invalid: int, events: Iterable[Event]) -> None:
         engine = self.engine
         self._clock.now = now
         self.version += 1

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from ..spec import CONDITIONS
 from ..state import stable_hash
 from ..stats import chao1, frequency_counts, geometric_mean, good_turing
-from .schema import DIMENSIONS, Dimension, ToolOutcome
+from .schema import DIMENSIONS, Dimension, States, ToolOutcome
 from .view import AgentView
 
 TOP_PATHS = 5
@@ -78,7 +78,11 @@ def diversity_section(v: AgentView) -> None:
     """Paths and states: observed, Chao1-estimated, sample coverage, the top and rarest paths."""
     spec, div = v.spec, v.st.diversity
     s_paths, est_paths, _, path_gt = _richness(div.paths)
-    s_states, est_states, _, state_gt = _richness(div.states)
+    # the states runtimes reported replace the inferred ones where there are any
+    # (docs/semantics.md#state-from-events); a report says so, and says nothing otherwise
+    from_events = bool(div.event_states)
+    s_states, est_states, _, state_gt = _richness(div.event_states if from_events
+                                                  else div.states)
     # only paths with kept tokens can be listed: sort those (<= max_path_samples), not every path
     sampled = sorted(
         ((k, div.paths[k]) for k in div.path_tokens if k in div.paths),
@@ -95,9 +99,12 @@ def diversity_section(v: AgentView) -> None:
         # The least frequent paths not already in `top`, fewest first: the edge cases seen.
         "rarest": [{"path": list(div.path_tokens[k]), "count": c} for k, c in rarest],
     }
-    v.report["states"] = {
+    states: States = {
         "observed": s_states, "estimated": est_states, "sample_coverage": state_gt
     }
+    if from_events:
+        states["source"] = "events"
+    v.report["states"] = states
 
 
 def boundaries_section(v: AgentView) -> None:

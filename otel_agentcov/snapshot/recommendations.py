@@ -28,6 +28,7 @@ PROVOKE = {
     "empty_input": "an empty prompt",
     "error_path": "a failing model endpoint (HTTP 500)",
     "tool_failure": "a tool that raises",
+    "guardrail_blocked": "an input the guardrail's policy blocks (a denied topic, a prompt attack)",
 }
 # words in a tool name that suggest it changes or destroys something
 DESTRUCTIVE = frozenset({
@@ -121,9 +122,11 @@ def recommendations_section(v: AgentView) -> None:
     enabled = report["boundaries"]
     for condition, hit in enabled.items():
         if not hit:
+            family = PROVOKING.get(condition)  # no fault provokes a guardrail's verdict
             add(_gain(v, "boundary", 1 / len(enabled)), "boundary", condition,
-                f"`{condition}` never hit: provoke it with {PROVOKE[condition]}, or run "
-                f"`pytest --agentcov-faults={PROVOKING[condition]}` (agentcov docs faults)")
+                f"`{condition}` never hit: provoke it with {PROVOKE[condition]}" + (
+                    f", or run `pytest --agentcov-faults={family}` (agentcov docs faults)"
+                    if family is not None else ""))
     used = v.st.inventory.models
     for model in spec.models:
         if not any(model_matches(u, model) for u in used):

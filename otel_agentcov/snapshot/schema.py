@@ -105,6 +105,9 @@ class States(TypedDict):
     observed: int
     estimated: float | None
     sample_coverage: float | None
+    # "events" when the runtime's state-change events are the states (docs/semantics.md#state-
+    # from-events); absent when they are inferred from the steps
+    source: NotRequired[Literal["events"]]
 
 
 Edge = TypedDict("Edge", {"from": str, "to": str})

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..assembler import AgentRun, LateDecision
+from ..assembler import AgentRun, LateDecision, LateState
 from ..judge import Verdicts
 from ..regular_files import open_regular
 from ..semconv.events import DENY
@@ -28,7 +28,7 @@ from .costs import Costs
 from .decisions import Decisions
 from .diversity import Diversity
 from .edges import Edges
-from .facts import RunFacts, run_facts
+from .facts import RunFacts, run_facts, stable_hash
 from .faults import Faults
 from .inventory import Inventory
 from .narrative import Narrative
@@ -39,9 +39,10 @@ STATE_FORMAT = "otel_agentcov.state"
 # 2 added contract verdicts, 3 their not-exercised counts, 4 the recorded spec and the
 # incomplete mark (an older reader refuses a file it would read as complete), 5 fault counts,
 # 6 what was dropped before it was judged (an older reader would pass a file that has drops);
+# 7 the states runtimes reported (an older reader would measure the inferred states instead);
 # older files load
-STATE_VERSION = 6
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6)
+STATE_VERSION = 7
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
 MAX_INCOMPLETE = 100  # reasons a file keeps for being incomplete (more are counted in one)
 # A state file is one JSON document, parsed whole: past this it is refused before it is read,
 # as every offline JSON input is (readers.files.MAX_JSON_BYTES; docs/guarantees.md).
@@ -209,13 +210,16 @@ class CoverageState:
             st.arguments.add(verdicts.arguments, self.caps)
         return facts
 
-    def add_late(self, late: LateDecision, spec: AgentSpec) -> None:
-        """Fold a decision joined after its run was folded (assembler/events.py): its count, and
-        a denial of a restricted tool no span of which ran is a restricted attempt `denied`.
-        The run's pass was counted when it was folded and stays as it is
-        (docs/semantics.md#decisions)."""
+    def add_late(self, late: LateDecision | LateState, spec: AgentSpec) -> None:
+        """Fold an event joined after its run was folded (assembler/events.py): a state change
+        is a state of the agent's; of a decision its count, and a denial of a restricted tool
+        no span of which ran is a restricted attempt `denied`. The run's pass was counted when
+        it was folded and stays as it is (docs/semantics.md#decisions)."""
         st = self.agent(late.agent, 0)
         st.revision += 1
+        if isinstance(late, LateState):
+            st.diversity.add_event_states([stable_hash(late.tokens)], self.caps)
+            return
         st.decisions.add_late(late.tool, late.outcome, late.replaces, self.caps)
         if late.outcome == DENY and not late.executed and spec.restricted_tools.matches(late.tool):
             st.edges.add_attempt(late.tool, "denied", late.time_ns, late.trace_id)

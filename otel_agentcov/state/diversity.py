@@ -22,6 +22,9 @@ class Diversity:
     path_tokens: dict[int, tuple[str, ...]] = field(default_factory=dict)  # a bounded sample
     path_first: dict[int, tuple[int, int]] = field(default_factory=dict)  # of the sampled paths
     states: dict[int, int] = field(default_factory=dict)
+    # the states runtimes reported (`gen_ai.execution.state.changed`): where there are any,
+    # state coverage is theirs, in place of `states` (docs/semantics.md#state-from-events)
+    event_states: dict[int, int] = field(default_factory=dict)
     _latest: int | None = field(default=None, compare=False, repr=False)  # sampled, last first
 
     def _keep_tokens(self, key: int, tokens: tuple[str, ...] | None, first: tuple[int, int],
@@ -52,6 +55,12 @@ class Diversity:
             self._keep_tokens(facts.path_key, facts.path, (facts.end_ns, facts.trace_id), caps)
         for key in facts.state_keys:
             caps.count(self.states, key, lim.max_states, "state", 1)
+        if facts.event_state_keys:
+            self.add_event_states(facts.event_state_keys, caps)
+
+    def add_event_states(self, keys: list[int], caps: Caps) -> None:
+        for key in keys:
+            caps.count(self.event_states, key, caps.limits.max_states, "state", 1)
 
     def merge(self, other: Diversity, caps: Caps) -> None:
         lim = caps.limits
@@ -69,6 +78,8 @@ class Diversity:
         else:
             for state_key, n in other.states.items():
                 caps.count(self.states, state_key, lim.max_states, "state", n)
+        for state_key, n in other.event_states.items():
+            caps.count(self.event_states, state_key, lim.max_states, "state", n)
 
     def _merge_sample(self, sampled: list[int], other: Diversity, cap: int) -> None:
         """The earliest paths of both samples in one pass and one partial sort: what adding
@@ -96,6 +107,9 @@ class Diversity:
             "path_tokens": {f"{k:016x}": list(v) for k, v in sorted(self.path_tokens.items())},
             "path_first": {f"{k:016x}": list(v) for k, v in sorted(self.path_first.items())},
             "states": {f"{k:016x}": v for k, v in sorted(self.states.items())},
+            # absent without state events: files of runtimes that emit none are unchanged
+            **({"event_states": {f"{k:016x}": v for k, v in sorted(self.event_states.items())}}
+               if self.event_states else {}),
         }
 
     @classmethod
@@ -108,6 +122,7 @@ class Diversity:
             },
             path_first=_path_first(d),
             states=f.hashed_counts(d["states"], "states"),
+            event_states=f.hashed_counts(d.get("event_states", {}), "event_states"),
         )
 
 

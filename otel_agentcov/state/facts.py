@@ -15,7 +15,17 @@ from ..assembler import AgentRun
 from ..fault_families import provokes
 from ..judge import Check, Verdicts
 from ..semconv.events import DENY, OUTCOMES
-from ..semconv.step import DELEGATE, HANDOFF, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
+from ..semconv.step import (
+    DELEGATE,
+    GUARDRAIL,
+    HANDOFF,
+    LLM,
+    MAX_STEPS,
+    PLAN,
+    TIMEOUT,
+    TOOL,
+    Step,
+)
 from ..spec import AgentSpec, BoundarySpec
 
 UNKNOWN_CURRENCY = "unknown"  # a cost amount recorded without its currency
@@ -47,7 +57,12 @@ def _path_token(step: Step, by_tool: bool) -> str:
         return f"delegate:{target}" if by_tool else "delegate"
     if step.kind == TOOL:
         return f"tool:{step.tool}" if by_tool else "tool"
+    if step.kind == PLAN or step.kind == GUARDRAIL:
+        return step.kind
     return "llm"
+
+
+_STATE_KINDS = frozenset({LLM, TOOL, DELEGATE, HANDOFF, PLAN, GUARDRAIL})
 
 
 def _state_key(step: Step) -> tuple[str, ...]:
@@ -71,6 +86,7 @@ class RunFacts:
     path: tuple[str, ...]
     path_key: int
     state_keys: list[int]
+    event_state_keys: list[int]  # the states the runtime reported (state-change events)
     boundary_hits: list[str]  # enabled conditions the run hit
     delegations: list[tuple[str, str]]
     duration_s: float
@@ -161,7 +177,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     by_tool = spec.granularity == "tool"
     path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
     state_keys = [
-        _cached_hash(_state_key(s)) for s in run.steps if s.kind in (LLM, TOOL, DELEGATE, HANDOFF)
+        _cached_hash(_state_key(s)) for s in run.steps if s.kind in _STATE_KINDS
     ]
     b = spec.boundaries
     hits = {
@@ -173,6 +189,8 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         "empty_input": run.input_chars is not None and run.input_chars < b.min_input_chars,
         "error_path": run.error is not None or llm_failed,
         "tool_failure": tool_failed,
+        "guardrail_blocked": bool(b.guardrail_blocked) and any(
+            s.kind == GUARDRAIL and s.finish_reason in b.guardrail_blocked for s in run.steps),
     }
     passed = run.error is None and not attempts and not verdicts.fails_run
     boundary_hits = [c for c in b.conditions if hits[c]]
@@ -188,6 +206,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         path=path,
         path_key=_cached_hash(path),
         state_keys=state_keys,
+        event_state_keys=[_cached_hash(t) for t in run.state_changes],
         boundary_hits=boundary_hits,
         delegations=run.delegations,
         duration_s=run.duration_s,

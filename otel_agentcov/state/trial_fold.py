@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..spec import AgentSpec
+from ..spec import DEFAULT_CONDITIONS, AgentSpec
 from .caps import Limits
 from .coverage_state import AgentState, CoverageState
 from .diversity import Diversity
@@ -42,7 +42,9 @@ def fold_params(spec: AgentSpec, tools: Iterable[str], state: CoverageState
         None if b.max_steps is None else _int64(b.max_steps),
         None if b.timeout_s is None else float(b.timeout_s),
         cost_limit_hit(b, 0, 0.0),  # a trial run has no tokens and no cost
-        list(b.conditions),
+        # a trial run has no guardrail step: never hits `guardrail_blocked` (the core knows the
+        # conditions a trial can hit)
+        [c for c in b.conditions if c in DEFAULT_CONDITIONS],
         samples,
     )
 

@@ -13,12 +13,14 @@ use crate::span::{Attributes, Span, Value};
 pub type Hook = fn(&Span, Step, &[String]) -> Option<Step>;
 
 /// Every hook by its `code` name, in `builtin.HOOKS` order.
-pub const HOOKS: [(&str, Hook); 12] = [
+pub const HOOKS: [(&str, Hook); 14] = [
     ("genai.agent", genai_agent),
+    ("genai.guardrail", genai_guardrail),
     ("openinference.agent", openinference_agent),
     ("openinference.chain", openinference_chain),
     ("llama_index.turn", llama_index_turn),
     ("mcp.server_half", mcp_server_half),
+    ("a2a.server_half", mcp_server_half),
     ("smolagents.run", smolagents_run),
     (
         "semantic_kernel.finish_reason",
@@ -52,6 +54,19 @@ fn genai_agent(span: &Span, mut step: Step, _: &[String]) -> Option<Step> {
             .any(|k| as_str(attrs.get(k)).is_some())
     {
         step.agent = None;
+    }
+    Some(step)
+}
+
+/// genai.guardrail: the guardrail's overall result as it reported it, `<result.type>=<value>`
+/// (provider-native, never read as allow or deny), in the step's finish reason.
+fn genai_guardrail(span: &Span, mut step: Step, _: &[String]) -> Option<Step> {
+    let attrs = &span.attributes;
+    if let (Some(kind), Some(value)) = (
+        as_str(attrs.get("gen_ai.guardrail.result.type")),
+        as_str(attrs.get("gen_ai.guardrail.result.value")),
+    ) {
+        step.finish_reason = format!("{kind}={value}");
     }
     Some(step)
 }

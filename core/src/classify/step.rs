@@ -15,16 +15,20 @@ pub enum Kind {
     Handoff,
     Workflow,
     Other,
+    Plan,
+    Guardrail,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 8] = [
         Kind::Llm,
         Kind::Tool,
         Kind::Agent,
         Kind::Handoff,
         Kind::Workflow,
         Kind::Other,
+        Kind::Plan,
+        Kind::Guardrail,
     ];
 
     /// The Python constant (`"llm"`, `"tool"`, ...).
@@ -36,6 +40,8 @@ impl Kind {
             Kind::Handoff => "handoff",
             Kind::Workflow => "workflow",
             Kind::Other => "other",
+            Kind::Plan => "plan",
+            Kind::Guardrail => "guardrail",
         }
     }
 

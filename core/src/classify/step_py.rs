@@ -23,6 +23,8 @@ fn kind_str(py: Python<'_>, kind: Kind) -> &Bound<'_, PyString> {
         Kind::Handoff => pyo3::intern!(py, "handoff"),
         Kind::Workflow => pyo3::intern!(py, "workflow"),
         Kind::Other => pyo3::intern!(py, "other"),
+        Kind::Plan => pyo3::intern!(py, "plan"),
+        Kind::Guardrail => pyo3::intern!(py, "guardrail"),
     }
 }
 
