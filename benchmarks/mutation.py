@@ -92,8 +92,7 @@ MODULES = (
         "otel_agentcov/semconv/inference.py::infer,_said,_genai_kind",
         "otel_agentcov/assembler/infer.py",
     ), (
-        "tests/test_inference.py", "tests/test_restricted_names.py", "tests/test_assembler.py",
-        "tests/test_semconv.py",
+        "tests/test_inference.py", "tests/test_restricted_names.py", "tests/test_semconv.py",
     )),
     # a condition hit with a matching fault is provoked, any other natural; recovered or failed
     Module("fault provenance", ("otel_agentcov/state/faults.py",), (
@@ -332,14 +331,25 @@ def equivalents() -> dict[tuple[str, str, str, str], str]:
 
 
 def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str, str], str],
-            command: str) -> Score:
-    """One module in a copy of its own, with a fork server of its own (modules may run at once)."""
+            command: str, again: bool = False) -> Score:
+    """One module in a copy of its own, with a fork server of its own (modules may run at once).
+    `again`: the last session's sample kept, its mutants not yet killed run against the
+    checkout's tests as they are now."""
     work = workdir(module)
-    if work.exists():
-        shutil.rmtree(work)
-    work.mkdir(parents=True)
     tree, sock = work / "tree", work / "forks.sock"
-    copy_tree(tree)
+    if again:
+        if not (work / "population").exists():
+            raise SystemExit(f"mutation: {module.name}: no session to run again")
+        before = {rel: (tree / rel).read_bytes() for rel in files_of(tree, module)}
+        copy_tree(tree)
+        if any((tree / rel).read_bytes() != text for rel, text in before.items()):
+            raise SystemExit(f"mutation: {module.name}: its source changed since the session "
+                             "(the mutants' places with it): run it afresh")
+    else:
+        if work.exists():
+            shutil.rmtree(work)
+        work.mkdir(parents=True)
+        copy_tree(tree)
     sock.unlink(missing_ok=True)
     server = subprocess.Popen([sys.executable, str(tree / "benchmarks" / "mutation.py"), "--serve",
                                str(sock), str(tree)],
@@ -350,14 +360,15 @@ def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str,
             if server.poll() is not None:
                 raise SystemExit("mutation: the fork server did not start")
             time.sleep(0.2)
-        return run_module(module, work, str(sock), n, seed, listed, command)
+        return run_module(module, work, str(sock), n, seed, listed, command, again)
     finally:
         server.kill()
         server.wait()
 
 
 def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
-               listed: dict[tuple[str, str, str, str], str], command: str) -> Score:
+               listed: dict[tuple[str, str, str, str], str], command: str, again: bool
+               ) -> Score:
     tree = work / "tree"
     env = {**os.environ, "PYTHONPATH": str(tree)}  # subprocesses of the tests import the copy too
     files = files_of(tree, module)
@@ -376,12 +387,15 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
     # the fork's own alarm fires first, so a looping mutant never delays the next one's run
     tests = test_command(tree, sock, module, timeout)
     cfg.write_text(config(list(files), tests, 1.5 * timeout + 30), encoding="utf-8")
-    cosmic_ray("init", str(cfg), str(session), "--force", cwd=tree, env=env)
-    (work / "population").write_text(str(sample(session, files, tree, n, seed)))
-    measured = {"seed": str(seed), "per_module": str(n),
-                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                "load": f"{os.getloadavg()[0]:.1f}", "cores": str(os.cpu_count()),
-                "command": command}
+    measured = {"seed": str(seed), "per_module": str(n)}
+    if again:
+        measured.update(reopen(session, work))
+    else:
+        cosmic_ray("init", str(cfg), str(session), "--force", cwd=tree, env=env)
+        (work / "population").write_text(str(sample(session, files, tree, n, seed)))
+    measured.update({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                     "load": f"{os.getloadavg()[0]:.1f}", "cores": str(os.cpu_count()),
+                     "command": command})
     started = time.perf_counter()
     cosmic_ray("exec", str(cfg), str(session), cwd=tree, env=env)
     measured["seconds"] = f"{time.perf_counter() - started:.0f}"
@@ -391,6 +405,20 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
           f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
           flush=True)
     return score
+
+
+def reopen(session: Path, work: Path) -> dict[str, str]:
+    """Forget every verdict of the session but the kills (and the skips outside the sample), so
+    `cosmic-ray exec` runs the rest again; the sample's seed and size as the last run recorded
+    them (none when it was interrupted: the arguments' are taken)."""
+    import sqlite3
+
+    with sqlite3.connect(session) as db:
+        db.execute("DELETE FROM work_results WHERE worker_outcome != 'SKIPPED' AND "
+                   "(test_outcome IS NULL OR test_outcome != 'KILLED')")
+    first = work / "run.json"
+    kept = json.loads(first.read_text(encoding="utf-8")) if first.exists() else {}
+    return {k: kept[k] for k in ("seed", "per_module") if k in kept}
 
 
 def workdir(module: Module) -> Path:
@@ -497,6 +525,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=SEED, help=f"sample seed (default {SEED})")
     parser.add_argument("--only", action="append", choices=[m.name for m in MODULES])
     parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    parser.add_argument("--again", action="store_true",
+                        help="the last run's sample again: its mutants not killed yet (survived, "
+                             "void or never run) against the tests as they are now")
     parser.add_argument("--report", action="store_true",
                         help="no run: the table again from the last run's sessions")
     parser.add_argument("--jobs", type=int, default=1,
@@ -518,7 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         with ThreadPoolExecutor(args.jobs) as pool:
             scores = list(pool.map(
-                lambda m: measure(m, args.per_module, args.seed, listed, command),
+                lambda m: measure(m, args.per_module, args.seed, listed, command, args.again),
                 _modules(args.only)))
     for score in scores:
         for m in score.equivalent_killed:

@@ -80,3 +80,25 @@ def test_the_score_block_is_replaced_in_place_and_kept_by_bench() -> None:
 def test_every_listed_equivalent_has_a_reason() -> None:
     listed = mutation.equivalents()
     assert listed and all(reason.strip() for reason in listed.values())
+
+
+def test_again_forgets_every_verdict_but_the_kills_and_keeps_the_sample(tmp_path: Path) -> None:
+    import json
+    import sqlite3
+
+    session = tmp_path / "session.sqlite"
+    with sqlite3.connect(session) as db:
+        db.execute("CREATE TABLE work_results (worker_outcome TEXT, test_outcome TEXT, "
+                   "job_id TEXT PRIMARY KEY)")
+        db.executemany("INSERT INTO work_results VALUES (?, ?, ?)", [
+            ("SKIPPED", None, "outside"), ("NORMAL", "KILLED", "killed"),
+            ("NORMAL", "SURVIVED", "survived"), ("EXCEPTION", None, "void"),
+            ("ABNORMAL", "INCOMPETENT", "incompetent"),
+        ])
+    (tmp_path / "run.json").write_text(json.dumps({"seed": "7", "per_module": "12", "load": "1"}))
+    assert mutation.reopen(session, tmp_path) == {"seed": "7", "per_module": "12"}
+    with sqlite3.connect(session) as db:
+        left = sorted(row[0] for row in db.execute("SELECT job_id FROM work_results"))
+    assert left == ["killed", "outside"]
+    (tmp_path / "run.json").unlink()  # an interrupted run recorded nothing
+    assert mutation.reopen(session, tmp_path) == {}
