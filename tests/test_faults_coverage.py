@@ -206,3 +206,13 @@ def test_failed_tools_past_the_cap_fold_into_one_row_each_fold_counted_once() ->
     assert faults.tools == {"lookup": [1, 0], OVERFLOW: [2, 1]}
     assert caps.overflow == {"tool": 2}
     assert faults.runs == 0  # failed tools, but no injected fault: no run with faults
+
+
+def test_a_state_with_counts_past_small_integers_loads_as_written() -> None:
+    """Counts are compared by value: 700 + 300 injected runs recovered or failed is 1000."""
+    document = engine_of(four_runs()).state.to_dict()
+    large = {"runs": 1000, "recovered": 700, "families": {"budget": [1000, 400, 700, 300]},
+             "provoked": {"cost_limit": 400}, "tools": {"lookup": [500, 200]}}
+    document["agents"]["support"]["faults"] = large
+    state = CoverageState.from_dict(json.loads(json.dumps(document)))
+    assert state.to_dict()["agents"]["support"]["faults"] == large
