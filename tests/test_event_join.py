@@ -4,9 +4,10 @@ from each test's sequence."""
 
 from __future__ import annotations
 
-from otel_agentcov.assembler import Bounds, RunAssembler
+from otel_agentcov.assembler import AgentRun, Bounds, RunAssembler
+from otel_agentcov.assembler.events import Closed, join
 from otel_agentcov.semconv.events import ToolDecision
-from otel_agentcov.semconv.step import AGENT, TOOL, Step
+from otel_agentcov.semconv.step import AGENT, TOOL, WORKFLOW, Step
 
 TRACE = 0xABC
 
@@ -90,3 +91,35 @@ def test_a_late_answer_to_a_pending_approval_resolves_it() -> None:
     assert late is not None and late.replaces == "require_approval" and not late.executed
     assert assembler.add_event(event("allow", "c1")) is None  # answered already: a duplicate
     assert assembler.events["duplicate"] == 1
+
+
+def test_events_in_a_span_that_is_no_tool_each_become_a_tool_step_of_their_own() -> None:
+    """Two decisions recorded in a workflow span (no tool span for either call): two event-only
+    tool steps under it, with distinct span ids; the workflow span itself decides nothing."""
+    flow = Step(trace_id=TRACE, span_id=3, parent_id=1, kind=WORKFLOW, start_ns=0, end_ns=9,
+                fallback_agent="svc")
+    subtree = {1: agent(), 3: flow}
+    left, duplicates = join(subtree, [event("deny", None, span_id=3),
+                                      event("allow", "c2", span_id=3)])
+    assert (left, duplicates) == ([], 0)
+    added = [s for s in subtree.values() if s.event]
+    assert sorted((s.kind, s.parent_id, s.decision, s.call_id) for s in added) == [
+        (TOOL, 3, "allow", "c2"), (TOOL, 3, "deny", None)]
+    assert len({s.span_id for s in added} | {1, 3}) == 4
+    assert flow.decision is None
+
+
+def test_closed_traces_count_each_remembered_span_and_call_once() -> None:
+    """Two runs of one trace folded one after the other: spans 1, 2 and call c1 (3 entries),
+    then spans 4, 5 and call c9 (3 more: 6); an event is known by its span or by its call."""
+    closed = Closed(max_entries=100)
+    first = AgentRun("support", TRACE, 0, 10, steps=[tool("c1", span_id=2)], span_id=1)
+    closed.remember([first], now=0.0)
+    assert closed.entries == 3
+    second = AgentRun("billing", TRACE, 10, 20, steps=[tool("c9", span_id=5)], span_id=4)
+    closed.remember([second], now=1.0)
+    assert closed.entries == 6
+    assert closed.knows(event("allow", "c9", span_id=99))  # its call, recorded elsewhere
+    assert closed.knows(event("allow", None, span_id=4))
+    assert not closed.knows(event("allow", None, span_id=99))
+    assert not closed.knows(event("allow", "c7", span_id=99))
