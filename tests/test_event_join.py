@@ -5,7 +5,7 @@ from each test's sequence."""
 from __future__ import annotations
 
 from otel_agentcov.assembler import AgentRun, Bounds, RunAssembler
-from otel_agentcov.assembler.events import Closed, join
+from otel_agentcov.assembler.events import Closed, LateDecision, join, unjoined_denials
 from otel_agentcov.semconv.events import ToolDecision
 from otel_agentcov.semconv.step import AGENT, TOOL, WORKFLOW, Step
 
@@ -123,3 +123,14 @@ def test_closed_traces_count_each_remembered_span_and_call_once() -> None:
     assert closed.knows(event("allow", None, span_id=4))
     assert not closed.knows(event("allow", None, span_id=99))
     assert not closed.knows(event("allow", "c7", span_id=99))
+    closed.expire(deadline=1.0)  # both folded at or before t=1: the trace is forgotten whole
+    assert closed.entries == 0 and closed.agent_of(TRACE) is None
+
+
+def test_a_denial_read_from_the_wire_is_an_attempt_like_any_other() -> None:
+    """The outcome a reader decodes is a new string, equal to `deny` but not the constant."""
+    outcome = b"deny".decode()
+    denied = ToolDecision(TRACE, 7, None, "delete_repo", outcome, 5, "guard")
+    allowed = ToolDecision(TRACE, 7, None, "lookup", b"allow".decode(), 6, "guard")
+    assert unjoined_denials([denied, allowed], None) == [
+        LateDecision("guard", "delete_repo", "deny", TRACE, 5, False, None)]
