@@ -134,3 +134,12 @@ def test_a_denial_read_from_the_wire_is_an_attempt_like_any_other() -> None:
     allowed = ToolDecision(TRACE, 7, None, "lookup", b"allow".decode(), 6, "guard")
     assert unjoined_denials([denied, allowed], None) == [
         LateDecision("guard", "delete_repo", "deny", TRACE, 5, False, None)]
+
+
+def test_a_denial_after_an_allow_of_the_same_call_is_kept() -> None:
+    """allow then deny of c1: the call ends denied (an allow first cannot hide a denial); the
+    deny sent again is a duplicate."""
+    call = tool("c1")
+    left, duplicates = join({1: agent(), 2: call}, [event("allow", "c1"), event("deny", "c1"),
+                                                    event("deny", "c1")])
+    assert (left, duplicates, call.decision) == ([], 1, "deny")
