@@ -143,3 +143,16 @@ def test_a_denial_after_an_allow_of_the_same_call_is_kept() -> None:
     left, duplicates = join({1: agent(), 2: call}, [event("allow", "c1"), event("deny", "c1"),
                                                     event("deny", "c1")])
     assert (left, duplicates, call.decision) == ([], 1, "deny")
+
+
+def test_a_late_decision_of_a_new_call_is_remembered_as_one_more_entry() -> None:
+    """A folded run (spans 1, 2, call c1: 3 entries); a late deny of c5 recorded in span 1 folds
+    under its agent and remembers c5 (4 entries), so the same deny again is a duplicate."""
+    closed = Closed(max_entries=100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)], now=0.0)
+    assert closed.late(event("deny", "c5")) == LateDecision(
+        "support", "lookup", "deny", TRACE, 5, False, None)
+    assert closed.entries == 4
+    assert closed.late(event("deny", "c5")) is None
+    closed.expire(deadline=0.0)
+    assert closed.entries == 0
