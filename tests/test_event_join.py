@@ -156,3 +156,22 @@ def test_a_late_decision_of_a_new_call_is_remembered_as_one_more_entry() -> None
     assert closed.late(event("deny", "c5")) is None
     closed.expire(deadline=0.0)
     assert closed.entries == 0
+
+
+def test_a_late_decision_needs_a_known_span_and_a_tool_name() -> None:
+    closed = Closed(max_entries=100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)], now=0.0)
+    no_tool = ToolDecision(TRACE, 1, None, None, "deny", 5, "svc")
+    unknown_span = ToolDecision(TRACE, 77, None, "lookup", "deny", 5, "svc")
+    assert closed.late(no_tool) is None and closed.late(unknown_span) is None
+    assert closed.entries == 3
+
+
+def test_a_step_whose_kind_was_decoded_joins_its_call() -> None:
+    """A reader's kind is a new string equal to `tool`: the event still joins the call's step
+    by its call id (not as an event-only step under the agent span it was recorded in)."""
+    call = Step(trace_id=TRACE, span_id=2, parent_id=1, kind=b"tool".decode(), start_ns=1,
+                end_ns=2, fallback_agent="svc", tool="lookup", call_id="c1")
+    subtree = {1: agent(), 2: call}
+    assert join(subtree, [event("deny", "c1", span_id=1)]) == ([], 0)
+    assert call.decision == "deny" and sorted(subtree) == [1, 2]
