@@ -132,7 +132,8 @@ def test_a_denial_read_from_the_wire_is_an_attempt_like_any_other() -> None:
     outcome = b"deny".decode()
     denied = ToolDecision(TRACE, 7, None, "delete_repo", outcome, 5, "guard")
     allowed = ToolDecision(TRACE, 7, None, "lookup", b"allow".decode(), 6, "guard")
-    assert unjoined_denials([denied, allowed], None) == [
+    pending = ToolDecision(TRACE, 7, None, "refund", "require_approval", 7, "guard")
+    assert unjoined_denials([denied, allowed, pending], None) == [
         LateDecision("guard", "delete_repo", "deny", TRACE, 5, False, None)]
 
 
