@@ -66,9 +66,16 @@ def _entry(group: Group) -> dict[str, Any] | None:
     elif group.evidence == BY_NAME and group.glob is not None:
         match["name"] = group.glob
     elif group.evidence == BY_GENAI and group.key is not None:
-        match["attributes"] = {group.key: {"present": True}}
+        values = list(group.values)  # an operation name's values; other GenAI keys: presence
+        match["attributes"] = {group.key: (values[0] if len(values) == 1 else values)
+                               if values else {"present": True}}
     else:
         return None  # an event or a `<provider>/<model>` name: inference reads it as it is
+    if group.kind in _NAME_FIELD and group.name_key is not None:
+        # an agent or tool span without its name key is read otherwise (by the span name, as
+        # no agent when that name is a kind word, as a hand-off when the name says so): the
+        # entry claims only spans carrying it, the others go on to inference
+        match["attributes"] = {**match.get("attributes", {}), group.name_key: {"present": True}}
     return {"match": match, "kind": group.kind, **_fields(group), **_decode(group.decode)}
 
 

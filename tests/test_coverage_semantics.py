@@ -383,3 +383,14 @@ def test_undeclared_boundaries_are_reported_but_not_in_the_overall() -> None:
     assert quiet["counted"] == ["tool", "path", "state"] and quiet["weakest"] == "tool"
     assert "no `boundaries:` declared" in quiet["excluded"]["boundary"]
     assert (loud["overall"], loud["weakest"]) == (0.0, "boundary")
+
+
+@pytest.mark.parametrize(("content", "empty"), [("", True), (" hi ", True), ("refund 42", False)])
+def test_a_user_message_as_one_string_is_measured_as_its_text(content: str, empty: bool) -> None:
+    """The chat-completions message shape (`content` a string, no `parts`): its stripped
+    length against min_input_chars 3, not 0 (every such input read as empty before)."""
+    eng = CoverageEngine(spec(boundaries={"min_input_chars": 3}))
+    messages = json.dumps([{"role": "system", "content": "be brief"},
+                           {"role": "user", "content": content}])
+    run(eng, "a", [("llm", "m", {"gen_ai.input.messages": messages})])
+    assert report(eng)["boundaries"]["empty_input"] is empty

@@ -476,3 +476,157 @@ def test_pins_read_a_failure_flag_its_vocabularys_first_span_lacked(
     assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
                  "json", "--output", str(out)]) == 0
     assert _agents(json.loads(out.read_text())) == AGENT_TOOL_AGENTS
+
+
+def qualified_kind_traffic(tracer: Tracer) -> None:
+    """The kind word before a word saying whose kind it is (`zeta.type.node`), spans named as
+    the function they trace: `weather` calls the model and get_weather; `serve` is a function
+    of the app (`zeta.type.node: workflow`) around it."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.type.node": kind, **attrs})
+
+    with span("serve", "workflow"), span("weather", "agent"):
+        with span("complete", "chat", **{"zeta.model": "weather-model"}):
+            pass
+        with span("get_weather", "tool"):
+            pass
+
+
+def test_a_kind_word_qualified_by_whose_kind_it_is(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(qualified_kind_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
+    assert report["spans"]["inferred"] == {
+        "agent.attribute": 1, "llm.attribute": 1, "tool.attribute": 1, "workflow.attribute": 1}
+
+
+def toolless_traffic(tracer: Tracer) -> None:
+    """No kind words on the runs, only on model calls (`zeta.span.type: llm`): trace 1, the
+    root `weather` whose one model call fails (HTTP 500: status error); trace 2, `triage` and
+    `billing` as turns named by `zeta.turn.agent_name`, triage handing off (a span typed `tool`
+    and named `handoff to billing`, the target in `zeta.handoff.to`), billing answering with no
+    tool; trace 3, a root `Step 1` running a model call (a loop step, no agent)."""
+    def llm(model: str, failed: bool = False) -> None:
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": model}) as span:
+            if failed:
+                span.set_status(Status(StatusCode.ERROR, "HTTP 500"))
+
+    with tracer.start_as_current_span("weather") as root:
+        llm("gpt-500", failed=True)
+        root.set_status(Status(StatusCode.ERROR))
+    with tracer.start_as_current_span("workflow"):
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "triage"}):
+            llm("triage-model")
+            with tracer.start_as_current_span("handoff to billing", attributes={
+                    "zeta.span.type": "tool", "zeta.handoff.to": "billing"}):
+                pass
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "billing"}):
+            llm("billing-model")
+    with tracer.start_as_current_span("Step 1"):
+        llm("loop-model")
+
+
+def test_the_structure_names_runs_without_tools(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(toolless_traffic))
+    assert _agents(report) == {
+        "weather": {"runs": 1, "tools": {}, "models": {"gpt-500": 1}, "delegations": []},
+        "triage": {"runs": 1, "tools": {}, "models": {"triage-model": 1},
+                   "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+        SERVICE: {"runs": 1, "tools": {}, "models": {"loop-model": 1}, "delegations": []},
+    }  # `Step 1` says only that a step ran: its model call is the service's, as without it
+    assert report["agents"]["weather"]["runs"]["errors"] == 1
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(toolless_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    assert _agents(_report(pinned, _spans(toolless_traffic), "--spec", str(spec))) == _agents(
+        report)
+
+
+def turns_and_requests_traffic(tracer: Tracer) -> None:
+    """`weather` runs two turns, each naming it in `zeta.turn.agent_name` (the first calls the
+    model and get_weather, the second the model): one run, not two. `orders.agent` calls the
+    model, whose span holds the call it asks for (`tool_call.lookup_order`, a request as some
+    tracers record it), then runs lookup_order once (`lookup_order.tool`)."""
+    def llm(model: str) -> Any:
+        return tracer.start_as_current_span("complete", attributes={
+            "zeta.span.type": "llm", "zeta.model": model})
+
+    with tracer.start_as_current_span("weather"):
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "weather"}):
+            with llm("weather-model"):
+                pass
+            with tracer.start_as_current_span("get_weather.tool"):
+                pass
+        with tracer.start_as_current_span("zeta.turn", attributes={
+                "zeta.turn.agent_name": "weather"}), llm("weather-model"):
+            pass
+    with tracer.start_as_current_span("orders.agent"):
+        with llm("orders-model"), tracer.start_as_current_span("tool_call.lookup_order"):
+            pass
+        with tracer.start_as_current_span("lookup_order.tool"):
+            pass
+
+
+def test_turns_are_one_run_and_requested_calls_no_executions(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(turns_and_requests_traffic))
+    assert _agents(report) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 2}, "delegations": []},
+        "orders": {"runs": 1, "tools": {"lookup_order": {"ok": 1, "error": 0}},
+                   "models": {"orders-model": 1}, "delegations": []},
+    }
+
+
+@pytest.mark.parametrize(("operation", "kind"), [
+    ("create_agent", None), ("invoke_agent", "agent"), ("execute_tool", "tool"),
+    ("chat", "llm"), ("generate_content", "llm"), ("text_completion", "llm")])
+def test_a_genai_operation_name_tells_the_kind_without_a_table(
+        operation: str, kind: str | None) -> None:
+    """Read by inference alone (the tables off): `create_agent` defines an agent and runs
+    nothing, so its `gen_ai.agent.name` must not make it a run (it did); the others say their
+    kind."""
+    record = SpanRecord(1, 2, None, f"{operation} weather", scope_name="s", attributes={
+        "gen_ai.operation.name": operation, "gen_ai.agent.name": "weather"})
+    found = infer(record)
+    assert (found.kind if found.evidence else None) == kind
+    with fx.tables_off():
+        agents = fx.replay_in_order([record])[0]
+    # a model or tool call names the agent it was made for: a run of weather either way
+    assert set(agents) == (set() if kind is None else {"weather"})
+
+
+def task_named_traffic(tracer: Tracer) -> None:
+    """Agent spans named by the agent's label and then its task's words, as some frameworks
+    name a task's execution (`weather.what is the weather in Paris?.execute`): `weather` calls
+    the model and get_weather, then runs another task."""
+    for task in ("what is the weather in Paris?", "and in Rome. Thanks"):
+        with tracer.start_as_current_span(f"weather.{task}.execute", attributes={
+                "zeta.span.type": "agent"}):
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+                pass
+            with tracer.start_as_current_span("get_weather", attributes={
+                    "zeta.span.type": "tool"}):
+                pass
+
+
+def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(task_named_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 2, "tools": {"get_weather": {"ok": 2, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(task_named_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    assert _agents(_report(pinned, _spans(task_named_traffic), "--spec", str(spec))) == _agents(
+        report)

@@ -1,9 +1,11 @@
 """Structural inference: agents and tools a trace's shape shows, for spans no entry claimed.
 
 Run on a trace's steps before they are cut into runs, only when inference left candidates
-(`other` spans with no evidence of their own: semconv/inference.py). Two rules
+(`other` spans with no evidence of their own: semconv/inference.py). The rules
 (docs/conventions.md#inference):
 
+- an inferred tool span inside a model call is the model asking for that tool, no execution,
+  when a span outside every model call runs that tool;
 - a candidate named like a tool the model asked for in an earlier model call of the trace is
   that tool's execution;
 - the nearest candidate above model calls that also owns tool executions, under no agent span,
@@ -24,6 +26,8 @@ from ..semconv.inference import (
     BY_NAME,
     BY_STRUCTURE,
     CANDIDATE,
+    KIND_WORDS,
+    RUN_WORDS,
     agent_name_ok,
     words,
 )
@@ -42,9 +46,13 @@ _NOT_AGENT_WORDS = frozenset({
 
 
 def _agent_name_ok(name: str | None, taken: set[str]) -> bool:
+    """Not a tool's or a model's name, nor one saying only that something ran (`run`,
+    `Step 1`, `Agent.run`), nor a workflow's, session's or runner's."""
     if name is None or not agent_name_ok(name) or name in taken:
         return False
-    return _NOT_AGENT_WORDS.isdisjoint(words(name))
+    found = words(name)
+    return _NOT_AGENT_WORDS.isdisjoint(found) and not all(
+        w in RUN_WORDS or w in KIND_WORDS or w.isdigit() for w in found)
 
 
 def _may_be_agent(step: Step) -> bool:
@@ -58,6 +66,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                     roots: Sequence[Step], told: Reclassified | None) -> None:
     """Reclassify candidates of one trace in place (see the module's docstring)."""
     steps = list(by_id.values())
+    _requests_in_calls(steps, by_id, told)
     requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
     taken: set[str] = set()  # names that are tools or models here: never an agent's
     for s in steps:
@@ -77,10 +86,61 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.kind == AGENT and s.inferred and s.agent in taken and (
                 _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
-    _agents(roots, children, taken, told)
+    owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
+    if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
+        for root in roots:
+            if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
+                    root.agent or root.tool, taken):
+                _become(root, AGENT, told)
+    for s in steps:  # an agent span inside a run of its own name, no tool between: that run
+        if s.kind == AGENT and s.inferred and (_caller(s, by_id, AGENT) or s) is not s and (
+                _caller(s, by_id, AGENT) or s).agent == s.agent:
+            _become(s, OTHER, told, "")
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
+
+
+def _requests_in_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
+                       told: Reclassified | None) -> None:
+    """An inferred tool span inside a model call, when a span outside every model call runs
+    that tool too, is the model asking for it (some tracers record requests as spans): no
+    second execution. Without that twin it is an execution (a client running tools in its
+    model call)."""
+    inside: list[tuple[Step, Step]] = []
+    outside: set[str] = set()
+    for s in steps:
+        if s.kind != TOOL or not s.tool:
+            continue
+        model = by_id.get(s.parent_id) if s.parent_id is not None else None
+        if s.inferred and model is not None and model.kind == LLM:
+            inside.append((s, model))
+        else:
+            outside.add(s.tool)
+    for s, model in inside:
+        if s.tool in outside:
+            if s.tool not in model.requested_tools:
+                model.requested_tools = (*model.requested_tools, s.tool)
+            _become(s, OTHER, told, "")
+
+
+def _named_runs(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
+    """Candidates that may run an agent without tool calls of their own: those an agent-name
+    key names (`x.turn.agent_name`, no tool name), or, where a span of that agent's name
+    encloses them (its turns), that span instead: one run, not one per turn."""
+    named: set[int] = set()
+    for s in steps:
+        if s.inferred != CANDIDATE or s.tool is not None or s.agent is None:
+            continue
+        outer, seen = s, {s.span_id}
+        parent = by_id.get(s.parent_id) if s.parent_id is not None else None
+        while parent is not None and parent.span_id not in seen:
+            if _may_be_agent(parent) and (parent.agent or parent.tool) == s.agent:
+                outer = parent
+            seen.add(parent.span_id)
+            parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+        named.add(outer.span_id)
+    return named
 
 
 def _caller(step: Step, by_id: Mapping[int, Step], kind: str) -> Step | None:
@@ -107,10 +167,12 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
 
 
 def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken: set[str],
-            told: Reclassified | None) -> None:
+            told: Reclassified | None, lone: set[int]) -> dict[int, tuple[int, int]]:
     """Candidates under no agent that own model calls and tool executions become agents, the
     nearest one to the calls winning (post-order: children are decided first); so does a
-    candidate right under a tool span that owns model calls (an agent called as a tool)."""
+    candidate right under a tool span that owns model calls (an agent called as a tool), and
+    one of `lone` (`_named_runs`) that owns model calls. Returns the (model calls, tool calls)
+    each span owns outside the agents found."""
     owned: dict[int, tuple[int, int]] = {}  # span id -> (model calls, tool calls) it owns
     # (step, under an agent, its parent is a tool, children done)
     stack: list[tuple[Step, bool, bool, bool]] = [(r, False, False, False) for r in roots]
@@ -135,7 +197,10 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
         named = step.agent or step.tool  # a function-typed span's name is its tool name
+        agent_named = step.span_id in lone
         if _may_be_agent(step) and llm and (
-                (tool and not under_agent) or in_tool) and _agent_name_ok(named, taken):
+                ((tool or agent_named) and not under_agent) or in_tool) and _agent_name_ok(
+                named, taken):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)
+    return owned

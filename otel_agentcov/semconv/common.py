@@ -255,6 +255,9 @@ def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
     for message in _messages(raw):
         if message.get("role") != "user":
             continue
+        text = message.get("content")
+        if isinstance(text, str):  # the chat-completions shape: the message's text as one string
+            return len(text.strip())
         total = 0
         for part in _list(message.get("parts")):
             if isinstance(part, dict) and part.get("type") == "text":

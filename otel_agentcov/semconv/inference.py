@@ -64,6 +64,8 @@ KIND_WORDS: Mapping[str, str] = {
 # kind words any traced function carries, agent and tool alike (`span_type: Function`)
 _WEAK_WORDS = frozenset({"function", "func"})
 _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+# a word after the kind word that says whose kind it is: `ag.type.node`, `x.kind.span`
+_KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
     "error", "exception", "mime", "message", "messages", "messaging", "payload", "content",
@@ -73,7 +75,7 @@ _NOT_KIND_KEYS = frozenset({
     "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
 })
 # words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
-_RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
+RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
                         "kickoff", "process", "handle", "forward", "step"})
 _ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
 _FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
@@ -125,6 +127,9 @@ _SUFFIX = _linear(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|t
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
+# an agent's span named by its label and then free text (a task, a question): the label
+_LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
+_LABEL = _linear(f"^{_LABEL_GROUP}$")
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 _CACHED_CHARS = 512  # ... in bytes too: a longer key or name is read each time, never kept
@@ -166,6 +171,8 @@ def words(text: str) -> tuple[str, ...]:
 def _kind_key(key: str) -> tuple[str, ...] | None:
     """A kind-like key's words before its kind word (its vendor prefix), else None."""
     found = words(key)
+    if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
+        found = found[:-1]  # `ag.type.node`: the node's type
     if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
         return None
     if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
@@ -216,7 +223,7 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
         norm = _norm(word)
         kind = KIND_WORDS.get(norm)
-        if kind is None and (norm.split("_")[0] in _RUN_WORDS or word.startswith("_")):
+        if kind is None and (norm.split("_")[0] in RUN_WORDS or word.startswith("_")):
             kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
         if kind is not None and rest:
             tail = name.rstrip()[name.index(rest) + len(rest):]
@@ -267,10 +274,21 @@ def _usage_key(key: str) -> bool:
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
 
 
+_OPERATION = "gen_ai.operation.name"
+# operations the kind words do not name; `create_agent` defines an agent, it runs nothing
+_GENAI_OPERATIONS: Mapping[str, str] = {
+    "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
+
+
 def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     """GenAI evidence without a table, (kind, the key that says so: None for an event or a
     span name): a tool's keys, a model call's, an agent's, then usage alone."""
     attrs = record.attributes
+    operation = attrs.get(_OPERATION)
+    if isinstance(operation, str) and len(operation) <= 40:
+        kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
+        if kind is not None:
+            return kind, _OPERATION
     for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
         if key in attrs:
             return TOOL, key
@@ -315,13 +333,15 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
     says `run` or `agent`."""
     own = _norm(bare or record.name)
-    generic = not own or own in KIND_WORDS or own.split("_")[0] in _RUN_WORDS
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS
     attrs = record.attributes
     if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
         named = _named(attrs, _AGENT_NAMES, prefix)
         if named is None and kind == OTHER:
             named = _named(attrs, _TOOL_NAMES, prefix)
         return named
+    if kind == OTHER:  # a span of no kind naming the agent it runs (`x.turn.agent_name`)
+        return _named(attrs, _AGENT_NAMES[:1], None)
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 
 
@@ -344,6 +364,9 @@ def infer(record: SpanRecord) -> Inferred:
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
+    if kinds == {TOOL, HANDOFF}:  # a hand-off is a tool call that transfers: the narrower word
+        said = [s for s in said if s[0] == HANDOFF]  # none: the span name says hand-off
+        kinds = {HANDOFF}
     pattern = affix[2] if affix is not None else None
     if len(kinds) > 1:
         what = ", ".join(f"{k}={v!s:.40}" for _, k, v in said)
@@ -360,8 +383,12 @@ def infer(record: SpanRecord) -> Inferred:
         kind, evidence = affix[0], BY_NAME
     else:
         genai = _genai_kind(record)
+        if genai is not None and genai[0] == OTHER:
+            return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
+        if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
+            value = record.attributes[key]
     bare = affix[1] if affix is not None else None
     named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
     if named is not None:
@@ -369,8 +396,12 @@ def infer(record: SpanRecord) -> Inferred:
     elif kind == LLM:
         return Inferred(kind, evidence, key, value, pattern)
     else:
-        found = Inferred(kind, evidence, key, value, pattern if bare else None,
-                         bare or clip(record.name.strip()))
+        name = bare or clip(record.name.strip())
+        label = _LABEL.match(name) if kind == AGENT else None
+        if label is not None and pattern is not None:  # `weather.<the task's words>`
+            name, pattern = label.group(1), (pattern[0], pattern[1].replace(
+                "(.+)", _LABEL_GROUP, 1))
+        found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
     if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
@@ -465,7 +496,10 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
     kind = found.kind
     if kind == OTHER:
         if found.evidence == CANDIDATE:
-            other.agent = other.tool = found.name
+            # named by an agent-name key: it may run that agent, it is no tool's execution
+            by_agent_key = found.name_key is not None and words(found.name_key)[-2:] == (
+                "agent", "name")
+            other.agent, other.tool = found.name, None if by_agent_key else found.name
             other.inferred = CANDIDATE
         return other
     step = build_step(record, kind, state_attributes,
@@ -485,12 +519,28 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             step.output_tokens = count[1] if count is not None else 0
         if not step.requested_tools:
             step.requested_tools = requested_in_keys(attrs)
+    if kind == HANDOFF and step.handoff_to is None:
+        left, reached = handoff_source(attrs, "from"), handoff_source(attrs, "to")
+        step.handoff_from = left[1] if left is not None else None
+        step.handoff_to = reached[1] if reached is not None else None
     if kind in (LLM, TOOL, AGENT) and step.error is None:
         failed = failure_source(attrs)
         step.error = failed[1] if failed is not None else None
     return step
 
 
+def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None:
+    """(key, agent) of the agent a hand-off leaves (`end` "from") or reaches ("to") under any
+    vendor's key (`x.handoff.to`, `x.transfer.to_agent`)."""
+    for key, value in attrs.items():
+        found = words(key)
+        if end in found[-2:] and not _HANDOFF_WORDS.isdisjoint(found) and isinstance(
+                value, str) and 0 < len(value.strip()) <= 256:
+            return key, clip(value.strip().strip('"'))
+    return None
+
+
+_HANDOFF_WORDS = frozenset({"handoff", "transfer"})
 _REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
 
 

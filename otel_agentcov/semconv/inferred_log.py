@@ -20,6 +20,7 @@ from .inference import (
     OUTPUT_SIDE,
     Inferred,
     failure_source,
+    handoff_source,
     model_source,
     tokens_source,
 )
@@ -166,7 +167,7 @@ class InferredLog:
             self.overflow += 1
 
 
-_SOURCE_FIELDS = ("model", "tokens_in", "tokens_out", "error")
+_SOURCE_FIELDS = ("model", "tokens_in", "tokens_out", "error", "handoff_from", "handoff_to")
 
 
 def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
@@ -181,6 +182,11 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
             count = tokens_source(attrs, side)
             if count is not None:
                 found[field_name] = count[0]
+    if kind == "handoff":
+        for field_name, end in (("handoff_from", "from"), ("handoff_to", "to")):
+            agent = handoff_source(attrs, end)
+            if agent is not None:
+                found[field_name] = agent[0]
     if kind in ("llm", "tool", "agent"):
         failed = failure_source(attrs)
         # a typed flag, or a `true` one, reads as the entry's `error` field does

@@ -101,6 +101,10 @@ pub fn user_input_chars(attrs: &Attributes) -> Option<i64> {
             .and_then(Json::text)
             .is_some_and(|r| r.is("user"))
     })?;
+    if let Some(content) = user.get("content").and_then(Json::text) {
+        // the chat-completions shape: the message's text as one string
+        return i64::try_from(pystr::len(pystr::strip(&content.text))).ok();
+    }
     let parts = user.get("parts").map_or(&[][..], Json::items);
     let total: usize = parts
         .iter()
