@@ -630,3 +630,21 @@ def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: P
     pinned.mkdir()
     assert _agents(_report(pinned, _spans(task_named_traffic), "--spec", str(spec))) == _agents(
         report)
+
+
+def test_disagreeing_kind_words_hide_no_restricted_tool_and_invent_no_other() -> None:
+    """Kind words say tool and agent: the span stays unclassified, unless the tool it names is
+    restricted, and then it is that tool's call (and the rescue is counted once)."""
+    rescued: list[None] = []
+    classifier = Classifier(restricted=lambda name: name == "delete_repo")
+    classifier.rescued = lambda: rescued.append(None)
+
+    def read(tool: str) -> tuple[str, str | None]:
+        step = classifier.classify(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+            "zeta.span.type": "tool", "zeta.kind": "agent", "zeta.tool.name": tool}))
+        return step.kind, step.tool
+
+    assert read("lookup") == ("other", None)
+    assert rescued == []
+    assert read("delete_repo") == ("tool", "delete_repo")
+    assert len(rescued) == 1
