@@ -648,3 +648,23 @@ def test_disagreeing_kind_words_hide_no_restricted_tool_and_invent_no_other() ->
     assert rescued == []
     assert read("delete_repo") == ("tool", "delete_repo")
     assert len(rescued) == 1
+
+
+def test_a_function_named_like_the_tool_it_runs_is_no_agent(tmp_path: Path) -> None:
+    """A function `find_room` around a model call asking for `find_room` and that tool's
+    execution: it owns both, but a tool's name is no agent's, so the service runs them."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("POST /chat"), \
+                tracer.start_as_current_span("find_room"):
+            with tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "desk-model",
+                    "gen_ai.completion.0.tool_calls.0.name": "find_room"}):
+                pass
+            with tracer.start_as_current_span("find_room"):
+                pass
+
+    report = _report(tmp_path, _spans(traffic))
+    assert _agents(report) == {SERVICE: {
+        "runs": 1, "tools": {"find_room": {"ok": 1, "error": 0}},
+        "models": {"desk-model": 1}, "delegations": []}}
+    assert report["spans"]["inferred"] == {"llm.genai": 1, "tool.structure": 1}
