@@ -668,3 +668,16 @@ def test_a_function_named_like_the_tool_it_runs_is_no_agent(tmp_path: Path) -> N
         "runs": 1, "tools": {"find_room": {"ok": 1, "error": 0}},
         "models": {"desk-model": 1}, "delegations": []}}
     assert report["spans"]["inferred"] == {"llm.genai": 1, "tool.structure": 1}
+
+
+@pytest.mark.parametrize(("name", "kind", "evidence"), [
+    ("completion", "llm", "genai"),  # a bare kind word saying what the GenAI keys say: theirs
+    ("llm", "llm", "genai"),
+    ("agent", "other", "candidate"),  # says another kind than the keys: a framework's node
+    ("tool", "tool", "name"),
+])
+def test_a_bare_kind_word_gives_way_only_to_keys_of_the_same_kind(
+        name: str, kind: str, evidence: str) -> None:
+    found = infer(SpanRecord(1, 2, None, name, scope_name="s",
+                             attributes={"gen_ai.request.model": "m"}))
+    assert (found.kind, found.evidence) == (kind, evidence)
