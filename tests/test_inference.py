@@ -681,3 +681,40 @@ def test_a_bare_kind_word_gives_way_only_to_keys_of_the_same_kind(
     found = infer(SpanRecord(1, 2, None, name, scope_name="s",
                              attributes={"gen_ai.request.model": "m"}))
     assert (found.kind, found.evidence) == (kind, evidence)
+
+
+def test_a_function_right_under_a_tool_that_calls_a_model_is_an_agent_called_as_a_tool(
+        tmp_path: Path) -> None:
+    """`orchestrator` calls the tool ask_billing, inside which the function `billing` (no
+    evidence of its own) calls a model: billing is an agent run the orchestrator delegated to,
+    though it owns no tool call and sits under an agent."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "agent", "zeta.span.name": "orchestrator"}):
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "orchestrator-model"}):
+                pass
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "tool", "zeta.span.name": "ask_billing"}), \
+                    tracer.start_as_current_span("billing"), \
+                    tracer.start_as_current_span("completion", attributes={
+                        "gen_ai.request.model": "billing-model"}):
+                pass
+
+    assert _agents(_report(tmp_path, _spans(traffic))) == {
+        "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
+                         "models": {"orchestrator-model": 1},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+
+
+@pytest.mark.parametrize(("attributes", "events"), [
+    ({"gen_ai.prompt.0.role": "user"}, ()),  # indexed keys alone
+    ({}, (("gen_ai.user.message", {}),)),  # a prompt event alone
+])
+def test_indexed_keys_or_a_message_event_alone_make_a_model_call(
+        attributes: dict[str, Any], events: tuple[tuple[str, dict[str, Any]], ...]) -> None:
+    found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes,
+                             events=events))
+    assert (found.kind, found.evidence) == ("llm", "genai")
