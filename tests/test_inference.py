@@ -9,7 +9,8 @@ output: which agent called which tool, which call failed, which model answered.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,16 @@ def kind_attribute_traffic(tracer: Tracer) -> None:
                     "zeta.span.type": "TOOL", "zeta.span.name": "get_time"}) as span:
                 if failing:
                     span.set_status(Status(StatusCode.ERROR))
+    with in_ask_billing(tracer), tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "billing"}):
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "billing-model"}):
+            pass
+
+
+@contextmanager
+def in_ask_billing(tracer: Tracer) -> Iterator[None]:
+    """The agent `orchestrator` calls its model, then the tool ask_billing: the body runs in it."""
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "orchestrator"}):
         with tracer.start_as_current_span("step", attributes={
@@ -67,11 +78,7 @@ def kind_attribute_traffic(tracer: Tracer) -> None:
             pass
         with tracer.start_as_current_span("step", attributes={
                 "zeta.span.type": "tool", "zeta.span.name": "ask_billing"}):
-            with tracer.start_as_current_span("step", attributes={
-                    "zeta.span.type": "agent", "zeta.span.name": "billing"}):
-                with tracer.start_as_current_span("step", attributes={
-                        "zeta.span.type": "llm", "zeta.model": "billing-model"}):
-                    pass
+            yield
 
 
 def _agents(report: dict[str, Any]) -> dict[str, Any]:
@@ -689,17 +696,10 @@ def test_a_function_right_under_a_tool_that_calls_a_model_is_an_agent_called_as_
     evidence of its own) calls a model: billing is an agent run the orchestrator delegated to,
     though it owns no tool call and sits under an agent."""
     def traffic(tracer: Tracer) -> None:
-        with tracer.start_as_current_span("step", attributes={
-                "zeta.span.type": "agent", "zeta.span.name": "orchestrator"}):
-            with tracer.start_as_current_span("step", attributes={
-                    "zeta.span.type": "llm", "zeta.model": "orchestrator-model"}):
-                pass
-            with tracer.start_as_current_span("step", attributes={
-                    "zeta.span.type": "tool", "zeta.span.name": "ask_billing"}), \
-                    tracer.start_as_current_span("billing"), \
-                    tracer.start_as_current_span("completion", attributes={
-                        "gen_ai.request.model": "billing-model"}):
-                pass
+        with in_ask_billing(tracer), tracer.start_as_current_span("billing"), \
+                tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "billing-model"}):
+            pass
 
     assert _agents(_report(tmp_path, _spans(traffic))) == {
         "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
