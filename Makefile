@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node fixtures-infer fixtures-heldout collector mutation
+  fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -190,12 +190,26 @@ fixtures-infer:
 # pins in fixtures/requirements/heldout/ and fixtures/record/heldout/node/package-lock.json.
 HELDOUT_STACKS ?= lmnr lmnr_agents agentops agenta
 
-fixtures-heldout: $(STAMP) node-tools
-	@set -e; for stack in $(HELDOUT_STACKS); do \
-	  venv=$(FIXTURE_VENVS)/heldout-$$stack; \
+# record_heldout SET,VENV_PREFIX,PYTHON_STACKS,NODE_STACK: each Python stack in a venv of its own
+# from fixtures/requirements/SET/, then the Node stack from fixtures/record/SET/node/'s lock file
+define record_heldout
+	@set -e; for stack in $(3); do \
+	  venv=$(FIXTURE_VENVS)/$(2)-$$stack; \
 	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
-	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout/$$stack.txt; \
-	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout/record_$$stack.py; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/$(1)/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/$(1)/record_$$stack.py; \
 	done
-	cd fixtures/record/heldout/node && npm ci --no-audit --no-fund
-	@echo "== genkit"; $(BIN)/python fixtures/record/heldout/record_genkit.py
+	cd fixtures/record/$(1)/node && npm ci --no-audit --no-fund
+	@echo "== $(4)"; $(BIN)/python fixtures/record/$(1)/record_$(4).py
+endef
+
+fixtures-heldout: $(STAMP) node-tools
+	$(call record_heldout,heldout,heldout,$(HELDOUT_STACKS),genkit)
+
+# The fresh held-out share (issue 35: tests/heldout_fresh/, `benchmarks/heldout.py --set fresh`):
+# more stacks of their own vocabulary, kept apart from the first set, which has been scored often.
+# Pins in fixtures/requirements/heldout_fresh/ and fixtures/record/heldout_fresh/node/.
+FRESH_STACKS ?= griptape mirascope
+
+fixtures-heldout-fresh: $(STAMP) node-tools
+	$(call record_heldout,heldout_fresh,fresh,$(FRESH_STACKS),voltagent)

@@ -3,7 +3,9 @@ the conventions file `agentcov explain` writes loaded unchanged (`--spec-from-ex
 
 The held-out fixtures (tests/heldout/fixtures/<stack>/<scenario>.json, recorded by
 fixtures/record/heldout/) are stacks whose spans speak a vocabulary of their own; their
-expectations (tests/heldout/expectations.py) were written from the recorder scripts. Each file is
+expectations (tests/heldout/expectations.py) were written from the recorder scripts. `--set fresh`
+scores the fresh share instead (tests/heldout_fresh/, recorded by fixtures/record/heldout_fresh/):
+stacks kept apart because the first set has been scored many times. Each file is
 replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -18,8 +20,8 @@ An agent that is missing fails all its items. Agents nobody expected score nothi
 they are counted and printed on their own ("extra agents"), as a precision check.
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
-Run: `.venv/bin/python benchmarks/heldout.py [--spec-from-explain]`. Prints numbers only: no
-span names, attribute keys or kind words of the held-out stacks.
+Run: `.venv/bin/python benchmarks/heldout.py [--set fresh] [--spec-from-explain]`. Prints numbers
+only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
 from __future__ import annotations
@@ -37,13 +39,17 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
-HELDOUT = TESTS / "heldout"
-# fixture_expectations (A, Scenario, replay) and the held-out expectations beside their fixtures
-# (imported as `expectations`: the package name `heldout` is this script's)
-sys.path[:0] = [str(TESTS), str(HELDOUT)]
+# the held-out sets by `--set` name: their directories under tests/
+SETS = {"heldout": "heldout", "fresh": "heldout_fresh"}
+sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
-from expectations import EXPECTED  # noqa: E402
-from fixture_expectations import Scenario, extra_agents, replay_records, score  # noqa: E402,E501
+from fixture_expectations import (  # noqa: E402
+    Scenario,
+    extra_agents,
+    heldout_expectations,
+    replay_records,
+    score,
+)
 
 from otel_agentcov.spec import CoverageSpec, SpecError  # noqa: E402
 
@@ -88,12 +94,12 @@ def _with(base: dict[str, Any] | None, extra: dict[str, Any] | None) -> dict[str
     return {**extra, **merged}
 
 
-def score_stack(stack: str, scenarios: Mapping[str, Scenario],
+def score_stack(fixtures: Path, stack: str, scenarios: Mapping[str, Scenario],
                 extra: dict[str, Any] | None) -> tuple[int, int, int]:
     """(met, items, extra agents) over one stack's scenarios."""
     met = total = unexpected = 0
     for name, expected in scenarios.items():
-        path = HELDOUT / "fixtures" / stack / f"{name}.json"
+        path = fixtures / stack / f"{name}.json"
         agents, _, _ = replay_records(json.loads(path.read_text()), str(path),
                                       _with(expected.spec, extra))
         m, t = score(expected, agents)
@@ -105,22 +111,22 @@ def _pct(met: int, total: int) -> str:
     return f"{100 * met / total:5.1f} % ({met}/{total})" if total else "  n/a"
 
 
-def _explain_cell(stack: str, scenarios: Mapping[str, Scenario], tmp: Path,
+def _explain_cell(fixtures: Path, stack: str, scenarios: Mapping[str, Scenario], tmp: Path,
                   patched: list[int]) -> tuple[int, int, int]:
     """(met, items, extra agents) with the stack's `explain` file as the spec; a file that
     cannot be used scores nothing (and, if `version: 1` alone makes it load, that score is added
     to `patched` and printed as information)."""
-    files = [HELDOUT / "fixtures" / stack / f"{name}.json" for name in scenarios]
+    files = [fixtures / stack / f"{name}.json" for name in scenarios]
     out = tmp / f"{stack}.yaml"
     spec, why = explain_spec(files, out)
     if spec is not None:
-        return score_stack(stack, scenarios, spec)
+        return score_stack(fixtures, stack, scenarios, spec)
     total = sum(score(s, {})[1] for s in scenarios.values())
     fixed = with_version(out.read_text()) if out.exists() else None
     if fixed is None:
         print(f"  {stack}: explain's file not used: {why}")
     else:
-        met, _, unexpected = score_stack(stack, scenarios, fixed)
+        met, _, unexpected = score_stack(fixtures, stack, scenarios, fixed)
         patched[:] = [patched[0] + met, patched[1] + total]
         print(f"  {stack}: explain's file not used: {why}; with `version: 1` added it would "
               f"score {_pct(met, total)}" + (f", {unexpected} extra agents" if unexpected else ""))
@@ -131,8 +137,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--spec-from-explain", action="store_true",
                         help="also score with each stack's `agentcov explain` file as the spec")
+    parser.add_argument("--set", choices=sorted(SETS), default="heldout",
+                        help="which held-out set to score (default: heldout, the first one)")
     args = parser.parse_args()
-    expected: dict[str, dict[str, Scenario]] = EXPECTED
+    directory = TESTS / SETS[args.set]
+    fixtures = directory / "fixtures"
+    expected = heldout_expectations(directory)
     modes = ["out of the box"] + (["explain's file"] if args.spec_from_explain else [])
     sums = {mode: [0, 0, 0] for mode in modes}
     patched = [0, 0]
@@ -141,8 +151,8 @@ def main() -> int:
             cells = []
             for mode in modes:
                 met, total, unexpected = (
-                    score_stack(stack, scenarios, None) if mode == "out of the box"
-                    else _explain_cell(stack, scenarios, Path(tmp), patched))
+                    score_stack(fixtures, stack, scenarios, None) if mode == "out of the box"
+                    else _explain_cell(fixtures, stack, scenarios, Path(tmp), patched))
                 for i, n in enumerate((met, total, unexpected)):
                     sums[mode][i] += n
                 extra = f", {unexpected} extra agents" if unexpected else ""

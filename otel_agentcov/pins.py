@@ -19,6 +19,7 @@ from .semconv.inference import (
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
     glob_literal,
+    words,
 )
 from .semconv.inferred_log import Group, InferredLog
 from .semconv.shapes import name_pattern
@@ -54,6 +55,12 @@ def _comment(group: Group) -> str:
         said = f"GenAI key {group.key}"
     return (f"{group.count} × scope {group.scope or '(none)'} · {said} → {group.kind}"
             f" (inferred from {group.evidence})")
+
+
+def _own_type(group: Group) -> bool:
+    """A kind key of the span's own (`span.type`): tried before a type its context carries on
+    every span (`entity.type`), as inference prefers it."""
+    return group.key is not None and "span" in words(group.key)
 
 
 def _entry(group: Group) -> dict[str, Any] | None:
@@ -126,9 +133,17 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
     """(comment, entry) pairs: what structure decided by exact name first (it overrides the
     vocabulary's reading of those spans), then the vocabularies in inference's order."""
     out, unsure = _structure(log)
-    for key, group in sorted(log.groups.items(), key=lambda p: (_ORDER[p[1].evidence],
-                                                                -p[1].count)):
+    own: dict[str, set[str]] = {}  # scope -> its kind keys of the span's own (`span.type`)
+    for group in log.groups.values():
+        if group.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and _own_type(group):
+            own.setdefault(group.scope, set()).add(group.key or "")
+    for key, group in sorted(log.groups.items(), key=lambda p: (
+            _ORDER[p[1].evidence], not _own_type(p[1]), -p[1].count)):
         entry = _entry(group) if key not in unsure else None
+        if entry is not None and group.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and not (
+                _own_type(group)):  # a context's type reads only spans with no type of their own
+            entry["match"]["attributes"].update(
+                {k: {"absent": True} for k in sorted(own.get(group.scope, ()))})
         if entry is not None:
             out.append((_comment(group), entry))
     return out

@@ -6,6 +6,7 @@ handed over to whom), not copied from the output. `replay()` turns a fixture int
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -1042,6 +1043,20 @@ def score(expected: Scenario, got_agents: Mapping[str, A]) -> tuple[int, int]:
         met += sum(checks)
         total += len(checks)
     return met, total
+
+
+def heldout_expectations(directory: Path) -> dict[str, dict[str, Scenario]]:
+    """A held-out set's EXPECTED (`<directory>/expectations.py`, tests/heldout/ or
+    tests/heldout_fresh/), loaded by path: every set's module has that name, and `heldout` is
+    also benchmarks/heldout.py."""
+    spec = importlib.util.spec_from_file_location(f"{directory.name}_expectations",
+                                                  directory / "expectations.py")
+    if spec is None or spec.loader is None:
+        raise SystemExit(f"{directory}: no expectations.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    expected: dict[str, dict[str, Scenario]] = module.EXPECTED
+    return expected
 
 
 def extra_agents(expected: Scenario, got_agents: Mapping[str, A]) -> int:

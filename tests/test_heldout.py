@@ -1,48 +1,63 @@
-"""The held-out set (issue 35) is whole: every scenario its expectations name was recorded, every
-recorded file parses as OTLP/JSON and is expected, and every stack pins what recorded it.
+"""The held-out sets (issue 35) are whole: every scenario their expectations name was recorded,
+every recorded file parses as OTLP/JSON and is expected, and every stack pins what recorded it.
+Both sets (tests/heldout/, and the fresh share tests/heldout_fresh/) hold stacks of two
+ecosystems, and the fresh share holds none of the first set's stacks.
 
-Only the set's integrity is tested here; how well the product reads it is a benchmark
-(benchmarks/heldout.py), not a pass/fail test.
+Only the sets' integrity is tested here; how well the product reads them is a benchmark
+(benchmarks/heldout.py, `--set fresh` for the fresh share), not a pass/fail test.
 """
 
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
-from fixture_expectations import Scenario
+from fixture_expectations import Scenario, heldout_expectations
 
 from otel_agentcov.readers.otlp import records_from_json
 
-# tests/heldout/expectations.py, imported by path: `heldout` is also benchmarks/heldout.py, which
-# other tests put on sys.path
-sys.path.insert(0, str(Path(__file__).parent / "heldout"))
-from expectations import EXPECTED, FIXTURES  # noqa: E402
+TESTS = Path(__file__).parent
+REPO = TESTS.parent
+# each set's directory (under tests/, and its recorders' under fixtures/record/) -> fewest stacks
+SETS = {"heldout": 4, "heldout_fresh": 3}
+EXPECTED = {name: heldout_expectations(TESTS / name) for name in SETS}
+CASES = [(name, stack, scenario) for name, stacks in EXPECTED.items()
+         for stack, scenarios in stacks.items() for scenario in scenarios]
 
-CASES = [(stack, name) for stack, scenarios in EXPECTED.items() for name in scenarios]
 
-
-@pytest.mark.parametrize(("stack", "scenario"), CASES, ids=[f"{a}/{b}" for a, b in CASES])
-def test_scenario_file_parses(stack: str, scenario: str) -> None:
-    path = FIXTURES / stack / f"{scenario}.json"
+@pytest.mark.parametrize(("held", "stack", "scenario"), CASES,
+                         ids=[f"{a}/{b}/{c}" for a, b, c in CASES])
+def test_scenario_file_parses(held: str, stack: str, scenario: str) -> None:
+    path = TESTS / held / "fixtures" / stack / f"{scenario}.json"
     records = records_from_json(json.loads(path.read_text()), str(path))
     assert records, f"{path}: no spans"
-    assert isinstance(EXPECTED[stack][scenario], Scenario)
-    assert EXPECTED[stack][scenario].agents, f"{stack}/{scenario}: expects no agent"
+    assert isinstance(EXPECTED[held][stack][scenario], Scenario)
+    assert EXPECTED[held][stack][scenario].agents, f"{stack}/{scenario}: expects no agent"
 
 
-def test_every_file_is_expected_and_versioned() -> None:
-    on_disk = {(p.parent.name, p.stem) for p in FIXTURES.glob("*/*.json") if p.stem != "versions"}
-    assert on_disk == set(CASES)
-    for stack in EXPECTED:
-        versions = json.loads((FIXTURES / stack / "versions.json").read_text())
+@pytest.mark.parametrize("held", sorted(SETS))
+def test_every_file_is_expected_and_versioned(held: str) -> None:
+    fixtures = TESTS / held / "fixtures"
+    on_disk = {(p.parent.name, p.stem) for p in fixtures.glob("*/*.json") if p.stem != "versions"}
+    assert on_disk == {(stack, scenario) for h, stack, scenario in CASES if h == held}
+    for stack in EXPECTED[held]:
+        versions = json.loads((fixtures / stack / "versions.json").read_text())
         assert versions["hand_built"] is False and versions["versions"], stack
+        assert versions["recorded_by"] == f"fixtures/record/{held}/record_{stack}.py"
 
 
-def test_the_set_is_at_least_four_stacks_of_two_ecosystems() -> None:
-    node = FIXTURES.parents[2] / "fixtures" / "record" / "heldout" / "node"
-    in_node = {stack for stack in EXPECTED if (node / f"record_{stack}.mjs").exists()}
-    assert len(EXPECTED) >= 4
-    assert in_node and set(EXPECTED) - in_node, "JavaScript and Python stacks"
+@pytest.mark.parametrize("held", sorted(SETS))
+def test_each_set_has_enough_stacks_of_two_ecosystems(held: str) -> None:
+    node = REPO / "fixtures" / "record" / held / "node"
+    in_node = {stack for stack in EXPECTED[held] if (node / f"record_{stack}.mjs").exists()}
+    assert len(EXPECTED[held]) >= SETS[held]
+    assert in_node and set(EXPECTED[held]) - in_node, "JavaScript and Python stacks"
+
+
+def test_the_fresh_share_repeats_no_recorded_stack() -> None:
+    """Its stacks are in no other recorded set: not the first held-out set, not the in-repo
+    fixtures, not the inference share."""
+    elsewhere = {p.name for d in ("fixtures", "heldout/fixtures", "inference_share/fixtures")
+                 for p in (TESTS / d).iterdir() if p.is_dir()}
+    assert not set(EXPECTED["heldout_fresh"]) & elsewhere

@@ -405,14 +405,7 @@ def _reading(stack: str, pins: list[Any] | None) -> dict[str, Any]:
     return out
 
 
-# where a pinned entry still reads a scenario otherwise than inference did (open): BeeAI's
-# hand-off, whose agent runs inside a tool span of its own name
-_PINS_DIFFER = {"beeai_openinference"}
-
-
-@pytest.mark.parametrize("stack", [
-    pytest.param(s, marks=pytest.mark.xfail(strict=True, reason="pins differ (open)"))
-    if s in _PINS_DIFFER else s for s in sorted(fx.EXPECTED)])
+@pytest.mark.parametrize("stack", sorted(fx.EXPECTED))
 def test_explains_pins_read_every_stack_as_inference_did(stack: str) -> None:
     """`explain --write`'s file, loaded, reads each recorded stack (tables off) exactly as
     inference read it: same agents, runs, tools, models, delegations and boundaries."""
@@ -639,16 +632,87 @@ def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: P
         report)
 
 
+def wrapper_traffic(tracer: Tracer) -> None:
+    """Every span typed a chain but model and tool calls (`zeta.span.type`), as a module
+    framework types its modules: the user's module `Weather.forward` runs the framework's loop
+    `ReAct.forward`, which calls the model and get_weather. The loop is no agent of the user's:
+    the run is Weather's."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("Weather.forward", "chain"), span("ReAct.forward", "chain"):
+        with span("Predict.forward", "chain"), span("LM.__call__", "llm", **{
+                "zeta.model": "weather-model"}):
+            pass
+        with span("get_weather.__call__", "tool"):
+            pass
+
+
+def test_the_users_module_around_a_frameworks_loop_is_the_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(wrapper_traffic))
+    assert _agents(report) == {"Weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
+
+
+def context_typed_traffic(tracer: Tracer) -> None:
+    """Every span carries the type of the entity it belongs to (`zeta.entity.type: agent`,
+    `zeta.entity.name`) and, but on the agent's own span, its own type (`zeta.span.type`):
+    `weather` calls the model and get_weather."""
+    entity = {"zeta.entity.type": "agent", "zeta.entity.name": "weather"}
+    with tracer.start_as_current_span("weather", attributes=entity):
+        with tracer.start_as_current_span("llm:generate", attributes={
+                **entity, "zeta.span.type": "llm", "zeta.llm.model": "weather-model"}):
+            pass
+        with tracer.start_as_current_span("tool.execution:get_weather", attributes={
+                **entity, "zeta.span.type": "tool", "zeta.tool.name": "get_weather"}):
+            pass
+
+
+def method_call_traffic(tracer: Tracer) -> None:
+    """Spans named by the method a framework traces (`Agent.run()`, its hooks
+    `Agent.before_run()`): the agent has no name of its own, so its work is the service's;
+    the model is called through `OpenAiChatDriver.run()`."""
+    with tracer.start_as_current_span("Agent.run()"):
+        with tracer.start_as_current_span("Agent.before_run()"):
+            pass
+        with tracer.start_as_current_span("Agent.try_run()"):
+            with tracer.start_as_current_span("OpenAiChatDriver.run()"):
+                pass
+        with tracer.start_as_current_span("Agent.after_run()"):
+            pass
+
+
+def test_a_spans_own_type_wins_over_its_contexts_and_methods_name_nothing(
+        tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(context_typed_traffic))) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
+    spec = tmp_path / "agentcov.yaml"  # pinned, the context's type reads the agent's span only
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(context_typed_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    assert _agents(_report(pinned, _spans(context_typed_traffic), "--spec", str(spec))) == _agents(
+        _report(tmp_path, _spans(context_typed_traffic)))
+    calls = tmp_path / "calls"
+    calls.mkdir()
+    report = _report(calls, _spans(method_call_traffic))
+    assert set(report["agents"]) == {SERVICE}  # no `before_run()` or `run` agent
+    assert report["spans"]["by_kind"]["llm"] == 1
+
+
 def test_disagreeing_kind_words_hide_no_restricted_tool_and_invent_no_other() -> None:
-    """Kind words say tool and agent: the span stays unclassified, unless the tool it names is
-    restricted, and then it is that tool's call (and the rescue is counted once)."""
+    """The kind key says tool, the span name agent: the span stays unclassified, unless the
+    tool it names is restricted, and then it is that tool's call (the rescue counted once)."""
     rescued: list[None] = []
     classifier = Classifier(restricted=lambda name: name == "delete_repo")
     classifier.rescued = lambda: rescued.append(None)
 
     def read(tool: str) -> tuple[str, str | None]:
-        step = classifier.classify(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
-            "zeta.span.type": "tool", "zeta.kind": "agent", "zeta.tool.name": tool}))
+        step = classifier.classify(SpanRecord(1, 2, None, "helper.agent", scope_name="s",
+                                              attributes={"zeta.span.type": "tool",
+                                                          "zeta.tool.name": tool}))
         return step.kind, step.tool
 
     assert read("lookup") == ("other", None)

@@ -86,7 +86,9 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.kind == AGENT and s.inferred and s.agent in taken and (
                 _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
+    chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
+    _wrapped([s for s in steps if s.span_id in chains], by_id, children, taken, told)
     if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
         for root in roots:
             if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
@@ -99,6 +101,28 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
+
+
+def _wrapped(steps: Sequence[Step], by_id: Mapping[int, Step],
+             children: Mapping[int, Sequence[Step]], taken: set[str],
+             told: Reclassified | None) -> None:
+    """An agent the structure found in a span typed a chain (`steps`: those) whose span is
+    the only child of a span with a name of its own (the user's module around a framework's
+    loop: `Weather.forward` > `ReAct.forward`) is that span's run: the outermost such wrapper
+    takes it, unless its span name says it is a workflow or task (`agents.task`)."""
+    for s in steps:
+        if s.kind != AGENT or s.inferred != BY_STRUCTURE:
+            continue
+        outer = s
+        parent = by_id.get(outer.parent_id) if outer.parent_id is not None else None
+        while parent is not None and _may_be_agent(parent) and (
+                parent.inferred != BY_NAME) and len(children.get(parent.span_id, ())) == 1 and (
+                _agent_name_ok(parent.agent or parent.tool, taken)):
+            outer = parent
+            parent = by_id.get(outer.parent_id) if outer.parent_id is not None else None
+        if outer is not s:
+            _become(s, OTHER, told, "")
+            _become(outer, AGENT, told)
 
 
 def _requests_in_calls(steps: Sequence[Step], by_id: Mapping[int, Step],

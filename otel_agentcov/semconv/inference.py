@@ -130,6 +130,8 @@ _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$"
 # an agent's span named by its label and then free text (a task, a question): the label
 _LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
 _LABEL = _linear(f"^{_LABEL_GROUP}$")
+_CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
+_LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 _CACHED_CHARS = 512  # ... in bytes too: a longer key or name is read each time, never kept
@@ -207,6 +209,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     `<provider>/<model>`) has no affix."""
     if _HTTP.search(name):
         return None
+    call = _CALL.match(name)
+    if call is not None:  # `Agent.run()`, `GetWeather.try_run()`: a method by qualified name
+        owner = call.group(1)
+        tail = name.strip()[len(owner):]
+        # an owner that is a kind word (the framework's class) names nothing; the method never
+        of = KIND_WORDS.get(_norm(owner)) or (LLM if _LLM_OWNER & set(words(owner)) else "")
+        return of, "" if of else clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     whole = KIND_WORDS.get(_norm(name))
     if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
         return whole, "", (glob_literal(name), re.escape(name))
@@ -354,6 +363,11 @@ def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None
     return found.group(1), clip(value.strip().strip('"'))
 
 
+def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
+    """The kind a span-name affix says, if any."""
+    return {affix[0]} if affix is not None and affix[0] else set()
+
+
 def infer(record: SpanRecord) -> Inferred:
     """The kind the span's own evidence gives (docs/conventions.md#inference)."""
     said, prefix = _said(record.attributes)
@@ -364,6 +378,10 @@ def infer(record: SpanRecord) -> Inferred:
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
+    if len(kinds) > 1:  # the span's own type over a type its context carries (`entity.type`)
+        own = [t for t in said if "span" in words(t[1])]
+        if own and len({k for k, _, _ in own} | _affix_kinds(affix)) == 1:
+            said, kinds = own, {own[0][0]}
     if kinds == {TOOL, HANDOFF}:  # a hand-off is a tool call that transfers: the narrower word
         said = [s for s in said if s[0] == HANDOFF]  # none: the span name says hand-off
         kinds = {HANDOFF}
@@ -395,6 +413,8 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
         return Inferred(kind, evidence, key, value, pattern)
+    elif bare == "" and _CALL.match(record.name):  # `Agent.before_run()`: the class, no name
+        return Inferred(OTHER, CANDIDATE) if kind == AGENT else Inferred(OTHER, None)
     else:
         name = bare or clip(record.name.strip())
         label = _LABEL.match(name) if kind == AGENT else None
