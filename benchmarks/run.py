@@ -117,11 +117,11 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(text)
     print("\n".join(notes))
+    # the mutation scores are `make mutation`'s (minutes of CPU): shown and kept as it left them
+    kept = mutation.mutation_block(RESULTS.read_text(encoding="utf-8") if RESULTS.exists() else "")
+    print(f"\n{kept or 'no mutation score yet: run `make mutation`'}")
     print(f"\n{elapsed:.0f} s")
     if not args.no_write:
-        # the mutation scores are `make mutation`'s (minutes of CPU): kept as that run left them
-        kept = mutation.mutation_block(RESULTS.read_text(encoding="utf-8")
-                                       if RESULTS.exists() else "")
         RESULTS.write_text(
             "# Benchmark results\n\n"
             "Written by `make bench` (`benchmarks/run.py`); medians with min/max over rounds, "

@@ -341,3 +341,14 @@ def test_tool_name_readings(tool: str, verb: str, objects: list[set[str]]) -> No
 ])  # fmt: skip
 def test_language(text: str, english: bool) -> None:
     assert is_english(text) is english
+
+
+@pytest.mark.parametrize(("answer", "tool", "claimed"), [
+    ("I deleted it for you.", "delete_file", True),  # a rare verb: "file" may go unsaid
+    ("I deleted the file.", "delete_file", True),
+    ("I read it carefully.", "read_file", False),  # a common verb alone claims nothing
+    ("I read the file.", "read_file", True),
+])  # fmt: skip
+def test_a_generic_object_is_optional_only_after_an_uncommon_verb(
+        answer: str, tool: str, claimed: bool) -> None:
+    assert claimed_tools(answer, {tool}) == ({tool} if claimed else set())

@@ -517,3 +517,29 @@ def test_an_exact_trajectory_with_one_extra_turn_is_violated_without_an_error() 
             assert (results(v), v.errors) == ({"m": "violated"}, 0), (reference, calls)
         v = judged(make_run("a", "b"), contract)
         assert (results(v), v.errors) == ({"m": "satisfied"}, 0)
+
+
+def test_compiled_contracts_are_immutable_values() -> None:
+    """One compiled spec is shared by every thread that judges runs: no detector can be changed
+    in place, and each is a value (equal when built equal, usable as a key)."""
+    import dataclasses
+
+    from otel_agentcov.contract_spec import build_contracts
+
+    rules: list[dict[str, Any]] = [
+        {"called": "a"}, {"calls": {"tool": "a", "max": 1}}, {"eventually": {"tool": "a"}},
+        {"before": {"first": "a", "then": "b"}}, {"after": {"trigger": "a", "then": "b"}},
+        {"sequence": {"tools": ["a", "b"]}}, {"trajectory": {"tools": ["a", ["b"]]}},
+        {"allowed_only": ["a"]}, {"delegated": "sub"}, {"output": {"contains": "x"}},
+    ]
+    entry = {"contracts": [{"name": "c", "must": [
+        {"behavior": f"r{i}", **rule} for i, rule in enumerate(rules)]}]}
+    [contract] = build_contracts(entry)
+    assert build_contracts(entry) == (contract,)
+    objects = [contract, *contract.behaviours, *(b.detector for b in contract.behaviours)]
+    assert len(objects) == 1 + 2 * len(rules)
+    for obj in objects:
+        field = dataclasses.fields(obj)[0].name
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            setattr(obj, field, None)
+    assert len({b.detector for b in contract.behaviours}) == len(rules)

@@ -4,9 +4,10 @@ from each test's sequence."""
 
 from __future__ import annotations
 
-from otel_agentcov.assembler import Bounds, RunAssembler
+from otel_agentcov.assembler import AgentRun, Bounds, RunAssembler
+from otel_agentcov.assembler.events import Closed, LateDecision, join, unjoined_denials
 from otel_agentcov.semconv.events import ToolDecision
-from otel_agentcov.semconv.step import AGENT, TOOL, Step
+from otel_agentcov.semconv.step import AGENT, TOOL, WORKFLOW, Step
 
 TRACE = 0xABC
 
@@ -90,3 +91,88 @@ def test_a_late_answer_to_a_pending_approval_resolves_it() -> None:
     assert late is not None and late.replaces == "require_approval" and not late.executed
     assert assembler.add_event(event("allow", "c1")) is None  # answered already: a duplicate
     assert assembler.events["duplicate"] == 1
+
+
+def test_events_in_a_span_that_is_no_tool_each_become_a_tool_step_of_their_own() -> None:
+    """Two decisions recorded in a workflow span (no tool span for either call): two event-only
+    tool steps under it, with distinct span ids; the workflow span itself decides nothing."""
+    flow = Step(trace_id=TRACE, span_id=3, parent_id=1, kind=WORKFLOW, start_ns=0, end_ns=9,
+                fallback_agent="svc")
+    subtree = {1: agent(), 3: flow}
+    left, duplicates = join(subtree, [event("deny", None, span_id=3),
+                                      event("allow", "c2", span_id=3)])
+    assert (left, duplicates) == ([], 0)
+    added = [s for s in subtree.values() if s.event]
+    assert sorted((s.kind, s.parent_id, s.decision, s.call_id) for s in added) == [
+        (TOOL, 3, "allow", "c2"), (TOOL, 3, "deny", None)]
+    assert len({s.span_id for s in added} | {1, 3}) == 4
+    assert flow.decision is None
+
+
+def test_closed_traces_count_each_remembered_span_and_call_once() -> None:
+    """Two runs of one trace folded one after the other: spans 1, 2 and call c1 (3 entries),
+    then spans 4, 5 and call c9 (3 more: 6); an event is known by its span or by its call."""
+    closed = Closed(max_entries=100)
+    first = AgentRun("support", TRACE, 0, 10, steps=[tool("c1", span_id=2)], span_id=1)
+    closed.remember([first], now=0.0)
+    assert closed.entries == 3
+    second = AgentRun("billing", TRACE, 10, 20, steps=[tool("c9", span_id=5)], span_id=4)
+    closed.remember([second], now=1.0)
+    assert closed.entries == 6
+    assert closed.knows(event("allow", "c9", span_id=99))  # its call, recorded elsewhere
+    assert closed.knows(event("allow", None, span_id=4))
+    assert not closed.knows(event("allow", None, span_id=99))
+    assert not closed.knows(event("allow", "c7", span_id=99))
+    closed.expire(deadline=1.0)  # both folded at or before t=1: the trace is forgotten whole
+    assert closed.entries == 0 and closed.agent_of(TRACE) is None
+
+
+def test_a_denial_read_from_the_wire_is_an_attempt_like_any_other() -> None:
+    """The outcome a reader decodes is a new string, equal to `deny` but not the constant."""
+    outcome = b"deny".decode()
+    denied = ToolDecision(TRACE, 7, None, "delete_repo", outcome, 5, "guard")
+    allowed = ToolDecision(TRACE, 7, None, "lookup", b"allow".decode(), 6, "guard")
+    pending = ToolDecision(TRACE, 7, None, "refund", "require_approval", 7, "guard")
+    assert unjoined_denials([denied, allowed, pending], None) == [
+        LateDecision("guard", "delete_repo", "deny", TRACE, 5, False, None)]
+
+
+def test_a_denial_after_an_allow_of_the_same_call_is_kept() -> None:
+    """allow then deny of c1: the call ends denied (an allow first cannot hide a denial); the
+    deny sent again is a duplicate."""
+    call = tool("c1")
+    left, duplicates = join({1: agent(), 2: call}, [event("allow", "c1"), event("deny", "c1"),
+                                                    event("deny", "c1")])
+    assert (left, duplicates, call.decision) == ([], 1, "deny")
+
+
+def test_a_late_decision_of_a_new_call_is_remembered_as_one_more_entry() -> None:
+    """A folded run (spans 1, 2, call c1: 3 entries); a late deny of c5 recorded in span 1 folds
+    under its agent and remembers c5 (4 entries), so the same deny again is a duplicate."""
+    closed = Closed(max_entries=100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)], now=0.0)
+    assert closed.late(event("deny", "c5")) == LateDecision(
+        "support", "lookup", "deny", TRACE, 5, False, None)
+    assert closed.entries == 4
+    assert closed.late(event("deny", "c5")) is None
+    closed.expire(deadline=0.0)
+    assert closed.entries == 0
+
+
+def test_a_late_decision_needs_a_known_span_and_a_tool_name() -> None:
+    closed = Closed(max_entries=100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)], now=0.0)
+    no_tool = ToolDecision(TRACE, 1, None, None, "deny", 5, "svc")
+    unknown_span = ToolDecision(TRACE, 77, None, "lookup", "deny", 5, "svc")
+    assert closed.late(no_tool) is None and closed.late(unknown_span) is None
+    assert closed.entries == 3
+
+
+def test_a_step_whose_kind_was_decoded_joins_its_call() -> None:
+    """A reader's kind is a new string equal to `tool`: the event still joins the call's step
+    by its call id (not as an event-only step under the agent span it was recorded in)."""
+    call = Step(trace_id=TRACE, span_id=2, parent_id=1, kind=b"tool".decode(), start_ns=1,
+                end_ns=2, fallback_agent="svc", tool="lookup", call_id="c1")
+    subtree = {1: agent(), 2: call}
+    assert join(subtree, [event("deny", "c1", span_id=1)]) == ([], 0)
+    assert call.decision == "deny" and sorted(subtree) == [1, 2]

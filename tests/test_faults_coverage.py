@@ -5,20 +5,26 @@ without error. Expected values are worked out by hand from the runs each test bu
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from _builders import agent_span, chat_span, ingest, tool_span
 
 from otel_agentcov import _core
+from otel_agentcov.assembler import AgentRun
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.fault_families import FAMILIES, PROVOKING
+from otel_agentcov.judge import judge
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import TOOL
 from otel_agentcov.service.steps import from_row, to_row
 from otel_agentcov.spec import CoverageSpec
-from otel_agentcov.state import CoverageState, StateError
+from otel_agentcov.state import CoverageState, Limits, StateError
+from otel_agentcov.state.caps import OVERFLOW, Caps
+from otel_agentcov.state.facts import run_facts
+from otel_agentcov.state.faults import Faults
 
 MARK = "agentcov.fault.family"
 SPEC = {"version": 1, "agents": [{"name": "support", "tools": ["lookup", "refund"]}]}
@@ -166,6 +172,13 @@ def test_merged_states_count_exactly_what_one_process_counts() -> None:
     ({"runs": 1, "recovered": 0, "families": {"budget": [1, 0, 1, 1]}, "provoked": {},
       "tools": {}}, "contradict"),
     ({"runs": -1, "recovered": 0, "families": {}, "provoked": {}, "tools": {}}, "faults.runs"),
+    # a malformed row is named by its family, cut to 40 characters (a name is untrusted input)
+    ({"runs": 1, "recovered": 0, "families": {"x" * 50: [1, 0, 1]}, "provoked": {},
+      "tools": {}}, r"faults\.families\.x{40}: expected"),
+    ({"runs": 1, "recovered": 0, "families": {"y" * 50: [1, 0, 0, 1]}, "provoked": {},
+      "tools": {}}, "unknown family 'y{40}'"),
+    ({"runs": 1, "recovered": 0, "families": {}, "provoked": {"z" * 50: 1}, "tools": {}},
+     "unknown condition 'z{40}'"),
 ])
 def test_a_state_file_with_bad_fault_counts_is_refused(faults: dict[str, Any],
                                                         problem: str) -> None:
@@ -203,3 +216,27 @@ def test_every_condition_has_a_provoking_family_of_its_own() -> None:
         ("max_steps", "timeout", "cost_limit", "empty_input", "error_path", "tool_failure"))
     for condition, family in PROVOKING.items():
         assert condition in FAMILIES[family][1]
+
+
+def test_failed_tools_past_the_cap_fold_into_one_row_each_fold_counted_once() -> None:
+    """max_tools 1: `lookup` takes the one row; `refund` and `cancel` (failed in the next two runs,
+    the last one recovered) share the overflow row, and each run's fold is one fold."""
+    run = AgentRun(agent="a", trace_id=1, start_ns=0, end_ns=1)
+    spec = CoverageSpec.empty().for_agent("a")
+    facts = run_facts(run, spec, judge(run, spec.checks))
+    caps, faults = Caps(Limits(max_tools=1)), Faults()
+    for tool, errored in (("lookup", True), ("refund", True), ("cancel", False)):
+        faults.add(replace(facts, failed_tools=frozenset({tool}), errored=errored), caps)
+    assert faults.tools == {"lookup": [1, 0], OVERFLOW: [2, 1]}
+    assert caps.overflow == {"tool": 2}
+    assert faults.runs == 0  # failed tools, but no injected fault: no run with faults
+
+
+def test_a_state_with_counts_past_small_integers_loads_as_written() -> None:
+    """Counts are compared by value: 700 + 300 injected runs recovered or failed is 1000."""
+    document = engine_of(four_runs()).state.to_dict()
+    large = {"runs": 1000, "recovered": 700, "families": {"budget": [1000, 400, 700, 300]},
+             "provoked": {"cost_limit": 400}, "tools": {"lookup": [500, 200]}}
+    document["agents"]["support"]["faults"] = large
+    state = CoverageState.from_dict(json.loads(json.dumps(document)))
+    assert state.to_dict()["agents"]["support"]["faults"] == large

@@ -220,3 +220,14 @@ def test_evaluate_judges_a_pass_rate_by_its_interval_not_the_report_point() -> N
                 if c.target == "runs.pass_rate"]
     assert (check.verdict, check.reason, check.value) == (
         INCONCLUSIVE, "pass rate 100.0%, 95% interval [20.7%, 100.0%] straddles 0.9", 1.0)
+
+
+def test_an_incomplete_input_is_one_failing_check_per_reason_that_allows_none() -> None:
+    checks = gate.incomplete(["a.bin: marked incomplete", "b.bin: marked incomplete"])
+    assert checks == [
+        Check("*", "data.incomplete", 1, {"maximum": 0}, FAIL, "a.bin: marked incomplete"),
+        Check("*", "data.incomplete", 1, {"maximum": 0}, FAIL, "b.bin: marked incomplete"),
+    ]
+    # runs known to be missing are not undecidable: --allow-inconclusive does not pass them
+    assert gate.outcome(checks, allow_inconclusive=True) == 1
+    assert gate.incomplete([]) == []

@@ -9,7 +9,8 @@ output: which agent called which tool, which call failed, which model answered.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,16 @@ def kind_attribute_traffic(tracer: Tracer) -> None:
                     "zeta.span.type": "TOOL", "zeta.span.name": "get_time"}) as span:
                 if failing:
                     span.set_status(Status(StatusCode.ERROR))
+    with in_ask_billing(tracer), tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "billing"}):
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "billing-model"}):
+            pass
+
+
+@contextmanager
+def in_ask_billing(tracer: Tracer) -> Iterator[None]:
+    """The agent `orchestrator` calls its model, then the tool ask_billing: the body runs in it."""
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "orchestrator"}):
         with tracer.start_as_current_span("step", attributes={
@@ -67,11 +78,7 @@ def kind_attribute_traffic(tracer: Tracer) -> None:
             pass
         with tracer.start_as_current_span("step", attributes={
                 "zeta.span.type": "tool", "zeta.span.name": "ask_billing"}):
-            with tracer.start_as_current_span("step", attributes={
-                    "zeta.span.type": "agent", "zeta.span.name": "billing"}):
-                with tracer.start_as_current_span("step", attributes={
-                        "zeta.span.type": "llm", "zeta.model": "billing-model"}):
-                    pass
+            yield
 
 
 def _agents(report: dict[str, Any]) -> dict[str, Any]:
@@ -693,3 +700,85 @@ def test_a_spans_own_type_wins_over_its_contexts_and_methods_name_nothing(
     report = _report(calls, _spans(method_call_traffic))
     assert set(report["agents"]) == {SERVICE}  # no `before_run()` or `run` agent
     assert report["spans"]["by_kind"]["llm"] == 1
+
+
+def test_disagreeing_kind_words_hide_no_restricted_tool_and_invent_no_other() -> None:
+    """The kind key says tool, the span name agent: the span stays unclassified, unless the
+    tool it names is restricted, and then it is that tool's call (the rescue counted once)."""
+    rescued: list[None] = []
+    classifier = Classifier(restricted=lambda name: name == "delete_repo")
+    classifier.rescued = lambda: rescued.append(None)
+
+    def read(tool: str) -> tuple[str, str | None]:
+        step = classifier.classify(SpanRecord(1, 2, None, "helper.agent", scope_name="s",
+                                              attributes={"zeta.span.type": "tool",
+                                                          "zeta.tool.name": tool}))
+        return step.kind, step.tool
+
+    assert read("lookup") == ("other", None)
+    assert rescued == []
+    assert read("delete_repo") == ("tool", "delete_repo")
+    assert len(rescued) == 1
+
+
+def test_a_function_named_like_the_tool_it_runs_is_no_agent(tmp_path: Path) -> None:
+    """A function `find_room` around a model call asking for `find_room` and that tool's
+    execution: it owns both, but a tool's name is no agent's, so the service runs them."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("POST /chat"), \
+                tracer.start_as_current_span("find_room"):
+            with tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "desk-model",
+                    "gen_ai.completion.0.tool_calls.0.name": "find_room"}):
+                pass
+            with tracer.start_as_current_span("find_room"):
+                pass
+
+    report = _report(tmp_path, _spans(traffic))
+    assert _agents(report) == {SERVICE: {
+        "runs": 1, "tools": {"find_room": {"ok": 1, "error": 0}},
+        "models": {"desk-model": 1}, "delegations": []}}
+    assert report["spans"]["inferred"] == {"llm.genai": 1, "tool.structure": 1}
+
+
+@pytest.mark.parametrize(("name", "kind", "evidence"), [
+    ("completion", "llm", "genai"),  # a bare kind word saying what the GenAI keys say: theirs
+    ("llm", "llm", "genai"),
+    ("agent", "other", "candidate"),  # says another kind than the keys: a framework's node
+    ("tool", "tool", "name"),
+])
+def test_a_bare_kind_word_gives_way_only_to_keys_of_the_same_kind(
+        name: str, kind: str, evidence: str) -> None:
+    found = infer(SpanRecord(1, 2, None, name, scope_name="s",
+                             attributes={"gen_ai.request.model": "m"}))
+    assert (found.kind, found.evidence) == (kind, evidence)
+
+
+def test_a_function_right_under_a_tool_that_calls_a_model_is_an_agent_called_as_a_tool(
+        tmp_path: Path) -> None:
+    """`orchestrator` calls the tool ask_billing, inside which the function `billing` (no
+    evidence of its own) calls a model: billing is an agent run the orchestrator delegated to,
+    though it owns no tool call and sits under an agent."""
+    def traffic(tracer: Tracer) -> None:
+        with in_ask_billing(tracer), tracer.start_as_current_span("billing"), \
+                tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "billing-model"}):
+            pass
+
+    assert _agents(_report(tmp_path, _spans(traffic))) == {
+        "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
+                         "models": {"orchestrator-model": 1},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+
+
+@pytest.mark.parametrize(("attributes", "events"), [
+    ({"gen_ai.prompt.0.role": "user"}, ()),  # indexed keys alone
+    ({}, (("gen_ai.user.message", {}),)),  # a prompt event alone
+])
+def test_indexed_keys_or_a_message_event_alone_make_a_model_call(
+        attributes: dict[str, Any], events: tuple[tuple[str, dict[str, Any]], ...]) -> None:
+    found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes,
+                             events=events))
+    assert (found.kind, found.evidence) == ("llm", "genai")
