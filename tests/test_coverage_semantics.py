@@ -394,3 +394,31 @@ def test_a_user_message_as_one_string_is_measured_as_its_text(content: str, empt
                            {"role": "user", "content": content}])
     run(eng, "a", [("llm", "m", {"gen_ai.input.messages": messages})])
     assert report(eng)["boundaries"]["empty_input"] is empty
+
+
+def test_restricted_requests_beyond_the_calls_seen_are_denied_attempts() -> None:
+    """The model asks for delete_repo three times in one run (two output messages, one asking
+    twice); one call runs and one is denied by a decision: the third request, with no span, is
+    a denied attempt too. Worked out by hand: executed 1, denied 1 (decision) + (3 requests - 2
+    calls seen) = 2, 3 attempts; force_push asked once and run once is executed only."""
+    eng = CoverageEngine(spec(tool_edges={"restricted": ["delete_repo", "force_push"]}))
+
+    def asks(*names: str) -> str:
+        return json.dumps([{"role": "assistant", "parts": [
+            {"type": "tool_call", "id": f"c{i}", "name": n, "arguments": {}}
+            for i, n in enumerate(names)]}])
+
+    run(eng, "a", [
+        ("llm", "m", {"gen_ai.output.messages": asks("delete_repo", "delete_repo")}),
+        ("tool", "delete_repo"),
+        ("tool", "delete_repo", {"gen_ai.tool.call.decision": "deny"}),
+        ("llm", "m", {"gen_ai.output.messages": asks("delete_repo", "force_push")}),
+        ("tool", "force_push"),
+    ])
+    r = report(eng)
+    assert r["edges"]["restricted"] == [
+        {"tool": "delete_repo", "outcome": "denied", "count": 2},
+        {"tool": "delete_repo", "outcome": "executed", "count": 1},
+        {"tool": "force_push", "outcome": "executed", "count": 1},
+    ]
+    assert r["edges"]["restricted_attempts"] == 4
