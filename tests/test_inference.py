@@ -501,6 +501,16 @@ def test_a_kind_word_qualified_by_whose_kind_it_is(tmp_path: Path) -> None:
         "agent.attribute": 1, "llm.attribute": 1, "tool.attribute": 1, "workflow.attribute": 1}
 
 
+def _pinned_agents(tmp_path: Path, traffic: Callable[[Tracer], None]) -> dict[str, Any]:
+    """The agents read with `explain --write`'s file for the traffic loaded as the spec."""
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta-explained.jsonl", _spans(traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    return _agents(_report(pinned, _spans(traffic), "--spec", str(spec)))
+
+
 def toolless_traffic(tracer: Tracer) -> None:
     """No kind words on the runs, only on model calls (`zeta.span.type: llm`): trace 1, the
     root `weather` whose one model call fails (HTTP 500: status error); trace 2, `triage` and
@@ -540,13 +550,7 @@ def test_the_structure_names_runs_without_tools(tmp_path: Path) -> None:
         SERVICE: {"runs": 1, "tools": {}, "models": {"loop-model": 1}, "delegations": []},
     }  # `Step 1` says only that a step ran: its model call is the service's, as without it
     assert report["agents"]["weather"]["runs"]["errors"] == 1
-    pinned = tmp_path / "pinned"
-    pinned.mkdir()
-    spec = tmp_path / "agentcov.yaml"
-    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(toolless_traffic))
-    assert main(["explain", str(traces), "--write", str(spec)]) == 0
-    assert _agents(_report(pinned, _spans(toolless_traffic), "--spec", str(spec))) == _agents(
-        report)
+    assert _pinned_agents(tmp_path, toolless_traffic) == _agents(report)
 
 
 def turns_and_requests_traffic(tracer: Tracer) -> None:
@@ -623,13 +627,7 @@ def test_an_agent_span_named_by_its_label_and_task_is_the_labels_run(tmp_path: P
     assert _agents(report) == {"weather": {
         "runs": 2, "tools": {"get_weather": {"ok": 2, "error": 0}},
         "models": {"weather-model": 2}, "delegations": []}}
-    spec = tmp_path / "agentcov.yaml"
-    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(task_named_traffic))
-    assert main(["explain", str(traces), "--write", str(spec)]) == 0
-    pinned = tmp_path / "pinned"
-    pinned.mkdir()
-    assert _agents(_report(pinned, _spans(task_named_traffic), "--spec", str(spec))) == _agents(
-        report)
+    assert _pinned_agents(tmp_path, task_named_traffic) == _agents(report)
 
 
 def wrapper_traffic(tracer: Tracer) -> None:
@@ -688,12 +686,8 @@ def test_a_spans_own_type_wins_over_its_contexts_and_methods_name_nothing(
     assert _agents(_report(tmp_path, _spans(context_typed_traffic))) == {"weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 1}, "delegations": []}}
-    spec = tmp_path / "agentcov.yaml"  # pinned, the context's type reads the agent's span only
-    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(context_typed_traffic))
-    assert main(["explain", str(traces), "--write", str(spec)]) == 0
-    pinned = tmp_path / "pinned"
-    pinned.mkdir()
-    assert _agents(_report(pinned, _spans(context_typed_traffic), "--spec", str(spec))) == _agents(
+    # pinned, the context's type reads the agent's span only
+    assert _pinned_agents(tmp_path, context_typed_traffic) == _agents(
         _report(tmp_path, _spans(context_typed_traffic)))
     calls = tmp_path / "calls"
     calls.mkdir()

@@ -95,8 +95,8 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                     root.agent or root.tool, taken):
                 _become(root, AGENT, told)
     for s in steps:  # an agent span inside a run of its own name, no tool between: that run
-        if s.kind == AGENT and s.inferred and (_caller(s, by_id, AGENT) or s) is not s and (
-                _caller(s, by_id, AGENT) or s).agent == s.agent:
+        outer = _caller(s, by_id, AGENT) if s.kind == AGENT and s.inferred else None
+        if outer is not None and outer.agent == s.agent:
             _become(s, OTHER, told, "")
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
