@@ -217,7 +217,7 @@ fixtures-heldout-fresh: $(STAMP) node-tools
 # The third held-out share (issue 35: tests/heldout_third/, `benchmarks/heldout.py --set third`):
 # stacks of their own vocabulary kept from the rules' designers once the fresh share had been read.
 # Pins in fixtures/requirements/heldout_third/ and fixtures/record/heldout_third/node/.
-THIRD_STACKS ?= monocle trulens
+THIRD_STACKS ?= monocle traceai trulens
 
 fixtures-heldout-third: $(STAMP) node-tools
 	$(call record_heldout,heldout_third,third,$(THIRD_STACKS),langtrace)

@@ -19,12 +19,12 @@ from fixture_expectations import A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# The app-level scenarios (TracedApp's, as record_trulens.py and node/record_langtrace.mjs run
-# them): the weather agent calls get_weather and get_time, then answers (two model calls); the
-# orders agent's lookup_order raises, its error goes back to the model, which answers (two
-# calls); billing runs inside the orchestrator's ask_billing tool; `handoff` runs triage (its
-# transfer_to_billing tool only answers), then billing, in one request; the HTTP 500 fails the
-# weather agent's run on its first model call.
+# The app-level scenarios (TracedApp's, as record_trulens.py, record_traceai.py and
+# node/record_langtrace.mjs run them): the weather agent calls get_weather and get_time, then
+# answers (two model calls); the orders agent's lookup_order raises, its error goes back to the
+# model, which answers (two calls); billing runs inside the orchestrator's ask_billing tool;
+# `handoff` runs triage (its transfer_to_billing tool only answers), then billing, in one
+# request; the HTTP 500 fails the weather agent's run on its first model call.
 APP = {
     "two_tools": Scenario({"weather": A(
         llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
@@ -55,6 +55,11 @@ TRULENS = APP
 # agent); the model calls by Langtrace's OpenAI instrumentation. The app-level scenarios above.
 LANGTRACE = APP
 
+# traceAI (record_traceai.py): each agent a `@tracer.agent` function named after it, each tool a
+# `@tracer.tool` named after it, the request of `handoff` a `@tracer.chain` named `serve` (no
+# agent); the model calls by traceAI's OpenAI instrumentation. The app-level scenarios above.
+TRACEAI = APP
+
 # Monocle (record_monocle.py): each agent an OpenAI Agents SDK Agent named after it, one
 # Runner.run per scenario. A tool's exception goes back to the model (the SDK's default), which
 # answers: the run completes. The looper runs with max_turns=2 (model, tool, model, tool) and
@@ -79,5 +84,6 @@ MONOCLE = {
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "langtrace": LANGTRACE,
     "monocle": MONOCLE,
+    "traceai": TRACEAI,
     "trulens": TRULENS,
 }
