@@ -319,7 +319,7 @@ class CoverageEngine:
         if step.inferred:
             self._count_inferred(step.kind, step.inferred)
         if self.inferred_log is not None:
-            self.inferred_log.reclassified(step)
+            self.inferred_log.reclassified(step, was, evidence)
     def ingest_event(self, event: Event) -> None:
         """Join a decision or state event to its run (buffered with its trace, or folded on its
         own when the run was folded already: assembler/events.py); never raises."""
