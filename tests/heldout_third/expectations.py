@@ -15,50 +15,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import A, Scenario, b
+from fixture_expectations import APP_LOOP, A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-# The app-level scenarios (TracedApp's, as record_trulens.py, record_traceai.py and
-# node/record_langtrace.mjs run them): the weather agent calls get_weather and get_time, then
-# answers (two model calls); the orders agent's lookup_order raises, its error goes back to the
-# model, which answers (two calls); billing runs inside the orchestrator's ask_billing tool;
-# `handoff` runs triage (its transfer_to_billing tool only answers), then billing, in one
-# request; the HTTP 500 fails the weather agent's run on its first model call.
-APP = {
-    "two_tools": Scenario({"weather": A(
-        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
-    "tool_error": Scenario(
-        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
-                     boundaries=b("tool_failure"))}),
-    "agent_as_tool": Scenario({
-        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)}, models={"orchestrator-model": 2},
-                          delegations=("orchestrator->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
-    "handoff": Scenario({
-        "triage": A(llm=2, tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 2},
-                    delegations=("triage->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
-    "http_500": Scenario(
-        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
-}
+# The app-level scenarios are fixture_expectations.APP_LOOP (TracedApp's, as record_trulens.py,
+# record_traceai.py and node/record_langtrace.mjs run them): the weather agent calls get_weather
+# and get_time, then answers (two model calls); the orders agent's lookup_order raises, its error
+# goes back to the model, which answers (two calls); billing runs inside the orchestrator's
+# ask_billing tool; `handoff` runs triage (its transfer_to_billing tool only answers), then
+# billing, in one request; the HTTP 500 fails the weather agent's run on its first model call.
 
 # TruLens (record_trulens.py): each agent a TruApp named after it (the request of `handoff` is
 # a TruApp of its own, `serve`, which is no agent: it only runs triage, then billing), tools and
 # model calls `@instrument`ed functions. The app-level scenarios above.
-TRULENS = APP
+TRULENS = APP_LOOP
 
 # Langtrace (node/record_langtrace.mjs): each agent run and each tool call grouped by
 # `withLangTraceRootSpan` named after it, the request of `handoff` by one named `serve` (no
 # agent); the model calls by Langtrace's OpenAI instrumentation. The app-level scenarios above.
-LANGTRACE = APP
+LANGTRACE = APP_LOOP
 
 # traceAI (record_traceai.py): each agent a `@tracer.agent` function named after it, each tool a
 # `@tracer.tool` named after it, the request of `handoff` a `@tracer.chain` named `serve` (no
 # agent); the model calls by traceAI's OpenAI instrumentation. The app-level scenarios above.
-TRACEAI = APP
+TRACEAI = APP_LOOP
 
 # Monocle (record_monocle.py): each agent an OpenAI Agents SDK Agent named after it, one
 # Runner.run per scenario. A tool's exception goes back to the model (the SDK's default), which
@@ -68,13 +49,13 @@ TRACEAI = APP
 # off to billing through the SDK's hand-off (its transfer_to_billing call is the hand-off, not a
 # tool the app wrote): one model call each.
 MONOCLE = {
-    "two_tools": APP["two_tools"],
-    "tool_error": APP["tool_error"],
+    "two_tools": APP_LOOP["two_tools"],
+    "tool_error": APP_LOOP["tool_error"],
     "max_turns": Scenario(
         {"looper": A(errors=1, llm=2, tools={"get_weather": (2, 0)}, models={"loop-model": 2},
                      boundaries=b("max_steps", "error_path"))}),
-    "http_500": APP["http_500"],
-    "agent_as_tool": APP["agent_as_tool"],
+    "http_500": APP_LOOP["http_500"],
+    "agent_as_tool": APP_LOOP["agent_as_tool"],
     "handoff": Scenario({
         "triage": A(models={"triage-model": 1}, delegations=("triage->billing",)),
         "billing": A(models={"billing-model": 1}),
