@@ -969,3 +969,20 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> 
     assert _agents(report) == {"weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 0, "error": 1}},
         "models": {"weather-model": 1}, "delegations": []}}
+
+
+@pytest.mark.parametrize(("attributes", "kind"), [
+    ({"x.type": "AGENT_EXECUTION"}, "agent"), ({"x.type": "LLM_REQUEST"}, "llm"),
+    ({"x.kind": "model_invocation"}, "llm"), ({"x.type": "tool-run"}, "tool"),
+    ({"x.kind": "ReActAgent"}, "agent"), ({"x.kind": "FunctionTool"}, "tool"),
+    ({"x.operation": "tool"}, "tool"), ({"x.op": "agent"}, "agent"),
+    ({"x.component": "llm"}, "llm"),
+    # a step of an agent is no run of it; two kind words, or a model class, say nothing
+    ({"x.type": "agent_step"}, None), ({"x.type": "chat_agent"}, None),
+    ({"x.type": "BaseModel"}, None), ({"x.type": "tool_result"}, None),
+    ({"db.operation": "tool"}, None), ({"x.role": "agent"}, None),
+])
+def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
+        attributes: dict[str, str], kind: str | None) -> None:
+    found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes))
+    assert (found.kind if found.evidence not in (None, "candidate") else None) == kind
