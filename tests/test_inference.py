@@ -19,11 +19,12 @@ import pytest
 import yaml
 from _acme import finished_spans
 from _trace_files import protobuf_bytes, write_jsonl, write_spec
+from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from otel_agentcov import AgentCoverageProcessor, offline
 from otel_agentcov.cli import main
@@ -937,3 +938,51 @@ def test_a_function_beside_an_agent_that_calls_a_model_is_an_agent(tmp_path: Pat
                                  "delegations": []}
     assert report["triage"]["tools"] == {"transfer_to_billing": {"ok": 1, "error": 0}}
     assert set(report) == {"triage", "billing"}  # `serve` runs them, it is none
+
+
+def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> None:
+    """`weather` (the app) calls the model and its tool get_weather (`zeta.span.type: tool`);
+    the tool runs in another service, whose span of kind SERVER has the client's tool span as
+    its remote parent, and fails there. One call, failed, in weather's run: no run of the tool
+    server, no second get_weather."""
+    server = TracerProvider(resource=Resource.create({"service.name": "zeta-tool-server"}))
+    exporter = InMemorySpanExporter()
+    server.add_span_processor(SimpleSpanProcessor(exporter))
+
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+                pass
+            with tracer.start_as_current_span("get_weather", attributes={
+                    "zeta.span.type": "tool"}) as client:
+                remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+                    client.get_span_context().trace_id, client.get_span_context().span_id,
+                    is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+                with server.get_tracer("zeta.server").start_as_current_span(
+                        "serve get_weather", context=remote, kind=SpanKind.SERVER, attributes={
+                            "zeta.span.type": "tool", "zeta.tool.name": "get_weather"}) as span:
+                    span.set_status(Status(StatusCode.ERROR))
+
+    spans = [*_spans(traffic), *exporter.get_finished_spans()]
+    report = _report(tmp_path, spans)
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 0, "error": 1}},
+        "models": {"weather-model": 1}, "delegations": []}}
+
+
+@pytest.mark.parametrize(("attributes", "kind"), [
+    ({"x.type": "AGENT_EXECUTION"}, "agent"), ({"x.type": "LLM_REQUEST"}, "llm"),
+    ({"x.kind": "model_invocation"}, "llm"), ({"x.type": "tool-run"}, "tool"),
+    ({"x.kind": "ReActAgent"}, "agent"), ({"x.kind": "FunctionTool"}, "tool"),
+    ({"x.operation": "tool"}, "tool"), ({"x.op": "agent"}, "agent"),
+    ({"x.component": "llm"}, "llm"),
+    # a step of an agent is no run of it; two kind words, or a model class, say nothing
+    ({"x.type": "agent_step"}, None), ({"x.type": "chat_agent"}, None),
+    ({"x.type": "BaseModel"}, None), ({"x.type": "tool_result"}, None),
+    ({"db.operation": "tool"}, None), ({"x.role": "agent"}, None),
+])
+def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
+        attributes: dict[str, str], kind: str | None) -> None:
+    found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes))
+    assert (found.kind if found.evidence not in (None, "candidate") else None) == kind

@@ -63,7 +63,11 @@ KIND_WORDS: Mapping[str, str] = {
 # the last word(s) of a key that holds a kind: `span.kind`, `spanType`, `observation.type`
 # kind words any traced function carries, agent and tool alike (`span_type: Function`)
 _WEAK_WORDS = frozenset({"function", "func"})
-_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step", "operation", "op",
+                            "component"})
+# a word after a kind word saying only that one ran: `AGENT_EXECUTION`, `llm_request`
+_RAN_WORDS = frozenset({"execution", "exec", "run", "call", "request", "invocation", "invoke",
+                        "operation"})
 # the last word of a key holding a list of tags, one of which may name the kind (`('LLM',)`)
 _TAG_KEY_ENDS = frozenset({"tags", "tag", "labels"})
 _MAX_TAGS = 16
@@ -211,10 +215,23 @@ def _tag_kind(value: Any) -> tuple[str, str] | None:
 
 
 def _kind_word(value: Any) -> str | None:
-    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`)."""
+    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
+    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
+    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
     if not isinstance(value, str) or len(value) > 40:
         return None
-    return KIND_WORDS.get(_norm(value))
+    norm = _norm(value)
+    kind = KIND_WORDS.get(norm)
+    if kind is not None or "_" not in norm:
+        return kind
+    parts = norm.split("_")
+    kinds = [KIND_WORDS.get(p) for p in parts]
+    if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
+        return kinds[0]
+    if len(parts) <= 3 and parts[-1] in ("agent", "tool") and {k for k in kinds if k} == {
+            kinds[-1]}:
+        return kinds[-1]
+    return None
 
 
 @_short_cached
