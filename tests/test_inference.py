@@ -981,8 +981,22 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> 
     ({"x.type": "agent_step"}, None), ({"x.type": "chat_agent"}, None),
     ({"x.type": "BaseModel"}, None), ({"x.type": "tool_result"}, None),
     ({"db.operation": "tool"}, None), ({"x.role": "agent"}, None),
+    # a kind then its provider; a numbered list's first entry is the span's own
+    ({"x.span.type": "agent.acme_agents"}, "agent"), ({"x.span.type": "tool.function"}, "tool"),
+    ({"x.span.type": "inference"}, "llm"), ({"x.entity.1.type": "agent"}, "agent"),
+    ({"x.entity.2.type": "agent"}, None), ({"x.tool_calls.0.type": "function"}, None),
+    ({"x.choices.0.type": "tool"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:
     found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes))
     assert (found.kind if found.evidence not in (None, "candidate") else None) == kind
+
+
+def test_a_numbered_entitys_first_entry_names_the_run() -> None:
+    """`x.entity.1.type: agent` beside `x.entity.1.name`: the span is weather's run; the second
+    entry (the model it works with) is not the span's own."""
+    found = infer(SpanRecord(1, 2, None, "Runner.run", scope_name="s", attributes={
+        "x.entity.1.type": "agent.acme", "x.entity.1.name": "weather",
+        "x.entity.2.type": "model.llm.acme", "x.entity.2.name": "weather-model"}))
+    assert (found.kind, found.name, found.name_key) == ("agent", "weather", "x.entity.1.name")

@@ -55,7 +55,8 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
                      "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
-                     "generation", "generate", "text_generation", "llm_call", "model_call"), LLM),
+                     "generation", "generate", "text_generation", "llm_call", "model_call",
+                     "inference"), LLM),
     **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
                      "team", "crew"), WORKFLOW),
     **dict.fromkeys(("handoff", "transfer"), HANDOFF),
@@ -185,7 +186,9 @@ def _kind_key(key: str) -> tuple[str, ...] | None:
     found = words(key)
     if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
         found = found[:-1]  # `ag.type.node`: the node's type
-    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
+    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS:
+        return None
+    if any(w.isdigit() for w in found) and not _first_entry(found):
         return None
     if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
         return None
@@ -214,6 +217,15 @@ def _tag_kind(value: Any) -> tuple[str, str] | None:
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+def _first_entry(found: tuple[str, ...]) -> bool:
+    """A kind key of a numbered list's first entry (`entity.1.type`: the span's own entity, the
+    later ones those it works with); never an item of a list of calls or messages
+    (`x.tool_calls.0.type`: plural, or a call's)."""
+    return len(found) >= 3 and found[-2] in ("0", "1") and not any(
+        w.isdigit() for w in found[:-2]) and not found[-3].endswith("s") and (
+        _NOT_KIND_KEYS.isdisjoint(found) and "call" not in found)
+
+
 def _kind_word(value: Any) -> str | None:
     """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
     word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
@@ -222,6 +234,8 @@ def _kind_word(value: Any) -> str | None:
         return None
     norm = _norm(value)
     kind = KIND_WORDS.get(norm)
+    if kind is None and "." in value:  # a kind, then its provider (`agent.openai_agents`)
+        kind = KIND_WORDS.get(_norm(value.split(".", 1)[0]))
     if kind is not None or "_" not in norm:
         return kind
     parts = norm.split("_")
