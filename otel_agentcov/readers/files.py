@@ -24,7 +24,6 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 
 from .. import compiled
-from ..compiled import TooLarge
 from ..records import SpanRecord
 from ..regular_files import open_regular
 from ..semconv import Classified
@@ -44,6 +43,7 @@ from .otlp_logs import (
     is_logs_json,
     is_logs_protobuf,
 )
+from .otlp_size import TooLarge
 
 STDIN = "-"
 # A ResourceSpans or ScopeSpans up to this size is decoded in one call of the compiled core
