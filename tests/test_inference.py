@@ -1012,6 +1012,11 @@ def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type()
     named = infer(SpanRecord(1, 2, None, "Weather.run", scope_name="s", attributes={
         "x.app_name": "weather-app"}))
     assert named.name == "Weather"  # a name the user gave keeps it
+    # an agent span named by its code path and another agent's name (the one it came from) is
+    # no run of that agent, and no run of its code path either
+    wrapper = infer(SpanRecord(1, 2, None, "agents.run.Runner.run", scope_name="s", attributes={
+        "x.span.type": "agent", "x.from.agent.name": "triage"}))
+    assert (wrapper.kind, wrapper.name_key) == ("other", None)
     call = SpanRecord(1, 3, 2, "client.create", scope_name="s", attributes={
         "x.span.type": "inference", "x.span.subtype": "tool_call",
         "x.entity.2.type": "model.llm.weather-model", "x.entity.2.name": "weather-model"})

@@ -302,10 +302,11 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
 
 
 def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, or
-    OpenTelemetry's `code.function.name` (the instrumented function, never the tool)."""
+    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, another
+    span's (`x.last.agent.name`, `x.from.agent`), or OpenTelemetry's `code.function.name` (the
+    instrumented function, never the tool)."""
     return any(found[-len(t):] == t for t in tails) and not any(
-        w.isdigit() or w == "user" for w in found) and not key.startswith("code.")
+        w.isdigit() or w in _OTHERS for w in found) and not key.startswith("code.")
 
 
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
@@ -327,6 +328,9 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
     return fallback
 
 
+# words saying a name key names someone else: a user, the last or the calling agent, a target
+_OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
+                     "to"})
 _AGENT_NAMES = (("agent", "name"), ("agent",))
 _APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
@@ -527,7 +531,8 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
-    if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
+    if kind == AGENT and (not agent_name_ok(found.name) or (  # `agent`: a framework's node,
+            found.name_key is None and _code_path(bare or record.name))):  # or its code path
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
 
