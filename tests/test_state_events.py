@@ -180,11 +180,11 @@ def test_no_state_value_reaches_the_report_or_the_state(
 
 def test_state_files_keep_the_event_states(
         measured: tuple[dict[str, Any], CoverageState]) -> None:
-    """Version 6 writes them; they read back, and merge by summing (two copies: each count
+    """Version 6 wrote them first; they read back, and merge by summing (two copies: each count
     doubled, so f1 = 0 and f2 = 3: Chao1 = S_obs = 4)."""
     _, state = measured
     document = json.loads(json.dumps(state.to_dict()))
-    assert document["version"] == STATE_VERSION == 7
+    assert document["version"] == STATE_VERSION == 8
     assert sorted(document["agents"]["planner"]["event_states"].values()) == [1, 1, 1, 2]
     assert "event_states" not in document["agents"]["worker"]
     merged = CoverageState.from_dict(document)

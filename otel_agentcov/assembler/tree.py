@@ -150,6 +150,7 @@ class _Builder:
             turns=max((s.turn_count for s in spans), default=0),
             state_changes=tuple(s.state_extra for s in sorted(self.states,
                                                               key=lambda s: s.start_ns)),
+            skill_definitions=frozenset(n for s in spans for n in s.skill_definitions),
         )
 
 
