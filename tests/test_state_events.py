@@ -222,10 +222,9 @@ def test_a_state_event_waiting_for_its_span_survives_a_compaction(tmp_path: Path
 def test_serve_reads_state_events_from_the_otlp_log_exporters(
         tmp_path: Path, transport: str) -> None:
     """The workload through the SDK's real OTLP exporters to `agentcov serve`, the logs sent
-    first. The exporters send protobuf, whose span events `serve` does not read (the core
-    classifies those spans; decision span events alike): the log records' states only,
-    {plan,step}: 2, #3: 1, #1: 1, so S_obs 3, f1 2, f2 1, Chao1 3 + 2·1/(2·2) = 3.5, sample
-    coverage 1 − 2/4 = 0.5; and no state value in the report or the journal."""
+    first. The exporters send protobuf, whose span events `serve` reads beside the core's
+    steps: the same states as in-process (run A's span event {step} included), and no state
+    value in the report or the journal."""
     from _support import start_service
     from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogs
     from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
@@ -253,7 +252,7 @@ def test_serve_reads_state_events_from_the_otlp_log_exporters(
             exporter.shutdown()
         report = service.store.snapshot().to_dict()
         assert report["agents"]["planner"]["states"] == {
-            "observed": 3, "estimated": 3.5, "sample_coverage": 0.5, "source": "events"}
+            "observed": 4, "estimated": 5.5, "sample_coverage": 0.4, "source": "events"}
         assert CANARY[:20] not in json.dumps(report)
         journal = Path(service.store.journal_path or "")
         assert CANARY[:20].encode() not in journal.read_bytes()

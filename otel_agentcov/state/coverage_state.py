@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..assembler import AgentRun, LateDecision, LateState
+from ..assembler import AgentRun, Late, LateGuardrail, LateState
 from ..judge import Verdicts
 from ..regular_files import open_regular
 from ..semconv.events import DENY
@@ -28,7 +28,7 @@ from .costs import Costs
 from .decisions import Decisions
 from .diversity import Diversity
 from .edges import Edges
-from .facts import RunFacts, run_facts, stable_hash
+from .facts import RunFacts, blocked, guardrail_state, run_facts, stable_hash
 from .faults import Faults
 from .inventory import Inventory
 from .narrative import Narrative
@@ -217,15 +217,23 @@ class CoverageState:
             st.arguments.add(verdicts.arguments, self.caps)
         return facts
 
-    def add_late(self, late: LateDecision | LateState, spec: AgentSpec) -> None:
+    def add_late(self, late: Late, spec: AgentSpec) -> None:
         """Fold an event joined after its run was folded (assembler/events.py): a state change
-        is a state of the agent's; of a decision its count, and a denial of a restricted tool
-        no span of which ran is a restricted attempt `denied`. The run's pass was counted when
-        it was folded and stays as it is (docs/semantics.md#decisions)."""
+        is a state of the agent's; a guardrail result a guardrail state, and the boundary
+        `guardrail_blocked` when the spec names it; of a decision its count, and a denial of a
+        restricted tool no span of which ran is a restricted attempt `denied`. The run's pass
+        was counted when it was folded and stays as it is (docs/semantics.md#decisions)."""
         st = self.agent(late.agent, 0)
         st.revision += 1
         if isinstance(late, LateState):
             st.diversity.add_event_states([stable_hash(late.tokens)], self.caps)
+            return
+        if isinstance(late, LateGuardrail):
+            key = stable_hash(guardrail_state(late.result))
+            self.caps.count(st.diversity.states, key, self.limits.max_states, "state", 1)
+            if blocked(spec.boundaries, late.result):
+                st.edges.boundaries["guardrail_blocked"] = (
+                    st.edges.boundaries.get("guardrail_blocked", 0) + 1)
             return
         st.decisions.add_late(late.tool, late.outcome, late.replaces, self.caps)
         if late.outcome == DENY and not late.executed and spec.restricted_tools.matches(late.tool):

@@ -65,6 +65,17 @@ def _path_token(step: Step, by_tool: bool) -> str:
 _STATE_KINDS = frozenset({LLM, TOOL, DELEGATE, HANDOFF, PLAN, GUARDRAIL})
 
 
+def guardrail_state(result: str) -> tuple[str, ...]:
+    """The state of a guardrail step that succeeded with `result` (`_state_key`'s)."""
+    return (GUARDRAIL, "", "ok", result)
+
+
+def blocked(b: BoundarySpec, result: str) -> bool:
+    """Whether a guardrail's result is one the spec says means blocked (`guardrail_blocked`
+    enabled; compared exactly: docs/semantics.md#plans-and-guardrails)."""
+    return "guardrail_blocked" in b.conditions and result in b.guardrail_blocked
+
+
 def _state_key(step: Step) -> tuple[str, ...]:
     subject = step.model if step.kind == LLM else step.tool if step.kind == TOOL else step.agent
     outcome = "error" if step.error else "empty" if step.empty else "ok"
