@@ -25,6 +25,7 @@ the logs are read first, so every event waits for its span and all four paths ar
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,10 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
 from otel_agentcov.offline import load
+from otel_agentcov.readers.otlp_logs import events_from_json
 from otel_agentcov.reporting import render_text
+from otel_agentcov.semconv.events import GuardrailResult
+from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
 
 SPEC = CoverageSpec.from_dict({"version": 1, "agents": [{
     "name": "support", "tools": ["lookup"], "tool_edges": {"restricted": ["issue_refund"]},
@@ -165,6 +169,36 @@ def test_without_the_events_the_boundary_is_not_hit() -> None:
     support = processor.snapshot().to_dict()["agents"]["support"]
     processor.shutdown()
     assert support["boundary_hits"]["guardrail_blocked"] == 0
+
+
+@pytest.mark.parametrize("restart", ["journal", "snapshot"])
+def test_a_result_waiting_for_its_span_survives_a_restart(tmp_path: Path, restart: str) -> None:
+    """`serve`'s store: run 1's result event comes first and waits; the store restarts, reading
+    it back from its journal (a crash, as tests/test_service_state.py makes one: no snapshot)
+    or its snapshot (a clean stop); then run
+    1's span comes: the result joins it and hits the boundary, its content nowhere on disk."""
+    spans, logs = recorded()
+    items = [e for e in events_from_json(json.loads(encode_logs(logs[:1]).to_json()))
+             if isinstance(e, GuardrailResult)]
+    assert [e.result for e in items] == ["tripwire_triggered=true"]
+    state = str(tmp_path / "state.json")
+    first = CoverageStore(SPEC, state)
+    first.open()
+    first.submit_events(items, 0)
+    if restart == "snapshot":
+        first.close()
+    elif first._lock_fd is not None:  # a crash: the kernel frees the lock, nothing is written
+        os.close(first._lock_fd)
+        first._lock_fd = None
+    on_disk = b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.is_file())
+    assert b"tripwire_triggered=true" in on_disk and CANARY[:20].encode() not in on_disk
+    second = CoverageStore(SPEC, state)
+    second.open()
+    assert second.engine.assembler.pending_events == 1
+    second.submit(decode_records(PROTOBUF, encode_pb(spans[:1]).SerializeToString(), "test"))
+    support = second.snapshot().to_dict()["agents"]["support"]
+    second.close()
+    assert support["boundary_hits"]["guardrail_blocked"] == 1
 
 
 @pytest.mark.slow
