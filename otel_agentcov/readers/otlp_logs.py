@@ -10,6 +10,7 @@ few beside spans, and the compiled core's decoder stays the spans' (docs/core.md
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -221,8 +222,27 @@ def events_from_protobuf(
     return found
 
 
-# the names as they sit on the wire: a trace payload holding none of them has no event of ours
-_EVENT_NAME_BYTES = tuple(name.encode() for name in sorted(EVENT_NAMES))
+# our event names as an Event's name sits on the wire (field 2, its length, the name): a span
+# holding none of them carries no event of ours (a span attribute's key is field 1 of its own)
+_EVENT_NAME_BYTES = tuple(bytes((2 << 3 | _LEN, len(name))) + name.encode()
+                          for name in sorted(EVENT_NAMES))
+
+
+def _holds(marks: list[int], start: int, end: int) -> bool:
+    """Whether one of the `marks` lies in payload[start:end]: only such a span is read."""
+    at = bisect_left(marks, start)
+    return at < len(marks) and marks[at] < end
+
+
+def _marks(payload: bytes) -> list[int]:
+    """Where our event names sit in the payload, in order."""
+    found: list[int] = []
+    for name in _EVENT_NAME_BYTES:
+        at = payload.find(name)
+        while at >= 0:
+            found.append(at)
+            at = payload.find(name, at + len(name))
+    return sorted(found)
 
 
 def span_events_from_protobuf(payload: bytes, where: str = "request", keep: Keep = None,
@@ -231,11 +251,13 @@ def span_events_from_protobuf(payload: bytes, where: str = "request", keep: Keep
     (or, with `resource_spans`, of one ResourceSpans message) carry as span events, recorded
     in their span (docs/semantics.md#decisions): the compiled core classifies protobuf spans
     without their events, so they are read here, on the wire, as log records are. A payload
-    that holds none of the event names is not walked; of a span only its ids and of an event
-    only its time, its name and, for ours, the attributes `semconv.events` reads are decoded.
+    that holds none of the event names is not walked, and only the spans that hold one are
+    read: of those only their ids and end, and of an event its name and, for ours, the
+    attributes `semconv.events` reads are decoded.
     Unusable events are skipped, as a span event has no drop counter; TraceFormatError on
     bytes that do not walk."""
-    if not any(name in payload for name in _EVENT_NAME_BYTES):
+    marks = _marks(payload)
+    if not marks:
         return []
     found: list[Event] = []
     resources = [(0, len(payload))] if resource_spans else [
@@ -249,8 +271,10 @@ def span_events_from_protobuf(payload: bytes, where: str = "request", keep: Keep
             elif f == 2 and w == _LEN:
                 scopes.append((ra, rb))
         for sa, sb in scopes:
+            if not _holds(marks, sa, sb):
+                continue
             for f, w, pa, pb in _fields(payload, sa, sb, where):
-                if f == 2 and w == _LEN:
+                if f == 2 and w == _LEN and _holds(marks, pa, pb):
                     found += _span_events(payload, pa, pb, agent, where, keep)
     return found
 
