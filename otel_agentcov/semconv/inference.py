@@ -63,7 +63,14 @@ KIND_WORDS: Mapping[str, str] = {
 # the last word(s) of a key that holds a kind: `span.kind`, `spanType`, `observation.type`
 # kind words any traced function carries, agent and tool alike (`span_type: Function`)
 _WEAK_WORDS = frozenset({"function", "func"})
-_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step", "operation", "op",
+                            "component"})
+# a word after a kind word saying only that one ran: `AGENT_EXECUTION`, `llm_request`
+_RAN_WORDS = frozenset({"execution", "exec", "run", "call", "request", "invocation", "invoke",
+                        "operation"})
+# the last word of a key holding a list of tags, one of which may name the kind (`('LLM',)`)
+_TAG_KEY_ENDS = frozenset({"tags", "tag", "labels"})
+_MAX_TAGS = 16
 # a word after the kind word that says whose kind it is: `ag.type.node`, `x.kind.span`
 _KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
@@ -130,6 +137,7 @@ _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$"
 # an agent's span named by its label and then free text (a task, a question): the label
 _LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
 _LABEL = _linear(f"^{_LABEL_GROUP}$")
+_SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one word, no path
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
@@ -185,11 +193,45 @@ def _kind_key(key: str) -> tuple[str, ...] | None:
     return prefix[:-1] if prefix[-1:] == ("span",) else prefix
 
 
+@_short_cached
+def tag_key(key: str) -> tuple[str, ...] | None:
+    """A key holding a list of tags (`logfire.tags`, `tags`): its vendor prefix, else None."""
+    found = words(key)
+    return found[:-1] if found[-1:] and found[-1] in _TAG_KEY_ENDS else None
+
+
+def _tag_kind(value: Any) -> tuple[str, str] | None:
+    """(kind, the tag) when a list of tags names one kind: a tag that is a kind word (`LLM`),
+    or a method of a kind word's class (`Tool.run()`)."""
+    if not isinstance(value, (tuple, list)) or len(value) > _MAX_TAGS:
+        return None
+    found: dict[str, str] = {}
+    for tag in value:
+        call = _CALL.match(tag) if isinstance(tag, str) else None
+        kind = _kind_word(call.group(1) if call is not None else tag)
+        if kind is not None and isinstance(tag, str):
+            found.setdefault(kind, tag)
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
 def _kind_word(value: Any) -> str | None:
-    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`)."""
+    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
+    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
+    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
     if not isinstance(value, str) or len(value) > 40:
         return None
-    return KIND_WORDS.get(_norm(value))
+    norm = _norm(value)
+    kind = KIND_WORDS.get(norm)
+    if kind is not None or "_" not in norm:
+        return kind
+    parts = norm.split("_")
+    kinds = [KIND_WORDS.get(p) for p in parts]
+    if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
+        return kinds[0]
+    if len(parts) <= 3 and parts[-1] in ("agent", "tool") and {k for k in kinds if k} == {
+            kinds[-1]}:
+        return kinds[-1]
+    return None
 
 
 @_short_cached
@@ -217,7 +259,10 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         tail = name.strip()[len(owner):]
         # an owner that is a kind word (the framework's class) names nothing; the method never
         of = KIND_WORDS.get(_norm(owner)) or (LLM if _LLM_OWNER & set(words(owner)) else "")
-        return of, "" if of else clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
+        if of:  # the class says the kind: only spans of that class (`ChatDriver.run()`) are it
+            exact = name.strip()
+            return of, "", (glob_literal(exact), re.escape(exact))
+        return of, clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     whole = KIND_WORDS.get(_norm(name))
     if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
         return whole, "", (glob_literal(name), re.escape(name))
@@ -331,10 +376,21 @@ def _said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[s
     for key, value in attrs.items():
         vendor = _kind_key(key)
         kind = _kind_word(value) if vendor is not None else None
+        if vendor is None and isinstance(value, (tuple, list)):
+            vendor = tag_key(key)
+            tagged = _tag_kind(value) if vendor is not None else None
+            if tagged is not None:
+                kind, value = tagged
         if kind is not None:
             said.append((kind, key, value))
             prefix = vendor if prefix is None else prefix
     return said, prefix
+
+
+def kind_words(attrs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(key, kind word) of each attribute naming a kind (`explain` pins which one inference
+    preferred)."""
+    return [(key, value) for _, key, value in _said(attrs)[0]]
 
 
 def _name(record: SpanRecord, kind: str, bare: str | None,
@@ -363,6 +419,20 @@ def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None
     if found is None or not isinstance(value, str) or not value.strip() or len(value) > 256:
         return None
     return found.group(1), clip(value.strip().strip('"'))
+
+
+def _subject(record: SpanRecord) -> tuple[str, str] | None:
+    """(key, name) when one attribute says `<span name> <subject>` and another holds that
+    subject alone (`operation.name: "ai.generateText weather"`, `resource.name: weather`):
+    what the operation ran for names it."""
+    head = record.name.strip() + " "
+    attrs = record.attributes
+    subjects = {v[len(head):].strip() for v in attrs.values()
+                if isinstance(v, str) and v.startswith(head) and len(v) <= len(head) + 64}
+    if not subjects:
+        return None
+    return next(((key, value) for key, value in attrs.items()
+                 if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
 
 
 def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
@@ -410,7 +480,8 @@ def infer(record: SpanRecord) -> Inferred:
         if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
             value = record.attributes[key]
     bare = affix[1] if affix is not None else None
-    named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
+    named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
+        _subject(record) if kind != TOOL else None)
     if named is not None:
         found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
@@ -525,7 +596,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             other.inferred = CANDIDATE
         return other
     step = build_step(record, kind, state_attributes,
-                      agent=found.name if kind in (AGENT, WORKFLOW) else None,
+                      agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
                       tool=found.name if kind == TOOL else None)
     step.inferred = found.evidence or ""
     attrs = record.attributes
