@@ -29,14 +29,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+import _otel_events
 import pytest
+from _otel_events import measured_in_process, otlp_exporters
 from opentelemetry import trace
 from opentelemetry._logs import Logger, LogRecord, SeverityNumber
 from opentelemetry.exporter.otlp.json.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
-from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -91,25 +91,11 @@ def workload(tracer: trace.Tracer, logger: Logger) -> None:
 
 
 def in_process() -> dict[str, Any]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    processor = AgentCoverageProcessor(SPEC)
-    tracer_provider.add_span_processor(processor)
-    logger_provider.add_log_record_processor(processor.log_processor())
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
-    processor.force_flush()
-    report = processor.snapshot().to_dict()
-    processor.shutdown()
-    return report
+    return measured_in_process(SPEC, RESOURCE, workload)[0]
 
 
 def recorded() -> tuple[list[Any], list[Any]]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
+    spans, logs = _otel_events.recorded(RESOURCE, workload)
     return list(spans.get_finished_spans()), list(logs.get_finished_logs())
 
 
@@ -211,25 +197,10 @@ def test_serve_reads_span_events_from_protobuf_as_it_reads_log_records(
     restricted attempt `denied`, and
     no guardrail content in the report or the journal."""
     from _support import start_service
-    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogs
-    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
-        OTLPSpanExporter as GrpcSpans,
-    )
-    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogs
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
-        OTLPSpanExporter as HttpSpans,
-    )
 
     service = start_service(SPEC, state_file=str(tmp_path / "state.json"))
     try:
-        if transport == "grpc":
-            target = f"127.0.0.1:{service.config.otlp_grpc}"
-            logs: Any = GrpcLogs(endpoint=target, insecure=True)
-            spans: Any = GrpcSpans(endpoint=target, insecure=True)
-        else:
-            base = f"http://127.0.0.1:{service.config.otlp_http}"
-            logs = HttpLogs(endpoint=f"{base}/v1/logs")
-            spans = HttpSpans(endpoint=f"{base}/v1/traces")
+        logs, spans = otlp_exporters(service, transport)
         span_batch, log_batch = recorded()
         provider, memory = TracerProvider(resource=RESOURCE), InMemorySpanExporter()
         provider.add_span_processor(SimpleSpanProcessor(memory))

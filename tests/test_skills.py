@@ -26,16 +26,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _otel_events import measured_in_process, recorded
 from opentelemetry import trace
 from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 from opentelemetry.trace import Status, StatusCode
 
-from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov import CoverageSpec
 from otel_agentcov.exporters.prometheus import exposition
 from otel_agentcov.offline import load
 from otel_agentcov.reporting import render_markdown, render_text
@@ -93,23 +91,12 @@ def workload(tracer: trace.Tracer) -> None:
         pass
 
 
-def in_process() -> tuple[dict[str, Any], CoverageState]:
-    provider = TracerProvider(resource=RESOURCE)
-    processor = AgentCoverageProcessor(SPEC)
-    provider.add_span_processor(processor)
-    workload(provider.get_tracer("t"))
-    processor.force_flush()
-    report = processor.snapshot().to_dict()
-    state = processor.engine.state
-    processor.shutdown()
-    return report, state
+def in_process(spec: CoverageSpec = SPEC) -> tuple[dict[str, Any], CoverageState]:
+    return measured_in_process(spec, RESOURCE, lambda tracer, _: workload(tracer))
 
 
 def offline(tmp_path: Path, fmt: str) -> tuple[dict[str, Any], CoverageState]:
-    provider, memory = TracerProvider(resource=RESOURCE), InMemorySpanExporter()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    workload(provider.get_tracer("t"))
-    spans = memory.get_finished_spans()
+    spans = recorded(RESOURCE, lambda tracer, _: workload(tracer))[0].get_finished_spans()
     path = tmp_path / f"traces.{fmt}"
     if fmt == "json":
         path.write_text(encode_spans(spans).to_json(), encoding="utf-8")
@@ -218,13 +205,7 @@ def test_an_expect_on_skill_coverage_gates_it() -> None:
         {"name": "helper",
          "expect": [{"target": "coverage.skill", "matcher": {"schema": {"minimum": 0}}}]}]},
         source="<test>")
-    provider = TracerProvider(resource=RESOURCE)
-    processor = AgentCoverageProcessor(spec)
-    provider.add_span_processor(processor)
-    workload(provider.get_tracer("t"))
-    processor.force_flush()
-    agents = processor.snapshot().to_dict()["agents"]
-    processor.shutdown()
+    agents = in_process(spec)[0]["agents"]
     def skill_check(agent: str) -> tuple[Any, bool]:
         row = next(e for e in agents[agent]["expect"] if e["target"] == "coverage.skill")
         return row["value"], row["passed"]

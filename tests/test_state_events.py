@@ -26,21 +26,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import _otel_events
 import pytest
+from _otel_events import measured_in_process, otlp_exporters
 from _trace_files import protobuf_bytes
 from opentelemetry import trace
 from opentelemetry._logs import Logger, LogRecord, SeverityNumber
 from opentelemetry.exporter.otlp.json.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs as encode_logs_pb
-from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov import CoverageSpec
 from otel_agentcov.offline import load
 from otel_agentcov.readers.otlp_logs import events_from_json
 from otel_agentcov.reporting import render_text
@@ -100,27 +99,11 @@ def workload(tracer: trace.Tracer, logger: Logger) -> None:
 
 
 def recorded() -> tuple[InMemorySpanExporter, InMemoryLogRecordExporter]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
-    return spans, logs
+    return _otel_events.recorded(RESOURCE, workload)
 
 
 def in_process() -> tuple[dict[str, Any], CoverageState]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    processor = AgentCoverageProcessor(SPEC)
-    tracer_provider.add_span_processor(processor)
-    logger_provider.add_log_record_processor(processor.log_processor())
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
-    processor.force_flush()
-    report = processor.snapshot().to_dict()
-    state = processor.engine.state
-    processor.shutdown()
-    return report, state
+    return measured_in_process(SPEC, RESOURCE, workload)
 
 
 def offline(tmp_path: Path, logs_format: str) -> tuple[dict[str, Any], CoverageState]:
@@ -226,25 +209,10 @@ def test_serve_reads_state_events_from_the_otlp_log_exporters(
     steps: the same states as in-process (run A's span event {step} included), and no state
     value in the report or the journal."""
     from _support import start_service
-    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogs
-    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
-        OTLPSpanExporter as GrpcSpans,
-    )
-    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogs
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
-        OTLPSpanExporter as HttpSpans,
-    )
 
     service = start_service(SPEC, state_file=str(tmp_path / "state.json"))
     try:
-        if transport == "grpc":
-            target = f"127.0.0.1:{service.config.otlp_grpc}"
-            logs: Any = GrpcLogs(endpoint=target, insecure=True)
-            spans: Any = GrpcSpans(endpoint=target, insecure=True)
-        else:
-            base = f"http://127.0.0.1:{service.config.otlp_http}"
-            logs = HttpLogs(endpoint=f"{base}/v1/logs")
-            spans = HttpSpans(endpoint=f"{base}/v1/traces")
+        logs, spans = otlp_exporters(service, transport)
         span_memory, log_memory = recorded()
         for exporter, batch in ((logs, log_memory.get_finished_logs()),
                                 (spans, span_memory.get_finished_spans())):
