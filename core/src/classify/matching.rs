@@ -136,7 +136,11 @@ impl Condition {
                 });
             }
             if let Some(held) = raw.get("contains") {
-                let keys = held.listed().iter().map(Key::of_raw).collect::<Parsed<_>>()?;
+                let keys = held
+                    .listed()
+                    .iter()
+                    .map(Key::of_raw)
+                    .collect::<Parsed<_>>()?;
                 return Ok(Condition {
                     key,
                     test: Test::Contains(keys),
