@@ -31,7 +31,7 @@ from otel_agentcov.cli import main
 from otel_agentcov.engine import EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
-from otel_agentcov.semconv.inference import infer, name_affix
+from otel_agentcov.semconv.inference import infer, model_source, name_affix
 from otel_agentcov.spec import CoverageSpec
 
 CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it
@@ -981,8 +981,44 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> 
     ({"x.type": "agent_step"}, None), ({"x.type": "chat_agent"}, None),
     ({"x.type": "BaseModel"}, None), ({"x.type": "tool_result"}, None),
     ({"db.operation": "tool"}, None), ({"x.role": "agent"}, None),
+    # a kind then its provider; a numbered list's first entry is the span's own
+    ({"x.span.type": "agent.acme_agents"}, "agent"), ({"x.span.type": "tool.function"}, "tool"),
+    ({"x.span.type": "inference"}, "llm"), ({"x.entity.1.type": "agent"}, "agent"),
+    ({"x.entity.2.type": "agent"}, None), ({"x.tool_calls.0.type": "function"}, None),
+    ({"x.choices.0.type": "tool"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:
     found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes))
     assert (found.kind if found.evidence not in (None, "candidate") else None) == kind
+
+
+def test_a_numbered_entitys_first_entry_names_the_run() -> None:
+    """`x.entity.1.type: agent` beside `x.entity.1.name`: the span is weather's run; the second
+    entry (the model it works with) is not the span's own."""
+    found = infer(SpanRecord(1, 2, None, "Runner.run", scope_name="s", attributes={
+        "x.entity.1.type": "agent.acme", "x.entity.1.name": "weather",
+        "x.entity.2.type": "model.llm.acme", "x.entity.2.name": "weather-model"}))
+    assert (found.kind, found.name, found.name_key) == ("agent", "weather", "x.entity.1.name")
+
+
+def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type() -> None:
+    """A span named by the code it traces (`__main__._Agent.run`) names no agent: the app it
+    runs for (`x.app_name`) does. `x.span.subtype: tool_call` (what the call's output was)
+    yields to `x.span.type: inference`; the model is the entity typed `model…`."""
+    run = infer(SpanRecord(1, 2, None, "__main__._Agent.run", scope_name="s", attributes={
+        "x.span_type": "record_root", "x.app_name": "weather"}))
+    assert (run.name, run.name_key) == ("weather", "x.app_name")
+    named = infer(SpanRecord(1, 2, None, "Weather.run", scope_name="s", attributes={
+        "x.app_name": "weather-app"}))
+    assert named.name == "Weather"  # a name the user gave keeps it
+    # an agent span named by its code path and another agent's name (the one it came from) is
+    # no run of that agent, and no run of its code path either
+    wrapper = infer(SpanRecord(1, 2, None, "agents.run.Runner.run", scope_name="s", attributes={
+        "x.span.type": "agent", "x.from.agent.name": "triage"}))
+    assert (wrapper.kind, wrapper.name_key) == ("other", None)
+    call = SpanRecord(1, 3, 2, "client.create", scope_name="s", attributes={
+        "x.span.type": "inference", "x.span.subtype": "tool_call",
+        "x.entity.2.type": "model.llm.weather-model", "x.entity.2.name": "weather-model"})
+    assert infer(call).kind == "llm"
+    assert model_source(call) == ("x.entity.2.name", "weather-model")

@@ -55,7 +55,8 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
                      "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
-                     "generation", "generate", "text_generation", "llm_call", "model_call"), LLM),
+                     "generation", "generate", "text_generation", "llm_call", "model_call",
+                     "inference"), LLM),
     **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
                      "team", "crew"), WORKFLOW),
     **dict.fromkeys(("handoff", "transfer"), HANDOFF),
@@ -185,7 +186,9 @@ def _kind_key(key: str) -> tuple[str, ...] | None:
     found = words(key)
     if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
         found = found[:-1]  # `ag.type.node`: the node's type
-    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
+    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS:
+        return None
+    if any(w.isdigit() for w in found) and not _first_entry(found):
         return None
     if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
         return None
@@ -214,6 +217,15 @@ def _tag_kind(value: Any) -> tuple[str, str] | None:
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+def _first_entry(found: tuple[str, ...]) -> bool:
+    """A kind key of a numbered list's first entry (`entity.1.type`: the span's own entity, the
+    later ones those it works with); never an item of a list of calls or messages
+    (`x.tool_calls.0.type`: plural, or a call's)."""
+    return len(found) >= 3 and found[-2] in ("0", "1") and not any(
+        w.isdigit() for w in found[:-2]) and not found[-3].endswith("s") and (
+        _NOT_KIND_KEYS.isdisjoint(found) and "call" not in found)
+
+
 def _kind_word(value: Any) -> str | None:
     """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
     word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
@@ -222,6 +234,8 @@ def _kind_word(value: Any) -> str | None:
         return None
     norm = _norm(value)
     kind = KIND_WORDS.get(norm)
+    if kind is None and "." in value:  # a kind, then its provider (`agent.openai_agents`)
+        kind = KIND_WORDS.get(_norm(value.split(".", 1)[0]))
     if kind is not None or "_" not in norm:
         return kind
     parts = norm.split("_")
@@ -288,10 +302,11 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
 
 
 def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, or
-    OpenTelemetry's `code.function.name` (the instrumented function, never the tool)."""
+    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, another
+    span's (`x.last.agent.name`, `x.from.agent`), or OpenTelemetry's `code.function.name` (the
+    instrumented function, never the tool)."""
     return any(found[-len(t):] == t for t in tails) and not any(
-        w.isdigit() or w == "user" for w in found) and not key.startswith("code.")
+        w.isdigit() or w in _OTHERS for w in found) and not key.startswith("code.")
 
 
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
@@ -313,7 +328,11 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
     return fallback
 
 
+# words saying a name key names someone else: a user, the last or the calling agent, a target
+_OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
+                     "to"})
 _AGENT_NAMES = (("agent", "name"), ("agent",))
+_APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
                ("model",))
@@ -412,6 +431,14 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 
 
+def _code_path(name: str) -> bool:
+    """A span named by the code it traces (`__main__._Agent.run`, `app.agents.Weather`): a
+    module path or a private name, no name the user gave."""
+    name = name.strip()
+    parts = name.split(".")
+    return name.startswith("_") or (len(parts) > 2 and all(p.isidentifier() for p in parts))
+
+
 def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None:
     """(key, name) when the name is a template placeholder naming a string attribute."""
     found = _PLACEHOLDER.match((bare or record.name).strip())
@@ -450,6 +477,10 @@ def infer(record: SpanRecord) -> Inferred:
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
+    if len(kinds) > 1:  # a type over its own subtype (`span.subtype: tool_call`: the output's)
+        said = [t for t in said if words(t[1])[-1:] != ("subtype",) or (
+            t[1][: -len("subtype")] + "type") not in record.attributes] or said
+        kinds = {k for k, _, _ in said} | _affix_kinds(affix)
     if len(kinds) > 1:  # the span's own type over a type its context carries (`entity.type`)
         own = [t for t in said if "span" in words(t[1])]
         if own and len({k for k, _, _ in own} | _affix_kinds(affix)) == 1:
@@ -488,6 +519,9 @@ def infer(record: SpanRecord) -> Inferred:
         return Inferred(kind, evidence, key, value, pattern)
     elif bare == "" and _CALL.match(record.name):  # `Agent.before_run()`: the class, no name
         return Inferred(OTHER, CANDIDATE) if kind == AGENT else Inferred(OTHER, None)
+    elif kind in (OTHER, AGENT) and _code_path(bare or record.name) and (
+            app := _named(record.attributes, _APP_NAMES, None)) is not None:
+        found = Inferred(kind, evidence, key, value, pattern, app[1], app[0])
     else:
         name = bare or clip(record.name.strip())
         label = _LABEL.match(name) if kind == AGENT else None
@@ -497,7 +531,8 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
-    if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
+    if kind == AGENT and (not agent_name_ok(found.name) or (  # `agent`: a framework's node,
+            found.name_key is None and _code_path(bare or record.name))):  # or its code path
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
 
@@ -543,8 +578,25 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
                 name = as_str(value.strip().strip('"'))
                 if name and name not in PLACEHOLDER_MODELS:
                     return key, clip(name)
+    typed = _model_entity(record.attributes)
+    if typed is not None:
+        return typed
     model = _MODEL_NAME.match(record.name)
     return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+
+
+def _model_entity(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, model) from a numbered list's entity typed a model (`x.entity.2.type:
+    model.llm.gpt-4o` beside `x.entity.2.name: gpt-4o`)."""
+    for key, value in attrs.items():
+        found = words(key)
+        if len(found) >= 3 and found[-1] == "type" and found[-2].isdigit() and isinstance(
+                value, str) and _norm(value.split(".", 1)[0]) == "model":
+            name_key = key[: -len("type")] + "name"
+            name = as_str(attrs.get(name_key))
+            if name and name not in PLACEHOLDER_MODELS:
+                return name_key, clip(name.strip())
+    return None
 
 
 
