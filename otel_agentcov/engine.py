@@ -20,7 +20,7 @@ from .readers.trial_runs import plain_other_step
 from .records import SPAN_KIND_SERVER, SpanRecord, valid_id
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
-from .semconv.events import INVALID, Event, InvalidEvent, StateChange, ToolDecision, record_events
+from .semconv.events import EVENT_TYPES, INVALID, Event, InvalidEvent, record_events
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
@@ -187,7 +187,7 @@ class CoverageEngine:
         internal error (so processed = classified + dropped always holds). A decision or state
         event (a log file's) goes to `ingest_event`.
         """
-        if isinstance(span, (ToolDecision, StateChange)):
+        if isinstance(span, EVENT_TYPES):
             self.ingest_event(span)
             return
         if isinstance(span, InvalidEvent):

@@ -40,7 +40,7 @@ from .readers.files import (
     resource_spans_units,
     unit_bytes,
 )
-from .readers.otlp import Ingested, StepReader
+from .readers.otlp import StepReader
 from .semconv.shapes import ShapeCounter
 from .state import CoverageState
 
@@ -96,7 +96,7 @@ def _swap_scans(conn: Connection, shares: Shares, k: int) -> list[list[frozenset
 
 def _share_records(
     shares: Shares, scans: list[list[frozenset[int]]], k: int, steps: StepReader | None
-) -> Iterator[Ingested]:
+) -> Iterator[Read]:
     """The spans this worker reads: its share's, but for traces an earlier share holds, then
     those of later shares that belong to traces first seen in its share (with `steps`,
     decoded and classified by the core, `CoverageEngine.steps`)."""

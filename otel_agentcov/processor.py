@@ -35,7 +35,7 @@ from .engine import CoverageEngine
 from .evaluations import EvaluationQueue, logger_for
 from .records import from_readable_span
 from .reporting import RenderedSnapshot
-from .semconv.events import EVENT_NAMES, Event, StateChange, ToolDecision, event, service_agent
+from .semconv.events import EVENT_NAMES, EVENT_TYPES, Event, event, service_agent
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
 from .state import Limits
@@ -211,7 +211,7 @@ class AgentCoverageProcessor(SpanProcessor):
             read = self.engine.sdk_steps()  # the core reads SDK spans in place, when it can
             for _ in range(len(queue)):
                 item = queue.popleft()
-                if isinstance(item, (ToolDecision, StateChange)):
+                if isinstance(item, EVENT_TYPES):
                     self.engine.ingest_event(item)
                     continue
                 if isinstance(item, tuple):  # measured: (span, bytes above the flat size)
@@ -332,7 +332,8 @@ class AgentCoverageProcessor(SpanProcessor):
 
 
 def _span_events(engine: CoverageEngine, span: ReadableSpan) -> None:
-    """Decision and state span events of an SDK span, joined as their log-record form is."""
+    """Decision, state and guardrail span events of an SDK span, joined as their log-record
+    form is."""
     context = span.context
     if context is None or not any(e.name in EVENT_NAMES for e in span.events):
         return
@@ -340,14 +341,14 @@ def _span_events(engine: CoverageEngine, span: ReadableSpan) -> None:
     for e in span.events:
         found = event(e.name, e.attributes or {}, context.trace_id, context.span_id,
                       e.timestamp or 0, agent) if e.name in EVENT_NAMES else None
-        if isinstance(found, (ToolDecision, StateChange)):
+        if isinstance(found, EVENT_TYPES):
             engine.ingest_event(found)
 
 
 class AgentCoverageLogProcessor(LogRecordProcessor):
-    """The in-process front door for events: `on_emit` keeps only decision and state events
-    (names, outcomes, key counts and ids, never a body) and queues them with the paired
-    processor's spans."""
+    """The in-process front door for events: `on_emit` keeps only decision, state and guardrail
+    events (names, outcomes, key counts, results and ids, never a body) and queues them with the
+    paired processor's spans."""
 
     def __init__(self, spans: AgentCoverageProcessor) -> None:
         self._spans = spans
@@ -364,7 +365,7 @@ class AgentCoverageLogProcessor(LogRecordProcessor):
             found = event(name, attributes, record.trace_id or 0, record.span_id or 0,
                              record.timestamp or record.observed_timestamp or 0,
                              service_agent(resource.attributes if resource is not None else None))
-            if isinstance(found, (ToolDecision, StateChange)):
+            if isinstance(found, EVENT_TYPES):
                 self._spans.enqueue_event(found)
             elif found is not None:
                 self._spans.engine.count_event("invalid")

@@ -58,6 +58,7 @@ EXPECT_TARGETS = (
     "decisions.require_approval",
     *(f"coverage.{d}" for d in ("tool", "path", "state", "boundary", "model", "overall")),
     "coverage.contracts",
+    "coverage.skill",
     "runs.count",
     "runs.pass_rate",
     "runs.pass_rate_lower",
@@ -154,6 +155,7 @@ class AgentSpec:
 
     name: str
     tools: tuple[str, ...] | None = None  # None = not declared
+    skills: tuple[str, ...] | None = None  # None = not declared (docs/semantics.md#skills)
     models: tuple[str, ...] = ()
     allowed: tuple[str, ...] | None = None  # tool_edges.allowed; None = not declared
     restricted: tuple[str, ...] = ()  # tool_edges.restricted
@@ -242,6 +244,7 @@ _PATH_TOKEN = {
 
 _ENTRY_PROPERTIES: dict[str, Any] = {
     "tools": _STRINGS,
+    "skills": _STRINGS,
     "models": _STRINGS,
     "tool_edges": _object(
         {
@@ -638,6 +641,7 @@ def _expect(value: Sequence[Mapping[str, Any]]) -> tuple[ExpectItem, ...]:
 # (AgentSpec field, location in the entry, converter); absent keys keep the dataclass default.
 _AGENT_FIELDS: tuple[tuple[str, tuple[str, ...], Callable[[Any], Any]], ...] = (
     ("tools", ("tools",), tuple),
+    ("skills", ("skills",), tuple),
     ("models", ("models",), tuple),
     ("allowed", ("tool_edges", "allowed"), tuple),
     ("restricted", ("tool_edges", "restricted"), tuple),

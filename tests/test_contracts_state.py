@@ -113,7 +113,7 @@ def test_version_1_state_files_still_load(tmp_path: Path) -> None:
     current = CoverageState()
     _fold(current, [(0, ("a", [("search_kb", None)], None))])
     document = current.to_dict()
-    assert document["version"] == STATE_VERSION == 7
+    assert document["version"] == STATE_VERSION == 8
     old = dict(document, version=1)
     for agent in old["agents"].values():
         del agent["contract_checks"], agent["contract_runs"]

@@ -29,18 +29,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _otel_events import measured_in_process, recorded
 from opentelemetry import trace
 from opentelemetry._logs import LogRecord, SeverityNumber
 from opentelemetry.exporter.otlp.json.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
-from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov import CoverageSpec
 from otel_agentcov.gate import evaluate
 from otel_agentcov.offline import load
 from otel_agentcov.stats.verdicts import FAIL
@@ -107,26 +103,12 @@ def workload(tracer: trace.Tracer, logger: Any) -> None:
 
 
 def in_process() -> dict[str, Any]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    processor = AgentCoverageProcessor(SPEC)
-    tracer_provider.add_span_processor(processor)
-    logger_provider.add_log_record_processor(processor.log_processor())
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
-    processor.force_flush()
-    report = processor.snapshot().to_dict()
-    processor.shutdown()
-    return report
+    return measured_in_process(SPEC, RESOURCE, workload)[0]
 
 
 def offline(tmp_path: Path) -> dict[str, Any]:
     """The same workload as OTLP/JSON files written by the SDK's encoders, read offline."""
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
+    spans, logs = recorded(RESOURCE, workload)
     traces, events = tmp_path / "traces.json", tmp_path / "logs.json"
     traces.write_text(encode_spans(spans.get_finished_spans()).to_json(), encoding="utf-8")
     events.write_text(encode_logs(logs.get_finished_logs()).to_json(), encoding="utf-8")

@@ -26,21 +26,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import _otel_events
 import pytest
+from _otel_events import measured_in_process, otlp_exporters
 from _trace_files import protobuf_bytes
 from opentelemetry import trace
 from opentelemetry._logs import Logger, LogRecord, SeverityNumber
 from opentelemetry.exporter.otlp.json.common._log_encoder import encode_logs
 from opentelemetry.exporter.otlp.json.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs as encode_logs_pb
-from opentelemetry.sdk._logs import LoggerProvider
-from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter
 from opentelemetry.sdk.resources import Resource
-from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov import CoverageSpec
 from otel_agentcov.offline import load
 from otel_agentcov.readers.otlp_logs import events_from_json
 from otel_agentcov.reporting import render_text
@@ -100,27 +99,11 @@ def workload(tracer: trace.Tracer, logger: Logger) -> None:
 
 
 def recorded() -> tuple[InMemorySpanExporter, InMemoryLogRecordExporter]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    spans, logs = InMemorySpanExporter(), InMemoryLogRecordExporter()
-    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
-    return spans, logs
+    return _otel_events.recorded(RESOURCE, workload)
 
 
 def in_process() -> tuple[dict[str, Any], CoverageState]:
-    tracer_provider, logger_provider = TracerProvider(resource=RESOURCE), LoggerProvider(
-        resource=RESOURCE)
-    processor = AgentCoverageProcessor(SPEC)
-    tracer_provider.add_span_processor(processor)
-    logger_provider.add_log_record_processor(processor.log_processor())
-    workload(tracer_provider.get_tracer("t"), logger_provider.get_logger("t"))
-    processor.force_flush()
-    report = processor.snapshot().to_dict()
-    state = processor.engine.state
-    processor.shutdown()
-    return report, state
+    return measured_in_process(SPEC, RESOURCE, workload)
 
 
 def offline(tmp_path: Path, logs_format: str) -> tuple[dict[str, Any], CoverageState]:
@@ -180,11 +163,11 @@ def test_no_state_value_reaches_the_report_or_the_state(
 
 def test_state_files_keep_the_event_states(
         measured: tuple[dict[str, Any], CoverageState]) -> None:
-    """Version 6 writes them; they read back, and merge by summing (two copies: each count
+    """Version 6 wrote them first; they read back, and merge by summing (two copies: each count
     doubled, so f1 = 0 and f2 = 3: Chao1 = S_obs = 4)."""
     _, state = measured
     document = json.loads(json.dumps(state.to_dict()))
-    assert document["version"] == STATE_VERSION == 7
+    assert document["version"] == STATE_VERSION == 8
     assert sorted(document["agents"]["planner"]["event_states"].values()) == [1, 1, 1, 2]
     assert "event_states" not in document["agents"]["worker"]
     merged = CoverageState.from_dict(document)
@@ -222,30 +205,14 @@ def test_a_state_event_waiting_for_its_span_survives_a_compaction(tmp_path: Path
 def test_serve_reads_state_events_from_the_otlp_log_exporters(
         tmp_path: Path, transport: str) -> None:
     """The workload through the SDK's real OTLP exporters to `agentcov serve`, the logs sent
-    first. The exporters send protobuf, whose span events `serve` does not read (the core
-    classifies those spans; decision span events alike): the log records' states only,
-    {plan,step}: 2, #3: 1, #1: 1, so S_obs 3, f1 2, f2 1, Chao1 3 + 2·1/(2·2) = 3.5, sample
-    coverage 1 − 2/4 = 0.5; and no state value in the report or the journal."""
+    first. The exporters send protobuf, whose span events `serve` reads beside the core's
+    steps: the same states as in-process (run A's span event {step} included), and no state
+    value in the report or the journal."""
     from _support import start_service
-    from opentelemetry.exporter.otlp.proto.grpc._log_exporter import OTLPLogExporter as GrpcLogs
-    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (
-        OTLPSpanExporter as GrpcSpans,
-    )
-    from opentelemetry.exporter.otlp.proto.http._log_exporter import OTLPLogExporter as HttpLogs
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import (
-        OTLPSpanExporter as HttpSpans,
-    )
 
     service = start_service(SPEC, state_file=str(tmp_path / "state.json"))
     try:
-        if transport == "grpc":
-            target = f"127.0.0.1:{service.config.otlp_grpc}"
-            logs: Any = GrpcLogs(endpoint=target, insecure=True)
-            spans: Any = GrpcSpans(endpoint=target, insecure=True)
-        else:
-            base = f"http://127.0.0.1:{service.config.otlp_http}"
-            logs = HttpLogs(endpoint=f"{base}/v1/logs")
-            spans = HttpSpans(endpoint=f"{base}/v1/traces")
+        logs, spans = otlp_exporters(service, transport)
         span_memory, log_memory = recorded()
         for exporter, batch in ((logs, log_memory.get_finished_logs()),
                                 (spans, span_memory.get_finished_spans())):
@@ -253,7 +220,7 @@ def test_serve_reads_state_events_from_the_otlp_log_exporters(
             exporter.shutdown()
         report = service.store.snapshot().to_dict()
         assert report["agents"]["planner"]["states"] == {
-            "observed": 3, "estimated": 3.5, "sample_coverage": 0.5, "source": "events"}
+            "observed": 4, "estimated": 5.5, "sample_coverage": 0.4, "source": "events"}
         assert CANARY[:20] not in json.dumps(report)
         journal = Path(service.store.journal_path or "")
         assert CANARY[:20].encode() not in journal.read_bytes()

@@ -1,5 +1,6 @@
-"""Decision and state events joined to their runs, in either arrival order
-(docs/semantics.md#decisions, docs/semantics.md#state-from-events).
+"""Decision, state and guardrail events joined to their runs, in either arrival order
+(docs/semantics.md#decisions, docs/semantics.md#state-from-events,
+docs/semantics.md#plans-and-guardrails).
 
 An event that arrives while its trace is buffered waits with it and is joined when the subtree
 is assembled: to the `execute_tool` step with its `gen_ai.tool.call.id` (or the tool span it was
@@ -15,8 +16,15 @@ import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ..semconv.events import DENY, REQUIRE_APPROVAL, Event, StateChange, ToolDecision
-from ..semconv.step import DELEGATE, STATE, TOOL, Step
+from ..semconv.events import (
+    DENY,
+    REQUIRE_APPROVAL,
+    Event,
+    GuardrailResult,
+    StateChange,
+    ToolDecision,
+)
+from ..semconv.step import DELEGATE, GUARDRAIL, STATE, TOOL, Step
 from .run import AgentRun
 
 # event counters: received, joined (to a buffered span), late (to a folded run), and the drops:
@@ -49,6 +57,18 @@ class LateState:
 
     agent: str
     tokens: tuple[str, ...]
+
+
+@dataclass(slots=True, frozen=True)
+class LateGuardrail:
+    """A guardrail result whose run was already folded: its state, and the boundary
+    `guardrail_blocked` when the agent's spec names the result, folded on their own."""
+
+    agent: str
+    result: str
+
+
+Late = LateDecision | LateState | LateGuardrail
 
 
 def _synthetic_id(event: Event, n: int) -> int:
@@ -85,6 +105,27 @@ def state_step(event: StateChange, n: int) -> Step:
     )
 
 
+def guardrail_step(event: GuardrailResult, n: int) -> Step:
+    """The guardrail step a result event stands for (a guardrail with no `apply_guardrail` span
+    of its own, or a further result of one), under the span it was recorded in."""
+    return Step(
+        trace_id=event.trace_id, span_id=_synthetic_id(event, n), parent_id=event.span_id,
+        kind=GUARDRAIL, start_ns=event.time_ns, end_ns=event.time_ns,
+        fallback_agent=event.fallback_agent, finish_reason=event.result, event=True,
+    )
+
+
+def _join_guardrail(subtree: dict[int, Step], event: GuardrailResult, n: int) -> None:
+    """A result recorded in its own `apply_guardrail` span is that span's result when the span
+    reported none (the same result twice is one); any other is a guardrail step of its own."""
+    here = subtree[event.span_id]
+    if here.kind == GUARDRAIL and not here.event and here.finish_reason in ("", event.result):
+        here.finish_reason = event.result
+        return
+    step = guardrail_step(event, n)
+    subtree[step.span_id] = step
+
+
 def join(subtree: dict[int, Step], events: list[Event]) -> tuple[list[Event], int]:
     """Join `events` to the steps of `subtree` (adding event-only steps to it); returns the
     events that belong to none of its spans, and how many were duplicates of a call already
@@ -93,12 +134,14 @@ def join(subtree: dict[int, Step], events: list[Event]) -> tuple[list[Event], in
     left: list[Event] = []
     duplicates = 0
     for n, event in enumerate(events):
-        if isinstance(event, StateChange):
-            if event.span_id in subtree:
+        if isinstance(event, (StateChange, GuardrailResult)):
+            if event.span_id not in subtree:
+                left.append(event)
+            elif isinstance(event, GuardrailResult):
+                _join_guardrail(subtree, event, n)
+            else:
                 state = state_step(event, n)
                 subtree[state.span_id] = state
-            else:
-                left.append(event)
             continue
         step = by_call.get(event.call_id) if event.call_id else None
         if step is None:
@@ -181,6 +224,19 @@ class Closed:
     def late_state(self, event: StateChange) -> LateState:
         """The state change of a folded run, for the agent whose run held its span."""
         return LateState(self._traces[event.trace_id][1][event.span_id], event.tokens())
+
+    def late_guardrail(self, event: GuardrailResult) -> LateGuardrail:
+        """The guardrail result of a folded run, for the agent whose run held its span."""
+        return LateGuardrail(self._traces[event.trace_id][1][event.span_id], event.result)
+
+    def late_event(self, event: Event) -> Late | None:
+        """What to fold for an event of a folded run (None: a duplicate decision, or one with
+        no tool name to count it under)."""
+        if isinstance(event, StateChange):
+            return self.late_state(event)
+        if isinstance(event, GuardrailResult):
+            return self.late_guardrail(event)
+        return self.late(event)
 
     def late(self, event: ToolDecision) -> LateDecision | None:
         """The decision to fold for an event of a folded run; None: a duplicate, or a call

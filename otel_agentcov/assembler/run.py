@@ -58,6 +58,9 @@ class AgentRun:
     # the states its runtime said it reached (`gen_ai.execution.state.changed` events, in time
     # order): key names or counts, never values (docs/semantics.md#state-from-events)
     state_changes: tuple[tuple[str, ...], ...] = ()
+    # the skills its agent span said it had (gen_ai.skill.definitions names;
+    # docs/semantics.md#skills)
+    skill_definitions: frozenset[str] = frozenset()
 
     @property
     def duration_s(self) -> float:

@@ -15,7 +15,7 @@ from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 
 from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
-from ..semconv.events import Event, StateChange
+from ..semconv.events import Event
 from ..semconv.step import (
     AGENT,
     DELEGATE,
@@ -31,7 +31,7 @@ from ..semconv.step import (
     Step,
 )
 from .bounds import Bounds
-from .events import Closed, LateDecision, LateState, event_counts, join, unjoined_denials
+from .events import Closed, Late, LateDecision, event_counts, join, unjoined_denials
 from .infer import Reclassified, infer_structure
 from .run import AgentRun, run_content
 
@@ -150,6 +150,7 @@ class _Builder:
             turns=max((s.turn_count for s in spans), default=0),
             state_changes=tuple(s.state_extra for s in sorted(self.states,
                                                               key=lambda s: s.start_ns)),
+            skill_definitions=frozenset(n for s in spans for n in s.skill_definitions),
         )
 
 
@@ -611,8 +612,7 @@ class RunAssembler:
             if self._closed is None:
                 self._closed = Closed(self.bounds.max_buffered_spans)
 
-    def add_event(self, event: Event, restored: bool = False
-                  ) -> LateDecision | LateState | None:
+    def add_event(self, event: Event, restored: bool = False) -> Late | None:
         """Buffer a decision or state event with its trace, or join it to a run already folded
         (returned to be folded on its own); counted by what became of it (`restored`: an event
         a durable snapshot kept waiting, counted as received already)."""
@@ -622,8 +622,7 @@ class RunAssembler:
             counts["received"] += not restored
             closed = self._closed
             if closed is not None and closed.knows(event):
-                late = (closed.late_state(event) if isinstance(event, StateChange)
-                        else closed.late(event))
+                late = closed.late_event(event)
                 counts["late" if late is not None else "duplicate"] += 1
                 return late
             if self.pending_events >= self.bounds.max_buffered_spans:

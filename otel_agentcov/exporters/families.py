@@ -91,6 +91,14 @@ def _coverage(agent: str, rep: AgentReport) -> Iterator[Row]:
     cov = rep["coverage"]
     for dim in DIMENSIONS:
         yield (agent, dim), cov.get(dim)
+    if "skills" in rep:  # an agent with skills only (docs/semantics.md#skills)
+        yield (agent, "skill"), cov.get("skill")
+
+
+def _skill_loads(agent: str, rep: AgentReport) -> Iterator[Row]:
+    for skill, counts in rep.get("skills", {}).get("loaded", {}).items():
+        yield (agent, skill, "load"), counts["loads"]
+        yield (agent, skill, "resource"), counts["resources"]
 
 
 def _restricted(agent: str, rep: AgentReport) -> Iterator[Row]:
@@ -306,6 +314,11 @@ TOOL_DECISIONS = _counter(
     "Tool-call decisions (gen_ai.tool.call.decision events) by outcome: allow, deny, and "
     "require_approval still pending.", "{decision}", ("agent", "tool", "outcome"),
     rows=_decisions, otlp="agentcov.tool_call.decisions")
+SKILL_LOADS = _counter(
+    "agentcov_skill_loads",
+    "Skills loaded (an execute_tool span naming gen_ai.skill.name), by kind: load, or resource "
+    "for a read of one of its resources; each is a tool call too.", "{load}",
+    ("agent", "skill", "kind"), rows=_skill_loads, otlp="agentcov.skill.loads")
 TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
                       ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
 TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
@@ -480,7 +493,8 @@ RECEIVER_INFLIGHT_BYTES = _gauge(
 # Exposition order: the per-agent families, the engine's counters, the budget's cuts.
 FAMILIES: tuple[Family, ...] = (
     COVERAGE, COVERAGE_OVERALL, EDGES_ALLOWED, EDGES_DELEGATION, GATE_PASSED, RESTRICTED_ATTEMPTS,
-    TOOL_DECISIONS, TOOL_CALLS, TOOL_DECLARED, TOOLS_ERRORS_ONLY, TOOL_ARGUMENTS, ARGUMENTS,
+    TOOL_DECISIONS, SKILL_LOADS, TOOL_CALLS, TOOL_DECLARED, TOOLS_ERRORS_ONLY, TOOL_ARGUMENTS,
+    ARGUMENTS,
     MODEL_CALLS, MODEL_DECLARED, DELEGATIONS, DELEGATION_DECLARED, BOUNDARY_HITS,
     BOUNDARY_DECLARED, BOUNDARY_ORIGIN, FAULT_RUNS, RESILIENCE_LOWER, RESILIENCE_UPPER, RUNS,
     RUN_ERRORS, RUNS_PASSED, RUN_COST, RUN_DURATION,

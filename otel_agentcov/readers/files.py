@@ -42,6 +42,7 @@ from .otlp_logs import (
     events_from_protobuf,
     is_logs_json,
     is_logs_protobuf,
+    span_events_from_protobuf,
 )
 from .otlp_size import TooLarge
 
@@ -417,7 +418,7 @@ def _decoded(
         raise _PastCaps(f"{source.name}: byte {at}: {exc} in one element; not read") from None
 
 
-def _protobuf_records(source: _Source) -> Iterator[Ingested]:
+def _protobuf_records(source: _Source) -> Iterator[Read]:
     """A single ExportTraceServiceRequest (or TracesData), else a length-delimited stream."""
     if source.peek(1) == b"\n":  # tag of field 1 (resource_spans), length-delimited
         yield from _request(source, None)
@@ -444,7 +445,7 @@ def _fields(source: _Source, end: int | None) -> Iterator[tuple[int, int, int]]:
         raise source.error(source.pos, "a field runs past its enclosing message")
 
 
-def _request(source: _Source, end: int | None) -> Iterator[Ingested]:
+def _request(source: _Source, end: int | None) -> Iterator[Read]:
     r = 0
     for field, wire, at in _fields(source, end):
         if field == 1 and wire == _LEN:
@@ -516,10 +517,12 @@ def _head(region: _Source, end: int, head: int, what: str) -> tuple[bytes, int, 
     return b"".join(parts), field_at, data_at
 
 
-def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[Ingested]:
+def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[Read]:
     data = source.read(n, "ResourceSpans") if n <= CHUNK_LIMIT else None
     batch = None if data is None else _whole(source, data, at, "resource_spans", (r, 0))
     if batch is not None:
+        if source.steps is not None and data is not None:  # the core's steps carry no events
+            yield from span_events_from_protobuf(data, source.name, source.keep, True)
         yield from batch
         return
     with _region(source, n, data) as region:
@@ -636,7 +639,7 @@ def unit_bytes(units: Iterable[Unit]) -> Iterator[bytes]:
 
 def read_units(
     units: Iterable[Unit], keep: Keep = None, steps: StepReader | None = None
-) -> Iterator[Ingested]:
+) -> Iterator[Read]:
     """The spans of these units (those of the traces `keep` keeps), as reading their files
     whole gives them (with `steps`, as `read_trace_file` does), and with the same error
     messages."""

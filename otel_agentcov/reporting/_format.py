@@ -12,11 +12,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from otel_agentcov.snapshot import schema
 from otel_agentcov.snapshot.schema import (
+    DIMENSIONS,
     AgentReport,
+    AnyDimension,
     Concern,
     Contexts,
     Coverage,
-    Dimension,
     Edges,
     Narrative,
     Runs,
@@ -107,10 +108,21 @@ def _estimate(observed: int, estimated: float | None, noun: str) -> str:
     return f"{plural(observed, noun)} seen of ~{round(estimated)} estimated"
 
 
-def dimension_detail(agent: AgentReport, dimension: Dimension) -> str:
+def dimensions(agent: AgentReport) -> tuple[AnyDimension, ...]:
+    """The dimensions an agent's report shows: the five, and skills for an agent with any
+    (docs/semantics.md#skills), so reports of agents without skills are as they were."""
+    return (*DIMENSIONS, "skill") if "skills" in agent else DIMENSIONS
+
+
+def dimension_ratio(coverage: Coverage, dimension: AnyDimension) -> float | None:
+    """A dimension's ratio, skill coverage included (a key only agents with skills have)."""
+    return coverage.get("skill") if dimension == "skill" else coverage[dimension]
+
+
+def dimension_detail(agent: AgentReport, dimension: AnyDimension) -> str:
     """What a dimension's ratio counts (``4/5 tools``), or why it is n/a."""
-    ratio = agent["coverage"][dimension]
-    if ratio is None:
+    value = dimension_ratio(agent["coverage"], dimension)
+    if value is None:
         return excluded_reason(agent, dimension)
     if dimension == "tool":
         tools = agent["tools"]
@@ -122,7 +134,7 @@ def dimension_detail(agent: AgentReport, dimension: Dimension) -> str:
         paths = agent["paths"]
         expected = paths.get("expected")
         if expected:
-            return f"{round(ratio * expected)}/{expected} expected paths"
+            return f"{round(value * expected)}/{expected} expected paths"
         return _estimate(paths["observed"], paths["estimated"], "path")
     if dimension == "state":
         states = agent["states"]
@@ -131,8 +143,14 @@ def dimension_detail(agent: AgentReport, dimension: Dimension) -> str:
     if dimension == "boundary":
         hits: Mapping[str, bool] = agent["boundaries"]
         return f"{sum(1 for hit in hits.values() if hit)}/{len(hits)} conditions"
+    if dimension == "skill":
+        skills = agent["skills"]
+        kind = "offered skills" if skills["discovered"] else "skills"
+        loaded = f"{len(skills['known']) - len(skills['unloaded'])}/{len(skills['known'])} {kind}"
+        unloaded = f", never loaded: {', '.join(skills['unloaded'])}" if skills["unloaded"] else ""
+        return loaded + unloaded
     known_models = len(agent["models"]["known"])
-    return f"{round(ratio * known_models)}/{known_models} models"
+    return f"{round(value * known_models)}/{known_models} models"
 
 
 def restricted_totals(edges: Edges) -> dict[str, int]:

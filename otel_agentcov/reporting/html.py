@@ -218,7 +218,8 @@ def _agent_view(
         "page": page_name(name),
         "agent": agent,
         "dimensions": [
-            (d, coverage[d], fmt.dimension_detail(agent, d)) for d in DIMENSIONS
+            (d, fmt.dimension_ratio(coverage, d), fmt.dimension_detail(agent, d))
+            for d in fmt.dimensions(agent)
         ],
         "overall": overall,
         "overall_detail": fmt.status(overall)

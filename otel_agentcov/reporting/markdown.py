@@ -115,8 +115,8 @@ def _agent_section(name: str, agent: AgentReport, spec: CoverageSpec | None) -> 
     if coverage["insufficient_data"]:
         lines += ["", f"> **Note:** {fmt.INSUFFICIENT_NOTE}"]
     dimension_rows = [
-        [d, fmt.percent(coverage[d]), escape(fmt.dimension_detail(agent, d))]
-        for d in DIMENSIONS
+        [d, fmt.percent(fmt.dimension_ratio(coverage, d)), escape(fmt.dimension_detail(agent, d))]
+        for d in fmt.dimensions(agent)
     ]
     overall = coverage["overall"]
     overall_detail = (

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from otel_agentcov.reporting import _format as fmt
-from otel_agentcov.snapshot.schema import DIMENSIONS, AgentReport, Report
+from otel_agentcov.snapshot.schema import AgentReport, Report
 from otel_agentcov.textsafe import line_safe, plain
 
 LABEL_WIDTH = 20
@@ -26,10 +26,10 @@ def _score_row(label: str, ratio: float | None, detail: str) -> str:
 def _agent_block(name: str, agent: AgentReport) -> list[str]:
     coverage = agent["coverage"]
     lines = [_header(fmt.runs_header(name, agent))]
-    for dimension in DIMENSIONS:
+    for dimension in fmt.dimensions(agent):
         label = f"{dimension.capitalize()} coverage"
         detail = f"({fmt.dimension_detail(agent, dimension)})"
-        lines.append(_score_row(label, coverage[dimension], detail))
+        lines.append(_score_row(label, fmt.dimension_ratio(coverage, dimension), detail))
     overall = coverage["overall"]
     overall_detail = (
         fmt.status(overall) if overall is not None else f"({fmt.excluded_reason(agent, 'overall')})"

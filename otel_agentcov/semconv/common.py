@@ -230,6 +230,38 @@ def tool_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(name for name, _ in tool_definitions(attrs))
 
 
+# skill names kept per agent span, and the longest the Agent Skills specification allows
+# (core/src/classify/captured.rs)
+MAX_SKILL_DEFINITIONS, MAX_SKILL_CHARS = 256, 64
+_SKILL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:")
+
+
+def skill_name(value: Any) -> str | None:
+    """A skill's name when it is a bounded name (1 to 64 ASCII letters, digits, `-_.:`), else
+    None: free text (a description put where a name goes) is never kept."""
+    if isinstance(value, str) and 0 < len(value) <= MAX_SKILL_CHARS and _SKILL_CHARS.issuperset(
+            value):
+        return value
+    return None
+
+
+def skill_definition_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Names of the skills `gen_ai.skill.definitions` offers an agent (a JSON string of
+    `{name, description, ...}` objects): names only, never a description."""
+    value = attrs.get("gen_ai.skill.definitions")
+    defs = parse_json(value) if isinstance(value, str) else None
+    if not isinstance(defs, list):
+        return ()
+    names: dict[str, None] = {}
+    for item in defs:
+        name = skill_name(item.get("name")) if isinstance(item, dict) else None
+        if name is not None:
+            names[name] = None
+            if len(names) == MAX_SKILL_DEFINITIONS:
+                break
+    return tuple(names)
+
+
 def _messages(value: Any) -> list[dict[str, Any]]:
     parsed = parse_json(value)
     return [m for m in parsed if isinstance(m, dict)] if isinstance(parsed, list) else []
@@ -390,6 +422,11 @@ def build_step(
         step.decision = as_str(attrs.get("gen_ai.tool.call.decision"))
         step.call_id = as_str(attrs.get("gen_ai.tool.call.id"))
         step.empty = error is None and _is_empty_result(attrs)
+        # a skill load (or a read of one of its resources, a run of its script): the GenAI
+        # `execute_tool` refinements name the skill; the call stays a tool call
+        # (docs/semantics.md#skills)
+        step.skill = skill_name(attrs.get("gen_ai.skill.name"))
+        step.skill_resource = step.skill is not None and "gen_ai.skill.resource.name" in attrs
         if tool is not None:
             if tool in HANDOFF_TOOLS:
                 step.handoff_tool = True
@@ -414,4 +451,5 @@ def as_agent(step: Step, attrs: Mapping[str, Any], agent: str | None) -> None:
     if step.limit is None and budget_exhausted(attrs):
         step.limit = MAX_STEPS
     step.turn_count = as_int(attrs.get("gen_ai.agent.turn.count"))
+    step.skill_definitions = skill_definition_names(attrs)
 

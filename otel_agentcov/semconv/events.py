@@ -1,11 +1,14 @@
-"""GenAI events (log records, or span events of the same name) -> ToolDecision, StateChange.
+"""GenAI events (log records, or span events of the same name) -> ToolDecision, StateChange,
+GuardrailResult.
 
 The GenAI conventions record a tool-call decision as the event `gen_ai.tool.call.decision`
 (docs/instrumentations.md#events): a denied call often has no `execute_tool` span at all, so the
 event is the only evidence of the attempt. Only names and identifiers are read from an event:
 its outcome, the tool's name and the call id; never a body or another attribute (content).
 A runtime's state delta is the event `gen_ai.execution.state.changed`: of it only the number of
-keys changed and their (bounded) names are read, never a state value.
+keys changed and their (bounded) names are read, never a state value. A guardrail's result is
+the event `gen_ai.guardrail.result`: of it only its provider-native result type and value are
+read, never the content it evaluated, its reason or its risk detail.
 """
 
 from __future__ import annotations
@@ -31,6 +34,9 @@ STATE_KEYS = (KEY_COUNT_KEY, KEYS_KEY)  # the attributes read from a state event
 # key names past these bounds are no schema-defined names (the convention allows no others):
 # the event counts by its key count alone
 MAX_STATE_KEYS, MAX_KEY_CHARS = 32, 64
+GUARDRAIL_EVENT = "gen_ai.guardrail.result"
+RESULT_TYPE_KEY, RESULT_VALUE_KEY = "gen_ai.guardrail.result.type", "gen_ai.guardrail.result.value"
+GUARDRAIL_KEYS = (RESULT_TYPE_KEY, RESULT_VALUE_KEY)  # the attributes read from a result event
 
 
 @dataclass(slots=True, frozen=True)
@@ -68,7 +74,25 @@ class StateChange:
         return ("state", *self.keys) if self.keys else ("state", f"#{self.count}")
 
 
-Event = ToolDecision | StateChange
+@dataclass(slots=True, frozen=True)
+class GuardrailResult:
+    """One guardrail result event: where it was recorded and the result as the guardrail
+    reported it, `<result.type>=<value>` ("" when it reported none), never read as a verdict."""
+
+    trace_id: int
+    span_id: int  # the apply_guardrail span, or the agent span it ran in (0: none)
+    result: str
+    time_ns: int
+    fallback_agent: str
+
+    @property
+    def call_id(self) -> None:
+        """No call: a result joins its span only (the decisions' join reads this)."""
+        return None
+
+
+Event = ToolDecision | StateChange | GuardrailResult
+EVENT_TYPES = (ToolDecision, StateChange, GuardrailResult)
 
 
 class InvalidEvent:
@@ -129,14 +153,29 @@ def state_change(
                        time_ns if valid_id(time_ns, 64, 0) else 0, fallback_agent)
 
 
+def guardrail_result(
+    attributes: Mapping[str, Any], trace_id: int, span_id: int, time_ns: int, fallback_agent: str,
+) -> GuardrailResult | str:
+    """The result a `gen_ai.guardrail.result` event records, as the `apply_guardrail` span's
+    is read (`genai.guardrail`); "invalid" without a trace."""
+    if not valid_id(trace_id, 128) or not valid_id(span_id, 64, 0):
+        return INVALID
+    kind, value = _str(attributes.get(RESULT_TYPE_KEY)), _str(attributes.get(RESULT_VALUE_KEY))
+    return GuardrailResult(trace_id, span_id, f"{kind}={value}" if kind and value else "",
+                           time_ns if valid_id(time_ns, 64, 0) else 0, fallback_agent)
+
+
 def event(
     name: str | None, attributes: Mapping[str, Any], trace_id: int, span_id: int,
     time_ns: int, fallback_agent: str,
 ) -> Event | str | None:
-    """The decision or state change an event records; None when it is another event;
-    "invalid" when it is one of ours that cannot be used."""
-    if event_name(name, attributes) == STATE_EVENT:
+    """The decision, state change or guardrail result an event records; None when it is
+    another event; "invalid" when it is one of ours that cannot be used."""
+    named = event_name(name, attributes)
+    if named == STATE_EVENT:
         return state_change(attributes, trace_id, span_id, time_ns, fallback_agent)
+    if named == GUARDRAIL_EVENT:
+        return guardrail_result(attributes, trace_id, span_id, time_ns, fallback_agent)
     return decision(name, attributes, trace_id, span_id, time_ns, fallback_agent)
 
 
@@ -158,21 +197,21 @@ def decision(
                         time_ns if valid_id(time_ns, 64, 0) else 0, fallback_agent)
 
 
-EVENT_NAMES = frozenset({DECISION_EVENT, STATE_EVENT})
+EVENT_NAMES = frozenset({DECISION_EVENT, STATE_EVENT, GUARDRAIL_EVENT})
 
 
 def span_events(
     trace_id: int, span_id: int, events: Iterable[tuple[str, Mapping[str, Any]]], time_ns: int,
     fallback_agent: str,
 ) -> list[Event]:
-    """The decision and state events a span carries as span events (the older form of the
-    same events), recorded in that span; unusable ones are skipped (a span event has no drop
-    counter)."""
+    """The decision, state and guardrail events a span carries as span events (the older form
+    of the same events), recorded in that span; unusable ones are skipped (a span event has no
+    drop counter)."""
     found: list[Event] = []
     for name, attributes in events:
         if name in EVENT_NAMES:
             result = event(name, attributes, trace_id, span_id, time_ns, fallback_agent)
-            if isinstance(result, (ToolDecision, StateChange)):
+            if isinstance(result, EVENT_TYPES):
                 found.append(result)
     return found
 

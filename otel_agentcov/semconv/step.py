@@ -78,4 +78,7 @@ class Step:
     fault: str | None = None  # the family of a fault injected on this span (docs/faults.md)
     event: bool = False  # made of a decision event, not a span: no call ran (semconv/events.py)
     inferred: str = ""  # how inference found its kind when no entry matched (semconv/inference)
+    skill_definitions: tuple[str, ...] = ()  # gen_ai.skill.definitions names of an agent span
+    skill: str | None = None  # gen_ai.skill.name of a tool call that loads a skill ...
+    skill_resource: bool = False  # ... or reads one of its resources (docs/semantics.md#skills)
     content: StepContent | None = None  # only when a check needs it; snapshots skip it

@@ -1,5 +1,5 @@
-"""Decision and state events as JSON rows: what the journal keeps of a log record (ids, names,
-outcome, key counts).
+"""Decision, state and guardrail events as JSON rows: what the journal keeps of a log record
+(ids, names, outcome, key counts, guardrail result).
 
 Read back strictly, as step rows are (`steps.py`): a file on disk is input like any other.
 """
@@ -13,14 +13,19 @@ from ..semconv.events import (
     MAX_STATE_KEYS,
     OUTCOMES,
     Event,
+    GuardrailResult,
     StateChange,
     ToolDecision,
 )
 
 STATE_ROW = "state"  # the first field of a state change's row (a decision's is its trace id)
+GUARDRAIL_ROW = "guardrail"  # ... and of a guardrail result's
 
 
 def to_row(event: Event) -> list[Any]:
+    if isinstance(event, GuardrailResult):
+        return [GUARDRAIL_ROW, event.trace_id, event.span_id, event.result, None,
+                event.time_ns, event.fallback_agent]
     if isinstance(event, StateChange):
         return [STATE_ROW, event.trace_id, event.span_id, event.count, list(event.keys),
                 event.time_ns, event.fallback_agent]
@@ -50,6 +55,12 @@ def from_row(row: Any) -> Event:
         raise ValueError("an event is a list of 7 fields")
     if row[0] == STATE_ROW:
         return _state_row(row)
+    if row[0] == GUARDRAIL_ROW:
+        _, trace_id, span_id, result, _, time_ns, agent = row
+        _ids(row, trace_id, span_id, time_ns)
+        if type(result) is not str or type(agent) is not str:
+            raise ValueError(f"a guardrail result must be a string, got {str(row)[:60]!r}")
+        return GuardrailResult(trace_id, span_id, result, time_ns, agent)
     trace_id, span_id, call_id, tool, outcome, time_ns, agent = row
     _ids(row, trace_id, span_id, time_ns)
     if not all(v is None or type(v) is str for v in (call_id, tool)) or type(agent) is not str:

@@ -21,9 +21,9 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import ExportLogsSer
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 
 from ..readers.errors import TraceFormatError
-from ..readers.otlp_logs import events_from_json, events_from_protobuf
+from ..readers.otlp_logs import events_from_json, events_from_protobuf, span_events_from_protobuf
 from ..readers.otlp_size import ElementCaps, TooLarge, json_elements
-from ..semconv.events import StateChange, ToolDecision
+from ..semconv.events import EVENT_TYPES
 from .store import PROTOBUF, CoverageStore, Unavailable, decode_records, json_document
 
 BUDGET_FULL = "requests in flight hold the memory budget; retry later"
@@ -182,12 +182,14 @@ class Intake:
             if kind != PROTOBUF:  # the protobuf decoder counts against the caps itself
                 json_elements(payload, self._caps)
             records = decode_records(kind, payload, where, self._caps, self._steps)
+            # the core classifies protobuf spans without their events: ours are read here
+            span_events = span_events_from_protobuf(payload, where) if kind == PROTOBUF else []
         except TooLarge as exc:
             raise RequestError("too_large", f"{where}: {exc}") from None
         except TraceFormatError as exc:
             raise RequestError("malformed", str(exc)) from None
         try:
-            rejected = self.store.submit(records)
+            rejected = self.store.submit(records, span_events)
         except Unavailable as exc:
             raise RequestError("unavailable", str(exc)) from None
         response = ExportTraceServiceResponse()
@@ -218,7 +220,7 @@ class Intake:
             raise RequestError("too_large", f"{where}: {exc}") from None
         except TraceFormatError as exc:
             raise RequestError("malformed", str(exc)) from None
-        events = [e for e in items if type(e) is ToolDecision or type(e) is StateChange]
+        events = [e for e in items if isinstance(e, EVENT_TYPES)]
         try:
             self.store.submit_events(events, len(items) - len(events))
         except Unavailable as exc:

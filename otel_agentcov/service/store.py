@@ -187,7 +187,8 @@ class CoverageStore:
 
     # ------------------------------------------------------------------ live path
 
-    def submit(self, records: Sequence[Ingested]) -> dict[str, int]:
+    def submit(self, records: Sequence[Ingested], span_events: Sequence[Event] = ()
+               ) -> dict[str, int]:
         """Apply one accepted request; returns its rejected spans by reason once it is durable.
 
         The request is judged first and journaled after, in one frame with the verdicts of the
@@ -201,7 +202,9 @@ class CoverageStore:
             now = time.time()
             rejected: dict[str, int] = {}
             steps: list[tuple[Step, bool]] = []
-            events: list[Event] = []  # decision and state span events (of OTLP/JSON spans)
+            # decision, state and guardrail span events: of OTLP/JSON spans, and those read
+            # beside the core's protobuf steps (`span_events`)
+            events: list[Event] = list(span_events)
             for record in records:
                 if type(record) is SpanRecord and record.events:
                     events += record_events(record)

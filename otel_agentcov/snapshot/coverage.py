@@ -7,13 +7,14 @@ from collections.abc import Callable, Mapping, Sequence
 from ..spec import CONDITIONS
 from ..state import stable_hash
 from ..stats import chao1, frequency_counts, geometric_mean, good_turing
-from .schema import DIMENSIONS, Dimension, States, ToolOutcome
+from .schema import DIMENSIONS, AnyDimension, Skills, States, ToolOutcome
 from .view import AgentView
 
 TOP_PATHS = 5
 _GLOB = frozenset("*?[")
 # Why boundary coverage, though measured, is not in the overall (docs/semantics.md#overall).
 UNDECLARED_BOUNDARIES = "not in the overall: no `boundaries:` declared for this agent"
+UNDECLARED_SKILLS = "not in the overall: no `skills:` declared for this agent"
 
 
 def model_matches(used: str, known: str) -> bool:
@@ -61,6 +62,29 @@ def tools_section(v: AgentView) -> None:
                                            else None)
     # no tool call seen: nothing was tried, so "none failing only" is not known (n/a)
     v.targets["tools.errors_only"] = len(errors_only) if called else None
+
+
+def skills_section(v: AgentView) -> None:
+    """Skills as tools are counted (docs/semantics.md#skills): known (declared, else offered or
+    loaded), loaded, unloaded, undeclared; only for an agent with any, so other reports are as
+    they were. A skill counts as loaded once a load or a read of its resources succeeded."""
+    declared, st = v.spec.skills, v.st.skills
+    v.targets["coverage.skill"] = None
+    if declared is None and not st.definitions and not st.loads:
+        return
+    used = {s for s, (loads, resources) in st.loads.items() if loads + resources > 0}
+    known = sorted(set(declared) if declared is not None else st.definitions | used)
+    coverage = sum(s in used for s in known) / len(known) if known else None
+    skills: Skills = {
+        "known": known,
+        "discovered": declared is None,
+        "loaded": {s: {"loads": n, "resources": r} for s, (n, r) in sorted(st.loads.items())},
+        "unloaded": [s for s in known if s not in used],
+        "undeclared": sorted(used.difference(declared)) if declared is not None else [],
+        "coverage": coverage,
+    }
+    v.report["skills"] = skills
+    v.targets["coverage.skill"] = coverage
 
 
 def _outcome(tool: str, counts: Sequence[int] | None, restricted: Callable[[str], bool]
@@ -119,7 +143,7 @@ def coverage_section(v: AgentView) -> None:
     """The five dimensions and their geometric mean, from the sections above; n/a explained."""
     spec, st, report = v.spec, v.st, v.report
     excluded: dict[str, str] = {}
-    dims: dict[Dimension, float | None] = {}
+    dims: dict[AnyDimension, float | None] = {}
     tools = report["tools"]
     known = tools["known"]
     outcomes = tools["outcomes"]
@@ -157,10 +181,19 @@ def coverage_section(v: AgentView) -> None:
         dims["model"] = None
         excluded["model"] = "no models declared"
 
-    counted = [d for d in DIMENSIONS if dims[d] is not None]
+    counted: list[AnyDimension] = [d for d in DIMENSIONS if dims[d] is not None]
     if dims["boundary"] is not None and not spec.boundaries.declared:
         counted.remove("boundary")  # reported, but a never-tried boundary must not zero it
         excluded["boundary"] = UNDECLARED_BOUNDARIES
+    skills = report.get("skills")
+    if skills is not None:  # declared skills count as tools do; discovered ones are reported
+        dims["skill"] = skills["coverage"]
+        if dims["skill"] is None:
+            excluded["skill"] = "no skills declared or offered"
+        elif spec.skills is None:
+            excluded["skill"] = UNDECLARED_SKILLS
+        else:
+            counted.append("skill")
     values = [dims[d] or 0.0 for d in counted]
     arguments = report.get("arguments")
     if arguments is not None and arguments["overall"] and arguments["pct"] is not None:
@@ -179,5 +212,7 @@ def coverage_section(v: AgentView) -> None:
         "insufficient_data": st.outcomes.runs < spec.min_runs,
         "excluded": excluded,
     }
+    if skills is not None:
+        report["coverage"]["skill"] = dims["skill"]
     v.targets.update({f"coverage.{d}": dims[d] for d in DIMENSIONS})
     v.targets["coverage.overall"] = overall

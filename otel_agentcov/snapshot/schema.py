@@ -14,6 +14,9 @@ from ..semconv.shapes import Unclassified
 
 Dimension = Literal["tool", "path", "state", "boundary", "model"]
 DIMENSIONS: tuple[Dimension, ...] = ("tool", "path", "state", "boundary", "model")
+# skill coverage is reported for agents with skills only, and in the overall when declared
+# (docs/semantics.md#skills)
+AnyDimension = Literal["tool", "path", "state", "boundary", "model", "skill"]
 
 
 class Summary(TypedDict):
@@ -57,11 +60,12 @@ class Coverage(TypedDict):
     boundary: float | None
     model: float | None
     overall: float | None
-    weakest: Dimension | None
-    counted: list[Dimension]  # the dimensions the overall is the geometric mean of
+    weakest: AnyDimension | None
+    counted: list[AnyDimension]  # the dimensions the overall is the geometric mean of
     insufficient_data: bool
     excluded: dict[str, str]  # dimension -> why it is n/a, or why it is not in the overall
     contracts: NotRequired[float | None]  # declared behaviours some run decided
+    skill: NotRequired[float | None]  # only for an agent with skills (docs/semantics.md#skills)
 
 
 class ToolCalls(TypedDict):
@@ -80,6 +84,22 @@ class Tools(TypedDict):
     discovered: bool
     outcomes: dict[str, ToolOutcome]  # known and called tools: docs/report.md#tool-outcomes
     errors_only: list[str]  # called, never successfully: a concern
+
+
+class SkillLoads(TypedDict):
+    loads: int
+    resources: int  # reads of its resources (and runs of its scripts)
+
+
+class Skills(TypedDict):
+    """Skills beside tools (docs/semantics.md#skills): names and counts, never a description."""
+
+    known: list[str]  # declared in the spec, else offered (gen_ai.skill.definitions) or loaded
+    discovered: bool  # known from telemetry: no `skills:` declared
+    loaded: dict[str, SkillLoads]
+    unloaded: list[str]  # known, never loaded
+    undeclared: list[str]  # loaded, not declared (empty when nothing is declared)
+    coverage: float | None  # known skills loaded
 
 
 class Models(TypedDict):
@@ -278,12 +298,13 @@ class ArgumentsReport(TypedDict):
 
 class AgentReport(TypedDict, total=False):
     """One agent's sections; built section by section, so a reader may see it part-filled
-    while the snapshot is computed. A finished report holds every key but `contexts` and
-    `arguments`."""
+    while the snapshot is computed. A finished report holds every key but `contexts`,
+    `arguments` and `skills`."""
 
     runs: Runs
     coverage: Coverage
     tools: Tools
+    skills: Skills  # only for an agent with skills
     models: Models
     paths: Paths
     states: States

@@ -11,7 +11,13 @@ from ..stats.verdicts import PASS
 from .arguments import arguments_section
 from .contexts import contexts_section
 from .contracts import contracts_section
-from .coverage import boundaries_section, coverage_section, diversity_section, tools_section
+from .coverage import (
+    boundaries_section,
+    coverage_section,
+    diversity_section,
+    skills_section,
+    tools_section,
+)
 from .edges import edges_section
 from .faults import faults_section
 from .gate_reasons import detail
@@ -49,6 +55,7 @@ def _named(reason: str, what: str) -> str:
 Section = Callable[[AgentView], None]
 AGENT_SECTIONS: tuple[Section, ...] = (
     tools_section,
+    skills_section,
     arguments_section,  # after tools: it lists the known tools
     diversity_section,
     boundaries_section,
@@ -72,7 +79,7 @@ MEASURE_SECTIONS = tuple(
 # the JSON report's key order per agent (docs/report.md); `contexts` only when asked for,
 # `arguments` only when argument coverage is on
 REPORT_KEYS = (
-    "runs", "coverage", "tools", "arguments", "models", "paths", "states", "boundaries",
+    "runs", "coverage", "tools", "skills", "arguments", "models", "paths", "states", "boundaries",
     "boundary_hits", "faults", "delegations", "edges", "narrative", "concerns", "contracts",
     "expect", "contexts", "versions", "recommendations",
 )

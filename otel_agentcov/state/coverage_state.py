@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..assembler import AgentRun, LateDecision, LateState
+from ..assembler import AgentRun, Late, LateGuardrail, LateState
 from ..judge import Verdicts
 from ..regular_files import open_regular
 from ..semconv.events import DENY
@@ -28,11 +28,12 @@ from .costs import Costs
 from .decisions import Decisions
 from .diversity import Diversity
 from .edges import Edges
-from .facts import RunFacts, run_facts, stable_hash
+from .facts import RunFacts, blocked, guardrail_state, run_facts, stable_hash
 from .faults import Faults
 from .inventory import Inventory
 from .narrative import Narrative
 from .outcomes import Outcomes
+from .skills import Skills
 from .versions import Versions
 
 STATE_FORMAT = "otel_agentcov.state"
@@ -40,9 +41,10 @@ STATE_FORMAT = "otel_agentcov.state"
 # incomplete mark (an older reader refuses a file it would read as complete), 5 fault counts,
 # 6 what was dropped before it was judged (an older reader would pass a file that has drops);
 # 7 the states runtimes reported (an older reader would measure the inferred states instead);
-# older files load
-STATE_VERSION = 7
-READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7)
+# 8 skills offered and loaded (an older reader would drop them, and a declared skill inventory
+# with them); older files load
+STATE_VERSION = 8
+READABLE_VERSIONS = (1, 2, 3, 4, 5, 6, 7, 8)
 MAX_INCOMPLETE = 100  # reasons a file keeps for being incomplete (more are counted in one)
 # A state file is one JSON document, parsed whole: past this it is refused before it is read,
 # as every offline JSON input is (readers.files.MAX_JSON_BYTES; docs/guarantees.md).
@@ -69,6 +71,7 @@ class AgentState:
     costs: Costs = field(default_factory=Costs)
     faults: Faults = field(default_factory=Faults)
     arguments: Arguments = field(default_factory=Arguments)
+    skills: Skills = field(default_factory=Skills)
     # +1 on every fold and merge: a scrape rebuilds only the agents whose revision moved
     revision: int = field(default=0, compare=False, repr=False)
 
@@ -86,6 +89,7 @@ class AgentState:
         self.costs.merge(other.costs, caps)
         self.faults.merge(other.faults, caps)
         self.arguments.merge(other.arguments, caps)
+        self.skills.merge(other.skills, caps)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +105,7 @@ class AgentState:
             **self.costs.to_dict(),
             **self.faults.to_dict(),
             **self.arguments.to_dict(),
+            **self.skills.to_dict(),
         }
 
     @classmethod
@@ -118,6 +123,7 @@ class AgentState:
             costs=Costs.from_dict(d),
             faults=Faults.from_dict(d),
             arguments=Arguments.from_dict(d),
+            skills=Skills.from_dict(d),
         )
 
 
@@ -206,19 +212,28 @@ class CoverageState:
         st.decisions.add(facts, self.caps)
         st.costs.add(facts, self.caps)
         st.faults.add(facts, self.caps)
+        st.skills.add(facts, self.caps)
         if verdicts.arguments:
             st.arguments.add(verdicts.arguments, self.caps)
         return facts
 
-    def add_late(self, late: LateDecision | LateState, spec: AgentSpec) -> None:
+    def add_late(self, late: Late, spec: AgentSpec) -> None:
         """Fold an event joined after its run was folded (assembler/events.py): a state change
-        is a state of the agent's; of a decision its count, and a denial of a restricted tool
-        no span of which ran is a restricted attempt `denied`. The run's pass was counted when
-        it was folded and stays as it is (docs/semantics.md#decisions)."""
+        is a state of the agent's; a guardrail result a guardrail state, and the boundary
+        `guardrail_blocked` when the spec names it; of a decision its count, and a denial of a
+        restricted tool no span of which ran is a restricted attempt `denied`. The run's pass
+        was counted when it was folded and stays as it is (docs/semantics.md#decisions)."""
         st = self.agent(late.agent, 0)
         st.revision += 1
         if isinstance(late, LateState):
             st.diversity.add_event_states([stable_hash(late.tokens)], self.caps)
+            return
+        if isinstance(late, LateGuardrail):
+            key = stable_hash(guardrail_state(late.result))
+            self.caps.count(st.diversity.states, key, self.limits.max_states, "state", 1)
+            if blocked(spec.boundaries, late.result):
+                st.edges.boundaries["guardrail_blocked"] = (
+                    st.edges.boundaries.get("guardrail_blocked", 0) + 1)
             return
         st.decisions.add_late(late.tool, late.outcome, late.replaces, self.caps)
         if late.outcome == DENY and not late.executed and spec.restricted_tools.matches(late.tool):

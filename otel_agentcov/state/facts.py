@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..assembler import AgentRun
 from ..fault_families import provokes
@@ -65,6 +65,17 @@ def _path_token(step: Step, by_tool: bool) -> str:
 _STATE_KINDS = frozenset({LLM, TOOL, DELEGATE, HANDOFF, PLAN, GUARDRAIL})
 
 
+def guardrail_state(result: str) -> tuple[str, ...]:
+    """The state of a guardrail step that succeeded with `result` (`_state_key`'s)."""
+    return (GUARDRAIL, "", "ok", result)
+
+
+def blocked(b: BoundarySpec, result: str) -> bool:
+    """Whether a guardrail's result is one the spec says means blocked (`guardrail_blocked`
+    enabled; compared exactly: docs/semantics.md#plans-and-guardrails)."""
+    return "guardrail_blocked" in b.conditions and result in b.guardrail_blocked
+
+
 def _state_key(step: Step) -> tuple[str, ...]:
     subject = step.model if step.kind == LLM else step.tool if step.kind == TOOL else step.agent
     outcome = "error" if step.error else "empty" if step.empty else "ok"
@@ -103,6 +114,9 @@ class RunFacts:
     faults: frozenset[str] = frozenset()  # families injected in the run (docs/faults.md)
     provoked: tuple[str, ...] = ()  # the boundary hits a matching fault provoked
     failed_tools: frozenset[str] = frozenset()  # tools with a failed call in the run
+    skill_definitions: frozenset[str] = frozenset()  # skills offered to the agent
+    # (skill, a resource read rather than a load) of its skill tool calls (docs/semantics.md#skills)
+    skill_loads: Counter[tuple[str, bool]] = field(default_factory=Counter)
 
     @property
     def attempts(self) -> int:
@@ -134,6 +148,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     cost = 0.0
     costs: dict[str, float] = {}
     tool_failed = llm_failed = False
+    skill_loads: Counter[tuple[str, bool]] = Counter()
     for step in run.steps:
         if step.cost_amount:  # a model or tool call's own cost, in its currency
             currency = step.cost_currency or UNKNOWN_CURRENCY
@@ -157,6 +172,8 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
                 handoff_tools.add(name)
             failed = step.error is not None
             tool_calls[(name, failed)] += 1
+            if step.skill is not None and not failed:  # a tool call that loaded a skill
+                skill_loads[(step.skill, step.skill_resource)] += 1
             tool_failed = tool_failed or failed
             if restricted(name):
                 attempts[(name, "failed" if failed else "executed")] += 1
@@ -224,4 +241,6 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         provoked=tuple(c for c in boundary_hits if provokes(run.faults, c)) if run.faults else (),
         failed_tools=frozenset(t for t, failed in tool_calls if failed) if tool_failed
         else frozenset(),
+        skill_definitions=run.skill_definitions,
+        skill_loads=skill_loads,
     )

@@ -60,6 +60,45 @@ pub fn tool_definition_names(attrs: &Attributes) -> Vec<String> {
         .collect()
 }
 
+/// Skill names kept per agent span: past this many a definitions list is cut (state caps the
+/// rest, `semconv.common.MAX_SKILL_DEFINITIONS`).
+pub const MAX_SKILL_DEFINITIONS: usize = 256;
+/// The longest skill name the Agent Skills specification allows (`MAX_SKILL_CHARS`).
+const MAX_SKILL_CHARS: usize = 64;
+
+/// A skill's name when it is a bounded name (1 to 64 ASCII letters, digits, `-_.:`), else None:
+/// free text (a description put where a name goes) is never kept (`common.skill_name`).
+pub fn skill_name(text: &str) -> Option<String> {
+    let ok = !text.is_empty()
+        && text.len() <= MAX_SKILL_CHARS
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'));
+    ok.then(|| text.to_owned())
+}
+
+/// Names of the skills `gen_ai.skill.definitions` offers an agent (a JSON string of
+/// `{name, description, ...}` objects): names only, never a description
+/// (`common.skill_definition_names`).
+pub fn skill_definition_names(attrs: &Attributes) -> Vec<String> {
+    let Some(Json::Array(items)) = parsed(attrs.get("gen_ai.skill.definitions")) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    for item in items.iter().filter(|item| item.is_object()) {
+        let name = item.get("name").and_then(Json::text);
+        if let Some(name) = name.and_then(|n| skill_name(&n.text)) {
+            if !names.contains(&name) {
+                names.push(name);
+                if names.len() == MAX_SKILL_DEFINITIONS {
+                    break;
+                }
+            }
+        }
+    }
+    names
+}
+
 /// The dicts of a captured message list.
 fn messages(value: Option<&Value>) -> Vec<Json> {
     match parsed(value) {

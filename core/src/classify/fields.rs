@@ -2,7 +2,10 @@
 //! family is a table, not an edit of every field rule. The entry decides the kind and names;
 //! errors, models, tokens, tool lists, hand-off hints, contexts and versions are read here.
 
-use super::captured::{requested_tool_names, tool_definition_names, user_input_chars};
+use super::captured::{
+    requested_tool_names, skill_definition_names, skill_name, tool_definition_names,
+    user_input_chars,
+};
 use super::errors::{error_type, limit_signal};
 use super::step::{Kind, Limit, Step};
 use super::values::{
@@ -236,6 +239,12 @@ fn tool_fields(step: &mut Step, attrs: &Attributes, tool: Option<&str>) {
     step.decision = as_str(attrs.get("gen_ai.tool.call.decision"));
     step.call_id = as_str(attrs.get("gen_ai.tool.call.id"));
     step.empty = step.error.is_none() && is_empty_result(attrs);
+    // a skill load (or a read of one of its resources, a run of its script): the GenAI
+    // `execute_tool` refinements name the skill; the call stays a tool call (docs/semantics.md#skills)
+    if let Some(Value::Str(name)) = attrs.get("gen_ai.skill.name") {
+        step.skill = skill_name(name);
+        step.skill_resource = step.skill.is_some() && attrs.contains("gen_ai.skill.resource.name");
+    }
     if let Some(tool) = tool {
         if HANDOFF_TOOLS.contains(&tool) {
             step.handoff_tool = true;
@@ -266,4 +275,5 @@ pub fn as_agent(step: &mut Step, attrs: &Attributes, agent: Option<String>) {
         step.limit = Some(Limit::MaxSteps);
     }
     step.turn_count = as_int(attrs.get("gen_ai.agent.turn.count"));
+    step.skill_definitions = skill_definition_names(attrs);
 }

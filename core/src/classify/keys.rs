@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::sync::LazyLock;
 
-const SPAN_KEYS: [&str; 51] = [
+const SPAN_KEYS: [&str; 56] = [
     // errors.rs
     "error.type",
     "gen_ai.tool.status",
@@ -46,7 +46,10 @@ const SPAN_KEYS: [&str; 51] = [
     "gen_ai.agent.iteration_budget.limit",
     "gen_ai.agent.iteration_budget.consumed",
     "agentcov.fault.family",
+    "gen_ai.skill.name",
+    "gen_ai.skill.resource.name",
     // captured.rs
+    "gen_ai.skill.definitions",
     "gen_ai.tool.definitions",
     "model_request_parameters",
     "gen_ai.output.messages",
@@ -67,6 +70,8 @@ const SPAN_KEYS: [&str; 51] = [
     "error",
     "haystack.agent.max_steps",
     "haystack.agent.steps_taken",
+    "gen_ai.guardrail.result.type",
+    "gen_ai.guardrail.result.value",
 ];
 
 static SPAN: LazyLock<HashSet<&'static str>> = LazyLock::new(|| SPAN_KEYS.into_iter().collect());

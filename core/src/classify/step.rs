@@ -115,6 +115,9 @@ pub struct Step {
     pub cost_currency: Option<String>,
     pub turn_count: i64,
     pub fault: Option<String>,
+    pub skill_definitions: Vec<String>,
+    pub skill: Option<String>,
+    pub skill_resource: bool,
 }
 
 impl Step {
@@ -160,6 +163,9 @@ impl Step {
             cost_currency: None,
             turn_count: 0,
             fault: None,
+            skill_definitions: Vec::new(),
+            skill: None,
+            skill_resource: false,
         }
     }
 }

@@ -35,7 +35,7 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
     fn any<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Bound<'py, PyAny>> {
         v.into_bound_py_any(py)
     }
-    let args: [Bound<'py, PyAny>; 39] = [
+    let args: [Bound<'py, PyAny>; 44] = [
         any(py, step.trace_id)?,
         any(py, step.span_id)?,
         any(py, step.parent_id)?,
@@ -78,6 +78,11 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
         any(py, &step.cost_currency)?,
         any(py, step.turn_count)?,
         any(py, &step.fault)?,
+        any(py, false)?, // event: the core classifies spans, never events
+        any(py, "")?,    // inferred: set by Python's inference after the core's tables
+        PyTuple::new(py, &step.skill_definitions)?.into_any(),
+        any(py, &step.skill)?,
+        any(py, step.skill_resource)?,
     ];
     class.call1(PyTuple::new(py, args)?)
 }
@@ -136,5 +141,8 @@ pub fn step_from_py(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         cost_currency: get(step, "cost_currency")?,
         turn_count: get(step, "turn_count")?,
         fault: get(step, "fault")?,
+        skill_definitions: get(step, "skill_definitions")?,
+        skill: get(step, "skill")?,
+        skill_resource: get(step, "skill_resource")?,
     })
 }
