@@ -42,6 +42,9 @@ BEGIN, END = "<!-- mutation: begin -->", "<!-- mutation: end -->"
 TARGET = 0.90  # killed / non-equivalent, per module
 PER_MODULE = 40
 SEED = 43
+# what a mutant's output ends with when its tests ran out of time: the fork server's alarm, or
+# cosmic-ray's own timeout (which writes just "timeout"); such kills are counted apart
+TIMED_OUT = "mutation: timed out"
 
 # pytest without the third-party plugins the selection never uses (langsmith's alone costs seconds
 # of CPU per start, and every mutant is a start); -x: a mutant is killed at its first failure.
@@ -74,16 +77,18 @@ MODULES = (
         "tests/test_coverage_semantics.py", "tests/test_stats.py", "tests/test_measures.py",
         "tests/test_contract_coverage.py", "tests/test_recommendations.py",
         "tests/test_contexts.py", "tests/test_report_schema.py", "tests/test_gate_declared.py",
+        "tests/test_arguments.py", "tests/test_faults_coverage.py",
     )),
     Module("stats/", ("otel_agentcov/stats",), (
         "tests/test_stats.py", "tests/test_gate.py", "tests/test_coverage_semantics.py",
-        "tests/test_compare.py",
+        "tests/test_compare.py", "tests/test_compare_cost.py",
     )),
     Module("state/ restricted attempts", (
         "otel_agentcov/state/facts.py::run_facts", "otel_agentcov/state/edges.py",
     ), (
-        "tests/test_coverage_semantics.py", "tests/test_restricted_names.py",
-        "tests/test_contract_least_privilege.py", "tests/test_compare.py",
+        "tests/test_run_facts.py", "tests/test_coverage_semantics.py",
+        "tests/test_restricted_names.py", "tests/test_contract_least_privilege.py",
+        "tests/test_compare.py",
     )),
     # tables before inference, inference only for what no entry claimed, conflicts unclassified,
     # a restricted name never hidden; then the structural pass over what is left
@@ -150,7 +155,10 @@ def serve(sock: str, tree: str) -> None:
                     os._exit(int(pytest.main(request["args"])))
                 code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
                 out.seek(max(0, out.seek(0, 2) - 4000))
-                reply = {"code": code, "tail": out.read().decode(errors="replace")}
+                tail = out.read().decode(errors="replace")
+                if code == -signal.SIGALRM:  # a kill by the clock, told apart in the table
+                    tail += f"\n{TIMED_OUT}\n"
+                reply = {"code": code, "tail": tail}
                 try:
                     stream.write(json.dumps(reply).encode() + b"\n")
                 except OSError:
