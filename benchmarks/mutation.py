@@ -502,13 +502,16 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int, command
 
 def reopen(session: Path, work: Path) -> dict[str, str]:
     """Forget every verdict of the session but the kills (and the skips outside the sample), so
-    `cosmic-ray exec` runs the rest again; the sample's seed and size as the last run recorded
-    them (none when it was interrupted: the arguments' are taken)."""
+    `cosmic-ray exec` runs the rest again, kills by the clock too (load may have faked them);
+    the sample's seed and size as the last run recorded them (none when it was interrupted:
+    the arguments' are taken)."""
     import sqlite3
 
     with sqlite3.connect(session) as db:
+        db.create_function("timed_out", 1, lambda out: verdict({
+            "worker_outcome": "normal", "test_outcome": "killed", "output": out}) == TIMEOUT)
         db.execute("DELETE FROM work_results WHERE worker_outcome != 'SKIPPED' AND "
-                   "(test_outcome IS NULL OR test_outcome != 'KILLED')")
+                   "(test_outcome IS NULL OR test_outcome != 'KILLED' OR timed_out(output))")
     first = work / "run.json"
     kept = json.loads(first.read_text(encoding="utf-8")) if first.exists() else {}
     return {k: kept[k] for k in ("seed", "per_module") if k in kept}
@@ -640,7 +643,8 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"update neither {STORE.name} nor RESULTS.md")
     parser.add_argument("--again", action="store_true",
                         help="the last run's sample again: its mutants not killed yet (survived, "
-                             "void or never run) against the tests as they are now")
+                             "void, never run, or killed by the clock) against the tests as "
+                             "they are now")
     parser.add_argument("--report", action="store_true",
                         help=f"no run: the table again from {STORE.name}, each module's "
                              "session in build/mutation/ taken instead when it is newer")

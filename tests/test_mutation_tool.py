@@ -124,16 +124,18 @@ def test_every_listed_equivalent_has_a_reason() -> None:
 
 
 def test_again_forgets_every_verdict_but_the_kills_and_keeps_the_sample(tmp_path: Path) -> None:
+    """Kills by the clock (cosmic-ray's "timeout", or no output at all) are run again too."""
     import sqlite3
 
     session = tmp_path / "session.sqlite"
     with sqlite3.connect(session) as db:
         db.execute("CREATE TABLE work_results (worker_outcome TEXT, test_outcome TEXT, "
-                   "job_id TEXT PRIMARY KEY)")
-        db.executemany("INSERT INTO work_results VALUES (?, ?, ?)", [
-            ("SKIPPED", None, "outside"), ("NORMAL", "KILLED", "killed"),
-            ("NORMAL", "SURVIVED", "survived"), ("EXCEPTION", None, "void"),
-            ("ABNORMAL", "INCOMPETENT", "incompetent"),
+                   "output TEXT, job_id TEXT PRIMARY KEY)")
+        db.executemany("INSERT INTO work_results VALUES (?, ?, ?, ?)", [
+            ("SKIPPED", None, None, "outside"), ("NORMAL", "KILLED", "1 failed", "killed"),
+            ("NORMAL", "SURVIVED", "3 passed", "survived"), ("EXCEPTION", None, None, "void"),
+            ("ABNORMAL", "INCOMPETENT", None, "incompetent"),
+            ("NORMAL", "KILLED", "timeout", "clock"), ("NORMAL", "KILLED", None, "silent"),
         ])
     (tmp_path / "run.json").write_text(json.dumps({"seed": "7", "per_module": "12", "load": "1"}))
     assert mutation.reopen(session, tmp_path) == {"seed": "7", "per_module": "12"}
