@@ -776,3 +776,44 @@ def test_indexed_keys_or_a_message_event_alone_make_a_model_call(
     found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes,
                              events=events))
     assert (found.kind, found.evidence) == ("llm", "genai")
+
+
+def nested_traffic(tracer: Tracer) -> None:
+    """`travel` (typed an agent by `zeta.span.type`) calls the model, then runs `weather`
+    right under its own span, no tool between; weather calls the model and get_weather."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("travel", "agent"):
+        with span("complete", "llm", **{"zeta.model": "travel-model"}):
+            pass
+        with span("weather", "agent"):
+            with span("complete", "llm", **{"zeta.model": "weather-model"}):
+                pass
+            with span("get_weather", "tool"):
+                pass
+
+
+def test_an_inferred_agent_of_another_name_inside_a_run_is_its_own_run(tmp_path: Path) -> None:
+    """Only an agent span inside a run of its own name is that run's (one run, not two): one
+    of another name is a delegation, each agent with its own calls."""
+    assert _agents(_report(tmp_path, _spans(nested_traffic))) == {
+        "travel": {"runs": 1, "tools": {}, "models": {"travel-model": 1},
+                   "delegations": [("travel", "weather")]},
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 1}, "delegations": []}}
+
+
+def test_a_genai_token_count_is_the_evidence_before_a_vendors() -> None:
+    """A span whose only model evidence is token counts, a vendor's key first and GenAI's
+    `gen_ai.usage.input_tokens` after it: a model call, found by the GenAI key (the one
+    `explain` pins), whatever order the attributes came in."""
+    from otel_agentcov.records import SpanRecord
+    from otel_agentcov.semconv.inference import BY_GENAI, infer
+
+    record = SpanRecord(trace_id=1, span_id=2, parent_id=None, name="step", start_ns=0,
+                        end_ns=1, status_code=0, attributes={
+                            "acme.tokens.prompt": 3, "gen_ai.usage.input_tokens": 3})
+    found = infer(record)
+    assert (found.kind, found.evidence, found.key) == ("llm", BY_GENAI,
+                                                       "gen_ai.usage.input_tokens")
