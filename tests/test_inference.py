@@ -817,3 +817,27 @@ def test_a_genai_token_count_is_the_evidence_before_a_vendors() -> None:
     found = infer(record)
     assert (found.kind, found.evidence, found.key) == ("llm", BY_GENAI,
                                                        "gen_ai.usage.input_tokens")
+
+
+def _inferred_of(name: str) -> Any:
+    from otel_agentcov.records import SpanRecord
+    from otel_agentcov.semconv.inference import infer
+
+    return infer(SpanRecord(trace_id=1, span_id=2, parent_id=None, name=name, start_ns=0,
+                            end_ns=1, status_code=0, attributes={}))
+
+
+def test_a_method_call_span_of_an_agent_class_may_still_run_an_agent() -> None:
+    """`Agent.before_run()` names a method of the agent class, not an agent: unclassified, yet
+    a candidate (its span may run one); `Tool.run()` is no tool and no candidate either."""
+    agent, tool = _inferred_of("Agent.before_run()"), _inferred_of("Tool.run()")
+    assert (agent.kind, agent.evidence, agent.name) == ("other", "candidate", None)
+    assert (tool.kind, tool.evidence, tool.name) == ("other", None, None)
+
+
+def test_a_label_and_task_name_keeps_its_affix_glob() -> None:
+    """`weather.<task words>.agent`: the agent is the label, the pinned pattern keeps the
+    span-name glob `*.agent` and reads the label before the task's words."""
+    found = _inferred_of("weather.what is the weather in Paris?.agent")
+    assert (found.kind, found.evidence, found.name) == ("agent", "name", "weather")
+    assert found.affix == ("*.agent", r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*\.agent")
