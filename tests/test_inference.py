@@ -841,3 +841,31 @@ def test_a_label_and_task_name_keeps_its_affix_glob() -> None:
     found = _inferred_of("weather.what is the weather in Paris?.agent")
     assert (found.kind, found.evidence, found.name) == ("agent", "name", "weather")
     assert found.affix == ("*.agent", r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*\.agent")
+
+
+def requests_as_spans_traffic(tracer: Tracer) -> None:
+    """`ops` asks the model twice; each model call records its request for `wipe` as a span
+    typed a tool inside it (as some tracers do); `wipe` runs once, outside both."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("ops", "agent"):
+        with span("complete", "llm", **{"zeta.model": "m"}), span("wipe", "tool"):
+            pass
+        with span("wipe", "tool"):
+            pass
+        with span("complete", "llm", **{"zeta.model": "m"}), span("wipe", "tool"):
+            pass
+
+
+def test_requests_recorded_as_spans_count_as_requests_of_a_restricted_tool(
+        tmp_path: Path) -> None:
+    """The spans inside the model calls are requests, not executions: wipe was called once
+    and asked for twice, so the request beyond the call seen is a denied attempt
+    (docs/semantics.md: restricted requests beyond the calls seen): executed 1, denied 1."""
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": ["wipe"]})
+    ops = _report(tmp_path, _spans(requests_as_spans_traffic), "--spec", str(spec))["agents"]
+    assert ops["ops"]["tools"]["called"] == {"wipe": {"ok": 1, "error": 0}}
+    assert ops["ops"]["edges"]["restricted"] == [
+        {"tool": "wipe", "outcome": "denied", "count": 1},
+        {"tool": "wipe", "outcome": "executed", "count": 1}]
