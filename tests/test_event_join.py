@@ -176,3 +176,31 @@ def test_a_step_whose_kind_was_decoded_joins_its_call() -> None:
     subtree = {1: agent(), 2: call}
     assert join(subtree, [event("deny", "c1", span_id=1)]) == ([], 0)
     assert call.decision == "deny" and sorted(subtree) == [1, 2]
+
+
+def test_which_decision_for_a_call_counts() -> None:
+    """docs/semantics.md#decisions, every pair by hand: a call's first decision counts; so
+    does the answer to a pending approval, and a deny after anything but a deny; all else is
+    a duplicate, a pending approval asked again among them."""
+    from otel_agentcov.assembler.events import _resolves
+
+    allow, deny, ask = "allow", "deny", "require_approval"
+    counted = {(before, outcome) for before in (None, allow, deny, ask)
+               for outcome in (allow, deny, ask) if _resolves(before, outcome)}
+    assert counted == {(None, allow), (None, deny), (None, ask), (allow, deny),
+                       (ask, allow), (ask, deny)}
+
+
+def test_a_folded_run_is_remembered_past_its_delegation_tokens() -> None:
+    """A run of `support` (span 1) that delegated (a delegate token, span 3) and then called
+    a tool (span 2, call c1): remembered are both spans and the call, 3 entries, so a late
+    decision of c1 still finds its run; the trace's agent is support, another trace's none."""
+    from otel_agentcov.semconv.step import DELEGATE
+
+    token = Step(trace_id=TRACE, span_id=3, parent_id=1, kind=DELEGATE, start_ns=1, end_ns=1,
+                 fallback_agent="support", agent="billing")
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[token, tool("c1")], span_id=1)],
+                    0.0)
+    assert closed.entries == 3
+    assert closed.agent_of(TRACE) == "support" and closed.agent_of(TRACE + 1) is None
