@@ -5,7 +5,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
-  fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh collector mutation
+  fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -213,3 +213,19 @@ FRESH_STACKS ?= griptape mirascope
 
 fixtures-heldout-fresh: $(STAMP) node-tools
 	$(call record_heldout,heldout_fresh,fresh,$(FRESH_STACKS),voltagent)
+
+# The third held-out share (issue 35: tests/heldout_third/, `benchmarks/heldout.py --set third`):
+# stacks of their own vocabulary kept from the rules' designers once the fresh share had been read.
+# Pins in fixtures/requirements/heldout_third/ and fixtures/record/heldout_third/node/.
+THIRD_STACKS ?= monocle traceai trulens
+
+fixtures-heldout-third: $(STAMP) node-tools
+	$(call record_heldout,heldout_third,third,$(THIRD_STACKS),langtrace)
+
+# The fourth held-out share (issue 35: tests/heldout_fourth/, `benchmarks/heldout.py --set fourth`):
+# stacks kept from the rules' designers once the third share had been read.
+# Pins in fixtures/requirements/heldout_fourth/ and fixtures/record/heldout_fourth/node/.
+FOURTH_STACKS ?= agentscope
+
+fixtures-heldout-fourth: $(STAMP) node-tools
+	$(call record_heldout,heldout_fourth,fourth,$(FOURTH_STACKS),traceloop_node)

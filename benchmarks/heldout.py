@@ -5,7 +5,10 @@ The held-out fixtures (tests/heldout/fixtures/<stack>/<scenario>.json, recorded 
 fixtures/record/heldout/) are stacks whose spans speak a vocabulary of their own; their
 expectations (tests/heldout/expectations.py) were written from the recorder scripts. `--set fresh`
 scores the fresh share instead (tests/heldout_fresh/, recorded by fixtures/record/heldout_fresh/):
-stacks kept apart because the first set has been scored many times. Each file is
+stacks kept apart because the first set has been scored many times; `--set third` the third
+share (tests/heldout_third/, fixtures/record/heldout_third/), kept from the rules' designers once
+the fresh share had been read too; `--set fourth` the fourth (tests/heldout_fourth/,
+fixtures/record/heldout_fourth/), kept from them once the third had been read. Each file is
 replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -20,8 +23,8 @@ An agent that is missing fails all its items. Agents nobody expected score nothi
 they are counted and printed on their own ("extra agents"), as a precision check.
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
-Run: `.venv/bin/python benchmarks/heldout.py [--set fresh] [--spec-from-explain]`. Prints numbers
-only: no span names, attribute keys or kind words of the held-out stacks.
+Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth] [--spec-from-explain]`.
+Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 # the held-out sets by `--set` name: their directories under tests/
-SETS = {"heldout": "heldout", "fresh": "heldout_fresh"}
+SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third",
+        "fourth": "heldout_fourth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

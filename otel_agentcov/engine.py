@@ -18,14 +18,14 @@ from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .assembler.events import event_counts
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
-from .records import SpanRecord, valid_id
+from .records import SPAN_KIND_SERVER, SpanRecord, valid_id
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
 from .semconv.events import INVALID, Event, InvalidEvent, StateChange, ToolDecision, record_events
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
-from .semconv.step import FIRST_KINDS
+from .semconv.step import FIRST_KINDS, TOOL
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
@@ -273,8 +273,10 @@ class CoverageEngine:
         except (Exception, _core.PanicException):  # a core panic is no Exception
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
-        # a call whose client is traced too: then it waits for the caller's root (or the TTL)
-        return step, record.parent_id is None or (record.parent_remote and not step.joins_caller)
+        # a call whose client is traced too (a tool span of kind SERVER, whatever read it):
+        # then it waits for the caller's root (or the TTL)
+        joins = step.joins_caller or (step.kind == TOOL and record.kind == SPAN_KIND_SERVER)
+        return step, record.parent_id is None or (record.parent_remote and not joins)
 
     def _count_overruled(self) -> None:
         """A reading that would hide a restricted tool was overruled (semconv/guard.py, or
@@ -319,7 +321,7 @@ class CoverageEngine:
         if step.inferred:
             self._count_inferred(step.kind, step.inferred)
         if self.inferred_log is not None:
-            self.inferred_log.reclassified(step)
+            self.inferred_log.reclassified(step, was, evidence)
     def ingest_event(self, event: Event) -> None:
         """Join a decision or state event to its run (buffered with its trace, or folded on its
         own when the run was folded already: assembler/events.py); never raises."""

@@ -19,10 +19,12 @@ from .semconv.inference import (
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
     glob_literal,
+    tag_key,
     words,
 )
 from .semconv.inferred_log import Group, InferredLog
 from .semconv.shapes import name_pattern
+from .semconv.step import HANDOFF
 
 _ORDER = {BY_ATTRIBUTE: 0, BY_FUNCTION: 0, BY_NAME: 1, BY_GENAI: 2}
 _NAME_FIELD = {"agent": "name", "tool": "tool"}
@@ -69,7 +71,9 @@ def _entry(group: Group) -> dict[str, Any] | None:
         match["scope"] = group.scope
     if group.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and group.key is not None:
         values = [unquote(v) if group.decode else v for v in dict.fromkeys(group.values)]
-        match["attributes"] = {group.key: values[0] if len(values) == 1 else values}
+        said: Any = values[0] if len(values) == 1 else values
+        tagged = tag_key(group.key) is not None  # a list of tags: the one naming the kind
+        match["attributes"] = {group.key: {"contains": said} if tagged else said}
     elif group.evidence == BY_NAME and group.glob is not None:
         match["name"] = group.glob
     elif group.evidence == BY_GENAI and group.key is not None:
@@ -129,21 +133,48 @@ def _structure(log: InferredLog) -> tuple[list[tuple[str, dict[str, Any]]], set[
     return out, unsure
 
 
+def _rivals(log: InferredLog) -> dict[tuple[str | None, ...], dict[str, Any]]:
+    """Per attribute group, what its entry must leave to others: spans carrying its kind word
+    that inference read by another kind key (a span's own `span.type` over its context's
+    `entity.type`). That key absent, where the group's spans never carry it; else `unless` it
+    says the other group's words, where the group's spans never say them (one such only)."""
+    typed = {k: g for k, g in log.groups.items()
+             if g.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and g.key is not None}
+    out: dict[tuple[str | None, ...], dict[str, Any]] = {}
+    for k, g in typed.items():
+        absent: set[str] = set()
+        unless: dict[str, set[str]] = {}
+        for o in typed.values():
+            if o.scope != g.scope or o.key == g.key or o.key is None or (
+                    g.values.keys().isdisjoint(o.beside.get(g.key or "", {}))):
+                continue
+            if o.key not in g.beside:
+                absent.add(o.key)
+            elif g.beside[o.key].keys().isdisjoint(o.values):
+                unless.setdefault(o.key, set()).update(o.values)
+        out[k] = {"absent": sorted(absent)}
+        if len(unless) == 1:
+            (key, words_), = unless.items()
+            said = sorted(words_)
+            out[k]["unless"] = {"attributes": {key: said[0] if len(said) == 1 else said}}
+    return out
+
+
 def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
     """(comment, entry) pairs: what structure decided by exact name first (it overrides the
     vocabulary's reading of those spans), then the vocabularies in inference's order."""
     out, unsure = _structure(log)
-    own: dict[str, set[str]] = {}  # scope -> its kind keys of the span's own (`span.type`)
-    for group in log.groups.values():
-        if group.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and _own_type(group):
-            own.setdefault(group.scope, set()).add(group.key or "")
+    rivals = _rivals(log)
+    # hand-offs first: a span whose words say both tool and hand-off is the hand-off
     for key, group in sorted(log.groups.items(), key=lambda p: (
-            _ORDER[p[1].evidence], not _own_type(p[1]), -p[1].count)):
-        entry = _entry(group) if key not in unsure else None
-        if entry is not None and group.evidence in (BY_ATTRIBUTE, BY_FUNCTION) and not (
-                _own_type(group)):  # a context's type reads only spans with no type of their own
+            p[1].kind != HANDOFF, _ORDER[p[1].evidence], not _own_type(p[1]), -p[1].count)):
+        entry = _entry(group) if key not in unsure and not group.unpinned else None
+        if entry is not None and key in rivals:
             entry["match"]["attributes"].update(
-                {k: {"absent": True} for k in sorted(own.get(group.scope, ()))})
+                {k: {"absent": True} for k in rivals[key]["absent"]})
+            if "unless" in rivals[key]:
+                entry = {"match": entry["match"], "unless": rivals[key]["unless"],
+                         **{f: v for f, v in entry.items() if f != "match"}}
         if entry is not None:
             out.append((_comment(group), entry))
     return out

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
 STATUS_UNSET, STATUS_OK, STATUS_ERROR = 0, 1, 2
+SPAN_KIND_SERVER = 1  # SpanRecord.kind follows the SDK's SpanKind values
 _EMPTY: Mapping[str, Any] = {}
 
 

@@ -139,6 +139,24 @@ AGENT_AS_TOOL = Scenario({
                       delegations=("orchestrator->billing",)),
     "billing": A(models={"billing-model": 1}),
 })
+# The app-written tool loop (fixtures/record/_app_loop.py TracedApp, the held-out sets' app-level
+# stacks): a raising tool's error goes back to the model, which answers (two model calls); the
+# HTTP 500 fails the run on its first call; `handoff` runs triage, whose `transfer_to_billing`
+# tool only answers, then billing, in one request.
+APP_LOOP = {
+    "two_tools": TWO_TOOLS,
+    "tool_error": Scenario(
+        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+                     boundaries=b("tool_failure"))}),
+    "agent_as_tool": AGENT_AS_TOOL,
+    "handoff": Scenario({
+        "triage": A(llm=2, tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 2},
+                    delegations=("triage->billing",)),
+        "billing": A(models={"billing-model": 1}),
+    }),
+    "http_500": Scenario(
+        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
+}
 
 OPENAI_V2 = {
     # the app runs the tool loop itself: openai-v2 emits chat spans only, no tool or agent spans,

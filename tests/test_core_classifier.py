@@ -161,6 +161,8 @@ conditions = st.one_of(
     st.just({"present": True}), st.just({"absent": True}), scalars.map(lambda v: {"equals": v}),
     st.lists(scalars, min_size=1, max_size=3).map(lambda v: {"one_of": v}),
     globs.map(lambda g: {"glob": g}),
+    st.one_of(scalars, st.lists(scalars, min_size=1, max_size=3)).map(
+        lambda v: {"contains": v}),
 )
 
 
@@ -195,7 +197,8 @@ conventions = st.fixed_dictionaries(
     },
 )
 attr_values = st.one_of(
-    scalars, texts.map(json.dumps), st.sampled_from((
+    scalars, texts.map(json.dumps), st.lists(scalars, max_size=3).map(tuple),
+    st.sampled_from((
         '{"input_tokens": 10, "n": "x"}', '{"n": 3.5}', '{"input_tokens": 99999999999999999999}',
         '"\\ud800x"', '"a" x', b"bytes", None, ("a", 1), math.nan, math.inf, -0.0, 2**63 - 1,
         '{"n": {"deep": [1]}}', "[1, 2]")),

@@ -1,10 +1,12 @@
 """The held-out sets (issue 35) are whole: every scenario their expectations name was recorded,
 every recorded file parses as OTLP/JSON and is expected, and every stack pins what recorded it.
-Both sets (tests/heldout/, and the fresh share tests/heldout_fresh/) hold stacks of two
-ecosystems, and the fresh share holds none of the first set's stacks.
+Every set (tests/heldout/, the fresh share tests/heldout_fresh/, the third share
+tests/heldout_third/ and the fourth tests/heldout_fourth/) holds stacks of two ecosystems, and
+each later share holds no stack recorded anywhere else.
 
 Only the sets' integrity is tested here; how well the product reads them is a benchmark
-(benchmarks/heldout.py, `--set fresh` for the fresh share), not a pass/fail test.
+(benchmarks/heldout.py, `--set fresh`, `third` or `fourth` for the later shares), not a pass/fail
+test.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from otel_agentcov.readers.otlp import records_from_json
 TESTS = Path(__file__).parent
 REPO = TESTS.parent
 # each set's directory (under tests/, and its recorders' under fixtures/record/) -> fewest stacks
-SETS = {"heldout": 4, "heldout_fresh": 3}
+SETS = {"heldout": 4, "heldout_fresh": 3, "heldout_third": 3, "heldout_fourth": 2}
 EXPECTED = {name: heldout_expectations(TESTS / name) for name in SETS}
 CASES = [(name, stack, scenario) for name, stacks in EXPECTED.items()
          for stack, scenarios in stacks.items() for scenario in scenarios]
@@ -55,9 +57,11 @@ def test_each_set_has_enough_stacks_of_two_ecosystems(held: str) -> None:
     assert in_node and set(EXPECTED[held]) - in_node, "JavaScript and Python stacks"
 
 
-def test_the_fresh_share_repeats_no_recorded_stack() -> None:
-    """Its stacks are in no other recorded set: not the first held-out set, not the in-repo
-    fixtures, not the inference share."""
-    elsewhere = {p.name for d in ("fixtures", "heldout/fixtures", "inference_share/fixtures")
-                 for p in (TESTS / d).iterdir() if p.is_dir()}
-    assert not set(EXPECTED["heldout_fresh"]) & elsewhere
+@pytest.mark.parametrize("share", ["heldout_fresh", "heldout_third", "heldout_fourth"])
+def test_a_later_share_repeats_no_recorded_stack(share: str) -> None:
+    """Its stacks are in no other recorded set: not the in-repo fixtures, not the inference
+    share, not another held-out set."""
+    others = [TESTS / h / "fixtures" for h in SETS if h != share]
+    others += [TESTS / "fixtures", TESTS / "inference_share" / "fixtures"]
+    elsewhere = {p.name for d in others for p in d.iterdir() if p.is_dir()}
+    assert not set(EXPECTED[share]) & elsewhere

@@ -19,18 +19,19 @@ import pytest
 import yaml
 from _acme import finished_spans
 from _trace_files import protobuf_bytes, write_jsonl, write_spec
+from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, Tracer, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-from opentelemetry.trace import Status, StatusCode
+from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from otel_agentcov import AgentCoverageProcessor, offline
 from otel_agentcov.cli import main
 from otel_agentcov.engine import EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
-from otel_agentcov.semconv.inference import infer, name_affix
+from otel_agentcov.semconv.inference import infer, model_source, name_affix
 from otel_agentcov.spec import CoverageSpec
 
 CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it
@@ -776,6 +777,251 @@ def test_indexed_keys_or_a_message_event_alone_make_a_model_call(
     found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes,
                              events=events))
     assert (found.kind, found.evidence) == ("llm", "genai")
+
+
+def subagent_traffic(tracer: Tracer) -> None:
+    """Every span carries its entity's type (`zeta.entity.type: agent`, `zeta.entity.name`);
+    a sub-agent's span says so first (`zeta.subagent.type: agent`, `zeta.subagent.name`):
+    `orchestrator` calls its model and the tool ask_billing, inside which `billing` runs; again;
+    then it only calls its model."""
+    entity = {"zeta.entity.type": "agent", "zeta.entity.name": "orchestrator"}
+    for asks in (True, True, False):
+        with tracer.start_as_current_span("orchestrator", attributes=entity):
+            with tracer.start_as_current_span("llm", attributes={
+                    **entity, "zeta.span.type": "llm", "zeta.llm.model": "orchestrator-model"}):
+                pass
+            if not asks:
+                continue
+            with tracer.start_as_current_span("tool", attributes={
+                    **entity, "zeta.span.type": "tool", "zeta.tool.name": "ask_billing"}):
+                with tracer.start_as_current_span("billing", attributes={
+                        "zeta.subagent.type": "agent", "zeta.subagent.name": "billing", **entity}):
+                    with tracer.start_as_current_span("llm", attributes={
+                            "zeta.entity.type": "agent", "zeta.entity.name": "billing",
+                            "zeta.span.type": "llm", "zeta.llm.model": "billing-model"}):
+                        pass
+
+
+def test_pins_leave_a_sub_agents_span_to_its_own_type(tmp_path: Path) -> None:
+    """Pinned, the entity's type must not claim the sub-agent's span (which also carries it)
+    and name it `orchestrator`."""
+    expected = {
+        "orchestrator": {"runs": 3, "tools": {"ask_billing": {"ok": 2, "error": 0}},
+                         "models": {"orchestrator-model": 3},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 2, "tools": {}, "models": {"billing-model": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(subagent_traffic))) == expected
+    assert _pinned_agents(tmp_path, subagent_traffic) == expected
+
+
+def tagged_traffic(tracer: Tracer) -> None:
+    """Spans named by the traced method, a list of tags saying which framework class ran
+    (`zeta.tags: ["Tool.run()"]`): the agent `Agent.run()` (no name of its own) asks the model
+    twice through `OpenAiChatDriver.run()` and runs GetWeather and GetTime, both named
+    `<tool>.run()` like the model's driver."""
+    with tracer.start_as_current_span("Agent.run()"):
+        for tools in (("GetWeather", "GetTime"), ()):
+            with tracer.start_as_current_span("OpenAiChatDriver.run()", attributes={
+                    "zeta.tags": ["PromptDriver.run()"]}):
+                pass
+            for tool in tools:
+                with tracer.start_as_current_span(f"{tool}.run()", attributes={
+                        "zeta.tags": ["Tool.run()"]}):
+                    pass
+
+
+def test_a_tag_naming_a_kind_class_tells_the_kind_and_pins_as_contains(
+        tmp_path: Path) -> None:
+    expected = {SERVICE: {"runs": 1, "tools": {"GetWeather": {"ok": 1, "error": 0},
+                                               "GetTime": {"ok": 1, "error": 0}},
+                          "models": {}, "delegations": []}}
+    report = _report(tmp_path, _spans(tagged_traffic))
+    assert _agents(report) == expected
+    assert report["spans"]["by_kind"]["llm"] == 2
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "tagged.jsonl", _spans(tagged_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = yaml.safe_load(spec.read_text())
+    tools = [e for e in pinned["conventions"] if e["kind"] == "tool"]
+    assert [e["match"]["attributes"] for e in tools] == [{"zeta.tags": {"contains": "Tool.run()"}}]
+    # the driver's class says it calls a model: that name only, never every `*.run()`
+    assert {e["match"].get("name") for e in pinned["conventions"] if e["kind"] == "llm"} == {
+        "OpenAiChatDriver.run()"}
+    # the file alone, inference off, reads the traffic as inference did
+    spec.write_text(yaml.safe_dump({**pinned, "inference": "off"}))
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    off = _report(alone, _spans(tagged_traffic), "--spec", str(spec))
+    assert _agents(off) == expected
+    assert off["spans"]["by_kind"]["llm"] == 2
+
+
+def requests_and_handoff_traffic(tracer: Tracer) -> None:
+    """Model calls whose spans hold the calls they ask for (`zeta.span.type: tool` inside
+    `zeta.span.type: llm`), each run once outside; and a hand-off span typed `tool` but named
+    `billing.handoff`, its ends in `zeta.handoff.from` / `.to`: `triage` asks for and runs
+    lookup_order, then hands off to `billing`, which answers."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("triage", "agent", **{"zeta.agent.name": "triage"}):
+        with span("complete", "llm", **{"zeta.model": "triage-model"}):
+            with span("lookup_order", "tool", **{"zeta.tool.name": "lookup_order"}):
+                pass
+        with span("lookup_order", "tool", **{"zeta.tool.name": "lookup_order"}):
+            pass
+        with span("billing.handoff", "tool", **{"zeta.handoff.from": "triage",
+                                                "zeta.handoff.to": "billing"}):
+            pass
+    with span("billing", "agent", **{"zeta.agent.name": "billing"}):
+        with span("complete", "llm", **{"zeta.model": "billing-model"}):
+            pass
+
+
+def test_pins_keep_requests_inside_model_calls_and_hand_offs_typed_as_tools(
+        tmp_path: Path) -> None:
+    expected = {
+        "triage": {"runs": 1, "tools": {"lookup_order": {"ok": 1, "error": 0}},
+                   "models": {"triage-model": 1}, "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(requests_and_handoff_traffic))) == expected
+    assert _pinned_agents(tmp_path, requests_and_handoff_traffic) == expected
+
+
+def wrapping_call_traffic(tracer: Tracer) -> None:
+    """A generation span (usage keys only) around the model calls it makes, naming what it ran
+    for in `zeta.operation.name: "zeta.generate weather"` and `zeta.function_id: weather`:
+    twice a model call, then get_weather."""
+    named = {"zeta.operation.name": "zeta.generate weather", "zeta.function_id": "weather"}
+    with tracer.start_as_current_span("zeta.generate", attributes={
+            **named, "zeta.usage.input_tokens": 30}):
+        for _ in range(2):  # a model call, then get_weather (a span saying only its name)
+            with tracer.start_as_current_span("zeta.generate.call", attributes={
+                    "gen_ai.request.model": "weather-model", "gen_ai.usage.input_tokens": 15}):
+                pass
+            with tracer.start_as_current_span("zeta.toolCall", attributes={
+                    "zeta.toolCall.name": "get_weather"}):
+                pass
+
+
+def test_a_call_around_calls_naming_what_it_ran_for_is_that_run(tmp_path: Path) -> None:
+    expected = {"weather": {"runs": 1, "tools": {"get_weather": {"ok": 2, "error": 0}},
+                            "models": {"weather-model": 2}, "delegations": []}}
+    report = _report(tmp_path, _spans(wrapping_call_traffic))
+    assert _agents(report) == expected
+    assert report["spans"]["by_kind"]["llm"] == 2  # the wrapper is no call
+    assert _pinned_agents(tmp_path, wrapping_call_traffic) == expected
+
+
+def peers_traffic(tracer: Tracer) -> None:
+    """Functions traced by name, no kind words but on calls (`zeta.span.type`):
+    `serve` runs `triage` (its model, then its tool transfer_to_billing), then `billing` (its
+    model only)."""
+    def llm(model: str) -> None:
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": model}):
+            pass
+
+    with tracer.start_as_current_span("serve"):
+        with tracer.start_as_current_span("triage"):
+            llm("triage-model")
+            with tracer.start_as_current_span("transfer_to_billing", attributes={
+                    "zeta.span.type": "tool"}):
+                pass
+        with tracer.start_as_current_span("billing"):
+            llm("billing-model")
+
+
+def test_a_function_beside_an_agent_that_calls_a_model_is_an_agent(tmp_path: Path) -> None:
+    report = _agents(_report(tmp_path, _spans(peers_traffic)))
+    assert report["billing"] == {"runs": 1, "tools": {}, "models": {"billing-model": 1},
+                                 "delegations": []}
+    assert report["triage"]["tools"] == {"transfer_to_billing": {"ok": 1, "error": 0}}
+    assert set(report) == {"triage", "billing"}  # `serve` runs them, it is none
+
+
+def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> None:
+    """`weather` (the app) calls the model and its tool get_weather (`zeta.span.type: tool`);
+    the tool runs in another service, whose span of kind SERVER has the client's tool span as
+    its remote parent, and fails there. One call, failed, in weather's run: no run of the tool
+    server, no second get_weather."""
+    server = TracerProvider(resource=Resource.create({"service.name": "zeta-tool-server"}))
+    exporter = InMemorySpanExporter()
+    server.add_span_processor(SimpleSpanProcessor(exporter))
+
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+                pass
+            with tracer.start_as_current_span("get_weather", attributes={
+                    "zeta.span.type": "tool"}) as client:
+                remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+                    client.get_span_context().trace_id, client.get_span_context().span_id,
+                    is_remote=True, trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+                with server.get_tracer("zeta.server").start_as_current_span(
+                        "serve get_weather", context=remote, kind=SpanKind.SERVER, attributes={
+                            "zeta.span.type": "tool", "zeta.tool.name": "get_weather"}) as span:
+                    span.set_status(Status(StatusCode.ERROR))
+
+    spans = [*_spans(traffic), *exporter.get_finished_spans()]
+    report = _report(tmp_path, spans)
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 0, "error": 1}},
+        "models": {"weather-model": 1}, "delegations": []}}
+
+
+@pytest.mark.parametrize(("attributes", "kind"), [
+    ({"x.type": "AGENT_EXECUTION"}, "agent"), ({"x.type": "LLM_REQUEST"}, "llm"),
+    ({"x.kind": "model_invocation"}, "llm"), ({"x.type": "tool-run"}, "tool"),
+    ({"x.kind": "ReActAgent"}, "agent"), ({"x.kind": "FunctionTool"}, "tool"),
+    ({"x.operation": "tool"}, "tool"), ({"x.op": "agent"}, "agent"),
+    ({"x.component": "llm"}, "llm"),
+    # a step of an agent is no run of it; two kind words, or a model class, say nothing
+    ({"x.type": "agent_step"}, None), ({"x.type": "chat_agent"}, None),
+    ({"x.type": "BaseModel"}, None), ({"x.type": "tool_result"}, None),
+    ({"db.operation": "tool"}, None), ({"x.role": "agent"}, None),
+    # a kind then its provider; a numbered list's first entry is the span's own
+    ({"x.span.type": "agent.acme_agents"}, "agent"), ({"x.span.type": "tool.function"}, "tool"),
+    ({"x.span.type": "inference"}, "llm"), ({"x.entity.1.type": "agent"}, "agent"),
+    ({"x.entity.2.type": "agent"}, None), ({"x.tool_calls.0.type": "function"}, None),
+    ({"x.choices.0.type": "tool"}, None),
+])
+def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
+        attributes: dict[str, str], kind: str | None) -> None:
+    found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes=attributes))
+    assert (found.kind if found.evidence not in (None, "candidate") else None) == kind
+
+
+def test_a_numbered_entitys_first_entry_names_the_run() -> None:
+    """`x.entity.1.type: agent` beside `x.entity.1.name`: the span is weather's run; the second
+    entry (the model it works with) is not the span's own."""
+    found = infer(SpanRecord(1, 2, None, "Runner.run", scope_name="s", attributes={
+        "x.entity.1.type": "agent.acme", "x.entity.1.name": "weather",
+        "x.entity.2.type": "model.llm.acme", "x.entity.2.name": "weather-model"}))
+    assert (found.kind, found.name, found.name_key) == ("agent", "weather", "x.entity.1.name")
+
+
+def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type() -> None:
+    """A span named by the code it traces (`__main__._Agent.run`) names no agent: the app it
+    runs for (`x.app_name`) does. `x.span.subtype: tool_call` (what the call's output was)
+    yields to `x.span.type: inference`; the model is the entity typed `model…`."""
+    run = infer(SpanRecord(1, 2, None, "__main__._Agent.run", scope_name="s", attributes={
+        "x.span_type": "record_root", "x.app_name": "weather"}))
+    assert (run.name, run.name_key) == ("weather", "x.app_name")
+    named = infer(SpanRecord(1, 2, None, "Weather.run", scope_name="s", attributes={
+        "x.app_name": "weather-app"}))
+    assert named.name == "Weather"  # a name the user gave keeps it
+    # an agent span named by its code path and another agent's name (the one it came from) is
+    # no run of that agent, and no run of its code path either
+    wrapper = infer(SpanRecord(1, 2, None, "agents.run.Runner.run", scope_name="s", attributes={
+        "x.span.type": "agent", "x.from.agent.name": "triage"}))
+    assert (wrapper.kind, wrapper.name_key) == ("other", None)
+    call = SpanRecord(1, 3, 2, "client.create", scope_name="s", attributes={
+        "x.span.type": "inference", "x.span.subtype": "tool_call",
+        "x.entity.2.type": "model.llm.weather-model", "x.entity.2.name": "weather-model"})
+    assert infer(call).kind == "llm"
+    assert model_source(call) == ("x.entity.2.name", "weather-model")
 
 
 def nested_traffic(tracer: Tracer) -> None:

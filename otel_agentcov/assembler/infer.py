@@ -88,11 +88,14 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             _become(s, OTHER, told, "")
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
+    _peers(steps, by_id, children, owned, taken, told)
     _wrapped([s for s in steps if s.span_id in chains], by_id, children, taken, told)
     if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
         for root in roots:
             if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
                     root.agent or root.tool, taken):
+                _become(root, AGENT, told)
+            elif _names_its_calls(root, children, taken):
                 _become(root, AGENT, told)
     for s in steps:  # an agent span inside a run of its own name, no tool between: that run
         outer = _caller(s, by_id, AGENT) if s.kind == AGENT and s.inferred else None
@@ -101,6 +104,29 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
+
+
+def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
+           children: Mapping[int, Sequence[Step]], owned: Mapping[int, tuple[int, int]],
+           taken: set[str], told: Reclassified | None) -> None:
+    """A candidate beside an agent the structure found (one parent running agents in turn:
+    `triage`, then `billing`) that owns model calls is an agent too, tools or not."""
+    found = [s for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
+             and s.parent_id is not None and _caller(s, by_id, AGENT) is None]
+    for agent in found:
+        for peer in children.get(agent.parent_id or 0, ()):
+            if peer.kind != AGENT and _may_be_agent(peer) and owned.get(
+                    peer.span_id, (0, 0))[0] and _agent_name_ok(peer.agent or peer.tool, taken):
+                _become(peer, AGENT, told)
+
+
+def _names_its_calls(step: Step, children: Mapping[int, Sequence[Step]],
+                     taken: set[str]) -> bool:
+    """An inferred model call around model calls (`ai.generateText` > `doGenerate`) that
+    names what it ran for (`agent` set by inference): no call of its own, the run."""
+    return step.kind == LLM and bool(step.inferred) and step.agent is not None and any(
+        k.kind == LLM for k in children.get(step.span_id, ())) and _agent_name_ok(
+        step.agent, taken)
 
 
 def _wrapped(steps: Sequence[Step], by_id: Mapping[int, Step],

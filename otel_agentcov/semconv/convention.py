@@ -63,6 +63,8 @@ _CONDITION = {
                 "equals": _SCALAR,
                 "one_of": {"type": "array", "items": _SCALAR, "minItems": 1},
                 "glob": _TEXTS,
+                "contains": {"anyOf": [_SCALAR, {"type": "array", "items": _SCALAR,
+                                                  "minItems": 1}]},
             },
             "additionalProperties": False,
             "minProperties": 1,
@@ -70,7 +72,7 @@ _CONDITION = {
         },
     ],
     "description": "a value (equals), an array of values (one of), {present: true}, "
-    "{absent: true}, {equals: v}, {one_of: [...]} or {glob: pattern(s)}",
+    "{absent: true}, {equals: v}, {one_of: [...]}, {glob: pattern(s)} or {contains: v(s)}",
 }
 _MATCH_PROPERTIES: dict[str, Any] = {
     "scope": _TEXTS,
@@ -227,12 +229,21 @@ def unquote(value: Any) -> Any:
     return value
 
 
-PRESENT, ABSENT, ONE_OF, GLOB = 0, 1, 2, 3
+PRESENT, ABSENT, ONE_OF, GLOB, CONTAINS = 0, 1, 2, 3, 4
+
+
+def _held(item: Any, values: frozenset[Any]) -> bool:
+    """Whether an array's item equals one of `values` (a nested list equals none)."""
+    try:
+        return norm(item) in values
+    except TypeError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
 class Condition:
-    """One attribute test: present, absent, (case-insensitively) one of some values, or a glob."""
+    """One attribute test: present, absent, (case-insensitively) one of some values, a glob, or
+    an array holding one of some values (a list of tags)."""
 
     key: str
     test: int
@@ -248,6 +259,9 @@ class Condition:
                 return cls(key, ABSENT)
             if "glob" in raw:
                 return cls(key, GLOB, pattern=_globs(_texts(raw["glob"]), fold=True))
+            if "contains" in raw:
+                held = raw["contains"] if isinstance(raw["contains"], list) else [raw["contains"]]
+                return cls(key, CONTAINS, frozenset(norm(v) for v in held))
             raw = raw["one_of"] if "one_of" in raw else [raw["equals"]]
         values = raw if isinstance(raw, list) else [raw]
         return cls(key, ONE_OF, frozenset(norm(v) for v in values))
@@ -264,6 +278,9 @@ class Condition:
             value = unquote(value)
         if self.pattern is not None:
             return isinstance(value, str) and self.pattern.match(value.casefold()) is not None
+        if self.test == CONTAINS:
+            return isinstance(value, (tuple, list)) and any(
+                _held(item, self.values) for item in value)
         try:
             return norm(value) in self.values
         except TypeError:  # an unhashable value (a list attribute) equals no scalar

@@ -55,7 +55,8 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
                      "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
-                     "generation", "generate", "text_generation", "llm_call", "model_call"), LLM),
+                     "generation", "generate", "text_generation", "llm_call", "model_call",
+                     "inference"), LLM),
     **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
                      "team", "crew"), WORKFLOW),
     **dict.fromkeys(("handoff", "transfer"), HANDOFF),
@@ -63,7 +64,14 @@ KIND_WORDS: Mapping[str, str] = {
 # the last word(s) of a key that holds a kind: `span.kind`, `spanType`, `observation.type`
 # kind words any traced function carries, agent and tool alike (`span_type: Function`)
 _WEAK_WORDS = frozenset({"function", "func"})
-_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step"})
+_KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step", "operation", "op",
+                            "component"})
+# a word after a kind word saying only that one ran: `AGENT_EXECUTION`, `llm_request`
+_RAN_WORDS = frozenset({"execution", "exec", "run", "call", "request", "invocation", "invoke",
+                        "operation"})
+# the last word of a key holding a list of tags, one of which may name the kind (`('LLM',)`)
+_TAG_KEY_ENDS = frozenset({"tags", "tag", "labels"})
+_MAX_TAGS = 16
 # a word after the kind word that says whose kind it is: `ag.type.node`, `x.kind.span`
 _KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
@@ -130,6 +138,7 @@ _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$"
 # an agent's span named by its label and then free text (a task, a question): the label
 _LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
 _LABEL = _linear(f"^{_LABEL_GROUP}$")
+_SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one word, no path
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
@@ -177,7 +186,9 @@ def _kind_key(key: str) -> tuple[str, ...] | None:
     found = words(key)
     if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
         found = found[:-1]  # `ag.type.node`: the node's type
-    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS or any(w.isdigit() for w in found):
+    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS:
+        return None
+    if any(w.isdigit() for w in found) and not _first_entry(found):
         return None
     if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
         return None
@@ -185,11 +196,56 @@ def _kind_key(key: str) -> tuple[str, ...] | None:
     return prefix[:-1] if prefix[-1:] == ("span",) else prefix
 
 
+@_short_cached
+def tag_key(key: str) -> tuple[str, ...] | None:
+    """A key holding a list of tags (`logfire.tags`, `tags`): its vendor prefix, else None."""
+    found = words(key)
+    return found[:-1] if found[-1:] and found[-1] in _TAG_KEY_ENDS else None
+
+
+def _tag_kind(value: Any) -> tuple[str, str] | None:
+    """(kind, the tag) when a list of tags names one kind: a tag that is a kind word (`LLM`),
+    or a method of a kind word's class (`Tool.run()`)."""
+    if not isinstance(value, (tuple, list)) or len(value) > _MAX_TAGS:
+        return None
+    found: dict[str, str] = {}
+    for tag in value:
+        call = _CALL.match(tag) if isinstance(tag, str) else None
+        kind = _kind_word(call.group(1) if call is not None else tag)
+        if kind is not None and isinstance(tag, str):
+            found.setdefault(kind, tag)
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _first_entry(found: tuple[str, ...]) -> bool:
+    """A kind key of a numbered list's first entry (`entity.1.type`: the span's own entity, the
+    later ones those it works with); never an item of a list of calls or messages
+    (`x.tool_calls.0.type`: plural, or a call's)."""
+    return len(found) >= 3 and found[-2] in ("0", "1") and not any(
+        w.isdigit() for w in found[:-2]) and not found[-3].endswith("s") and (
+        _NOT_KIND_KEYS.isdisjoint(found) and "call" not in found)
+
+
 def _kind_word(value: Any) -> str | None:
-    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`)."""
+    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
+    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
+    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
     if not isinstance(value, str) or len(value) > 40:
         return None
-    return KIND_WORDS.get(_norm(value))
+    norm = _norm(value)
+    kind = KIND_WORDS.get(norm)
+    if kind is None and "." in value:  # a kind, then its provider (`agent.openai_agents`)
+        kind = KIND_WORDS.get(_norm(value.split(".", 1)[0]))
+    if kind is not None or "_" not in norm:
+        return kind
+    parts = norm.split("_")
+    kinds = [KIND_WORDS.get(p) for p in parts]
+    if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
+        return kinds[0]
+    if len(parts) <= 3 and parts[-1] in ("agent", "tool") and {k for k in kinds if k} == {
+            kinds[-1]}:
+        return kinds[-1]
+    return None
 
 
 @_short_cached
@@ -217,7 +273,10 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         tail = name.strip()[len(owner):]
         # an owner that is a kind word (the framework's class) names nothing; the method never
         of = KIND_WORDS.get(_norm(owner)) or (LLM if _LLM_OWNER & set(words(owner)) else "")
-        return of, "" if of else clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
+        if of:  # the class says the kind: only spans of that class (`ChatDriver.run()`) are it
+            exact = name.strip()
+            return of, "", (glob_literal(exact), re.escape(exact))
+        return of, clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     whole = KIND_WORDS.get(_norm(name))
     if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
         return whole, "", (glob_literal(name), re.escape(name))
@@ -243,10 +302,11 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
 
 
 def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, or
-    OpenTelemetry's `code.function.name` (the instrumented function, never the tool)."""
+    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, another
+    span's (`x.last.agent.name`, `x.from.agent`), or OpenTelemetry's `code.function.name` (the
+    instrumented function, never the tool)."""
     return any(found[-len(t):] == t for t in tails) and not any(
-        w.isdigit() or w == "user" for w in found) and not key.startswith("code.")
+        w.isdigit() or w in _OTHERS for w in found) and not key.startswith("code.")
 
 
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
@@ -268,7 +328,11 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
     return fallback
 
 
+# words saying a name key names someone else: a user, the last or the calling agent, a target
+_OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
+                     "to"})
 _AGENT_NAMES = (("agent", "name"), ("agent",))
+_APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
                ("model",))
@@ -331,10 +395,21 @@ def _said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[s
     for key, value in attrs.items():
         vendor = _kind_key(key)
         kind = _kind_word(value) if vendor is not None else None
+        if vendor is None and isinstance(value, (tuple, list)):
+            vendor = tag_key(key)
+            tagged = _tag_kind(value) if vendor is not None else None
+            if tagged is not None:
+                kind, value = tagged
         if kind is not None:
             said.append((kind, key, value))
             prefix = vendor if prefix is None else prefix
     return said, prefix
+
+
+def kind_words(attrs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(key, kind word) of each attribute naming a kind (`explain` pins which one inference
+    preferred)."""
+    return [(key, value) for _, key, value in _said(attrs)[0]]
 
 
 def _name(record: SpanRecord, kind: str, bare: str | None,
@@ -356,6 +431,14 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 
 
+def _code_path(name: str) -> bool:
+    """A span named by the code it traces (`__main__._Agent.run`, `app.agents.Weather`): a
+    module path or a private name, no name the user gave."""
+    name = name.strip()
+    parts = name.split(".")
+    return name.startswith("_") or (len(parts) > 2 and all(p.isidentifier() for p in parts))
+
+
 def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None:
     """(key, name) when the name is a template placeholder naming a string attribute."""
     found = _PLACEHOLDER.match((bare or record.name).strip())
@@ -363,6 +446,20 @@ def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None
     if found is None or not isinstance(value, str) or not value.strip() or len(value) > 256:
         return None
     return found.group(1), clip(value.strip().strip('"'))
+
+
+def _subject(record: SpanRecord) -> tuple[str, str] | None:
+    """(key, name) when one attribute says `<span name> <subject>` and another holds that
+    subject alone (`operation.name: "ai.generateText weather"`, `resource.name: weather`):
+    what the operation ran for names it."""
+    head = record.name.strip() + " "
+    attrs = record.attributes
+    subjects = {v[len(head):].strip() for v in attrs.values()
+                if isinstance(v, str) and v.startswith(head) and len(v) <= len(head) + 64}
+    if not subjects:
+        return None
+    return next(((key, value) for key, value in attrs.items()
+                 if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
 
 
 def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
@@ -380,6 +477,10 @@ def infer(record: SpanRecord) -> Inferred:
     kinds = {k for k, _, _ in said}
     if affix is not None and affix[0]:
         kinds.add(affix[0])
+    if len(kinds) > 1:  # a type over its own subtype (`span.subtype: tool_call`: the output's)
+        said = [t for t in said if words(t[1])[-1:] != ("subtype",) or (
+            t[1][: -len("subtype")] + "type") not in record.attributes] or said
+        kinds = {k for k, _, _ in said} | _affix_kinds(affix)
     if len(kinds) > 1:  # the span's own type over a type its context carries (`entity.type`)
         own = [t for t in said if "span" in words(t[1])]
         if own and len({k for k, _, _ in own} | _affix_kinds(affix)) == 1:
@@ -410,13 +511,17 @@ def infer(record: SpanRecord) -> Inferred:
         if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
             value = record.attributes[key]
     bare = affix[1] if affix is not None else None
-    named = _name(record, kind, bare, prefix) or _placeholder(record, bare)
+    named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
+        _subject(record) if kind != TOOL else None)
     if named is not None:
         found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
         return Inferred(kind, evidence, key, value, pattern)
     elif bare == "" and _CALL.match(record.name):  # `Agent.before_run()`: the class, no name
         return Inferred(OTHER, CANDIDATE) if kind == AGENT else Inferred(OTHER, None)
+    elif kind in (OTHER, AGENT) and _code_path(bare or record.name) and (
+            app := _named(record.attributes, _APP_NAMES, None)) is not None:
+        found = Inferred(kind, evidence, key, value, pattern, app[1], app[0])
     else:
         name = bare or clip(record.name.strip())
         label = _LABEL.match(name) if kind == AGENT else None
@@ -426,7 +531,8 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
-    if kind == AGENT and not agent_name_ok(found.name):  # `agent`: a framework's own node
+    if kind == AGENT and (not agent_name_ok(found.name) or (  # `agent`: a framework's node,
+            found.name_key is None and _code_path(bare or record.name))):  # or its code path
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
 
@@ -472,8 +578,25 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
                 name = as_str(value.strip().strip('"'))
                 if name and name not in PLACEHOLDER_MODELS:
                     return key, clip(name)
+    typed = _model_entity(record.attributes)
+    if typed is not None:
+        return typed
     model = _MODEL_NAME.match(record.name)
     return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+
+
+def _model_entity(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, model) from a numbered list's entity typed a model (`x.entity.2.type:
+    model.llm.gpt-4o` beside `x.entity.2.name: gpt-4o`)."""
+    for key, value in attrs.items():
+        found = words(key)
+        if len(found) >= 3 and found[-1] == "type" and found[-2].isdigit() and isinstance(
+                value, str) and _norm(value.split(".", 1)[0]) == "model":
+            name_key = key[: -len("type")] + "name"
+            name = as_str(attrs.get(name_key))
+            if name and name not in PLACEHOLDER_MODELS:
+                return name_key, clip(name.strip())
+    return None
 
 
 
@@ -525,7 +648,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             other.inferred = CANDIDATE
         return other
     step = build_step(record, kind, state_attributes,
-                      agent=found.name if kind in (AGENT, WORKFLOW) else None,
+                      agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
                       tool=found.name if kind == TOOL else None)
     step.inferred = found.evidence or ""
     attrs = record.attributes

@@ -21,12 +21,16 @@ from .inference import (
     Inferred,
     failure_source,
     handoff_source,
+    kind_words,
     model_source,
     tokens_source,
 )
-from .step import AGENT, OTHER, WORKFLOW, Step
+from .step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
 
 MAX_GROUPS = 1024
+_CALLS = (TOOL, LLM)  # kinds structure may read otherwise in a vocabulary's group
+MAX_CALL_SPANS = 65536  # tool and model spans remembered by id: was structure to read them
+_MAX_WORDS = 32  # kind words and other kind keys kept per group
 
 
 @dataclass
@@ -44,7 +48,12 @@ class Group:
     sources: dict[str, str] = field(default_factory=dict)
     decode: bool = False  # its first span wrote its values JSON-quoted (`"\"AGENT\""`)
     values: dict[str, None] = field(default_factory=dict)  # the kind words seen, in order
+    # the other kind keys its spans carried, with their kind words (inference preferred `key`
+    # over them), bounded
+    beside: dict[str, dict[str, None]] = field(default_factory=dict)
     count: int = 0
+    # structure read some of its spans otherwise (a model's requests, a call around calls)
+    unpinned: bool = False
 
 
 @dataclass
@@ -80,7 +89,7 @@ class InferredLog:
     """Groups of inferred spans, candidates by name, conflicts by reason; all bounded."""
 
     __slots__ = ("groups", "candidates", "structure", "conflicts", "overflow", "spans",
-                 "_by_span_name")
+                 "_by_span_name", "_call_spans")
 
     def __init__(self) -> None:
         self.groups: dict[tuple[str | None, ...], Group] = {}
@@ -89,6 +98,9 @@ class InferredLog:
         self.conflicts: dict[tuple[str, str], int] = {}  # (scope, why) -> spans
         self._by_span_name: dict[tuple[str, str], str] = {}  # a candidate's span -> its name
         self.spans: dict[tuple[str, str], int] = {}  # (scope, span name) -> spans inference read
+        # a vocabulary's tool or model span (trace id, span id) -> its group; None once past
+        # MAX_CALL_SPANS
+        self._call_spans: dict[tuple[int, int], Group] | None = {}
         self.overflow = 0
 
     def add(self, record: SpanRecord, found: Inferred) -> None:
@@ -121,8 +133,20 @@ class InferredLog:
                 for name, source in _sources(record, found.kind).items():
                     group.sources.setdefault(name, source)
             group.count += 1
-            if found.value is not None and len(group.values) < 32:
+            if found.kind in _CALLS and self._call_spans is not None:
+                if len(self._call_spans) < MAX_CALL_SPANS:
+                    self._call_spans[(record.trace_id, record.span_id)] = group
+                else:  # no longer known which group a span structure read otherwise was in
+                    self._call_spans = None
+            if found.value is not None and len(group.values) < _MAX_WORDS:
                 group.values[found.value] = None
+            if found.evidence in (BY_ATTRIBUTE, BY_FUNCTION):
+                for other, word in kind_words(record.attributes):
+                    said = group.beside.get(other)
+                    if said is None and other != found.key and len(group.beside) < _MAX_WORDS:
+                        said = group.beside[other] = {}
+                    if said is not None and len(said) < _MAX_WORDS:
+                        said[word] = None
             if _structural(found):
                 self._candidate(record, found, scope, key)
 
@@ -150,13 +174,24 @@ class InferredLog:
             if other in self.candidates:
                 self.candidates[other].mixed = True
 
-    def reclassified(self, step: Step) -> None:
+    def reclassified(self, step: Step, was: str, evidence: str) -> None:
         """The structural pass made `step` an agent, a tool or nothing (`other`)."""
+        if was in _CALLS and evidence not in (CANDIDATE, BY_FUNCTION, ""):
+            # a vocabulary's call read otherwise (a model's request, a call around calls): an
+            # entry would read it as the vocabulary says, so its group is not pinned
+            self._unpin((step.trace_id, step.span_id))
         name = step.agent if step.kind == AGENT else step.tool
         if step.kind == OTHER:
             name = step.agent or step.tool
         if name is not None:
             self._count(self.structure, (step.kind, name))
+
+    def _unpin(self, span: tuple[int, int]) -> None:
+        if self._call_spans is None:  # which group is unknown: no group of calls is pinned
+            for group in self.groups.values():
+                group.unpinned = group.unpinned or group.kind in _CALLS
+        elif span in self._call_spans:
+            self._call_spans[span].unpinned = True
 
     def _count(self, table: dict[tuple[str, str], int], key: tuple[str, str]) -> None:
         if key in table:

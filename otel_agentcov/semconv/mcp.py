@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import SpanRecord
+from ..records import SPAN_KIND_SERVER, SpanRecord
 from .step import Step
-
-SPAN_KIND_SERVER = 1  # SpanRecord.kind follows the SDK's SpanKind values
 
 
 def server_half(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:

@@ -12,27 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import AGENT_AS_TOOL, TWO_TOOLS, A, Scenario, b
+from fixture_expectations import AGENT_AS_TOOL, APP_LOOP, TWO_TOOLS, A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-# The app loop (TracedApp): a raising tool's error goes back to the model, which answers (two
-# model calls); the HTTP 500 fails the run on its first call; `handoff` runs triage, whose
-# `transfer_to_billing` tool only answers, then billing, in one request.
-_APP_LOOP = {
-    "two_tools": TWO_TOOLS,
-    "tool_error": Scenario(
-        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
-                     boundaries=b("tool_failure"))}),
-    "agent_as_tool": AGENT_AS_TOOL,
-    "handoff": Scenario({
-        "triage": A(llm=2, tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 2},
-                    delegations=("triage->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
-    "http_500": Scenario(
-        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
-}
 
 # Genkit (node/record_genkit.mjs): each agent is a flow named after it running `ai.generate`
 # with its tools. Genkit does not hand a tool's exception back to the model: `generate` and the
@@ -44,7 +26,7 @@ GENKIT = {
         {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
                      boundaries=b("tool_failure", "error_path"))}),
     "agent_as_tool": AGENT_AS_TOOL,
-    "http_500": _APP_LOOP["http_500"],
+    "http_500": APP_LOOP["http_500"],
 }
 
 # The OpenAI Agents SDK (record_lmnr_agents.py): the SDK hands a tool's exception back to the
@@ -52,19 +34,19 @@ GENKIT = {
 # billing answering in the same run; billing.as_tool() runs billing inside ask_billing.
 LMNR_AGENTS = {
     "two_tools": TWO_TOOLS,
-    "tool_error": _APP_LOOP["tool_error"],
+    "tool_error": APP_LOOP["tool_error"],
     "handoff": Scenario({
         "triage": A(models={"triage-model": 1}, delegations=("triage->billing",)),
         "billing": A(models={"billing-model": 1}),
     }),
     "agent_as_tool": AGENT_AS_TOOL,
-    "http_500": _APP_LOOP["http_500"],
+    "http_500": APP_LOOP["http_500"],
 }
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
-    "lmnr": _APP_LOOP,  # record_lmnr.py: Laminar's observe() and its OpenAI instrumentation
+    "lmnr": APP_LOOP,  # record_lmnr.py: Laminar's observe() and its OpenAI instrumentation
     "lmnr_agents": LMNR_AGENTS,  # record_lmnr_agents.py: Laminar over the OpenAI Agents SDK
-    "agentops": _APP_LOOP,  # record_agentops.py: @agent/@tool under a @trace per scenario
-    "agenta": _APP_LOOP,  # record_agenta.py: ag.instrument() on agents, tools and model calls
+    "agentops": APP_LOOP,  # record_agentops.py: @agent/@tool under a @trace per scenario
+    "agenta": APP_LOOP,  # record_agenta.py: ag.instrument() on agents, tools and model calls
     "genkit": GENKIT,
 }

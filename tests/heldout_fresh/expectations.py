@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import A, Scenario, b
+from fixture_expectations import APP_LOOP, A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -32,26 +32,7 @@ def _models(scenarios: dict[str, Scenario], spell: str) -> dict[str, Scenario]:
 # calls); the HTTP 500 fails the run on its first call; billing runs inside ask_billing; `handoff`
 # runs triage (its transfer_to_billing tool only answers), then billing, in one traced request.
 # Models are named as the app names them: `openai/<model>:completions`.
-_APP = {
-    "two_tools": Scenario({"weather": A(
-        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
-    "tool_error": Scenario(
-        {"orders": A(llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
-                     boundaries=b("tool_failure"))}),
-    "agent_as_tool": Scenario({
-        "orchestrator": A(llm=2, tools={"ask_billing": (1, 0)}, models={"orchestrator-model": 2},
-                          delegations=("orchestrator->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
-    "handoff": Scenario({
-        "triage": A(llm=2, tools={"transfer_to_billing": (1, 0)}, models={"triage-model": 2},
-                    delegations=("triage->billing",)),
-        "billing": A(models={"billing-model": 1}),
-    }),
-    "http_500": Scenario(
-        {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
-}
-MIRASCOPE = _models(_APP, "openai/{}:completions")
+MIRASCOPE = _models(APP_LOOP, "openai/{}:completions")
 
 # VoltAgent (node/record_voltagent.mjs): each agent a VoltAgent Agent named after it, one
 # `generateText` per run. VoltAgent records one model operation per `generateText` (the AI SDK's

@@ -95,6 +95,8 @@ pub enum Test {
     OneOf(HashSet<Key>),
     /// globs over the case-folded value (a string's only)
     Glob(Regex),
+    /// an array holding one of these values (a list of tags)
+    Contains(HashSet<Key>),
 }
 
 /// One attribute test.
@@ -133,6 +135,17 @@ impl Condition {
                     test: Test::Glob(pattern),
                 });
             }
+            if let Some(held) = raw.get("contains") {
+                let keys = held
+                    .listed()
+                    .iter()
+                    .map(Key::of_raw)
+                    .collect::<Parsed<_>>()?;
+                return Ok(Condition {
+                    key,
+                    test: Test::Contains(keys),
+                });
+            }
             values = match (raw.get("one_of"), raw.get("equals")) {
                 (Some(list), _) => list,
                 (None, Some(one)) => one,
@@ -164,6 +177,12 @@ impl Condition {
             (Test::Absent, found) => return found.is_none(),
             (_, None) => return false,
             (Test::Present, Some(_)) => return true,
+            (Test::Contains(values), Some(Value::Array(items))) => {
+                return items
+                    .iter()
+                    .any(|item| Key::of_value(item).is_some_and(|key| values.contains(&key)));
+            }
+            (Test::Contains(_), Some(_)) => return false,
             (_, Some(value)) => value,
         };
         let seen = seen(value, decode);
@@ -182,7 +201,7 @@ impl Condition {
                 };
                 key.is_some_and(|key| values.contains(&key))
             }
-            Test::Present | Test::Absent => false, // decided above
+            Test::Present | Test::Absent | Test::Contains(_) => false, // decided above
         }
     }
 }
