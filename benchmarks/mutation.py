@@ -315,6 +315,14 @@ def copy_tree(dest: Path) -> None:
         shutil.copy2(core, dest / "otel_agentcov" / core.name)
 
 
+def digests(tree: Path, module: Module) -> dict[str, str]:
+    """The module's files in `tree` by content: what `--again` checks its sample still fits."""
+    import hashlib
+
+    return {rel: hashlib.sha256((tree / rel).read_bytes()).hexdigest()
+            for rel in files_of(tree, module)}
+
+
 def files_of(tree: Path, module: Module) -> dict[str, tuple[str, ...] | None]:
     """Each file of the module (relative path) -> the functions to keep, or None (all)."""
     files: dict[str, tuple[str, ...] | None] = {}
@@ -428,9 +436,10 @@ def measure(module: Module, n: int, seed: int, command: str, again: bool = False
     if again:
         if not (work / "population").exists():
             raise SystemExit(f"mutation: {module.name}: no session to run again")
-        before = {rel: (tree / rel).read_bytes() for rel in files_of(tree, module)}
+        sources = work / "sources.json"  # as sampled: an interrupted run leaves the tree mutated
+        before = json.loads(sources.read_text()) if sources.exists() else digests(tree, module)
         copy_tree(tree)
-        if any((tree / rel).read_bytes() != text for rel, text in before.items()):
+        if digests(tree, module) != before:
             raise SystemExit(f"mutation: {module.name}: its source changed since the session "
                              "(the mutants' places with it): run it afresh")
     else:
@@ -438,6 +447,7 @@ def measure(module: Module, n: int, seed: int, command: str, again: bool = False
             shutil.rmtree(work)
         work.mkdir(parents=True)
         copy_tree(tree)
+        (work / "sources.json").write_text(json.dumps(digests(tree, module)))
     sock.unlink(missing_ok=True)
     server = subprocess.Popen([sys.executable, str(tree / "benchmarks" / "mutation.py"), "--serve",
                                str(sock), str(tree)],

@@ -158,3 +158,18 @@ def test_a_kill_by_the_clock_is_told_apart(worker: str, tests: str | None, outpu
                                            expected: str) -> None:
     result = {"worker_outcome": worker, "test_outcome": tests, "output": output}
     assert mutation.verdict(result) == expected
+
+
+def test_again_checks_the_source_as_sampled_not_a_tree_left_mutated(tmp_path: Path) -> None:
+    """An interrupted run leaves cosmic-ray's mutant in the copy: the digests of the files as
+    sampled are what the source is compared with, and they name each file of the module."""
+    module = mutation.Module("x", ("pkg",), ())
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "b.py").write_text("y = 2\n")
+    sampled = mutation.digests(tmp_path, module)
+    assert sorted(sampled) == ["pkg/a.py", "pkg/b.py"]
+    (tmp_path / "pkg" / "a.py").write_text("x = 0\n")  # the mutant left behind
+    assert mutation.digests(tmp_path, module) != sampled
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")  # the copy of the checkout again
+    assert mutation.digests(tmp_path, module) == sampled
