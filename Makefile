@@ -225,7 +225,7 @@ fixtures-heldout-third: $(STAMP) node-tools
 # The fourth held-out share (issue 35: tests/heldout_fourth/, `benchmarks/heldout.py --set fourth`):
 # stacks kept from the rules' designers once the third share had been read.
 # Pins in fixtures/requirements/heldout_fourth/ and fixtures/record/heldout_fourth/node/.
-FOURTH_STACKS ?= agentscope
+FOURTH_STACKS ?= ag2 agentscope
 
 fixtures-heldout-fourth: $(STAMP) node-tools
 	$(call record_heldout,heldout_fourth,fourth,$(FOURTH_STACKS),traceloop_node)

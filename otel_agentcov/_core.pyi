@@ -10,8 +10,18 @@ from .semconv.step import Step
 
 __version__: str
 
-class PanicException(BaseException):
-    """A Rust panic in the core (pyo3_runtime.PanicException): not an Exception."""
+CORE_FAILED: str
+
+class TraceFormatError(ValueError):
+    """Bad input: a payload that is not what it claims to be (core/src/door.rs)."""
+
+class TooLarge(ValueError):
+    """The payload holds more spans or attributes than allowed."""
+
+class CoreFailed(TraceFormatError):
+    """A panic of the core on an input, turned into bad input at its door."""
+
+def bind_record_type(record: type[SpanRecord]) -> None: ...
 
 def otlp_spans(
     data: bytes,
@@ -36,7 +46,9 @@ def otlp_scope_name(
 class Classifier:
     """The convention tables, interpreted by the core (docs/conventions.md)."""
 
-    def __init__(self, entries: Iterable[Mapping[str, Any]], builtin: bool) -> None: ...
+    def __init__(
+        self, entries: Iterable[Mapping[str, Any]], builtin: bool, step: type[Step]
+    ) -> None: ...
     def before(self, conventions: Iterable[Mapping[str, Any]]) -> Classifier: ...
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str]

@@ -12,12 +12,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from . import __version__, explain, gate, manual, offline, settings
-from ._core import PanicException
 from .compare import RENDERERS as COMPARE_FORMATS
 from .compare import Settings, Side, compare, render_junit
+from .compiled import CoreFailed
 from .engine import CoverageEngine
 from .evaluations import EvaluationQueue
-from .readers.errors import CORE_FAILED
 from .reporting import FORMATS, render
 from .snapshot.schema import Report
 from .spec import CoverageSpec, SpecError
@@ -707,11 +706,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         name = f"{exc.filename}: " if exc.filename else ""
         print(f"agentcov: {name}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_USAGE
-    except (SpecError, StateError, offline.InputError, settings.SettingsError) as exc:
+    # CoreFailed: a panic of the compiled core on an input, past the readers (a trial file's
+    # fold, say): one line, as bad input is
+    except (SpecError, StateError, offline.InputError, settings.SettingsError,
+            CoreFailed) as exc:
         print(f"agentcov: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except PanicException:  # a core bug an input met: one line, as bad input is
-        print(f"agentcov: {CORE_FAILED}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130

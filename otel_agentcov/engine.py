@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from . import _core
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .assembler.events import event_counts
 from .judge import Checks, Verdicts, judge
@@ -35,7 +34,7 @@ from .state.trial_fold import fits, fold_params, fold_shares
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
 
-    from ._core import TrialFile
+    from .compiled import TrialFile
     from .evaluations import EvaluationQueue
 
 
@@ -270,7 +269,7 @@ class CoverageEngine:
                 if builtin is not None:
                     step = builtin
                     self._count_overruled()
-        except (Exception, _core.PanicException):  # a core panic is no Exception
+        except Exception:  # a core panic too: CoreFailed
             return "malformed"  # classify must read anything: this is a bug, counted as one
         # a remote parent starts a local subtree, except where the span is the server half of
         # a call whose client is traced too (a tool span of kind SERVER, whatever read it):

@@ -27,7 +27,7 @@ from itertools import chain
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
-from . import _core
+from . import compiled
 from .assembler import END_OF_INPUT
 from .engine import CoverageEngine, EngineCounters
 from .progress import Progress
@@ -83,8 +83,8 @@ def _swap_scans(conn: Connection, shares: Shares, k: int) -> list[list[frozenset
     pickles, which it only passes on). Each worker sends one scan and reads all, failed or not,
     so none waits for ever; a failed scan fails them all."""
     try:
-        blob = pickle.dumps([_core.trace_ids(data) for data in unit_bytes(shares[k])])
-    except (Exception, _core.PanicException):  # noqa: BLE001 - the caller names what is wrong
+        blob = pickle.dumps([compiled.trace_ids(data) for data in unit_bytes(shares[k])])
+    except Exception:  # noqa: BLE001 - the caller names what is wrong
         blob = _ABANDONED
     conn.send_bytes(blob)
     blobs = [conn.recv_bytes() for _ in shares]
@@ -142,7 +142,7 @@ def _work(conn: Connection, parent: CoverageEngine, paths: Sequence[str], shares
         engine.flush_all(END_OF_INPUT)
         part = _Part(engine.state, engine.counters, engine.assembler.peak_traces,
                      engine.assembler.peak_spans, engine.unmatched)
-    except (Exception, _core.PanicException):  # noqa: BLE001 - the caller reads them itself
+    except Exception:  # noqa: BLE001 - the caller reads them itself
         part = None
     conn.send(part)
     conn.close()

@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
-from ._core import PanicException, parse_trials
 from .assembler import END_OF_INPUT
+from .compiled import parse_trials
 from .engine import CoverageEngine
 from .evaluations import Encoder, EvaluationQueue, otlp_json
 from .gc_bulk import bulk_ingestion
@@ -323,7 +323,7 @@ def input_kind(path: str) -> str:
             if trials is not None:
                 return _trials_kind(*trials.doc_shape())
             doc = json.loads(data.decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError, PanicException):
+    except (OSError, ValueError, RecursionError):  # a core panic is a ValueError (CoreFailed)
         return "traces"  # the trace reader reports the problem with the file's name
     if isinstance(doc, list):
         return "traces" if kind_of(doc) == "zipkin" else "results"

@@ -29,8 +29,8 @@ from opentelemetry.context import Context
 from opentelemetry.sdk._logs import LogRecordProcessor
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
 
-from . import _core
 from .assembler import Bounds
+from .compiled import CoreFailed
 from .engine import CoverageEngine
 from .evaluations import EvaluationQueue, logger_for
 from .records import from_readable_span
@@ -196,7 +196,7 @@ class AgentCoverageProcessor(SpanProcessor):
             # never the message: a core panic's or `int('...')`'s may quote a span's text, and
             # content never reaches a log (docs/guarantees.md)
             error = sys.exc_info()[1]
-            what = ("a panic of the compiled core" if isinstance(error, _core.PanicException)
+            what = ("a panic of the compiled core" if isinstance(error, CoreFailed)
                     else type(error).__name__)
             _log.debug("agentcov internal error: %s", what)
         except Exception:  # pragma: no cover - last line of defence
@@ -228,7 +228,7 @@ class AgentCoverageProcessor(SpanProcessor):
                         if span.events:  # decision span events: joined as log records are
                             _span_events(self.engine, span)
                         ingest(found)
-                except (Exception, _core.PanicException):  # a core panic is no Exception
+                except Exception:  # a core panic too: CoreFailed
                     self.engine.count_drop("malformed")
                     self._internal_error()
             self.engine.sweep()

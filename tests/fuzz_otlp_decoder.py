@@ -18,9 +18,9 @@ import atheris
 with atheris.instrument_imports():
     import _upb_oracle as oracle
 
+    from otel_agentcov.compiled import CORE_FAILED
     from otel_agentcov.demo import DEMO_SPEC
     from otel_agentcov.engine import CoverageEngine
-    from otel_agentcov.readers.errors import CORE_FAILED
     from otel_agentcov.readers.otlp import (
         TraceFormatError,
         classified_from_protobuf,

@@ -28,6 +28,7 @@ from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
 from otel_agentcov.semconv.builtin import entries
 from otel_agentcov.semconv.convention import Rule
+from otel_agentcov.semconv.step import Step
 from otel_agentcov.spec import CoverageSpec, SpecError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -304,7 +305,7 @@ def test_every_builtin_span_name_pattern_captures_as_python_re() -> None:
         ".forward", "tools/call tools/call x", "handoff to  b ", "run.run"}
     for pattern in patterns:
         entry = {"match": {"name": "*"}, "kind": "tool", "tool": {"span_name": pattern}}
-        core = _core.Classifier([entry], True)
+        core = _core.Classifier([entry], True, Step)
         python = Table([Rule(entry, {})])
         for name in names:
             record = SpanRecord(1, 2, None, name)
@@ -321,9 +322,9 @@ def test_every_builtin_entry_is_read_by_the_core() -> None:
     from otel_agentcov import _core
 
     listed = list(entries())
-    _core.Classifier(listed, True)
+    _core.Classifier(listed, True, Step)
     with pytest.raises(ValueError, match=r"conventions\[0\]: code"):
-        _core.Classifier([{**listed[0], "code": "no.such_hook"}], True)
+        _core.Classifier([{**listed[0], "code": "no.such_hook"}], True, Step)
 
 
 @pytest.mark.parametrize(("pattern", "name", "tool"), [

@@ -21,7 +21,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import Status, StatusCode
 from test_reliability_content import CANARY, CONTENT
 
-from otel_agentcov import _core, cli, semconv
+from otel_agentcov import cli, compiled, semconv
 from otel_agentcov.exporters.prometheus import render
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.reporting import FORMATS
@@ -97,14 +97,14 @@ def test_the_sdk_core_path_keeps_no_content(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    real, read = _core.sdk_step, []
+    real, read = compiled.sdk_step, []
 
     def sdk_step(*args: Any) -> Any:
         found = real(*args)
         read.append(found)
         return found
 
-    monkeypatch.setattr(_core, "sdk_step", sdk_step)
+    monkeypatch.setattr(compiled, "sdk_step", sdk_step)
     processor = AgentCoverageProcessor(flush_interval_s=3600.0)
     provider = TracerProvider(resource=Resource.create({"service.name": CANARY}))
     provider.add_span_processor(processor)

@@ -130,7 +130,7 @@ def assert_same_fields(record: SpanRecord) -> None:
     state = STATE_ATTRIBUTES
     for kind, agent, tool in _calls(record):
         python = build_step(record, kind, state, agent=agent, tool=tool)
-        core = _core._build_step(record, kind, state, agent, tool)
+        core = _core._build_step(Step, record, kind, state, agent, tool)
         assert type(core) is Step
         assert _fields(core) == _fields(python), (kind, agent, tool)
         assert _fields(_core._as_test_span(record, core, state)) == _fields(

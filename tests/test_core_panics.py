@@ -1,10 +1,10 @@
-"""A panic in the compiled core reaches Python as `PanicException`, a BaseException that
-`except Exception` lets through (docs/core.md). Every caller treats it as the bad input it met:
+"""A panic in the compiled core leaves it as the core's own `CoreFailed`, a TraceFormatError
+(docs/core.md), so every caller treats it as the bad input it met with no handler of its own:
 the processor counts the span and its worker lives on, a decoder's caller refuses the payload
 with one TraceFormatError line, the CLI prints one line and exits 2, the trials reader hands the
 file to the per-trial route. No input is known to panic the core (the decoder is fuzzed), so the
-core function is replaced here by one raising the real `PanicException`: a stand-in for a panic,
-not a product hook.
+core function is replaced here by one that makes a real panic behind the core's door (its test
+entry `_core._panic`): a stand-in for the function that would panic, not a product hook.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import pytest
 from _trace_files import demo_spans, protobuf_bytes, write_spec
 from opentelemetry.sdk.trace import TracerProvider
 
-from otel_agentcov import _core, cli, semconv
+from otel_agentcov import _core, cli, compiled, semconv
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.readers import trials as trials_reader
 from otel_agentcov.readers.otlp import TraceFormatError, classified_from_protobuf
@@ -27,8 +27,8 @@ SECRET = "CANARY-panic-5e1d"
 
 
 def _panic(*_: Any, **__: Any) -> Any:
-    # what Rust says of a bad slice: it quotes the string, which may be span content
-    raise _core.PanicException(f"byte index 1 is not a char boundary; it is inside of `{SECRET}`")
+    # a real panic quoting the string, as Rust's of a bad slice does: it may be span content
+    _core._panic(SECRET)
 
 
 def _run(tracer: Any, tool: str) -> None:
@@ -44,7 +44,7 @@ def test_a_panic_on_an_sdk_span_is_counted_and_the_worker_lives_on(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
 ) -> None:
     caplog.set_level(logging.DEBUG)
-    real, calls = _core.sdk_step, []
+    real, calls = compiled.sdk_step, []
 
     def sdk_step(classifier: Any, span: Any, attributes: list[str], *rest: Any) -> Any:
         calls.append(span.name)
@@ -52,7 +52,7 @@ def test_a_panic_on_an_sdk_span_is_counted_and_the_worker_lives_on(
             _panic()
         return real(classifier, span, attributes, *rest)
 
-    monkeypatch.setattr(_core, "sdk_step", sdk_step)
+    monkeypatch.setattr(compiled, "sdk_step", sdk_step)
     processor = AgentCoverageProcessor(flush_interval_s=3600.0)
     provider = TracerProvider()
     provider.add_span_processor(processor)
@@ -80,7 +80,7 @@ def test_any_other_error_on_a_span_is_logged_by_its_type_alone(
     def sdk_step(classifier: Any, span: Any, attributes: list[str], *rest: Any) -> Any:
         raise ValueError(f"invalid literal for int() with base 10: '{SECRET}'")
 
-    monkeypatch.setattr(_core, "sdk_step", sdk_step)
+    monkeypatch.setattr(compiled, "sdk_step", sdk_step)
     processor = AgentCoverageProcessor(flush_interval_s=3600.0)
     provider = TracerProvider()
     provider.add_span_processor(processor)
@@ -107,7 +107,7 @@ def test_a_panic_reading_a_file_is_one_line_and_exit_2(
     traces.write_bytes(protobuf_bytes(demo_spans(runs=2)))
     spec = write_spec(tmp_path / "agentcov.yaml")
     monkeypatch.setattr(semconv.Classifier, "otlp_steps", _panic)  # the fused decode+classify
-    monkeypatch.setattr(_core, "otlp_spans", _panic)  # and the decoder alone
+    monkeypatch.setattr(compiled, "otlp_spans", _panic)  # and the decoder alone
     assert cli.main(["coverage", "--spec", str(spec), str(traces)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"agentcov: {traces}: byte ") and err.count("\n") == 1, err
@@ -139,13 +139,13 @@ def test_the_fuzzer_still_stops_on_a_panic(monkeypatch: pytest.MonkeyPatch) -> N
     fuzz = pytest.importorskip("fuzz_otlp_decoder")
     truncated = protobuf_bytes(demo_spans(runs=1))[:40]
     fuzz.one_input(truncated)  # the real decoder: refused by all, as it should be
-    monkeypatch.setattr(_core, "otlp_spans", _panic)
+    monkeypatch.setattr(compiled, "otlp_spans", _panic)
     with pytest.raises(AssertionError, match="compiled core failed"):
         fuzz.one_input(truncated)
 
 
 def test_a_panic_unwinds_into_python_and_never_aborts() -> None:
-    """Everything above rests on a panic unwinding into a PanicException: with
+    """Everything above rests on a panic unwinding to the core's door: with
     `panic = "abort"` in a build profile it would end the host's process instead."""
     root = Path(__file__).resolve().parent.parent
     cargo = tomllib.loads((root / "core" / "Cargo.toml").read_text(encoding="utf-8"))

@@ -151,8 +151,8 @@ def test_the_scan_holds_every_id_a_decoder_gives(scopes: list[list[list[bytes]]]
 def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str],
         where: str) -> None:
-    """A share that cannot be scanned, a worker failing after the swap (a core panic, a
-    BaseException, too: it stands in for one, none being known), or one that dies: no worker
+    """A share that cannot be scanned, a worker failing after the swap (a core panic too: a
+    real one stands in for one, none being known), or one that dies: no worker
     waits for ever, none prints a traceback, and the caller's engine is left untouched."""
     spans = demo_spans(runs=20, seed=6)
     path = _write(tmp_path / "t.pb", (protobuf_bytes(b) for b in batches(spans, 30)))
@@ -167,7 +167,7 @@ def test_a_worker_failing_anywhere_leaves_the_files_to_one_process(
             if where == "exit":
                 os._exit(3)
             if where == "panic":
-                raise _core.PanicException("index out of bounds")
+                _core._panic("index out of bounds")  # a real panic, behind the core's door
             raise OSError("gone")
         return read_units(units, *args)
 

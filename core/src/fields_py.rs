@@ -8,13 +8,14 @@ use crate::classify::keys;
 use crate::classify::step::Kind;
 use crate::classify::step_py::{step_from_py, step_to_py};
 use crate::classify::testspans::as_test_span;
+use crate::door::door;
 use crate::pyjson::{self, Json};
 use crate::pyrepr::{py_str, to_python};
 use crate::records_py::{span_from_readable, span_from_record, span_reading, value_from_py, Reads};
 use crate::span::Span;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyType};
 use pyo3::IntoPyObjectExt;
 
 /// The span with only the attributes the field rules and `state_attributes` read (what a
@@ -37,22 +38,25 @@ fn kind_of(kind: &str) -> PyResult<Kind> {
 /// Whether the core takes the record (False: the caller classifies it in Python).
 #[pyfunction]
 fn _fits(record: &Bound<'_, PyAny>) -> PyResult<bool> {
-    Ok(span_from_record(record)?.is_some())
+    door(|| Ok(span_from_record(record)?.is_some()))
 }
 
-/// `semconv.common.build_step`, in the core.
+/// `semconv.common.build_step`, in the core, as a `step_class` instance.
 #[pyfunction]
-#[pyo3(signature = (record, kind, state_attributes, agent=None, tool=None))]
+#[pyo3(signature = (step_class, record, kind, state_attributes, agent=None, tool=None))]
 fn _build_step<'py>(
+    step_class: &Bound<'py, PyType>,
     record: &Bound<'py, PyAny>,
     kind: &str,
     state_attributes: Vec<String>,
     agent: Option<String>,
     tool: Option<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let span = span_of(record, &state_attributes)?;
-    let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
-    step_to_py(record.py(), &step)
+    door(|| {
+        let span = span_of(record, &state_attributes)?;
+        let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
+        step_to_py(step_class, &step)
+    })
 }
 
 /// `semconv.builtin.HOOKS[name](record, step, state_attributes)`, in the core.
@@ -63,11 +67,13 @@ fn _hook<'py>(
     step: &Bound<'py, PyAny>,
     state_attributes: Vec<String>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let code = hook(name).ok_or_else(|| PyValueError::new_err(format!("no hook {name:?}")))?;
-    let span = span_of(record, &state_attributes)?;
-    code(&span, step_from_py(step)?, &state_attributes)
-        .map(|out| step_to_py(record.py(), &out))
-        .transpose()
+    door(|| {
+        let code = hook(name).ok_or_else(|| PyValueError::new_err(format!("no hook {name:?}")))?;
+        let span = span_of(record, &state_attributes)?;
+        code(&span, step_from_py(step)?, &state_attributes)
+            .map(|out| step_to_py(&step.get_type(), &out))
+            .transpose()
+    })
 }
 
 /// `semconv.testspans.as_test_span`, in the core.
@@ -77,9 +83,11 @@ fn _as_test_span<'py>(
     step: &Bound<'py, PyAny>,
     state_attributes: Vec<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let span = span_of(record, &state_attributes)?;
-    let out = as_test_span(&span, step_from_py(step)?, &state_attributes);
-    step_to_py(record.py(), &out)
+    door(|| {
+        let span = span_of(record, &state_attributes)?;
+        let out = as_test_span(&span, step_from_py(step)?, &state_attributes);
+        step_to_py(&step.get_type(), &out)
+    })
 }
 
 /// Whether the core reads an SDK span in place as it reads the span's SpanRecord: None when it
@@ -89,29 +97,33 @@ fn _reads_readable_as(
     span: &Bound<'_, PyAny>,
     record: &Bound<'_, PyAny>,
 ) -> PyResult<Option<bool>> {
-    let Some(in_place) = span_from_readable(span, Reads::ALL)? else {
-        return Ok(None);
-    };
-    let converted = span_from_record(record)?;
-    // Debug text: a NaN attribute equals itself there, as the same Python float does
-    Ok(Some(converted.is_some_and(|c| {
-        format!("{c:?}") == format!("{in_place:?}")
-    })))
+    door(|| {
+        let Some(in_place) = span_from_readable(span, Reads::ALL)? else {
+            return Ok(None);
+        };
+        let converted = span_from_record(record)?;
+        // Debug text: a NaN attribute equals itself there, as the same Python float does
+        Ok(Some(converted.is_some_and(|c| {
+            format!("{c:?}") == format!("{in_place:?}")
+        })))
+    })
 }
 
 /// `str(value)` as the core prints it, or None when it does not take the value.
 #[pyfunction]
-fn _py_str(value: &Bound<'_, PyAny>) -> Option<String> {
-    value_from_py(value).map(|v| py_str(&v))
+fn _py_str(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    door(|| Ok(value_from_py(value).map(|v| py_str(&v))))
 }
 
 /// The core's `json.loads(text)`: None where Python raises, else `(value,)` with lossy strings
 /// as `(text, True)` and containers past the kept depth as `...`.
 #[pyfunction]
 fn _json_loads<'py>(py: Python<'py>, text: &str) -> PyResult<Option<(Bound<'py, PyAny>,)>> {
-    pyjson::parse(text)
-        .map(|json| json_to_py(py, &json).map(|value| (value,)))
-        .transpose()
+    door(|| {
+        pyjson::parse(text)
+            .map(|json| json_to_py(py, &json).map(|value| (value,)))
+            .transpose()
+    })
 }
 
 fn json_to_py<'py>(py: Python<'py>, json: &Json) -> PyResult<Bound<'py, PyAny>> {
@@ -150,10 +162,12 @@ fn json_to_py<'py>(py: Python<'py>, json: &Json) -> PyResult<Bound<'py, PyAny>> 
 /// Python's `str(value)` of a Value, for the test of `_py_str`'s Python path.
 #[pyfunction]
 fn _python_str(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    let py = value.py();
-    value_from_py(value)
-        .map(|v| to_python(py, &v).and_then(|o| o.str().map(|s| s.to_string())))
-        .transpose()
+    door(|| {
+        let py = value.py();
+        value_from_py(value)
+            .map(|v| to_python(py, &v).and_then(|o| o.str().map(|s| s.to_string())))
+            .transpose()
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

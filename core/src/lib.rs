@@ -6,6 +6,7 @@
 use pyo3::prelude::*;
 
 pub mod classify;
+pub mod door;
 mod fields_py;
 pub mod otlp_caps;
 pub mod otlp_pb;
@@ -25,12 +26,8 @@ pub mod wire;
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    // a panic reaches Python as this BaseException, past `except Exception`: exported so every
-    // caller can name it and treat it as the bad input it met (docs/core.md)
-    m.add(
-        "PanicException",
-        m.py().get_type::<pyo3::panic::PanicException>(),
-    )?;
+    door::register(m)?;
+    otlp_records::register(m)?;
     m.add_class::<classify::py::Classifier>()?;
     fields_py::register(m)?;
     m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;

@@ -6,6 +6,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 
+use crate::door::{door, TooLarge, TraceFormatError};
 use crate::otlp_pb::{self, Decoded, Path};
 use crate::{otlp_caps, otlp_records, wire};
 
@@ -51,8 +52,8 @@ fn message_name(level: &str) -> &'static str {
     }
 }
 
-fn malformed(py: Python<'_>, error: &wire::Error, level: &str) -> PyErr {
-    otlp_records::trace_format_error(py, otlp_pb::describe(error, message_name(level)))
+fn malformed(error: &wire::Error, level: &str) -> PyErr {
+    TraceFormatError::new_err(otlp_pb::describe(error, message_name(level)))
 }
 
 /// The spans of OTLP protobuf bytes holding a `level` message, parsed with the GIL released;
@@ -74,8 +75,8 @@ pub(crate) fn decode_spans(
     let path = Path { resource, scope };
     py.detach(|| decode(data, level, offset, path, span_index, budget(caps)))
         .map_err(|failure| match failure {
-            Failure::Malformed(error) => malformed(py, &error, level),
-            Failure::TooLarge(too_large) => otlp_records::too_large(py, too_large.to_string()),
+            Failure::Malformed(error) => malformed(&error, level),
+            Failure::TooLarge(too_large) => TooLarge::new_err(too_large.to_string()),
         })
 }
 
@@ -108,22 +109,24 @@ fn otlp_spans<'py>(
     resource: Option<Bound<'py, PyDict>>,
     scope_name: Option<Bound<'py, PyString>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let decoded = decode_spans(
-        py,
-        data,
-        level,
-        offset,
-        (resource_index, scope_index),
-        span_index,
-        caps,
-    )?;
-    let mut builder = otlp_records::Builder::new(
-        py,
-        keep,
-        resource.map(Bound::into_any),
-        scope_name.map(Bound::into_any),
-    )?;
-    builder.records(decoded)
+    door(|| {
+        let decoded = decode_spans(
+            py,
+            data,
+            level,
+            offset,
+            (resource_index, scope_index),
+            span_index,
+            caps,
+        )?;
+        let mut builder = otlp_records::Builder::new(
+            py,
+            keep,
+            resource.map(Bound::into_any),
+            scope_name.map(Bound::into_any),
+        )?;
+        builder.records(decoded)
+    })
 }
 
 /// Caps as Python passes them, (max spans, max attributes).
@@ -135,15 +138,10 @@ fn budget(caps: Option<(u64, u64)>) -> otlp_caps::Budget {
 }
 
 /// A decode of a part on its own failed: past a cap (TooLarge) or malformed.
-fn part_failed(
-    py: Python<'_>,
-    budget: &otlp_caps::Budget,
-    error: &wire::Error,
-    level: &str,
-) -> PyErr {
+fn part_failed(budget: &otlp_caps::Budget, error: &wire::Error, level: &str) -> PyErr {
     match budget.passed() {
-        Some(too_large) => otlp_records::too_large(py, too_large.to_string()),
-        None => malformed(py, error, level),
+        Some(too_large) => TooLarge::new_err(too_large.to_string()),
+        None => malformed(error, level),
     }
 }
 
@@ -157,25 +155,24 @@ fn otlp_resource<'py>(
     offset: usize,
     caps: Option<(u64, u64)>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let mut budget = budget(caps);
-    let attributes = py
-        .detach(|| otlp_pb::resource_message(data, offset, &mut budget))
-        .map_err(|e| part_failed(py, &budget, &e, "resource"))?;
-    otlp_records::dict(py, &attributes)
+    door(|| {
+        let mut budget = budget(caps);
+        let attributes = py
+            .detach(|| otlp_pb::resource_message(data, offset, &mut budget))
+            .map_err(|e| part_failed(&budget, &e, "resource"))?;
+        otlp_records::dict(py, &attributes)
+    })
 }
 
 /// The name of an OTLP `InstrumentationScope` message; `caps` as `otlp_spans`'s.
 #[pyfunction]
 #[pyo3(signature = (data, *, offset=0, caps=None))]
-fn otlp_scope_name(
-    py: Python<'_>,
-    data: &[u8],
-    offset: usize,
-    caps: Option<(u64, u64)>,
-) -> PyResult<String> {
-    let mut budget = budget(caps);
-    otlp_pb::scope_message(data, offset, &mut budget)
-        .map_err(|e| part_failed(py, &budget, &e, "scope"))
+fn otlp_scope_name(data: &[u8], offset: usize, caps: Option<(u64, u64)>) -> PyResult<String> {
+    door(|| {
+        let mut budget = budget(caps);
+        otlp_pb::scope_message(data, offset, &mut budget)
+            .map_err(|e| part_failed(&budget, &e, "scope"))
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -8,52 +8,34 @@
 
 use std::sync::Arc;
 
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyType};
 
+use crate::door::TraceFormatError;
 use crate::otlp_pb::Decoded;
 use crate::span::{Attributes, Span, Value};
 
-static SPAN_RECORD: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-static TRACE_FORMAT_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-static TOO_LARGE: PyOnceLock<Py<PyType>> = PyOnceLock::new();
+static SPAN_RECORD: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static INT_FROM_BYTES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
 
-/// `cls(message)` for an exception class defined in Python, or the error importing it.
-fn python_error(
-    py: Python<'_>,
-    cell: &PyOnceLock<Py<PyType>>,
-    module: &str,
-    name: &str,
-    message: String,
-) -> PyErr {
-    match cell.import(py, module, name) {
-        Ok(cls) => PyErr::from_type(cls.clone(), message),
-        Err(err) => err,
+/// `bind_record_type(SpanRecord)`: the type the decoder builds, handed in once by the package's
+/// door to the core (`otel_agentcov.compiled`), so the core imports nothing from the package.
+#[pyfunction]
+fn bind_record_type(py: Python<'_>, record: Bound<'_, PyType>) -> PyResult<()> {
+    let bound = SPAN_RECORD.get_or_init(py, || record.clone().unbind());
+    if bound.bind(py).is(&record) {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(
+            "another SpanRecord type is bound already",
+        ))
     }
 }
 
-/// The readers' one error type, `TraceFormatError(message)`.
-pub fn trace_format_error(py: Python<'_>, message: String) -> PyErr {
-    python_error(
-        py,
-        &TRACE_FORMAT_ERROR,
-        "otel_agentcov.readers.errors",
-        "TraceFormatError",
-        message,
-    )
-}
-
-/// `TooLarge(message)`: a request past the service's element caps.
-pub fn too_large(py: Python<'_>, message: String) -> PyErr {
-    python_error(
-        py,
-        &TOO_LARGE,
-        "otel_agentcov.readers.otlp_size",
-        "TooLarge",
-        message,
-    )
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(bind_record_type, m)?)
 }
 
 /// What the spans of one call share: the record type, the filter, and, for spans decoded on
@@ -77,8 +59,13 @@ impl<'py> Builder<'py> {
         scope_name: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Self> {
         let record = SPAN_RECORD
-            .import(py, "otel_agentcov.records", "SpanRecord")?
-            .clone();
+            .get(py)
+            .ok_or_else(|| {
+                PyRuntimeError::new_err("no SpanRecord type bound: import otel_agentcov.compiled")
+            })?
+            .bind(py)
+            .clone()
+            .into_any();
         Ok(Builder {
             py,
             record,
@@ -128,7 +115,7 @@ impl<'py> Builder<'py> {
                     return Ok(false);
                 }
             }
-            return Err(trace_format_error(py, bad.message.clone()));
+            return Err(TraceFormatError::new_err(bad.message.clone()));
         }
         // asked for every span, as the Python readers did: `--jobs` counts its progress in it
         match &self.keep {

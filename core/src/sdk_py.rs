@@ -4,7 +4,7 @@
 
 use crate::classify::keys;
 use crate::classify::py::{Classifier, Outcome};
-use crate::classify::step_py::step_to_py;
+use crate::door::door;
 use crate::records_py::{span_from_readable, Reads};
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
@@ -21,21 +21,23 @@ pub fn sdk_step<'py>(
     state_attributes: Vec<String>,
     unmatched: bool,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    let py = span.py();
-    // the tables read span attributes only; events are read by the field rules alone (a
-    // resource is converted whole, once: records_py::sdk_resource)
-    let reads = Reads {
-        event: &keys::event_key,
-        ..Reads::ALL
-    };
-    let Some(span) = span_from_readable(span, reads)? else {
-        return Ok(None);
-    };
-    Ok(Some(match classifier.outcome(&span, &state_attributes) {
-        Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
-        Outcome::Classified(_, _, false) if unmatched => return Ok(None),
-        Outcome::Classified(step, local_root, _) => {
-            (step_to_py(py, &step)?, local_root).into_bound_py_any(py)?
-        }
-    }))
+    door(|| {
+        let py = span.py();
+        // the tables read span attributes only; events are read by the field rules alone (a
+        // resource is converted whole, once: records_py::sdk_resource)
+        let reads = Reads {
+            event: &keys::event_key,
+            ..Reads::ALL
+        };
+        let Some(span) = span_from_readable(span, reads)? else {
+            return Ok(None);
+        };
+        Ok(Some(match classifier.outcome(&span, &state_attributes) {
+            Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
+            Outcome::Classified(_, _, false) if unmatched => return Ok(None),
+            Outcome::Classified(step, local_root, _) => {
+                (classifier.step_to_py(py, &step)?, local_root).into_bound_py_any(py)?
+            }
+        }))
+    })
 }

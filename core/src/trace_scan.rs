@@ -15,6 +15,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyFrozenSet};
 
+use crate::door::door;
 use crate::wire::{Cursor, Error, Result, LEN};
 
 /// Each length-delimited field `number` of a message, in order; other fields are skipped as a
@@ -64,11 +65,13 @@ pub fn trace_ids<'py>(
     py: Python<'py>,
     resource_spans: &Bound<'py, PyBytes>,
 ) -> PyResult<Bound<'py, PyFrozenSet>> {
-    let data = resource_spans.as_bytes();
-    let mut ids = HashSet::new();
-    py.detach(|| self::resource_spans(data, &mut ids))
-        .map_err(|e| PyValueError::new_err(format!("cannot scan the trace ids: {e}")))?;
-    PyFrozenSet::new(py, ids)
+    door(|| {
+        let data = resource_spans.as_bytes();
+        let mut ids = HashSet::new();
+        py.detach(|| self::resource_spans(data, &mut ids))
+            .map_err(|e| PyValueError::new_err(format!("cannot scan the trace ids: {e}")))?;
+        PyFrozenSet::new(py, ids)
+    })
 }
 
 #[cfg(test)]

@@ -23,12 +23,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Literal, ParamSpec, TypeVar
 
-from .. import _core
+from .. import compiled
 from ..records import SpanRecord
 from ..regular_files import open_regular
 from ..semconv import Classified
 from . import foreign
-from .errors import CORE_FAILED
 from .otlp import (
     Ingested,
     Keep,
@@ -416,8 +415,6 @@ def _decoded(
         raise source.error(at, str(exc)) from None
     except TooLarge as exc:
         raise _PastCaps(f"{source.name}: byte {at}: {exc} in one element; not read") from None
-    except _core.PanicException:  # a core bug these bytes met: refused, as bad bytes are
-        raise source.error(at, CORE_FAILED) from None
 
 
 def _protobuf_records(source: _Source) -> Iterator[Ingested]:
@@ -471,7 +468,7 @@ def _whole(
             return _decoded(source, at, source.steps, data, level, offset=offset,
                             resource_index=index[0], keep=source.keep, caps=caps)
         return in_end_order(_decoded(
-            source, at, _core.otlp_spans, data, level, offset=offset, resource_index=index[0],
+            source, at, compiled.otlp_spans, data, level, offset=offset, resource_index=index[0],
             scope_index=index[1], keep=source.keep, resource=resource, caps=caps))
     except _PastCaps:
         return None
@@ -528,7 +525,7 @@ def _resource_spans(source: _Source, n: int, at: int, r: int) -> Iterator[Ingest
     with _region(source, n, data) as region:
         end = region.pos + n
         head, h_at, offset = _head(region, end, 1, "resource")
-        resource: dict[str, Any] = _decoded(region, h_at, _core.otlp_resource, head,
+        resource: dict[str, Any] = _decoded(region, h_at, compiled.otlp_resource, head,
                                             offset=offset, caps=FILE_CAPS) if head else {}
         s = 0
         for field, wire, f_at in _fields(region, end):
@@ -551,14 +548,14 @@ def _scope_spans(
     with _region(source, n, data) as region:
         end = region.pos + n
         head, h_at, offset = _head(region, end, 1, "scope")
-        scope_name = _decoded(region, h_at, _core.otlp_scope_name, head, offset=offset,
+        scope_name = _decoded(region, h_at, compiled.otlp_scope_name, head, offset=offset,
                               caps=FILE_CAPS) if head else ""
         i = 0
         for field, wire, f_at in _fields(region, end):
             if field == 2 and wire == _LEN:
                 span = region.read(region.length(end, "span"), "span")
                 yield from _decoded(
-                    region, f_at, _core.otlp_spans, span, "span", offset=region.pos - len(span),
+                    region, f_at, compiled.otlp_spans, span, "span", offset=region.pos - len(span),
                     resource_index=index[0], scope_index=index[1], span_index=i,
                     keep=region.keep, resource=resource, scope_name=scope_name, caps=FILE_CAPS)
                 i += 1

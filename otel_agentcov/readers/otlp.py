@@ -1,6 +1,6 @@
 """OTLP trace payloads (protobuf bytes and OTLP/JSON objects) -> SpanRecords.
 
-Protobuf is decoded by the compiled core (`_core.otlp_spans`, docs/core.md), OTLP/JSON here,
+Protobuf is decoded by the compiled core (`compiled.otlp_spans`, docs/core.md), OTLP/JSON here,
 lazily so callers can stream. Malformed input raises TraceFormatError naming the place inside the
 payload (`resourceSpans[0].scopeSpans[1].spans[3]`).
 """
@@ -12,10 +12,9 @@ import binascii
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TypeVar
 
-from .. import _core
+from .. import compiled
 from ..records import SpanRecord
 from ..semconv import Classified
-from .errors import CORE_FAILED
 from .errors import TraceFormatError as TraceFormatError  # still importable from here
 from .otlp_size import ElementCaps
 
@@ -58,7 +57,7 @@ def records_from_protobuf(
     decoded by the compiled core with the GIL released (docs/core.md). With `caps`, a request
     holding more spans or attributes raises TooLarge before anything is decoded; bad bytes
     raise one TraceFormatError line starting with `where` and naming the byte and the element."""
-    return _protobuf(_core.otlp_spans, payload, where, keep, caps)
+    return _protobuf(compiled.otlp_spans, payload, where, keep, caps)
 
 
 def classified_from_protobuf(
@@ -77,10 +76,8 @@ def _protobuf(
         return decode(
             payload, keep=keep,
             caps=None if caps is None else (caps.max_spans, caps.max_attributes))
-    except TraceFormatError as exc:
+    except TraceFormatError as exc:  # a panic of the core too (CoreFailed): refused alike
         raise TraceFormatError(f"{where}: {exc}") from None
-    except _core.PanicException:  # a core bug these bytes met: refused, as bad bytes are
-        raise TraceFormatError(f"{where}: {CORE_FAILED}") from None
 
 
 # ---------------------------------------------------------------- OTLP/JSON

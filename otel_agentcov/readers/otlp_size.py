@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..compiled import TooLarge  # the core's own: a cap passed in protobuf or JSON, alike
 
-class TooLarge(ValueError):
-    """The payload holds more spans or attributes than allowed; the message says which."""
+__all__ = ["ElementCaps", "TooLarge", "json_elements"]
 
 
 @dataclass(frozen=True)

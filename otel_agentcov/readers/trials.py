@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from .._core import PanicException, TrialFile, parse_trials
+from ..compiled import CoreFailed, TrialFile, parse_trials
 from ..records import SpanRecord
 from ..regular_files import open_regular
 from .errors import TraceFormatError
@@ -85,7 +85,7 @@ def read_trial_file(path: str, state_attributes: Sequence[str] = (), max_spans: 
         return None
     try:
         return parse_trials(data, list(state_attributes), max_spans)
-    except PanicException:  # a core bug this file met: the per-trial route reads it instead
+    except CoreFailed:  # a core bug this file met: the per-trial route reads it instead
         return None
 
 

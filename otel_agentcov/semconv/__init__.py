@@ -2,7 +2,7 @@
 
 The built-in tables (`builtin.FAMILIES`) say what each instrumentation's spans are; a spec's
 `conventions:` entries are tried before them. Anything no entry matches is an `other` step.
-The compiled core interprets the tables (`_core.Classifier`); `table.Table` is the Python
+The compiled core interprets the tables (`compiled.Classifier`); `table.Table` is the Python
 reference it is tested equal to, and classifies the rare record the core cannot read exactly.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from .. import _core
+from .. import compiled
 from ..records import SpanRecord
 from . import builtin, testspans
 from .common import build_step
@@ -36,7 +36,7 @@ Classified = str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]
 
 
 # the built-in tables in the core, parsed once (a spec's classifier shares their rules)
-_BUILTIN = _core.Classifier(list(builtin.entries()), True)
+_BUILTIN = compiled.Classifier(list(builtin.entries()), True, Step)
 
 
 class Classifier:
@@ -57,7 +57,7 @@ class Classifier:
         self._restricted = restricted
         self.rescued: Callable[[], None] | None = None  # told each time `inferred` overrules
         self._table = builtin.TABLE if builtin_tables else Table([])
-        self._core = _BUILTIN if builtin_tables else _core.Classifier([], True)
+        self._core = _BUILTIN if builtin_tables else compiled.Classifier([], True, Step)
         if conventions:
             self._table = Table([*(Rule(entry) for entry in conventions), *self._table.rules])
             self._core = self._core.before(conventions)
@@ -126,7 +126,7 @@ class Classifier:
         """An SDK span read in place and classified by the core (what the engine folds), or
         None when it must take the SpanRecord path (`records.from_readable_span`): a subclass,
         another SDK layout, a value the core cannot hold exactly. Content is never read."""
-        return _core.sdk_step(self._core, span, list(state_attributes), self.inference)
+        return compiled.sdk_step(self._core, span, list(state_attributes), self.inference)
 
     def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
             Step, bool]:

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from .. import _core
+from .. import compiled
 from ..records import SpanRecord
 from ..user_regex import UserRegexError, compile_user_regex
 from .common import (
@@ -173,7 +173,8 @@ def problems(
                 yield where, f"expected exactly one capture group, got {groups}"
                 continue
             try:  # the core runs it on the `regex` crate: what RE2 reads that it cannot, refused
-                _core.Classifier([{"match": {"name": "*"}, "kind": "other", name: source}], False)
+                compiled.Classifier(
+                    [{"match": {"name": "*"}, "kind": "other", name: source}], False, Step)
             except ValueError as bad:
                 why = str(bad).rsplit("span_name: ", 1)[-1]
                 yield where, f"not a regular expression the core can run: {why}"

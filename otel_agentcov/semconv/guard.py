@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .. import _core
+from .. import compiled
 from ..records import SpanRecord
 from .convention import Rule
 from .step import TOOL, Step
@@ -30,7 +30,7 @@ class RestrictedGuard:
     ) -> None:
         """`restricted`: is a tool name restricted for some agent (the spec's lists together,
         since the agent is not known yet); `builtin`: the built-in tables' classify."""
-        self._core = _core.Classifier(list(conventions), False)  # the spec's entries alone
+        self._core = compiled.Classifier(list(conventions), False, Step)  # the spec's alone
         self._table = Table([Rule(entry) for entry in conventions])
         self._restricted = restricted
         self._builtin = builtin

@@ -27,6 +27,14 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # model call. The app-level scenarios of fixture_expectations.APP_LOOP.
 AGENTSCOPE = APP_LOOP
 
+# AG2 (record_ag2.py): each agent an AG2 Agent named after it (its TelemetryMiddleware given that
+# name), one ask per run; its tools plain functions (lookup_order raises: AG2 hands the error back
+# to the model, which answers); billing runs inside the orchestrator's ask_billing tool;
+# `handoff` runs triage (its transfer_to_billing tool only answers), then billing, in one request
+# (`serve`, a plain span of the app, no agent); the HTTP 500 fails the weather agent's run on its
+# first model call. The app-level scenarios of fixture_expectations.APP_LOOP.
+AG2 = APP_LOOP
+
 # Traceloop for Node (node/record_traceloop_node.mjs): each agent run a `withAgent` named after
 # it, each tool call a `withTool` named after the tool, the request of `handoff` a `withWorkflow`
 # named `serve` (no agent); the model calls by Traceloop's OpenAI instrumentation. The app-level
@@ -42,6 +50,7 @@ TRACELOOP_NODE = {
 }
 
 EXPECTED: dict[str, dict[str, Scenario]] = {
+    "ag2": AG2,
     "agentscope": AGENTSCOPE,
     "traceloop_node": TRACELOOP_NODE,
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
@@ -15,6 +15,7 @@ use super::step::{Kind, Step};
 use super::step_py::step_to_py;
 use super::table::Table;
 use super::testspans::as_test_span;
+use crate::door::door;
 use crate::otlp_py::decode_spans;
 use crate::otlp_records::Builder;
 use crate::records_py::span_from_record;
@@ -80,6 +81,8 @@ fn rules(entries: &Bound<'_, PyAny>, user: bool) -> PyResult<Vec<Arc<Rule>>> {
 #[pyclass(frozen, module = "otel_agentcov._core")]
 pub struct Classifier {
     table: Table,
+    /// The Python `Step` class its steps are built as, handed in by its maker (semconv).
+    step_class: Py<PyType>,
 }
 
 /// One decoded span as `CoverageEngine.to_step` (engine.py) reads it: a drop reason, or its
@@ -104,6 +107,15 @@ impl Classifier {
         Outcome::Classified(step, local_root, matched)
     }
 
+    /// `step` as a Python Step, of the class this classifier was handed.
+    pub(crate) fn step_to_py<'py>(
+        &self,
+        py: Python<'py>,
+        step: &Step,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        step_to_py(self.step_class.bind(py), step)
+    }
+
     /// The span's Step (an `other` step when no entry matches) and whether an entry matched.
     pub fn step(&self, span: &Span, state_attributes: &[String]) -> (Step, bool) {
         let (step, matched) = match self.table.classify(span, state_attributes) {
@@ -120,22 +132,29 @@ impl Classifier {
 #[pymethods]
 impl Classifier {
     /// `entries`: validated entries (`ENTRY_SCHEMA`); `builtin`: the built-in tables' (their
-    /// patterns are `re`'s and they may name `code`), else a spec's (RE2 patterns, no code).
+    /// patterns are `re`'s and they may name `code`), else a spec's (RE2 patterns, no code);
+    /// `step`: the class of the steps it gives (`semconv.step.Step`).
     #[new]
-    fn new(entries: &Bound<'_, PyAny>, builtin: bool) -> PyResult<Self> {
-        let rules: Arc<[Arc<Rule>]> = rules(entries, !builtin)?.into();
-        Ok(Classifier {
-            table: Table::new(rules),
+    fn new(entries: &Bound<'_, PyAny>, builtin: bool, step: Bound<'_, PyType>) -> PyResult<Self> {
+        door(|| {
+            let rules: Arc<[Arc<Rule>]> = rules(entries, !builtin)?.into();
+            Ok(Classifier {
+                table: Table::new(rules),
+                step_class: step.unbind(),
+            })
         })
     }
 
     /// A classifier trying a spec's `conventions:` entries first, then this one's rules (shared,
     /// not parsed again).
     fn before(&self, conventions: &Bound<'_, PyAny>) -> PyResult<Classifier> {
-        let mut rules = self::rules(conventions, true)?;
-        rules.extend(self.table.rules.iter().cloned());
-        Ok(Classifier {
-            table: Table::new(rules.into()),
+        door(|| {
+            let mut rules = self::rules(conventions, true)?;
+            rules.extend(self.table.rules.iter().cloned());
+            Ok(Classifier {
+                table: Table::new(rules.into()),
+                step_class: self.step_class.clone_ref(conventions.py()),
+            })
         })
     }
 
@@ -146,11 +165,13 @@ impl Classifier {
         record: &Bound<'py, PyAny>,
         state_attributes: Vec<String>,
     ) -> PyResult<Option<(Bound<'py, PyAny>, bool)>> {
-        let Some(span) = span_from_record(record)? else {
-            return Ok(None);
-        };
-        let (step, matched) = self.step(&span, &state_attributes);
-        Ok(Some((step_to_py(record.py(), &step)?, matched)))
+        door(|| {
+            let Some(span) = span_from_record(record)? else {
+                return Ok(None);
+            };
+            let (step, matched) = self.step(&span, &state_attributes);
+            Ok(Some((self.step_to_py(record.py(), &step)?, matched)))
+        })
     }
 
     /// OTLP protobuf bytes (a whole request or one ResourceSpans) decoded and classified in
@@ -177,40 +198,42 @@ impl Classifier {
         state_attributes: Vec<String>,
         shapes: bool,
     ) -> PyResult<Bound<'py, PyList>> {
-        if !matches!(level, "request" | "resource_spans") {
-            let why = format!("otlp_steps reads whole resources, not a {level:?} message");
-            return Err(PyValueError::new_err(why));
-        }
-        let decoded = decode_spans(py, data, level, offset, (resource_index, 0), 0, caps)?;
-        let mut builder = Builder::new(py, keep, None, None)?;
-        let mut spans = Vec::with_capacity(decoded.len());
-        for item in decoded {
-            if builder.keeps(&item)? {
-                spans.push(item.span);
+        door(|| {
+            if !matches!(level, "request" | "resource_spans") {
+                let why = format!("otlp_steps reads whole resources, not a {level:?} message");
+                return Err(PyValueError::new_err(why));
             }
-        }
-        spans.sort_by_key(|s| (s.parent_id.is_none() || s.parent_remote, s.end_ns));
-        let outcomes: Vec<Outcome> = py.detach(|| {
-            spans
-                .iter()
-                .map(|s| self.outcome(s, &state_attributes))
-                .collect()
-        });
-        let list = PyList::empty(py);
-        for (span, outcome) in spans.iter().zip(outcomes) {
-            let item = match outcome {
-                Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
-                Outcome::Classified(step, root, matched) => {
-                    let step = step_to_py(py, &step)?;
-                    if shapes && !matched {
-                        (step, root, builder.build(span)?).into_bound_py_any(py)?
-                    } else {
-                        (step, root).into_bound_py_any(py)?
-                    }
+            let decoded = decode_spans(py, data, level, offset, (resource_index, 0), 0, caps)?;
+            let mut builder = Builder::new(py, keep, None, None)?;
+            let mut spans = Vec::with_capacity(decoded.len());
+            for item in decoded {
+                if builder.keeps(&item)? {
+                    spans.push(item.span);
                 }
-            };
-            list.append(item)?;
-        }
-        Ok(list)
+            }
+            spans.sort_by_key(|s| (s.parent_id.is_none() || s.parent_remote, s.end_ns));
+            let outcomes: Vec<Outcome> = py.detach(|| {
+                spans
+                    .iter()
+                    .map(|s| self.outcome(s, &state_attributes))
+                    .collect()
+            });
+            let list = PyList::empty(py);
+            for (span, outcome) in spans.iter().zip(outcomes) {
+                let item = match outcome {
+                    Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
+                    Outcome::Classified(step, root, matched) => {
+                        let step = self.step_to_py(py, &step)?;
+                        if shapes && !matched {
+                            (step, root, builder.build(span)?).into_bound_py_any(py)?
+                        } else {
+                            (step, root).into_bound_py_any(py)?
+                        }
+                    }
+                };
+                list.append(item)?;
+            }
+            Ok(list)
+        })
     }
 }

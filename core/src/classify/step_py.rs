@@ -1,18 +1,12 @@
 //! A Rust `Step` as the Python `semconv.step.Step` everything downstream reads (the assembler,
 //! the judge, the state), and back (for the Python classifier's steps handed to the core's hooks
-//! in tests). Built by one positional call of the dataclass: it runs once per span.
+//! in tests). Built by one positional call of the dataclass, the class the caller hands in (the
+//! core imports nothing from the package): it runs once per span.
 
 use super::step::{Kind, Limit, Step};
 use pyo3::prelude::*;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
-
-static STEP_CLASS: PyOnceLock<Py<PyType>> = PyOnceLock::new();
-
-fn step_class(py: Python<'_>) -> PyResult<&Bound<'_, PyType>> {
-    STEP_CLASS.import(py, "otel_agentcov.semconv.step", "Step")
-}
 
 /// The interned Python constant of a kind (`"llm"`...): the same object every time.
 fn kind_str(py: Python<'_>, kind: Kind) -> &Bound<'_, PyString> {
@@ -35,8 +29,9 @@ fn limit_str(py: Python<'_>, limit: Limit) -> &Bound<'_, PyString> {
     }
 }
 
-/// The Python Step of `step` (its `content` left None).
-pub fn step_to_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyAny>> {
+/// The Python Step of `step` (its `content` left None), an instance of `class`.
+pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Bound<'py, PyAny>> {
+    let py = class.py();
     fn any<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Bound<'py, PyAny>> {
         v.into_bound_py_any(py)
     }
@@ -84,7 +79,7 @@ pub fn step_to_py<'py>(py: Python<'py>, step: &Step) -> PyResult<Bound<'py, PyAn
         any(py, step.turn_count)?,
         any(py, &step.fault)?,
     ];
-    step_class(py)?.call1(PyTuple::new(py, args)?)
+    class.call1(PyTuple::new(py, args)?)
 }
 
 /// A Python Step as a Rust one (its `content` is not carried).

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyTuple};
 
+use crate::door::door;
 use fold::{AgentFold, AgentParams, Condition};
 use parse::{Config, Parsed};
 
@@ -29,13 +30,15 @@ fn parse_trials(
     data: &[u8],
     state_attributes: Vec<String>,
     max_spans: usize,
-) -> Option<TrialFile> {
-    let config = Config {
-        state_attributes: &state_attributes,
-        max_spans,
-    };
-    py.detach(|| parse::parse(data, &config))
-        .map(|parsed| TrialFile { parsed })
+) -> PyResult<Option<TrialFile>> {
+    door(|| {
+        let config = Config {
+            state_attributes: &state_attributes,
+            max_spans,
+        };
+        let parsed = py.detach(|| parse::parse(data, &config));
+        Ok(parsed.map(|parsed| TrialFile { parsed }))
+    })
 }
 
 /// What `fold` takes per agent: (granularity is tool, max depth, restricted tool names, max
@@ -51,75 +54,81 @@ type Params = (
     usize,
 );
 
+/// What `doc_shape` gives: (the document's keys, its `format`, whether it reads as Zipkin).
+type DocShape<'a> = (Option<Vec<&'a str>>, Option<&'a str>, bool);
+
 #[pymethods]
 impl TrialFile {
-    fn __len__(&self) -> usize {
-        self.parsed.trials.len()
+    fn __len__(&self) -> PyResult<usize> {
+        door(|| Ok(self.parsed.trials.len()))
     }
 
     /// The agents of the runs, in first-seen order.
-    fn agents(&self) -> Vec<&str> {
-        let mut seen = vec![false; self.parsed.names.list.len()];
-        let mut agents = Vec::new();
-        for trial in &self.parsed.trials {
-            if let Some(slot) = seen.get_mut(trial.agent as usize) {
-                if !*slot {
-                    *slot = true;
-                    agents.push(self.parsed.names.get(trial.agent));
+    fn agents(&self) -> PyResult<Vec<&str>> {
+        door(|| {
+            let mut seen = vec![false; self.parsed.names.list.len()];
+            let mut agents = Vec::new();
+            for trial in &self.parsed.trials {
+                if let Some(slot) = seen.get_mut(trial.agent as usize) {
+                    if !*slot {
+                        *slot = true;
+                        agents.push(self.parsed.names.get(trial.agent));
+                    }
                 }
             }
-        }
-        agents
+            Ok(agents)
+        })
     }
 
     /// What `input_kind` reads of the document: (its keys when it is an object, its `format`
     /// string, whether it is a list of objects that all have `traceId` and `id`).
-    fn doc_shape(&self) -> (Option<Vec<&str>>, Option<&str>, bool) {
-        let p = &self.parsed;
-        let keys = p
-            .doc_keys
-            .as_ref()
-            .map(|keys| keys.iter().map(String::as_str).collect());
-        (keys, p.format.as_deref(), p.zipkin_keys)
+    fn doc_shape(&self) -> PyResult<DocShape<'_>> {
+        door(|| {
+            let p = &self.parsed;
+            let keys = p
+                .doc_keys
+                .as_ref()
+                .map(|keys| keys.iter().map(String::as_str).collect());
+            Ok((keys, p.format.as_deref(), p.zipkin_keys))
+        })
     }
 
     /// The tool names called, each once.
-    fn tools(&self) -> Vec<&str> {
-        self.parsed
-            .tools
-            .iter()
-            .map(|&id| self.parsed.names.get(id))
-            .collect()
+    fn tools(&self) -> PyResult<Vec<&str>> {
+        door(|| {
+            let names = &self.parsed.names;
+            Ok(self.parsed.tools.iter().map(|&id| names.get(id)).collect())
+        })
     }
 
     /// (action, error) of each distinct step that is neither a tool nor a model call, as the
     /// file gives them (None: absent or blank).
-    fn other_steps(&self) -> Vec<(Option<&str>, Option<&str>)> {
-        self.parsed
-            .others
-            .iter()
-            .map(|(a, e)| (a.as_deref(), e.as_deref()))
-            .collect()
+    fn other_steps(&self) -> PyResult<Vec<(Option<&str>, Option<&str>)>> {
+        door(|| {
+            let others = self.parsed.others.iter();
+            Ok(others.map(|(a, e)| (a.as_deref(), e.as_deref())).collect())
+        })
     }
 
     /// ("label.key", where first seen) of every key the reader does not read.
-    fn unknown_keys(&self) -> Vec<(&str, &str)> {
-        self.parsed
-            .unknown
-            .iter()
-            .map(|(k, w)| (k.as_str(), w.as_str()))
-            .collect()
+    fn unknown_keys(&self) -> PyResult<Vec<(&str, &str)>> {
+        door(|| {
+            let unknown = self.parsed.unknown.iter();
+            Ok(unknown.map(|(k, w)| (k.as_str(), w.as_str())).collect())
+        })
     }
 
     /// Spans the trials stand for, by kind.
-    fn kinds(&self) -> Vec<(&'static str, u64)> {
-        let k = &self.parsed.kinds;
-        vec![
-            ("agent", k.agent),
-            ("llm", k.llm),
-            ("tool", k.tool),
-            ("other", k.other),
-        ]
+    fn kinds(&self) -> PyResult<Vec<(&'static str, u64)>> {
+        door(|| {
+            let k = &self.parsed.kinds;
+            Ok(vec![
+                ("agent", k.agent),
+                ("llm", k.llm),
+                ("tool", k.tool),
+                ("other", k.other),
+            ])
+        })
     }
 
     /// Each agent's share of the state, for the agents in `params` (see state/trial_fold.py);
@@ -130,47 +139,50 @@ impl TrialFile {
         params: HashMap<String, Params>,
         trace_base: Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyDict>> {
-        let names = &self.parsed.names;
-        let mut by_id = HashMap::new();
-        for (agent, p) in params {
-            let mut restricted = vec![false; names.list.len()];
-            for tool in &p.2 {
-                if let Some(id) = names.list.iter().position(|n| n == tool) {
-                    restricted[id] = true;
+        door(|| {
+            let names = &self.parsed.names;
+            let mut by_id = HashMap::new();
+            for (agent, p) in params {
+                let mut restricted = vec![false; names.list.len()];
+                for tool in &p.2 {
+                    if let Some(id) = names.list.iter().position(|n| n == tool) {
+                        restricted[id] = true;
+                    }
                 }
-            }
-            let conditions =
-                p.6.iter()
+                let conditions = p
+                    .6
+                    .iter()
                     .map(|c| Condition::from_name(c))
                     .collect::<Option<Vec<_>>>()
                     .ok_or_else(|| pyo3::exceptions::PyValueError::new_err("unknown condition"))?;
-            let Some(id) = names.list.iter().position(|n| *n == agent) else {
-                continue;
-            };
-            by_id.insert(
-                u32::try_from(id).unwrap_or(u32::MAX),
-                AgentParams {
-                    by_tool: p.0,
-                    max_depth: p.1,
-                    restricted,
-                    max_steps: p.3,
-                    timeout_s: p.4,
-                    cost_hit: p.5,
-                    conditions,
-                    max_path_samples: p.7,
-                },
-            );
-        }
-        let folds = py.detach(|| fold::fold(&self.parsed, &by_id));
-        let out = PyDict::new(py);
-        let mut strings = Strings::new(py, &self.parsed);
-        for (agent, agg) in &folds {
-            out.set_item(
-                strings.get(*agent),
-                agent_dict(py, agg, &mut strings, &trace_base)?,
-            )?;
-        }
-        Ok(out)
+                let Some(id) = names.list.iter().position(|n| *n == agent) else {
+                    continue;
+                };
+                by_id.insert(
+                    u32::try_from(id).unwrap_or(u32::MAX),
+                    AgentParams {
+                        by_tool: p.0,
+                        max_depth: p.1,
+                        restricted,
+                        max_steps: p.3,
+                        timeout_s: p.4,
+                        cost_hit: p.5,
+                        conditions,
+                        max_path_samples: p.7,
+                    },
+                );
+            }
+            let folds = py.detach(|| fold::fold(&self.parsed, &by_id));
+            let out = PyDict::new(py);
+            let mut strings = Strings::new(py, &self.parsed);
+            for (agent, agg) in &folds {
+                out.set_item(
+                    strings.get(*agent),
+                    agent_dict(py, agg, &mut strings, &trace_base)?,
+                )?;
+            }
+            Ok(out)
+        })
     }
 }
 

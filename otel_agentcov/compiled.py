@@ -1,0 +1,45 @@
+"""The one door to the compiled core (`_core`, the Rust crate in core/: docs/core.md).
+
+No other package module imports `_core` (docs/architecture.md#the-seam): the core's functions
+and its errors are named here. The errors are the core's own, ValueErrors: `TraceFormatError`
+(bad input), `TooLarge` (past the element caps) and `CoreFailed`, a TraceFormatError that a panic
+of the core becomes at its door, so a caller refuses it as it refuses bad input and no caller
+handles a panic. The core imports nothing from the package: the types it builds are handed in,
+the SpanRecord type here, the Step class by its owner (`semconv`) to each Classifier.
+"""
+
+from __future__ import annotations
+
+from . import _core
+from ._core import (
+    CORE_FAILED,
+    Classifier,
+    CoreFailed,
+    TooLarge,
+    TraceFormatError,
+    TrialFile,
+    otlp_resource,
+    otlp_scope_name,
+    otlp_spans,
+    parse_trials,
+    sdk_step,
+    trace_ids,
+)
+from .records import SpanRecord
+
+__all__ = [
+    "CORE_FAILED",
+    "Classifier",
+    "CoreFailed",
+    "TooLarge",
+    "TraceFormatError",
+    "TrialFile",
+    "otlp_resource",
+    "otlp_scope_name",
+    "otlp_spans",
+    "parse_trials",
+    "sdk_step",
+    "trace_ids",
+]
+
+_core.bind_record_type(SpanRecord)
