@@ -5,13 +5,15 @@ notice it broken. For each module of the fail-safe core this draws a seeded samp
 mutants, runs that module's fast tests against each one, and scores killed / non-equivalent.
 Equivalent mutants (no test could tell them apart) are listed with a reason each in
 benchmarks/mutation_equivalents.yaml; every other survivor is printed, and a module under the
-target fails the run (exit 1). The table lands in benchmarks/RESULTS.md between markers, which
-`make bench` carries over. docs/contributing.md says when to run it.
+target fails the run (exit 1). Each module's latest measurement, mutant by mutant, is kept in
+benchmarks/mutation_scores.json (so a run of some modules, or one in another checkout, leaves
+the others' as they were measured); the table of all of them lands in benchmarks/RESULTS.md
+between markers, which `make bench` carries over. docs/contributing.md says when to run it.
 
 Mutants are made in a copy of the checkout under build/mutation/ (tracked and untracked files plus
 the compiled core), never in the working tree: an interrupted run leaves nothing mutated behind.
-Run: `.venv/bin/python benchmarks/mutation.py [--per-module N] [--seed S] [--only NAME]
-[--no-write]`.
+Run: `.venv/bin/python benchmarks/mutation.py [--per-module N] [--seed S] [--only NAME]...
+[--again] [--report] [--jobs N] [--no-write]`.
 """
 
 from __future__ import annotations
@@ -31,17 +33,22 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILD = ROOT / "build" / "mutation"
 EQUIVALENTS = ROOT / "benchmarks" / "mutation_equivalents.yaml"
+STORE = ROOT / "benchmarks" / "mutation_scores.json"  # each module's latest measurement
 RESULTS = ROOT / "benchmarks" / "RESULTS.md"
 BEGIN, END = "<!-- mutation: begin -->", "<!-- mutation: end -->"
 TARGET = 0.90  # killed / non-equivalent, per module
 PER_MODULE = 40
 SEED = 43
+# what a mutant's output ends with when its tests ran out of time: the fork server's alarm, or
+# cosmic-ray's own timeout (which writes just "timeout"); such kills are counted apart
+TIMED_OUT = "mutation: timed out"
 
 # pytest without the third-party plugins the selection never uses (langsmith's alone costs seconds
 # of CPU per start, and every mutant is a start); -x: a mutant is killed at its first failure.
@@ -74,16 +81,18 @@ MODULES = (
         "tests/test_coverage_semantics.py", "tests/test_stats.py", "tests/test_measures.py",
         "tests/test_contract_coverage.py", "tests/test_recommendations.py",
         "tests/test_contexts.py", "tests/test_report_schema.py", "tests/test_gate_declared.py",
+        "tests/test_arguments.py", "tests/test_faults_coverage.py",
     )),
     Module("stats/", ("otel_agentcov/stats",), (
         "tests/test_stats.py", "tests/test_gate.py", "tests/test_coverage_semantics.py",
-        "tests/test_compare.py",
+        "tests/test_compare.py", "tests/test_compare_cost.py",
     )),
     Module("state/ restricted attempts", (
         "otel_agentcov/state/facts.py::run_facts", "otel_agentcov/state/edges.py",
     ), (
-        "tests/test_coverage_semantics.py", "tests/test_restricted_names.py",
-        "tests/test_contract_least_privilege.py", "tests/test_compare.py",
+        "tests/test_run_facts.py", "tests/test_coverage_semantics.py",
+        "tests/test_restricted_names.py", "tests/test_contract_least_privilege.py",
+        "tests/test_compare.py",
     )),
     # tables before inference, inference only for what no entry claimed, conflicts unclassified,
     # a restricted name never hidden; then the structural pass over what is left
@@ -150,7 +159,10 @@ def serve(sock: str, tree: str) -> None:
                     os._exit(int(pytest.main(request["args"])))
                 code = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
                 out.seek(max(0, out.seek(0, 2) - 4000))
-                reply = {"code": code, "tail": out.read().decode(errors="replace")}
+                tail = out.read().decode(errors="replace")
+                if code == -signal.SIGALRM:  # a kill by the clock, told apart in the table
+                    tail += f"\n{TIMED_OUT}\n"
+                reply = {"code": code, "tail": tail}
                 try:
                     stream.write(json.dumps(reply).encode() + b"\n")
                 except OSError:
@@ -185,11 +197,60 @@ class Mutant:
         return (self.path, self.operator, self.before, self.after)
 
 
+KILLED, TIMEOUT, SURVIVED, VOID = "killed", "timeout", "survived", "void"  # a mutant's verdict
+
+
+@dataclass
+class Measurement:
+    """A module's sample as last measured, each mutant with its verdict (TIMEOUT: killed by
+    the clock). Kept in STORE, so the table keeps every module's latest measurement whichever
+    checkout or run measured it; equivalents are applied when it is scored."""
+
+    module: str
+    population: int = 0
+    run: dict[str, str] = field(default_factory=dict)  # seed, date, load, command, ...
+    note: str = ""  # why there is no score (interrupted, tests failing unmutated)
+    mutants: list[tuple[str, Mutant]] = field(default_factory=list)
+
+    def to_json(self) -> str:
+        """One line per mutant: a module's run changes its own lines of the file only."""
+        head = json.dumps({"population": self.population, "note": self.note, "run": self.run},
+                          sort_keys=True)
+        rows = sorted(json.dumps([v, m.path, m.line, m.operator, m.before, m.after])
+                      for v, m in self.mutants)
+        return head[:-1] + ', "mutants": [' + ",".join(f"\n  {r}" for r in rows) + "]}"
+
+    @classmethod
+    def from_dict(cls, module: str, d: dict[str, Any]) -> Measurement:
+        return cls(module, int(d["population"]), dict(d["run"]), str(d["note"]),
+                   [(v, Mutant("", path, op, line, before, after))
+                    for v, path, line, op, before, after in d["mutants"]])
+
+
+def newer(a: Measurement | None, b: Measurement | None) -> Measurement | None:
+    """The later of two measurements of a module (by the date its run started)."""
+    if a is None or b is None:
+        return a or b
+    return a if a.run.get("date", "") >= b.run.get("date", "") else b
+
+
+def load_store() -> dict[str, Measurement]:
+    data = json.loads(STORE.read_text(encoding="utf-8")) if STORE.exists() else {}
+    return {name: Measurement.from_dict(name, d) for name, d in data.items()}
+
+
+def save_store(measured: dict[str, Measurement]) -> None:
+    names = [m.name for m in MODULES if m.name in measured]
+    body = ",\n".join(f"{json.dumps(n)}: {measured[n].to_json()}" for n in names)
+    STORE.write_text("{\n" + body + "\n}\n", encoding="utf-8")
+
+
 @dataclass
 class Score:
     module: Module
     population: int = 0
     killed: list[Mutant] = field(default_factory=list)
+    timed_out: list[Mutant] = field(default_factory=list)  # of the killed: by the clock
     survived: list[Mutant] = field(default_factory=list)
     equivalent: list[Mutant] = field(default_factory=list)
     void: int = 0  # no mutation possible, or the worker failed: not a verdict on the tests
@@ -205,6 +266,33 @@ class Score:
     def rate(self) -> float | None:
         decided = len(self.killed) + len(self.survived)
         return len(self.killed) / decided if decided else None
+
+    @property
+    def met(self) -> bool:
+        return self.rate is not None and self.rate >= TARGET and not self.note
+
+
+def score(module: Module, measured: Measurement | None,
+          listed: dict[tuple[str, str, str, str], str]) -> Score:
+    """The module's score from its measurement, the equivalents listed now set aside."""
+    if measured is None:
+        return Score(module, note="not measured")
+    s = Score(module, population=measured.population, note=measured.note, run=measured.run)
+    for verdict, m in measured.mutants:
+        killed = verdict in (KILLED, TIMEOUT)
+        if verdict == VOID:
+            s.void += 1
+        elif m.key in listed:
+            s.equivalent.append(m)
+            if killed:
+                s.equivalent_killed.append(m)
+        elif killed:
+            s.killed.append(m)
+            if verdict == TIMEOUT:
+                s.timed_out.append(m)
+        else:
+            s.survived.append(m)
+    return s
 
 
 def copy_tree(dest: Path) -> None:
@@ -225,6 +313,14 @@ def copy_tree(dest: Path) -> None:
         raise SystemExit("mutation: no compiled core in otel_agentcov/; run `make` first")
     for core in cores:
         shutil.copy2(core, dest / "otel_agentcov" / core.name)
+
+
+def digests(tree: Path, module: Module) -> dict[str, str]:
+    """The module's files in `tree` by content: what `--again` checks its sample still fits."""
+    import hashlib
+
+    return {rel: hashlib.sha256((tree / rel).read_bytes()).hexdigest()
+            for rel in files_of(tree, module)}
 
 
 def files_of(tree: Path, module: Module) -> dict[str, tuple[str, ...] | None]:
@@ -330,8 +426,8 @@ def equivalents() -> dict[tuple[str, str, str, str], str]:
     return listed
 
 
-def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str, str], str],
-            command: str, again: bool = False) -> Score:
+def measure(module: Module, n: int, seed: int, command: str, again: bool = False
+            ) -> Measurement:
     """One module in a copy of its own, with a fork server of its own (modules may run at once).
     `again`: the last session's sample kept, its mutants not yet killed run against the
     checkout's tests as they are now."""
@@ -340,9 +436,10 @@ def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str,
     if again:
         if not (work / "population").exists():
             raise SystemExit(f"mutation: {module.name}: no session to run again")
-        before = {rel: (tree / rel).read_bytes() for rel in files_of(tree, module)}
+        sources = work / "sources.json"  # as sampled: an interrupted run leaves the tree mutated
+        before = json.loads(sources.read_text()) if sources.exists() else digests(tree, module)
         copy_tree(tree)
-        if any((tree / rel).read_bytes() != text for rel, text in before.items()):
+        if digests(tree, module) != before:
             raise SystemExit(f"mutation: {module.name}: its source changed since the session "
                              "(the mutants' places with it): run it afresh")
     else:
@@ -350,6 +447,7 @@ def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str,
             shutil.rmtree(work)
         work.mkdir(parents=True)
         copy_tree(tree)
+        (work / "sources.json").write_text(json.dumps(digests(tree, module)))
     sock.unlink(missing_ok=True)
     server = subprocess.Popen([sys.executable, str(tree / "benchmarks" / "mutation.py"), "--serve",
                                str(sock), str(tree)],
@@ -360,25 +458,26 @@ def measure(module: Module, n: int, seed: int, listed: dict[tuple[str, str, str,
             if server.poll() is not None:
                 raise SystemExit("mutation: the fork server did not start")
             time.sleep(0.2)
-        return run_module(module, work, str(sock), n, seed, listed, command, again)
+        return run_module(module, work, str(sock), n, seed, command, again)
     finally:
         server.kill()
         server.wait()
 
 
-def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
-               listed: dict[tuple[str, str, str, str], str], command: str, again: bool
-               ) -> Score:
+def run_module(module: Module, work: Path, sock: str, n: int, seed: int, command: str,
+               again: bool) -> Measurement:
     tree = work / "tree"
     env = {**os.environ, "PYTHONPATH": str(tree)}  # subprocesses of the tests import the copy too
     files = files_of(tree, module)
     started = time.perf_counter()
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
                               capture_output=True, text=True, check=False)
     if baseline.returncode != 0:  # no score from failing tests: this module is NOT MET
         print(f"mutation: {module.name}: the tests fail unmutated:\n"
               f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
-        return Score(module, note="its tests fail unmutated")
+        return Measurement(module.name, note="its tests fail unmutated",
+                           run={"date": date, "command": command})
     took = time.perf_counter() - started
     timeout = max(60.0, 4 * took)
     print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
@@ -393,29 +492,36 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int,
     else:
         cosmic_ray("init", str(cfg), str(session), "--force", cwd=tree, env=env)
         (work / "population").write_text(str(sample(session, files, tree, n, seed)))
-    measured.update({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-                     "load": f"{os.getloadavg()[0]:.1f}", "cores": str(os.cpu_count()),
-                     "command": command})
+    measured.update({"date": date, "load": f"{os.getloadavg()[0]:.1f}",
+                     "cores": str(os.cpu_count()), "command": command,
+                     "timeout": f"{timeout:.0f}"})
+    # written before the run too: an interrupted one is still the module's latest measurement
+    (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
     started = time.perf_counter()
     cosmic_ray("exec", str(cfg), str(session), cwd=tree, env=env)
     measured["seconds"] = f"{time.perf_counter() - started:.0f}"
     (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
-    score = collect(module, work, listed)
-    print(f"mutation: {module.name}: {len(score.killed)} killed, {len(score.survived)} survived, "
-          f"{len(score.equivalent)} equivalent, {score.void} void: {_pct(score.rate)}",
-          flush=True)
-    return score
+    result = collect(work, module.name)
+    assert result is not None  # the session was just made
+    verdicts = [v for v, _ in result.mutants]
+    print(f"mutation: {module.name}: {verdicts.count(KILLED)} killed, "
+          f"{verdicts.count(TIMEOUT)} timed out, {verdicts.count(SURVIVED)} survived, "
+          f"{verdicts.count(VOID)} void", flush=True)
+    return result
 
 
 def reopen(session: Path, work: Path) -> dict[str, str]:
     """Forget every verdict of the session but the kills (and the skips outside the sample), so
-    `cosmic-ray exec` runs the rest again; the sample's seed and size as the last run recorded
-    them (none when it was interrupted: the arguments' are taken)."""
+    `cosmic-ray exec` runs the rest again, kills by the clock too (load may have faked them);
+    the sample's seed and size as the last run recorded them (none when it was interrupted:
+    the arguments' are taken)."""
     import sqlite3
 
     with sqlite3.connect(session) as db:
+        db.create_function("timed_out", 1, lambda out: verdict({
+            "worker_outcome": "normal", "test_outcome": "killed", "output": out}) == TIMEOUT)
         db.execute("DELETE FROM work_results WHERE worker_outcome != 'SKIPPED' AND "
-                   "(test_outcome IS NULL OR test_outcome != 'KILLED')")
+                   "(test_outcome IS NULL OR test_outcome != 'KILLED' OR timed_out(output))")
     first = work / "run.json"
     kept = json.loads(first.read_text(encoding="utf-8")) if first.exists() else {}
     return {k: kept[k] for k in ("seed", "per_module") if k in kept}
@@ -425,14 +531,14 @@ def workdir(module: Module) -> Path:
     return BUILD / re.sub(r"\W+", "_", module.name).strip("_")
 
 
-def collect(module: Module, work: Path, listed: dict[tuple[str, str, str, str], str]) -> Score:
-    """The module's score from its cosmic-ray session (what `--report` reads again)."""
+def collect(work: Path, name: str) -> Measurement | None:
+    """The module's measurement from its cosmic-ray session here (None: no session here)."""
     session = work / "session.sqlite"
     if not (work / "population").exists():
-        return Score(module, note="not measured")
-    score = Score(module, population=int((work / "population").read_text()))
+        return None
+    measured = Measurement(name, population=int((work / "population").read_text()))
     if (work / "run.json").exists():
-        score.run = json.loads((work / "run.json").read_text(encoding="utf-8"))
+        measured.run = json.loads((work / "run.json").read_text(encoding="utf-8"))
     pending = 0
     for line in cosmic_ray("dump", str(session), cwd=work, env=dict(os.environ)).splitlines():
         item, result = json.loads(line)
@@ -441,60 +547,71 @@ def collect(module: Module, work: Path, listed: dict[tuple[str, str, str, str], 
             continue
         if result["worker_outcome"] == "skipped":
             continue
-        m = mutant(item, result)
-        killed = result["test_outcome"] == "killed"
-        if result["worker_outcome"] != "normal":
-            score.void += 1
-        elif m.key in listed:
-            score.equivalent.append(m)
-            if killed:
-                score.equivalent_killed.append(m)
-        elif killed:
-            score.killed.append(m)
-        else:
-            score.survived.append(m)
+        measured.mutants.append((verdict(result), mutant(item, result)))
     if pending:  # a score of part of the sample is no score: NOT MET until `--again` ends it
-        score.note = f"interrupted: {pending} of the sample not run"
-    return score
+        measured.note = f"interrupted: {pending} of the sample not run"
+    return measured
+
+
+def verdict(result: dict[str, Any]) -> str:
+    """KILLED, TIMEOUT (cosmic-ray's own timeout writes "timeout"; the fork server's alarm
+    TIMED_OUT; a fork killed before it wrote anything leaves no output), SURVIVED or VOID."""
+    if result["worker_outcome"] != "normal":
+        return VOID
+    if result["test_outcome"] != "killed":
+        return SURVIVED
+    output = str(result.get("output") or "").strip()
+    return TIMEOUT if output in ("", "timeout") or TIMED_OUT in output else KILLED
 
 
 def _pct(rate: float | None) -> str:
     return "n/a" if rate is None else f"{100 * rate:.0f} %"
 
 
-def table(scores: Sequence[Score]) -> str:
+def table(scores: Sequence[Score], listed: dict[tuple[str, str, str, str], str]) -> str:
     """The score per module, each with the sample and the run that measured it (modules may come
-    from different runs: `--only`, then `--report`)."""
+    from different runs), then the survivors, the kills by the clock and the equivalents set
+    aside with their reasons."""
     lines = [
         "Mutation score of the fail-safe core (`make mutation`: cosmic-ray, a seeded sample per "
         f"module; score = killed / (sampled - equivalent - void), target >= {TARGET:.0%} per "
-        "module; load = the 1-minute load average when the module's mutants started).",
+        "module; load = the 1-minute load average when the module's mutants started; "
+        "timeouts = kills by the clock, the mutant's tests still running at 4x the module's "
+        "unmutated run, at least 60 s).",
         "",
-        "| module | mutants | sampled | equivalent | killed | survived | void | score | status "
-        "| seed | measured | load | seconds | run |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|",
+        "| module | mutants | sampled | equivalent | killed | timeouts | survived | void | score "
+        "| status | seed | measured | load | seconds | run |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|---:|---:|---:|",
     ]
     commands: list[str] = []
     for s in scores:
-        met = s.rate is not None and s.rate >= TARGET and not s.note
         run = s.run.get("command")
         if run is not None and run not in commands:
             commands.append(run)
         lines.append(
             f"| {s.module.name} | {s.population} | {s.sampled} | {len(s.equivalent)} | "
-            f"{len(s.killed)} | {len(s.survived)} | {s.void} | {_pct(s.rate)} | "
-            f"{'met' if met else 'NOT MET'}{f' ({s.note})' if s.note else ''} | "
+            f"{len(s.killed)} | {len(s.timed_out)} | {len(s.survived)} | {s.void} | "
+            f"{_pct(s.rate)} | {'met' if s.met else 'NOT MET'}"
+            f"{f' ({s.note})' if s.note else ''} | "
             f"{s.run.get('seed', '')} | {s.run.get('date', '')} | {s.run.get('load', '')} | "
             f"{s.run.get('seconds', '')} | {commands.index(run) + 1 if run else ''} |")
     cores = sorted({s.run["cores"] for s in scores if "cores" in s.run})
     lines += ["", f"Runs ({'/'.join(cores) or '?'} cores, `nice -n 10`):"]
     lines += [f"{i}. `{c}`" for i, c in enumerate(commands, 1)]
-    survivors = [m for s in scores for m in s.survived]
-    if survivors:
-        lines += ["", "Survivors:"]
-        lines += [f"- {m.path}:{m.line} {m.operator}: `{m.before}` -> `{m.after}`"
-                  for m in survivors]
+    for title, found in (("Survivors", [m for s in scores for m in s.survived]),
+                         ("Killed by the clock", [m for s in scores for m in s.timed_out])):
+        if found:
+            lines += ["", f"{title}:"]
+            lines += [_listed(m) for m in found]
+    equivalent = [m for s in scores for m in s.equivalent]
+    if equivalent:
+        lines += ["", f"Equivalent, set aside ({EQUIVALENTS.relative_to(ROOT)}):"]
+        lines += [f"{_listed(m)}: {' '.join(listed[m.key].split())}" for m in equivalent]
     return "\n".join(lines)
+
+
+def _listed(m: Mutant) -> str:
+    return f"- {m.path}:{m.line} {m.operator}: `{m.before}` -> `{m.after}`"
 
 
 def write_results(text: str) -> None:
@@ -529,13 +646,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-module", type=int, default=PER_MODULE,
                         help=f"mutants sampled per module (default {PER_MODULE})")
     parser.add_argument("--seed", type=int, default=SEED, help=f"sample seed (default {SEED})")
-    parser.add_argument("--only", action="append", choices=[m.name for m in MODULES])
-    parser.add_argument("--no-write", action="store_true", help="do not update RESULTS.md")
+    parser.add_argument("--only", action="append", choices=[m.name for m in MODULES],
+                        help="measure (or report) this module only; repeat for more. The table "
+                             "keeps every other module's latest measurement")
+    parser.add_argument("--no-write", action="store_true",
+                        help=f"update neither {STORE.name} nor RESULTS.md")
     parser.add_argument("--again", action="store_true",
                         help="the last run's sample again: its mutants not killed yet (survived, "
-                             "void or never run) against the tests as they are now")
+                             "void, never run, or killed by the clock) against the tests as "
+                             "they are now")
     parser.add_argument("--report", action="store_true",
-                        help="no run: the table again from the last run's sessions")
+                        help=f"no run: the table again from {STORE.name}, each module's "
+                             "session in build/mutation/ taken instead when it is newer")
     parser.add_argument("--jobs", type=int, default=1,
                         help="modules measured at once, each in its own copy (default 1)")
     parser.add_argument("--serve", nargs=2, metavar=("SOCKET", "TREE"), help=argparse.SUPPRESS)
@@ -550,22 +672,27 @@ def main(argv: list[str] | None = None) -> int:
         return ask(args.ask, args.timeout, args.pytest_args)
     listed = equivalents()
     command = shlex.join(["benchmarks/mutation.py", *(sys.argv[1:] if argv is None else argv)])
-    if args.report:
-        scores = [collect(m, workdir(m), listed) for m in _modules(args.only)]
+    store = load_store()
+    chosen = list(_modules(args.only))
+    if args.report:  # a session here replaces the stored measurement it is newer than
+        fresh = {m.name: newer(collect(workdir(m), m.name), store.get(m.name)) for m in chosen}
     else:
         with ThreadPoolExecutor(args.jobs) as pool:
-            scores = list(pool.map(
-                lambda m: measure(m, args.per_module, args.seed, listed, command, args.again),
-                _modules(args.only)))
-    for score in scores:
-        for m in score.equivalent_killed:
+            fresh = dict(zip([m.name for m in chosen], pool.map(
+                lambda m: measure(m, args.per_module, args.seed, command, args.again),
+                chosen), strict=True))
+    latest = {**store, **{k: v for k, v in fresh.items() if v is not None}}
+    scores = [score(m, latest.get(m.name), listed) for m in MODULES]
+    for s in scores:
+        for m in s.equivalent_killed:
             print(f"listed as equivalent but killed (remove it from {EQUIVALENTS.name}): "
                   f"{m.path}:{m.line} {m.operator} `{m.before}` -> `{m.after}`")
-    text = table(scores)
+    text = table(scores, listed)
     print("\n" + text)
-    if not args.no_write and not args.only:
+    if not args.no_write:
+        save_store(latest)
         write_results(text)
-    return 0 if all(s.rate is not None and s.rate >= TARGET and not s.note for s in scores) else 1
+    return 0 if all(s.met for s in scores if s.module in chosen) else 1
 
 
 if __name__ == "__main__":

@@ -261,3 +261,15 @@ def test_compare_names_the_argument_items_lost_between_versions() -> None:
     lost, new = set_changes(*sides)
     assert lost["arguments"] == ["get_weather: units", 'get_weather: units="c"']
     assert new["arguments"] == []
+
+
+@pytest.mark.parametrize(("item", "advice"), [
+    ("tags:empty", "pass `tags` as an empty array"),
+    ("tags:non-empty", "pass `tags` as a non-empty array"),
+])
+def test_the_advice_for_an_array_facet_names_which_array(item: str, advice: str) -> None:
+    """An argument recommendation says what a call must pass: the empty and the non-empty
+    facets of an array ask for opposite things (docs/report.md#argument-coverage)."""
+    from otel_agentcov.snapshot.arguments import how_to_exercise
+
+    assert how_to_exercise(item) == advice

@@ -97,6 +97,20 @@ def test_a_rise_ruled_out_passes(tmp_path: Path) -> None:
     assert eur_cost["p_value"] == pytest.approx(0.5)
 
 
+def test_a_small_rise_the_interval_cannot_rule_out_is_inconclusive(tmp_path: Path) -> None:
+    """The first test's baseline against 1.1 1.3 0.9 1.1 1.1 EUR: a rise of 0.1 with the same
+    se 0.0894427 and df 8, interval 0.1 ± 0.206254 = [-0.106254, 0.306254]. Its upper bound is
+    over 5 % of the baseline mean (0.05), so no PASS; t = 1.118 lies between the t table's
+    one-sided 0.85 (1.108) and 0.90 (1.397) quantiles at df 8, p in (0.10, 0.15) > α: neither
+    a rise ruled out nor one shown."""
+    agent = cost_of(tmp_path, eur(1.0, 1.2, 0.8, 1.0, 1.0), eur(1.1, 1.3, 0.9, 1.1, 1.1))
+    eur_cost = agent["cost"]["currencies"]["EUR"]
+    assert eur_cost["verdict"] == "INCONCLUSIVE" and eur_cost["reason"] is None
+    assert eur_cost["rise_ci95"] == pytest.approx([0.1 - 0.206254, 0.1 + 0.206254], abs=1e-5)
+    assert 0.10 < eur_cost["p_value"] < 0.15
+    assert "cost_regression" not in agent["flags"]
+
+
 def test_too_few_runs_to_rule_out_a_rise_is_inconclusive(tmp_path: Path) -> None:
     """1 2 3 EUR on both sides: no rise seen, but se √(1/3 + 1/3) = 0.816497, df 4, half-width
     2.776445 × se = 2.266956, far above 5 % of 2 = 0.1: undecided, never a pass."""

@@ -39,15 +39,15 @@ CONTRACTS: list[dict[str, Any]] = [
 RUNS = [("test_search", ["search"]), ("test_refund", ["verify", "issue_refund"])]
 
 
-def _state(contracts: list[dict[str, Any]], expect: list[dict[str, Any]] | None = None
-           ) -> tuple[CoverageSpec, CoverageState]:
+def _state(contracts: list[dict[str, Any]], expect: list[dict[str, Any]] | None = None,
+           runs: list[tuple[str, list[str]]] = RUNS) -> tuple[CoverageSpec, CoverageState]:
     entry: dict[str, Any] = {"name": "a", "tools": ["search", "verify", "issue_refund"],
                              "contracts": contracts}
     if expect is not None:
         entry["expect"] = expect
     spec = CoverageSpec.from_dict({"version": 1, "agents": [entry]})
     state = CoverageState()
-    for i, (context, calls) in enumerate(RUNS, start=1):
+    for i, (context, calls) in enumerate(runs, start=1):
         steps = [Step(i, j, None, TOOL, j, j, "a", tool=t) for j, t in enumerate(calls, 1)]
         run = AgentRun("a", i, 0, 10, steps=steps, context=context)
         state.update(run, spec.for_agent("a"), judge(run, spec.for_agent("a")))
@@ -122,3 +122,40 @@ def test_prometheus_counts_not_exercised_in_the_contract_family() -> None:
     ratio = [s.value for family in text_string_to_metric_families(exposition(_report()).decode())
              if family.name == "agentcov_contract_coverage_ratio" for s in family.samples]
     assert ratio == [pytest.approx(2 / 3)]
+
+
+def test_violations_first_each_gated_by_its_own_contracts_fail_on() -> None:
+    """Four contracts, each gated by its own `fail_on` (docs/contracts.md), over two runs:
+      R1 search ×2, verify ×2, issue_refund   -> a_lax and c_lax violated
+      R2 search, verify ×2, issue_refund ×2   -> c_lax and b_strict violated
+    Rows, most violations first, then by severity: c_lax (2 of 2 decided, rate 1), b_strict
+    (high, 1 of 2: 0.5), a_lax (medium, 1 of 2: 0.5), d_lax (never violated). a_lax's runs split
+    1 satisfied / 1 violated: decided both times, so every behaviour is exercised (coverage 1).
+    Gated (severity at or above the row's own contract's fail_on): c_lax and a_lax (medium >=
+    low), not b_strict (high < critical): 2 + 1 = 3 violations, the reason naming those two;
+    d_lax gates too but has no violation to name."""
+    def calls(contract: str, fail_on: str, behavior: str, tool: str, most: int) -> dict[str, Any]:
+        return {"name": contract, "fail_on": fail_on, "must": [
+            {"behavior": behavior, "calls": {"tool": tool, "max": most}, "severity": "medium"
+             if fail_on == "low" else "high"}]}
+
+    contracts = [calls("b_strict", "critical", "one_refund", "issue_refund", 1),
+                 calls("a_lax", "low", "one_search", "search", 1),
+                 calls("c_lax", "low", "one_verify", "verify", 1),
+                 calls("d_lax", "low", "few_searches", "search", 2)]
+    runs = [("t1", ["search", "search", "verify", "verify", "issue_refund"]),
+            ("t2", ["search", "verify", "verify", "issue_refund", "issue_refund"])]
+    spec, state = _state(contracts, runs=runs)
+    agent = compute_snapshot(state, spec).to_dict()["agents"]["a"]
+    rows = [(f"{r['contract']}.{r['behavior']}", r["severity"], r["satisfied"], r["violated"],
+             r["violation_rate"]) for r in agent["contracts"]]
+    assert rows == [("c_lax.one_verify", "medium", 0, 2, 1.0),
+                    ("b_strict.one_refund", "high", 1, 1, 0.5),
+                    ("a_lax.one_search", "medium", 1, 1, 0.5),
+                    ("d_lax.few_searches", "medium", 2, 0, 0.0)]
+    assert agent["coverage"]["contracts"] == 1.0
+    gate = {e["target"]: e for e in agent["expect"]}["contracts.violations_at_or_above_fail_on"]
+    assert (gate["value"], gate["passed"]) == (3, False)
+    assert gate["reason"] == (
+        "3 is greater than the maximum of 0: contract c_lax.one_verify (medium) violated ×2, "
+        "contract a_lax.one_search (medium) violated ×1")

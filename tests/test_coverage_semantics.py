@@ -422,3 +422,46 @@ def test_restricted_requests_beyond_the_calls_seen_are_denied_attempts() -> None
         {"tool": "force_push", "outcome": "executed", "count": 1},
     ]
     assert r["edges"]["restricted_attempts"] == 4
+
+
+def test_a_tool_whose_every_call_failed_was_called() -> None:
+    """A tool seen only failing was called, so it is not uncovered (never called) but
+    errors_only, and it does not count towards tool coverage either (docs/semantics.md: a tool
+    counts once a call succeeded): coverage 1 of 4, uncovered t3 and t4."""
+    eng = CoverageEngine(spec(tools=["t1", "t2", "t3", "t4"]))
+    run(eng, "a", [("tool", "t1")])
+    run(eng, "a", [("tool", "t2", "Timeout")])
+    tools = report(eng)["tools"]
+    assert tools["called"] == {"t1": {"ok": 1, "error": 0}, "t2": {"ok": 0, "error": 1}}
+    assert (tools["uncovered"], tools["errors_only"]) == (["t3", "t4"], ["t2"])
+    assert report(eng)["coverage"]["tool"] == 0.25
+
+
+def test_the_step_that_lifts_the_overall_off_zero_comes_first() -> None:
+    """Five counted dimensions, model at 0 (neither declared model used), so the overall is 0
+    whatever else rises: only naming a model lifts it (docs/semantics.md: the steps that would
+    raise the overall most first). Next the tool steps (1/4 each, tool 1/4 -> 2/4 rises the
+    geometric mean more than a sixth boundary or a second model would), uncovered before
+    errors-only."""
+    eng = CoverageEngine(spec(tools=["t1", "t2", "t3", "t4"], models=["m-a", "m-b"],
+                              boundaries={"max_steps": 2}))
+    run(eng, "a", [("llm", "m-x"), ("tool", "t1")])
+    run(eng, "a", [("tool", "t2", "Timeout")])
+    r = report(eng)
+    assert r["coverage"]["counted"] == ["tool", "path", "state", "boundary", "model"]
+    assert (r["coverage"]["model"], r["coverage"]["overall"]) == (0.0, 0.0)
+    steps = [(s["kind"], s["subject"]) for s in r["recommendations"]]
+    assert steps[:5] == [("model", "m-a"), ("model", "m-b"), ("uncovered_tool", "t3"),
+                         ("uncovered_tool", "t4"), ("errors_only_tool", "t2")]
+
+
+def test_an_agent_without_a_recorded_run_observes_no_path_or_state() -> None:
+    """An agent the state knows only from a late event (no run folded): 0 paths and 0 states
+    observed, nothing estimated from nothing."""
+    from otel_agentcov.snapshot import compute_snapshot
+
+    state = CoverageState()
+    state.agent("a", 0)
+    r = compute_snapshot(state, spec()).to_dict()["agents"]["a"]
+    assert (r["paths"]["observed"], r["paths"]["estimated"]) == (0, None)
+    assert (r["states"]["observed"], r["states"]["estimated"]) == (0, None)

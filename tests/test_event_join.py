@@ -5,7 +5,13 @@ from each test's sequence."""
 from __future__ import annotations
 
 from otel_agentcov.assembler import AgentRun, Bounds, RunAssembler
-from otel_agentcov.assembler.events import Closed, LateDecision, join, unjoined_denials
+from otel_agentcov.assembler.events import (
+    Closed,
+    LateDecision,
+    LateState,
+    join,
+    unjoined_denials,
+)
 from otel_agentcov.semconv.events import ToolDecision
 from otel_agentcov.semconv.step import AGENT, TOOL, WORKFLOW, Step
 
@@ -176,3 +182,71 @@ def test_a_step_whose_kind_was_decoded_joins_its_call() -> None:
     subtree = {1: agent(), 2: call}
     assert join(subtree, [event("deny", "c1", span_id=1)]) == ([], 0)
     assert call.decision == "deny" and sorted(subtree) == [1, 2]
+
+
+def test_which_decision_for_a_call_counts() -> None:
+    """docs/semantics.md#decisions, every pair by hand: a call's first decision counts; so
+    does the answer to a pending approval, and a deny after anything but a deny; all else is
+    a duplicate, a pending approval asked again among them."""
+    from otel_agentcov.assembler.events import _resolves
+
+    allow, deny, ask = "allow", "deny", "require_approval"
+    counted = {(before, outcome) for before in (None, allow, deny, ask)
+               for outcome in (allow, deny, ask) if _resolves(before, outcome)}
+    assert counted == {(None, allow), (None, deny), (None, ask), (allow, deny),
+                       (ask, allow), (ask, deny)}
+
+
+def test_a_folded_run_is_remembered_past_its_delegation_tokens() -> None:
+    """A run of `support` (span 1) that delegated (a delegate token, span 3) and then called
+    a tool (span 2, call c1): remembered are both spans and the call, 3 entries, so a late
+    decision of c1 still finds its run; the trace's agent is support, another trace's none."""
+    from otel_agentcov.semconv.step import DELEGATE
+
+    token = Step(trace_id=TRACE, span_id=3, parent_id=1, kind=DELEGATE, start_ns=1, end_ns=1,
+                 fallback_agent="support", agent="billing")
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[token, tool("c1")], span_id=1)],
+                    0.0)
+    assert closed.entries == 3
+    assert closed.agent_of(TRACE) == "support" and closed.agent_of(TRACE + 1) is None
+
+
+def test_events_after_a_state_change_still_join() -> None:
+    """A state change recorded in the agent's span, then a deny of call c1 and a deny
+    recorded inside a tool span without a call id (span 3) but naming call c9: the state
+    change joins the agent's span as a state step, c1's deny its span, and the other deny the
+    span it was recorded in (its call id cannot disagree with a span that has none)."""
+    from otel_agentcov.semconv.events import StateChange
+
+    subtree = {1: agent(), 2: tool("c1"), 3: tool("", span_id=3)}
+    subtree[3].call_id = None
+    change = StateChange(TRACE, 1, 1, ("stage",), 4, "svc")
+    left, duplicates = join(subtree, [change, event("deny", "c1", span_id=1),
+                                      event("deny", "c9", span_id=3)])
+    assert (left, duplicates) == ([], 0)
+    assert (subtree[2].decision, subtree[3].decision) == ("deny", "deny")
+    assert sorted(s.kind for s in subtree.values()) == ["agent", "state", "tool", "tool"]
+
+
+def test_a_state_change_of_a_folded_run_goes_to_the_run_of_its_span() -> None:
+    from otel_agentcov.semconv.events import StateChange
+
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)], 0.0)
+    change = StateChange(TRACE, 2, 1, ("stage",), 4, "svc")
+    assert closed.late_state(change) == LateState("support", change.tokens())
+
+
+def test_folded_traces_past_the_entry_bound_are_forgotten_oldest_first() -> None:
+    """Room for 3 entries: trace A (span 1 and its tool span with call c1: 3 entries), then
+    trace B (3 more): 6 > 3, so A, the oldest, is forgotten and B kept."""
+    closed = Closed(3)
+    run = [AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)]
+    closed.remember(run, 0.0)
+    assert closed.entries == 3 and closed.agent_of(TRACE) == "support"
+    other = Step(trace_id=TRACE + 1, span_id=2, parent_id=1, kind=TOOL, start_ns=1, end_ns=2,
+                 fallback_agent="svc", tool="lookup", call_id="c2")
+    closed.remember([AgentRun("billing", TRACE + 1, 0, 10, steps=[other], span_id=1)], 1.0)
+    assert closed.entries == 3
+    assert (closed.agent_of(TRACE), closed.agent_of(TRACE + 1)) == (None, "billing")

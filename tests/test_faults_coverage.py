@@ -48,8 +48,8 @@ def four_runs() -> list[list[SpanRecord]]:
     ]
 
 
-def engine_of(runs: list[list[SpanRecord]]) -> CoverageEngine:
-    engine = CoverageEngine(CoverageSpec.from_dict(SPEC))
+def engine_of(runs: list[list[SpanRecord]], spec: dict[str, Any] = SPEC) -> CoverageEngine:
+    engine = CoverageEngine(CoverageSpec.from_dict(spec))
     for run in runs:
         ingest(engine, run)
     engine.flush_all()
@@ -80,6 +80,16 @@ def test_provoked_natural_recovered_per_condition_family_and_tool() -> None:
     # lookup failed in runs 1 and 2; run 2 recovered; refund never failed: 1 of 2 known tools
     assert faults["tools"] == {"lookup": {"failed": 2, "recovered": 1}}
     assert faults["failure_paths_pct"] == 50.0
+
+
+def test_failure_paths_count_the_known_tools_that_recovered_from_a_failure() -> None:
+    """The same runs with a third known tool: lookup is still the only tool that failed and
+    recovered (run 2); refund and cancel never failed, so they have no failure path covered
+    either: 1 of 3."""
+    spec = {"version": 1, "agents": [{"name": "support",
+                                      "tools": ["lookup", "refund", "cancel"]}]}
+    faults = report(engine_of(four_runs(), spec))["faults"]
+    assert faults["failure_paths_pct"] == pytest.approx(100 / 3)
 
 
 def test_gate_targets_for_faults() -> None:

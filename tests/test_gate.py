@@ -231,3 +231,45 @@ def test_an_incomplete_input_is_one_failing_check_per_reason_that_allows_none() 
     # runs known to be missing are not undecidable: --allow-inconclusive does not pass them
     assert gate.outcome(checks, allow_inconclusive=True) == 1
     assert gate.incomplete([]) == []
+
+
+def test_an_agent_the_report_lists_without_a_run_is_one_inconclusive_check() -> None:
+    """A report (a state file) may list an agent whose runs were never folded (only a late
+    decision of it arrived): named by the spec and without a run, it is the same one
+    INCONCLUSIVE check, expecting at least one run, as an agent missing from the report."""
+    from otel_agentcov.snapshot import compute_snapshot
+    from otel_agentcov.state import CoverageState
+
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "triage"}]})
+    state = CoverageState()
+    state.agent("triage", 0)
+    checks = gate.evaluate(compute_snapshot(state, spec).to_dict(), spec)
+    assert [_fields(c)[:5] for c in checks] == [
+        ("triage", "runs.count", 0, {"minimum": 1}, INCONCLUSIVE)]
+    assert 'triage  runs.count  0      {"minimum": 1}  INCONCLUSIVE' in gate.render_table(checks)
+
+
+def _fields(c: Check) -> tuple[Any, ...]:
+    return (c.agent, c.target, c.value, c.matcher, c.verdict, c.reason)
+
+
+def test_dropped_spans_are_one_check_expecting_none_that_allows_none() -> None:
+    """Two spans dropped from a full queue: one INCONCLUSIVE check whose matcher says none may
+    be dropped (maximum 0), not passed even with --allow-inconclusive."""
+    checks = gate.dropped({"spans.queue_full": 2})
+    assert [_fields(c)[:5] for c in checks] == [
+        ("*", "data.dropped", 2, {"maximum": 0}, INCONCLUSIVE)]
+    assert checks[0].reason.startswith("2 spans (queue_full 2) dropped before they were judged")
+    assert gate.outcome(checks, allow_inconclusive=True) == 3
+    assert gate.dropped({}) == []
+
+
+def test_the_summary_counts_verdicts_read_back_from_json() -> None:
+    """A check's verdict is a string, counted by its value: a verdict read back from JSON
+    (an equal string, not the same object) counts like the module's own."""
+    import json
+
+    checks = [Check("a", "runs.count", 1, {"minimum": 1}, json.loads(f'"{v}"'), "")
+              for v in (PASS, PASS, FAIL)]
+    assert gate.render_table(checks).splitlines()[-1] == (
+        "gate FAILED: 2 passed, 1 failed, 0 inconclusive")

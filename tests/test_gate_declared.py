@@ -298,3 +298,27 @@ def test_the_reports_call_an_undecided_pass_rate_inconclusive_not_fail() -> None
     markdown = render(report, "markdown")
     assert "| runs.pass_rate | 1 | **INCONCLUSIVE** |" in markdown  # what `agentcov gate` says
     assert "**FAIL**" not in markdown
+
+
+@pytest.mark.parametrize(("key", "passed", "verdict", "reason"), [
+    # 5/10: Wilson centre (0.5 + 1.92/10) / 1.384 = 0.5, spread 1.96·√(0.025 + 0.0096) / 1.384
+    # = 0.2634, so [23.7%, 76.3%] straddles 0.5 whether the minimum is exclusive or not
+    ("exclusiveMinimum", 5, "INCONCLUSIVE",
+     "pass rate 50.0%, 95% interval [23.7%, 76.3%] straddles 0.5"),
+    ("minimum", 5, "INCONCLUSIVE", "pass rate 50.0%, 95% interval [23.7%, 76.3%] straddles 0.5"),
+    # 0/10: upper bound z²/(10 + z²) = 3.84 / 13.84 = 27.8%, below 0.5 either way
+    ("exclusiveMinimum", 0, "FAIL",
+     "pass rate 0.0%, 95% interval [0.0%, 27.8%] entirely below 0.5"),
+])
+def test_a_pass_rate_interval_that_straddles_an_exclusive_minimum_is_inconclusive(
+        key: str, passed: int, verdict: str, reason: str) -> None:
+    """`exclusiveMinimum` moves only the bound itself: an interval holding the threshold
+    decides nothing, as under `minimum`; one entirely below it fails."""
+    from otel_agentcov.snapshot.pass_rate import pass_rate_verdict
+    from otel_agentcov.spec import ExpectItem
+
+    agent = CoverageSpec.from_dict({"version": 1, "agents": [{"name": "support"}]}).for_agent(
+        "support")  # min_runs 10 by default
+    runs = {"count": 10, "passed": passed, "pass_rate": passed / 10}
+    item = ExpectItem("runs.pass_rate", {key: 0.5})
+    assert pass_rate_verdict(item, runs, agent) == (verdict, reason)  # type: ignore[arg-type]

@@ -1022,3 +1022,96 @@ def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type()
         "x.entity.2.type": "model.llm.weather-model", "x.entity.2.name": "weather-model"})
     assert infer(call).kind == "llm"
     assert model_source(call) == ("x.entity.2.name", "weather-model")
+
+
+def nested_traffic(tracer: Tracer) -> None:
+    """`travel` (typed an agent by `zeta.span.type`) calls the model, then runs `weather`
+    right under its own span, no tool between; weather calls the model and get_weather."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("travel", "agent"):
+        with span("complete", "llm", **{"zeta.model": "travel-model"}):
+            pass
+        with span("weather", "agent"):
+            with span("complete", "llm", **{"zeta.model": "weather-model"}):
+                pass
+            with span("get_weather", "tool"):
+                pass
+
+
+def test_an_inferred_agent_of_another_name_inside_a_run_is_its_own_run(tmp_path: Path) -> None:
+    """Only an agent span inside a run of its own name is that run's (one run, not two): one
+    of another name is a delegation, each agent with its own calls."""
+    assert _agents(_report(tmp_path, _spans(nested_traffic))) == {
+        "travel": {"runs": 1, "tools": {}, "models": {"travel-model": 1},
+                   "delegations": [("travel", "weather")]},
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 1}, "delegations": []}}
+
+
+def test_a_genai_token_count_is_the_evidence_before_a_vendors() -> None:
+    """A span whose only model evidence is token counts, a vendor's key first and GenAI's
+    `gen_ai.usage.input_tokens` after it: a model call, found by the GenAI key (the one
+    `explain` pins), whatever order the attributes came in."""
+    from otel_agentcov.records import SpanRecord
+    from otel_agentcov.semconv.inference import BY_GENAI, infer
+
+    record = SpanRecord(trace_id=1, span_id=2, parent_id=None, name="step", start_ns=0,
+                        end_ns=1, status_code=0, attributes={
+                            "acme.tokens.prompt": 3, "gen_ai.usage.input_tokens": 3})
+    found = infer(record)
+    assert (found.kind, found.evidence, found.key) == ("llm", BY_GENAI,
+                                                       "gen_ai.usage.input_tokens")
+
+
+def _inferred_of(name: str) -> Any:
+    from otel_agentcov.records import SpanRecord
+    from otel_agentcov.semconv.inference import infer
+
+    return infer(SpanRecord(trace_id=1, span_id=2, parent_id=None, name=name, start_ns=0,
+                            end_ns=1, status_code=0, attributes={}))
+
+
+def test_a_method_call_span_of_an_agent_class_may_still_run_an_agent() -> None:
+    """`Agent.before_run()` names a method of the agent class, not an agent: unclassified, yet
+    a candidate (its span may run one); `Tool.run()` is no tool and no candidate either."""
+    agent, tool = _inferred_of("Agent.before_run()"), _inferred_of("Tool.run()")
+    assert (agent.kind, agent.evidence, agent.name) == ("other", "candidate", None)
+    assert (tool.kind, tool.evidence, tool.name) == ("other", None, None)
+
+
+def test_a_label_and_task_name_keeps_its_affix_glob() -> None:
+    """`weather.<task words>.agent`: the agent is the label, the pinned pattern keeps the
+    span-name glob `*.agent` and reads the label before the task's words."""
+    found = _inferred_of("weather.what is the weather in Paris?.agent")
+    assert (found.kind, found.evidence, found.name) == ("agent", "name", "weather")
+    assert found.affix == ("*.agent", r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*\.agent")
+
+
+def requests_as_spans_traffic(tracer: Tracer) -> None:
+    """`ops` asks the model twice; each model call records its request for `wipe` as a span
+    typed a tool inside it (as some tracers do); `wipe` runs once, outside both."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("ops", "agent"):
+        with span("complete", "llm", **{"zeta.model": "m"}), span("wipe", "tool"):
+            pass
+        with span("wipe", "tool"):
+            pass
+        with span("complete", "llm", **{"zeta.model": "m"}), span("wipe", "tool"):
+            pass
+
+
+def test_requests_recorded_as_spans_count_as_requests_of_a_restricted_tool(
+        tmp_path: Path) -> None:
+    """The spans inside the model calls are requests, not executions: wipe was called once
+    and asked for twice, so the request beyond the call seen is a denied attempt
+    (docs/semantics.md: restricted requests beyond the calls seen): executed 1, denied 1."""
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": ["wipe"]})
+    ops = _report(tmp_path, _spans(requests_as_spans_traffic), "--spec", str(spec))["agents"]
+    assert ops["ops"]["tools"]["called"] == {"wipe": {"ok": 1, "error": 0}}
+    assert ops["ops"]["edges"]["restricted"] == [
+        {"tool": "wipe", "outcome": "denied", "count": 1},
+        {"tool": "wipe", "outcome": "executed", "count": 1}]

@@ -3,6 +3,7 @@ score block that `make mutation` writes into RESULTS.md and `make bench` keeps."
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -49,22 +50,62 @@ def test_two_kept_functions_keep_both_and_a_missing_one_stops_the_run() -> None:
         mutation.excluded(SOURCE, ("kept", "gone"))
 
 
+RUN = {"seed": "43", "per_module": "40", "date": "2026-11-28 06:00 UTC", "load": "3.5",
+       "cores": "2", "command": "benchmarks/mutation.py --only gate.py", "seconds": "300"}
+
+
+def mutant(line: int, before: str = "a < b", after: str = "a <= b") -> mutation.Mutant:
+    return mutation.Mutant("", "otel_agentcov/gate.py", "core/X", line, before, after)
+
+
 def test_the_table_names_the_run_of_each_module() -> None:
-    gate, judge = mutation.MODULES[0], mutation.MODULES[1]
-    m = mutation.Mutant("1", "otel_agentcov/gate.py", "core/X", 7, "a < b", "a <= b")
-    run = {"seed": "43", "per_module": "40", "date": "2026-11-28 06:00 UTC", "load": "3.5",
-           "cores": "2", "command": "benchmarks/mutation.py --only gate.py", "seconds": "300"}
-    first = mutation.Score(gate, population=120, killed=[m] * 9, survived=[m], void=1, run=run)
-    second = mutation.Score(judge, note="not measured")
-    text = mutation.table([first, second])
+    """12 sampled: 8 killed (one of them by the clock), 1 survivor, 1 void, 1 listed as
+    equivalent, 1 listed but killed (set aside too, and reported as stale)."""
+    gate = mutation.MODULES[0]
+    equivalent, stale = mutant(20, "x == 1", "x <= 1"), mutant(21, "y == 1", "y >= 1")
+    listed = {equivalent.key: "x is\n  never below 1", stale.key: "y never above 1"}
+    measured = mutation.Measurement("gate.py", population=120, run=RUN, mutants=[
+        *[(mutation.KILLED, mutant(i)) for i in range(1, 8)], (mutation.TIMEOUT, mutant(8)),
+        (mutation.SURVIVED, mutant(9)), (mutation.VOID, mutant(10)),
+        (mutation.SURVIVED, equivalent), (mutation.KILLED, stale)])
+    first = mutation.score(gate, measured, listed)
+    assert (first.equivalent, first.equivalent_killed) == ([equivalent, stale], [stale])
+    second = mutation.score(mutation.MODULES[1], None, listed)
+    text = mutation.table([first, second], listed)
     rows = [line for line in text.splitlines() if line.startswith("| gate.py")]
-    # 9 killed of 10 decided (the void one is no verdict): 90 %, met; sampled 9 + 1 + 1 = 11
-    assert rows == ["| gate.py | 120 | 11 | 0 | 9 | 1 | 1 | 90 % | met | 43 | "
+    # 8 killed of 9 decided (the void one is no verdict, equivalents set aside): 89 %, NOT MET
+    assert rows == ["| gate.py | 120 | 12 | 2 | 8 | 1 | 1 | 1 | 89 % | NOT MET | 43 | "
                     "2026-11-28 06:00 UTC | 3.5 | 300 | 1 |"]
-    assert "| judge/ | 0 | 0 | 0 | 0 | 0 | 0 | n/a | NOT MET (not measured) |  |  |  |  |  |" \
+    assert "| judge/ | 0 | 0 | 0 | 0 | 0 | 0 | 0 | n/a | NOT MET (not measured) |  |  |  |  |  |" \
         in text
     assert "1. `benchmarks/mutation.py --only gate.py`" in text
-    assert "- otel_agentcov/gate.py:7 core/X: `a < b` -> `a <= b`" in text
+    assert "Survivors:\n- otel_agentcov/gate.py:9 core/X: `a < b` -> `a <= b`\n" in text
+    assert "Killed by the clock:\n- otel_agentcov/gate.py:8 core/X: `a < b` -> `a <= b`\n" in text
+    assert text.endswith("- otel_agentcov/gate.py:20 core/X: `x == 1` -> `x <= 1`: x is never "
+                         "below 1\n- otel_agentcov/gate.py:21 core/X: `y == 1` -> `y >= 1`: y "
+                         "never above 1")
+
+
+def test_each_module_keeps_its_latest_measurement(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The store round-trips a measurement mutant by mutant; a session here replaces the
+    stored measurement only when it started later, and a module measured nowhere is None."""
+    monkeypatch.setattr(mutation, "STORE", tmp_path / "scores.json")
+    older = mutation.Measurement("gate.py", 248, {**RUN, "date": "2026-11-28 06:57 UTC"}, "",
+                                 [(mutation.KILLED, mutant(3)), (mutation.SURVIVED, mutant(5))])
+    later = mutation.Measurement("gate.py", 248, {**RUN, "date": "2026-11-28 09:10 UTC"}, "",
+                                 [(mutation.KILLED, mutant(3)), (mutation.KILLED, mutant(5))])
+    events = mutation.Measurement("events joining", 213, RUN, "interrupted: 3 of the sample "
+                                  "not run", [(mutation.TIMEOUT, mutant(7))])
+    mutation.save_store({"events joining": events, "gate.py": older})
+    stored = mutation.load_store()
+    assert stored == {"gate.py": older, "events joining": events}
+    assert list(json.loads((tmp_path / "scores.json").read_text())) == [
+        "gate.py", "events joining"]  # MODULES' order, whatever order they were given in
+    assert mutation.newer(later, stored["gate.py"]) is later
+    assert mutation.newer(stored["gate.py"], later) is later
+    assert mutation.newer(None, stored["gate.py"]) is stored["gate.py"]
+    assert mutation.newer(None, None) is None
 
 
 def test_the_score_block_is_replaced_in_place_and_kept_by_bench() -> None:
@@ -83,17 +124,18 @@ def test_every_listed_equivalent_has_a_reason() -> None:
 
 
 def test_again_forgets_every_verdict_but_the_kills_and_keeps_the_sample(tmp_path: Path) -> None:
-    import json
+    """Kills by the clock (cosmic-ray's "timeout", or no output at all) are run again too."""
     import sqlite3
 
     session = tmp_path / "session.sqlite"
     with sqlite3.connect(session) as db:
         db.execute("CREATE TABLE work_results (worker_outcome TEXT, test_outcome TEXT, "
-                   "job_id TEXT PRIMARY KEY)")
-        db.executemany("INSERT INTO work_results VALUES (?, ?, ?)", [
-            ("SKIPPED", None, "outside"), ("NORMAL", "KILLED", "killed"),
-            ("NORMAL", "SURVIVED", "survived"), ("EXCEPTION", None, "void"),
-            ("ABNORMAL", "INCOMPETENT", "incompetent"),
+                   "output TEXT, job_id TEXT PRIMARY KEY)")
+        db.executemany("INSERT INTO work_results VALUES (?, ?, ?, ?)", [
+            ("SKIPPED", None, None, "outside"), ("NORMAL", "KILLED", "1 failed", "killed"),
+            ("NORMAL", "SURVIVED", "3 passed", "survived"), ("EXCEPTION", None, None, "void"),
+            ("ABNORMAL", "INCOMPETENT", None, "incompetent"),
+            ("NORMAL", "KILLED", "timeout", "clock"), ("NORMAL", "KILLED", None, "silent"),
         ])
     (tmp_path / "run.json").write_text(json.dumps({"seed": "7", "per_module": "12", "load": "1"}))
     assert mutation.reopen(session, tmp_path) == {"seed": "7", "per_module": "12"}
@@ -102,3 +144,32 @@ def test_again_forgets_every_verdict_but_the_kills_and_keeps_the_sample(tmp_path
     assert left == ["killed", "outside"]
     (tmp_path / "run.json").unlink()  # an interrupted run recorded nothing
     assert mutation.reopen(session, tmp_path) == {}
+
+
+@pytest.mark.parametrize(("worker", "tests", "output", "expected"), [
+    ("normal", "killed", "FAILED tests/test_gate.py::test_x\n1 failed, 3 passed", "killed"),
+    ("normal", "killed", "timeout", "timeout"),  # cosmic-ray's own clock
+    ("normal", "killed", "...\nmutation: timed out\n", "timeout"),  # the fork's alarm
+    ("normal", "killed", "", "timeout"),  # killed before pytest wrote a line
+    ("normal", "survived", "4 passed", "survived"),
+    ("exception", None, "Traceback", "void"),
+])
+def test_a_kill_by_the_clock_is_told_apart(worker: str, tests: str | None, output: str,
+                                           expected: str) -> None:
+    result = {"worker_outcome": worker, "test_outcome": tests, "output": output}
+    assert mutation.verdict(result) == expected
+
+
+def test_again_checks_the_source_as_sampled_not_a_tree_left_mutated(tmp_path: Path) -> None:
+    """An interrupted run leaves cosmic-ray's mutant in the copy: the digests of the files as
+    sampled are what the source is compared with, and they name each file of the module."""
+    module = mutation.Module("x", ("pkg",), ())
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    (tmp_path / "pkg" / "b.py").write_text("y = 2\n")
+    sampled = mutation.digests(tmp_path, module)
+    assert sorted(sampled) == ["pkg/a.py", "pkg/b.py"]
+    (tmp_path / "pkg" / "a.py").write_text("x = 0\n")  # the mutant left behind
+    assert mutation.digests(tmp_path, module) != sampled
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")  # the copy of the checkout again
+    assert mutation.digests(tmp_path, module) == sampled

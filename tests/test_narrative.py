@@ -705,3 +705,29 @@ def test_no_word_of_an_answer_outside_the_lexicon_outlives_its_judgement() -> No
     provider.shutdown()
     assert _module_caches_holding(secret) == 0
     assert _module_caches_holding("refund") > 0  # the search sees the caches: lexicon words stay
+
+
+def test_a_claim_repeated_in_the_last_sentence_of_another_language_stays_claimed() -> None:
+    """Spanish: "I have issued the refund to your card. I confirm that I issued the refund
+    today." The first sentence's claim is kept when the second does not retract it; the
+    second claims the refund again. Never called: a hallucinated action, not dropped because
+    it was said twice."""
+    from otel_agentcov.judge.language import language_of
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    text = "He emitido el reembolso a su tarjeta. Le confirmo que he emitido el reembolso hoy."
+    assert language_of(text) == "es"
+    verdict = judge_story(text, frozenset({"issue_refund", "send_email"}), {}, NarrativeSpec())
+    assert verdict.divergences == (("issue_refund", "claimed_not_called"),)
+
+
+def test_one_languages_declared_words_are_not_another_languages() -> None:
+    """`narrative.words` per language (docs/narrative.md): German's word for *refund* is no
+    word of French, and French's none of German."""
+    from otel_agentcov.judge.vocabulary import declared_words
+
+    words = [("de", "refund", ("erstatten",)), ("fr", "refund", ("rembourser",)),
+             ("fr", "cancel", ("résilier",))]
+    assert declared_words(words, "de") == {"refund": ("erstatten",)}
+    assert declared_words(words, "fr") == {"refund": ("rembourser",), "cancel": ("résilier",)}
+    assert declared_words(words, "es") == {}

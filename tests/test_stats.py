@@ -219,3 +219,49 @@ def test_extrapolated_coverage_without_doubletons_is_bias_corrected() -> None:
     assert math.isclose(extrapolated_coverage(3, 0, 5, 2), 0.6928)
     assert extrapolated_coverage(1, 0, 5, 0) == 1.0  # f1 = 1: ratio 0, nothing unseen
     assert extrapolated_coverage(0, 0, 5, 0) == 1.0 and extrapolated_coverage(0, 0, 0, 0) == 0.0
+
+
+def test_the_settle_count_needs_the_upper_bound_strictly_below_the_target() -> None:
+    """An interval whose upper bound touches the target still holds it (the verdict is FAIL
+    only when the bound is below: pytest_marker.verdict), so it has not settled. At 0 passes
+    the upper bound is z²/(n + z²), falling with n: a target equal to the bound at 4 runs
+    (0.4899) settles at 5 runs (0.4345), not at 4."""
+    from otel_agentcov.pytest_marker import verdict
+    from otel_agentcov.stats.estimators import runs_to_settle, wilson_interval_at
+
+    target = wilson_interval_at(0.0, 4)[1]  # the bound itself, to the last bit
+    assert target == pytest.approx(Z95**2 / (4 + Z95**2))
+    assert verdict(0, 4, target) == "INCONCLUSIVE" and verdict(0, 5, target) == "FAIL"
+    assert runs_to_settle(0, 10, target) == 5
+
+
+def test_the_no_runs_line_names_every_input() -> None:
+    """The fail-safe line for an input set without agent runs names what was read (so a
+    mistyped path is seen), or says there was no input at all."""
+    from otel_agentcov.stats.verdicts import no_runs_message
+
+    assert no_runs_message(["runs/a.jsonl", "b.jsonl"]).startswith(
+        "no agent runs found in runs/a.jsonl, b.jsonl (give --allow-empty to accept this); ")
+    assert no_runs_message([], "--allow-no-runs").startswith(
+        "no agent runs found in (no inputs) (give --allow-no-runs to accept this); ")
+
+
+def test_a_histogram_with_a_bad_sum_is_refused_naming_it_cut_to_20_characters() -> None:
+    """A state file is input: a sum that is no number is refused, the value quoted but cut to
+    20 characters (a state file may hold anything there)."""
+    data = {"count": 0, "sum": "not a number but a long string", "zeros": 0, "buckets": {}}
+    with pytest.raises(ValueError) as refused:
+        LogHistogram.from_dict(data)
+    assert str(refused.value) == "histogram sum 'not a number but a l'"
+
+
+@pytest.mark.parametrize("extreme", [0.0, -0.5])
+def test_a_histogram_extreme_that_is_no_positive_value_is_refused(extreme: float) -> None:
+    """Zeros are counted apart, so the stored min / max of the positive values is above 0: a
+    min of 0 or below is a corrupt state file, not a value to clamp quantiles to."""
+    h = LogHistogram()
+    h.add(2.0)
+    data = {**h.to_dict(), "min": extreme}
+    with pytest.raises(ValueError) as refused:
+        LogHistogram.from_dict(data)
+    assert str(refused.value) == f"histogram extreme '{extreme}'"
