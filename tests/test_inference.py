@@ -1115,3 +1115,40 @@ def test_requests_recorded_as_spans_count_as_requests_of_a_restricted_tool(
     assert ops["ops"]["edges"]["restricted"] == [
         {"tool": "wipe", "outcome": "denied", "count": 1},
         {"tool": "wipe", "outcome": "executed", "count": 1}]
+
+
+def test_tool_calls_in_two_sub_steps_still_make_their_owner_the_run(tmp_path: Path) -> None:
+    """`weather` (no kind words) calls the model, then two steps of its own, each running one
+    tool: it owns two tool executions (counted, not cancelled out), so it is the agent; the
+    request handler around it is none."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("handle request"), \
+                tracer.start_as_current_span("weather"):
+            with tracer.start_as_current_span("complete", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+                pass
+            for step, tool in (("step_a", "get_weather"), ("step_b", "get_time")):
+                with tracer.start_as_current_span(step), tracer.start_as_current_span(
+                        tool, attributes={"zeta.span.type": "tool"}):
+                    pass
+
+    assert _agents(_report(tmp_path, _spans(traffic))) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                             "get_time": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}
+
+
+def test_disagreeing_keys_a_long_operation_and_the_conflict_named() -> None:
+    """Two kind keys that disagree (`a.kind: agent`, `zz.type: tool`) leave the span
+    unclassified, whatever else it carries (`type: x`, no kind word); an operation name past 40
+    characters is not read (a kind word padded to 41 says nothing); a conflict with the span
+    name's kind word names the span."""
+    both = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "type": "x", "a.kind": "agent", "zz.type": "tool"}))
+    assert (both.kind, both.evidence) == ("other", None) and both.conflict is not None
+    padded = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "gen_ai.operation.name": "chat".ljust(41)}))
+    assert padded.kind != "llm"
+    named = infer(SpanRecord(1, 2, None, "weather.agent", scope_name="s", attributes={
+        "x.type": "tool"}))
+    assert named.conflict is not None and "span name 'weather.agent'" in named.conflict
