@@ -43,6 +43,14 @@ def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
         counts[key] = counts.get(key, 0) + n
 
 
+def _local_root(record: SpanRecord, step: Step) -> bool:
+    """A remote parent starts a local subtree, except where the span is the server half of a
+    call whose client is traced too (a tool span of kind SERVER, whatever read it): then it
+    waits for the caller's root (or the TTL)."""
+    joins = step.joins_caller or (step.kind == TOOL and record.kind == SPAN_KIND_SERVER)
+    return record.parent_id is None or (record.parent_remote and not joins)
+
+
 @dataclass
 class EngineCounters:
     """What an engine counted of the spans it saw: classified by kind, dropped by reason, traces
@@ -231,7 +239,7 @@ class CoverageEngine:
         step = self._inferred(record, step, self._state_attributes)
         if self._unmatched is not None and step.kind == "other":  # inference left it so
             self._unmatched(record)
-        return step, root
+        return step, _local_root(record, step)  # inference may have made it a server's half
 
     def steps(self) -> Callable[..., list[Classified]] | None:
         """The core's decode-and-classify entry with this engine's conventions, for readers of
@@ -271,11 +279,7 @@ class CoverageEngine:
                     self._count_overruled()
         except Exception:  # a core panic too: CoreFailed
             return "malformed"  # classify must read anything: this is a bug, counted as one
-        # a remote parent starts a local subtree, except where the span is the server half of
-        # a call whose client is traced too (a tool span of kind SERVER, whatever read it):
-        # then it waits for the caller's root (or the TTL)
-        joins = step.joins_caller or (step.kind == TOOL and record.kind == SPAN_KIND_SERVER)
-        return step, record.parent_id is None or (record.parent_remote and not joins)
+        return step, _local_root(record, step)
 
     def _count_overruled(self) -> None:
         """A reading that would hide a restricted tool was overruled (semconv/guard.py, or
