@@ -65,6 +65,16 @@ def is_handoff_tool(name: str) -> bool:
     return name in HANDOFF_TOOLS or name.startswith(TRANSFER_PREFIX)
 
 
+def mark_handoff(step: Step, tool: str) -> None:
+    """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
+    whom, the hint the assembler follows to X's run."""
+    if tool in HANDOFF_TOOLS:
+        step.handoff_tool = True
+    elif tool.startswith(TRANSFER_PREFIX):
+        step.handoff_tool = True
+        step.handoff_hint = tool[len(TRANSFER_PREFIX) :]
+
+
 def short_error_name(raw: str) -> str:
     """`"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`;
     a sentence (OpenLIT puts the message there) is no type: `_OTHER`, never a label; clipped,
@@ -428,11 +438,7 @@ def build_step(
         step.skill = skill_name(attrs.get("gen_ai.skill.name"))
         step.skill_resource = step.skill is not None and "gen_ai.skill.resource.name" in attrs
         if tool is not None:
-            if tool in HANDOFF_TOOLS:
-                step.handoff_tool = True
-            elif tool.startswith(TRANSFER_PREFIX):
-                step.handoff_tool = True
-                step.handoff_hint = tool[len(TRANSFER_PREFIX) :]
+            mark_handoff(step, tool)
     else:
         step.input_chars = user_input_chars(attrs)
         if kind == AGENT:
