@@ -22,6 +22,7 @@ from .inference import (
     failure_source,
     handoff_source,
     kind_words,
+    model_in_parameters,
     model_source,
     tokens_source,
 )
@@ -202,7 +203,8 @@ class InferredLog:
             self.overflow += 1
 
 
-_SOURCE_FIELDS = ("model", "tokens_in", "tokens_out", "error", "handoff_from", "handoff_to")
+_SOURCE_FIELDS = ("model", "model_parameters", "tokens_in", "tokens_out", "error",
+                  "handoff_from", "handoff_to")
 
 
 def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
@@ -211,8 +213,11 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
     found: dict[str, str] = {}
     if kind == "llm":
         model = model_source(record)
-        if model is not None:
+        asked = model_in_parameters(attrs)  # where the calls no response named say theirs
+        if model is not None and (asked is None or model[0] != asked[0]):
             found["model"] = model[0]
+        if asked is not None:
+            found["model_parameters"] = asked[0]
         for field_name, side in (("tokens_in", INPUT_SIDE), ("tokens_out", OUTPUT_SIDE)):
             count = tokens_source(attrs, side)
             if count is not None:
