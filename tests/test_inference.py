@@ -1221,3 +1221,34 @@ def test_a_failed_calls_parameters_name_its_model(tmp_path: Path) -> None:
     assert _agents(report) == {"weather": {
         "runs": 1, "tools": {}, "models": {"gpt-500": 1, "gpt-ok": 1}, "delegations": []}}
     assert _pinned_agents(tmp_path, parameters_traffic) == _agents(report)
+
+
+def runner_traffic(tracer: Tracer) -> None:
+    """A runner's span typed agent and named after the agent that answered (`billing`) runs
+    `triage` (its model), then `billing` (its model), whose span says it came from triage
+    (`zeta.from_agent`): a hand-off from triage to billing, and no run of the runner."""
+    def agent(name: str, **extra: str) -> Any:
+        return tracer.start_as_current_span("agent.run", attributes={
+            "zeta.span.type": "agent", "zeta.agent.name": name, **extra})
+
+    def llm(model: str) -> None:
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": model}):
+            pass
+
+    with agent("billing"):
+        with agent("triage"):
+            llm("triage-model")
+        with agent("billing", **{"zeta.from_agent": "triage"}):
+            llm("billing-model")
+
+
+def test_a_runner_named_after_the_agent_that_answered_is_no_run_and_a_from_agent_hands_off(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(runner_traffic))
+    assert _agents(report) == {
+        "triage": {"runs": 1, "tools": {}, "models": {"triage-model": 1},
+                   "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+    assert _pinned_agents(tmp_path, runner_traffic) == _agents(report)

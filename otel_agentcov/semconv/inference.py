@@ -683,6 +683,9 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             step.output_tokens = count[1] if count is not None else 0
         if not step.requested_tools:
             step.requested_tools = requested_in_keys(attrs)
+    if kind == AGENT and step.handoff_from is None:
+        came = caller_source(attrs)
+        step.handoff_from = came[1] if came is not None else None
     if kind == HANDOFF and step.handoff_to is None:
         left, reached = handoff_source(attrs, "from"), handoff_source(attrs, "to")
         step.handoff_from = left[1] if left is not None else None
@@ -705,6 +708,19 @@ def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None
 
 
 _HANDOFF_WORDS = frozenset({"handoff", "transfer"})
+_CAME_FROM = frozenset({"from", "caller", "previous"})
+
+
+def caller_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, agent) an agent's span names as the agent that handed over to it
+    (`x.from_agent`, `x.previous.agent.name`, `x.caller_agent`): a hand-off to this run."""
+    for key, value in attrs.items():
+        found = words(key)
+        if found[-1:] in (("agent",), ("name",)) and "agent" in found and not (
+                _CAME_FROM.isdisjoint(found)) and isinstance(value, str) and (
+                0 < len(value.strip()) <= 256):
+            return key, clip(value.strip().strip('"'))
+    return None
 _REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
 
 

@@ -19,6 +19,7 @@ from .inference import (
     INPUT_SIDE,
     OUTPUT_SIDE,
     Inferred,
+    caller_source,
     failure_source,
     handoff_source,
     kind_words,
@@ -222,6 +223,10 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
             count = tokens_source(attrs, side)
             if count is not None:
                 found[field_name] = count[0]
+    if kind == "agent":
+        came = caller_source(attrs)
+        if came is not None:
+            found["handoff_from"] = came[0]
     if kind == "handoff":
         for field_name, end in (("handoff_from", "from"), ("handoff_to", "to")):
             agent = handoff_source(attrs, end)
