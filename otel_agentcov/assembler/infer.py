@@ -108,6 +108,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 _become(root, AGENT, told)
             elif _names_its_calls(root, children, taken):
                 _become(root, AGENT, told)
+    _runners(steps, by_id, told)
     for s in steps:  # an agent span inside a run of its own name, no tool between: that run
         outer = _caller(s, by_id, AGENT) if s.kind == AGENT and s.inferred else None
         if outer is not None and outer.agent == s.agent:
@@ -151,6 +152,22 @@ class _Calls:
         after = bisect_right(self.starts, start)  # calls[after:] started after it
         return (before > 0 and self.first_end[before - 1] <= end) and (
             after < len(self.starts) and self.last_end[after] > end)
+
+
+def _runners(steps: Sequence[Step], by_id: Mapping[int, Step],
+             told: Reclassified | None) -> None:
+    """An inferred agent running two or more agents in turn, one of its own name, is their
+    runner named after the one that answered (`Runner.run` as `billing` around `triage`, then
+    `billing`): no run of its own, so no delegation to the agents it ran."""
+    inner: dict[int, list[Step]] = {}
+    for s in steps:
+        outer = _caller(s, by_id, AGENT) if s.kind == AGENT else None
+        if outer is not None and outer.inferred:
+            inner.setdefault(outer.span_id, []).append(s)
+    for span_id, ran in inner.items():
+        outer = by_id[span_id]
+        if len({s.agent for s in ran}) >= 2 and any(s.agent == outer.agent for s in ran):
+            _become(outer, OTHER, told, "")
 
 
 def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],

@@ -23,7 +23,7 @@ PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that re
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
 # OpenAI Agents, LlamaIndex, LangGraph's GraphRecursionError (as status text)
-_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of", "recursion limit of")
+_MAX_STEPS_TEXTS = ("max turns exceeded", "max turns (", "max iterations of", "recursion limit of")
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
