@@ -1284,3 +1284,24 @@ def test_an_operation_the_conventions_do_not_define_is_left_to_inference(
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 2}, "delegations": []}}
     assert _pinned_agents(tmp_path, unknown_operation_traffic) == _agents(report)
+
+
+def defined_agent_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) first defines itself (`create_agent`, naming the model it will
+    use in `gen_ai.request.model`: no call), then calls the model: a span with that key and no
+    operation (read by the GenAI key alone)."""
+    with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+        with tracer.start_as_current_span("start", attributes={
+                "gen_ai.operation.name": "create_agent", "gen_ai.agent.name": "weather",
+                "gen_ai.request.model": "weather-model"}):
+            pass
+        with tracer.start_as_current_span("llm_node", attributes={
+                "gen_ai.request.model": "weather-model"}):
+            pass
+
+
+def test_pins_of_a_genai_key_leave_spans_naming_their_operation_to_it(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(defined_agent_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}
+    assert _pinned_agents(tmp_path, defined_agent_traffic) == _agents(report)

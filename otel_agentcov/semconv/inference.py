@@ -350,7 +350,7 @@ def _usage_key(key: str) -> bool:
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
 
 
-_OPERATION = "gen_ai.operation.name"
+GENAI_OPERATION = "gen_ai.operation.name"
 # operations the kind words do not name; `create_agent` defines an agent, it runs nothing
 _GENAI_OPERATIONS: Mapping[str, str] = {
     "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
@@ -360,12 +360,12 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     """GenAI evidence without a table, (kind, the key that says so: None for an event or a
     span name): a tool's keys, a model call's, an agent's, then usage alone."""
     attrs = record.attributes
-    operation = attrs.get(_OPERATION)
+    operation = attrs.get(GENAI_OPERATION)
     if isinstance(operation, str) and len(operation) <= 40:
         kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
         # an operation the conventions do not define (`framework`, `execute_event_loop_cycle`)
         # says the span is none of theirs: its agent or usage keys are its context's
-        return (kind, _OPERATION) if kind is not None else (OTHER, None)
+        return (kind, GENAI_OPERATION) if kind is not None else (OTHER, None)
     for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
         if key in attrs:
             return TOOL, key
@@ -510,7 +510,7 @@ def infer(record: SpanRecord) -> Inferred:
             return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
-        if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
+        if key == GENAI_OPERATION:  # its value told the kind: pinned by value, as a kind word is
             value = record.attributes[key]
     bare = affix[1] if affix is not None else None
     named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
