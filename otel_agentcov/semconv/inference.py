@@ -525,7 +525,7 @@ def infer(record: SpanRecord) -> Inferred:
             app := _named(record.attributes, _APP_NAMES, None)) is not None:
         found = Inferred(kind, evidence, key, value, pattern, app[1], app[0])
     else:
-        name = bare or clip(record.name.strip())
+        name = bare or _last_crumb(clip(record.name.strip()))
         label = _LABEL.match(name) if kind == AGENT else None
         if label is not None and pattern is not None:  # `weather.<the task's words>`
             name, pattern = label.group(1), (pattern[0], pattern[1].replace(
@@ -537,6 +537,13 @@ def infer(record: SpanRecord) -> Inferred:
             found.name_key is None and _code_path(bare or record.name))):  # or its code path
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
+
+
+def _last_crumb(name: str) -> str:
+    """A span name that is a path of breadcrumbs (`AxGen > weather`: the program, then what it
+    runs for) is named by its last."""
+    last = name.rpartition(" > ")[2].strip()
+    return last or name
 
 
 def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
