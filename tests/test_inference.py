@@ -1330,3 +1330,39 @@ def test_a_span_named_by_breadcrumbs_is_named_by_the_last(tmp_path: Path) -> Non
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 2}, "delegations": []}}
     assert _pinned_agents(tmp_path, breadcrumb_traffic) == _agents(report)
+
+
+def agent_switch_traffic(tracer: Tracer) -> None:
+    """A session (`session`, no keys) runs `triage` (typed agent: its model, then the tool
+    transfer_to_billing, then its model), then switches agents: `switch_agent`, whose keys say
+    the agent before (`zeta.previous_agent_label: triage`) and after (`zeta.agent_label:
+    billing`), then `billing` runs (its model)."""
+    def llm(model: str) -> None:
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": model}):
+            pass
+
+    with tracer.start_as_current_span("session"):
+        with tracer.start_as_current_span("turn", attributes={
+                "zeta.span.type": "agent", "zeta.agent.name": "triage"}):
+            llm("triage-model")
+            with tracer.start_as_current_span("transfer_to_billing", attributes={
+                    "zeta.span.type": "tool"}):
+                pass
+            llm("triage-model")
+        with tracer.start_as_current_span("switch_agent", attributes={
+                "zeta.previous_agent_label": "triage", "zeta.agent_label": "billing"}):
+            pass
+        with tracer.start_as_current_span("turn", attributes={
+                "zeta.span.type": "agent", "zeta.agent.name": "billing"}):
+            llm("billing-model")
+
+
+def test_a_span_switching_agents_is_no_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(agent_switch_traffic))
+    assert _agents(report) == {
+        "triage": {"runs": 1, "tools": {"transfer_to_billing": {"ok": 1, "error": 0}},
+                   "models": {"triage-model": 2}, "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+    assert _pinned_agents(tmp_path, agent_switch_traffic) == _agents(report)

@@ -332,7 +332,7 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
 # words saying a name key names someone else: a user, the last or the calling agent, a target
 _OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
                      "to"})
-_AGENT_NAMES = (("agent", "name"), ("agent",))
+_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"))
 _APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
@@ -533,6 +533,11 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
+    if kind == AGENT and evidence == BY_NAME and found.name_key is not None and (
+            caller_source(record.attributes) is not None):
+        # only its span name says agent (`update_agent`), its keys the agent before and the
+        # one after: the switch between two runs, no run of its own
+        return Inferred(OTHER, None)
     if kind == AGENT and (not agent_name_ok(found.name) or (  # `agent`: a framework's node,
             found.name_key is None and _code_path(bare or record.name))):  # or its code path
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
@@ -724,7 +729,7 @@ def caller_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
     (`x.from_agent`, `x.previous.agent.name`, `x.caller_agent`): a hand-off to this run."""
     for key, value in attrs.items():
         found = words(key)
-        if found[-1:] in (("agent",), ("name",)) and "agent" in found and not (
+        if found[-1:] in (("agent",), ("name",), ("label",)) and "agent" in found and not (
                 _CAME_FROM.isdisjoint(found)) and isinstance(value, str) and (
                 0 < len(value.strip()) <= 256):
             return key, clip(value.strip().strip('"'))
