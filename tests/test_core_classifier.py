@@ -59,14 +59,31 @@ def test_every_fixture_span_classifies_the_same() -> None:
         _same(classifier, record, STATE_ATTRIBUTES)
 
 
-def test_a_record_the_core_cannot_hold_exactly_is_read_by_python() -> None:
-    """An integer past 64 bits prints and compares as Python's own: the reference reads it."""
+class _Tag(str):
+    """A str subclass, as an instrumentation's StrEnum member is: read as its text."""
+
+
+# values that once sent their span to the Python classifier (docs/core.md#values)
+ODD_VALUES = (2**70, -(2**70), 10**40, ["chat", 1], [], ("a", ["b"]), "chat\udc80",
+              "\ud800", _Tag("chat"), {1: "a", "n": 2}, object(), ((((1,),),),) * 2)
+
+
+def test_a_big_int_token_count_is_read_by_the_core_as_python_reads_it() -> None:
+    """2**70 output tokens clip to int64's top (common.MAX_COUNT), in the core itself."""
     record = SpanRecord(1, 2, None, "chat m", attributes={
         "gen_ai.operation.name": "chat", "gen_ai.usage.output_tokens": 2**70})
+    step, matched = Classifier()._core.classify(record, ())
+    assert matched and step.kind == "llm" and step.output_tokens == 2**63 - 1
+
+
+@pytest.mark.parametrize("value", ODD_VALUES)
+def test_every_value_a_span_can_carry_classifies_in_the_core(value: Any) -> None:
+    """In every key a rule reads and as a state attribute: the core's Step is the reference's."""
     classifier = Classifier()
-    assert classifier._core.classify(record, ()) is None
-    step = classifier.classify(record)
-    assert step.kind == "llm" and step.output_tokens == 2**63 - 1
+    for key in (*KEYS, "gen_ai.tool.name", "gen_ai.response.finish_reasons", "tool.name"):
+        record = SpanRecord(1, 2, None, "execute_tool x", attributes={
+            "gen_ai.operation.name": "execute_tool", key: value})
+        _same(classifier, record, (key, "missing"))
 
 
 # --- the docs' examples, on spans made to meet each entry ---
@@ -202,7 +219,8 @@ attr_values = st.one_of(
     st.sampled_from((
         '{"input_tokens": 10, "n": "x"}', '{"n": 3.5}', '{"input_tokens": 99999999999999999999}',
         '"\\ud800x"', '"a" x', b"bytes", None, ("a", 1), math.nan, math.inf, -0.0, 2**63 - 1,
-        '{"n": {"deep": [1]}}', "[1, 2]")),
+        '{"n": {"deep": [1]}}', "[1, 2]", *ODD_VALUES)),
+    st.lists(scalars, max_size=3),
 )
 span_records = st.builds(
     SpanRecord, trace_id=st.just(1), span_id=st.just(2), parent_id=st.none() | st.just(1),

@@ -434,7 +434,7 @@ fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value, b: &mut Budget) 
         let at = c.at();
         let (field, wire) = c.tag()?;
         match (field, wire) {
-            (1, LEN) => *value = Value::Str(c.string()?.to_owned()),
+            (1, LEN) => *value = Value::Str(c.string()?.into()),
             (2, VARINT) => *value = Value::Bool(c.varint()? != 0),
             (3, VARINT) => *value = Value::Int(c.varint()? as i64),
             (4, I64) => *value = Value::Double(f64::from_bits(c.fixed64()?)),

@@ -9,10 +9,10 @@ use crate::records_py::{span_from_readable, Reads};
 use pyo3::prelude::*;
 use pyo3::IntoPyObjectExt;
 
-/// `CoverageEngine.to_step` for an SDK span: a drop reason, or `(step, local_root)`; None when
-/// the span takes the Python path (a subclass, another SDK layout, a value the core cannot hold
-/// exactly). Content and unmatched shapes need the SpanRecord: the caller asks for neither here.
-/// With `unmatched`, a span no entry matched is None too: inference reads its SpanRecord.
+/// `CoverageEngine.to_step` for an SDK span (of any layout, holding any value): a drop reason,
+/// or `(step, local_root)`. Content and unmatched shapes need the SpanRecord: the caller asks
+/// for neither here. With `unmatched`, a span no entry matched is None: inference reads its
+/// SpanRecord.
 #[pyfunction]
 #[pyo3(signature = (classifier, span, state_attributes, unmatched=false))]
 pub fn sdk_step<'py>(
@@ -29,9 +29,7 @@ pub fn sdk_step<'py>(
             event: &keys::event_key,
             ..Reads::ALL
         };
-        let Some(span) = span_from_readable(span, reads)? else {
-            return Ok(None);
-        };
+        let span = span_from_readable(span, reads)?;
         Ok(Some(match classifier.outcome(&span, &state_attributes) {
             Outcome::Dropped(reason) => reason.into_bound_py_any(py)?,
             Outcome::Classified(_, _, false) if unmatched => return Ok(None),

@@ -2,8 +2,8 @@
 
 The built-in tables (`builtin.FAMILIES`) say what each instrumentation's spans are; a spec's
 `conventions:` entries are tried before them. Anything no entry matches is an `other` step.
-The compiled core interprets the tables (`compiled.Classifier`); `table.Table` is the Python
-reference it is tested equal to, and classifies the rare record the core cannot read exactly.
+The compiled core interprets the tables (`compiled.Classifier`) for every span, whatever values
+it holds (docs/core.md#values); `table.Table` is the Python reference it is tested equal to.
 """
 
 from __future__ import annotations
@@ -71,8 +71,7 @@ class Classifier:
 
         `content` (a declared check needs it) also reads the span's output, input and tool
         arguments onto the step; without it no content is parsed at all (the hot path)."""
-        found = self._core.classify(record, state_attributes)
-        step, matched = found if found is not None else self.reference(record, state_attributes)
+        step, matched = self._core.classify(record, state_attributes)
         if not matched:
             step = self.inferred(record, step, state_attributes)
             if unmatched is not None and step.kind == OTHER:  # inference left it unclassified
@@ -124,15 +123,14 @@ class Classifier:
         self, span: ReadableSpan, state_attributes: Sequence[str] = ()
     ) -> str | tuple[Step, bool] | None:
         """An SDK span read in place and classified by the core (what the engine folds), or
-        None when it must take the SpanRecord path (`records.from_readable_span`): a subclass,
-        another SDK layout, a value the core cannot hold exactly. Content is never read."""
+        None, with inference on, for a span no entry matched: inference reads its SpanRecord
+        (`records.from_readable_span`). Content is never read."""
         return compiled.sdk_step(self._core, span, list(state_attributes), self.inference)
 
     def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
             Step, bool]:
         """The Python interpreter's Step and whether an entry matched: the reference the core
-        is tested equal to, and the reading of a record holding a value the core cannot hold
-        exactly (an integer past 64 bits, a list)."""
+        is tested equal to."""
         step = self._table.classify(record, state_attributes)
         matched = step is not None
         if step is None:

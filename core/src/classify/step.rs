@@ -4,7 +4,7 @@
 //! The optional `content` of the Python Step is not here: it is read by the Python classifier
 //! only when a declared check asks for it, after the step is built.
 
-use crate::span::Span;
+use crate::span::{Span, Text};
 
 /// The span kinds (`semconv.step.KINDS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -103,7 +103,8 @@ pub struct Step {
     pub requested_tools: Vec<String>,
     pub input_chars: Option<i64>,
     pub scores: Vec<f64>,
-    pub state_extra: Vec<String>,
+    /// `str()` of each state attribute's value: a lone surrogate kept
+    pub state_extra: Vec<Text>,
     pub context: Option<String>,
     pub resource_context: Option<String>,
     pub step_limit: i64,
