@@ -69,7 +69,7 @@ class Classifier:
 def sdk_step(
     classifier: Classifier, span: ReadableSpan, state_attributes: list[str],
     unmatched: bool = False,
-) -> str | tuple[Step, bool] | None: ...
+) -> str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]: ...
 
 class TrialFile:
     """A trials file read by `parse_trials` (core/src/trials)."""

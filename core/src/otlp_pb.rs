@@ -302,8 +302,8 @@ fn span(mut c: Cursor, depth: u32, path: Path, index: usize, b: &mut Budget) -> 
             name,
             // OTLP counts UNSPECIFIED as 0; the SDK (and so SpanRecord) counts INTERNAL as 0
             kind: kind.saturating_sub(1).max(0),
-            start_ns,
-            end_ns,
+            start_ns: start_ns.into(),
+            end_ns: end_ns.into(),
             status_code,
             status_description: (!status_message.is_empty()).then_some(status_message),
             attributes,

@@ -202,7 +202,7 @@ fn readable<'py>(span: &Bound<'py, PyAny>, layout: &Layout, reads: Reads<'_>) ->
         let remote = get(&parent, "is_remote")?.is_truthy()?;
         (ids.parent(&get(&parent, "span_id")?), remote)
     };
-    let or_zero = |name: &str| -> PyResult<u64> {
+    let or_zero = |name: &str| -> PyResult<i128> {
         let value = get(span, name)?;
         if value.is_truthy()? {
             value.extract()

@@ -194,8 +194,9 @@ pub struct Span {
     pub parent_id: Option<u64>,
     pub name: String,
     pub kind: i32,
-    pub start_ns: u64,
-    pub end_ns: u64,
+    /// an OTLP time is a u64; a record's or an SDK span's may be any int (within i128)
+    pub start_ns: i128,
+    pub end_ns: i128,
     pub status_code: i32,
     pub status_description: Option<String>,
     pub attributes: Attributes,

@@ -119,12 +119,10 @@ class Classifier:
             data, level, offset=offset, resource_index=resource_index, keep=keep, caps=caps,
             state_attributes=list(state_attributes), shapes=shapes or self.inference)
 
-    def sdk_step(
-        self, span: ReadableSpan, state_attributes: Sequence[str] = ()
-    ) -> str | tuple[Step, bool] | None:
-        """An SDK span read in place and classified by the core (what the engine folds), or
-        None, with inference on, for a span no entry matched: inference reads its SpanRecord
-        (`records.from_readable_span`). Content is never read."""
+    def sdk_step(self, span: ReadableSpan, state_attributes: Sequence[str] = ()) -> Classified:
+        """An SDK span of any layout, holding any value, read in place and classified by the
+        core: what the engine folds. Content is never read. With inference on, a span no entry
+        matched comes with its record, built by the core (`inferred` reads it)."""
         return compiled.sdk_step(self._core, span, list(state_attributes), self.inference)
 
     def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
