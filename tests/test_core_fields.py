@@ -3,9 +3,8 @@
 `_core._build_step`, `_core._hook` and `_core._as_test_span` run the Rust twins of
 `semconv.common.build_step`, `builtin.HOOKS` and `testspans.as_test_span` on the same
 SpanRecords; every Step field must be equal, on every span of every recorded fixture (each kind)
-and on hostile generated spans. A record holding a value the core cannot hold exactly is refused
-(`_core._fits` is False: the caller classifies it in Python); which records those are is decided
-here independently, by `_exact`.
+and on hostile generated spans, which hold every class of value a span can carry (big ints,
+lists, lone surrogates, objects of other classes: docs/core.md#values).
 """
 
 from __future__ import annotations
