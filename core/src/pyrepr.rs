@@ -42,33 +42,11 @@ fn write_repr(out: &mut String, value: &Value) -> bool {
             quote(out, s.bytes(), "");
         }
         Value::Object(_) => return false,
-        Value::List(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                if !write_repr(out, item) {
-                    return false;
-                }
-            }
-            out.push(']');
-        }
+        Value::List(items) => return write_items(out, items, "[", "]"),
         Value::Bytes(b) => quote(out, b.iter().copied(), "b"),
+        // a tuple of one is `(x,)`
         Value::Array(items) => {
-            out.push('(');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                if !write_repr(out, item) {
-                    return false;
-                }
-            }
-            if items.len() == 1 {
-                out.push(',');
-            }
-            out.push(')');
+            return write_items(out, items, "(", if items.len() == 1 { ",)" } else { ")" })
         }
         Value::KvList(kv) => {
             out.push('{');
@@ -94,6 +72,21 @@ fn write_repr(out: &mut String, value: &Value) -> bool {
             out.push('}');
         }
     }
+    true
+}
+
+/// The items of a list or tuple between `open` and `close`; false as `write_repr`.
+fn write_items(out: &mut String, items: &[Value], open: &str, close: &str) -> bool {
+    out.push_str(open);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if !write_repr(out, item) {
+            return false;
+        }
+    }
+    out.push_str(close);
     true
 }
 
@@ -177,22 +170,10 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
         Value::Int(i) => i.into_pyobject(py)?.into_any(),
         Value::BigInt(digits) => py.get_type::<PyInt>().call1((&**digits,))?,
         Value::Object(foreign) => foreign.object.bind(py).clone(),
-        Value::List(items) => {
-            let objects = items
-                .iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyList::new(py, objects)?.into_any()
-        }
+        Value::List(items) => PyList::new(py, objects(py, items)?)?.into_any(),
         Value::Double(f) => f.into_pyobject(py)?.into_any(),
         Value::Bytes(b) => PyBytes::new(py, b).into_any(),
-        Value::Array(items) => {
-            let objects = items
-                .iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyTuple::new(py, objects)?.into_any()
-        }
+        Value::Array(items) => PyTuple::new(py, objects(py, items)?)?.into_any(),
         Value::KvList(kv) => {
             let dict = PyDict::new(py);
             for (key, item) in &kv.0 {
@@ -201,6 +182,10 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
             dict.into_any()
         }
     })
+}
+
+fn objects<'py>(py: Python<'py>, items: &[Value]) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    items.iter().map(|item| to_python(py, item)).collect()
 }
 
 #[cfg(test)]

@@ -206,3 +206,22 @@ pub struct Span {
     pub resource_attributes: Arc<Attributes>,
     pub parent_remote: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lone_surrogate_reads_as_a_question_mark_and_equals_only_itself() {
+        // "a\udc80b" and "\ud800" as Python's `surrogatepass` UTF-8
+        let lone = Text::from_wtf8(b"a\xed\xb2\x80b");
+        assert_eq!((lone.as_str(), lone.is_lossy()), ("a?b", true));
+        assert_ne!(lone, Text::from("a?b"));
+        assert!(lone != "a?b");
+        assert_eq!(lone, Text::from_wtf8(b"a\xed\xb2\x80b"));
+        assert_ne!(lone, Text::from_wtf8(b"a\xed\xb2\x81b"));
+        assert_eq!(Text::from_wtf8(b"\xed\xa0\x80").as_str(), "?");
+        let plain = Text::from_wtf8("é".as_bytes());
+        assert!(!plain.is_lossy() && plain == "é");
+    }
+}
