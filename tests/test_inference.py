@@ -1252,3 +1252,35 @@ def test_a_runner_named_after_the_agent_that_answered_is_no_run_and_a_from_agent
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
     }
     assert _pinned_agents(tmp_path, runner_traffic) == _agents(report)
+
+
+def unknown_operation_traffic(tracer: Tracer) -> None:
+    """Every span of a framework says `gen_ai.operation.name: framework` (no operation of the
+    conventions) beside its own kind key: `weather` (no keys) runs `zeta_client`, whose model
+    calls (GenAI `chat`) ask for get_weather, run by `tool_call get_weather` (`zeta.kind:
+    tool_call`). A span with an undefined operation and the agent it works for
+    (`gen_ai.agent.name`, `gen_ai.operation.name: unknown`) is that agent's context, no run."""
+    def chat() -> None:
+        with tracer.start_as_current_span("chat weather-model", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "weather-model"}):
+            pass
+
+    framework = {"gen_ai.operation.name": "framework", "gen_ai.system": "zeta"}
+    with tracer.start_as_current_span("weather"), tracer.start_as_current_span(
+            "zeta_client", attributes={**framework, "zeta.kind": "chat_client"}):
+        with tracer.start_as_current_span("unknown", attributes={
+                "gen_ai.operation.name": "unknown", "gen_ai.agent.name": "Zeta Agent"}):
+            chat()
+        with tracer.start_as_current_span("tool_call get_weather", attributes={
+                **framework, "zeta.kind": "tool_call"}):
+            pass
+        chat()
+
+
+def test_an_operation_the_conventions_do_not_define_is_left_to_inference(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(unknown_operation_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, unknown_operation_traffic) == _agents(report)

@@ -363,8 +363,9 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     operation = attrs.get(_OPERATION)
     if isinstance(operation, str) and len(operation) <= 40:
         kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
-        if kind is not None:
-            return kind, _OPERATION
+        # an operation the conventions do not define (`framework`, `execute_event_loop_cycle`)
+        # says the span is none of theirs: its agent or usage keys are its context's
+        return (kind, _OPERATION) if kind is not None else (OTHER, None)
     for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
         if key in attrs:
             return TOOL, key
