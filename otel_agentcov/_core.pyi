@@ -52,7 +52,7 @@ class Classifier:
     def before(self, conventions: Iterable[Mapping[str, Any]]) -> Classifier: ...
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str]
-    ) -> tuple[Step, bool] | None: ...
+    ) -> tuple[Step, bool]: ...
     def otlp_steps(
         self,
         data: bytes,
@@ -69,7 +69,7 @@ class Classifier:
 def sdk_step(
     classifier: Classifier, span: ReadableSpan, state_attributes: list[str],
     unmatched: bool = False,
-) -> str | tuple[Step, bool] | None: ...
+) -> str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]: ...
 
 class TrialFile:
     """A trials file read by `parse_trials` (core/src/trials)."""

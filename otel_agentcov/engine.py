@@ -250,10 +250,10 @@ class CoverageEngine:
         return partial(self._classifier.otlp_steps, state_attributes=self._state_attributes,
                        shapes=self.unmatched is not None)
 
-    def sdk_steps(self) -> Callable[[ReadableSpan], str | tuple[Step, bool] | None] | None:
+    def sdk_steps(self) -> Callable[[ReadableSpan], Classified] | None:
         """The core's reader of SDK spans with this engine's conventions, for the processor
-        (`semconv.Classifier.sdk_step`; what it returns goes to `ingest`, None: the span takes
-        the SpanRecord path); None when content or span shapes are read, from SpanRecords."""
+        (`semconv.Classifier.sdk_step`; what it returns goes to `ingest`); None when content or
+        span shapes are read, from SpanRecords, or a spec entry may hide a restricted tool."""
         if self._content or self.unmatched is not None or self._guard is not None:
             return None
         return partial(self._classifier.sdk_step, state_attributes=self._state_attributes)

@@ -208,7 +208,7 @@ class AgentCoverageProcessor(SpanProcessor):
         with self._drain_lock:
             queue = self._queue
             ingest = self.engine.ingest
-            read = self.engine.sdk_steps()  # the core reads SDK spans in place, when it can
+            read = self.engine.sdk_steps()  # the core reads SDK spans in place, unless content
             for _ in range(len(queue)):
                 item = queue.popleft()
                 if isinstance(item, EVENT_TYPES):
@@ -221,13 +221,12 @@ class AgentCoverageProcessor(SpanProcessor):
                 else:
                     span = item
                 try:
-                    found = read(span) if read is not None else None
-                    if found is None:
+                    if read is None:  # a check reads content: from the SpanRecord
                         ingest(from_readable_span(span))  # its decision span events too
                     else:
                         if span.events:  # decision span events: joined as log records are
                             _span_events(self.engine, span)
-                        ingest(found)
+                        ingest(read(span))
                 except Exception:  # a core panic too: CoreFailed
                     self.engine.count_drop("malformed")
                     self._internal_error()

@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 import yaml
+from _reference import ReferenceClassifier
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from otel_agentcov.readers.otlp import records_from_json
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv import Classifier
 from otel_agentcov.semconv.builtin import entries
 from otel_agentcov.semconv.convention import Rule
 from otel_agentcov.semconv.step import Step
@@ -43,7 +43,7 @@ def _fixture_records() -> Iterator[SpanRecord]:
             yield from records_from_json(json.loads(path.read_text("utf-8")), str(path))
 
 
-def _same(classifier: Classifier, record: SpanRecord, state: Sequence[str] = ()) -> None:
+def _same(classifier: ReferenceClassifier, record: SpanRecord, state: Sequence[str] = ()) -> None:
     """The core's Step and match equal the reference's; the core read the record itself."""
     found = classifier._core.classify(record, state)
     assert found is not None, record  # the core reads every value this record holds
@@ -51,7 +51,7 @@ def _same(classifier: Classifier, record: SpanRecord, state: Sequence[str] = ())
 
 
 def test_every_fixture_span_classifies_the_same() -> None:
-    classifier = Classifier()
+    classifier = ReferenceClassifier()
     records = list(_fixture_records())
     assert len(records) > 1000  # the whole corpus, every stack
     for record in records:
@@ -59,14 +59,31 @@ def test_every_fixture_span_classifies_the_same() -> None:
         _same(classifier, record, STATE_ATTRIBUTES)
 
 
-def test_a_record_the_core_cannot_hold_exactly_is_read_by_python() -> None:
-    """An integer past 64 bits prints and compares as Python's own: the reference reads it."""
+class _Tag(str):
+    """A str subclass, as an instrumentation's StrEnum member is: read as its text."""
+
+
+# values that once sent their span to the Python classifier (docs/core.md#values)
+ODD_VALUES = (2**70, -(2**70), 10**40, ["chat", 1], [], ("a", ["b"]), "chat\udc80",
+              "\ud800", _Tag("chat"), {1: "a", "n": 2}, object(), ((((1,),),),) * 2)
+
+
+def test_a_big_int_token_count_is_read_by_the_core_as_python_reads_it() -> None:
+    """2**70 output tokens clip to int64's top (common.MAX_COUNT), in the core itself."""
     record = SpanRecord(1, 2, None, "chat m", attributes={
         "gen_ai.operation.name": "chat", "gen_ai.usage.output_tokens": 2**70})
-    classifier = Classifier()
-    assert classifier._core.classify(record, ()) is None
-    step = classifier.classify(record)
-    assert step.kind == "llm" and step.output_tokens == 2**63 - 1
+    step, matched = ReferenceClassifier()._core.classify(record, ())
+    assert matched and step.kind == "llm" and step.output_tokens == 2**63 - 1
+
+
+@pytest.mark.parametrize("value", ODD_VALUES)
+def test_every_value_a_span_can_carry_classifies_in_the_core(value: Any) -> None:
+    """In every key a rule reads and as a state attribute: the core's Step is the reference's."""
+    classifier = ReferenceClassifier()
+    for key in (*KEYS, "gen_ai.tool.name", "gen_ai.response.finish_reasons", "tool.name"):
+        record = SpanRecord(1, 2, None, "execute_tool x", attributes={
+            "gen_ai.operation.name": "execute_tool", key: value})
+        _same(classifier, record, (key, "missing"))
 
 
 # --- the docs' examples, on spans made to meet each entry ---
@@ -123,7 +140,7 @@ def test_every_doc_example_classifies_the_same() -> None:
     specs = [CoverageSpec.from_dict(doc) for doc in DOC_SPECS if doc.get("conventions")]
     assert len(specs) >= 5
     for spec in specs:
-        classifier = Classifier(spec.conventions)
+        classifier = ReferenceClassifier(spec.conventions)
         records = [r for n, entry in enumerate(spec.conventions) for r in _meeting(entry, n)]
         matched = 0
         for record in [*records, *list(_fixture_records())[::7]]:
@@ -202,7 +219,8 @@ attr_values = st.one_of(
     st.sampled_from((
         '{"input_tokens": 10, "n": "x"}', '{"n": 3.5}', '{"input_tokens": 99999999999999999999}',
         '"\\ud800x"', '"a" x', b"bytes", None, ("a", 1), math.nan, math.inf, -0.0, 2**63 - 1,
-        '{"n": {"deep": [1]}}', "[1, 2]")),
+        '{"n": {"deep": [1]}}', "[1, 2]", *ODD_VALUES)),
+    st.lists(scalars, max_size=3),
 )
 span_records = st.builds(
     SpanRecord, trace_id=st.just(1), span_id=st.just(2), parent_id=st.none() | st.just(1),
@@ -223,7 +241,7 @@ def test_random_entries_and_spans_classify_the_same(
         spec = CoverageSpec.from_dict({"version": 1, "conventions": entries_})
     except SpecError:
         assume(False)  # the grammar allows it but the spec refuses it (a pattern's groups)
-    classifier = Classifier(spec.conventions)
+    classifier = ReferenceClassifier(spec.conventions)
     for record in records:
         _same(classifier, record, STATE_ATTRIBUTES)
 
@@ -231,7 +249,7 @@ def test_random_entries_and_spans_classify_the_same(
 @settings(max_examples=200, deadline=None)
 @given(span_records)
 def test_random_spans_meet_the_builtin_tables_the_same(record: SpanRecord) -> None:
-    _same(Classifier(), record, STATE_ATTRIBUTES)
+    _same(ReferenceClassifier(), record, STATE_ATTRIBUTES)
 
 
 FOLDING = [
@@ -251,7 +269,7 @@ FOLDING = [
 def test_strings_compare_casefolded_and_numbers_as_python(value: Any, kind: str) -> None:
     """`ß` folds to `ss` and `ﬁ` to `fi` (casefold, not lower); `True == 1 == 1.0`; a tuple or
     bytes equals no scalar; `decode: json` unquotes before comparing."""
-    classifier = Classifier(CoverageSpec.from_dict({"version": 1, "conventions": FOLDING})
+    classifier = ReferenceClassifier(CoverageSpec.from_dict({"version": 1, "conventions": FOLDING})
                             .conventions, inference=False)  # the tables' reading alone
     record = SpanRecord(1, 2, None, "step", attributes={"acme.step": value})
     assert classifier.classify(record).kind == kind
@@ -270,7 +288,7 @@ def test_globs_match_as_fnmatch(glob: str, texts: list[str]) -> None:
     spec = CoverageSpec.from_dict({"version": 1, "conventions": [
         {"match": {"name": glob}, "kind": "workflow"},
         {"match": {"attributes": {"k": {"glob": glob}}}, "kind": "handoff"}]})
-    classifier = Classifier(spec.conventions)
+    classifier = ReferenceClassifier(spec.conventions)
     for text in texts:
         by_name = fnmatch.fnmatchcase(text, glob)
         by_value = fnmatch.fnmatchcase(text.casefold(), glob.casefold())
@@ -346,7 +364,7 @@ def test_re2_escapes_the_regex_crate_lacks_read_as_re2_reads_them(
     captures what RE2 captures."""
     spec = CoverageSpec.from_dict({"version": 1, "conventions": [
         {"match": {"name": "*"}, "kind": "tool", "tool": {"span_name": pattern}}]})
-    classifier = Classifier(spec.conventions)
+    classifier = ReferenceClassifier(spec.conventions)
     record = SpanRecord(1, 2, None, name)
     assert classifier.classify(record).tool == tool
     _same(classifier, record)
@@ -358,7 +376,7 @@ def test_an_integer_past_64_bits_names_an_error_as_python_prints_it(source: Any)
     """A count clips it; an error named by it is its full decimal text, not the clipped one."""
     spec = CoverageSpec.from_dict({"version": 1, "conventions": [
         {"match": {"name": "*"}, "kind": "llm", "error": source, "tokens_out": source}]})
-    classifier = Classifier(spec.conventions)
+    classifier = ReferenceClassifier(spec.conventions)
     record = SpanRecord(1, 2, None, "x", attributes={
         "acme.usage": '{"n": 100000000000000000000}', "acme.big": 2**63 - 1})
     step = classifier.classify(record)
@@ -371,7 +389,7 @@ def test_a_span_name_group_that_took_no_part_yields_nothing() -> None:
     """`(x)?` matching without its group: no value, not an exception (in both engines)."""
     spec = CoverageSpec.from_dict({"version": 1, "conventions": [
         {"match": {"name": "tool:*"}, "kind": "tool", "tool": {"span_name": "tool:(x)?.*"}}]})
-    classifier = Classifier(spec.conventions)
+    classifier = ReferenceClassifier(spec.conventions)
     record = SpanRecord(1, 2, None, "tool:y")
     assert classifier.reference(record)[0].kind == "other"
     _same(classifier, record)

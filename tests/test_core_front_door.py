@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from _reference import ReferenceClassifier
 from _trace_files import demo_spans
 from opentelemetry.sdk.trace import ReadableSpan
 
@@ -15,7 +16,6 @@ from otel_agentcov.demo import DEMO_SPEC
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import from_readable_span
-from otel_agentcov.semconv import Classifier
 from otel_agentcov.spec import CoverageSpec
 
 
@@ -45,7 +45,7 @@ def test_sdk_spans_read_by_the_core_fold_as_their_span_records() -> None:
 
 
 def test_each_sdk_step_is_the_python_classifiers() -> None:
-    classifier = Classifier()
+    classifier = ReferenceClassifier()
     for span in demo_spans(runs=5):
         found = classifier.sdk_step(span, ("gen_ai.operation.name",))
         assert isinstance(found, tuple)

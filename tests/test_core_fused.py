@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
+from _reference import ReferenceClassifier
 from fixture_expectations import FIXTURES
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from test_core_classifier import DOC_SPECS
@@ -22,13 +23,12 @@ from test_otlp_decoder import FIXTURE_PAYLOADS
 
 from otel_agentcov.offline import load, report
 from otel_agentcov.readers.otlp import in_end_order, records_from_protobuf
-from otel_agentcov.semconv import Classifier
 from otel_agentcov.spec import CoverageSpec
 
 STATE = ("gen_ai.agent.name", "missing")
 
 
-def _two_step(classifier: Classifier, payload: bytes, keep: Any = None) -> list[Any]:
+def _two_step(classifier: ReferenceClassifier, payload: bytes, keep: Any = None) -> list[Any]:
     """What the engine folded per span before the fused entry, with the reference classifier."""
     out: list[Any] = []
     for record in in_end_order(records_from_protobuf(payload, keep=keep)):
@@ -44,7 +44,8 @@ def _two_step(classifier: Classifier, payload: bytes, keep: Any = None) -> list[
 
 
 def test_every_fixture_payload_is_folded_as_the_two_step_path_folds_it() -> None:
-    classifier = Classifier(inference=False)  # the engine infers from either path's records
+    # the engine infers from either path's records
+    classifier = ReferenceClassifier(inference=False)
     spans = 0
     for name, payload in FIXTURE_PAYLOADS:
         fused = classifier.otlp_steps(payload, state_attributes=STATE, shapes=True)
@@ -57,7 +58,7 @@ def test_every_fixture_payload_is_folded_as_the_two_step_path_folds_it() -> None
 
 def test_the_jobs_filter_and_a_specs_conventions_apply_as_on_records() -> None:
     spec = next(CoverageSpec.from_dict(d) for d in DOC_SPECS if "Supervisor*" in json.dumps(d))
-    classifier = Classifier(spec.conventions)
+    classifier = ReferenceClassifier(spec.conventions)
     for name, payload in FIXTURE_PAYLOADS:
         for k in (0, 1):
             def keep(trace_id: int, k: int = k) -> bool:
@@ -78,17 +79,17 @@ def test_invalid_spans_are_counted_drops() -> None:
     spans.add(trace_id=b"\1" * 16, span_id=b"\4" * 8, name="y", start_time_unix_nano=9,
               end_time_unix_nano=5)
     payload = request.SerializeToString()
-    fused = Classifier().otlp_steps(payload, state_attributes=STATE)
+    fused = ReferenceClassifier().otlp_steps(payload, state_attributes=STATE)
     assert sorted(item for item in fused if isinstance(item, str)) == [
         "end_before_start", "invalid_ids"]
     assert [item[0].kind for item in fused if not isinstance(item, str)] == ["llm"]
     assert fused == [item[:2] if isinstance(item, tuple) else item
-                     for item in _two_step(Classifier(), payload)]
+                     for item in _two_step(ReferenceClassifier(), payload)]
 
 
 def test_a_level_it_cannot_read_whole_is_refused() -> None:
     with pytest.raises(ValueError, match="whole resources"):
-        Classifier().otlp_steps(b"", "scope_spans")  # type: ignore[arg-type]
+        ReferenceClassifier().otlp_steps(b"", "scope_spans")  # type: ignore[arg-type]
 
 
 def _write(directory: Path, suffix: str, payloads: list[tuple[str, bytes | str]]) -> Path:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import _upb_oracle as oracle
 import pytest
+from _reference import BUILTIN
 from _trace_files import demo_spans, ld
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
@@ -195,7 +196,7 @@ def test_long_scope_names_are_not_kept_by_the_classifiers() -> None:
     """Scope names come from telemetry and each classifier caches its rules per scope name:
     1024 distinct 256 KiB names (a serve body holds 80 MiB) would keep 256 MiB in the core's
     cache and as much in the Python table's. Their classification is the same uncached."""
-    core, table = _core.Classifier(list(builtin.entries()), True, Step), Table(builtin.TABLE.rules)
+    core, table = _core.Classifier(list(builtin.entries()), True, Step), Table(BUILTIN.rules)
     n, size = 1024, 256 << 10
 
     def record(i: int) -> SpanRecord:

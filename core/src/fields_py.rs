@@ -15,7 +15,7 @@ use crate::records_py::{span_from_readable, span_from_record, span_reading, valu
 use crate::span::Span;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyType};
+use pyo3::types::{PyDict, PyList, PyString, PyType};
 use pyo3::IntoPyObjectExt;
 
 /// The span with only the attributes the field rules and `state_attributes` read (what a
@@ -27,18 +27,11 @@ fn span_of(record: &Bound<'_, PyAny>, state_attributes: &[String]) -> PyResult<S
         resource: &keys::resource_key,
         event: &keys::event_key,
     };
-    span_reading(record, reads)?
-        .ok_or_else(|| PyValueError::new_err("record holds a value the core cannot hold exactly"))
+    span_reading(record, reads)
 }
 
 fn kind_of(kind: &str) -> PyResult<Kind> {
     Kind::parse(kind).ok_or_else(|| PyValueError::new_err(format!("not a step kind: {kind:?}")))
-}
-
-/// Whether the core takes the record (False: the caller classifies it in Python).
-#[pyfunction]
-fn _fits(record: &Bound<'_, PyAny>) -> PyResult<bool> {
-    door(|| Ok(span_from_record(record)?.is_some()))
 }
 
 /// `semconv.common.build_step`, in the core, as a `step_class` instance.
@@ -90,29 +83,21 @@ fn _as_test_span<'py>(
     })
 }
 
-/// Whether the core reads an SDK span in place as it reads the span's SpanRecord: None when it
-/// leaves the span to the Python path, False when the two differ (or only one fits).
+/// Whether the core reads an SDK span in place as it reads the span's SpanRecord.
 #[pyfunction]
-fn _reads_readable_as(
-    span: &Bound<'_, PyAny>,
-    record: &Bound<'_, PyAny>,
-) -> PyResult<Option<bool>> {
+fn _reads_readable_as(span: &Bound<'_, PyAny>, record: &Bound<'_, PyAny>) -> PyResult<bool> {
     door(|| {
-        let Some(in_place) = span_from_readable(span, Reads::ALL)? else {
-            return Ok(None);
-        };
+        let in_place = span_from_readable(span, Reads::ALL)?;
         let converted = span_from_record(record)?;
         // Debug text: a NaN attribute equals itself there, as the same Python float does
-        Ok(Some(converted.is_some_and(|c| {
-            format!("{c:?}") == format!("{in_place:?}")
-        })))
+        Ok(format!("{converted:?}") == format!("{in_place:?}"))
     })
 }
 
-/// `str(value)` as the core prints it, or None when it does not take the value.
+/// `str(value)` as the core prints it.
 #[pyfunction]
-fn _py_str(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    door(|| Ok(value_from_py(value).map(|v| py_str(&v))))
+fn _py_str<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
+    door(|| py_str(&value_from_py(value)?).to_py(value.py()))
 }
 
 /// The core's `json.loads(text)`: None where Python raises, else `(value,)` with lossy strings
@@ -161,17 +146,11 @@ fn json_to_py<'py>(py: Python<'py>, json: &Json) -> PyResult<Bound<'py, PyAny>> 
 
 /// Python's `str(value)` of a Value, for the test of `_py_str`'s Python path.
 #[pyfunction]
-fn _python_str(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
-    door(|| {
-        let py = value.py();
-        value_from_py(value)
-            .map(|v| to_python(py, &v).and_then(|o| o.str().map(|s| s.to_string())))
-            .transpose()
-    })
+fn _python_str<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
+    door(|| to_python(value.py(), &value_from_py(value)?)?.str())
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_fits, m)?)?;
     m.add_function(wrap_pyfunction!(_build_step, m)?)?;
     m.add_function(wrap_pyfunction!(_hook, m)?)?;
     m.add_function(wrap_pyfunction!(_as_test_span, m)?)?;

@@ -302,8 +302,8 @@ fn span(mut c: Cursor, depth: u32, path: Path, index: usize, b: &mut Budget) -> 
             name,
             // OTLP counts UNSPECIFIED as 0; the SDK (and so SpanRecord) counts INTERNAL as 0
             kind: kind.saturating_sub(1).max(0),
-            start_ns,
-            end_ns,
+            start_ns: start_ns.into(),
+            end_ns: end_ns.into(),
             status_code,
             status_description: (!status_message.is_empty()).then_some(status_message),
             attributes,
@@ -434,7 +434,7 @@ fn any_value_into(mut c: Cursor, depth: u32, value: &mut Value, b: &mut Budget) 
         let at = c.at();
         let (field, wire) = c.tag()?;
         match (field, wire) {
-            (1, LEN) => *value = Value::Str(c.string()?.to_owned()),
+            (1, LEN) => *value = Value::Str(c.string()?.into()),
             (2, VARINT) => *value = Value::Bool(c.varint()? != 0),
             (3, VARINT) => *value = Value::Int(c.varint()? as i64),
             (4, I64) => *value = Value::Double(f64::from_bits(c.fixed64()?)),

@@ -15,7 +15,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyInt, PyList, PyString, PyTuple, PyT
 
 use crate::door::TraceFormatError;
 use crate::otlp_pb::Decoded;
-use crate::span::{Attributes, Span, Value};
+use crate::pyrepr::to_python;
+use crate::span::{Attributes, Span};
 
 static SPAN_RECORD: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 static INT_FROM_BYTES: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -216,27 +217,7 @@ impl<'py> Builder<'py> {
 pub fn dict<'py>(py: Python<'py>, attributes: &Attributes) -> PyResult<Bound<'py, PyDict>> {
     let out = PyDict::new(py);
     for (key, value) in &attributes.0 {
-        out.set_item(PyString::new(py, key), value_object(py, value)?)?;
+        out.set_item(PyString::new(py, key), to_python(py, value)?)?;
     }
     Ok(out)
-}
-
-fn value_object<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::None => py.None().into_bound(py),
-        Value::Str(s) => PyString::new(py, s).into_any(),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Int(i) => i.into_pyobject(py)?.into_any(),
-        Value::Double(d) => d.into_pyobject(py)?.into_any(),
-        Value::Bytes(b) => PyBytes::new(py, b).into_any(),
-        Value::Array(items) => PyTuple::new(
-            py,
-            items
-                .iter()
-                .map(|v| value_object(py, v))
-                .collect::<PyResult<Vec<_>>>()?,
-        )?
-        .into_any(),
-        Value::KvList(entries) => dict(py, entries)?.into_any(),
-    })
 }

@@ -2,24 +2,24 @@
 //! (semconv/common.py: `str(attrs.get(name, ""))`), whose strings are hashed into path states:
 //! a different spelling would be a different state.
 //!
-//! Printed here: None, bools, ints, floats (Python's shortest `repr`, which switches to an
+//! Printed here: None, bools, ints of any size, floats (Python's shortest `repr`, which switches to an
 //! exponent outside 1e-4..1e16), bytes, and tuples / dicts of those with ASCII strings. The
 //! `repr` of a non-ASCII string depends on `str.isprintable` in the interpreter's Unicode
 //! version, so a container holding one is printed by Python itself (rare: state attributes
 //! are names and counts).
 
-use crate::span::Value;
+use crate::span::{Text, Value};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyDict, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyInt, PyList, PyTuple};
 
 /// `str(value)`.
-pub fn py_str(value: &Value) -> String {
+pub fn py_str(value: &Value) -> Text {
     match value {
         Value::Str(s) => s.clone(),
         other => {
             let mut out = String::new();
             if write_repr(&mut out, other) {
-                out
+                Text::from(out)
             } else {
                 python_str(other)
             }
@@ -33,28 +33,20 @@ fn write_repr(out: &mut String, value: &Value) -> bool {
         Value::None => out.push_str("None"),
         Value::Bool(b) => out.push_str(if *b { "True" } else { "False" }),
         Value::Int(i) => out.push_str(&i.to_string()),
+        Value::BigInt(digits) => out.push_str(digits),
         Value::Double(f) => out.push_str(&float_repr(*f)),
         Value::Str(s) => {
-            if !s.is_ascii() {
+            if !s.is_ascii() || s.is_lossy() {
                 return false;
             }
             quote(out, s.bytes(), "");
         }
+        Value::Object(_) => return false,
+        Value::List(items) => return write_items(out, items, "[", "]"),
         Value::Bytes(b) => quote(out, b.iter().copied(), "b"),
+        // a tuple of one is `(x,)`
         Value::Array(items) => {
-            out.push('(');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                if !write_repr(out, item) {
-                    return false;
-                }
-            }
-            if items.len() == 1 {
-                out.push(',');
-            }
-            out.push(')');
+            return write_items(out, items, "(", if items.len() == 1 { ",)" } else { ")" })
         }
         Value::KvList(kv) => {
             out.push('{');
@@ -69,7 +61,7 @@ fn write_repr(out: &mut String, value: &Value) -> bool {
                 }
                 first = false;
                 let last = kv.get(key).unwrap_or(&Value::None);
-                if !write_repr(out, &Value::Str(key.clone())) {
+                if !write_repr(out, &Value::Str(key.as_str().into())) {
                     return false;
                 }
                 out.push_str(": ");
@@ -80,6 +72,21 @@ fn write_repr(out: &mut String, value: &Value) -> bool {
             out.push('}');
         }
     }
+    true
+}
+
+/// The items of a list or tuple between `open` and `close`; false as `write_repr`.
+fn write_items(out: &mut String, items: &[Value], open: &str, close: &str) -> bool {
+    out.push_str(open);
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        if !write_repr(out, item) {
+            return false;
+        }
+    }
+    out.push_str(close);
     true
 }
 
@@ -146,10 +153,10 @@ pub fn float_repr(f: f64) -> String {
 }
 
 /// Python's own `str()` of the value rebuilt as the Python object readers make of it.
-fn python_str(value: &Value) -> String {
+fn python_str(value: &Value) -> Text {
     Python::attach(|py| {
         to_python(py, value)
-            .and_then(|object| object.str().map(|s| s.to_string()))
+            .and_then(|object| Text::from_py(&object.str()?))
             .unwrap_or_default()
     })
 }
@@ -158,18 +165,15 @@ fn python_str(value: &Value) -> String {
 pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
     Ok(match value {
         Value::None => py.None().into_bound(py),
-        Value::Str(s) => s.into_pyobject(py)?.into_any(),
+        Value::Str(s) => s.to_py(py)?.into_any(),
         Value::Bool(b) => b.into_pyobject(py)?.to_owned().into_any(),
         Value::Int(i) => i.into_pyobject(py)?.into_any(),
+        Value::BigInt(digits) => py.get_type::<PyInt>().call1((&**digits,))?,
+        Value::Object(foreign) => foreign.object.bind(py).clone(),
+        Value::List(items) => PyList::new(py, objects(py, items)?)?.into_any(),
         Value::Double(f) => f.into_pyobject(py)?.into_any(),
         Value::Bytes(b) => PyBytes::new(py, b).into_any(),
-        Value::Array(items) => {
-            let objects = items
-                .iter()
-                .map(|item| to_python(py, item))
-                .collect::<PyResult<Vec<_>>>()?;
-            PyTuple::new(py, objects)?.into_any()
-        }
+        Value::Array(items) => PyTuple::new(py, objects(py, items)?)?.into_any(),
         Value::KvList(kv) => {
             let dict = PyDict::new(py);
             for (key, item) in &kv.0 {
@@ -178,6 +182,10 @@ pub fn to_python<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyA
             dict.into_any()
         }
     })
+}
+
+fn objects<'py>(py: Python<'py>, items: &[Value]) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    items.iter().map(|item| to_python(py, item)).collect()
 }
 
 #[cfg(test)]

@@ -2,8 +2,9 @@
 
 The built-in tables (`builtin.FAMILIES`) say what each instrumentation's spans are; a spec's
 `conventions:` entries are tried before them. Anything no entry matches is an `other` step.
-The compiled core interprets the tables (`compiled.Classifier`); `table.Table` is the Python
-reference it is tested equal to, and classifies the rare record the core cannot read exactly.
+The compiled core interprets the tables (`compiled.Classifier`) for every span, whatever values
+it holds (docs/core.md#values); `table.Table`, the Python interpreter of the same tables, is the
+reference the tests hold it equal to.
 """
 
 from __future__ import annotations
@@ -13,15 +14,12 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from .. import compiled
 from ..records import SpanRecord
-from . import builtin, testspans
-from .common import build_step
+from . import builtin
 from .content import step_content
-from .convention import Rule
 from .guard import RestrictedGuard
 from .inference import Inferred, infer, inferred_step, tool_readings
 from .inferred_log import InferredLog
 from .step import KINDS, OTHER, TOOL, Step
-from .table import Table
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import ReadableSpan
@@ -43,7 +41,7 @@ class Classifier:
     """Classify spans by a spec's `conventions:` entries, then the built-in tables, then by
     inference (docs/conventions.md#inference)."""
 
-    __slots__ = ("_table", "_core", "inference", "log", "_restricted", "rescued")
+    __slots__ = ("_core", "inference", "log", "_restricted", "rescued")
 
     def __init__(self, conventions: Sequence[Mapping[str, Any]] = (), *, inference: bool = True,
                  builtin_tables: bool = True,
@@ -56,10 +54,8 @@ class Classifier:
         self.log: InferredLog | None = None  # what inference read, kept for `explain`
         self._restricted = restricted
         self.rescued: Callable[[], None] | None = None  # told each time `inferred` overrules
-        self._table = builtin.TABLE if builtin_tables else Table([])
         self._core = _BUILTIN if builtin_tables else compiled.Classifier([], True, Step)
         if conventions:
-            self._table = Table([*(Rule(entry) for entry in conventions), *self._table.rules])
             self._core = self._core.before(conventions)
 
     def classify(
@@ -71,8 +67,7 @@ class Classifier:
 
         `content` (a declared check needs it) also reads the span's output, input and tool
         arguments onto the step; without it no content is parsed at all (the hot path)."""
-        found = self._core.classify(record, state_attributes)
-        step, matched = found if found is not None else self.reference(record, state_attributes)
+        step, matched = self._core.classify(record, state_attributes)
         if not matched:
             step = self.inferred(record, step, state_attributes)
             if unmatched is not None and step.kind == OTHER:  # inference left it unclassified
@@ -120,24 +115,11 @@ class Classifier:
             data, level, offset=offset, resource_index=resource_index, keep=keep, caps=caps,
             state_attributes=list(state_attributes), shapes=shapes or self.inference)
 
-    def sdk_step(
-        self, span: ReadableSpan, state_attributes: Sequence[str] = ()
-    ) -> str | tuple[Step, bool] | None:
-        """An SDK span read in place and classified by the core (what the engine folds), or
-        None when it must take the SpanRecord path (`records.from_readable_span`): a subclass,
-        another SDK layout, a value the core cannot hold exactly. Content is never read."""
+    def sdk_step(self, span: ReadableSpan, state_attributes: Sequence[str] = ()) -> Classified:
+        """An SDK span of any layout, holding any value, read in place and classified by the
+        core: what the engine folds. Content is never read. With inference on, a span no entry
+        matched comes with its record, built by the core (`inferred` reads it)."""
         return compiled.sdk_step(self._core, span, list(state_attributes), self.inference)
-
-    def reference(self, record: SpanRecord, state_attributes: Sequence[str] = ()) -> tuple[
-            Step, bool]:
-        """The Python interpreter's Step and whether an entry matched: the reference the core
-        is tested equal to, and the reading of a record holding a value the core cannot hold
-        exactly (an integer past 64 bits, a list)."""
-        step = self._table.classify(record, state_attributes)
-        matched = step is not None
-        if step is None:
-            step = build_step(record, OTHER, state_attributes)
-        return testspans.as_test_span(record, step, state_attributes), matched  # not a tool
 
 
 classify = Classifier(inference=False).classify  # the built-in conventions alone

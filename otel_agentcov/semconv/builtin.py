@@ -25,8 +25,7 @@ from . import (
     semantic_kernel,
     smolagents,
 )
-from .convention import Hook, Rule
-from .table import Table
+from .convention import Hook
 
 FAMILIES = (
     "smolagents", "llama_index", "agent_framework", "crewai",  # OpenInference scopes / dialects
@@ -72,5 +71,3 @@ def entries() -> Iterator[dict[str, Any]]:
     for family in FAMILIES:
         yield from load(family)["entries"]
 
-
-TABLE = Table([Rule(entry, HOOKS) for entry in entries()])

@@ -14,15 +14,13 @@ from typing import Any
 
 from .. import compiled
 from ..records import SpanRecord
-from .convention import Rule
 from .step import TOOL, Step
-from .table import Table
 
 
 class RestrictedGuard:
     """Overrules a spec entry's reading of a span that names a restricted tool."""
 
-    __slots__ = ("_core", "_table", "_restricted", "_builtin")
+    __slots__ = ("_core", "_restricted", "_builtin")
 
     def __init__(
         self, conventions: Sequence[Mapping[str, Any]], restricted: Callable[[str], bool],
@@ -31,15 +29,11 @@ class RestrictedGuard:
         """`restricted`: is a tool name restricted for some agent (the spec's lists together,
         since the agent is not known yet); `builtin`: the built-in tables' classify."""
         self._core = compiled.Classifier(list(conventions), False, Step)  # the spec's alone
-        self._table = Table([Rule(entry) for entry in conventions])
         self._restricted = restricted
         self._builtin = builtin
 
     def _spec_matches(self, record: SpanRecord) -> bool:
-        found = self._core.classify(record, [])
-        if found is None:  # a value the core cannot hold exactly: the Python reference
-            return self._table.classify(record, ()) is not None
-        return found[1]
+        return self._core.classify(record, [])[1]
 
     def overrule(
         self, record: SpanRecord, step: Step, state_attributes: Sequence[str], content: bool

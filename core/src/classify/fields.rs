@@ -86,7 +86,9 @@ pub fn finish_reason(attrs: &Attributes) -> String {
             clip(first.trim_matches(|c| c == ' ' || c == '\'' || c == '"'))
         }
         Some(Value::Str(reasons)) => clip(reasons),
-        Some(Value::Array(items)) if matches!(items.first(), Some(Value::Str(_))) => {
+        Some(Value::Array(items) | Value::List(items))
+            if matches!(items.first(), Some(Value::Str(_))) =>
+        {
             match &items[0] {
                 Value::Str(first) => clip(first),
                 _ => String::new(),
@@ -157,8 +159,8 @@ pub fn build_step(
         .or_else(|| as_str(span.resource_attributes.get("service.version")));
     step.scores = evaluation_scores(span);
     step.fault = match attrs.get(FAULT_FAMILY) {
-        Some(Value::Str(family)) if FAULT_FAMILIES.contains(&family.as_str()) => {
-            Some(family.clone())
+        Some(Value::Str(family)) if FAULT_FAMILIES.iter().any(|f| family == f) => {
+            Some(family.as_str().to_owned())
         }
         _ => None,
     };

@@ -45,7 +45,7 @@ const AGENT_NAME_KEYS: [&str; 3] = ["gen_ai.agent.name", "agent_name", "agent.na
 fn genai_agent(span: &Span, mut step: Step, _: &[String]) -> Option<Step> {
     let attrs = &span.attributes;
     let repeats_model = match (&step.agent, attrs.get("gen_ai.request.model")) {
-        (Some(agent), Some(Value::Str(model))) => agent == model,
+        (Some(agent), Some(Value::Str(model))) => model == agent.as_str(),
         _ => false,
     };
     if repeats_model

@@ -57,9 +57,12 @@ impl Key {
     /// An attribute's value; None when it equals no scalar (a list, a map, bytes, None, NaN).
     pub fn of_value(value: &Value) -> Option<Key> {
         match value {
+            // a str with a lone surrogate equals no entry's text (an entry holds none)
+            Value::Str(s) if s.is_lossy() => None,
             Value::Str(s) => Some(Key::Str(casefold(s).into_owned())),
             Value::Bool(b) => Some(Key::Int(i64::from(*b))),
             Value::Int(i) => Some(Key::Int(*i)),
+            Value::BigInt(digits) => Some(Key::Big(digits.to_string())),
             Value::Double(f) => Key::float(*f),
             _ => None,
         }
@@ -80,7 +83,8 @@ enum Seen<'a> {
 fn seen(value: &Value, decode: bool) -> Seen<'_> {
     if decode {
         if let Value::Str(s) = value {
-            if let Some(text) = pyjson::unquote(s) {
+            if let Some(mut text) = pyjson::unquote(s) {
+                text.lossy |= s.is_lossy(); // the unquoted text holds its lone surrogates
                 return Seen::Unquoted(text);
             }
         }
@@ -177,7 +181,7 @@ impl Condition {
             (Test::Absent, found) => return found.is_none(),
             (_, None) => return false,
             (Test::Present, Some(_)) => return true,
-            (Test::Contains(values), Some(Value::Array(items))) => {
+            (Test::Contains(values), Some(Value::Array(items) | Value::List(items))) => {
                 return items
                     .iter()
                     .any(|item| Key::of_value(item).is_some_and(|key| values.contains(&key)));

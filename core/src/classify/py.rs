@@ -158,19 +158,16 @@ impl Classifier {
         })
     }
 
-    /// `(step, matched)` for a SpanRecord, or None when the record holds a value the core
-    /// cannot read exactly (records_py): the caller classifies it in Python.
+    /// `(step, matched)` for a SpanRecord, whatever values it holds (records_py).
     fn classify<'py>(
         &self,
         record: &Bound<'py, PyAny>,
         state_attributes: Vec<String>,
-    ) -> PyResult<Option<(Bound<'py, PyAny>, bool)>> {
+    ) -> PyResult<(Bound<'py, PyAny>, bool)> {
         door(|| {
-            let Some(span) = span_from_record(record)? else {
-                return Ok(None);
-            };
+            let span = span_from_record(record)?;
             let (step, matched) = self.step(&span, &state_attributes);
-            Ok(Some((self.step_to_py(record.py(), &step)?, matched)))
+            Ok((self.step_to_py(record.py(), &step)?, matched))
         })
     }
 

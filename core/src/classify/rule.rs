@@ -258,6 +258,7 @@ impl Rule {
                     (Value::Str(s), _) => pystr::clip(s),
                     (Value::Int(_), Some(literal)) => pystr::clip(&literal),
                     (Value::Int(i), None) => i.to_string(),
+                    (Value::BigInt(digits), _) => pystr::clip(digits),
                     _ => String::new(),
                 };
                 let error = if text.is_empty() {

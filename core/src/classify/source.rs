@@ -61,7 +61,7 @@ fn from_json(json: Json) -> Got<'static> {
         Json::Bool(b) => Value::Bool(b),
         Json::Int(i) => Value::Int(i),
         Json::Float(f) => Value::Double(f),
-        Json::Str(s) => Value::Str(s.text),
+        Json::Str(s) => Value::Str(s.text.into()),
         Json::Array(_) | Json::Object(_) | Json::Deep => Value::KvList(Default::default()),
     };
     Got::of(Cow::Owned(value))
@@ -95,9 +95,13 @@ impl Source {
                 .map_err(|e| format!("span_name: {}", pattern::one_line(&e)));
         }
         let (value, text, big) = match raw.get("value") {
-            Some(Raw::Str(s)) => (Value::Str(s.clone()), Value::Str(s.clone()), None),
-            Some(Raw::Int(i)) => (Value::Int(*i), Value::Str(i.to_string()), None),
-            Some(Raw::BigInt(s)) => (saturated(s), Value::Str(s.clone()), Some(s.clone())),
+            Some(Raw::Str(s)) => (
+                Value::Str(s.as_str().into()),
+                Value::Str(s.as_str().into()),
+                None,
+            ),
+            Some(Raw::Int(i)) => (Value::Int(*i), Value::Str(i.to_string().into()), None),
+            Some(Raw::BigInt(s)) => (saturated(s), Value::Str(s.as_str().into()), Some(s.clone())),
             other => return Err(format!("expected a field source, got {other:?}")),
         };
         Ok(Source::Fixed { value, text, big })
@@ -109,7 +113,7 @@ impl Source {
         match self {
             Source::SpanName(pattern) => {
                 let found = pystr::strip(pattern.capture(&span.name)?);
-                (!found.is_empty()).then(|| Got::of(Cow::Owned(Value::Str(found.to_owned()))))
+                (!found.is_empty()).then(|| Got::of(Cow::Owned(Value::Str(found.into()))))
             }
             Source::Fixed {
                 value,
@@ -144,7 +148,7 @@ impl Source {
                         },
                         None => Got::of(match found {
                             Value::Str(s) if decode => match pyjson::unquote(s) {
-                                Some(unquoted) => Cow::Owned(Value::Str(unquoted.text)),
+                                Some(unquoted) => Cow::Owned(Value::Str(unquoted.text.into())),
                                 None => Cow::Borrowed(found),
                             },
                             _ => Cow::Borrowed(found),

@@ -4,7 +4,7 @@
 //! The optional `content` of the Python Step is not here: it is read by the Python classifier
 //! only when a declared check asks for it, after the step is built.
 
-use crate::span::Span;
+use crate::span::{Span, Text};
 
 /// The span kinds (`semconv.step.KINDS`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,8 +80,8 @@ pub struct Step {
     pub span_id: u64,
     pub parent_id: Option<u64>,
     pub kind: Kind,
-    pub start_ns: u64,
-    pub end_ns: u64,
+    pub start_ns: i128,
+    pub end_ns: i128,
     pub fallback_agent: String,
     pub agent: Option<String>,
     pub tool: Option<String>,
@@ -103,7 +103,8 @@ pub struct Step {
     pub requested_tools: Vec<String>,
     pub input_chars: Option<i64>,
     pub scores: Vec<f64>,
-    pub state_extra: Vec<String>,
+    /// `str()` of each state attribute's value: a lone surrogate kept
+    pub state_extra: Vec<Text>,
     pub context: Option<String>,
     pub resource_context: Option<String>,
     pub step_limit: i64,

@@ -4,6 +4,7 @@
 //! core imports nothing from the package): it runs once per span.
 
 use super::step::{Kind, Limit, Step};
+use crate::span::Text;
 use pyo3::prelude::*;
 use pyo3::types::{PyString, PyTuple, PyType};
 use pyo3::IntoPyObjectExt;
@@ -66,7 +67,14 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
         PyTuple::new(py, &step.requested_tools)?.into_any(),
         any(py, step.input_chars)?,
         PyTuple::new(py, &step.scores)?.into_any(),
-        PyTuple::new(py, &step.state_extra)?.into_any(),
+        PyTuple::new(
+            py,
+            step.state_extra
+                .iter()
+                .map(|s| s.to_py(py))
+                .collect::<PyResult<Vec<_>>>()?,
+        )?
+        .into_any(),
         any(py, &step.context)?,
         any(py, &step.resource_context)?,
         any(py, step.step_limit)?,
@@ -129,7 +137,11 @@ pub fn step_from_py(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         requested_tools: get(step, "requested_tools")?,
         input_chars: get(step, "input_chars")?,
         scores: get(step, "scores")?,
-        state_extra: get(step, "state_extra")?,
+        state_extra: step
+            .getattr("state_extra")?
+            .try_iter()?
+            .map(|s| Text::from_py(s?.cast::<PyString>()?))
+            .collect::<PyResult<_>>()?,
         context: get(step, "context")?,
         resource_context: get(step, "resource_context")?,
         step_limit: get(step, "step_limit")?,

@@ -27,6 +27,7 @@ pub fn as_str(value: Option<&Value>) -> Option<String> {
 pub fn as_int(value: Option<&Value>) -> i64 {
     match value {
         Some(Value::Int(i)) => (*i).max(0),
+        Some(Value::BigInt(digits)) if !digits.starts_with('-') => MAX_COUNT,
         Some(Value::Double(f)) if f.is_finite() => (*f as i64).max(0), // `as` truncates, saturates
         Some(Value::Str(s)) => digits(s),
         _ => 0,
@@ -58,10 +59,12 @@ pub fn truthy(value: Option<&Value>) -> bool {
         Some(Value::Bool(b)) => *b,
         Some(Value::Int(i)) => *i != 0,
         Some(Value::Double(f)) => *f != 0.0, // NaN is true
+        Some(Value::BigInt(_)) => true,      // never 0
         Some(Value::Str(s)) => !s.is_empty(),
         Some(Value::Bytes(b)) => !b.is_empty(),
-        Some(Value::Array(items)) => !items.is_empty(),
+        Some(Value::Array(items) | Value::List(items)) => !items.is_empty(),
         Some(Value::KvList(kv)) => !kv.0.is_empty(),
+        Some(Value::Object(object)) => object.truthy,
     }
 }
 
@@ -81,7 +84,7 @@ mod tests {
         assert_eq!(as_int(Some(&Value::Double(f64::NAN))), 0);
         assert_eq!(as_int(Some(&Value::Bool(true))), 0);
         assert_eq!(as_int(Some(&Value::Str("0012".into()))), 12);
-        assert_eq!(as_int(Some(&Value::Str("1".repeat(19)))), 0);
+        assert_eq!(as_int(Some(&Value::Str("1".repeat(19).into()))), 0);
         assert_eq!(as_float(Some(&Value::Int(i64::MIN))), None);
         assert_eq!(
             as_float(Some(&Value::Int(-MAX_COUNT))),
