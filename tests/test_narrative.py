@@ -731,3 +731,26 @@ def test_one_languages_declared_words_are_not_another_languages() -> None:
     assert declared_words(words, "de") == {"refund": ("erstatten",)}
     assert declared_words(words, "fr") == {"refund": ("rembourser",), "cancel": ("résilier",)}
     assert declared_words(words, "es") == {}
+
+
+@pytest.mark.parametrize(("answer", "claimed"), [
+    # "I have refunded the amount to your card": the action of issue_refund is *refund*
+    ("He reembolsado el importe en su tarjeta.", ("issue_refund",)),
+    ("Ich habe Ihnen den Betrag erstattet.", ("issue_refund",)),
+    ("返金しました。", ("issue_refund",)),  # "I refunded"
+    # "I have booked the flight": booking is cancel_booking's object, never its action
+    ("He reservado el vuelo.", ("book_flight",)),
+    # "the cancellation of the booking was carried out": cancel as a noun, done by a carrier
+    ("La cancelación de la reserva se realizó.", ("cancel_booking",)),
+])  # fmt: skip
+def test_a_carrier_names_its_action_and_only_a_carrier_does(
+    answer: str, claimed: tuple[str, ...]
+) -> None:
+    """docs/narrative.md#answers-in-other-languages: a tool named by a carrier verb and an
+    action (issue_refund) is claimed by the action's own verb; a tool whose verb is the action
+    (cancel_booking) is not claimed by its object's verb, and is by its action named as a noun."""
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    tools = frozenset({"issue_refund", "send_email", "cancel_booking", "book_flight"})
+    verdict = judge_story(answer, tools, {}, NarrativeSpec())
+    assert verdict.divergences == tuple((t, "claimed_not_called") for t in claimed)
