@@ -250,3 +250,20 @@ def test_folded_traces_past_the_entry_bound_are_forgotten_oldest_first() -> None
     closed.remember([AgentRun("billing", TRACE + 1, 0, 10, steps=[other], span_id=1)], 1.0)
     assert closed.entries == 3
     assert (closed.agent_of(TRACE), closed.agent_of(TRACE + 1)) == (None, "billing")
+
+
+def test_a_folded_run_read_back_from_the_journal_still_knows_its_calls() -> None:
+    """serve's journal keeps steps as JSON rows (service/steps.py); read back after a restart,
+    a step's kind is a new string equal to `tool`, not the constant. The run folded, a late
+    deny of c1 is that call's decision (a span of it ran: executed, so no attempt of its own),
+    and spans 1, 2 and call c1 are remembered: 3 entries."""
+    import json
+
+    from otel_agentcov.service.steps import from_row, to_row
+
+    step = from_row(json.loads(json.dumps(to_row(tool("c1")))))
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[step], span_id=1)], 0.0)
+    assert closed.entries == 3
+    assert closed.late(event("deny", "c1")) == LateDecision(
+        "support", "lookup", "deny", TRACE, 5, True, None)
