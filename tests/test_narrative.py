@@ -754,3 +754,25 @@ def test_a_carrier_names_its_action_and_only_a_carrier_does(
     tools = frozenset({"issue_refund", "send_email", "cancel_booking", "book_flight"})
     verdict = judge_story(answer, tools, {}, NarrativeSpec())
     assert verdict.divergences == tuple((t, "claimed_not_called") for t in claimed)
+
+
+@pytest.mark.parametrize(("filler", "claim"), [
+    # "thank you for your patience and understanding throughout this long process"; "I have
+    # issued the refund" (long sentences: fewer to read, the test stays fast)
+    ("Gracias por su paciencia y comprensión durante todo este proceso tan largo. ",
+     "He emitido el reembolso."),
+    # "we apologise for the inconvenience"; "I refunded"
+    ("ご不便をおかけして申し訳ございません。", "返金しました。"),
+])  # fmt: skip
+def test_an_answer_in_another_language_is_scanned_up_to_64_kib(filler: str, claim: str) -> None:
+    """As in English (docs/narrative.md): a claim after some 3 000 characters is read; one
+    after more than 64 KiB (65 536 characters) is past the scan and claims nothing."""
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    tools = frozenset({"issue_refund", "send_email"})
+    near = filler * (3000 // len(filler))
+    far = filler * (70_000 // len(filler))
+    assert len(near) < 3000 and len(far) > 65_536
+    refund = (("issue_refund", "claimed_not_called"),)
+    assert judge_story(near + claim, tools, {}, NarrativeSpec()).divergences == refund
+    assert judge_story(far + claim, tools, {}, NarrativeSpec()).divergences == ()
