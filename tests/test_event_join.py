@@ -184,6 +184,16 @@ def test_a_step_whose_kind_was_decoded_joins_its_call() -> None:
     assert call.decision == "deny" and sorted(subtree) == [1, 2]
 
 
+def test_a_pending_approval_asked_again_from_the_wire_is_a_duplicate() -> None:
+    """require_approval of c1 joined its call; the same request again, its outcome decoded by a
+    reader (a new string equal to `require_approval`), answers nothing: one duplicate, and c1
+    is still pending."""
+    call = tool("c1")
+    again = ToolDecision(TRACE, 1, "c1", "lookup", b"require_approval".decode(), 6, "svc")
+    left, duplicates = join({1: agent(), 2: call}, [event("require_approval", "c1"), again])
+    assert (left, duplicates, call.decision) == ([], 1, "require_approval")
+
+
 def test_which_decision_for_a_call_counts() -> None:
     """docs/semantics.md#decisions, every pair by hand: a call's first decision counts; so
     does the answer to a pending approval, and a deny after anything but a deny; all else is
