@@ -80,6 +80,7 @@ CASES: list[tuple[str, set[str]]] = [
     ("I looked up the order, cancelled the subscription, and applied a discount.",
      {"lookup_order", "cancel_subscription", "apply_discount"}),
     ("Refund issued and email sent.", {"issue_refund", "send_email"}),
+    ("I issued the refund and logged you in.", {"issue_refund"}),  # "in" last, no "in case"
     # an object list split off a clause that opens with a number stays that clause's
     ("2 days ago I sent the receipt and the email, and I issued the refund.",
      {"send_email", "issue_refund"}),

@@ -194,6 +194,15 @@ def test_a_pending_approval_asked_again_from_the_wire_is_a_duplicate() -> None:
     assert (left, duplicates, call.decision) == ([], 1, "require_approval")
 
 
+def test_an_approval_answers_a_pending_request_read_from_the_span() -> None:
+    """c1's span says require_approval (an attribute: text the reader decoded, not the
+    constant); an allow event for c1 answers it: joined, c1 allowed, no duplicate."""
+    call = tool("c1")
+    call.decision = b"require_approval".decode()
+    left, duplicates = join({1: agent(), 2: call}, [event("allow", "c1")])
+    assert (left, duplicates, call.decision) == ([], 0, "allow")
+
+
 def test_which_decision_for_a_call_counts() -> None:
     """docs/semantics.md#decisions, every pair by hand: a call's first decision counts; so
     does the answer to a pending approval, and a deny after anything but a deny; all else is
