@@ -203,6 +203,35 @@ def test_an_approval_answers_a_pending_request_read_from_the_span() -> None:
     assert (left, duplicates, call.decision) == ([], 0, "allow")
 
 
+def test_a_guardrail_result_in_a_tool_span_is_a_guardrail_step_of_its_own() -> None:
+    """A result recorded in a tool call's span (no apply_guardrail span of its own): the call
+    keeps its (empty) finish reason, and the result is a guardrail step under the call."""
+    from otel_agentcov.semconv.events import GuardrailResult
+    from otel_agentcov.semconv.step import GUARDRAIL
+
+    call = tool("c1")
+    subtree = {1: agent(), 2: call}
+    assert join(subtree, [GuardrailResult(TRACE, 2, "pii=blocked", 5, "svc")]) == ([], 0)
+    assert call.finish_reason == ""
+    assert [(s.kind, s.parent_id, s.finish_reason) for s in subtree.values() if s.event] == [
+        (GUARDRAIL, 2, "pii=blocked")]
+
+
+def test_a_second_run_of_a_remembered_trace_adds_only_its_own_entries() -> None:
+    """support's run (spans 1, 2, 3; calls c1, c2: 5 entries), then billing's run of the same
+    trace (spans 4, 5; call c9: 3 more, 8); forgetting the trace frees all 8."""
+    closed = Closed(100)
+    first = AgentRun("support", TRACE, 0, 10, span_id=1,
+                     steps=[tool("c1", span_id=2), tool("c2", span_id=3)])
+    closed.remember([first], 0.0)
+    assert closed.entries == 5
+    closed.remember([AgentRun("billing", TRACE, 10, 20, steps=[tool("c9", span_id=5)],
+                              span_id=4)], 1.0)
+    assert closed.entries == 8
+    closed.expire(deadline=1.0)
+    assert closed.entries == 0
+
+
 def test_which_decision_for_a_call_counts() -> None:
     """docs/semantics.md#decisions, every pair by hand: a call's first decision counts; so
     does the answer to a pending approval, and a deny after anything but a deny; all else is
