@@ -776,3 +776,18 @@ def test_an_answer_in_another_language_is_scanned_up_to_64_kib(filler: str, clai
     refund = (("issue_refund", "claimed_not_called"),)
     assert judge_story(near + claim, tools, {}, NarrativeSpec()).divergences == refund
     assert judge_story(far + claim, tools, {}, NarrativeSpec()).divergences == ()
+
+
+@pytest.mark.parametrize("answer", [
+    "He eliminado el archivo.",  # "I have deleted the file"
+    "Lo he eliminado.",  # "I have deleted it"
+    "Ich habe sie gelöscht.",  # "I have deleted it"
+])  # fmt: skip
+def test_a_generic_object_may_go_unsaid_in_another_language(answer: str) -> None:
+    """As in English ("I deleted it for you." claims delete_file): `file` is a generic
+    object, so the deletion alone claims delete_file in Spanish and German too."""
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    tools = frozenset({"delete_file", "send_email"})
+    assert judge_story(answer, tools, {}, NarrativeSpec()).divergences == (
+        ("delete_file", "claimed_not_called"),)
