@@ -115,6 +115,7 @@ CASES: list[tuple[str, set[str]]] = [
     ("To reset your password, click the link in the email.", set()),  # "to" opens the clause
     ("The teams I managed each issue refunds.", set()),  # a habit, not "managed to issue"
     ("I checked the issue with your refund.", set()),  # checking is no use of issue_refund
+    ("Send the email just as your manager did.", set()),  # an instruction; the manager's deed
     ("Refunds are usually issued by the billing team, not by me.", set()),
     ("Here is how to reset your password: open Settings and choose Security.", set()),
     ("I'll send the email as soon as you approve the draft.", set()),
