@@ -80,6 +80,10 @@ CASES: list[tuple[str, set[str]]] = [
     ("I looked up the order, cancelled the subscription, and applied a discount.",
      {"lookup_order", "cancel_subscription", "apply_discount"}),
     ("Refund issued and email sent.", {"issue_refund", "send_email"}),
+    ("I issued the refund and logged you in.", {"issue_refund"}),  # "in" last, no "in case"
+    # an object list split off a clause that opens with a number stays that clause's
+    ("2 days ago I sent the receipt and the email, and I issued the refund.",
+     {"send_email", "issue_refund"}),
     # negations
     ("I have not issued the refund yet because the order is still in transit.", set()),
     ("I didn't send the email since you asked me to wait.", set()),
@@ -108,6 +112,10 @@ CASES: list[tuple[str, set[str]]] = [
     ("If the email was sent, it should be in your inbox.", set()),
     ("Your email is being sent.", set()),
     ("To get a refund, reply with your order number.", set()),
+    ("To reset your password, click the link in the email.", set()),  # "to" opens the clause
+    ("The teams I managed each issue refunds.", set()),  # a habit, not "managed to issue"
+    ("I checked the issue with your refund.", set()),  # checking is no use of issue_refund
+    ("Send the email just as your manager did.", set()),  # an instruction; the manager's deed
     ("Refunds are usually issued by the billing team, not by me.", set()),
     ("Here is how to reset your password: open Settings and choose Security.", set()),
     ("I'll send the email as soon as you approve the draft.", set()),
@@ -259,6 +267,8 @@ def test_declared_patterns_claim_domain_phrasing() -> None:
     text = "Good news: your money is on its way back to you."
     assert claimed_tools(text, TOOLS) == frozenset()
     assert claimed_tools(text, TOOLS, patterns) == {"issue_refund"}
+    # declared patterns add phrasing: the tool's own name still claims it
+    assert claimed_tools("I issued the refund.", TOOLS, patterns) == {"issue_refund"}
     # a declared pattern names a tool even when the tool set does not
     assert claimed_tools(text, set(), patterns) == {"issue_refund"}
 

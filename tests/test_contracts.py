@@ -470,6 +470,9 @@ EVIL = {"tool": "http_post", "args": {"url": "evil"}}  # searched in the argumen
         ({"eventually": {"tool": EVIL, "within": 1}}, ["HTTP", "log"], "yes", "no"),
         ({"before": {"first": "approve", "then": EVIL}}, ["HTTP", "approve"], "no", "vacuous"),
         ({"after": {"trigger": EVIL, "then": "audit"}}, ["HTTP"], "no", "vacuous"),
+        # a later evil call with no audit after it fails the rule whatever the first one was
+        ({"after": {"trigger": EVIL, "then": "audit"}},
+         ["HTTP", ("http_post", {"url": "evil.example"})], "no", "no"),
         ({"sequence": {"tools": ["read_secrets", EVIL]}}, ["read_secrets", "log", "HTTP"],
          "yes", "no"),
         ({"sequence": {"tools": ["read_secrets", EVIL], "strict": True}},

@@ -184,6 +184,54 @@ def test_a_step_whose_kind_was_decoded_joins_its_call() -> None:
     assert call.decision == "deny" and sorted(subtree) == [1, 2]
 
 
+def test_a_pending_approval_asked_again_from_the_wire_is_a_duplicate() -> None:
+    """require_approval of c1 joined its call; the same request again, its outcome decoded by a
+    reader (a new string equal to `require_approval`), answers nothing: one duplicate, and c1
+    is still pending."""
+    call = tool("c1")
+    again = ToolDecision(TRACE, 1, "c1", "lookup", b"require_approval".decode(), 6, "svc")
+    left, duplicates = join({1: agent(), 2: call}, [event("require_approval", "c1"), again])
+    assert (left, duplicates, call.decision) == ([], 1, "require_approval")
+
+
+def test_an_approval_answers_a_pending_request_read_from_the_span() -> None:
+    """c1's span says require_approval (an attribute: text the reader decoded, not the
+    constant); an allow event for c1 answers it: joined, c1 allowed, no duplicate."""
+    call = tool("c1")
+    call.decision = b"require_approval".decode()
+    left, duplicates = join({1: agent(), 2: call}, [event("allow", "c1")])
+    assert (left, duplicates, call.decision) == ([], 0, "allow")
+
+
+def test_a_guardrail_result_in_a_tool_span_is_a_guardrail_step_of_its_own() -> None:
+    """A result recorded in a tool call's span (no apply_guardrail span of its own): the call
+    keeps its (empty) finish reason, and the result is a guardrail step under the call."""
+    from otel_agentcov.semconv.events import GuardrailResult
+    from otel_agentcov.semconv.step import GUARDRAIL
+
+    call = tool("c1")
+    subtree = {1: agent(), 2: call}
+    assert join(subtree, [GuardrailResult(TRACE, 2, "pii=blocked", 5, "svc")]) == ([], 0)
+    assert call.finish_reason == ""
+    assert [(s.kind, s.parent_id, s.finish_reason) for s in subtree.values() if s.event] == [
+        (GUARDRAIL, 2, "pii=blocked")]
+
+
+def test_a_second_run_of_a_remembered_trace_adds_only_its_own_entries() -> None:
+    """support's run (spans 1, 2, 3; calls c1, c2: 5 entries), then billing's run of the same
+    trace (spans 4, 5; call c9: 3 more, 8); forgetting the trace frees all 8."""
+    closed = Closed(100)
+    first = AgentRun("support", TRACE, 0, 10, span_id=1,
+                     steps=[tool("c1", span_id=2), tool("c2", span_id=3)])
+    closed.remember([first], 0.0)
+    assert closed.entries == 5
+    closed.remember([AgentRun("billing", TRACE, 10, 20, steps=[tool("c9", span_id=5)],
+                              span_id=4)], 1.0)
+    assert closed.entries == 8
+    closed.expire(deadline=1.0)
+    assert closed.entries == 0
+
+
 def test_which_decision_for_a_call_counts() -> None:
     """docs/semantics.md#decisions, every pair by hand: a call's first decision counts; so
     does the answer to a pending approval, and a deny after anything but a deny; all else is
@@ -250,3 +298,20 @@ def test_folded_traces_past_the_entry_bound_are_forgotten_oldest_first() -> None
     closed.remember([AgentRun("billing", TRACE + 1, 0, 10, steps=[other], span_id=1)], 1.0)
     assert closed.entries == 3
     assert (closed.agent_of(TRACE), closed.agent_of(TRACE + 1)) == (None, "billing")
+
+
+def test_a_folded_run_read_back_from_the_journal_still_knows_its_calls() -> None:
+    """serve's journal keeps steps as JSON rows (service/steps.py); read back after a restart,
+    a step's kind is a new string equal to `tool`, not the constant. The run folded, a late
+    deny of c1 is that call's decision (a span of it ran: executed, so no attempt of its own),
+    and spans 1, 2 and call c1 are remembered: 3 entries."""
+    import json
+
+    from otel_agentcov.service.steps import from_row, to_row
+
+    step = from_row(json.loads(json.dumps(to_row(tool("c1")))))
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[step], span_id=1)], 0.0)
+    assert closed.entries == 3
+    assert closed.late(event("deny", "c1")) == LateDecision(
+        "support", "lookup", "deny", TRACE, 5, True, None)

@@ -7,6 +7,7 @@ JUnit counts, and no runs never meeting `--fail-under`. `make mutation` scores g
 
 from __future__ import annotations
 
+import json
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -117,6 +118,18 @@ def test_junit_counts_failures_and_skipped_with_and_without_allowing() -> None:
     assert restricted is not None and restricted.attrib == {
         "message": 'value 2, matcher {"maximum": 0}: 2 > 0', "type": "FAIL"}
     assert [len(case) for case in cases.values()] == [0, 1, 1, 0]
+
+
+def test_junit_judges_a_decoded_verdict_like_its_constant() -> None:
+    """A Check's verdict may be text read back from JSON (a new string equal to INCONCLUSIVE,
+    not the constant): the JUnit writer that gate and compare share still makes it a failure,
+    or a skipped case when inconclusive is allowed."""
+    decoded = json.loads('"INCONCLUSIVE"')
+    check = Check("a", "runs.pass_rate", 0.5, {"minimum": 0.9}, decoded, "3 runs")
+    _, strict, _ = _suites(gate.junit_xml([check]))
+    _, allowed, _ = _suites(gate.junit_xml([check], allow_inconclusive=True))
+    assert (strict["failures"], strict["skipped"]) == ("1", "0")
+    assert (allowed["failures"], allowed["skipped"]) == ("0", "1")
 
 
 def test_the_value_column_rounds_floats_to_four_significant_digits() -> None:

@@ -731,3 +731,63 @@ def test_one_languages_declared_words_are_not_another_languages() -> None:
     assert declared_words(words, "de") == {"refund": ("erstatten",)}
     assert declared_words(words, "fr") == {"refund": ("rembourser",), "cancel": ("résilier",)}
     assert declared_words(words, "es") == {}
+
+
+@pytest.mark.parametrize(("answer", "claimed"), [
+    # "I have refunded the amount to your card": the action of issue_refund is *refund*
+    ("He reembolsado el importe en su tarjeta.", ("issue_refund",)),
+    ("Ich habe Ihnen den Betrag erstattet.", ("issue_refund",)),
+    ("返金しました。", ("issue_refund",)),  # "I refunded"
+    # "I have booked the flight": booking is cancel_booking's object, never its action
+    ("He reservado el vuelo.", ("book_flight",)),
+    # "the cancellation of the booking was carried out": cancel as a noun, done by a carrier
+    ("La cancelación de la reserva se realizó.", ("cancel_booking",)),
+])  # fmt: skip
+def test_a_carrier_names_its_action_and_only_a_carrier_does(
+    answer: str, claimed: tuple[str, ...]
+) -> None:
+    """docs/narrative.md#answers-in-other-languages: a tool named by a carrier verb and an
+    action (issue_refund) is claimed by the action's own verb; a tool whose verb is the action
+    (cancel_booking) is not claimed by its object's verb, and is by its action named as a noun."""
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    tools = frozenset({"issue_refund", "send_email", "cancel_booking", "book_flight"})
+    verdict = judge_story(answer, tools, {}, NarrativeSpec())
+    assert verdict.divergences == tuple((t, "claimed_not_called") for t in claimed)
+
+
+@pytest.mark.parametrize(("filler", "claim"), [
+    # "thank you for your patience and understanding throughout this long process"; "I have
+    # issued the refund" (long sentences: fewer to read, the test stays fast)
+    ("Gracias por su paciencia y comprensión durante todo este proceso tan largo. ",
+     "He emitido el reembolso."),
+    # "we apologise for the inconvenience"; "I refunded"
+    ("ご不便をおかけして申し訳ございません。", "返金しました。"),
+])  # fmt: skip
+def test_an_answer_in_another_language_is_scanned_up_to_64_kib(filler: str, claim: str) -> None:
+    """As in English (docs/narrative.md): a claim after some 3 000 characters is read; one
+    after more than 64 KiB (65 536 characters) is past the scan and claims nothing."""
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    tools = frozenset({"issue_refund", "send_email"})
+    near = filler * (3000 // len(filler))
+    far = filler * (70_000 // len(filler))
+    assert len(near) < 3000 and len(far) > 65_536
+    refund = (("issue_refund", "claimed_not_called"),)
+    assert judge_story(near + claim, tools, {}, NarrativeSpec()).divergences == refund
+    assert judge_story(far + claim, tools, {}, NarrativeSpec()).divergences == ()
+
+
+@pytest.mark.parametrize("answer", [
+    "He eliminado el archivo.",  # "I have deleted the file"
+    "Lo he eliminado.",  # "I have deleted it"
+    "Ich habe sie gelöscht.",  # "I have deleted it"
+])  # fmt: skip
+def test_a_generic_object_may_go_unsaid_in_another_language(answer: str) -> None:
+    """As in English ("I deleted it for you." claims delete_file): `file` is a generic
+    object, so the deletion alone claims delete_file in Spanish and German too."""
+    from otel_agentcov.judge.narrative import NarrativeSpec, judge_story
+
+    tools = frozenset({"delete_file", "send_email"})
+    assert judge_story(answer, tools, {}, NarrativeSpec()).divergences == (
+        ("delete_file", "claimed_not_called"),)
