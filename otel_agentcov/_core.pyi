@@ -66,6 +66,9 @@ class Classifier:
         shapes: bool = False,
     ) -> list[str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]]: ...
 
+def local_root(has_parent: bool, parent_remote: bool, span_kind: int, step_kind: str) -> bool:
+    """Whether a span starts a local subtree (core/src/classify/root.rs)."""
+
 def sdk_step(
     classifier: Classifier, span: ReadableSpan, state_attributes: list[str],
     unmatched: bool = False,
