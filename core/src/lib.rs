@@ -9,6 +9,7 @@ pub mod classify;
 pub mod door;
 mod fields_py;
 pub mod otlp_caps;
+mod otlp_events;
 pub mod otlp_pb;
 mod otlp_py;
 mod otlp_records;
@@ -33,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fields_py::register(m)?;
     m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;
     otlp_py::register(m)?;
+    otlp_events::register(m)?;
     trials::register(m)?;
     m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;
     Ok(())

@@ -1,19 +1,20 @@
 """OTLP log payloads (protobuf and OTLP/JSON) -> the decision, state and guardrail events they
-carry; and the same events carried as span events in protobuf trace payloads.
+carry; and the same events carried as span events in protobuf trace payloads, which the
+compiled core decodes (`span_events_from_protobuf`).
 
 Events are log records (docs/instrumentations.md#events). Of a record only the event name, the
 trace and span ids, the time and the attributes `semconv.events` reads are looked at: never the
 body or any other attribute, so a prompt in a log record is not even decoded into a string here.
-Protobuf is read on the wire here (the few fields above, nothing else allocated): log records are
-few beside spans, and the compiled core's decoder stays the spans' (docs/core.md).
+Log-record protobuf is read on the wire here (the few fields above, nothing else allocated): log
+records are few beside spans. Span events are the spans' decoder's, in the core (docs/core.md).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .. import compiled
 from ..semconv.events import (
     EVENT_NAME_KEY,
     EVENT_NAMES,
@@ -29,6 +30,7 @@ from ..semconv.events import (
     InvalidEvent,
     event,
     service_agent,
+    span_events,
 )
 from .errors import TraceFormatError
 from .otlp import Keep, _get, _json_attributes, _json_id, _json_int, _list, _object
@@ -37,6 +39,7 @@ from .otlp_size import ElementCaps, TooLarge
 # the attributes read from a log record; any other (content included) is skipped undecoded
 _READ = frozenset({EVENT_NAME_KEY, OUTCOME_KEY, "gen_ai.tool.call.id", "gen_ai.tool.name",
                    *STATE_KEYS, *GUARDRAIL_KEYS})
+_NAMES, _READ_KEYS = sorted(EVENT_NAMES), sorted(_READ)  # as the core takes them
 _LEN = 2
 
 
@@ -222,92 +225,24 @@ def events_from_protobuf(
     return found
 
 
-# our event names as an Event's name sits on the wire (field 2, its length, the name): a span
-# holding none of them carries no event of ours (a span attribute's key is field 1 of its own)
-_EVENT_NAME_BYTES = tuple(bytes((2 << 3 | _LEN, len(name))) + name.encode()
-                          for name in sorted(EVENT_NAMES))
-
-
-def _holds(marks: list[int], start: int, end: int) -> bool:
-    """Whether one of the `marks` lies in payload[start:end]: only such a span is read."""
-    at = bisect_left(marks, start)
-    return at < len(marks) and marks[at] < end
-
-
-def _marks(payload: bytes) -> list[int]:
-    """Where our event names sit in the payload, in order."""
-    found: list[int] = []
-    for name in _EVENT_NAME_BYTES:
-        at = payload.find(name)
-        while at >= 0:
-            found.append(at)
-            at = payload.find(name, at + len(name))
-    return sorted(found)
-
-
 def span_events_from_protobuf(payload: bytes, where: str = "request", keep: Keep = None,
                               resource_spans: bool = False) -> list[Event]:
     """The decision, state and guardrail events that spans of an ExportTraceServiceRequest
     (or, with `resource_spans`, of one ResourceSpans message) carry as span events, recorded
     in their span (docs/semantics.md#decisions): the compiled core classifies protobuf spans
-    without their events, so they are read here, on the wire, as log records are. A payload
-    that holds none of the event names is not walked, and only the spans that hold one are
-    read: of those only their ids and end, and of an event its name and, for ours, the
-    attributes `semconv.events` reads are decoded.
-    Unusable events are skipped, as a span event has no drop counter; TraceFormatError on
-    bytes that do not walk."""
-    marks = _marks(payload)
-    if not marks:
-        return []
+    without their events, so it reads them here too (`compiled.otlp_span_events`: a payload
+    holding none of the event names is not decoded, and of an event only the attributes
+    `semconv.events` reads cross). Unusable events are skipped, as a span event has no drop
+    counter; TraceFormatError naming `where` on bytes that do not decode."""
+    try:
+        spans = compiled.otlp_span_events(
+            payload, _NAMES, _READ_KEYS, "resource_spans" if resource_spans else "request")
+    except TraceFormatError as exc:  # a panic of the core too (CoreFailed): refused alike
+        raise TraceFormatError(f"{where}: {exc}") from None
     found: list[Event] = []
-    resources = [(0, len(payload))] if resource_spans else [
-        (a, b) for f, w, a, b in _fields(payload, 0, len(payload), where) if f == 1 and w == _LEN]
-    for a, b in resources:
-        agent = service_agent(None)
-        scopes: list[tuple[int, int]] = []
-        for f, w, ra, rb in _fields(payload, a, b, where):
-            if f == 1 and w == _LEN:
-                agent = _service(payload, ra, rb, where)
-            elif f == 2 and w == _LEN:
-                scopes.append((ra, rb))
-        for sa, sb in scopes:
-            if not _holds(marks, sa, sb):
-                continue
-            for f, w, pa, pb in _fields(payload, sa, sb, where):
-                if f == 2 and w == _LEN and _holds(marks, pa, pb):
-                    found += _span_events(payload, pa, pb, agent, where, keep)
-    return found
-
-
-def _span_events(data: bytes, start: int, end: int, agent: str, where: str, keep: Keep
-                 ) -> list[Event]:
-    """Our events among a Span's events (field 11), with the span's ids, timed at its end as
-    `semconv.events.record_events` times the span events of a SpanRecord."""
-    trace_id = span_id = end_ns = 0
-    marks: list[tuple[int, int]] = []
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field in (1, 2) and wire == _LEN:
-            ident = int.from_bytes(data[a:b], "big") if b - a == (16 if field == 1 else 8) else 0
-            trace_id, span_id = (ident, span_id) if field == 1 else (trace_id, ident)
-        elif field == 8 and wire == _I64:
-            end_ns = int.from_bytes(data[a:b], "little")
-        elif field == 11 and wire == _LEN:
-            marks.append((a, b))
-    found: list[Event] = []
-    for a, b in marks:
-        name: str | None = None
-        attrs: dict[str, Any] = {}
-        for field, wire, fa, fb in _fields(data, a, b, where):
-            if field == 2 and wire == _LEN:
-                name = _text(data, fa, fb, where)
-            elif field == 3 and wire == _LEN:
-                attribute = _read_attribute(data, fa, fb, where)
-                if attribute is not None:
-                    attrs[attribute[0]] = attribute[1]
-        if name in EVENT_NAMES:
-            item = _item(event(name, attrs, trace_id, span_id, end_ns, agent), keep)
-            if item is not None and not isinstance(item, InvalidEvent):
-                found.append(item)
+    for trace_id, span_id, end_ns, resource, events in spans:
+        if keep is None or keep(trace_id):
+            found += span_events(trace_id, span_id, events, end_ns, service_agent(resource))
     return found
 
 
