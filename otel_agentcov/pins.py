@@ -18,6 +18,7 @@ from .semconv.inference import (
     BY_NAME,
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
+    MODEL_MEMBER,
     glob_literal,
     tag_key,
     words,
@@ -44,7 +45,12 @@ def _names(group: Group) -> dict[str, Any]:
 def _fields(group: Group) -> dict[str, Any]:
     fields = _names(group)
     for name, key in group.sources.items():
-        fields[name] = {"span_name": MODEL_IN_NAME_REGEX} if key == MODEL_IN_NAME else key
+        if name != "model_parameters":
+            fields[name] = {"span_name": MODEL_IN_NAME_REGEX} if key == MODEL_IN_NAME else key
+    asked = group.sources.get("model_parameters")
+    if asked is not None:  # the model a call asked for: where no other key names it
+        source = {"attribute": asked, "json_key": MODEL_MEMBER}
+        fields["model"] = [fields["model"], source] if "model" in fields else source
     return fields
 
 

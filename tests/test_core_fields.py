@@ -232,7 +232,8 @@ ODD_TEXTS = (
     "current_agent_name='' current_agent_name='b\\c' current_agent_name='ok'", "\u00df",
     "\u03a3\u03a3", '{"current_agent_name":\u3000"triage"}', "a" * 300, "\u00e9" * 300,
     "Handoff-transfer_to_z", "\u1680\u2028", "18446744073709551616", "0012", "\u0661\u0662",
-    "max turns exceeded", "Max Iterations of 3", "DeadlineExceeded", "GraphRecursionError",
+    "max turns exceeded", "Max turns (2) exceeded", "Max Iterations of 3", "DeadlineExceeded",
+    "GraphRecursionError",
     "transfer_to_", "OpenAI Agent", "unknown", "", "x::y", "error", "agent", "langgraph",
     '{"ls_integration":"langgraph","langgraph_node":"chat"}',
 )  # fmt: skip

@@ -1164,3 +1164,103 @@ def test_disagreeing_keys_a_long_operation_and_the_conflict_named() -> None:
     named = infer(SpanRecord(1, 2, None, "weather.agent", scope_name="s", attributes={
         "x.type": "tool"}))
     assert named.conflict is not None and "span name 'weather.agent'" in named.conflict
+
+
+def between_calls_traffic(tracer: Tracer) -> None:
+    """Functions traced by their bare names, model calls by the GenAI keys alone: `orders`
+    calls its model, runs lookup_order (which fails), publishes a message (`publish
+    reply_topic`: a runtime's, no name a model calls a tool by), calls its model again, then
+    saves the answer (`save_answer`, after the last call: no tool the model asked for); `serve` runs
+    `triage` (model, transfer_to_billing, model) and then `billing` (model). No kind word on
+    any function span, no tool name anywhere but the span names."""
+    def chat(model: str) -> None:
+        with tracer.start_as_current_span(f"chat {model}", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": model}):
+            pass
+
+    with tracer.start_as_current_span("orders"):
+        chat("orders-model")
+        with tracer.start_as_current_span("lookup_order") as span:
+            span.set_status(Status(StatusCode.ERROR))
+        with tracer.start_as_current_span("publish reply_topic"):
+            pass
+        chat("orders-model")
+        with tracer.start_as_current_span("save_answer"):
+            pass
+    with tracer.start_as_current_span("serve"):
+        with tracer.start_as_current_span("triage"):
+            chat("triage-model")
+            with tracer.start_as_current_span("transfer_to_billing"):
+                pass
+            chat("triage-model")
+        with tracer.start_as_current_span("billing"):
+            chat("billing-model")
+
+
+def test_a_function_between_two_model_calls_is_the_tool_the_first_asked_for(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(between_calls_traffic))
+    assert _agents(report) == {
+        "orders": {"runs": 1, "tools": {"lookup_order": {"ok": 0, "error": 1}},
+                   "models": {"orders-model": 2}, "delegations": []},
+        "triage": {"runs": 1, "tools": {"transfer_to_billing": {"ok": 1, "error": 0}},
+                   "models": {"triage-model": 2}, "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+    assert report["spans"]["inferred"]["tool.structure"] == 2
+    assert _pinned_agents(tmp_path, between_calls_traffic) == _agents(report)
+
+
+def parameters_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls its model, which fails (HTTP 500: no response, so no
+    response model); only the call's parameters name the model it asked for, as JSON in
+    `zeta.invocation_parameters`. A second call, answered, names its model in `zeta.model`
+    and its parameters name none."""
+    with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.input": CANARY,
+                "zeta.invocation_parameters": '{"temperature": 0, "model": "gpt-500"}'},
+                ) as span:
+            span.set_status(Status(StatusCode.ERROR, "HTTP 500"))
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": "gpt-ok",
+                "zeta.invocation_parameters": '{"temperature": 0}'}):
+            pass
+
+
+def test_a_failed_calls_parameters_name_its_model(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(parameters_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"gpt-500": 1, "gpt-ok": 1}, "delegations": []}}
+    assert _pinned_agents(tmp_path, parameters_traffic) == _agents(report)
+
+
+def runner_traffic(tracer: Tracer) -> None:
+    """A runner's span typed agent and named after the agent that answered (`billing`) runs
+    `triage` (its model), then `billing` (its model), whose span says it came from triage
+    (`zeta.from_agent`): a hand-off from triage to billing, and no run of the runner."""
+    def agent(name: str, **extra: str) -> Any:
+        return tracer.start_as_current_span("agent.run", attributes={
+            "zeta.span.type": "agent", "zeta.agent.name": name, **extra})
+
+    def llm(model: str) -> None:
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": model}):
+            pass
+
+    with agent("billing"):
+        with agent("triage"):
+            llm("triage-model")
+        with agent("billing", **{"zeta.from_agent": "triage"}):
+            llm("billing-model")
+
+
+def test_a_runner_named_after_the_agent_that_answered_is_no_run_and_a_from_agent_hands_off(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(runner_traffic))
+    assert _agents(report) == {
+        "triage": {"runs": 1, "tools": {}, "models": {"triage-model": 1},
+                   "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+    assert _pinned_agents(tmp_path, runner_traffic) == _agents(report)

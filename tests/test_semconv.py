@@ -85,6 +85,11 @@ def test_errors_normalized_and_limits() -> None:
                                             "gen_ai.agent.name": "a"}, status_code=STATUS_ERROR,
                          status_description="Max turns exceeded: {'max_turns': 2}"))
     assert turns.limit == "max_steps"
+    # the OpenAI Agents SDK's own text for MaxTurnsExceeded, the count in parentheses
+    counted = classify(rec("invoke_agent a", {"gen_ai.operation.name": "invoke_agent",
+                                              "gen_ai.agent.name": "a"}, status_code=STATUS_ERROR,
+                           status_description="Max turns (2) exceeded"))
+    assert (counted.error, counted.limit) == ("_OTHER", "max_steps")
     timeout = classify(rec("chat m", {"gen_ai.operation.name": "chat",
                                       "error.type": "openai.APITimeoutError"},
                            status_code=STATUS_ERROR))

@@ -7,7 +7,8 @@ Run on a trace's steps before they are cut into runs, only when inference left c
 - an inferred tool span inside a model call is the model asking for that tool, no execution,
   when a span outside every model call runs that tool;
 - a candidate named like a tool the model asked for in an earlier model call of the trace is
-  that tool's execution;
+  that tool's execution, and so is one between two model calls of its parent (the loop's
+  tool, by timing: no content read);
 - the nearest candidate above model calls that also owns tool executions, under no agent span,
   is an agent run (a candidate right under a tool span that owns model calls too: an agent
   called as a tool), named as the candidate is, unless that name says it is a workflow,
@@ -18,8 +19,12 @@ An agent whose name is a tool's or a model's of the same trace is no agent, what
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Mapping, Sequence
+from itertools import accumulate
 
+from ..semconv.common import mark_handoff
 from ..semconv.inference import (
     BY_ATTRIBUTE,
     BY_FUNCTION,
@@ -32,6 +37,9 @@ from ..semconv.inference import (
     words,
 )
 from ..semconv.step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
+
+# a name a model can call a tool by: one word of letters, digits and `_-.:`, not too long
+_IDENTIFIER = re.compile(r"[A-Za-z_][\w.:-]{0,63}")
 
 # (the step, its kind and its `inferred` evidence before): told whenever a kind changes here
 Reclassified = Callable[[Step, str, str], None]
@@ -77,8 +85,11 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 requested[name] = min(requested.get(name, s.start_ns), s.start_ns)
         elif s.kind == TOOL and s.tool and s.inferred != BY_FUNCTION:
             taken.add(s.tool)
+    calls: dict[int, _Calls] = {}
     for s in steps:
-        if s.inferred == CANDIDATE and s.tool in requested and requested[s.tool] <= s.start_ns:
+        if s.inferred == CANDIDATE and s.tool and (
+                (s.tool in requested and requested[s.tool] <= s.start_ns)
+                or _between_calls(s, by_id, children, calls)):
             _become(s, TOOL, told)
             taken.add(s.tool)
     for s in steps:  # an inferred agent named like a tool or a model is no agent, unless
@@ -97,6 +108,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 _become(root, AGENT, told)
             elif _names_its_calls(root, children, taken):
                 _become(root, AGENT, told)
+    _runners(steps, by_id, told)
     for s in steps:  # an agent span inside a run of its own name, no tool between: that run
         outer = _caller(s, by_id, AGENT) if s.kind == AGENT and s.inferred else None
         if outer is not None and outer.agent == s.agent:
@@ -104,6 +116,58 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
+
+
+def _between_calls(step: Step, by_id: Mapping[int, Step],
+                   children: Mapping[int, Sequence[Step]], calls: dict[int, _Calls]) -> bool:
+    """A candidate that runs between two model calls of its parent and makes none of its own
+    is the tool the first asked for and the second read: an agent's loop, known from timing
+    alone, no content read. Between: the first call starts and ends before the candidate does,
+    the second after (both ends: clocks that round a start to the millisecond put a tool's
+    start just inside the call it follows). Its name must be one a model can call a tool by
+    (an identifier: a runtime's `autogen publish topic_1` between two calls is no tool).
+    `calls`: each parent's model calls, indexed once (a flat run of thousands of calls)."""
+    parent = by_id.get(step.parent_id) if step.parent_id is not None else None
+    if not _IDENTIFIER.fullmatch(step.tool or "") or parent is None or parent.kind not in (
+            AGENT, OTHER) or any(k.kind == LLM for k in children.get(step.span_id, ())):
+        return False
+    index = calls.get(parent.span_id)
+    if index is None:
+        index = calls[parent.span_id] = _Calls(children.get(parent.span_id, ()))
+    return index.between(step.start_ns, step.end_ns)
+
+
+class _Calls:
+    """One parent's model calls by start: the earliest end of those started before a time,
+    the latest end of those started after it, each a binary search."""
+
+    def __init__(self, kids: Sequence[Step]) -> None:
+        calls = sorted((k.start_ns, k.end_ns) for k in kids if k.kind == LLM)
+        self.starts = [start for start, _ in calls]
+        self.first_end = list(accumulate((end for _, end in calls), min))
+        self.last_end = list(accumulate((end for _, end in reversed(calls)), max))[::-1]
+
+    def between(self, start: int, end: int) -> bool:
+        before = bisect_left(self.starts, start)  # calls[:before] started before `start`
+        after = bisect_right(self.starts, start)  # calls[after:] started after it
+        return (before > 0 and self.first_end[before - 1] <= end) and (
+            after < len(self.starts) and self.last_end[after] > end)
+
+
+def _runners(steps: Sequence[Step], by_id: Mapping[int, Step],
+             told: Reclassified | None) -> None:
+    """An inferred agent running two or more agents in turn, one of its own name, is their
+    runner named after the one that answered (`Runner.run` as `billing` around `triage`, then
+    `billing`): no run of its own, so no delegation to the agents it ran."""
+    inner: dict[int, list[Step]] = {}
+    for s in steps:
+        outer = _caller(s, by_id, AGENT) if s.kind == AGENT else None
+        if outer is not None and outer.inferred:
+            inner.setdefault(outer.span_id, []).append(s)
+    for span_id, ran in inner.items():
+        outer = by_id[span_id]
+        if len({s.agent for s in ran}) >= 2 and any(s.agent == outer.agent for s in ran):
+            _become(outer, OTHER, told, "")
 
 
 def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
@@ -210,6 +274,8 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
     step.kind, step.inferred = kind, how
     if kind == TOOL:
         step.agent = None
+        if step.tool:
+            mark_handoff(step, step.tool)
     elif kind == AGENT:
         step.agent, step.tool = step.agent or step.tool, None
     if told is not None:

@@ -23,7 +23,7 @@ PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that re
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
 # OpenAI Agents, LlamaIndex, LangGraph's GraphRecursionError (as status text)
-_MAX_STEPS_TEXTS = ("max turns exceeded", "max iterations of", "recursion limit of")
+_MAX_STEPS_TEXTS = ("max turns exceeded", "max turns (", "max iterations of", "recursion limit of")
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
@@ -63,6 +63,16 @@ def clip(name: str) -> str:
 def is_handoff_tool(name: str) -> bool:
     """A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`)."""
     return name in HANDOFF_TOOLS or name.startswith(TRANSFER_PREFIX)
+
+
+def mark_handoff(step: Step, tool: str) -> None:
+    """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
+    whom, the hint the assembler follows to X's run."""
+    if tool in HANDOFF_TOOLS:
+        step.handoff_tool = True
+    elif tool.startswith(TRANSFER_PREFIX):
+        step.handoff_tool = True
+        step.handoff_hint = tool[len(TRANSFER_PREFIX) :]
 
 
 def short_error_name(raw: str) -> str:
@@ -428,11 +438,7 @@ def build_step(
         step.skill = skill_name(attrs.get("gen_ai.skill.name"))
         step.skill_resource = step.skill is not None and "gen_ai.skill.resource.name" in attrs
         if tool is not None:
-            if tool in HANDOFF_TOOLS:
-                step.handoff_tool = True
-            elif tool.startswith(TRANSFER_PREFIX):
-                step.handoff_tool = True
-                step.handoff_hint = tool[len(TRANSFER_PREFIX) :]
+            mark_handoff(step, tool)
     else:
         step.input_chars = user_input_chars(attrs)
         if kind == AGENT:

@@ -38,6 +38,7 @@ from .common import (
     as_str,
     build_step,
     clip,
+    parse_json,
     short_error_name,
 )
 from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
@@ -578,11 +579,29 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
                 name = as_str(value.strip().strip('"'))
                 if name and name not in PLACEHOLDER_MODELS:
                     return key, clip(name)
-    typed = _model_entity(record.attributes)
+    typed = _model_entity(record.attributes) or model_in_parameters(record.attributes)
     if typed is not None:
         return typed
     model = _MODEL_NAME.match(record.name)
     return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+
+
+MODEL_MEMBER = "model"  # the member of a call's parameters (`x.invocation_parameters`) naming it
+_MAX_PARAMETERS = 4096  # longer parameters are not parsed for the model: a name is never that far
+
+
+def model_in_parameters(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, model) from a call's parameters, the model a failed call asked for when nothing
+    else names it (no response came back): configuration, not content."""
+    for key, value in attrs.items():
+        # a call's parameters as a JSON object (`llm.invocation_parameters`)
+        if isinstance(value, str) and value[:1] == "{" and len(value) <= _MAX_PARAMETERS and (
+                words(key)[-1:] == ("parameters",)):
+            parameters = parse_json(value)
+            name = as_str(parameters.get(MODEL_MEMBER)) if isinstance(parameters, dict) else None
+            if name and name not in PLACEHOLDER_MODELS:
+                return key, clip(name.strip())
+    return None
 
 
 def _model_entity(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -664,6 +683,9 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             step.output_tokens = count[1] if count is not None else 0
         if not step.requested_tools:
             step.requested_tools = requested_in_keys(attrs)
+    if kind == AGENT and step.handoff_from is None:
+        came = caller_source(attrs)
+        step.handoff_from = came[1] if came is not None else None
     if kind == HANDOFF and step.handoff_to is None:
         left, reached = handoff_source(attrs, "from"), handoff_source(attrs, "to")
         step.handoff_from = left[1] if left is not None else None
@@ -686,6 +708,19 @@ def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None
 
 
 _HANDOFF_WORDS = frozenset({"handoff", "transfer"})
+_CAME_FROM = frozenset({"from", "caller", "previous"})
+
+
+def caller_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, agent) an agent's span names as the agent that handed over to it
+    (`x.from_agent`, `x.previous.agent.name`, `x.caller_agent`): a hand-off to this run."""
+    for key, value in attrs.items():
+        found = words(key)
+        if found[-1:] in (("agent",), ("name",)) and "agent" in found and not (
+                _CAME_FROM.isdisjoint(found)) and isinstance(value, str) and (
+                0 < len(value.strip()) <= 256):
+            return key, clip(value.strip().strip('"'))
+    return None
 _REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
 
 

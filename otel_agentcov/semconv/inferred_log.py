@@ -19,9 +19,11 @@ from .inference import (
     INPUT_SIDE,
     OUTPUT_SIDE,
     Inferred,
+    caller_source,
     failure_source,
     handoff_source,
     kind_words,
+    model_in_parameters,
     model_source,
     tokens_source,
 )
@@ -202,7 +204,8 @@ class InferredLog:
             self.overflow += 1
 
 
-_SOURCE_FIELDS = ("model", "tokens_in", "tokens_out", "error", "handoff_from", "handoff_to")
+_SOURCE_FIELDS = ("model", "model_parameters", "tokens_in", "tokens_out", "error",
+                  "handoff_from", "handoff_to")
 
 
 def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
@@ -211,12 +214,19 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
     found: dict[str, str] = {}
     if kind == "llm":
         model = model_source(record)
-        if model is not None:
+        asked = model_in_parameters(attrs)  # where the calls no response named say theirs
+        if model is not None and (asked is None or model[0] != asked[0]):
             found["model"] = model[0]
+        if asked is not None:
+            found["model_parameters"] = asked[0]
         for field_name, side in (("tokens_in", INPUT_SIDE), ("tokens_out", OUTPUT_SIDE)):
             count = tokens_source(attrs, side)
             if count is not None:
                 found[field_name] = count[0]
+    if kind == "agent":
+        came = caller_source(attrs)
+        if came is not None:
+            found["handoff_from"] = came[0]
     if kind == "handoff":
         for field_name, end in (("handoff_from", "from"), ("handoff_to", "to")):
             agent = handoff_source(attrs, end)

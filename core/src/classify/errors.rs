@@ -14,9 +14,11 @@ const MAX_STEPS_ERRORS: [&str; 3] = [
     "MaxTurnsExceeded",
     "GraphRecursionError",
 ];
-/// OpenAI Agents, LlamaIndex, LangGraph's GraphRecursionError (as status text)
-const MAX_STEPS_TEXTS: [&str; 3] = [
+/// OpenAI Agents (with and without the count), LlamaIndex, LangGraph's GraphRecursionError
+/// (as status text)
+const MAX_STEPS_TEXTS: [&str; 4] = [
     "max turns exceeded",
+    "max turns (",
     "max iterations of",
     "recursion limit of",
 ];
