@@ -10,6 +10,7 @@ pub mod door;
 mod fields_py;
 pub mod otlp_caps;
 mod otlp_events;
+pub mod otlp_logs;
 pub mod otlp_pb;
 mod otlp_py;
 mod otlp_records;

@@ -1,13 +1,16 @@
-//! The span events of OTLP trace protobuf that `semconv.events` reads (tool-call decisions,
-//! state changes, guardrail results: docs/semantics.md#decisions), for the readers of protobuf
-//! whose spans the core classifies without their events (`Classifier.otlp_steps`): files and
-//! `serve`. Decoded by the span decoder itself (`otlp_pb`), so a payload has one protobuf
-//! decoder, with its errors; the Python side turns what is returned into events.
+//! The events `semconv.events` reads (tool-call decisions, state changes, guardrail results:
+//! docs/semantics.md#decisions), out of OTLP protobuf: the span events of trace payloads, for
+//! the readers whose spans the core classifies without their events (`Classifier.otlp_steps`:
+//! files and `serve`), decoded by the span decoder itself (`otlp_pb`), so a payload has one
+//! protobuf decoder, with its errors; and the log records of logs payloads (`otlp_logs`). The
+//! Python side turns what is returned into events.
 
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyDict, PyList};
+use pyo3::IntoPyObjectExt;
 
-use crate::door::door;
+use crate::door::{door, TooLarge, TraceFormatError};
+use crate::otlp_logs::{self, Read};
 use crate::otlp_py::decode_spans;
 use crate::otlp_records::dict;
 use crate::span::{Attributes, Event};
@@ -77,6 +80,70 @@ fn otlp_span_events<'py>(
     })
 }
 
+/// The log records of OTLP logs protobuf bytes (an ExportLogsServiceRequest or LogsData) that
+/// hold an event named in `names` (by their `event_name`, else their `name_key` attribute), as
+/// `(event_name or None, {key: value}, trace_id, span_id, time_ns, service.name or None)`, in
+/// payload order, read on the wire (`otlp_logs`): of a record's attributes only `keys` cross,
+/// a string, `count_key` as an integer, `keys_key` as a list of at most `max_keys` strings (None
+/// past that or when one is no string). Bad bytes raise TraceFormatError, a request past `caps`
+/// (records, attributes) TooLarge.
+#[pyfunction]
+#[pyo3(signature = (
+    data, names, keys, *, name_key, count_key, keys_key, max_keys, caps=None,
+))]
+#[allow(clippy::too_many_arguments)] // one keyword-only entry: what to read, named
+fn otlp_log_events<'py>(
+    py: Python<'py>,
+    data: &[u8],
+    names: Vec<String>,
+    keys: Vec<String>,
+    name_key: &str,
+    count_key: &str,
+    keys_key: &str,
+    max_keys: usize,
+    caps: Option<(u64, u64)>,
+) -> PyResult<Bound<'py, PyList>> {
+    door(|| {
+        let ask = otlp_logs::Ask {
+            names: &names,
+            keys: &keys,
+            name_key,
+            count_key,
+            keys_key,
+            max_keys,
+            caps,
+        };
+        let records =
+            py.detach(|| otlp_logs::records(data, &ask))
+                .map_err(|error| match error {
+                    otlp_logs::Error::NotLogs(_) => TraceFormatError::new_err(error.to_string()),
+                    otlp_logs::Error::TooLarge(_) => TooLarge::new_err(error.to_string()),
+                })?;
+        let out = PyList::empty(py);
+        for record in records {
+            let attributes = PyDict::new(py);
+            for (key, value) in record.attributes {
+                let value = match value {
+                    Read::Str(s) => s.into_bound_py_any(py)?,
+                    Read::Count(n) => n.into_bound_py_any(py)?,
+                    Read::Keys(keys) => keys.into_bound_py_any(py)?,
+                };
+                attributes.set_item(key, value)?;
+            }
+            out.append((
+                record.name,
+                attributes,
+                record.trace_id,
+                record.span_id,
+                record.time_ns,
+                record.service,
+            ))?;
+        }
+        Ok(out)
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(otlp_span_events, m)?)
+    m.add_function(wrap_pyfunction!(otlp_span_events, m)?)?;
+    m.add_function(wrap_pyfunction!(otlp_log_events, m)?)
 }
