@@ -11,7 +11,7 @@ from typing import Any
 
 from otel_agentcov.readers.errors import TraceFormatError
 from otel_agentcov.readers.otlp import Keep
-from otel_agentcov.readers.otlp_logs import _READ, LogItem, _item
+from otel_agentcov.readers.otlp_logs import _READ, LogItem, _item, _varint
 from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
 from otel_agentcov.semconv.events import (
     KEY_COUNT_KEY,
@@ -191,15 +191,3 @@ def events_from_protobuf(
                 if item is not None:
                     found.append(item)
     return found
-
-
-def _varint(data: bytes, pos: int) -> tuple[int | None, int]:
-    result = shift = 0
-    while pos < len(data) and shift < 64:
-        byte = data[pos]
-        pos += 1
-        result |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return result, pos
-        shift += 7
-    return None, pos
