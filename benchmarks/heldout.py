@@ -8,7 +8,9 @@ scores the fresh share instead (tests/heldout_fresh/, recorded by fixtures/recor
 stacks kept apart because the first set has been scored many times; `--set third` the third
 share (tests/heldout_third/, fixtures/record/heldout_third/), kept from the rules' designers once
 the fresh share had been read too; `--set fourth` the fourth (tests/heldout_fourth/,
-fixtures/record/heldout_fourth/), kept from them once the third had been read. Each file is
+fixtures/record/heldout_fourth/), kept from them once the third had been read; `--set fifth` the
+fifth (tests/heldout_fifth/, fixtures/record/heldout_fifth/: Java and Python stacks beside a
+TypeScript one), kept from them once the fourth had been read. Each file is
 replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -23,7 +25,8 @@ An agent that is missing fails all its items. Agents nobody expected score nothi
 they are counted and printed on their own ("extra agents"), as a precision check.
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
-Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth] [--spec-from-explain]`.
+Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth]
+[--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -44,7 +47,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TESTS = ROOT / "tests"
 # the held-out sets by `--set` name: their directories under tests/
 SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third",
-        "fourth": "heldout_fourth"}
+        "fourth": "heldout_fourth", "fifth": "heldout_fifth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

@@ -16,6 +16,7 @@ from .semconv.inference import (
     BY_FUNCTION,
     BY_GENAI,
     BY_NAME,
+    GENAI_OPERATION,
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
     MODEL_MEMBER,
@@ -86,6 +87,9 @@ def _entry(group: Group) -> dict[str, Any] | None:
         values = list(group.values)  # an operation name's values; other GenAI keys: presence
         match["attributes"] = {group.key: (values[0] if len(values) == 1 else values)
                                if values else {"present": True}}
+        if group.key != GENAI_OPERATION:  # a span naming its operation was read by that
+            # (`create_agent` beside the model it defines: no call), never by this key
+            match["attributes"][GENAI_OPERATION] = {"absent": True}
     else:
         return None  # an event or a `<provider>/<model>` name: inference reads it as it is
     if group.kind in _NAME_FIELD and group.name_key is not None:

@@ -1264,3 +1264,81 @@ def test_a_runner_named_after_the_agent_that_answered_is_no_run_and_a_from_agent
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
     }
     assert _pinned_agents(tmp_path, runner_traffic) == _agents(report)
+
+
+def unknown_operation_traffic(tracer: Tracer) -> None:
+    """Every span of a framework says `gen_ai.operation.name: framework` (no operation of the
+    conventions) beside its own kind key: `weather` (no keys) runs `zeta_client`, whose model
+    calls (GenAI `chat`) ask for get_weather, run by `tool_call get_weather` (`zeta.kind:
+    tool_call`). A span with an undefined operation and the agent it works for
+    (`gen_ai.agent.name`, `gen_ai.operation.name: unknown`) is that agent's context, no run."""
+    def chat() -> None:
+        with tracer.start_as_current_span("chat weather-model", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "weather-model"}):
+            pass
+
+    framework = {"gen_ai.operation.name": "framework", "gen_ai.system": "zeta"}
+    with tracer.start_as_current_span("weather"), tracer.start_as_current_span(
+            "zeta_client", attributes={**framework, "zeta.kind": "chat_client"}):
+        with tracer.start_as_current_span("unknown", attributes={
+                "gen_ai.operation.name": "unknown", "gen_ai.agent.name": "Zeta Agent"}):
+            chat()
+        with tracer.start_as_current_span("tool_call get_weather", attributes={
+                **framework, "zeta.kind": "tool_call"}):
+            pass
+        chat()
+
+
+def test_an_operation_the_conventions_do_not_define_is_left_to_inference(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(unknown_operation_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, unknown_operation_traffic) == _agents(report)
+
+
+def defined_agent_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) first defines itself (`create_agent`, naming the model it will
+    use in `gen_ai.request.model`: no call), then calls the model: a span with that key and no
+    operation (read by the GenAI key alone)."""
+    with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+        with tracer.start_as_current_span("start", attributes={
+                "gen_ai.operation.name": "create_agent", "gen_ai.agent.name": "weather",
+                "gen_ai.request.model": "weather-model"}):
+            pass
+        with tracer.start_as_current_span("llm_node", attributes={
+                "gen_ai.request.model": "weather-model"}):
+            pass
+
+
+def test_pins_of_a_genai_key_leave_spans_naming_their_operation_to_it(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(defined_agent_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}
+    assert _pinned_agents(tmp_path, defined_agent_traffic) == _agents(report)
+
+
+def breadcrumb_traffic(tracer: Tracer) -> None:
+    """A program's span named as a path of breadcrumbs, `ZetaGen > weather` (the program's
+    class, then what it runs for), around its model calls (GenAI `chat`) and the tool they ask
+    for (`Tool: get_weather`)."""
+    def chat() -> None:
+        with tracer.start_as_current_span("AI Chat Request", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "weather-model"}):
+            pass
+
+    with tracer.start_as_current_span("ZetaGen > weather"):
+        chat()
+        with tracer.start_as_current_span("Tool: get_weather", attributes={
+                "tool.name": "get_weather"}):
+            pass
+        chat()
+
+
+def test_a_span_named_by_breadcrumbs_is_named_by_the_last(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(breadcrumb_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, breadcrumb_traffic) == _agents(report)

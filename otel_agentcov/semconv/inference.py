@@ -350,7 +350,7 @@ def _usage_key(key: str) -> bool:
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
 
 
-_OPERATION = "gen_ai.operation.name"
+GENAI_OPERATION = "gen_ai.operation.name"
 # operations the kind words do not name; `create_agent` defines an agent, it runs nothing
 _GENAI_OPERATIONS: Mapping[str, str] = {
     "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
@@ -360,11 +360,12 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     """GenAI evidence without a table, (kind, the key that says so: None for an event or a
     span name): a tool's keys, a model call's, an agent's, then usage alone."""
     attrs = record.attributes
-    operation = attrs.get(_OPERATION)
+    operation = attrs.get(GENAI_OPERATION)
     if isinstance(operation, str) and len(operation) <= 40:
         kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
-        if kind is not None:
-            return kind, _OPERATION
+        # an operation the conventions do not define (`framework`, `execute_event_loop_cycle`)
+        # says the span is none of theirs: its agent or usage keys are its context's
+        return (kind, GENAI_OPERATION) if kind is not None else (OTHER, None)
     for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
         if key in attrs:
             return TOOL, key
@@ -509,7 +510,7 @@ def infer(record: SpanRecord) -> Inferred:
             return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
         kind, key = genai if genai is not None else (OTHER, None)
         evidence = BY_GENAI if genai is not None else CANDIDATE
-        if key == _OPERATION:  # its value told the kind: pinned by value, as a kind word is
+        if key == GENAI_OPERATION:  # its value told the kind: pinned by value, as a kind word is
             value = record.attributes[key]
     bare = affix[1] if affix is not None else None
     named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
@@ -524,7 +525,7 @@ def infer(record: SpanRecord) -> Inferred:
             app := _named(record.attributes, _APP_NAMES, None)) is not None:
         found = Inferred(kind, evidence, key, value, pattern, app[1], app[0])
     else:
-        name = bare or clip(record.name.strip())
+        name = bare or _last_crumb(clip(record.name.strip()))
         label = _LABEL.match(name) if kind == AGENT else None
         if label is not None and pattern is not None:  # `weather.<the task's words>`
             name, pattern = label.group(1), (pattern[0], pattern[1].replace(
@@ -536,6 +537,13 @@ def infer(record: SpanRecord) -> Inferred:
             found.name_key is None and _code_path(bare or record.name))):  # or its code path
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
+
+
+def _last_crumb(name: str) -> str:
+    """A span name that is a path of breadcrumbs (`AxGen > weather`: the program, then what it
+    runs for) is named by its last."""
+    last = name.rpartition(" > ")[2].strip()
+    return last or name
 
 
 def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
