@@ -66,6 +66,21 @@ class Classifier:
         shapes: bool = False,
     ) -> list[str | tuple[Step, bool] | tuple[Step, bool, SpanRecord]]: ...
 
+def otlp_span_events(
+    data: bytes, names: list[str], keys: list[str], level: str = "request", *, offset: int = 0,
+    resource_index: int = 0,
+) -> list[tuple[int, int, int, dict[str, Any], list[tuple[str, dict[str, Any]]]]]:
+    """The span events named in `names` (core/src/otlp_events.rs)."""
+
+def otlp_log_events(
+    data: bytes, names: list[str], keys: list[str], *, name_key: str, count_key: str,
+    keys_key: str, max_keys: int, caps: tuple[int, int] | None = None,
+) -> list[tuple[str | None, dict[str, Any], int, int, int, str | None]]:
+    """The log records holding an event named in `names` (core/src/otlp_logs.rs)."""
+
+def local_root(has_parent: bool, parent_remote: bool, span_kind: int, step_kind: str) -> bool:
+    """Whether a span starts a local subtree (core/src/classify/root.rs)."""
+
 def sdk_step(
     classifier: Classifier, span: ReadableSpan, state_attributes: list[str],
     unmatched: bool = False,

@@ -15,16 +15,17 @@ from typing import TYPE_CHECKING, Any
 
 from .assembler import AgentRun, Bounds, RunAssembler, early_flushes
 from .assembler.events import event_counts
+from .compiled import local_root
 from .judge import Checks, Verdicts, judge
 from .readers.trial_runs import plain_other_step
-from .records import SPAN_KIND_SERVER, SpanRecord, valid_id
+from .records import SpanRecord, valid_id
 from .reporting import RenderedSnapshot
 from .semconv import KINDS, Classified, Classifier, Step, restricted_guard
 from .semconv.events import EVENT_TYPES, INVALID, Event, InvalidEvent, record_events
 from .semconv.inference import CANDIDATE, EVIDENCE
 from .semconv.inferred_log import InferredLog
 from .semconv.shapes import EXPLAIN_SHARE, REPORTED_SHAPES, ShapeCounter, Unclassified
-from .semconv.step import FIRST_KINDS, TOOL
+from .semconv.step import FIRST_KINDS
 from .snapshot import Measures, compute_snapshot
 from .snapshot.schema import Report, SpanStats
 from .spec import CoverageSpec
@@ -41,14 +42,6 @@ if TYPE_CHECKING:
 def _add(counts: dict[str, int], more: Mapping[str, int]) -> None:
     for key, n in more.items():
         counts[key] = counts.get(key, 0) + n
-
-
-def _local_root(record: SpanRecord, step: Step) -> bool:
-    """A remote parent starts a local subtree, except where the span is the server half of a
-    call whose client is traced too (a tool span of kind SERVER, whatever read it): then it
-    waits for the caller's root (or the TTL)."""
-    joins = step.joins_caller or (step.kind == TOOL and record.kind == SPAN_KIND_SERVER)
-    return record.parent_id is None or (record.parent_remote and not joins)
 
 
 @dataclass
@@ -239,7 +232,9 @@ class CoverageEngine:
         step = self._inferred(record, step, self._state_attributes)
         if self._unmatched is not None and step.kind == "other":  # inference left it so
             self._unmatched(record)
-        return step, _local_root(record, step)  # inference may have made it a server's half
+        # inference may have made it a server's half: the core's root rule on what it read
+        return step, local_root(record.parent_id is not None, record.parent_remote, record.kind,
+                                step.kind)
 
     def steps(self) -> Callable[..., list[Classified]] | None:
         """The core's decode-and-classify entry with this engine's conventions, for readers of
@@ -277,9 +272,11 @@ class CoverageEngine:
                 if builtin is not None:
                     step = builtin
                     self._count_overruled()
+            root = local_root(record.parent_id is not None, record.parent_remote, record.kind,
+                              step.kind)  # the core's one rule (docs/architecture.md)
         except Exception:  # a core panic too: CoreFailed
             return "malformed"  # classify must read anything: this is a bug, counted as one
-        return step, _local_root(record, step)
+        return step, root
 
     def _count_overruled(self) -> None:
         """A reading that would hide a restricted tool was overruled (semconv/guard.py, or

@@ -23,13 +23,15 @@ from test_otlp_decoder import FIXTURE_PAYLOADS
 
 from otel_agentcov.offline import load, report
 from otel_agentcov.readers.otlp import in_end_order, records_from_protobuf
+from otel_agentcov.records import SPAN_KIND_SERVER
 from otel_agentcov.spec import CoverageSpec
 
 STATE = ("gen_ai.agent.name", "missing")
 
 
 def _two_step(classifier: ReferenceClassifier, payload: bytes, keep: Any = None) -> list[Any]:
-    """What the engine folded per span before the fused entry, with the reference classifier."""
+    """What the engine folded per span before the fused entry, with the reference classifier
+    and the root rule written out here (docs/architecture.md#one-root-rule) as the oracle."""
     out: list[Any] = []
     for record in in_end_order(records_from_protobuf(payload, keep=keep)):
         if record.trace_id == 0 or record.span_id == 0:
@@ -38,7 +40,8 @@ def _two_step(classifier: ReferenceClassifier, payload: bytes, keep: Any = None)
             out.append("end_before_start")
         else:
             step, matched = classifier.reference(record, STATE)
-            root = record.parent_id is None or (record.parent_remote and not step.joins_caller)
+            root = record.parent_id is None or (record.parent_remote and not (
+                record.kind == SPAN_KIND_SERVER and step.kind in ("tool", "agent")))
             out.append((step, root) if matched else (step, root, record))
     return out
 

@@ -110,6 +110,15 @@ def _report(tmp_path: Path, spans: Sequence[ReadableSpan], *argv: str) -> dict[s
     return json.loads(text)  # type: ignore[no-any-return]
 
 
+def _pb_report(tmp_path: Path, spans: Sequence[ReadableSpan]) -> dict[str, Any]:
+    """`agentcov coverage` of the spans as one protobuf request (the SDK's encoder)."""
+    traces = tmp_path / "zeta.pb"
+    traces.write_bytes(protobuf_bytes(spans))
+    out = tmp_path / "report.json"
+    assert main(["coverage", str(traces), "--format", "json", "--output", str(out)]) == 0
+    return json.loads(out.read_text())  # type: ignore[no-any-return]
+
+
 def test_a_vocabulary_of_its_own_gives_its_agent_runs_out_of_the_box(tmp_path: Path) -> None:
     report = _report(tmp_path, _spans(kind_attribute_traffic))
     assert _agents(report) == KIND_ATTRIBUTE_AGENTS
@@ -940,11 +949,13 @@ def test_a_function_beside_an_agent_that_calls_a_model_is_an_agent(tmp_path: Pat
     assert set(report) == {"triage", "billing"}  # `serve` runs them, it is none
 
 
-def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize("layout", ["jsonl", "pb"])
+def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path, layout: str) -> None:
     """`weather` (the app) calls the model and its tool get_weather (`zeta.span.type: tool`);
     the tool runs in another service, whose span of kind SERVER has the client's tool span as
     its remote parent, and fails there. One call, failed, in weather's run: no run of the tool
-    server, no second get_weather."""
+    server, no second get_weather. Alike from a JSON Lines file (SpanRecords) and a protobuf
+    file (the core decodes and classifies, inference re-reads the span no table claims)."""
     server = TracerProvider(resource=Resource.create({"service.name": "zeta-tool-server"}))
     exporter = InMemorySpanExporter()
     server.add_span_processor(SimpleSpanProcessor(exporter))
@@ -964,8 +975,9 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path) -> 
                             "zeta.span.type": "tool", "zeta.tool.name": "get_weather"}) as span:
                     span.set_status(Status(StatusCode.ERROR))
 
-    spans = [*_spans(traffic), *exporter.get_finished_spans()]
-    report = _report(tmp_path, spans)
+    app = _spans(traffic)
+    spans = [*exporter.get_finished_spans(), *app]  # the server's ends first: exported first
+    report = _report(tmp_path, spans) if layout == "jsonl" else _pb_report(tmp_path, spans)
     assert _agents(report) == {"weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 0, "error": 1}},
         "models": {"weather-model": 1}, "delegations": []}}

@@ -262,17 +262,16 @@ def test_semantic_kernel_finish_reasons_and_transfer_functions() -> None:
 
 
 def test_mcp_requests() -> None:
-    """mcp 2.x: a tools/call is a tool call on either side; the server's half (SERVER, remote
-    parent) joins the caller's trace; listings are not calls."""
+    """mcp 2.x: a tools/call is a tool call on either side (the server's half joins the
+    caller's run by the root rule: tests/test_server_half.py); listings are not calls."""
     client = classify(rec("MCP send tools/call get_weather", {"mcp.method.name": "tools/call"},
                           kind=2))
-    assert (client.kind, client.tool, client.joins_caller) == ("tool", "get_weather", False)
+    assert (client.kind, client.tool) == ("tool", "get_weather")
     server = classify(rec("tools/call lookup_order", {
         "mcp.method.name": "tools/call", "gen_ai.operation.name": "execute_tool",
         "gen_ai.tool.name": "lookup_order", "error.type": "tool_error"},
         kind=1, parent_remote=True))
-    assert (server.kind, server.tool, server.error, server.joins_caller) == (
-        "tool", "lookup_order", "tool_error", True)
+    assert (server.kind, server.tool, server.error) == ("tool", "lookup_order", "tool_error")
     listing = classify(rec("MCP send tools/list", {"mcp.method.name": "tools/list"}, kind=2))
     assert listing.kind == "other"
 

@@ -215,3 +215,19 @@ def test_step_rows_round_trip_and_refuse_wrong_types() -> None:
             from_row(row)
     with pytest.raises(ValueError, match="kind"):
         from_row([1, 2, None, "bogus", 1, 2, "svc"])
+
+
+def test_a_step_row_journaled_with_the_retired_joins_caller_reads_back() -> None:
+    """Rows keep the place of `joins_caller` (retired when the core's root rule took it over):
+    a row written before, with it set and the version after it, reads back as that step; a
+    row written now holds False there."""
+    from otel_agentcov.service.steps import FIELDS, from_row, to_row
+
+    old = [1, 2, 3, "tool", 1, 2, "svc", None, "t", None, None, None, "", 0, 0, 0.0, False,
+           None, None, False, None, False, None, [], [], None, [], [], None, None, 0, False,
+           True, "1.2"]  # 32 fields, joins_caller True, then the version
+    step = from_row(old)
+    assert (step.tool, step.version, FIELDS[32]) == ("t", "1.2", "joins_caller")
+    assert to_row(step)[32:] == (False, "1.2")
+    with pytest.raises(ValueError, match="joins_caller"):
+        from_row([*old[:32], 1, "1.2"])

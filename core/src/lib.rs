@@ -9,6 +9,8 @@ pub mod classify;
 pub mod door;
 mod fields_py;
 pub mod otlp_caps;
+mod otlp_events;
+pub mod otlp_logs;
 pub mod otlp_pb;
 mod otlp_py;
 mod otlp_records;
@@ -29,9 +31,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     door::register(m)?;
     otlp_records::register(m)?;
     m.add_class::<classify::py::Classifier>()?;
+    m.add_function(wrap_pyfunction!(classify::root::local_root_py, m)?)?;
     fields_py::register(m)?;
     m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;
     otlp_py::register(m)?;
+    otlp_events::register(m)?;
     trials::register(m)?;
     m.add_function(wrap_pyfunction!(trace_scan::trace_ids, m)?)?;
     Ok(())

@@ -1,19 +1,21 @@
 """OTLP log payloads (protobuf and OTLP/JSON) -> the decision, state and guardrail events they
-carry; and the same events carried as span events in protobuf trace payloads.
+carry; and the same events carried as span events in protobuf trace payloads, which the
+compiled core decodes (`span_events_from_protobuf`).
 
 Events are log records (docs/instrumentations.md#events). Of a record only the event name, the
 trace and span ids, the time and the attributes `semconv.events` reads are looked at: never the
 body or any other attribute, so a prompt in a log record is not even decoded into a string here.
-Protobuf is read on the wire here (the few fields above, nothing else allocated): log records are
-few beside spans, and the compiled core's decoder stays the spans' (docs/core.md).
+Protobuf is read by the compiled core (docs/core.md): log records on the wire (the few fields
+above, nothing else allocated), span events by the spans' decoder. The sniffing of a file's
+first bytes (`is_logs_protobuf`) stays here.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from .. import compiled
 from ..semconv.events import (
     EVENT_NAME_KEY,
     EVENT_NAMES,
@@ -29,14 +31,16 @@ from ..semconv.events import (
     InvalidEvent,
     event,
     service_agent,
+    span_events,
 )
 from .errors import TraceFormatError
 from .otlp import Keep, _get, _json_attributes, _json_id, _json_int, _list, _object
-from .otlp_size import ElementCaps, TooLarge
+from .otlp_size import ElementCaps
 
 # the attributes read from a log record; any other (content included) is skipped undecoded
 _READ = frozenset({EVENT_NAME_KEY, OUTCOME_KEY, "gen_ai.tool.call.id", "gen_ai.tool.name",
                    *STATE_KEYS, *GUARDRAIL_KEYS})
+_NAMES, _READ_KEYS = sorted(EVENT_NAMES), sorted(_READ)  # as the core takes them
 _LEN = 2
 
 
@@ -53,196 +57,31 @@ def _item(found: Event | str | None, keep: Keep) -> LogItem | None:
 
 # ---------------------------------------------------------------- protobuf
 
-_VARINT, _I64, _I32 = 0, 1, 5
-
-
-def _fields(data: bytes, pos: int, end: int, where: str) -> Iterator[tuple[int, int, int, int]]:
-    """(field, wire type, start, end) of each field of the message in `data[pos:end]` (for a
-    varint: (field, 0, value, end)); TraceFormatError on a truncated field or a group."""
-    while pos < end:
-        tag, pos = _varint(data, pos)
-        wire = -1 if tag is None else tag & 7
-        if tag is None or wire not in (_VARINT, _I64, _LEN, _I32):
-            raise TraceFormatError(f"{where}: not an OTLP logs request (field at byte {pos})")
-        if wire == _VARINT:
-            value, after = _varint(data, pos)
-            if value is None:
-                raise TraceFormatError(f"{where}: not an OTLP logs request (byte {pos})")
-            yield tag >> 3, wire, value, after
-            pos = after
-            continue
-        if wire == _LEN:
-            size, pos = _varint(data, pos)
-            size = -1 if size is None else size
-        else:
-            size = 8 if wire == _I64 else 4
-        if size < 0 or pos + size > end:
-            raise TraceFormatError(f"{where}: not an OTLP logs request (truncated at byte {pos})")
-        yield tag >> 3, wire, pos, pos + size
-        pos += size
-
-
-def _text(data: bytes, start: int, end: int, where: str) -> str:
-    try:
-        return data[start:end].decode("utf-8")
-    except UnicodeDecodeError:
-        raise TraceFormatError(f"{where}: not an OTLP logs request (a string that is not "
-                               f"UTF-8 at byte {start})") from None
-
-
-def _strings(data: bytes, start: int, end: int, where: str) -> list[str] | None:
-    """The string values of an ArrayValue, None when one is no string or there are more than
-    a state event's key names may be (`events.state_change` then reads none of them)."""
-    found: list[str] = []
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field != 1 or wire != _LEN or len(found) >= MAX_STATE_KEYS:
-            return None
-        text = None
-        for f, w, va, vb in _fields(data, a, b, where):
-            text = (va, vb) if f == 1 and w == _LEN else None
-        if text is None:
-            return None
-        found.append(_text(data, text[0], text[1], where))
-    return found
-
-
-def _read_attribute(data: bytes, start: int, end: int, where: str) -> tuple[str, Any] | None:
-    """(key, value) of a KeyValue whose key is read: a string value, and for a state event's
-    attributes an int (the key count) or an array of strings (the key names); else None. The
-    key is read first: the value of an attribute not read is never decoded."""
-    key: str | None = None
-    value: tuple[int, int, int] | None = None  # (AnyValue field, start, end)
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field == 1 and wire == _LEN:
-            key = _text(data, a, b, where)
-        elif field == 2 and wire == _LEN:  # AnyValue: string (1), int (3) or array (5)
-            value = None
-            for f, w, va, vb in _fields(data, a, b, where):
-                value = (f, va, vb) if (f, w) in ((1, _LEN), (3, _VARINT), (5, _LEN)) else None
-    if key is None or key not in _READ or value is None:
-        return None
-    kind, a, b = value
-    if kind == 1:
-        return key, _text(data, a, b, where)
-    if kind == 3 and key == KEY_COUNT_KEY:
-        return key, a  # a varint field's start is its value (`_fields`)
-    if kind == 5 and key == KEYS_KEY:
-        return key, _strings(data, a, b, where)
-    return None
-
-
-def _log_record(data: bytes, start: int, end: int, agent: str, where: str
-                ) -> tuple[Event | str | None, int]:
-    """The decision or state change a LogRecord holds, and how many attributes it has. Its
-    body and every attribute not read are skipped on the wire: never decoded, never
-    allocated."""
-    attrs: dict[str, Any] = {}
-    name: str | None = None
-    trace_id = span_id = time_ns = observed_ns = n_attributes = 0
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field == 6 and wire == _LEN:
-            n_attributes += 1
-            found = _read_attribute(data, a, b, where)
-            if found is not None:
-                attrs[found[0]] = found[1]
-        elif field == 12 and wire == _LEN:
-            name = _text(data, a, b, where)
-        elif field in (9, 10) and wire == _LEN:
-            ident = int.from_bytes(data[a:b], "big") if b - a == (16 if field == 9 else 8) else 0
-            trace_id, span_id = (ident, span_id) if field == 9 else (trace_id, ident)
-        elif field in (1, 11) and wire == _I64:
-            stamp = int.from_bytes(data[a:b], "little")
-            time_ns, observed_ns = (stamp, observed_ns) if field == 1 else (time_ns, stamp)
-    return event(name, attrs, trace_id, span_id, time_ns or observed_ns, agent), n_attributes
-
-
-def _service(data: bytes, start: int, end: int, where: str) -> str:
-    """The agent a Resource's `service.name` names (as `service_agent`)."""
-    found: dict[str, Any] = {}
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field == 1 and wire == _LEN:
-            key: str | None = None
-            for f, w, ka, kb in _fields(data, a, b, where):
-                if f == 1 and w == _LEN:
-                    key = _text(data, ka, kb, where)
-            if key == "service.name":
-                attribute = _read_service_name(data, a, b, where)
-                if attribute is not None:
-                    found["service.name"] = attribute
-    return service_agent(found)
-
-
-def _read_service_name(data: bytes, start: int, end: int, where: str) -> str | None:
-    value: str | None = None
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field == 2 and wire == _LEN:
-            value = None
-            for f, w, va, vb in _fields(data, a, b, where):
-                value = _text(data, va, vb, where) if f == 1 and w == _LEN else None
-    return value
-
 
 def events_from_protobuf(
     payload: bytes, where: str = "request", keep: Keep = None, caps: ElementCaps | None = None,
 ) -> list[LogItem]:
-    """The decision and state events of ExportLogsServiceRequest (or LogsData) bytes;
-    TraceFormatError naming `where` when they do not parse, TooLarge past `caps` (records,
-    attributes).
+    """The decision and state events of ExportLogsServiceRequest (or LogsData) bytes, read by
+    the compiled core (`compiled.otlp_log_events`); TraceFormatError naming `where` when they
+    do not parse, TooLarge past `caps` (records, attributes).
 
     Read on the wire, not parsed whole: a parser allocates per element, so 8 MB of empty log
     records once took 513 MB before the caps were counted (80 MB, the service's limit: about
-    5 GB). Here only our events are allocated, and the caps stop the walk as they pass."""
+    5 GB). Only our events are allocated, and the caps stop the walk as they pass."""
+    try:
+        records = compiled.otlp_log_events(
+            payload, _NAMES, _READ_KEYS, name_key=EVENT_NAME_KEY, count_key=KEY_COUNT_KEY,
+            keys_key=KEYS_KEY, max_keys=MAX_STATE_KEYS,
+            caps=None if caps is None else (caps.max_spans, caps.max_attributes))
+    except TraceFormatError as exc:  # a panic of the core too (CoreFailed): refused alike
+        raise TraceFormatError(f"{where}: {exc}") from None
     found: list[LogItem] = []
-    records = attributes = 0
-    for field, wire, a, b in _fields(payload, 0, len(payload), where):
-        if field != 1 or wire != _LEN:
-            continue
-        agent = service_agent(None)
-        scopes: list[tuple[int, int]] = []
-        for f, w, ra, rb in _fields(payload, a, b, where):  # the resource may come last
-            if f == 1 and w == _LEN:
-                agent = _service(payload, ra, rb, where)
-            elif f == 2 and w == _LEN:
-                scopes.append((ra, rb))
-        for sa, sb in scopes:
-            for f, w, la, lb in _fields(payload, sa, sb, where):
-                if f != 2 or w != _LEN:
-                    continue
-                records += 1
-                result, n_attributes = _log_record(payload, la, lb, agent, where)
-                attributes += n_attributes
-                if caps is not None and (records > caps.max_spans
-                                         or attributes > caps.max_attributes):
-                    raise TooLarge(f"more than {records - 1} log records or "
-                                   f"{attributes - n_attributes} attributes: past the caps "
-                                   f"({caps.max_spans}, {caps.max_attributes})")
-                item = _item(result, keep)
-                if item is not None:
-                    found.append(item)
+    for name, attributes, trace_id, span_id, time_ns, service in records:
+        agent = service_agent(None if service is None else {"service.name": service})
+        item = _item(event(name, attributes, trace_id, span_id, time_ns, agent), keep)
+        if item is not None:
+            found.append(item)
     return found
-
-
-# our event names as an Event's name sits on the wire (field 2, its length, the name): a span
-# holding none of them carries no event of ours (a span attribute's key is field 1 of its own)
-_EVENT_NAME_BYTES = tuple(bytes((2 << 3 | _LEN, len(name))) + name.encode()
-                          for name in sorted(EVENT_NAMES))
-
-
-def _holds(marks: list[int], start: int, end: int) -> bool:
-    """Whether one of the `marks` lies in payload[start:end]: only such a span is read."""
-    at = bisect_left(marks, start)
-    return at < len(marks) and marks[at] < end
-
-
-def _marks(payload: bytes) -> list[int]:
-    """Where our event names sit in the payload, in order."""
-    found: list[int] = []
-    for name in _EVENT_NAME_BYTES:
-        at = payload.find(name)
-        while at >= 0:
-            found.append(at)
-            at = payload.find(name, at + len(name))
-    return sorted(found)
 
 
 def span_events_from_protobuf(payload: bytes, where: str = "request", keep: Keep = None,
@@ -250,64 +89,19 @@ def span_events_from_protobuf(payload: bytes, where: str = "request", keep: Keep
     """The decision, state and guardrail events that spans of an ExportTraceServiceRequest
     (or, with `resource_spans`, of one ResourceSpans message) carry as span events, recorded
     in their span (docs/semantics.md#decisions): the compiled core classifies protobuf spans
-    without their events, so they are read here, on the wire, as log records are. A payload
-    that holds none of the event names is not walked, and only the spans that hold one are
-    read: of those only their ids and end, and of an event its name and, for ours, the
-    attributes `semconv.events` reads are decoded.
-    Unusable events are skipped, as a span event has no drop counter; TraceFormatError on
-    bytes that do not walk."""
-    marks = _marks(payload)
-    if not marks:
-        return []
+    without their events, so it reads them here too (`compiled.otlp_span_events`: a payload
+    holding none of the event names is not decoded, and of an event only the attributes
+    `semconv.events` reads cross). Unusable events are skipped, as a span event has no drop
+    counter; TraceFormatError naming `where` on bytes that do not decode."""
+    try:
+        spans = compiled.otlp_span_events(
+            payload, _NAMES, _READ_KEYS, "resource_spans" if resource_spans else "request")
+    except TraceFormatError as exc:  # a panic of the core too (CoreFailed): refused alike
+        raise TraceFormatError(f"{where}: {exc}") from None
     found: list[Event] = []
-    resources = [(0, len(payload))] if resource_spans else [
-        (a, b) for f, w, a, b in _fields(payload, 0, len(payload), where) if f == 1 and w == _LEN]
-    for a, b in resources:
-        agent = service_agent(None)
-        scopes: list[tuple[int, int]] = []
-        for f, w, ra, rb in _fields(payload, a, b, where):
-            if f == 1 and w == _LEN:
-                agent = _service(payload, ra, rb, where)
-            elif f == 2 and w == _LEN:
-                scopes.append((ra, rb))
-        for sa, sb in scopes:
-            if not _holds(marks, sa, sb):
-                continue
-            for f, w, pa, pb in _fields(payload, sa, sb, where):
-                if f == 2 and w == _LEN and _holds(marks, pa, pb):
-                    found += _span_events(payload, pa, pb, agent, where, keep)
-    return found
-
-
-def _span_events(data: bytes, start: int, end: int, agent: str, where: str, keep: Keep
-                 ) -> list[Event]:
-    """Our events among a Span's events (field 11), with the span's ids, timed at its end as
-    `semconv.events.record_events` times the span events of a SpanRecord."""
-    trace_id = span_id = end_ns = 0
-    marks: list[tuple[int, int]] = []
-    for field, wire, a, b in _fields(data, start, end, where):
-        if field in (1, 2) and wire == _LEN:
-            ident = int.from_bytes(data[a:b], "big") if b - a == (16 if field == 1 else 8) else 0
-            trace_id, span_id = (ident, span_id) if field == 1 else (trace_id, ident)
-        elif field == 8 and wire == _I64:
-            end_ns = int.from_bytes(data[a:b], "little")
-        elif field == 11 and wire == _LEN:
-            marks.append((a, b))
-    found: list[Event] = []
-    for a, b in marks:
-        name: str | None = None
-        attrs: dict[str, Any] = {}
-        for field, wire, fa, fb in _fields(data, a, b, where):
-            if field == 2 and wire == _LEN:
-                name = _text(data, fa, fb, where)
-            elif field == 3 and wire == _LEN:
-                attribute = _read_attribute(data, fa, fb, where)
-                if attribute is not None:
-                    attrs[attribute[0]] = attribute[1]
-        if name in EVENT_NAMES:
-            item = _item(event(name, attrs, trace_id, span_id, end_ns, agent), keep)
-            if item is not None and not isinstance(item, InvalidEvent):
-                found.append(item)
+    for trace_id, span_id, end_ns, resource, events in spans:
+        if keep is None or keep(trace_id):
+            found += span_events(trace_id, span_id, events, end_ns, service_agent(resource))
     return found
 
 

@@ -20,7 +20,6 @@ from . import (
     haystack,
     llama_index,
     logfire,
-    mcp,
     openinference,
     semantic_kernel,
     smolagents,
@@ -48,8 +47,6 @@ HOOKS: Mapping[str, Hook] = {
     "openinference.agent": openinference.agent,
     "openinference.chain": openinference.chain,
     "llama_index.turn": llama_index.turn,
-    "mcp.server_half": mcp.server_half,
-    "a2a.server_half": mcp.server_half,  # the same shape: a server half waits for its caller
     "smolagents.run": smolagents.run,
     "semantic_kernel.finish_reason": semantic_kernel.finish_reason,
     "semantic_kernel.transfer": semantic_kernel.transfer,

@@ -69,7 +69,6 @@ class Step:
     # new fields go last: a service snapshot stores steps as value lists in this order
     step_limit: int = 0  # an agent span's model-call budget: more calls than this mean it was hit
     turn: bool = False  # starts `agent`'s turn: its later siblings are that agent's work
-    joins_caller: bool = False  # a server half of a traced call: assembled with the caller's trace
     version: str | None = None  # gen_ai.agent.version, else the resource's service.version
     call_id: str | None = None  # gen_ai.tool.call.id: what a decision event names (events.py)
     cost_amount: float = 0.0  # gen_ai.usage.cost.amount of a model or tool call ...

@@ -18,8 +18,14 @@ from ..semconv.step import KINDS, Step
 # every field but `content` (last, default None): captured content is never persisted, so a
 # step read back has none and a content check on its run says unknown, never violated
 _FIELDS = tuple(f for f in dataclasses.fields(Step) if f.name != "content")
-FIELDS = tuple(f.name for f in _FIELDS)
-_DEFAULTS = tuple(f.default for f in _FIELDS)
+# a retired field keeps its place in a row, written False and skipped when read, so rows
+# journaled before it went and after read alike: `joins_caller`, after `turn` (a server's half
+# is now decided by the core's root rule, docs/architecture.md#one-root-rule)
+_RETIRED = [f.name for f in _FIELDS].index("turn") + 1
+FIELDS = (*(f.name for f in _FIELDS[:_RETIRED]), "joins_caller",
+          *(f.name for f in _FIELDS[_RETIRED:]))
+_DEFAULTS = (*(f.default for f in _FIELDS[:_RETIRED]), False,
+             *(f.default for f in _FIELDS[_RETIRED:]))
 _REQUIRED = sum(f.default is dataclasses.MISSING for f in _FIELDS)
 # per annotation: (types the JSON value may have, types of its items when it is a list)
 _SHAPES: dict[str, tuple[tuple[type, ...], tuple[type, ...] | None]] = {
@@ -28,14 +34,17 @@ _SHAPES: dict[str, tuple[tuple[type, ...], tuple[type, ...] | None]] = {
     "tuple[str, ...]": ((list,), (str,)), "tuple[float, ...]": ((list,), (int, float)),
 }
 _TYPES = tuple(_SHAPES[str(f.type)][0] for f in _FIELDS)
+_TYPES = (*_TYPES[:_RETIRED], (bool,), *_TYPES[_RETIRED:])
 _ITEMS = tuple(_SHAPES[str(f.type)][1] for f in _FIELDS)
+_ITEMS = (*_ITEMS[:_RETIRED], None, *_ITEMS[_RETIRED:])
 _LISTS = frozenset(i for i, items in enumerate(_ITEMS) if items is not None)
-_ROW = operator.attrgetter(*FIELDS)
+_HEAD = operator.attrgetter(*(f.name for f in _FIELDS[:_RETIRED]))
+_TAIL = operator.attrgetter(*(f.name for f in _FIELDS[_RETIRED:]))
 
 
 def to_row(step: Step) -> tuple[Any, ...]:
     """The step's fields in FIELDS order without trailing defaults (JSON writes it as a list)."""
-    row: tuple[Any, ...] = _ROW(step)
+    row: tuple[Any, ...] = (*_HEAD(step), False, *_TAIL(step))
     n = len(row)
     while n > _REQUIRED and row[n - 1] == _DEFAULTS[n - 1]:
         n -= 1
@@ -56,7 +65,7 @@ def from_row(row: Any) -> Step:
             if any(type(x) not in items for x in value):
                 raise ValueError(f"step field {FIELDS[i]}: unexpected item in {value!r:.40}")
             values[i] = tuple(value)
-    step = Step(*values)
+    step = Step(*values[:_RETIRED], *values[_RETIRED + 1:])
     if step.kind not in KINDS:
         raise ValueError(f"step kind {step.kind[:40]!r} is not one of {', '.join(KINDS)}")
     return step

@@ -13,14 +13,12 @@ use crate::span::{Attributes, Span, Value};
 pub type Hook = fn(&Span, Step, &[String]) -> Option<Step>;
 
 /// Every hook by its `code` name, in `builtin.HOOKS` order.
-pub const HOOKS: [(&str, Hook); 14] = [
+pub const HOOKS: [(&str, Hook); 12] = [
     ("genai.agent", genai_agent),
     ("genai.guardrail", genai_guardrail),
     ("openinference.agent", openinference_agent),
     ("openinference.chain", openinference_chain),
     ("llama_index.turn", llama_index_turn),
-    ("mcp.server_half", mcp_server_half),
-    ("a2a.server_half", mcp_server_half),
     ("smolagents.run", smolagents_run),
     (
         "semantic_kernel.finish_reason",
@@ -185,15 +183,6 @@ fn llama_index_traceloop_turn(span: &Span, step: Step, _: &[String]) -> Option<S
         _ => None,
     };
     turn(step, name)
-}
-
-/// SpanKind.SERVER, as `SpanRecord.kind` holds it.
-const SPAN_KIND_SERVER: i32 = 1;
-
-/// mcp.server_half: the server's half of a traced call joins its caller's trace.
-fn mcp_server_half(span: &Span, mut step: Step, _: &[String]) -> Option<Step> {
-    step.joins_caller = span.parent_remote && span.kind == SPAN_KIND_SERVER;
-    Some(step)
 }
 
 const SMOLAGENTS_CLASS_NAMES: [&str; 3] = ["MultiStepAgent", "ToolCallingAgent", "CodeAgent"];

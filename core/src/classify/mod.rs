@@ -23,6 +23,7 @@ pub mod errors;
 pub mod fields;
 pub mod hooks;
 pub mod keys;
+pub mod root;
 pub mod step;
 pub mod step_py;
 pub mod testspans;

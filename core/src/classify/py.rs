@@ -10,6 +10,7 @@ use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
 use super::fields::build_step;
+use super::root::local_root;
 use super::rule::Rule;
 use super::step::{Kind, Step};
 use super::step_py::step_to_py;
@@ -102,9 +103,9 @@ impl Classifier {
             return Outcome::Dropped("end_before_start");
         }
         let (step, matched) = self.step(span, state_attributes);
-        // the server half of a traced call waits for its caller's root (engine.to_step)
-        let local_root = span.parent_id.is_none() || (span.parent_remote && !step.joins_caller);
-        Outcome::Classified(step, local_root, matched)
+        let has_parent = span.parent_id.is_some();
+        let root = local_root(has_parent, span.parent_remote, span.kind.into(), step.kind);
+        Outcome::Classified(step, root, matched)
     }
 
     /// `step` as a Python Step, of the class this classifier was handed.

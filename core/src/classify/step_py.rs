@@ -36,7 +36,7 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
     fn any<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Bound<'py, PyAny>> {
         v.into_bound_py_any(py)
     }
-    let args: [Bound<'py, PyAny>; 44] = [
+    let args: [Bound<'py, PyAny>; 43] = [
         any(py, step.trace_id)?,
         any(py, step.span_id)?,
         any(py, step.parent_id)?,
@@ -79,7 +79,6 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
         any(py, &step.resource_context)?,
         any(py, step.step_limit)?,
         any(py, step.turn)?,
-        any(py, step.joins_caller)?,
         any(py, &step.version)?,
         any(py, &step.call_id)?,
         any(py, step.cost_amount)?,
@@ -146,7 +145,6 @@ pub fn step_from_py(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         resource_context: get(step, "resource_context")?,
         step_limit: get(step, "step_limit")?,
         turn: get(step, "turn")?,
-        joins_caller: get(step, "joins_caller")?,
         version: get(step, "version")?,
         call_id: get(step, "call_id")?,
         cost_amount: get(step, "cost_amount")?,
