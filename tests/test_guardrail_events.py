@@ -47,6 +47,7 @@ from otel_agentcov.offline import load
 from otel_agentcov.readers.otlp_logs import events_from_json
 from otel_agentcov.reporting import render_text
 from otel_agentcov.semconv.events import GuardrailResult
+from otel_agentcov.service.intake import Intake, RequestLimits
 from otel_agentcov.service.store import PROTOBUF, CoverageStore, decode_records
 
 SPEC = CoverageSpec.from_dict({"version": 1, "agents": [{
@@ -223,3 +224,36 @@ def test_serve_reads_span_events_from_protobuf_as_it_reads_log_records(
         assert CANARY[:20].encode() not in journal.read_bytes()
     finally:
         service.stop()
+
+
+@pytest.mark.parametrize("content", [False, True])
+def test_serve_reads_a_protobuf_spans_events_once(content: bool) -> None:
+    """A run whose span carries a tripwire result and a policy's denial of issue_refund, to
+    `serve`'s intake as protobuf: each event read once, whether the core classifies the spans
+    (no check reads content) or a contract reading tool arguments makes them SpanRecords."""
+    agent: dict[str, Any] = {
+        "name": "support", "tools": ["lookup"], "tool_edges": {"restricted": ["issue_refund"]},
+        "boundaries": {"guardrail_blocked": ["tripwire_triggered=true"]}}
+    if content:
+        agent["contracts"] = [{"name": "small", "must_not": [{"behavior": "big", "called": {
+            "tool": "issue_refund", "args": {"amount": "^[0-9]{4,}$"}}}]}]
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [agent]}, source="<test>")
+    provider, memory = TracerProvider(resource=RESOURCE), InMemorySpanExporter()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    with _agent(provider.get_tracer("t")) as run:
+        run.add_event(RESULT, result("tripwire_triggered", "true"))
+        run.add_event("gen_ai.tool.call.decision", {
+            "gen_ai.tool.call.decision.outcome": "deny", "gen_ai.tool.name": "issue_refund"})
+    store = CoverageStore(spec, None)
+    store.open()
+    try:
+        intake = Intake(store, RequestLimits())
+        intake.export("http", PROTOBUF, encode_pb(memory.get_finished_spans()).SerializeToString())
+        support = store.snapshot().to_dict()["agents"]["support"]
+        received = store.engine.counters.events["received"]
+    finally:
+        store.close()
+    assert received == 2
+    assert support["edges"]["restricted"] == [
+        {"tool": "issue_refund", "outcome": "denied", "count": 1}]
+    assert support["boundary_hits"]["guardrail_blocked"] == 1

@@ -183,7 +183,9 @@ class Intake:
                 json_elements(payload, self._caps)
             records = decode_records(kind, payload, where, self._caps, self._steps)
             # the core classifies protobuf spans without their events: ours are read here
-            span_events = span_events_from_protobuf(payload, where) if kind == PROTOBUF else []
+            # (SpanRecords, when a check reads content, carry theirs: read once, by the engine)
+            span_events = span_events_from_protobuf(payload, where) if (
+                kind == PROTOBUF and self._steps is not None) else []
         except TooLarge as exc:
             raise RequestError("too_large", f"{where}: {exc}") from None
         except TraceFormatError as exc:
