@@ -1378,3 +1378,60 @@ def test_a_span_switching_agents_is_no_run(tmp_path: Path) -> None:
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
     }
     assert _pinned_agents(tmp_path, agent_switch_traffic) == _agents(report)
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("openai/gpt-4o", "llm"),  # a provider, then its model: a model call
+    ("myteam/openai", "other"),  # a model-like second half is no provider: nothing said
+])
+def test_a_provider_slash_model_span_name_is_a_model_call(name: str, kind: str) -> None:
+    assert _inferred_of(name).kind == kind
+
+
+def _timed(tracer: Tracer, name: str, start: int, end: int, **attributes: Any) -> None:
+    """A finished span of `name` under the current one, from `start` to `end` (ns)."""
+    tracer.start_span(name, start_time=start, attributes=attributes).end(end_time=end)
+
+
+def parallel_calls_traffic(tracer: Tracer) -> None:
+    """`orders` opens two model calls that stay open (streams, from 10 and 20 to 900 ns), a
+    third that answers at once (30 to 40), runs `lookup_order` (50 to 60) and calls its model
+    again (70 to 80): lookup_order runs after the third call and before the fourth."""
+    def chat(start: int, end: int) -> None:
+        _timed(tracer, "chat orders-model", start, end, **{
+            "gen_ai.operation.name": "chat", "gen_ai.request.model": "orders-model"})
+
+    root = tracer.start_span("orders", start_time=1)
+    with trace.use_span(root, end_on_exit=False):
+        chat(10, 900)
+        chat(20, 900)
+        chat(30, 40)
+        _timed(tracer, "lookup_order", 50, 60)
+        chat(70, 80)
+    root.end(end_time=1000)
+
+
+def test_a_function_after_the_last_of_parallel_calls_to_answer_is_their_tool(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(parallel_calls_traffic))
+    assert _agents(report)["orders"]["tools"] == {"lookup_order": {"ok": 1, "error": 0}}
+
+
+def wrapped_function_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls its model, then runs `get_weather` (typed only as a
+    function) inside a step span of its own (`step`, no keys): a tool its agent ran, two
+    spans down."""
+    with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+            pass
+        with tracer.start_as_current_span("step"), tracer.start_as_current_span(
+                "get_weather", attributes={"zeta.span.type": "function"}):
+            pass
+
+
+def test_a_function_its_agent_ran_through_a_step_span_is_a_tool(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(wrapped_function_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 1}, "delegations": []}}

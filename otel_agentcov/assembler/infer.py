@@ -175,10 +175,10 @@ def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
            taken: set[str], told: Reclassified | None) -> None:
     """A candidate beside an agent the structure found (one parent running agents in turn:
     `triage`, then `billing`) that owns model calls is an agent too, tools or not."""
-    found = [s for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
-             and s.parent_id is not None and _caller(s, by_id, AGENT) is None]
-    for agent in found:
-        for peer in children.get(agent.parent_id or 0, ()):
+    parents = [s.parent_id for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
+               and s.parent_id is not None and _caller(s, by_id, AGENT) is None]
+    for parent in parents:
+        for peer in children.get(parent, ()):
             if peer.kind != AGENT and _may_be_agent(peer) and owned.get(
                     peer.span_id, (0, 0))[0] and _agent_name_ok(peer.agent or peer.tool, taken):
                 _become(peer, AGENT, told)
