@@ -1036,30 +1036,36 @@ def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type()
     assert model_source(call) == ("x.entity.2.name", "weather-model")
 
 
-def nested_traffic(tracer: Tracer) -> None:
-    """`travel` (typed an agent by `zeta.span.type`) calls the model, then runs `weather`
-    right under its own span, no tool between; weather calls the model and get_weather."""
-    def span(name: str, kind: str, **attrs: Any) -> Any:
-        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+def nested_traffic(outer: str, inner: str) -> Callable[[Tracer], None]:
+    """`outer` (typed an agent by `zeta.span.type`) calls the model, then runs `inner`
+    right under its own span, no tool between; inner calls the model and get_weather."""
+    def traffic(tracer: Tracer) -> None:
+        def span(name: str, kind: str, **attrs: Any) -> Any:
+            return tracer.start_as_current_span(name, attributes={
+                "zeta.span.type": kind, **attrs})
 
-    with span("travel", "agent"):
-        with span("complete", "llm", **{"zeta.model": "travel-model"}):
-            pass
-        with span("weather", "agent"):
-            with span("complete", "llm", **{"zeta.model": "weather-model"}):
+        with span(outer, "agent"):
+            with span("complete", "llm", **{"zeta.model": f"{outer}-model"}):
                 pass
-            with span("get_weather", "tool"):
-                pass
+            with span(inner, "agent"):
+                with span("complete", "llm", **{"zeta.model": f"{inner}-model"}):
+                    pass
+                with span("get_weather", "tool"):
+                    pass
+    return traffic
 
 
-def test_an_inferred_agent_of_another_name_inside_a_run_is_its_own_run(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("outer", "inner"), [("travel", "weather"), ("weather", "billing")])
+def test_an_inferred_agent_of_another_name_inside_a_run_is_its_own_run(
+        tmp_path: Path, outer: str, inner: str) -> None:
     """Only an agent span inside a run of its own name is that run's (one run, not two): one
-    of another name is a delegation, each agent with its own calls."""
-    assert _agents(_report(tmp_path, _spans(nested_traffic))) == {
-        "travel": {"runs": 1, "tools": {}, "models": {"travel-model": 1},
-                   "delegations": [("travel", "weather")]},
-        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
-                    "models": {"weather-model": 1}, "delegations": []}}
+    of another name is a delegation, each agent with its own calls (names sorting either
+    way)."""
+    assert _agents(_report(tmp_path, _spans(nested_traffic(outer, inner)))) == {
+        outer: {"runs": 1, "tools": {}, "models": {f"{outer}-model": 1},
+                "delegations": [(outer, inner)]},
+        inner: {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                "models": {f"{inner}-model": 1}, "delegations": []}}
 
 
 def test_a_genai_token_count_is_the_evidence_before_a_vendors() -> None:
@@ -1435,3 +1441,14 @@ def test_a_function_its_agent_ran_through_a_step_span_is_a_tool(tmp_path: Path) 
     assert _agents(report) == {"weather": {
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
         "models": {"weather-model": 1}, "delegations": []}}
+
+
+def test_a_genai_tool_key_alone_tells_a_tool() -> None:
+    """No table claims a span with `gen_ai.tool.name` and no operation: its GenAI key says
+    tool (inference reads it, named by it)."""
+    from otel_agentcov.records import SpanRecord
+    from otel_agentcov.semconv.inference import BY_GENAI, infer
+
+    found = infer(SpanRecord(trace_id=1, span_id=2, parent_id=None, name="lookup", start_ns=0,
+                             end_ns=1, status_code=0, attributes={"gen_ai.tool.name": "lookup"}))
+    assert (found.kind, found.evidence, found.name) == ("tool", BY_GENAI, "lookup")
