@@ -1,4 +1,4 @@
-"""The Python interpreter of the convention tables (`semconv.table.Table`) beside the package's
+"""The Python interpreter of the convention tables (`tests/_table.py`) beside the package's
 classifier: the reference the core is tested equal to, span for span (docs/core.md).
 
 The package classifies every span in the core (docs/core.md#values); this is what its Python
@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from _table import Table
+
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier, builtin, testspans
 from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.convention import Rule
 from otel_agentcov.semconv.step import OTHER, Step
-from otel_agentcov.semconv.table import Table
 
 BUILTIN = Table([Rule(entry, builtin.HOOKS) for entry in builtin.entries()])
 

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from _acme import SCOPE, acme_traffic
+from _table import Table
 from jsonschema import Draft202012Validator
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -25,7 +26,6 @@ from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier, classify
 from otel_agentcov.semconv.builtin import FAMILIES, HOOKS, load
 from otel_agentcov.semconv.convention import BUILTIN_ENTRY_SCHEMA, Rule, problems
-from otel_agentcov.semconv.table import Table
 from otel_agentcov.spec import CoverageSpec, SpecError
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "conventions.md"

@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _table import Table
 from opentelemetry.sdk.trace import TracerProvider
 
 from otel_agentcov import processor as processor_module
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.readers.files import read_trace_file
-from otel_agentcov.semconv.table import Table
 from otel_agentcov.spec import CoverageSpec
 
 BIG = 2**70  # 1180591620717411303424

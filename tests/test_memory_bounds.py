@@ -16,6 +16,7 @@ from pathlib import Path
 import _upb_oracle as oracle
 import pytest
 from _reference import BUILTIN
+from _table import Table
 from _trace_files import demo_spans, ld
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans as encode_pb
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, ArrayValue, KeyValue, KeyValueList
@@ -31,7 +32,6 @@ from otel_agentcov.readers.otlp_size import ElementCaps, TooLarge
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import builtin
 from otel_agentcov.semconv.step import TOOL, Step
-from otel_agentcov.semconv.table import Table
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 from memory_bounds import many_labels  # noqa: E402  (the benchmark's own workload)

@@ -3,8 +3,8 @@
 The built-in tables (`builtin.FAMILIES`) say what each instrumentation's spans are; a spec's
 `conventions:` entries are tried before them. Anything no entry matches is an `other` step.
 The compiled core interprets the tables (`compiled.Classifier`) for every span, whatever values
-it holds (docs/core.md#values); `table.Table`, the Python interpreter of the same tables, is the
-reference the tests hold it equal to.
+it holds (docs/core.md#values); the Python interpreter of the same tables is the tests' oracle
+(tests/_table.py).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""A convention table: ordered rules, the first whose match holds classifies the span.
+"""The Python interpreter of the convention tables, the oracle the compiled core is held equal to
+(tests/test_core_classifier.py); the package classifies with the core alone (docs/core.md).
+
+A convention table: ordered rules, the first whose match holds classifies the span.
 
 Lookups are shaped for the ingest hot path: the rules whose scope test a scope passes are worked
 out once per scope name (scopes are few); consecutive rules that need the same attribute form a
@@ -14,9 +17,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from ..records import SpanRecord
-from .convention import ONE_OF, Match, Rule, norm
-from .step import Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.convention import ONE_OF, Match, Rule, norm
+from otel_agentcov.semconv.step import Step
 
 _SCOPE_CACHE_LIMIT = 4096  # scope names come from telemetry: the cache must stay bounded
 # ... in bytes too: a longer name (no instrumentation's is) is worked out each time, not kept
