@@ -734,6 +734,8 @@ def caller_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
                 0 < len(value.strip()) <= 256):
             return key, clip(value.strip().strip('"'))
     return None
+
+
 _REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
 
 
