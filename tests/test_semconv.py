@@ -276,6 +276,17 @@ def test_mcp_requests() -> None:
     assert listing.kind == "other"
 
 
+@pytest.mark.parametrize("placeholder", ["none", "None", "null", "unknown", ""])
+def test_a_failed_calls_placeholder_response_model_names_no_model(placeholder: str) -> None:
+    """Spring AI sets `gen_ai.response.model` to "none" when the call failed: the model asked
+    for names the step, as when no response model is there."""
+    step = classify(rec("chat gpt-500", {"gen_ai.operation.name": "chat",
+                                         "gen_ai.request.model": "gpt-500",
+                                         "gen_ai.response.model": placeholder},
+                        status_code=STATUS_ERROR))
+    assert step.model == "gpt-500"
+
+
 def test_openinference_failed_call_model_from_invocation_parameters() -> None:
     step = classify(rec("ChatCompletion", {"openinference.span.kind": "LLM",
                                            "llm.invocation_parameters": '{"model": "m"}'}))
