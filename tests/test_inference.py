@@ -1014,6 +1014,16 @@ def test_a_numbered_entitys_first_entry_names_the_run() -> None:
     assert (found.kind, found.name, found.name_key) == ("agent", "weather", "x.entity.1.name")
 
 
+@pytest.mark.parametrize("vendor", ["ag2", "a2a", "k8s"])
+def test_a_vendor_prefix_with_a_digit_is_no_index(vendor: str) -> None:
+    """A vendor whose name holds a digit (`ag2.tool.name`) names its tool as any vendor does;
+    only a number standing alone between separators (`x.entity.1.name`) is an index."""
+    found = infer(SpanRecord(1, 2, 3, "tool.execution", scope_name="s", attributes={
+        f"{vendor}.span.type": "tool", f"{vendor}.tool.name": "get_weather"}))
+    assert (found.kind, found.name, found.name_key) == ("tool", "get_weather",
+                                                         f"{vendor}.tool.name")
+
+
 def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type() -> None:
     """A span named by the code it traces (`__main__._Agent.run`) names no agent: the app it
     runs for (`x.app_name`) does. `x.span.subtype: tool_call` (what the call's output was)

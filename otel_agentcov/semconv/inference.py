@@ -102,7 +102,8 @@ _INDEXED = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.")
 _LLM_EVENTS = frozenset({"gen_ai.content.prompt", "gen_ai.content.completion", "gen_ai.choice",
                          "gen_ai.user.message", "gen_ai.system.message",
                          "gen_ai.assistant.message", "gen_ai.client.inference.operation.details"})
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# digits glued to letters stay in their word (`ag2`, `k8s`: a vendor, not an index `x.entity.1`)
+_WORD = re.compile(r"[A-Z]?[a-z][a-z0-9]*|[A-Z][A-Z0-9]*(?![a-z])|\d+[a-z0-9]*")
 
 
 def _whitespace_class() -> str:
