@@ -244,6 +244,7 @@ fixtures-heldout-fifth: $(STAMP) node-tools
 # The sixth held-out share (issue 35: tests/heldout_sixth/, `benchmarks/heldout.py --set sixth`):
 # stacks kept from the rules' designers once the fifth share had been read. Pins in
 # fixtures/requirements/heldout_sixth/ and fixtures/record/heldout_sixth/node/ (not part of `make test`).
+SIXTH_STACKS ?= burr
+
 fixtures-heldout-sixth: $(STAMP) node-tools
-	cd fixtures/record/heldout_sixth/node && npm ci --no-audit --no-fund
-	@echo "== langfuse_js"; $(BIN)/python fixtures/record/heldout_sixth/record_langfuse_js.py
+	$(call record_heldout,heldout_sixth,sixth,$(SIXTH_STACKS),langfuse_js)
