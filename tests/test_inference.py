@@ -1335,6 +1335,47 @@ def test_pins_of_a_genai_key_leave_spans_naming_their_operation_to_it(tmp_path: 
     assert _pinned_agents(tmp_path, defined_agent_traffic) == _agents(report)
 
 
+def inherited_metadata_traffic(tracer: Tracer) -> None:
+    """A tracer that copies the run's metadata onto every span inside it (`zeta.meta.
+    agent_name: orchestrator`, LangChain's `lc_agent_name`) and says failures by a level alone
+    (`zeta.level: ERROR`, no error status). Trace 1: `orchestrator` (typed `span`, as every
+    plain span) calls its model, then the tool ask_billing, in which `billing` runs its model
+    call — both carrying orchestrator's metadata. Trace 2: `weather`'s model call fails
+    (level ERROR on the call and on the run), then its tool lookup fails the same way."""
+    meta = {"zeta.meta.agent_name": "orchestrator", "zeta.type": "span"}
+
+    def call(model: str, **more: str) -> None:
+        with tracer.start_as_current_span("ChatModel", attributes={
+                **meta, "zeta.type": "generation", "zeta.model.name": model, **more}):
+            pass
+
+    with tracer.start_as_current_span("orchestrator", attributes=meta):
+        call("orchestrator-model")
+        with tracer.start_as_current_span("ask_billing", attributes={**meta, "zeta.type": "tool"}):
+            with tracer.start_as_current_span("billing", attributes=meta):
+                call("billing-model")
+    failed = {"zeta.meta.agent_name": "weather", "zeta.level": "ERROR"}
+    with tracer.start_as_current_span("weather", attributes={**meta, **failed}):
+        call("weather-model", **failed)
+        with tracer.start_as_current_span("lookup", attributes={
+                **meta, **failed, "zeta.type": "tool"}):
+            pass
+
+
+def test_an_agent_called_as_a_tool_is_not_named_by_its_callers_metadata(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(inherited_metadata_traffic))
+    assert _agents(report) == {
+        "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
+                         "models": {"orchestrator-model": 1},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+        "weather": {"runs": 1, "tools": {"lookup": {"ok": 0, "error": 1}},
+                    "models": {"weather-model": 1}, "delegations": []},
+    }
+    assert report["agents"]["weather"]["runs"]["errors"] == 1  # the level on the run's span
+    assert _pinned_agents(tmp_path, inherited_metadata_traffic) == _agents(report)
+
+
 def breadcrumb_traffic(tracer: Tracer) -> None:
     """A program's span named as a path of breadcrumbs, `ZetaGen > weather` (the program's
     class, then what it runs for), around its model calls (GenAI `chat`) and the tool they ask

@@ -88,6 +88,7 @@ RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "exe
                         "kickoff", "process", "handle", "forward", "step"})
 _ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
 _FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
+_ERROR_LEVELS = frozenset({"error", "fatal", "critical"})  # `x.observation.level: ERROR`
 # providers seen in `<provider>/<model>` span names (Genkit, LiteLLM, Vercel's gateway ...)
 _PROVIDERS = frozenset({
     "openai", "anthropic", "google", "googleai", "vertexai", "gemini", "mistral", "ollama",
@@ -649,9 +650,13 @@ OUTPUT_SIDE = frozenset({"output", "completion", "reply"})
 
 def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
     """(key, error) of a failure flag (`failure.source: tool`, `x.error: true`,
-    `x.error.type: Timeout`): the error's type where the key names one, else `_OTHER`."""
+    `x.error.type: Timeout`, a level `x.level: ERROR`): the error's type where the key names
+    one, else `_OTHER`."""
     for key, value in attrs.items():
         found = words(key)
+        if found[-1:] == ("level",) and isinstance(value, str) and (
+                value.strip().lower() in _ERROR_LEVELS):  # a log level on the span
+            return key, "_OTHER"
         if _ERROR_WORDS.isdisjoint(found) or key == "error.type":
             continue
         if value is True:
@@ -679,6 +684,14 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
                 "agent", "name")
             other.agent, other.tool = found.name, None if by_agent_key else found.name
             other.inferred = CANDIDATE
+            if by_agent_key:
+                affix = name_affix(record.name)
+                own = (affix[1] if affix is not None else "") or _last_crumb(
+                    clip(record.name.strip()))
+                other.own_name = own if own != found.name else None
+            if other.error is None:  # its failure flags, should the structure make it a run
+                failed = failure_source(record.attributes)
+                other.error = failed[1] if failed is not None else None
         return other
     step = build_step(record, kind, state_attributes,
                       agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
