@@ -33,7 +33,8 @@ LANGFUSE_JS = APP_LOOP
 # Apache Burr (record_burr.py): each agent run a Burr application (call_model -> run_tools ->
 # call_model ... -> respond) on its own model, observed by the app under the agent's name; its
 # run_tools action runs each tool the model asked for in a Burr span and hands a tool's exception
-# back to the model as the tool's result, which answers: two calls. Billing runs inside the
+# back to the model as the tool's result, which answers: two calls. lookup_order raised (through
+# its Burr span, which Burr's bridge ends OK all the same): the tool failed. Billing runs inside the
 # orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing tool only
 # answers, then triage answers: two calls), then billing, in one request of the app (`serve`, a
 # plain span, no agent); the HTTP 500 fails the weather run on its first model call. The
