@@ -998,6 +998,9 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path, lay
     ({"x.span.type": "inference"}, "llm"), ({"x.entity.1.type": "agent"}, "agent"),
     ({"x.entity.2.type": "agent"}, None), ({"x.tool_calls.0.type": "function"}, None),
     ({"x.choices.0.type": "tool"}, None),
+    # two words of one kind say it; a sub-agent is an agent; words of two kinds say nothing
+    ({"x.span.type": "llm_generation"}, "llm"), ({"x.span.type": "LLM_CHAT"}, "llm"),
+    ({"x.span.type": "subagent"}, "agent"), ({"x.span.type": "agent_tool"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:

@@ -52,7 +52,8 @@ EVIDENCE = (BY_ATTRIBUTE, BY_FUNCTION, BY_NAME, BY_GENAI, BY_STRUCTURE)
 
 # a kind word, as an attribute value or a span-name affix (lower case, `_` between words)
 KIND_WORDS: Mapping[str, str] = {
-    **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation"), AGENT),
+    **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation", "subagent"),
+                    AGENT),
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
                      "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
@@ -231,7 +232,8 @@ def _first_entry(found: tuple[str, ...]) -> bool:
 
 def _kind_word(value: Any) -> str | None:
     """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
-    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
+    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`)
+    or two words of one kind (`llm_generation`),
     or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
     if not isinstance(value, str) or len(value) > 40:
         return None
@@ -243,7 +245,8 @@ def _kind_word(value: Any) -> str | None:
         return kind
     parts = norm.split("_")
     kinds = [KIND_WORDS.get(p) for p in parts]
-    if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
+    if len(parts) == 2 and kinds[0] is not None and (
+            parts[1] in _RAN_WORDS or kinds[1] == kinds[0]):  # `llm_generation`: one kind
         return kinds[0]
     if len(parts) <= 3 and parts[-1] in ("agent", "tool") and {k for k in kinds if k} == {
             kinds[-1]}:
