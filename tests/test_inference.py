@@ -227,6 +227,10 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("transfer_to_billing", None),
     ("invoke_agent", ("agent", "")),  # only a kind word: no name (not `invoke`)
     ("Tool", ("tool", "")),
+    # a verb and a kind word say the kind (`haystack.agent.run`: a vendor's, no more said)
+    ("run_agent weather", ("agent", "weather")), ("call_tool get_time", ("tool", "get_time")),
+    ("haystack.agent.run", ("", "haystack.agent")), ("chat_agent weather", None),
+    ("execute_task billing", None),  # a framework's step of any kind
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -998,9 +1002,10 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path, lay
     ({"x.span.type": "inference"}, "llm"), ({"x.entity.1.type": "agent"}, "agent"),
     ({"x.entity.2.type": "agent"}, None), ({"x.tool_calls.0.type": "function"}, None),
     ({"x.choices.0.type": "tool"}, None),
-    # two words of one kind say it; a sub-agent is an agent; words of two kinds say nothing
-    ({"x.span.type": "llm_generation"}, "llm"), ({"x.span.type": "LLM_CHAT"}, "llm"),
+    # a sub-agent is an agent; two kind words say nothing (Mastra's `model_generation` wraps
+    # its model calls)
     ({"x.span.type": "subagent"}, "agent"), ({"x.span.type": "agent_tool"}, None),
+    ({"x.span.type": "model_generation"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:

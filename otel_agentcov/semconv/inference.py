@@ -232,8 +232,7 @@ def _first_entry(found: tuple[str, ...]) -> bool:
 
 def _kind_word(value: Any) -> str | None:
     """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
-    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`)
-    or two words of one kind (`llm_generation`),
+    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
     or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
     if not isinstance(value, str) or len(value) > 40:
         return None
@@ -245,8 +244,7 @@ def _kind_word(value: Any) -> str | None:
         return kind
     parts = norm.split("_")
     kinds = [KIND_WORDS.get(p) for p in parts]
-    if len(parts) == 2 and kinds[0] is not None and (
-            parts[1] in _RAN_WORDS or kinds[1] == kinds[0]):  # `llm_generation`: one kind
+    if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
         return kinds[0]
     if len(parts) <= 3 and parts[-1] in ("agent", "tool") and {k for k in kinds if k} == {
             kinds[-1]}:
@@ -289,7 +287,7 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     found = _PREFIX.match(name)
     if found is not None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
-        kind = KIND_WORDS.get(_norm(word))
+        kind = _affix_kind(word)
         start = name.index(word)
         if kind is not None and rest:
             head = name[start: name.index(rest, start + len(word))]
@@ -298,13 +296,25 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     if found is not None:
         rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
         norm = _norm(word)
-        kind = KIND_WORDS.get(norm)
+        kind = _affix_kind(word)
         if kind is None and (norm.split("_")[0] in RUN_WORDS or word.startswith("_")):
             kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
         if kind is not None and rest:
             tail = name.rstrip()[name.index(rest) + len(rest):]
             return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     return None
+
+
+def _affix_kind(word: str) -> str | None:
+    """The kind a span name's affix says: a kind word, or `agent` or `tool` beside a verb saying
+    only that it ran (`run_agent`, `call_tool`)."""
+    norm = _norm(word)
+    kind = KIND_WORDS.get(norm)
+    if kind is None and norm.count("_") == 1:
+        first, second = norm.split("_")
+        if (first in _RAN_WORDS or first in RUN_WORDS) and second in ("agent", "tool"):
+            kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
+    return kind
 
 
 def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
