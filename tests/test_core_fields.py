@@ -73,13 +73,16 @@ def _copy(step: Step) -> Step:
 
 def _calls(record: SpanRecord) -> Iterator[tuple[str, str | None, str | None]]:
     """(kind, agent, tool) as the table entries call build_step: names only for agent and tool
-    spans, and tool names that hand control over."""
+    spans, and tool names that hand control over. A name is passed as the core reads one (a
+    lone surrogate as `?`): in the product these come from the core's own reading of the span,
+    never from Python, so a name no UTF-8 holds is not an argument either side is given."""
+    name = record.name[:256].encode("utf-8", "replace").decode()
     for kind in KINDS:
         if kind == AGENT:
-            yield kind, record.name[:256] or None, None
+            yield kind, name or None, None
             yield kind, None, None
         elif kind == TOOL:
-            for tool in (record.name[:256] or "t", "transfer_to_agent", "transfer_to_x",
+            for tool in (name or "t", "transfer_to_agent", "transfer_to_x",
                          "Handoff-transfer_to_y", "transfer_to_"):
                 yield kind, None, tool
         else:
