@@ -90,3 +90,25 @@ pub fn says_max_steps(candidates: &[Option<&str>], texts: &[Option<&str>]) -> bo
             .filter(|t| !t.is_empty())
             .any(|t| TOKENS.is_match(&words(t)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_names_read_as_words() {
+        assert_eq!(
+            words("LLMCallsLimitExceededError"),
+            "llm calls limit exceeded error"
+        );
+        assert_eq!(words("MaxTurnsExceeded"), "max turns exceeded");
+        assert_eq!(words("MAX_STEPS"), "max_steps");
+    }
+
+    #[test]
+    fn a_usage_limit_of_tokens_is_no_step_limit() {
+        let tokens = Some("Exceeded the total_tokens_limit of 100");
+        assert!(says_max_steps(&[Some("UsageLimitExceeded")], &[None]));
+        assert!(!says_max_steps(&[Some("UsageLimitExceeded")], &[tokens]));
+    }
+}
