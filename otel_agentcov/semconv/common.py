@@ -19,7 +19,8 @@ from .limits import says_max_steps
 from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 
 PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
-PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that report no name
+# Traceloop with models that report no name; Spring AI's failed call answers with model "none"
+PLACEHOLDER_MODELS = frozenset({"unknown", "", "none", "None", "null"})
 # OpenAI Agents merges parallel tool calls into one `(merged tools)` span: no tool of its own
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
