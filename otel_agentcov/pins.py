@@ -24,7 +24,7 @@ from .semconv.inference import (
     tag_key,
     words,
 )
-from .semconv.inferred_log import Group, InferredLog
+from .semconv.inferred_log import THROWN, Group, InferredLog
 from .semconv.shapes import name_pattern
 from .semconv.step import HANDOFF
 
@@ -46,8 +46,11 @@ def _names(group: Group) -> dict[str, Any]:
 def _fields(group: Group) -> dict[str, Any]:
     fields = _names(group)
     for name, key in group.sources.items():
-        if name != "model_parameters":
+        if name not in ("model_parameters", THROWN):
             fields[name] = {"span_name": MODEL_IN_NAME_REGEX} if key == MODEL_IN_NAME else key
+    if THROWN in group.sources:  # after a failure flag, as inference reads them
+        thrown = {"exception": True}
+        fields["error"] = [fields["error"], thrown] if "error" in fields else thrown
     asked = group.sources.get("model_parameters")
     if asked is not None:  # the model a call asked for: where no other key names it
         source = {"attribute": asked, "json_key": MODEL_MEMBER}

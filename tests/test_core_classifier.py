@@ -203,6 +203,7 @@ sources = st.one_of(
     st.sampled_from(PATTERNS).map(lambda p: {"span_name": p}),
     st.one_of(texts, st.integers(-1, 99)).map(lambda v: {"value": v}),
 )
+error_sources = st.one_of(sources, st.just({"exception": True}))
 FIELDS = ("name", "tool", "model", "handoff_to", "handoff_from", "finish_reason", "error",
           "tokens_in", "tokens_out")
 conventions = st.fixed_dictionaries(
@@ -212,6 +213,7 @@ conventions = st.fixed_dictionaries(
         "unless": unlesses, "decode": st.just("json"), "handoff_tool": st.booleans(),
         "require": st.lists(st.sampled_from(FIELDS), min_size=1, max_size=2),
         **{f: st.one_of(sources, st.lists(sources, min_size=1, max_size=3)) for f in FIELDS},
+        "error": st.one_of(error_sources, st.lists(error_sources, min_size=1, max_size=3)),
     },
 )
 attr_values = st.one_of(
@@ -227,6 +229,9 @@ span_records = st.builds(
     name=st.one_of(st.sampled_from(NAMES), texts, st.text(max_size=12)),
     scope_name=st.sampled_from(SCOPES), status_code=st.integers(0, 2),
     attributes=st.dictionaries(st.sampled_from(KEYS), attr_values, max_size=6),
+    events=st.lists(st.tuples(st.sampled_from(("exception", "other")), st.fixed_dictionaries(
+        {}, optional={"exception.type": texts, "exception.message": texts})),
+        max_size=2).map(tuple),
 )
 
 

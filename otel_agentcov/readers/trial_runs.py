@@ -222,7 +222,7 @@ def trace_to_runs(
             err = limit = None
             if error:
                 err = _error_name(error)
-                limit = error_limit(err, None) if err else None
+                limit = error_limit(err) if err else None
                 if limit:
                     limits.add(limit)
             step = Step(trace_id, index + 2, 1, kind, clock, end, UNKNOWN_AGENT, None, tool,
@@ -241,7 +241,7 @@ def trace_to_runs(
     failed = _failed(trace)
     err = _error_name(_agent_attributes(trace, name, failed).get("error.type")) or (
         "_OTHER" if failed else None)
-    limit = None if err is None else error_limit(err, None)
+    limit = None if err is None else error_limit(err)
     if limit:
         limits.add(limit)
     run = AgentRun(

@@ -14,7 +14,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..fault_families import FAMILY_ATTRIBUTE, family_of
-from ..records import STATUS_ERROR, SpanRecord
+from ..records import STATUS_ERROR, STATUS_OK, SpanRecord
+from .limits import says_max_steps
 from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 
 PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
@@ -22,9 +23,6 @@ PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
 PLACEHOLDER_MODELS = frozenset({"unknown", "", "none", "None", "null"})
 # OpenAI Agents merges parallel tool calls into one `(merged tools)` span: no tool of its own
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
-MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})
-# OpenAI Agents, LlamaIndex, LangGraph's GraphRecursionError (as status text)
-_MAX_STEPS_TEXTS = ("max turns exceeded", "max turns (", "max iterations of", "recursion limit of")
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
 HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
@@ -114,15 +112,23 @@ def _exception_type(record: SpanRecord) -> str | None:
     return None
 
 
+def exception_error(record: SpanRecord) -> str | bool | None:
+    """The failure an `exception` event says a span whose status is not OK ended in (where
+    nothing else said it failed: inference, and an entry's `{exception: true}` source): its
+    error type as `error_type` reads it, `True` where nothing names one; None without such an
+    event, or with an OK status (the span says it handled the exception)."""
+    if record.status_code == STATUS_OK or all(name != "exception" for name, _ in record.events):
+        return None
+    return error_type(record) or _exception_type(record) or True
+
+
 def limit_signal(record: SpanRecord, error: str | None) -> str | None:
     """Which boundary a failure signals; status text and the exception's message (LangSmith
     records every exception as `Exception`, the class and its text only in the message) are read
     here only, never used as a label."""
     if error is None:
         return None
-    return error_limit(error, record.status_description) or error_limit(
-        error, _exception_message(record)
-    )
+    return error_limit(error, (record.status_description, _exception_message(record)))
 
 
 def _exception_message(record: SpanRecord) -> str | None:
@@ -133,16 +139,14 @@ def _exception_message(record: SpanRecord) -> str | None:
     return None
 
 
-def error_limit(error: str, description: str | None) -> str | None:
-    """limit_signal from the error name and status text alone (for trials, which have no span)."""
-    if error in MAX_STEPS_ERRORS:
+def error_limit(error: str, texts: Sequence[str | None] = ()) -> str | None:
+    """limit_signal from the error name and the failure's texts alone (trials have no span):
+    the name first, then a timeout by name, then the texts (semconv/limits.py)."""
+    if says_max_steps((error,), (error, *texts)):
         return MAX_STEPS
     if "timeout" in error.lower() or error == "DeadlineExceeded":
         return TIMEOUT
-    lowered = (description or "").lower()
-    if any(text in lowered for text in _MAX_STEPS_TEXTS):
-        return MAX_STEPS
-    return None
+    return MAX_STEPS if says_max_steps(texts, (error, *texts)) else None
 
 
 def as_str(value: Any) -> str | None:

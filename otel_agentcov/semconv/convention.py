@@ -27,6 +27,7 @@ from .common import (
     build_step,
     clip,
     error_type,
+    exception_error,
     limit_signal,
     short_error_name,
 )
@@ -122,6 +123,19 @@ _SOURCES = {
     "anyOf": [_SOURCE, {"type": "array", "items": _SOURCE, "minItems": 1}],
     "description": "a field source or an array of them (the first that yields wins)",
 }
+# `error` may also read an exception event: `{exception: true}`
+_ERROR_SOURCE = {
+    "anyOf": [
+        *_SOURCE["anyOf"],
+        {"type": "object", "properties": {"exception": {"const": True}},
+         "required": ["exception"], "additionalProperties": False},
+    ],
+    "description": f"{_SOURCE['description']} or {{exception: true}}",
+}
+_ERROR_SOURCES = {
+    "anyOf": [_ERROR_SOURCE, {"type": "array", "items": _ERROR_SOURCE, "minItems": 1}],
+    "description": "an error source or an array of them (the first that yields wins)",
+}
 ENTRY_PROPERTIES: dict[str, Any] = {
     "match": _MATCH,
     "unless": _UNLESS,
@@ -135,6 +149,7 @@ ENTRY_PROPERTIES: dict[str, Any] = {
     "handoff_tool": {"type": "boolean"},
     "note": {"type": "string"},
     **{name: _SOURCES for name in FIELDS},
+    "error": _ERROR_SOURCES,
 }
 ENTRY_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -356,13 +371,14 @@ def _member(value: Any, key: str) -> Any:
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """Where one field comes from: attribute keys (the first present), a span-name capture, or a
-    fixed value."""
+    """Where one field comes from: attribute keys (the first present), a span-name capture, a
+    fixed value, or (an error) an exception event."""
 
     keys: tuple[str, ...] = ()
     json_key: str | None = None
     pattern: _FullMatcher | None = None
     value: str | int | None = None
+    exception: bool = False
 
     @classmethod
     def parse(cls, raw: Any, user: bool) -> Source:
@@ -374,6 +390,8 @@ class Source:
         if "span_name" in raw:
             pattern = raw["span_name"]
             return cls(pattern=_UserPattern(pattern) if user else re.compile(pattern, re.S))
+        if "exception" in raw:
+            return cls(exception=True)
         return cls(value=raw["value"])
 
     def read(self, record: SpanRecord, decode: bool, text: bool) -> Any:
@@ -384,6 +402,8 @@ class Source:
             return ((found.group(1) or "").strip() or None) if found is not None else None
         if self.value is not None:
             return self.value if not text or self.value != "" else None
+        if self.exception:
+            return exception_error(record)
         attrs = record.attributes
         for key in self.keys:
             value = attrs.get(key)

@@ -10,7 +10,8 @@ them matched is read here (docs/conventions.md#inference). Per span, three kinds
 - *GenAI evidence*: `gen_ai.*` model, usage, agent or tool keys, the indexed
   `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` keys, prompt and completion span events, and
   `<provider>/<model>` span names;
-- *outcome*: besides status and exception events (read for every span), a failure flag.
+- *outcome*: besides status and `error.type` (read for every span), a failure flag, else an
+  exception event on a span whose status is not OK.
 
 Kind words that disagree leave the span unclassified (`Inferred.conflict` says why). A span with
 no evidence at all stays `other`, but keeps the name it would have as an agent or a tool, for
@@ -38,6 +39,8 @@ from .common import (
     as_str,
     build_step,
     clip,
+    exception_error,
+    limit_signal,
     parse_json,
     short_error_name,
 )
@@ -731,9 +734,23 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
         step.handoff_from = left[1] if left is not None else None
         step.handoff_to = reached[1] if reached is not None else None
     if kind in (LLM, TOOL, AGENT) and step.error is None:
-        failed = failure_source(attrs)
-        step.error = failed[1] if failed is not None else None
+        outcome(record, step)
     return step
+
+
+def outcome(record: SpanRecord, step: Step) -> None:
+    """The failure of an inferred call or run no status said: a failure flag, else an exception
+    event on a span whose status is not OK (`exception_error`), and the limit it signals; as a
+    pinned entry's `error: [<flag>, {exception: true}]` reads it."""
+    failed = failure_source(record.attributes)
+    thrown = exception_error(record) if failed is None else None
+    if failed is not None:
+        step.error = failed[1]
+    elif thrown is not None:
+        step.error = thrown if isinstance(thrown, str) else "_OTHER"
+    else:
+        return
+    step.limit = limit_signal(record, step.error)
 
 
 def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None:

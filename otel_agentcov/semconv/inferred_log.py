@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..records import SpanRecord
-from .common import clip
+from .common import clip, error_type, exception_error
 from .inference import (
     BY_ATTRIBUTE,
     BY_FUNCTION,
@@ -46,7 +46,8 @@ class Group:
     glob: str | None  # the span-name glob of a name affix (BY_NAME), or the span name itself
     regex: str | None  # the affix's regex with the name as `(.+)`
     name_key: str | None  # where the name came from (None: the span name)
-    # where its spans' model, token counts and failure flag came from (the first span having one)
+    # where its spans' model, token counts and failure flag came from (the first span having
+    # one), and THROWN where an exception event failed one
     sources: dict[str, str] = field(default_factory=dict)
     decode: bool = False  # its first span wrote its values JSON-quoted (`"\"AGENT\""`)
     values: dict[str, None] = field(default_factory=dict)  # the kind words seen, in order
@@ -224,7 +225,8 @@ def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
         said[str(value)] = None
 
 
-_SOURCE_FIELDS = ("model", "model_parameters", "tokens_in", "tokens_out", "error",
+THROWN = "exception"  # a source: an exception event failed some span of the group
+_SOURCE_FIELDS = ("model", "model_parameters", "tokens_in", "tokens_out", "error", THROWN,
                   "handoff_from", "handoff_to")
 
 
@@ -257,4 +259,6 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
         # a typed flag, or a `true` one, reads as the entry's `error` field does
         if failed is not None and (failed[1] != "_OTHER" or attrs[failed[0]] is True):
             found["error"] = failed[0]
+        if error_type(record) is None and exception_error(record) is not None:
+            found[THROWN] = THROWN  # what failed it where no status did: `{exception: true}`
     return found

@@ -1,7 +1,7 @@
 """Pydantic Logfire's OpenAI Agents spans: what `tables/logfire.json` cannot say.
 
 A failed `Agent run:` span carries an `error` attribute whose message is read here only to see a
-turn limit (never used as a label).
+limit of steps (never used as a label).
 """
 
 from __future__ import annotations
@@ -10,15 +10,14 @@ from collections.abc import Sequence
 
 from ..records import SpanRecord
 from .common import parse_json
+from .limits import says_max_steps
 from .step import MAX_STEPS, Step
-
-_MAX_TURNS = "max turns exceeded"
 
 
 def max_turns(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:
     if step.error is not None and step.limit is None:
         failure = parse_json(record.attributes.get("error"))
         message = failure.get("message") if isinstance(failure, dict) else None
-        if isinstance(message, str) and _MAX_TURNS in message.lower():
+        if isinstance(message, str) and says_max_steps((message,), (message,)):
             step.limit = MAX_STEPS
     return step

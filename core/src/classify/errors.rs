@@ -1,27 +1,15 @@
 //! A span's error type and the boundary its failure signals (semconv/common.py `error_type`,
-//! `short_error_name`, `limit_signal`, `error_limit`). Error names become state keys, so a
-//! sentence is never one; status text and exception messages are read only to see a limit.
+//! `exception_error`, `short_error_name`, `limit_signal`, `error_limit`). Error names become
+//! state keys, so a sentence is never one; status text and exception messages are read only to
+//! see a limit.
 
+use super::limits::says_max_steps;
 use super::step::Limit;
 use super::values::{clip, is_text};
 use crate::pystr;
-use crate::span::{Span, Value, STATUS_ERROR};
+use crate::span::{Span, Value, STATUS_ERROR, STATUS_OK};
 
 const OTHER_ERROR: &str = "_OTHER";
-/// `common.MAX_STEPS_ERRORS`
-const MAX_STEPS_ERRORS: [&str; 3] = [
-    "UsageLimitExceeded",
-    "MaxTurnsExceeded",
-    "GraphRecursionError",
-];
-/// OpenAI Agents (with and without the count), LlamaIndex, LangGraph's GraphRecursionError
-/// (as status text)
-const MAX_STEPS_TEXTS: [&str; 4] = [
-    "max turns exceeded",
-    "max turns (",
-    "max iterations of",
-    "recursion limit of",
-];
 
 /// `"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`; a
 /// text with a blank is no type (`_OTHER`); clipped.
@@ -76,12 +64,28 @@ fn exception_type(span: &Span) -> Option<String> {
         })
 }
 
-/// Which boundary a failure signals, from its name, the status text, then the first exception
+/// What an `exception` event says a span whose status is not OK failed with (an entry's
+/// `{exception: true}` source): its error type as `error_type` reads it, else `true`; None
+/// without such an event or with an OK status.
+pub fn exception_error(span: &Span) -> Option<Value> {
+    if span.status_code == STATUS_OK || !span.events.iter().any(|e| e.name == "exception") {
+        return None;
+    }
+    Some(
+        error_type(span)
+            .or_else(|| exception_type(span))
+            .map_or(Value::Bool(true), |t| Value::Str(t.into())),
+    )
+}
+
+/// Which boundary a failure signals, from its name, the status text and the first exception
 /// event's message.
 pub fn limit_signal(span: &Span, error: Option<&str>) -> Option<Limit> {
     let error = error?;
-    error_limit(error, span.status_description.as_deref())
-        .or_else(|| error_limit(error, exception_message(span)))
+    error_limit(
+        error,
+        &[span.status_description.as_deref(), exception_message(span)],
+    )
 }
 
 fn exception_message(span: &Span) -> Option<&str> {
@@ -92,19 +96,18 @@ fn exception_message(span: &Span) -> Option<&str> {
     }
 }
 
-/// `limit_signal` from the error name and a status text alone.
-pub fn error_limit(error: &str, description: Option<&str>) -> Option<Limit> {
-    if MAX_STEPS_ERRORS.contains(&error) {
+/// `limit_signal` from the error name and the failure's texts alone: the name first, then a
+/// timeout by name, then the texts (limits.rs).
+pub fn error_limit(error: &str, texts: &[Option<&str>]) -> Option<Limit> {
+    let mut all = vec![Some(error)];
+    all.extend_from_slice(texts);
+    if says_max_steps(&[Some(error)], &all) {
         return Some(Limit::MaxSteps);
     }
     if pystr::lower(error).contains("timeout") || error == "DeadlineExceeded" {
         return Some(Limit::Timeout);
     }
-    let lowered = pystr::lower(description.unwrap_or(""));
-    MAX_STEPS_TEXTS
-        .iter()
-        .any(|text| lowered.contains(text))
-        .then_some(Limit::MaxSteps)
+    says_max_steps(texts, &all).then_some(Limit::MaxSteps)
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! returns it, changed or not, or None: the entry does not match after all.
 
 use super::fields::{as_agent, build_step, TRANSFER_PREFIX};
+use super::limits::says_max_steps;
 use super::step::{Kind, Limit, Step};
 use super::values::{as_int, as_str, clip, PLACEHOLDER_AGENT_NAMES};
 use crate::pyjson::{self, Json};
@@ -226,7 +227,7 @@ fn semantic_kernel_transfer(_: &Span, mut step: Step, _: &[String]) -> Option<St
 /// logfire.max_turns: a failed run whose `error` message says its turns ran out.
 fn logfire_max_turns(span: &Span, mut step: Step, _: &[String]) -> Option<Step> {
     if step.error.is_some() && step.limit.is_none() {
-        let hit = |message: &str| pystr::lower(message).contains("max turns exceeded");
+        let hit = |message: &str| says_max_steps(&[Some(message)], &[Some(message)]);
         let max_turns = match span.attributes.get("error") {
             Some(Value::Str(raw)) => pyjson::parse(raw)
                 .as_ref()

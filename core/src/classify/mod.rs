@@ -11,6 +11,7 @@ mod casefold;
 mod casefold_table;
 mod entry;
 mod glob;
+mod limits;
 mod matching;
 mod pattern;
 pub mod py;

@@ -108,7 +108,11 @@ impl Rule {
                     continue;
                 }
                 let listed = raw.listed().iter().map(|s| Source::parse(s, user));
-                sources.push((field, listed.collect::<Parsed<Vec<_>>>()?));
+                let listed = listed.collect::<Parsed<Vec<_>>>()?;
+                if field != Field::Error && listed.iter().any(|s| matches!(s, Source::Exception)) {
+                    return Err(format!("{name}: only an error reads an exception event"));
+                }
+                sources.push((field, listed));
             }
         }
         let require = match entry.get("require") {

@@ -1,9 +1,11 @@
 //! Where one field of a step comes from (semconv/convention.py `Source`): attribute keys (the
-//! first present), a member of a JSON object attribute, a span-name capture, or a fixed value.
+//! first present), a member of a JSON object attribute, a span-name capture, a fixed value, or
+//! (an error) an exception event.
 
 use std::borrow::Cow;
 
 use super::entry::{Parsed, Raw};
+use super::errors::exception_error;
 use super::pattern::{self, NamePattern};
 use crate::pyjson::{self, Json, Member};
 use crate::pystr;
@@ -22,6 +24,8 @@ pub enum Source {
         text: Value,
         big: Option<String>,
     },
+    /// `{exception: true}` (an `error` source): an exception event on a span not OK
+    Exception,
 }
 
 /// What a source yields: the value, and for an integer past 64 bits (which `value` holds
@@ -94,6 +98,9 @@ impl Source {
                 .map(Source::SpanName)
                 .map_err(|e| format!("span_name: {}", pattern::one_line(&e)));
         }
+        if raw.get("exception").is_some() {
+            return Ok(Source::Exception);
+        }
         let (value, text, big) = match raw.get("value") {
             Some(Raw::Str(s)) => (
                 Value::Str(s.as_str().into()),
@@ -111,6 +118,7 @@ impl Source {
     /// string yields (a fixed number as its decimal text), a span-name capture stripped.
     pub fn read<'a>(&'a self, span: &'a Span, decode: bool, text: bool) -> Option<Got<'a>> {
         match self {
+            Source::Exception => exception_error(span).map(|v| Got::of(Cow::Owned(v))),
             Source::SpanName(pattern) => {
                 let found = pystr::strip(pattern.capture(&span.name)?);
                 (!found.is_empty()).then(|| Got::of(Cow::Owned(Value::Str(found.into()))))

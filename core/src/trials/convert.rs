@@ -107,7 +107,7 @@ pub(super) fn convert<E: de::Error>(
                 continue;
             };
         let err = error.map(short_error_name);
-        match err.as_deref().and_then(|e| error_limit(e, None)) {
+        match err.as_deref().and_then(|e| error_limit(e, &[])) {
             Some(Limit::MaxSteps) => max_steps = true,
             Some(Limit::Timeout) => timeout = true,
             None => {}
@@ -142,7 +142,7 @@ pub(super) fn convert<E: de::Error>(
         } else {
             short_error_name(error_type)
         };
-        match error_limit(&err, None) {
+        match error_limit(&err, &[]) {
             Some(Limit::MaxSteps) => max_steps = true,
             Some(Limit::Timeout) => timeout = true,
             None => {}
