@@ -134,6 +134,11 @@ class ExpectItem:
     target: str
     schema: Mapping[str, Any] = field(hash=False)
 
+    @cached_property
+    def validator(self) -> Any:
+        """The schema's validator, built once: a scrape checks every agent's gate."""
+        return SchemaValidator(self.schema, registry=_NO_RETRIEVAL)
+
 
 def _default_gate() -> tuple[ExpectItem, ...]:
     """A fresh default gate, so no two specs share (and could mutate) one schema dict."""
@@ -914,9 +919,8 @@ def evaluate_expect(
         if value is None:
             results.append(ExpectResult(item.target, None, False, "n/a: no value"))
             continue
-        validator = SchemaValidator(item.schema, registry=_NO_RETRIEVAL)
         try:
-            err = best_match(validator.iter_errors(value))
+            err = best_match(item.validator.iter_errors(value))
         except Unresolvable as exc:  # a spec built around the loader's check: never a pass
             results.append(ExpectResult(item.target, value, False, f"unresolvable {exc}"))
             continue

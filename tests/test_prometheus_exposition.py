@@ -3,8 +3,10 @@ byte over the collector's Metric objects, so the fast /metrics path and the regi
 
 from __future__ import annotations
 
+import copy
 import random
 import subprocess
+from typing import Any
 
 from _builders import agent_attrs, agent_run, chat_attrs, ingest, tool_attrs
 from _support import demo_processor, need_binary
@@ -14,6 +16,7 @@ from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import MAX_SERIES, exposition, make_registry, render
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import SpanRecord
+from otel_agentcov.snapshot.schema import DIMENSIONS, Report
 from otel_agentcov.spec import CoverageSpec
 
 # label values the exposition must escape, or could confuse a naive writer
@@ -72,6 +75,39 @@ def test_awkward_label_values_are_escaped_exactly_like_generate_latest() -> None
         [promtool, "check", "metrics"], input=fast, capture_output=True, timeout=60, check=False
     )
     assert proc.returncode == 0, (proc.stdout + proc.stderr).decode()
+
+
+class _Fixed:
+    """A source whose every scrape is one given report."""
+
+    def __init__(self, data: Report) -> None:
+        self.data = data
+
+    def measures(self) -> Report:
+        return self.data
+
+
+def test_every_number_form_is_written_like_generate_latest() -> None:
+    """Zeros of either sign, booleans, big, tiny and non-finite numbers, nulls: every sample
+    value is written as generate_latest writes it, in families of 0, 1, 2, 3 and 5 labels and
+    in the histogram."""
+    data: Any = copy.deepcopy(_awkward_engine().measures())
+    forms = [-0.0, 0.0, 0, False, True, 2**63 + 1, 1e-7, 1e22, float("nan"), float("inf"),
+             float("-inf"), 7, 2.5, None]
+    for n, rep in enumerate(data["agents"].values()):
+        rep["coverage"].update({d: forms[(n + i) % len(forms)] for i, d in enumerate(DIMENSIONS)})
+        rep["runs"]["count"] = forms[n]
+        rep["runs"]["duration_histogram"]["sum"] = forms[n]
+        rep["tools"]["called"] = {f"t{i}": {"ok": form, "error": forms[-1 - i]}
+                                  for i, form in enumerate(forms)}
+        rep["contracts"] = [{"contract": "c", "behavior": "b", "severity": "s",
+                             "satisfied": forms[n], "violated": forms[n + 1],
+                             "unknown": forms[n + 2], "not_exercised": forms[n + 3]}]
+    data["spans"]["internal_errors"] = -0.0
+    fast = exposition(data)
+    assert fast == generate_latest(make_registry(_Fixed(data)))
+    assert b"agentcov_internal_errors_total -0.0\n" in fast
+    assert b'agentcov_tool_calls_total{agent="quo\\"te",outcome="ok",tool="t0"} -0.0\n' in fast
 
 
 def test_empty_state_and_raw_report_dicts() -> None:

@@ -43,7 +43,17 @@ from prometheus_client.utils import floatToGoString
 from .. import __version__
 from ..snapshot.schema import AgentReport, Report
 from ..state import OVERFLOW
-from .families import AGENT, BUILD_INFO, FAMILIES, SERIES_OVERFLOW, SPANS, Family, Row, of
+from .families import (
+    AGENT,
+    BUILD_INFO,
+    FAMILIES,
+    SERIES_OVERFLOW,
+    SPANS,
+    Family,
+    Labels,
+    Row,
+    of,
+)
 
 __all__ = [
     "BuildInfoCollector",
@@ -194,9 +204,10 @@ class _Numbers(dict[Any, str]):
 
 class _Text:
     """A family's constant text, made once: HELP and TYPE, and the sample line with the label
-    names in the order generate_latest writes them (sorted), `%s` for each value."""
+    names in the order generate_latest writes them (sorted): `pieces` are the text between the
+    values, the label values' and then the number's."""
 
-    __slots__ = ("header", "line", "order", "sample")
+    __slots__ = ("header", "order", "pieces", "sample")
 
     def __init__(self, family: Family) -> None:
         self.sample = family.sample
@@ -204,8 +215,10 @@ class _Text:
         self.header = f"# HELP {self.sample} {doc}\n# TYPE {self.sample} {family.type}\n"
         names = family.labels
         self.order = tuple(sorted(range(len(names)), key=names.__getitem__))
-        pairs = ",".join(f'{names[i]}="%s"' for i in self.order)
-        self.line = f"{self.sample}{{{pairs}}} %s\n" if names else f"{self.sample} %s\n"
+        first = [f'{self.sample}{{{names[i]}="' for i in self.order[:1]]
+        # the text before each label value, then before the number and after it
+        self.pieces = (*first, *[f'",{names[i]}="' for i in self.order[1:]],
+                       '"} ' if names else f"{self.sample} ", "\n")
 
 
 _TEXT = {f.name: _Text(f) for f in FAMILIES}
@@ -213,7 +226,7 @@ _TEXT = {f.name: _Text(f) for f in FAMILIES}
 
 class _Writer:
     """One scrape's text: each distinct label value escaped once, each distinct number
-    formatted once, a series one `%` of its family's line (`_Text`)."""
+    formatted once, a series one f-string of its family's pieces (`_Text`)."""
 
     def __init__(self) -> None:
         self.esc = _Escaped()
@@ -221,63 +234,73 @@ class _Writer:
         # and -0.0 are equal keys that write differently, so a float zero is formatted each time)
         self._ints, self._floats = _Numbers(), _Numbers()
 
-    def numbers(self, rows: list[Row]) -> list[str | None]:
-        """Each row's value as text; None for a null value (no sample)."""
-        ints, floats, other = self._ints, self._floats, _zero_or_null
-        return [ints[v] if v.__class__ is int else floats[v] if v else other(v) for _, v in rows]
+    def number(self, value: Any) -> str:
+        """A sample value as text (not None)."""
+        if value.__class__ is int:
+            return self._ints[value]
+        return self._floats[value] if value else _go_float(value)
 
-    def lines(self, family: Family, rows: list[Row]) -> list[str]:
-        """Each row's sample line(s), "" for a null value: one string per row, so the rows of
-        many agents can be written at once and cut apart again."""
+    def lines(self, family: Family, groups: Iterable[Iterable[Row]]) -> list[list[str]]:
+        """Each group's sample lines (a null value has none): the rows of many agents written
+        in one call, each agent's apart. A row is dropped once written, so a scrape holds no
+        more rows than it writes at once (the collector would otherwise keep scanning them)."""
         text = _TEXT[family.name]
         if family.type == "histogram":
-            return [self._histogram(text, family.labels, labels, value) for labels, value in rows]
-        # unrolled for up to 3 labels: a series is then a few subscripts, not a loop
-        e, line, order = self.esc, text.line, text.order
-        pairs = zip([labels for labels, _ in rows], self.numbers(rows), strict=True)
-        if not order:
-            return ["" if v is None else line % v for _, v in pairs]
+            hist, names = self._histogram, family.labels
+            return [[hist(text, names, labels, v) for labels, v in rows if v is not None]
+                    for rows in groups]
+        # unrolled for up to 3 labels, the number written inline (what `number` does): a series
+        # is then a few subscripts and one f-string (a `%` parses its format every time)
+        e, order, ints, floats, zero = self.esc, text.order, self._ints, self._floats, _go_float
+        if len(order) == 0:
+            a, z = text.pieces
+            return [[f"{a}{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                     for _, v in rows if v is not None] for rows in groups]
         if len(order) == 1:
-            return ["" if v is None else line % (e[labels[0]], v) for labels, v in pairs]
+            a, b, z = text.pieces
+            return [[f"{a}{e[labels[0]]}{b}"
+                     f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                     for labels, v in rows if v is not None] for rows in groups]
         if len(order) == 2:
-            i, j = order
-            return ["" if v is None else line % (e[labels[i]], e[labels[j]], v)
-                    for labels, v in pairs]
+            (i, j), (a, b, c, z) = order, text.pieces
+            return [[f"{a}{e[labels[i]]}{b}{e[labels[j]]}{c}"
+                     f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                     for labels, v in rows if v is not None] for rows in groups]
         if len(order) == 3:
-            i, j, k = order
-            return ["" if v is None else line % (e[labels[i]], e[labels[j]], e[labels[k]], v)
-                    for labels, v in pairs]
-        return ["" if v is None else line % (*[e[labels[i]] for i in order], v)
-                for labels, v in pairs]
+            (i, j, k), (a, b, c, d, z) = order, text.pieces
+            return [[f"{a}{e[labels[i]]}{b}{e[labels[j]]}{c}{e[labels[k]]}{d}"
+                     f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                     for labels, v in rows if v is not None] for rows in groups]
+        line = self.line
+        return [[line(text, labels, v) for labels, v in rows if v is not None] for rows in groups]
+
+    def line(self, text: _Text, labels: Labels, value: Any) -> str:
+        """One series' line, whatever its number of labels (not for a null value)."""
+        e, pieces = self.esc, text.pieces
+        written = [piece + e[labels[i]] for piece, i in zip(pieces, text.order, strict=False)]
+        return "".join([*written, pieces[-2], self.number(value), pieces[-1]])
 
     def _histogram(self, text: _Text, names: tuple[str, ...], labels: tuple[str, ...],
                    value: Any) -> str:
         """`_bucket` lines with `le` among the sorted labels, then `_count` and `_sum`."""
-        if value is None:
-            return ""
         buckets, total = value
-        esc, sample = self.esc, text.sample
-        counts = self.numbers([((), count) for _, count in buckets])
+        esc, sample, number = self.esc, text.sample, self.number
         pairs = sorted([*zip(names, labels, strict=True), ("le", "")])
         where = [p[0] for p in pairs].index("le")
         parts = [f'{k}="{esc[v]}"' for k, v in pairs]
-        base = ",".join(p for i, p in enumerate(parts) if i != where)
-        out = []
-        for (le, _), count in zip(buckets, counts, strict=True):
-            parts[where] = f'le="{esc[le]}"'
-            out.append(f"{sample}_bucket{{{','.join(parts)}}} {count}\n")
+        base = ",".join(parts[:where] + parts[where + 1:])
+        # the bucket line around `le`'s value: the labels before it and after it
+        head = f"{sample}_bucket{{{''.join(p + ',' for p in parts[:where])}le=\""
+        tail = f"\"{''.join(',' + p for p in parts[where + 1:])}}} "
+        out = [f"{head}{esc[le]}{tail}{number(count)}\n" for le, count in buckets]
         if float(buckets[0][0]) >= 0:
-            end, whole = self.numbers([((), buckets[-1][1]), ((), total)])
-            out.append(f"{sample}_count{{{base}}} {end}\n{sample}_sum{{{base}}} {whole}\n")
+            out.append(f"{sample}_count{{{base}}} {number(buckets[-1][1])}\n"
+                       f"{sample}_sum{{{base}}} {number(total)}\n")
         return "".join(out)
 
     def family(self, family: Family, rows: list[Row]) -> str:
         """A family's HELP, TYPE and sample lines."""
-        return _TEXT[family.name].header + "".join(self.lines(family, rows))
-
-
-def _zero_or_null(value: Any) -> str | None:
-    return None if value is None else _go_float(value)
+        return _TEXT[family.name].header + "".join(self.lines(family, [rows])[0])
 
 
 _PER_AGENT = of(AGENT)
@@ -329,22 +352,15 @@ class Exposition:
     def _write(writer: _Writer, agents: list[tuple[str, AgentReport]]
                ) -> list[tuple[list[str], int]]:
         """Each agent's text in each per-agent family and its series count: a family's rows of
-        all `agents` are written at once (one pass per family, not per agent), then cut at the
-        agents' boundaries."""
+        all `agents` are written in one call (one pass per family, not per agent)."""
+        names, reports = [agent for agent, _ in agents], [rep for _, rep in agents]
         parts: list[list[str]] = [[] for _ in agents]
         counts = [0] * len(agents)
         for family in _PER_AGENT:
-            make, rows, ends = _rows(family), list[Row](), list[int]()
-            extend = rows.extend
-            for agent, rep in agents:
-                extend(make(agent, rep))
-                ends.append(len(rows))
-            lines, start = writer.lines(family, rows), 0
-            for n, (out, end) in enumerate(zip(parts, ends, strict=True)):
-                mine = lines[start:end]
+            lines = writer.lines(family, map(_rows(family), names, reports))
+            for n, (out, mine) in enumerate(zip(parts, lines, strict=True)):
                 out.append("".join(mine))
-                counts[n] += len(mine) - mine.count("")  # "": a null value, no series
-                start = end
+                counts[n] += len(mine)
         return list(zip(parts, counts, strict=True))
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from ..spec import CONDITIONS
 from ..state import stable_hash
@@ -34,23 +34,25 @@ def _richness(counts: Mapping[int, int]) -> tuple[int, float | None, float | Non
 def tools_section(v: AgentView) -> None:
     """Known tools (declared, else discovered), called, uncovered, undeclared; models."""
     spec, inv = v.spec, v.st.inventory
-    restricted = spec.restricted_tools.matches
     called = {t for t, (ok, err) in inv.tools.items() if ok + err > 0}
     declared = spec.tools if spec.tools is not None else spec.allowed
     pool = set(declared) if declared is not None else inv.tool_definitions | called
-    known = sorted(t for t in pool if not restricted(t))
-    tools = set(spec.tools or ())
-    inventory = bool(tools or spec.allowed or spec.restricted)
     # restricted tools named outright (not by a glob) are listed even while never attempted
     named = {t for t in spec.restricted if not _GLOB.intersection(t)}
-    outcomes = {t: _outcome(t, inv.tools.get(t), restricted)
+    # each tool asked once (most agents restrict none): a scrape builds every agent's report
+    restricted = spec.restricted_tools
+    blocked = {t for t in pool | called | named if restricted.matches(t)} if restricted else set()
+    known = sorted(pool - blocked)
+    tools = set(spec.tools or ())
+    inventory = bool(tools or spec.allowed or spec.restricted)
+    outcomes = {t: _outcome(t, inv.tools.get(t), blocked)
                 for t in sorted({*known, *called, *named})}
     errors_only = [t for t, c in outcomes.items() if c == "errors_only"]
     v.report["tools"] = {
         "known": known,
         "called": {t: {"ok": ok, "error": err} for t, (ok, err) in sorted(inv.tools.items())},
         "uncovered": [t for t in known if t not in called],
-        "undeclared": sorted(t for t in called if t not in tools and not restricted(t)
+        "undeclared": sorted(t for t in called if t not in tools and t not in blocked
                              and not spec.allowed_tools.matches(t)) if inventory else [],
         "discovered": declared is None,
         "outcomes": outcomes,
@@ -87,10 +89,9 @@ def skills_section(v: AgentView) -> None:
     v.targets["coverage.skill"] = coverage
 
 
-def _outcome(tool: str, counts: Sequence[int] | None, restricted: Callable[[str], bool]
-             ) -> ToolOutcome:
+def _outcome(tool: str, counts: Sequence[int] | None, blocked: set[str]) -> ToolOutcome:
     """docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded."""
-    if restricted(tool):
+    if tool in blocked:
         return "restricted"
     ok, error = counts if counts is not None else (0, 0)
     if ok:
