@@ -1,14 +1,7 @@
-"""What each scenario of the sixth held-out share did (issue 35), written from the recorders in
-fixtures/record/heldout_sixth/ (which agent ran which model and tools, what failed, who handed
-over to whom) and the requests the fake model server received, never from the product's output.
-`benchmarks/heldout.py --set sixth` scores replays against these; the share is kept apart from
-the five earlier held-out sets, which have been read while the rules were tuned.
-
-The scenarios are those of tests/heldout/expectations.py: the same scripted models
-(fixtures/record/_common.py) and the same app-level scenarios (call the model, run the tools it
-asks for, send the results back, until it answers). Each recorder turns the stack's transport
-retries off, so one model call is one request. Step-level error types are left out: they are not
-scored (benchmarks/heldout.py `score`).
+"""What each scenario of the sixth held-out share did (issue 35), written as the fifth share's
+were (tests/heldout_fifth/expectations.py: its scenarios, its rules): from the recorders in
+fixtures/record/heldout_sixth/ and the requests the fake model server received, never from the
+product's output. `benchmarks/heldout.py --set sixth` scores replays against these.
 """
 
 from __future__ import annotations
