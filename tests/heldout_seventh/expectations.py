@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import AGENT_AS_TOOL, APP_LOOP, TWO_TOOLS, A, Scenario, b
+from fixture_expectations import APP_LOOP, APP_LOOP_TOOL_ERROR_FAILS, Scenario
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -28,15 +28,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # triage (its transfer_to_billing tool only answers, then triage answers: two calls), then
 # billing, in one request of the app (`serve`, a plain span, no agent); the HTTP 500 fails the
 # weather flow on its first model call.
-GENKIT_GO = {
-    "two_tools": TWO_TOOLS,
-    "tool_error": Scenario(
-        {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
-                     boundaries=b("tool_failure", "error_path"))}),
-    "agent_as_tool": AGENT_AS_TOOL,
-    "handoff": APP_LOOP["handoff"],
-    "http_500": APP_LOOP["http_500"],
-}
+GENKIT_GO = APP_LOOP_TOOL_ERROR_FAILS
 
 # JetBrains Koog, Kotlin (kotlin/src/main/kotlin/fixture/record_koog.kt): each agent a Koog
 # AIAgent whose id is its name, on its model with its tools, Koog running the tool loop; Koog hands
