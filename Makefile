@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
-  fixtures-heldout-fifth fixtures-heldout-seventh collector mutation
+  fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -240,6 +240,20 @@ FIFTH_STACKS ?= livekit
 fixtures-heldout-fifth: $(STAMP) node-tools
 	$(call record_heldout,heldout_fifth,fifth,$(FIFTH_STACKS),ax)
 	@echo "== spring_ai"; $(BIN)/python fixtures/record/heldout_fifth/record_spring_ai.py
+
+# The sixth held-out share (issue 35: tests/heldout_sixth/, `benchmarks/heldout.py --set sixth`):
+# stacks kept from the rules' designers once the fifth share had been read. Pins in
+# fixtures/requirements/heldout_sixth/ and fixtures/record/heldout_sixth/node/ (not part of `make test`).
+# Atomic Agents needs Python 3.12 (PYTHON312).
+SIXTH_STACKS ?= burr
+PYTHON312 ?= python3.12
+
+fixtures-heldout-sixth: $(STAMP) node-tools
+	$(call record_heldout,heldout_sixth,sixth,$(SIXTH_STACKS),langfuse_js)
+	@set -e; venv=$(FIXTURE_VENVS)/sixth-atomic_agents; \
+	  test -x $$venv/bin/python || $(PYTHON312) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_sixth/atomic_agents.txt; \
+	  echo "== atomic_agents"; $$venv/bin/python fixtures/record/heldout_sixth/record_atomic_agents.py
 
 # The seventh held-out share (issue 35: tests/heldout_seventh/, `benchmarks/heldout.py --set
 # seventh`): Go and JVM stacks kept from the rules' designers. Pins in

@@ -138,6 +138,7 @@ def _structure(log: InferredLog) -> tuple[list[tuple[str, dict[str, Any]]], set[
         elif name != candidate.span_name.strip():
             entry[field] = {"value": name}
         span = name_pattern(candidate.span_name)
+        out.extend(_failing(entry, candidate.flags, candidate.decode))
         out.append((f"{count} × scope {candidate.scope or '(none)'} · span {span} → {kind} "
                     f"{name} (inferred from the trace's structure)", entry))
     return out, unsure
@@ -186,5 +187,21 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
                 entry = {"match": entry["match"], "unless": rivals[key]["unless"],
                          **{f: v for f, v in entry.items() if f != "match"}}
         if entry is not None:
+            out.extend(_failing(entry, group.flags, group.decode))
             out.append((_comment(group), entry))
+    return out
+
+
+def _failing(entry: dict[str, Any], flags: dict[str, dict[str, None]],
+             decode: bool) -> list[tuple[str, dict[str, Any]]]:
+    """Before an entry, one for its spans a failure flag no field can read says failed
+    (`x.level: ERROR`, where others say `INFO`): failed as its status or exception says, as
+    inference read them."""
+    out = []
+    for key, values in flags.items():
+        said = [unquote(v) if decode else v for v in values]
+        match = {**entry["match"], "attributes": {
+            **entry["match"].get("attributes", {}), key: said[0] if len(said) == 1 else said}}
+        out.append((f"… failed where {key} = {', '.join(said)} (a failure flag)",
+                    {**entry, "match": match, "error": {"value": ""}}))
     return out

@@ -610,3 +610,28 @@ def test_a_run_ending_on_a_tool_request_was_cut_by_its_step_limit() -> None:
                          tool(3, 1, "Handoff-complete_task", 2)])  # Semantic Kernel
     assert [r.limits for r in (*cut, *done, *handed, *finished)] == [
         frozenset({"max_steps"}), frozenset(), frozenset(), frozenset()]
+
+
+def test_tools_an_app_runs_between_two_runs_of_one_agent_are_that_agents() -> None:
+    """An app request (`serve`, no agent) runs `weather` (one model call naming its tools),
+    then the tools itself, then `weather` again with their results: the tools are weather's
+    (its earlier run's), one inside them calling `billing` a delegation. A tool between runs of
+    two agents, or during a run, stays where it is."""
+    app = span(1, None, "serve", start=0, end=100)
+    first, second = agent(2, 1, "weather", 0, 10), agent(5, 1, "weather", 40, 50)
+    steps = [app, first, chat(3, 2, start=1), second, chat(6, 5, start=41),
+             tool(4, 1, "get_weather", 12), tool(7, 1, "ask_billing", 20),
+             agent(8, 7, "billing", 21, 22), chat(9, 8, start=21)]
+    runs = assemble(steps)
+    weather = [r for r in runs if r.agent == "weather"]
+    assert [sorted(s.tool for s in r.steps if s.kind == TOOL) for r in weather] == [
+        ["ask_billing", "get_weather"], []]
+    assert weather[0].delegations == [("weather", "billing")]
+    assert {r.agent for r in runs} == {"weather", "billing"}  # no run for the app's service
+
+    triage = agent(12, 11, "triage", 0, 10, trace_id=2)
+    billing = agent(14, 11, "billing", 40, 50, trace_id=2)
+    handed = assemble([span(11, None, "serve", start=0, end=100, trace_id=2), triage, billing,
+                       tool(13, 11, "lookup", 20, trace_id=2)])
+    assert {r.agent: [s.tool for s in r.steps if s.kind == TOOL] for r in handed} == {
+        "triage": [], "billing": [], UNKNOWN_AGENT: ["lookup"]}

@@ -227,6 +227,10 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("transfer_to_billing", None),
     ("invoke_agent", ("agent", "")),  # only a kind word: no name (not `invoke`)
     ("Tool", ("tool", "")),
+    # a verb and a kind word say the kind (`haystack.agent.run`: a vendor's, no more said)
+    ("run_agent weather", ("agent", "weather")), ("call_tool get_time", ("tool", "get_time")),
+    ("haystack.agent.run", ("", "haystack.agent")), ("chat_agent weather", None),
+    ("execute_task billing", None),  # a framework's step of any kind
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -998,6 +1002,10 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path, lay
     ({"x.span.type": "inference"}, "llm"), ({"x.entity.1.type": "agent"}, "agent"),
     ({"x.entity.2.type": "agent"}, None), ({"x.tool_calls.0.type": "function"}, None),
     ({"x.choices.0.type": "tool"}, None),
+    # a sub-agent is an agent; two kind words say nothing (Mastra's `model_generation` wraps
+    # its model calls)
+    ({"x.span.type": "subagent"}, "agent"), ({"x.span.type": "agent_tool"}, None),
+    ({"x.span.type": "model_generation"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:
@@ -1012,6 +1020,16 @@ def test_a_numbered_entitys_first_entry_names_the_run() -> None:
         "x.entity.1.type": "agent.acme", "x.entity.1.name": "weather",
         "x.entity.2.type": "model.llm.acme", "x.entity.2.name": "weather-model"}))
     assert (found.kind, found.name, found.name_key) == ("agent", "weather", "x.entity.1.name")
+
+
+@pytest.mark.parametrize("vendor", ["ag2", "a2a", "k8s"])
+def test_a_vendor_prefix_with_a_digit_is_no_index(vendor: str) -> None:
+    """A vendor whose name holds a digit (`ag2.tool.name`) names its tool as any vendor does;
+    only a number standing alone between separators (`x.entity.1.name`) is an index."""
+    found = infer(SpanRecord(1, 2, 3, "tool.execution", scope_name="s", attributes={
+        f"{vendor}.span.type": "tool", f"{vendor}.tool.name": "get_weather"}))
+    assert (found.kind, found.name, found.name_key) == ("tool", "get_weather",
+                                                         f"{vendor}.tool.name")
 
 
 def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type() -> None:
@@ -1323,6 +1341,47 @@ def test_pins_of_a_genai_key_leave_spans_naming_their_operation_to_it(tmp_path: 
     assert _agents(report) == {"weather": {
         "runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}
     assert _pinned_agents(tmp_path, defined_agent_traffic) == _agents(report)
+
+
+def inherited_metadata_traffic(tracer: Tracer) -> None:
+    """A tracer that copies the run's metadata onto every span inside it (`zeta.meta.
+    agent_name: orchestrator`, LangChain's `lc_agent_name`) and says failures by a level alone
+    (`zeta.level: ERROR`, no error status). Trace 1: `orchestrator` (typed `span`, as every
+    plain span) calls its model, then the tool ask_billing, in which `billing` runs its model
+    call — both carrying orchestrator's metadata. Trace 2: `weather`'s model call fails
+    (level ERROR on the call and on the run), then its tool lookup fails the same way."""
+    meta = {"zeta.meta.agent_name": "orchestrator", "zeta.type": "span"}
+
+    def call(model: str, **more: str) -> None:
+        with tracer.start_as_current_span("ChatModel", attributes={
+                **meta, "zeta.type": "generation", "zeta.model.name": model, **more}):
+            pass
+
+    with tracer.start_as_current_span("orchestrator", attributes=meta):
+        call("orchestrator-model")
+        with tracer.start_as_current_span("ask_billing", attributes={**meta, "zeta.type": "tool"}):
+            with tracer.start_as_current_span("billing", attributes=meta):
+                call("billing-model")
+    failed = {"zeta.meta.agent_name": "weather", "zeta.level": "ERROR"}
+    with tracer.start_as_current_span("weather", attributes={**meta, **failed}):
+        call("weather-model", **failed)
+        with tracer.start_as_current_span("lookup", attributes={
+                **meta, **failed, "zeta.type": "tool"}):
+            pass
+
+
+def test_an_agent_called_as_a_tool_is_not_named_by_its_callers_metadata(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(inherited_metadata_traffic))
+    assert _agents(report) == {
+        "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
+                         "models": {"orchestrator-model": 1},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+        "weather": {"runs": 1, "tools": {"lookup": {"ok": 0, "error": 1}},
+                    "models": {"weather-model": 1}, "delegations": []},
+    }
+    assert report["agents"]["weather"]["runs"]["errors"] == 1  # the level on the run's span
+    assert _pinned_agents(tmp_path, inherited_metadata_traffic) == _agents(report)
 
 
 def breadcrumb_traffic(tracer: Tracer) -> None:

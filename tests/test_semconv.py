@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from otel_agentcov.records import STATUS_ERROR, SpanRecord
-from otel_agentcov.semconv import classify
+from otel_agentcov.semconv import Classifier, classify
 from otel_agentcov.semconv.common import short_error_name
 
 
@@ -274,6 +274,37 @@ def test_mcp_requests() -> None:
     assert (server.kind, server.tool, server.error) == ("tool", "lookup_order", "tool_error")
     listing = classify(rec("MCP send tools/list", {"mcp.method.name": "tools/list"}, kind=2))
     assert listing.kind == "other"
+
+
+def test_langfuse_js_fails_by_level_and_leaves_untyped_spans_to_inference() -> None:
+    """The Langfuse JavaScript SDK says a failure by `level: ERROR` alone (no ERROR status), and
+    types its LangChain agent's run a plain `span`: the table reads the first, inference the
+    second (the table claims no span it has no word for)."""
+    scope = {"scope_name": "langfuse-sdk"}
+    tool = classify(rec("lookup_order", {"langfuse.observation.type": "tool",
+                                         "langfuse.observation.level": "ERROR"}, **scope))
+    assert (tool.kind, tool.tool, tool.error) == ("tool", "lookup_order", "_OTHER")
+    call = classify(rec("ChatOpenAI", {"langfuse.observation.type": "generation",
+                                       "langfuse.observation.model.name": "gpt-500",
+                                       "langfuse.observation.level": "ERROR"}, **scope))
+    assert (call.kind, call.model, call.error) == ("llm", "gpt-500", "_OTHER")
+    ok = classify(rec("get_time", {"langfuse.observation.type": "tool"}, **scope))
+    assert (ok.kind, ok.error) == ("tool", None)
+    run = Classifier().classify(rec("weather", {"langfuse.observation.type": "span",
+                                   "langfuse.observation.metadata.lc_agent_name": "weather"},
+                       **scope))
+    assert (run.kind, run.inferred, run.agent) == ("other", "candidate", "weather")
+
+
+@pytest.mark.parametrize("placeholder", ["none", "None", "null", "unknown", ""])
+def test_a_failed_calls_placeholder_response_model_names_no_model(placeholder: str) -> None:
+    """Spring AI sets `gen_ai.response.model` to "none" when the call failed: the model asked
+    for names the step, as when no response model is there."""
+    step = classify(rec("chat gpt-500", {"gen_ai.operation.name": "chat",
+                                         "gen_ai.request.model": "gpt-500",
+                                         "gen_ai.response.model": placeholder},
+                        status_code=STATUS_ERROR))
+    assert step.model == "gpt-500"
 
 
 def test_openinference_failed_call_model_from_invocation_parameters() -> None:

@@ -97,6 +97,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.kind == AGENT and s.inferred and s.agent in taken and (
                 _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
+    _inherited_names(steps, by_id)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
     _peers(steps, by_id, children, owned, taken, told)
@@ -236,6 +237,24 @@ def _requests_in_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
             if s.tool not in model.requested_tools:
                 model.requested_tools = (*model.requested_tools, s.tool)
             _become(s, OTHER, told, "")
+
+
+def _inherited_names(steps: Sequence[Step], by_id: Mapping[int, Step]) -> None:
+    """A candidate inside a tool call whose agent-name key gives the name a span above that
+    tool carries too (metadata its context puts on every span: LangChain's `lc_agent_name`)
+    is named by its own span name: the agent called as a tool is not its caller."""
+    for s in steps:
+        if s.inferred != CANDIDATE or s.own_name is None or s.agent is None:
+            continue
+        in_tool, seen = False, {s.span_id}
+        parent = by_id.get(s.parent_id) if s.parent_id is not None else None
+        while parent is not None and parent.span_id not in seen:
+            if in_tool and parent.agent == s.agent:
+                s.agent = s.own_name
+                break
+            in_tool = in_tool or parent.kind == TOOL
+            seen.add(parent.span_id)
+            parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
 
 
 def _named_runs(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:

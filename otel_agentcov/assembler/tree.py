@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import threading
 import time
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
+from itertools import accumulate
 
 from ..semconv.common import TOOL_CALL_FINISHES, finishes_run
 from ..semconv.events import Event
@@ -235,6 +236,27 @@ def _hosts(kids: list[Step]) -> dict[int, int]:
             if agent.start_ns <= kid.start_ns and kid.end_ns <= agent.end_ns:
                 hosts[kid.span_id] = agent.span_id
                 break
+    return hosts
+
+
+def _between_runs(kids: list[Step], hosted: dict[int, int]) -> dict[int, int]:
+    """Tool calls under no run that ran between two runs of one agent (siblings: the app
+    running the tools an agent's output named, then that agent again with their results) are
+    the earlier run's: its agent asked for them."""
+    runs = sorted((k for k in kids if k.kind == AGENT and _opens_run(k, False)),
+                  key=lambda k: k.start_ns)
+    if len(runs) < 2 or len(runs) > MAX_PAIRED_AGENTS:
+        return {}
+    starts = [r.start_ns for r in runs]
+    last_end = list(accumulate((r.end_ns for r in runs), max))  # of the runs started so far
+    hosts: dict[int, int] = {}
+    for kid in kids:
+        if kid.kind != TOOL or kid.span_id in hosted:
+            continue
+        after = bisect_left(starts, kid.end_ns)  # the first run starting once it ended
+        if 0 < after < len(runs) and last_end[after - 1] <= kid.start_ns and (
+                runs[after - 1].agent == runs[after].agent):
+            hosts[kid.span_id] = runs[after - 1].span_id
     return hosts
 
 
@@ -496,6 +518,8 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
                 # before the work it hosts is placed
                 kids.sort(key=lambda k: (k.start_ns, k.kind != AGENT), reverse=True)
                 hosts = _hosts(kids)
+                if here is None:
+                    hosts.update(_between_runs(kids, hosts))
                 owners = (_turns(kids, here, builders, context)
                           if any(k.turn for k in kids) else {})
                 is_tool = kind == TOOL

@@ -18,7 +18,8 @@ from ..records import STATUS_ERROR, SpanRecord
 from .step import AGENT, LLM, MAX_STEPS, TIMEOUT, TOOL, Step
 
 PLACEHOLDER_AGENT_NAMES = frozenset({"OpenAI Agent", "Agent", ""})
-PLACEHOLDER_MODELS = frozenset({"unknown", ""})  # Traceloop with models that report no name
+# Traceloop with models that report no name; Spring AI's failed call answers with model "none"
+PLACEHOLDER_MODELS = frozenset({"unknown", "", "none", "None", "null"})
 # OpenAI Agents merges parallel tool calls into one `(merged tools)` span: no tool of its own
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 MAX_STEPS_ERRORS = frozenset({"UsageLimitExceeded", "MaxTurnsExceeded", "GraphRecursionError"})

@@ -52,7 +52,8 @@ EVIDENCE = (BY_ATTRIBUTE, BY_FUNCTION, BY_NAME, BY_GENAI, BY_STRUCTURE)
 
 # a kind word, as an attribute value or a span-name affix (lower case, `_` between words)
 KIND_WORDS: Mapping[str, str] = {
-    **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation"), AGENT),
+    **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation", "subagent"),
+                    AGENT),
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
                      "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
@@ -88,6 +89,7 @@ RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "exe
                         "kickoff", "process", "handle", "forward", "step"})
 _ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
 _FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
+_ERROR_LEVELS = frozenset({"error", "fatal", "critical"})  # `x.observation.level: ERROR`
 # providers seen in `<provider>/<model>` span names (Genkit, LiteLLM, Vercel's gateway ...)
 _PROVIDERS = frozenset({
     "openai", "anthropic", "google", "googleai", "vertexai", "gemini", "mistral", "ollama",
@@ -102,7 +104,8 @@ _INDEXED = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.")
 _LLM_EVENTS = frozenset({"gen_ai.content.prompt", "gen_ai.content.completion", "gen_ai.choice",
                          "gen_ai.user.message", "gen_ai.system.message",
                          "gen_ai.assistant.message", "gen_ai.client.inference.operation.details"})
-_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# digits glued to letters stay in their word (`ag2`, `k8s`: a vendor, not an index `x.entity.1`)
+_WORD = re.compile(r"[A-Z]?[a-z][a-z0-9]*|[A-Z][A-Z0-9]*(?![a-z])|\d+[a-z0-9]*")
 
 
 def _whitespace_class() -> str:
@@ -284,7 +287,7 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     found = _PREFIX.match(name)
     if found is not None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
-        kind = KIND_WORDS.get(_norm(word))
+        kind = _affix_kind(word)
         start = name.index(word)
         if kind is not None and rest:
             head = name[start: name.index(rest, start + len(word))]
@@ -293,13 +296,25 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     if found is not None:
         rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
         norm = _norm(word)
-        kind = KIND_WORDS.get(norm)
+        kind = _affix_kind(word)
         if kind is None and (norm.split("_")[0] in RUN_WORDS or word.startswith("_")):
             kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
         if kind is not None and rest:
             tail = name.rstrip()[name.index(rest) + len(rest):]
             return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     return None
+
+
+def _affix_kind(word: str) -> str | None:
+    """The kind a span name's affix says: a kind word, or `agent` or `tool` beside a verb saying
+    only that it ran (`run_agent`, `call_tool`)."""
+    norm = _norm(word)
+    kind = KIND_WORDS.get(norm)
+    if kind is None and norm.count("_") == 1:
+        first, second = norm.split("_")
+        if (first in _RAN_WORDS or first in RUN_WORDS) and second in ("agent", "tool"):
+            kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
+    return kind
 
 
 def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
@@ -648,9 +663,13 @@ OUTPUT_SIDE = frozenset({"output", "completion", "reply"})
 
 def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
     """(key, error) of a failure flag (`failure.source: tool`, `x.error: true`,
-    `x.error.type: Timeout`): the error's type where the key names one, else `_OTHER`."""
+    `x.error.type: Timeout`, a level `x.level: ERROR`): the error's type where the key names
+    one, else `_OTHER`."""
     for key, value in attrs.items():
         found = words(key)
+        if found[-1:] == ("level",) and isinstance(value, str) and (
+                value.strip().lower() in _ERROR_LEVELS):  # a log level on the span
+            return key, "_OTHER"
         if _ERROR_WORDS.isdisjoint(found) or key == "error.type":
             continue
         if value is True:
@@ -678,6 +697,14 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
                 "agent", "name")
             other.agent, other.tool = found.name, None if by_agent_key else found.name
             other.inferred = CANDIDATE
+            if by_agent_key:
+                affix = name_affix(record.name)
+                own = (affix[1] if affix is not None else "") or _last_crumb(
+                    clip(record.name.strip()))
+                other.own_name = own if own != found.name else None
+            if other.error is None:  # its failure flags, should the structure make it a run
+                failed = failure_source(record.attributes)
+                other.error = failed[1] if failed is not None else None
         return other
     step = build_step(record, kind, state_attributes,
                       agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,

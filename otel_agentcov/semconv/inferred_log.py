@@ -56,6 +56,8 @@ class Group:
     count: int = 0
     # structure read some of its spans otherwise (a model's requests, a call around calls)
     unpinned: bool = False
+    # failure flags no field source can say (`x.level: ERROR`): key -> the values that failed
+    flags: dict[str, dict[str, None]] = field(default_factory=dict)
 
 
 @dataclass
@@ -72,6 +74,7 @@ class Candidate:
     decode: bool = False
     count: int = 0
     mixed: bool = False  # its spans' names differ, or another name's spans share one of them
+    flags: dict[str, dict[str, None]] = field(default_factory=dict)  # as a Group's
 
 
 def _structural(found: Inferred) -> bool:
@@ -135,6 +138,8 @@ class InferredLog:
                 for name, source in _sources(record, found.kind).items():
                     group.sources.setdefault(name, source)
             group.count += 1
+            if found.kind in (LLM, TOOL, AGENT):
+                _flag(record, group.flags)
             if found.kind in _CALLS and self._call_spans is not None:
                 if len(self._call_spans) < MAX_CALL_SPANS:
                     self._call_spans[(record.trace_id, record.span_id)] = group
@@ -167,6 +172,7 @@ class InferredLog:
                 found.affix[1] if found.affix is not None else None, group,
                 quoted(record, (found.name_key,)))
         candidate.count += 1
+        _flag(record, candidate.flags)
         other = self._by_span_name.get(span, found.name)
         if len(self._by_span_name) < MAX_GROUPS:
             self._by_span_name[span] = other
@@ -202,6 +208,20 @@ class InferredLog:
             table[key] = 1
         else:
             self.overflow += 1
+
+
+def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
+    """Note the span's failure flag when an entry's `error` field cannot read it: a short value
+    saying failure only by what it is (`ERROR` beside `INFO`), not a type or `true`."""
+    failed = failure_source(record.attributes)
+    if failed is None or failed[1] != "_OTHER":
+        return
+    value = record.attributes[failed[0]]
+    said = flags.get(failed[0])
+    if said is None and value is not True and len(flags) < _MAX_WORDS:
+        said = flags[failed[0]] = {}
+    if said is not None and len(said) < _MAX_WORDS:
+        said[str(value)] = None
 
 
 _SOURCE_FIELDS = ("model", "model_parameters", "tokens_in", "tokens_out", "error",

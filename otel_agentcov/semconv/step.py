@@ -80,4 +80,7 @@ class Step:
     skill_definitions: tuple[str, ...] = ()  # gen_ai.skill.definitions names of an agent span
     skill: str | None = None  # gen_ai.skill.name of a tool call that loads a skill ...
     skill_resource: bool = False  # ... or reads one of its resources (docs/semantics.md#skills)
+    # a candidate's own span name when an agent-name key named it: the key may be its
+    # context's (LangChain's metadata names the outer agent on every span inside it)
+    own_name: str | None = None
     content: StepContent | None = None  # only when a check needs it; snapshots skip it

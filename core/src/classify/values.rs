@@ -8,8 +8,9 @@ pub use crate::pystr::clip;
 
 /// Agent names that name no agent (`common.PLACEHOLDER_AGENT_NAMES`).
 pub const PLACEHOLDER_AGENT_NAMES: [&str; 3] = ["OpenAI Agent", "Agent", ""];
-/// Traceloop with models that report no name (`common.PLACEHOLDER_MODELS`).
-pub const PLACEHOLDER_MODELS: [&str; 2] = ["unknown", ""];
+/// Model names that name no model: Traceloop with models that report none, Spring AI's failed
+/// call ("none") (`common.PLACEHOLDER_MODELS`).
+pub const PLACEHOLDER_MODELS: [&str; 5] = ["unknown", "", "none", "None", "null"];
 /// OpenAI Agents' span of parallel tool calls: no tool of its own (`common.PLACEHOLDER_TOOLS`).
 pub const PLACEHOLDER_TOOLS: [&str; 1] = ["(merged tools)"];
 /// Token counts are int64 on the wire (`common.MAX_COUNT`).
