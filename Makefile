@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
-  fixtures-heldout-fifth fixtures-heldout-sixth collector mutation
+  fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
 # cargo's build cache stays under build/, so a rebuild compiles only what changed.
@@ -254,3 +254,14 @@ fixtures-heldout-sixth: $(STAMP) node-tools
 	  test -x $$venv/bin/python || $(PYTHON312) -m venv $$venv; \
 	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_sixth/atomic_agents.txt; \
 	  echo "== atomic_agents"; $$venv/bin/python fixtures/record/heldout_sixth/record_atomic_agents.py
+
+# The seventh held-out share (issue 35: tests/heldout_seventh/, `benchmarks/heldout.py --set
+# seventh`): Go and JVM stacks kept from the rules' designers. Pins in
+# fixtures/record/heldout_seventh/go/go.mod and go.sum and its kotlin/ and quarkus/ pom.xml (Go,
+# Maven and a JDK 17 record it; not part of `make test`).
+SEVENTH_STACKS ?= genkit_go koog quarkus_langchain4j
+
+fixtures-heldout-seventh: $(STAMP)
+	@set -e; for stack in $(SEVENTH_STACKS); do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_seventh/record_$$stack.py; \
+	done

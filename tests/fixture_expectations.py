@@ -157,6 +157,11 @@ APP_LOOP = {
     "http_500": Scenario(
         {"weather": A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
 }
+# The same app for a stack that does not hand a raising tool's error back to the model: lookup_order
+# fails the orders run after its first model call.
+APP_LOOP_TOOL_ERROR_FAILS = {**APP_LOOP, "tool_error": Scenario(
+    {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
+                 boundaries=b("tool_failure", "error_path"))})}
 
 OPENAI_V2 = {
     # the app runs the tool loop itself: openai-v2 emits chat spans only, no tool or agent spans,

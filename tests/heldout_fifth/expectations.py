@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import AGENT_AS_TOOL, APP_LOOP, TWO_TOOLS, A, Scenario, b
+from fixture_expectations import APP_LOOP, APP_LOOP_TOOL_ERROR_FAILS, Scenario
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -25,15 +25,7 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # orchestrator's ask_billing function; `handoff` runs triage (its transfer_to_billing function
 # only answers, then triage answers: two calls), then billing, in one request of the app (`serve`,
 # a plain span, no agent); the HTTP 500 fails the weather run on its first model call.
-AX = {
-    "two_tools": TWO_TOOLS,
-    "tool_error": Scenario(
-        {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
-                     boundaries=b("tool_failure", "error_path"))}),
-    "agent_as_tool": AGENT_AS_TOOL,
-    "handoff": APP_LOOP["handoff"],
-    "http_500": APP_LOOP["http_500"],
-}
+AX = APP_LOOP_TOOL_ERROR_FAILS
 
 # Spring AI (java/src/main/java/fixture/Record.java): each agent run a ChatClient call on the
 # agent's model with its @Tool methods, observed by the app under the agent's name; Spring AI hands
