@@ -1384,6 +1384,37 @@ def test_an_agent_called_as_a_tool_is_not_named_by_its_callers_metadata(tmp_path
     assert _pinned_agents(tmp_path, inherited_metadata_traffic) == _agents(report)
 
 
+def session_traffic(tracer: Tracer) -> None:
+    """A framework's AI services traced by code path, the method last (`zeta.services.weather.
+    chat`, no attributes: only the name's `chat` says a model call) around GenAI model calls and
+    tool executions: weather asks the model, runs get_weather, asks again; billing only asks."""
+    def completion(model: str) -> None:
+        with tracer.start_as_current_span(f"completion {model}", attributes={
+                "gen_ai.request.model": model, "gen_ai.usage.input_tokens": 20}):
+            pass
+
+    with tracer.start_as_current_span("zeta.services.weather.chat"):
+        completion("weather-model")
+        with tracer.start_as_current_span("zeta.tools.get_weather", attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather"}):
+            pass
+        completion("weather-model")
+    with tracer.start_as_current_span("zeta.services.billing.chat"):
+        completion("billing-model")
+
+
+def test_a_model_call_by_name_around_model_calls_is_a_chat_sessions_run(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(session_traffic))
+    assert _agents(report) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 2}, "delegations": []},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+    }
+    assert report["spans"]["by_kind"]["llm"] == 3  # the sessions are no calls
+    assert _pinned_agents(tmp_path, session_traffic) == _agents(report)
+
+
 def breadcrumb_traffic(tracer: Tracer) -> None:
     """A program's span named as a path of breadcrumbs, `ZetaGen > weather` (the program's
     class, then what it runs for), around its model calls (GenAI `chat`) and the tool they ask

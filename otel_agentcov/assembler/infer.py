@@ -98,6 +98,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
     _inherited_names(steps, by_id)
+    _sessions(steps, by_id, children, taken, told)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
     _peers(steps, by_id, children, owned, taken, told)
@@ -237,6 +238,23 @@ def _requests_in_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
             if s.tool not in model.requested_tools:
                 model.requested_tools = (*model.requested_tools, s.tool)
             _become(s, OTHER, told, "")
+
+
+def _sessions(steps: Sequence[Step], by_id: Mapping[int, Step],
+              children: Mapping[int, Sequence[Step]], taken: set[str],
+              told: Reclassified | None) -> None:
+    """A model call only its span name says (`x.aiservices.weather.chat`) that runs model calls
+    of its own is no call but an agent's chat session: that agent's run, named by the name
+    without its affix (a dotted code path's last part: `weather`)."""
+    for s in steps:
+        if s.kind != LLM or s.inferred != BY_NAME or not s.own_name or s.agent or _caller(
+                s, by_id, AGENT) is not None:
+            continue  # one naming what it ran for is that run (`_names_its_calls`)
+        kids = children.get(s.span_id, ())
+        name = s.own_name.rsplit(".", 1)[-1].strip()
+        if any(k.kind == LLM for k in kids) and _agent_name_ok(name, taken):
+            s.agent = name
+            _become(s, AGENT, told)
 
 
 def _inherited_names(steps: Sequence[Step], by_id: Mapping[int, Step]) -> None:

@@ -714,6 +714,9 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
                       tool=found.name if kind == TOOL else None)
     step.inferred = found.evidence or ""
     attrs = record.attributes
+    if kind == LLM and found.evidence == BY_NAME:  # what it runs for, should it be a session
+        affix = name_affix(record.name)
+        step.own_name = affix[1] if affix is not None and affix[1] else None
     if kind == LLM:
         if step.model is None:
             model = model_source(record)
