@@ -1415,6 +1415,42 @@ def test_a_model_call_by_name_around_model_calls_is_a_chat_sessions_run(
     assert _pinned_agents(tmp_path, session_traffic) == _agents(report)
 
 
+def loop_step_traffic(tracer: Tracer) -> None:
+    """No kind words but on model calls: the app's `handle_request` (a request, never an
+    agent) calls the model, runs `lookup` (between two of its calls: a tool, by timing), calls
+    again, then runs the step `summarize` around a third call. A span beside a tool the timing
+    found is no agent's peer: summarize is no run, all of it the app's."""
+    def llm() -> None:
+        with tracer.start_as_current_span("complete", attributes={
+                "zeta.span.type": "llm", "zeta.model": "m"}):
+            pass
+
+    with tracer.start_as_current_span("handle_request"):
+        llm()
+        with tracer.start_as_current_span("lookup"):
+            pass
+        llm()
+        with tracer.start_as_current_span("summarize"):
+            llm()
+
+
+def test_a_step_beside_a_tool_found_by_timing_is_its_agents_work(tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(loop_step_traffic))) == {SERVICE: {
+        "runs": 1, "tools": {"lookup": {"ok": 1, "error": 0}}, "models": {"m": 3},
+        "delegations": []}}
+
+
+def test_a_conflict_names_the_span_name_only_where_it_says_a_kind() -> None:
+    """Kind words that disagree: the conflict names the span name where its affix says a kind
+    (`weather.agent`), not where it only says that something ran (`weather.run`)."""
+    attrs = {"x.type": "tool", "y.kind": "agent"}
+    said = infer(SpanRecord(1, 2, None, "weather.agent", scope_name="s", attributes={
+        "x.span.type": "tool"})).conflict
+    ran = infer(SpanRecord(1, 2, None, "weather.run", scope_name="s", attributes=attrs)).conflict
+    assert said is not None and "span name 'weather.agent'" in said
+    assert ran is not None and "span name" not in ran
+
+
 def breadcrumb_traffic(tracer: Tracer) -> None:
     """A program's span named as a path of breadcrumbs, `ZetaGen > weather` (the program's
     class, then what it runs for), around its model calls (GenAI `chat`) and the tool they ask

@@ -335,7 +335,7 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
         kids = children.get(step.span_id, ())
         if not done:
             if step.span_id in seen:
-                continue
+                continue  # met again: a guard, a tree of one parent per span never is
             seen.add(step.span_id)
             stack.append((step, under_agent, in_tool, True))
             below = under_agent or step.kind == AGENT
