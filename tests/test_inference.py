@@ -1578,3 +1578,22 @@ def test_a_genai_tool_key_alone_tells_a_tool() -> None:
     found = infer(SpanRecord(trace_id=1, span_id=2, parent_id=None, name="lookup", start_ns=0,
                              end_ns=1, status_code=0, attributes={"gen_ai.tool.name": "lookup"}))
     assert (found.kind, found.evidence, found.name) == ("tool", BY_GENAI, "lookup")
+
+
+def test_a_failure_message_is_never_written_into_the_pinned_file(tmp_path: Path) -> None:
+    """A short failure text (`zeta.failure: <message>`) fails the call, but only a flag word
+    (`ERROR`) is pinned as a value: a message may carry content."""
+    message = "db down for 7c1e"
+
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("weather", attributes={"zeta.span.type": "agent"}):
+            with tracer.start_as_current_span("lookup", attributes={
+                    "zeta.span.type": "tool", "zeta.failure": message}):
+                pass
+
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    assert message not in spec.read_text()
+    assert _agents(_report(tmp_path, _spans(traffic)))["weather"]["tools"] == {
+        "lookup": {"ok": 0, "error": 1}}

@@ -7,6 +7,7 @@ groups in a table, spans are counted in `overflow` and not grouped.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..records import SpanRecord
@@ -211,6 +212,9 @@ class InferredLog:
             self.overflow += 1
 
 
+_FLAG_WORD = re.compile(r"[A-Za-z][A-Za-z_-]{0,23}")  # `ERROR`, `tool`: one word, no text
+
+
 def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
     """Note the span's failure flag when an entry's `error` field cannot read it: a short value
     saying failure only by what it is (`ERROR` beside `INFO`), not a type or `true`."""
@@ -218,8 +222,10 @@ def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
     if failed is None or failed[1] != "_OTHER":
         return
     value = record.attributes[failed[0]]
+    if not (isinstance(value, str) and _FLAG_WORD.fullmatch(value)):
+        return  # a message, not a flag word: never written into the pinned file
     said = flags.get(failed[0])
-    if said is None and value is not True and len(flags) < _MAX_WORDS:
+    if said is None and len(flags) < _MAX_WORDS:
         said = flags[failed[0]] = {}
     if said is not None and len(said) < _MAX_WORDS:
         said[str(value)] = None
