@@ -1,0 +1,34 @@
+"""What each scenario of the ninth held-out share did (issue 35), written from the recorders in
+fixtures/record/heldout_ninth/ (which agent ran which model and tools, what failed, who handed
+over to whom) and the requests the fake model server received (each recorder prints them, per
+scenario), never from the product's output. `benchmarks/heldout.py --set ninth` scores replays
+against these; the share is kept apart from the earlier held-out sets, which have been read while
+the rules were tuned.
+
+The scenarios are those of tests/heldout/expectations.py: the same scripted models
+(fixtures/record/_common.py) and the same app-level scenarios (call the model, run the tools it
+asks for, send the results back, until it answers). One model call is one request in every stack
+here (no transport retries reached the fake server). Step-level error types are left out: they
+are not scored (benchmarks/heldout.py `score`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fixture_expectations import APP_LOOP, Scenario
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+# LangWatch's TypeScript SDK (node/record_langwatch_js.mjs): the app runs the tool loop itself with
+# the `openai` client, each agent's run, model call and tool call traced through LangWatch's
+# tracer; a raising tool's error goes back to the model, which answers (two calls). Billing's run
+# is inside the orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing
+# tool only answers), then billing, in one request of the app (`serve`, a plain span, no agent);
+# the HTTP 500 fails the weather run on its first model call. The app-level scenarios of
+# fixture_expectations.APP_LOOP.
+LANGWATCH_JS = APP_LOOP
+
+EXPECTED: dict[str, dict[str, Scenario]] = {
+    "langwatch_js": LANGWATCH_JS,
+}
