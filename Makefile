@@ -269,7 +269,7 @@ fixtures-heldout-seventh: $(STAMP)
 
 # The ninth held-out share (issue 35: tests/heldout_ninth/, `benchmarks/heldout.py --set ninth`):
 # Rust and TypeScript stacks kept from the rules' designers. Pins in
-# fixtures/record/heldout_ninth/rust/Cargo.lock and node/package-lock.json (Cargo and Node record
+# fixtures/record/heldout_ninth/{autoagents,swiftide}/Cargo.lock and node/package-lock.json (Cargo and Node record
 # it, the Rust apps building into build/cargo-heldout; not part of `make test`).
 NINTH_STACKS ?= autoagents swiftide langwatch_js
 

@@ -14,11 +14,20 @@ are not scored (benchmarks/heldout.py `score`).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from fixture_expectations import APP_LOOP, Scenario
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _untold(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
+    """`scenarios` without what no recorded span can tell: model names, and delegations between
+    agent runs that share no trace."""
+    return {name: replace(s, agents={agent: replace(a, models={}, delegations=())
+                                     for agent, a in s.agents.items()})
+            for name, s in scenarios.items()}
 
 # LangWatch's TypeScript SDK (node/record_langwatch_js.mjs): the app runs the tool loop itself with
 # the `openai` client, each agent's run, model call and tool call traced through LangWatch's
@@ -29,6 +38,17 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # fixture_expectations.APP_LOOP.
 LANGWATCH_JS = APP_LOOP
 
+# AutoAgents, Rust (autoagents/src/bin/record_autoagents.rs): each agent a ReAct agent named after
+# it on its own model with its tools, AutoAgents running the tool loop and handing a tool's error
+# back to the model, which answers (two calls); the HTTP 500 fails the weather run on its first
+# model call. AutoAgents' telemetry records each run (task), each turn (one model call per turn in
+# the ReAct executor: the LLM counts below are the requests the fake server received) and each
+# tool call, but no model name, and it starts every agent's run as a trace of its own: billing's
+# run inside the orchestrator's ask_billing tool, and `handoff`'s triage then billing, share no
+# trace with the agent before them. So no models and no delegations are expected.
+AUTOAGENTS = _untold(APP_LOOP)
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
+    "autoagents": AUTOAGENTS,
     "langwatch_js": LANGWATCH_JS,
 }
