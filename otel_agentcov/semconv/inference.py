@@ -87,6 +87,8 @@ _NOT_KIND_KEYS = frozenset({
     "parameters", "arguments", "format", "finish", "response", "part", "parts", "role", "http",
     "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
 })
+# a verb's -ing form before `agent` or `tool` (`Running tool: lookup`, `Invoking agent x`)
+_RUNNING = frozenset({"running", "calling", "executing", "invoking"})
 # words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
 RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
                         "kickoff", "process", "handle", "forward", "step"})
@@ -136,8 +138,12 @@ def _linear(pattern: str) -> Any:
     return re2.compile(pattern, options=options)
 
 
-_PREFIX = _linear(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$")
-_SUFFIX = _linear(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$")
+# an affix's separator: `.`, `:`, a space, or a path's `::` (`weather::run`, Rust's and C++'s)
+_PREFIX = _linear(
+    r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*(?:::|[.:])\s*(.+?)\s*$"
+    r"|^\s*(\S+(?:\s+(?i:agent|tool))?)\s+(.+?)\s*$")  # `Calling tool x`: a verb and its kind
+_SUFFIX = _linear(
+    r"^\s*(.+?)\s*(?:::|[.: ])\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$")
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
@@ -310,12 +316,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
 
 def _affix_kind(word: str) -> str | None:
     """The kind a span name's affix says: a kind word, or `agent` or `tool` beside a verb saying
-    only that it ran (`run_agent`, `call_tool`)."""
+    only that it ran (`run_agent`, `call_tool`, `Running tool`)."""
     norm = _norm(word)
     kind = KIND_WORDS.get(norm)
     if kind is None and norm.count("_") == 1:
         first, second = norm.split("_")
-        if (first in _RAN_WORDS or first in RUN_WORDS) and second in ("agent", "tool"):
+        if (first in _RAN_WORDS or first in RUN_WORDS or first in _RUNNING) and second in (
+                "agent", "tool"):
             kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
     return kind
 
