@@ -1010,6 +1010,9 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path, lay
     # its model calls)
     ({"x.span.type": "subagent"}, "agent"), ({"x.span.type": "agent_tool"}, None),
     ({"x.span.type": "model_generation"}, None),
+    # the span's class names its kind (`AgentSpan`, `GenerationSpanData`); a span alone is none
+    ({"x.span.type": "AgentSpan"}, "agent"), ({"x.type": "ToolCallSpanData"}, "tool"),
+    ({"x.type": "GenerationSpanData"}, "llm"), ({"x.type": "SpanData"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:

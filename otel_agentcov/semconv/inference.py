@@ -74,6 +74,9 @@ _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step", "oper
 # a word after a kind word saying only that one ran: `AGENT_EXECUTION`, `llm_request`
 _RAN_WORDS = frozenset({"execution", "exec", "run", "call", "request", "invocation", "invoke",
                         "operation"})
+# words after a kind word naming the record, not another kind (a class name: `AgentSpanData`;
+# not `agent_step`, an agent's step)
+_RECORD_WORDS = (("span", "data"), ("span",))
 # the last word of a key holding a list of tags, one of which may name the kind (`('LLM',)`)
 _TAG_KEY_ENDS = frozenset({"tags", "tag", "labels"})
 _MAX_TAGS = 16
@@ -242,7 +245,8 @@ def _first_entry(found: tuple[str, ...]) -> bool:
 def _kind_word(value: Any) -> str | None:
     """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
     word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
-    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
+    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind;
+    the record's own class name too (`AgentSpan`, `ToolCallSpanData`)."""
     if not isinstance(value, str) or len(value) > 40:
         return None
     norm = _norm(value)
@@ -252,6 +256,12 @@ def _kind_word(value: Any) -> str | None:
     if kind is not None or "_" not in norm:
         return kind
     parts = norm.split("_")
+    for record in _RECORD_WORDS:  # `AgentSpan`, `ToolSpanData`: the span's class names it
+        if len(parts) > len(record) and tuple(parts[-len(record):]) == record:
+            parts = parts[:-len(record)]
+            break
+    if len(parts) == 1 or "_".join(parts) in KIND_WORDS:
+        return KIND_WORDS.get("_".join(parts))
     kinds = [KIND_WORDS.get(p) for p in parts]
     if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
         return kinds[0]
