@@ -2,8 +2,8 @@
 every recorded file parses as OTLP/JSON and is expected, and every stack pins what recorded it.
 Every set (tests/heldout/, the fresh share tests/heldout_fresh/, the third share
 tests/heldout_third/, the fourth tests/heldout_fourth/, the fifth tests/heldout_fifth/, the sixth
-tests/heldout_sixth/, the seventh tests/heldout_seventh/ and the ninth tests/heldout_ninth/) holds stacks of two ecosystems, and
-each later share holds no stack recorded anywhere else.
+tests/heldout_sixth/, the seventh tests/heldout_seventh/ and the ninth tests/heldout_ninth/) holds
+stacks of two ecosystems, and each later share holds no stack recorded anywhere else.
 
 Only the sets' integrity is tested here; how well the product reads them is a benchmark
 (benchmarks/heldout.py, `--set fresh`, `third`, `fourth`, `fifth`, `sixth`, `seventh` or `ninth`
