@@ -6,7 +6,8 @@ STAMP  := $(VENV)/.installed-stamp
 
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
-  fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-ninth \
+  fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
+  fixtures-heldout-ninth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -267,10 +268,19 @@ fixtures-heldout-seventh: $(STAMP)
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_seventh/record_$$stack.py; \
 	done
 
+# The eighth held-out share (issue 35: tests/heldout_eighth/, `benchmarks/heldout.py --set eighth`):
+# Python stacks beside a TypeScript one, kept from the rules' designers once the seventh share had
+# been read. Pins in fixtures/requirements/heldout_eighth/ and fixtures/record/heldout_eighth/node/
+# (not part of `make test`).
+EIGHTH_STACKS ?= upsonic mcp_agent
+
+fixtures-heldout-eighth: $(STAMP) node-tools
+	$(call record_heldout,heldout_eighth,eighth,$(EIGHTH_STACKS),llm_agent)
+
 # The ninth held-out share (issue 35: tests/heldout_ninth/, `benchmarks/heldout.py --set ninth`):
 # Rust and TypeScript stacks kept from the rules' designers. Pins in
-# fixtures/record/heldout_ninth/{autoagents,swiftide}/Cargo.lock and node/package-lock.json (Cargo and Node record
-# it, the Rust apps building into build/cargo-heldout; not part of `make test`).
+# fixtures/record/heldout_ninth/{autoagents,swiftide}/Cargo.lock and node/package-lock.json (Cargo
+# and Node record it, the Rust apps building into build/cargo-heldout; not part of `make test`).
 NINTH_STACKS ?= autoagents swiftide langwatch_js
 
 fixtures-heldout-ninth: $(STAMP)

@@ -13,8 +13,10 @@ fifth (tests/heldout_fifth/, fixtures/record/heldout_fifth/: Java and Python sta
 TypeScript one), kept from them once the fourth had been read; `--set sixth` the sixth
 (tests/heldout_sixth/, fixtures/record/heldout_sixth/), kept from them once the fifth had been
 read; `--set seventh` the seventh (tests/heldout_seventh/, fixtures/record/heldout_seventh/: Go and
-JVM stacks), kept from them as the sixth was; `--set ninth` the ninth (tests/heldout_ninth/,
-fixtures/record/heldout_ninth/: Rust and TypeScript stacks), kept from them likewise. Each file is
+JVM stacks), kept from them as the sixth was; `--set eighth` the eighth (tests/heldout_eighth/,
+fixtures/record/heldout_eighth/: Python stacks beside a TypeScript one), kept from them as the
+seventh was; `--set ninth` the ninth (tests/heldout_ninth/, fixtures/record/heldout_ninth/: Rust
+and TypeScript stacks), kept from them likewise. Each file is
 replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -29,8 +31,8 @@ An agent that is missing fails all its items. Agents nobody expected score nothi
 they are counted and printed on their own ("extra agents"), as a precision check.
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
-Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|ninth]
-[--spec-from-explain]`.
+Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
+ninth] [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -52,7 +54,8 @@ TESTS = ROOT / "tests"
 # the held-out sets by `--set` name: their directories under tests/
 SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third",
         "fourth": "heldout_fourth", "fifth": "heldout_fifth",
-        "sixth": "heldout_sixth", "seventh": "heldout_seventh", "ninth": "heldout_ninth"}
+        "sixth": "heldout_sixth", "seventh": "heldout_seventh", "eighth": "heldout_eighth",
+        "ninth": "heldout_ninth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

@@ -31,7 +31,7 @@ from otel_agentcov.cli import main
 from otel_agentcov.engine import EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
-from otel_agentcov.semconv.inference import infer, model_source, name_affix
+from otel_agentcov.semconv.inference import SPACE_RANGES, infer, model_source, name_affix
 from otel_agentcov.spec import CoverageSpec
 
 CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it
@@ -1625,3 +1625,10 @@ def test_path_and_message_named_spans_are_an_agent_and_its_tool(tmp_path: Path) 
                             "models": {"weather-model": 2}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(path_and_message_named_traffic))) == expected
     assert _pinned_agents(tmp_path, path_and_message_named_traffic) == expected
+
+
+def test_the_written_out_whitespace_is_pythons() -> None:
+    """Names are read as Python's `re` reads `\\s`: the ranges written out for RE2 are exactly
+    the code points `str.isspace()` is true of."""
+    written = {c for a, b in SPACE_RANGES for c in range(a, b + 1)}
+    assert written == {c for c in range(0x110000) if chr(c).isspace()}
