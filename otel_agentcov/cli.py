@@ -9,7 +9,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeAlias, TypeVar
 
 from . import __version__, explain, gate, manual, offline, settings
 from .compare import RENDERERS as COMPARE_FORMATS
@@ -164,10 +164,24 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     )
 
 
+if TYPE_CHECKING:  # generic only in the stubs
+    _Commands: TypeAlias = argparse._SubParsersAction[_Parser]  # each added by a function
+
+
 def build_parser() -> argparse.ArgumentParser:
+    """`agentcov` and its subcommands, in help order: each declared once by its own function."""
     parser = _Parser(prog="agentcov", description="Agent behaviour coverage from OTel spans.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    sub: _Commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    for add in (
+        _demo_command, _coverage_command, _gate_command, _compare_command, _merge_command,
+        _explain_command, _serve_command, _fake_openai_command, _faults_command, _docs_command,
+    ):
+        add(sub)
+    return parser
+
+
+def _demo_command(sub: _Commands) -> None:
     p_demo = sub.add_parser(
         "demo", help="run the built-in multi-agent workload through the real OTel SDK"
     )
@@ -191,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p_demo.add_argument("--spec-out", metavar="F", help="also write the demo's spec to F (YAML)")
 
+
+def _coverage_command(sub: _Commands) -> None:
     p_cov = sub.add_parser(
         "coverage", help="coverage report from trace, trial and state files",
         description="Exit codes: 0 ok, 1 below --fail-under, 2 bad input or usage "
@@ -218,6 +234,8 @@ def build_parser() -> argparse.ArgumentParser:
         "(gen_ai.evaluation.result) to F, as OTLP/JSON logs (agentcov docs evaluations)",
     )
 
+
+def _gate_command(sub: _Commands) -> None:
     p_gate = sub.add_parser(
         "gate", help="evaluate each agent's expect list (default gate where absent)",
         description="Exit codes: 0 pass, 1 fail, 2 bad input or usage (no agent runs found, "
@@ -227,6 +245,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_junit(p_gate, "one test case per agent x target")
     _add_allow_inconclusive(p_gate)
 
+
+def _compare_command(sub: _Commands) -> None:
     p_cmp = sub.add_parser(
         "compare", help="regression verdict per agent between a baseline and a current version",
         description="Exit codes: 0 pass, 1 fail, 2 bad input or usage, 3 inconclusive "
@@ -257,12 +277,16 @@ def build_parser() -> argparse.ArgumentParser:
         "INCONCLUSIVE (default: exit 3)",
     )
 
+
+def _merge_command(sub: _Commands) -> None:
     p_merge = sub.add_parser(
         "merge", help="merge CoverageState files from several processes into one (exact)",
     )
     p_merge.add_argument("states", nargs="+", metavar="STATE", help="state files to merge")
     p_merge.add_argument("-o", "--output", required=True, metavar="OUT", help="merged state file")
 
+
+def _explain_command(sub: _Commands) -> None:
     p_explain = sub.add_parser(
         "explain", help="why trace files gave no agent runs: the shapes of spans no convention "
         "matched, with the conventions: entries that would map them",
@@ -279,6 +303,9 @@ def build_parser() -> argparse.ArgumentParser:
     p_explain.add_argument("--write", metavar="F",
                            help="write what inference read as a spec (version: 1, conventions:) "
                            "that loads as it is, and check that it gives the same report")
+
+
+def _serve_command(sub: _Commands) -> None:
     p_serve = sub.add_parser("serve", help="OTLP receiver (gRPC and HTTP) serving /metrics")
     _add_spec(p_serve, required=True)
     p_serve.add_argument("--listen", default="127.0.0.1", metavar="ADDR",
@@ -334,11 +361,17 @@ def build_parser() -> argparse.ArgumentParser:
     limits.add_argument("--max-series", type=_positive, default=100_000, metavar="N",
                         help="series of the per-agent /metrics families together; past it the "
                         "largest families are cut, counters into __overflow__ (default 100000)")
+
+
+def _fake_openai_command(sub: _Commands) -> None:
     p_fake = sub.add_parser(
         "fake-openai", help="a scripted OpenAI-compatible server on 127.0.0.1, for the "
         "quickstarts and tests offline (it calls the first tool offered, then answers)")
     p_fake.add_argument("--port", type=_port, default=8000,
                         help="port (default 8000; 0 picks a free one)")
+
+
+def _faults_command(sub: _Commands) -> None:
     p_proxy = sub.add_parser("faults", help="fault injection for agents (agentcov docs faults)")
     p_proxy.add_argument("action", choices=["proxy", "mcp"],
                          help="proxy: a reverse proxy on 127.0.0.1 that injects a plan's "
@@ -362,11 +395,13 @@ def build_parser() -> argparse.ArgumentParser:
     p_proxy.add_argument("--traces-out", type=Path, metavar="F",
                          help="mcp: write the span of each faulted call, marked and joined to "
                          "the client's trace, to F (OTLP protobuf; read it with the client's)")
+
+
+def _docs_command(sub: _Commands) -> None:
     p_docs = sub.add_parser(
         "docs", help="print a documentation page, shipped with the package; without TOPIC, "
         "list the pages")
     p_docs.add_argument("topic", nargs="?", metavar="TOPIC", help="a page, e.g. gate")
-    return parser
 
 
 def _docs(topic: str | None) -> int:

@@ -231,6 +231,10 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("run_agent weather", ("agent", "weather")), ("call_tool get_time", ("tool", "get_time")),
     ("haystack.agent.run", ("", "haystack.agent")), ("chat_agent weather", None),
     ("execute_task billing", None),  # a framework's step of any kind
+    # a path's `::` separates as `.` does (Rust's `tracing` spans); an -ing verb before the kind
+    ("weather::run", ("", "weather")), ("agent::weather", ("agent", "weather")),
+    ("Running tool: get_time", ("tool", "get_time")), ("Calling tool lookup", ("tool", "lookup")),
+    ("Invoking agent billing", ("agent", "billing")), ("Calling lookup", None),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -1006,6 +1010,9 @@ def test_a_tool_servers_half_of_a_call_joins_the_callers_run(tmp_path: Path, lay
     # its model calls)
     ({"x.span.type": "subagent"}, "agent"), ({"x.span.type": "agent_tool"}, None),
     ({"x.span.type": "model_generation"}, None),
+    # the span's class names its kind (`AgentSpan`, `GenerationSpanData`); a span alone is none
+    ({"x.span.type": "AgentSpan"}, "agent"), ({"x.type": "ToolCallSpanData"}, "tool"),
+    ({"x.type": "GenerationSpanData"}, "llm"), ({"x.type": "SpanData"}, None),
 ])
 def test_kind_words_a_word_saying_it_ran_and_kinds_of_agents(
         attributes: dict[str, str], kind: str | None) -> None:
@@ -1701,3 +1708,24 @@ def test_a_span_with_no_evidence_keeps_what_its_exception_event_says(
     step = Classifier().classify(record)
     assert (step.kind, step.inferred, step.error, step.limit) == (
         "other", "candidate", error, limit)
+
+
+def path_and_message_named_traffic(tracer: Tracer) -> None:
+    """No kind attribute at all: an agent span named by a code path (`agent::weather`, as Rust's
+    `tracing` names spans), its model calls (`gen_ai.request.model`) and a tool span named by a
+    log message (`Running tool: get_time`); twice, the second call failing."""
+    for failing in (False, True):
+        with tracer.start_as_current_span("agent::weather"):
+            with tracer.start_as_current_span("chat", attributes={
+                    "gen_ai.request.model": "weather-model"}):
+                pass
+            with tracer.start_as_current_span("Running tool: get_time") as tool:
+                if failing:
+                    tool.set_status(Status(StatusCode.ERROR, "no clock"))
+
+
+def test_path_and_message_named_spans_are_an_agent_and_its_tool(tmp_path: Path) -> None:
+    expected = {"weather": {"runs": 2, "tools": {"get_time": {"ok": 1, "error": 1}},
+                            "models": {"weather-model": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(path_and_message_named_traffic))) == expected
+    assert _pinned_agents(tmp_path, path_and_message_named_traffic) == expected

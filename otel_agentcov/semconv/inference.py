@@ -74,6 +74,9 @@ _KIND_KEY_ENDS = frozenset({"kind", "type", "subtype", "category", "step", "oper
 # a word after a kind word saying only that one ran: `AGENT_EXECUTION`, `llm_request`
 _RAN_WORDS = frozenset({"execution", "exec", "run", "call", "request", "invocation", "invoke",
                         "operation"})
+# words after a kind word naming the record, not another kind (a class name: `AgentSpanData`;
+# not `agent_step`, an agent's step)
+_RECORD_WORDS = (("span", "data"), ("span",))
 # the last word of a key holding a list of tags, one of which may name the kind (`('LLM',)`)
 _TAG_KEY_ENDS = frozenset({"tags", "tag", "labels"})
 _MAX_TAGS = 16
@@ -87,6 +90,8 @@ _NOT_KIND_KEYS = frozenset({
     "parameters", "arguments", "format", "finish", "response", "part", "parts", "role", "http",
     "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
 })
+# a verb's -ing form before `agent` or `tool` (`Running tool: lookup`, `Invoking agent x`)
+_RUNNING = frozenset({"running", "calling", "executing", "invoking"})
 # words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
 RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
                         "kickoff", "process", "handle", "forward", "step"})
@@ -136,8 +141,12 @@ def _linear(pattern: str) -> Any:
     return re2.compile(pattern, options=options)
 
 
-_PREFIX = _linear(r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*[.:]\s*(.+?)\s*$|^\s*(\S+)\s+(.+?)\s*$")
-_SUFFIX = _linear(r"^\s*(.+?)\s*[.: ]\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$")
+# an affix's separator: `.`, `:`, a space, or a path's `::` (`weather::run`, Rust's and C++'s)
+_PREFIX = _linear(
+    r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*(?:::|[.:])\s*(.+?)\s*$"
+    r"|^\s*(\S+(?:\s+(?i:agent|tool))?)\s+(.+?)\s*$")  # `Calling tool x`: a verb and its kind
+_SUFFIX = _linear(
+    r"^\s*(.+?)\s*(?:::|[.: ])\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$")
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
@@ -236,7 +245,8 @@ def _first_entry(found: tuple[str, ...]) -> bool:
 def _kind_word(value: Any) -> str | None:
     """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
     word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
-    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind."""
+    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind;
+    the record's own class name too (`AgentSpan`, `ToolCallSpanData`)."""
     if not isinstance(value, str) or len(value) > 40:
         return None
     norm = _norm(value)
@@ -246,6 +256,12 @@ def _kind_word(value: Any) -> str | None:
     if kind is not None or "_" not in norm:
         return kind
     parts = norm.split("_")
+    for record in _RECORD_WORDS:  # `AgentSpan`, `ToolSpanData`: the span's class names it
+        if len(parts) > len(record) and tuple(parts[-len(record):]) == record:
+            parts = parts[:-len(record)]
+            break
+    if len(parts) == 1 or "_".join(parts) in KIND_WORDS:
+        return KIND_WORDS.get("_".join(parts))
     kinds = [KIND_WORDS.get(p) for p in parts]
     if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
         return kinds[0]
@@ -310,12 +326,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
 
 def _affix_kind(word: str) -> str | None:
     """The kind a span name's affix says: a kind word, or `agent` or `tool` beside a verb saying
-    only that it ran (`run_agent`, `call_tool`)."""
+    only that it ran (`run_agent`, `call_tool`, `Running tool`)."""
     norm = _norm(word)
     kind = KIND_WORDS.get(norm)
     if kind is None and norm.count("_") == 1:
         first, second = norm.split("_")
-        if (first in _RAN_WORDS or first in RUN_WORDS) and second in ("agent", "tool"):
+        if (first in _RAN_WORDS or first in RUN_WORDS or first in _RUNNING) and second in (
+                "agent", "tool"):
             kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
     return kind
 
