@@ -188,6 +188,9 @@ class CoverageEngine:
         internal error (so processed = classified + dropped always holds). A decision or state
         event (a log file's) goes to `ingest_event`.
         """
+        if type(span) is tuple and len(span) == 2:  # (step, local root), the processor's usual
+            self.apply(*span)  # span: no type test below is paid for it
+            return
         if isinstance(span, EVENT_TYPES):
             self.ingest_event(span)
             return

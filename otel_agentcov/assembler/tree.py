@@ -117,7 +117,8 @@ class _Builder:
             end = max((s.end_ns for s in steps), default=0)
             llm = [s for s in steps if s.kind == LLM]
             error = llm[-1].error if llm else None
-        limits = frozenset(s.limit for s in (*spans, *steps) if s.limit is not None)
+        every = (*spans, *steps)  # one tuple for the reads below, not one per read
+        limits = frozenset(s.limit for s in every if s.limit is not None)
         if self.span is not None and 0 < self.span.step_limit < sum(s.kind == LLM for s in steps):
             limits |= {MAX_STEPS}  # more model calls than the agent's own budget allows
         if self.span is not None and error is None and _cut_short(steps):
@@ -137,17 +138,17 @@ class _Builder:
             steps=steps,
             delegations=self.delegations,
             input_chars=input_chars,
-            scores=tuple(x for s in (*spans, *steps) for x in s.scores),
+            scores=tuple(x for s in every for x in s.scores),
             tool_definitions=frozenset(n for s in steps for n in s.tool_definitions),
             # the agent span's own version first: a child span may come from another service
-            version=next((s.version for s in (*spans, *steps) if s.version), None),
+            version=next((s.version for s in every if s.version), None),
             context=self.context,
             content=run_content(spans, steps) if content else None,
             delegated_calls=delegated_calls,
             span_id=self.span.span_id if self.span is not None
             else steps[0].span_id if steps else 0,
             faults=frozenset(self.faults).union(
-                s.fault for s in (*spans, *steps) if s.fault is not None),
+                s.fault for s in every if s.fault is not None),
             turns=max((s.turn_count for s in spans), default=0),
             state_changes=tuple(s.state_extra for s in sorted(self.states,
                                                               key=lambda s: s.start_ns)),

@@ -149,13 +149,25 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     costs: dict[str, float] = {}
     tool_failed = llm_failed = False
     skill_loads: Counter[tuple[str, bool]] = Counter()
+    by_tool = spec.granularity == "tool"
+    depth = spec.max_depth
+    path: list[str] = []
+    state_keys: list[int] = []
+    hashes = _hash_cache  # path and state keys in the same pass: once per step, not thrice
     for step in run.steps:
+        kind = step.kind
+        if depth > len(path):
+            path.append(_path_token(step, by_tool))
+        if kind in _STATE_KINDS:
+            key = _state_key(step)
+            hashed = hashes.get(key)
+            state_keys.append(hashed if hashed is not None else _cached_hash(key))
         if step.cost_amount:  # a model or tool call's own cost, in its currency
             currency = step.cost_currency or UNKNOWN_CURRENCY
             costs[currency] = costs.get(currency, 0.0) + step.cost_amount
             if currency == "USD" and not step.cost_usd:
                 cost += step.cost_amount
-        if step.kind == TOOL and step.tool is not None:
+        if kind == TOOL and step.tool is not None:
             name = step.tool
             if step.decision is not None and step.decision in OUTCOMES:
                 decisions[(name, step.decision)] += 1
@@ -177,7 +189,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
             tool_failed = tool_failed or failed
             if restricted(name):
                 attempts[(name, "failed" if failed else "executed")] += 1
-        elif step.kind == LLM:
+        elif kind == LLM:
             llm_calls += 1
             tokens += step.input_tokens + step.output_tokens
             cost += step.cost_usd
@@ -191,11 +203,6 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         if restricted(name) and count > seen_tools[name]:
             attempts[(name, "denied")] += count - seen_tools[name]
 
-    by_tool = spec.granularity == "tool"
-    path = tuple(_path_token(s, by_tool) for s in run.steps[: spec.max_depth])
-    state_keys = [
-        _cached_hash(_state_key(s)) for s in run.steps if s.kind in _STATE_KINDS
-    ]
     b = spec.boundaries
     hits = {
         "max_steps": MAX_STEPS in run.limits
@@ -210,6 +217,7 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
             s.kind == GUARDRAIL and s.finish_reason in b.guardrail_blocked for s in run.steps),
     }
     passed = run.error is None and not attempts and not verdicts.fails_run
+    steps_path = tuple(path)
     boundary_hits = [c for c in b.conditions if hits[c]]
     score = sum(run.scores) / len(run.scores) if run.scores else float(passed)
     return RunFacts(
@@ -220,8 +228,8 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         restricted=attempts,
         decisions=decisions,
         tool_definitions=run.tool_definitions,
-        path=path,
-        path_key=_cached_hash(path),
+        path=steps_path,
+        path_key=_cached_hash(steps_path),
         state_keys=state_keys,
         event_state_keys=[_cached_hash(t) for t in run.state_changes],
         boundary_hits=boundary_hits,
