@@ -48,14 +48,21 @@ def _fields(group: Group) -> dict[str, Any]:
     for name, key in group.sources.items():
         if name not in ("model_parameters", THROWN):
             fields[name] = {"span_name": MODEL_IN_NAME_REGEX} if key == MODEL_IN_NAME else key
-    if THROWN in group.sources:  # after a failure flag, as inference reads them
-        thrown = {"exception": True}
-        fields["error"] = [fields["error"], thrown] if "error" in fields else thrown
+    fields.update(_error(group.sources))
     asked = group.sources.get("model_parameters")
     if asked is not None:  # the model a call asked for: where no other key names it
         source = {"attribute": asked, "json_key": MODEL_MEMBER}
         fields["model"] = [fields["model"], source] if "model" in fields else source
     return fields
+
+
+def _error(sources: dict[str, str]) -> dict[str, Any]:
+    """The `error` field reading what failed the spans where no status did: the failure flag,
+    then an exception event (`{exception: true}`), the order inference reads them in."""
+    said: list[Any] = [sources["error"]] if "error" in sources else []
+    if THROWN in sources:
+        said.append({"exception": True})
+    return {"error": said[0] if len(said) == 1 else said} if said else {}
 
 
 def _comment(group: Group) -> str:
@@ -140,6 +147,8 @@ def _structure(log: InferredLog) -> tuple[list[tuple[str, dict[str, Any]]], set[
             entry[field] = {"span_name": candidate.regex}
         elif name != candidate.span_name.strip():
             entry[field] = {"value": name}
+        if field is not None:  # a run or a tool execution fails as inference read it
+            entry.update(_error(candidate.sources))
         span = name_pattern(candidate.span_name)
         out.extend(_failing(entry, candidate.flags, candidate.decode))
         out.append((f"{count} × scope {candidate.scope or '(none)'} · span {span} → {kind} "

@@ -1606,6 +1606,110 @@ def test_a_failure_message_is_never_written_into_the_pinned_file(tmp_path: Path)
         "lookup": {"ok": 0, "error": 1}}
 
 
+def thrown_traffic(tracer: Tracer) -> None:
+    """No kind word on the runs or the tools: the decorated function `concierge` calls its
+    model (GenAI keys, its output asking for `find_room`), then `find_room`, then the model
+    again. Trace 1: find_room records the exception it raised and the function caught (status
+    left unset). Trace 2: find_room records one but says it handled it (status OK), and the
+    run records an exception of its own (status unset)."""
+    for second in (False, True):
+        with tracer.start_as_current_span("concierge") as run:
+            with tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "desk-model",
+                    "gen_ai.completion.0.tool_calls.0.name": "find_room",
+                    "gen_ai.completion.0.tool_calls.0.arguments": CANARY}):
+                pass
+            with tracer.start_as_current_span("find_room") as tool:
+                tool.record_exception(LookupError(CANARY))
+                if second:
+                    tool.set_status(Status(StatusCode.OK))
+            with tracer.start_as_current_span("completion", attributes={
+                    "gen_ai.request.model": "desk-model"}):
+                pass
+            if second:
+                run.record_exception(TimeoutError(CANARY))
+
+
+THROWN_AGENTS = {"concierge": {
+    "runs": 2, "tools": {"find_room": {"ok": 1, "error": 1}}, "models": {"desk-model": 4},
+    "delegations": []}}
+
+
+def test_an_exception_event_fails_the_run_and_the_tool_the_structure_found(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(thrown_traffic))
+    assert _agents(report) == THROWN_AGENTS
+    assert report["spans"]["inferred"] == {
+        "agent.structure": 2, "llm.genai": 4, "tool.structure": 2}
+    concierge = report["agents"]["concierge"]
+    assert concierge["runs"]["errors"] == 1  # trace 2's run; trace 1's recovered from the tool
+    assert concierge["boundaries"]["tool_failure"] and concierge["boundaries"]["error_path"]
+
+
+def test_explain_pins_the_exception_events_that_failed_structures_runs_and_tools(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(thrown_traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    assert "loading it gives the same report as inference" in capsys.readouterr().err
+    text = pinned.read_text()
+    assert CANARY not in text
+    found = {e["match"].get("name"): e for e in yaml.safe_load(text)["conventions"]}
+    assert (found["concierge"]["kind"], found["concierge"]["error"]) == (
+        "agent", {"exception": True})
+    assert (found["find_room"]["kind"], found["find_room"]["error"]) == (
+        "tool", {"exception": True})
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
+                 "json", "--output", str(out)]) == 0
+    report = json.loads(out.read_text())
+    assert _agents(report) == THROWN_AGENTS
+    assert report["agents"]["concierge"]["runs"]["errors"] == 1
+
+
+def test_explain_pins_the_failure_flag_that_failed_a_structures_tool(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`find_room` (no evidence: the structure makes it the tool the model asked for) says it
+    failed by a flag (`zeta.failed: true`) in the first trace only: pinned as that key."""
+    def traffic(tracer: Tracer) -> None:
+        for failed in (True, False):
+            with tracer.start_as_current_span("concierge"):
+                with tracer.start_as_current_span("completion", attributes={
+                        "gen_ai.request.model": "desk-model",
+                        "gen_ai.completion.0.tool_calls.0.name": "find_room"}):
+                    pass
+                with tracer.start_as_current_span("find_room", attributes={
+                        "zeta.failed": failed}):
+                    pass
+
+    expected = {"concierge": {"runs": 2, "tools": {"find_room": {"ok": 1, "error": 1}},
+                              "models": {"desk-model": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(traffic))) == expected
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    assert "loading it gives the same report as inference" in capsys.readouterr().err
+    found = {e["match"].get("name"): e for e in yaml.safe_load(pinned.read_text())["conventions"]}
+    assert (found["find_room"]["kind"], found["find_room"]["error"]) == ("tool", "zeta.failed")
+
+
+@pytest.mark.parametrize(("status", "error", "limit"), [
+    (StatusCode.UNSET.value, "MaxTurnsExceeded", "max_steps"),
+    (StatusCode.OK.value, None, None),  # an OK status: the span handled it
+])
+def test_a_span_with_no_evidence_keeps_what_its_exception_event_says(
+        status: int, error: str | None, limit: str | None) -> None:
+    """A span with no evidence of its own (`other`, a candidate) fails by its exception event as
+    an inferred call or run does, with the limit its message signals: should the structure make
+    it a run, that run ran out of steps."""
+    record = SpanRecord(1, 2, None, "concierge", scope_name="zeta.sdk", status_code=status,
+                        events=[("exception", {"exception.type": "agents.MaxTurnsExceeded",
+                                               "exception.message": "Max turns (3) exceeded"})])
+    step = Classifier().classify(record)
+    assert (step.kind, step.inferred, step.error, step.limit) == (
+        "other", "candidate", error, limit)
+
+
 def path_and_message_named_traffic(tracer: Tracer) -> None:
     """No kind attribute at all: an agent span named by a code path (`agent::weather`, as Rust's
     `tracing` names spans), its model calls (`gen_ai.request.model`) and a tool span named by a

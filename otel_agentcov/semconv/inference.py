@@ -711,13 +711,10 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
             other.agent, other.tool = found.name, None if by_agent_key else found.name
             other.inferred = CANDIDATE
             if by_agent_key:
-                affix = name_affix(record.name)
-                own = (affix[1] if affix is not None else "") or _last_crumb(
-                    clip(record.name.strip()))
+                own = _bare_name(record) or _last_crumb(clip(record.name.strip()))
                 other.own_name = own if own != found.name else None
-            if other.error is None:  # its failure flags, should the structure make it a run
-                failed = failure_source(record.attributes)
-                other.error = failed[1] if failed is not None else None
+            if other.error is None:  # should the structure make it a run or a tool execution
+                outcome(record, other)
         return other
     step = build_step(record, kind, state_attributes,
                       agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
@@ -725,8 +722,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
     step.inferred = found.evidence or ""
     attrs = record.attributes
     if kind == LLM and found.evidence == BY_NAME:  # what it runs for, should it be a session
-        affix = name_affix(record.name)
-        step.own_name = affix[1] if affix is not None and affix[1] else None
+        step.own_name = _bare_name(record)
     if kind == LLM:
         if step.model is None:
             model = model_source(record)
@@ -749,6 +745,13 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
     if kind in (LLM, TOOL, AGENT) and step.error is None:
         outcome(record, step)
     return step
+
+
+def _bare_name(record: SpanRecord) -> str | None:
+    """The span name without its kind affix (`weather.chat` → `weather`), None where it has no
+    affix or nothing is left."""
+    affix = name_affix(record.name)
+    return affix[1] if affix is not None and affix[1] else None
 
 
 def outcome(record: SpanRecord, step: Step) -> None:

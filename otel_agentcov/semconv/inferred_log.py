@@ -77,6 +77,9 @@ class Candidate:
     count: int = 0
     mixed: bool = False  # its spans' names differ, or another name's spans share one of them
     flags: dict[str, dict[str, None]] = field(default_factory=dict)  # as a Group's
+    # what failed its spans where no status did, as a Group's `error` and THROWN sources: what
+    # an entry must read, should the structure make them runs or tool executions
+    sources: dict[str, str] = field(default_factory=dict)
 
 
 def _structural(found: Inferred) -> bool:
@@ -175,6 +178,9 @@ class InferredLog:
                 quoted(record, (found.name_key,)))
         candidate.count += 1
         _flag(record, candidate.flags)
+        if found.kind != WORKFLOW:  # inference reads no failure of a workflow's (`outcome`)
+            for name, source in _error_sources(record).items():
+                candidate.sources.setdefault(name, source)
         other = self._by_span_name.get(span, found.name)
         if len(self._by_span_name) < MAX_GROUPS:
             self._by_span_name[span] = other
@@ -261,10 +267,18 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
             if agent is not None:
                 found[field_name] = agent[0]
     if kind in ("llm", "tool", "agent"):
-        failed = failure_source(attrs)
-        # a typed flag, or a `true` one, reads as the entry's `error` field does
-        if failed is not None and (failed[1] != "_OTHER" or attrs[failed[0]] is True):
-            found["error"] = failed[0]
-        if error_type(record) is None and exception_error(record) is not None:
-            found[THROWN] = THROWN  # what failed it where no status did: `{exception: true}`
+        found.update(_error_sources(record))
+    return found
+
+
+def _error_sources(record: SpanRecord) -> dict[str, str]:
+    """The `error` and THROWN sources of a span inference failed (`outcome`)."""
+    attrs = record.attributes
+    found: dict[str, str] = {}
+    failed = failure_source(attrs)
+    # a typed flag, or a `true` one, reads as the entry's `error` field does
+    if failed is not None and (failed[1] != "_OTHER" or attrs[failed[0]] is True):
+        found["error"] = failed[0]
+    if error_type(record) is None and exception_error(record) is not None:
+        found[THROWN] = THROWN  # what failed it where no status did: `{exception: true}`
     return found
