@@ -12,7 +12,7 @@ import pytest
 
 from otel_agentcov.assembler import AgentRun
 from otel_agentcov.judge import judge
-from otel_agentcov.semconv.step import GUARDRAIL, LLM, PLAN, TOOL, Step
+from otel_agentcov.semconv.step import GUARDRAIL, LLM, PLAN, TOOL, WORKFLOW, Step
 from otel_agentcov.service.steps import from_row, to_row
 from otel_agentcov.spec import CoverageSpec
 from otel_agentcov.state import CoverageState, Limits
@@ -111,3 +111,12 @@ def test_an_unknown_boundary_in_a_state_file_is_named_cut_to_40_characters() -> 
         Edges.from_dict({"boundaries": {name: 1}, "delegations": [], "restricted": []})
     assert str(refused.value) == f"boundaries: unknown condition {name[:40]!r}"
     assert len(name[:40]) == 40
+
+
+def test_only_a_tool_step_is_a_tool_call() -> None:
+    """A step of another kind naming a tool (a workflow around a tool's execution) is no call
+    of it: the run calls `search` once."""
+    facts = facts_of([Step(1, 1, None, WORKFLOW, 1, 2, "a", tool="search"),
+                      Step(1, 2, None, TOOL, 2, 3, "a", tool="search")])
+    assert dict(facts.tool_calls) == {("search", False): 1}
+    assert facts.called == {"search"}
