@@ -235,6 +235,8 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("weather::run", ("", "weather")), ("agent::weather", ("agent", "weather")),
     ("Running tool: get_time", ("tool", "get_time")), ("Calling tool lookup", ("tool", "lookup")),
     ("Invoking agent billing", ("agent", "billing")), ("Calling lookup", None),
+    # a kind word, then a word saying only that it ran: the kind, no name (`agent.query`)
+    ("agent.query", ("agent", "")), ("complete", ("llm", "")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -1736,3 +1738,28 @@ def test_the_written_out_whitespace_is_pythons() -> None:
     the code points `str.isspace()` is true of."""
     written = {c for a, b in SPACE_RANGES for c in range(a, b + 1)}
     assert written == {c for c in range(0x110000) if chr(c).isspace()}
+
+
+def unnamed_query_traffic(tracer: Tracer) -> None:
+    """Spans with no attributes at all: the app's span named after its agent around
+    `agent.query`, whose steps call the model (`complete`) and run tools (`tool.<name>`); twice,
+    the second time get_time failing."""
+    for failing in (False, True):
+        with tracer.start_as_current_span("weather"), tracer.start_as_current_span(
+                "agent.query"):
+            with tracer.start_as_current_span("step"):
+                with tracer.start_as_current_span("complete"):
+                    pass
+                with tracer.start_as_current_span("tool.get_time") as tool:
+                    if failing:
+                        tool.set_status(Status(StatusCode.ERROR, "no clock"))
+            with tracer.start_as_current_span("step"), tracer.start_as_current_span("complete"):
+                pass
+
+
+def test_an_agent_span_that_says_only_that_it_ran_is_named_by_its_app(tmp_path: Path) -> None:
+    """`agent.query` names no agent `query`: the run is the app span's around it."""
+    expected = {"weather": {"runs": 2, "tools": {"get_time": {"ok": 1, "error": 1}},
+                            "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(unnamed_query_traffic))) == expected
+    assert _pinned_agents(tmp_path, unnamed_query_traffic) == expected

@@ -60,8 +60,8 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
                      "function", "func", "function_call", "tool_invocation"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
-                     "generation", "generate", "text_generation", "llm_call", "model_call",
-                     "inference"), LLM),
+                     "generation", "generate", "complete", "text_generation", "llm_call",
+                     "model_call", "inference"), LLM),
     **dict.fromkeys(("workflow", "flow", "chain", "session", "task", "pipeline", "graph",
                      "team", "crew"), WORKFLOW),
     **dict.fromkeys(("handoff", "transfer"), HANDOFF),
@@ -94,7 +94,7 @@ _NOT_KIND_KEYS = frozenset({
 _RUNNING = frozenset({"running", "calling", "executing", "invoking"})
 # words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
 RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
-                        "kickoff", "process", "handle", "forward", "step"})
+                        "query", "kickoff", "process", "handle", "forward", "step"})
 _ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
 _FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
 _ERROR_LEVELS = frozenset({"error", "fatal", "critical"})  # `x.observation.level: ERROR`
@@ -301,6 +301,8 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
         kind = _affix_kind(word)
         start = name.index(word)
+        if kind is not None and rest and _norm(rest) in RUN_WORDS:  # `agent.query`: it ran
+            return kind, "", (glob_literal(name), re.escape(name))
         if kind is not None and rest:
             head = name[start: name.index(rest, start + len(word))]
             return kind, clip(rest), (glob_literal(head) + "*", re.escape(head) + "(.+)")
@@ -567,7 +569,8 @@ def infer(record: SpanRecord) -> Inferred:
         # one after: the switch between two runs, no run of its own
         return Inferred(OTHER, None)
     if kind == AGENT and (not agent_name_ok(found.name) or (  # `agent`: a framework's node,
-            found.name_key is None and _code_path(bare or record.name))):  # or its code path
+            found.name_key is None and (bare == "" or _code_path(bare or record.name)))):
+        # or its code path, or a kind word and a run word (`agent.query`): no name of its own
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
 
