@@ -1061,6 +1061,9 @@ def test_a_code_paths_run_takes_its_apps_name_and_a_subtype_yields_to_its_type()
         "x.entity.2.type": "model.llm.weather-model", "x.entity.2.name": "weather-model"})
     assert infer(call).kind == "llm"
     assert model_source(call) == ("x.entity.2.name", "weather-model")
+    longer = SpanRecord(1, 3, 2, "client.create", scope_name="s", attributes={
+        "zeta.span.type": "inference", "zeta.span.subtype": "tool_call"})
+    assert infer(longer).kind == "llm"  # whatever the vendor prefix's length
 
 
 def nested_traffic(outer: str, inner: str) -> Callable[[Tracer], None]:
