@@ -153,15 +153,12 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
     depth = spec.max_depth
     path: list[str] = []
     state_keys: list[int] = []
-    hashes = _hash_cache  # path and state keys in the same pass: once per step, not thrice
-    for step in run.steps:
+    for step in run.steps:  # path and state keys in this one pass over the steps
         kind = step.kind
         if depth > len(path):
             path.append(_path_token(step, by_tool))
         if kind in _STATE_KINDS:
-            key = _state_key(step)
-            hashed = hashes.get(key)
-            state_keys.append(hashed if hashed is not None else _cached_hash(key))
+            state_keys.append(_cached_hash(_state_key(step)))
         if step.cost_amount:  # a model or tool call's own cost, in its currency
             currency = step.cost_currency or UNKNOWN_CURRENCY
             costs[currency] = costs.get(currency, 0.0) + step.cost_amount
@@ -217,7 +214,6 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
             s.kind == GUARDRAIL and s.finish_reason in b.guardrail_blocked for s in run.steps),
     }
     passed = run.error is None and not attempts and not verdicts.fails_run
-    steps_path = tuple(path)
     boundary_hits = [c for c in b.conditions if hits[c]]
     score = sum(run.scores) / len(run.scores) if run.scores else float(passed)
     return RunFacts(
@@ -228,8 +224,8 @@ def run_facts(run: AgentRun, spec: AgentSpec, verdicts: Verdicts) -> RunFacts:
         restricted=attempts,
         decisions=decisions,
         tool_definitions=run.tool_definitions,
-        path=steps_path,
-        path_key=_cached_hash(steps_path),
+        path=tuple(path),
+        path_key=_cached_hash(tuple(path)),
         state_keys=state_keys,
         event_state_keys=[_cached_hash(t) for t in run.state_changes],
         boundary_hits=boundary_hits,
