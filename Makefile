@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
-  fixtures-heldout-ninth \
+  fixtures-heldout-ninth fixtures-heldout-eleventh \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -288,3 +288,14 @@ fixtures-heldout-ninth: $(STAMP)
 	@set -e; for stack in $(NINTH_STACKS); do \
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_ninth/record_$$stack.py; \
 	done
+
+# The eleventh held-out share (issue 35: tests/heldout_eleventh/, `benchmarks/heldout.py --set
+# eleventh`): Python, TypeScript and Java stacks kept from the rules' designers. Pins in
+# fixtures/requirements/heldout_eleventh/, fixtures/record/heldout_eleventh/node/package-lock.json
+# and fixtures/record/heldout_eleventh/java/pom.xml (Maven and a JDK 17 record the Java one; not
+# part of `make test`).
+ELEVENTH_STACKS ?= any_agent
+
+fixtures-heldout-eleventh: $(STAMP) node-tools
+	$(call record_heldout,heldout_eleventh,eleventh,$(ELEVENTH_STACKS),a365_js)
+	@echo "== adk_java"; $(BIN)/python fixtures/record/heldout_eleventh/record_adk_java.py
