@@ -1820,3 +1820,41 @@ def test_an_agent_objects_methods_are_one_run(tmp_path: Path) -> None:
                 "billing": {"runs": 1, "tools": {}, "models": {}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(agent_object_traffic))) == expected
     assert _pinned_agents(tmp_path, agent_object_traffic) == expected
+
+
+def actor_turns_traffic(tracer: Tracer) -> None:
+    """An actor framework tracing an agent's turns, not its model calls: the task span named
+    after the library (`zeta.task`, from the scope `zeta.sdk`), the agent in `actor_name`; two
+    turns with get_weather run between them, then one turn after a failing lookup. In a second
+    trace the model calls are traced, inside a `zeta.turn` each: there a turn is no call."""
+    for tools in (("get_weather",), ("lookup",)):
+        with tracer.start_as_current_span("zeta.task", attributes={
+                "actor_name": "weather", "task.description": CANARY}):
+            for tool in tools:
+                with tracer.start_as_current_span("zeta.turn", attributes={"turn_number": 0}):
+                    pass
+                with tracer.start_as_current_span("zeta.tool_call", attributes={
+                        "tool_name": tool}) as span:
+                    if tool == "lookup":
+                        span.set_status(Status(StatusCode.ERROR))
+            with tracer.start_as_current_span("zeta.turn", attributes={"turn_number": 1}):
+                pass
+    with tracer.start_as_current_span("zeta.task", attributes={"actor_name": "billing"}):
+        with tracer.start_as_current_span("zeta.turn"), tracer.start_as_current_span(
+                "chat", attributes={"gen_ai.operation.name": "chat",
+                                    "gen_ai.request.model": "billing-model"}):
+            pass
+
+
+def test_an_actors_turns_are_its_model_calls_where_no_call_is_traced(tmp_path: Path) -> None:
+    expected = {"weather": {"runs": 2, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                                 "lookup": {"ok": 0, "error": 1}},
+                            "models": {}, "delegations": []},
+                "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1},
+                            "delegations": []}}
+    report = _report(tmp_path, _spans(actor_turns_traffic))
+    assert _agents(report) == expected
+    # a model call per turn, the tool between (the runs' paths at the default granularity)
+    assert report["agents"]["weather"]["paths"]["top"] == [
+        {"path": ["llm", "tool", "llm"], "count": 2}]
+    assert _pinned_agents(tmp_path, actor_turns_traffic) == expected

@@ -74,6 +74,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                     roots: Sequence[Step], told: Reclassified | None) -> None:
     """Reclassify candidates of one trace in place (see the module's docstring)."""
     steps = list(by_id.values())
+    _turns(steps, children, told)
     _requests_in_calls(steps, by_id, told)
     requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
     taken: set[str] = set()  # names that are tools or models here: never an agent's
@@ -160,6 +161,19 @@ class _Calls:
         after = bisect_right(self.starts, start)  # calls[after:] started after it
         return (before > 0 and self.first_end[before - 1] <= end) and (
             after < len(self.starts) and self.last_end[after] > end)
+
+
+def _turns(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
+           told: Reclassified | None) -> None:
+    """Where a trace has no model call, a span with no evidence named as a turn of a loop
+    (`x.turn`), with nothing under it, is that turn's model call: a tracer recording an agent's
+    turns, not its calls (one call per turn)."""
+    if any(s.kind == LLM for s in steps):
+        return
+    for s in steps:
+        if s.inferred == CANDIDATE and "turn" in words(s.tool or s.agent or "") and not (
+                children.get(s.span_id)):
+            _become(s, LLM, told)
 
 
 def _runners(steps: Sequence[Step], by_id: Mapping[int, Step],
@@ -358,6 +372,8 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
             mark_handoff(step, step.tool)
     elif kind == AGENT:
         step.agent, step.tool = step.agent or step.tool, None
+    elif kind == LLM:  # a call names no agent or tool
+        step.agent = step.tool = None
     if told is not None:
         told(step, was, evidence)
 

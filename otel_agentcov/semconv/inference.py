@@ -370,7 +370,9 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
 # words saying a name key names someone else: a user, the last or the calling agent, a target
 _OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
                      "to"})
-_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"))
+# an agent's name: `x.agent.name`, `agent`, `x.agent.label`; an actor's (an agent of an actor
+# framework: `actor_name`)
+_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"), ("actor", "name"))
 _APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
@@ -457,9 +459,11 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     """(key, name) from the attributes, or None where the span name is the name. An agent's
     name is in its attributes; a function's or a workflow's span is named as it is (attributes
     there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
-    says `run` or `agent`."""
+    says `run` or `agent`, or is only the name of the library that traced it (`autoagents.task`
+    from the scope `autoagents.telemetry`)."""
     own = _norm(bare or record.name)
-    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS or (
+        own == _norm(record.scope_name.split(".")[0]))
     attrs = record.attributes
     if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
         named = _named(attrs, _AGENT_NAMES, prefix)
