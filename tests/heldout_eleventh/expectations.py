@@ -25,9 +25,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # and hands a raising tool's error back to the model, which answers (two calls). Billing's run is
 # inside the orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing tool
 # only answers), then billing, in one request of the app (`serve`, a plain span, no agent). The
-# HTTP 500 fails the weather run on its one model call (one gpt-500 request): any-agent ends the
-# run's span failed, but the span it started for that model call is never ended, so never
-# exported: no span tells that call, so neither an LLM call nor a model is expected there.
+# HTTP 500 fails the weather run on its one model call (one gpt-500 request); any-agent never
+# ends, so never exports, what it started for that call: no span tells that call, so neither an
+# LLM call nor a model is expected there.
 ANY_AGENT = {**APP_LOOP, "http_500": Scenario(
     {"weather": A(errors=1, llm=0, boundaries=b("error_path"))})}
 
@@ -44,11 +44,11 @@ A365_JS = APP_LOOP
 # after it on ADK's Gemini model of its model name, with its FunctionTools, run by an
 # InMemoryRunner; ADK runs the tool loop. lookup_order raised and ADK handed its error back to
 # the model as the tool's response (the server got it), which answers: two calls; the tool
-# failed, though ADK ends its tool span without an error status. Billing's run is inside the
+# failed (what happened, however the stack marks it). Billing's run is inside the
 # orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing tool only
 # answers), then billing, in one request of the app (`serve`, a plain span, no agent). The HTTP
 # 500 fails the weather run on its one model call (one gpt-500 request: google-genai's retries
-# off); ADK records that failed call without its model name, so no model is expected there.
+# off); no span tells that failed call's model, so no model is expected there.
 ADK_JAVA = {**APP_LOOP, "http_500": Scenario(
     {"weather": A(errors=1, boundaries=b("error_path"))})}
 
