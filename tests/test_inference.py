@@ -247,6 +247,9 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("Agent.weather.call_tool", ("tool", "weather")),
     ("tool.get_time.execute", ("tool", "get_time")),
     ("Agent.Weather.Run", ("agent", "Weather.Run")),  # no method: a name as written
+    # a class's own method: its kind word says the kind, one saying it ran no more; no name
+    ("Agent._execute_tool", ("tool", "")), ("Agent._run_internal", ("agent", "")),
+    ("Agent.run_stream", ("agent", "")), ("tool.get_weather", ("tool", "get_weather")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -1877,3 +1880,28 @@ def test_kind_keys_that_agree_pin_the_first() -> None:
     differ = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
         "x.entity.type": "agent", "x.span.type": "tool"}))
     assert (differ.kind, differ.key) == ("tool", "x.span.type")
+
+
+def class_method_traffic(tracer: Tracer) -> None:
+    """An SDK tracing its agent class's private methods: the app's span named after its agent
+    around `Agent._run_internal`, in which `generate` calls the model (named in
+    `inputs.model_name`) and `Agent._execute_tool` runs the tool `inputs.tool_name` names."""
+    with tracer.start_as_current_span("weather"), tracer.start_as_current_span(
+            "Agent._run_internal", attributes={"inputs.input": CANARY}):
+        for tool in ("get_weather", None):
+            with tracer.start_as_current_span("generate", attributes={
+                    "inputs.model_name": "weather-model"}):
+                pass
+            if tool is not None:
+                with tracer.start_as_current_span("Agent._execute_tool", attributes={
+                        "inputs.tool_name": tool}):
+                    pass
+
+
+def test_a_class_method_span_names_neither_agent_nor_tool(tmp_path: Path) -> None:
+    """`_run_internal` names no agent (the app's span of its name does) and `_execute_tool`
+    no tool (its tool-name key does)."""
+    expected = {"weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                            "models": {"weather-model": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(class_method_traffic))) == expected
+    assert _pinned_agents(tmp_path, class_method_traffic) == expected

@@ -305,6 +305,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         start = name.index(word)
         if kind is not None and rest and _norm(rest) in RUN_WORDS:  # `agent.query`: it ran
             return kind, "", (glob_literal(name), re.escape(name))
+        if kind is not None and found.group(1) and rest.isidentifier():  # a class's method:
+            # its own kind word says the kind (`Agent._execute_tool`), and one saying only that
+            # it ran (`Agent._run_internal`, `Agent.run_stream`) says none: no name either way
+            said = _affix_kind(rest)
+            if (said is not None and said != kind) or rest.startswith("_") or (
+                    _norm(rest).split("_")[0] in RUN_WORDS):
+                return said or kind, "", (glob_literal(name), re.escape(name))
         if kind is not None and rest:
             head = name[start: name.index(rest, start + len(word))]
             method = _METHOD.match(rest) if found.group(1) else None
@@ -616,9 +623,12 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
 
 def agent_name_ok(name: str | None) -> bool:
     """A name an agent can have: not empty, a placeholder or a bare kind word (`agent`,
-    `Agent`, `chain`), which is how frameworks name their own nodes."""
-    return name is not None and bool(name) and name not in PLACEHOLDER_AGENT_NAMES and (
-        _norm(name) not in KIND_WORDS)
+    `Agent`, `chain`), which is how frameworks name their own nodes, nor a kind word with a
+    word saying only that it ran (`agent.query`, `Agent._run_internal`): a framework's method."""
+    if name is None or not name or name in PLACEHOLDER_AGENT_NAMES or _norm(name) in KIND_WORDS:
+        return False
+    affix = name_affix(name)
+    return affix is None or affix[1] != ""
 
 
 MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it
