@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP_TOOL_ERROR_FAILS, Scenario, with_models
+from fixture_expectations import APP_LOOP, APP_LOOP_TOOL_ERROR_FAILS, A, Scenario, with_models
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -31,6 +31,24 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # first model call (one request: LiteLLM's retries off).
 RAGBITS = with_models(APP_LOOP_TOOL_ERROR_FAILS, "openai/{}")
 
+# ADK for TypeScript (node/record_adk_js.mjs): each agent an ADK LlmAgent named after it on ADK's
+# Gemini model of its model name with its FunctionTools, run by a runner of its own; ADK runs the
+# tool loop and hands lookup_order's exception back to the model, which answers (two calls).
+# Billing's run is inside the orchestrator's ask_billing tool; `handoff` runs triage (its
+# transfer_to_billing tool only answers), then billing, in one request of the app (`serve`, a
+# plain span, no agent). The app-level scenarios, except two things ADK's spans do not tell: the
+# failed lookup_order call's span carries no status, attribute or event (its error reaches only
+# the content of the next model request), so neither its outcome nor a tool failure is expected;
+# and the HTTP 500 leaves no model-call span and ends the weather run's span without an error
+# (the app sees the error event and stops), so that run is expected with no model call, model or
+# error.
+ADK_JS = {
+    **APP_LOOP,
+    "tool_error": Scenario({"orders": A(llm=2, models={"orders-model": 2})}),
+    "http_500": Scenario({"weather": A(llm=0)}),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "ragbits": RAGBITS,
+    "adk_js": ADK_JS,
 }
