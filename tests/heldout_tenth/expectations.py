@@ -48,7 +48,18 @@ ADK_JS = {
     "http_500": Scenario({"weather": A(llm=0)}),
 }
 
+# rig, Rust (rig/src/bin/record_rig.rs): each agent a rig agent (rig-agent) named after it on its
+# own model (rig-core's OpenAI Chat Completions wire) with its tools, rig running the tool loop and
+# handing lookup_order's error back to the model, which answers (two calls). Billing's run is
+# inside the orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing tool
+# only answers), then billing, in one request of the app (`serve`, a plain span, no agent). The
+# app-level scenarios, except one thing rig's spans do not tell: nothing on any span says the
+# HTTP 500 failed the weather run (no status, error attribute or exception event), so that run is
+# expected with its one model call and no error.
+RIG = {**APP_LOOP, "http_500": Scenario({"weather": A(models={"gpt-500": 1})})}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "ragbits": RAGBITS,
     "adk_js": ADK_JS,
+    "rig": RIG,
 }
