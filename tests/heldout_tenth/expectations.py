@@ -1,15 +1,10 @@
-"""What each scenario of the tenth held-out share did (issue 35), written from the recorders in
-fixtures/record/heldout_tenth/ (which agent ran which model and tools, what failed, who handed
-over to whom) and the requests the fake model server received (each recorder prints them, per
-scenario), never from the product's output. `benchmarks/heldout.py --set tenth` scores replays
-against these; the share is kept apart from the earlier held-out sets, which have been read while
-the rules were tuned.
-
-The scenarios are those of tests/heldout/expectations.py: the same scripted models
-(fixtures/record/_common.py) and the same app-level scenarios (call the model, run the tools it
-asks for, send the results back, until it answers). One model call is one request in every stack
-here (no transport retries reached the fake server). Step-level error types are left out: they
-are not scored (benchmarks/heldout.py `score`).
+"""What each scenario of the tenth held-out share did (issue 35): the scripted models and
+app-level scenarios every share runs (tests/heldout/expectations.py), written as the ninth share's
+are, from the recorders in fixtures/record/heldout_tenth/ and the requests the fake model server
+received (printed per scenario by each recorder), never from the product's output. Scored by
+`benchmarks/heldout.py --set tenth`, kept apart from the shares read while the rules were tuned.
+Every model call here is one request (retries off or absent); step-level error types are not
+scored, so they are left out.
 """
 
 from __future__ import annotations
