@@ -427,9 +427,11 @@ class Exposition:
             return "".join(writer.family(f.family, f.rows)
                            for f in _collect(data, max_series)).encode("utf-8")
         self._last = texts
+        # each family's header, then its text of every agent: one join, so the scrape's ~MB is
+        # copied once (and once more to bytes), not family by family first
         ordered = [texts[agent][1] for agent in agents]
-        body = [_TEXT[f.name].header + "".join([parts[i] for parts in ordered])
-                for i, f in enumerate(_PER_AGENT)]
+        body = [piece for i, f in enumerate(_PER_AGENT)
+                for piece in (_TEXT[f.name].header, *[parts[i] for parts in ordered])]
         body += [writer.family(f.family, f.rows)
                  for f in _scrape_families(data, [(f.name, 0) for f in _PER_AGENT])]
         return "".join(body).encode("utf-8")
