@@ -138,8 +138,9 @@ def _costs(agent: str, rep: AgentReport) -> Iterator[Row]:
 
 class Each:
     """Rows of an `(agent, name, outcome)` family: for each `name: counts` of `items(report)`,
-    a series per outcome, valued `counts[outcome]` (0 when absent). A writer of many agents
-    reads `items` and `outcomes` directly, without building the rows (prometheus.py)."""
+    a series per outcome (plain words, the label's values as they are written), valued
+    `counts[outcome]` (0 when absent). A writer of many agents reads `items` and `outcomes`
+    directly, without building the rows (prometheus.py)."""
 
     __slots__ = ("items", "outcomes")
 

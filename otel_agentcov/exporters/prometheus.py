@@ -201,6 +201,11 @@ class _Escaped(dict[str, str]):
         return [(tuple([self[value] for value in labels]), v) for labels, v in rows]
 
 
+def _plain(values: str) -> bool:
+    """Whether label values (joined) hold nothing the text format escapes."""
+    return '"' not in values and "\\" not in values and "\n" not in values
+
+
 def _unescaped(texts: list[str], lines: int, labels: int) -> bool:
     """Whether `lines` sample lines of `labels` label values each, written as they are, were
     right so: no backslash, and no quote or newline but the lines' own (a label value holding
@@ -294,23 +299,27 @@ class _Writer:
         line = self.line
         return [[line(text, labels, v) for labels, v in rows if v is not None] for rows in groups]
 
-    def texts(self, family: Family, agents: list[str], reports: list[AgentReport]
-              ) -> tuple[list[str], list[int]]:
-        """Each agent's text in a per-agent family and its series count. Rows the table
-        declares as data (`One`, `Listed`, `Each`) are written from it, without building them."""
+    def texts(self, family: Family, agents: list[str], reports: list[AgentReport],
+              plain: bool) -> tuple[list[str], list[int]]:
+        """Each agent's text in a per-agent family and its series count (`plain`: no agent's
+        name has a character to escape). Rows the table declares as data (`One`, `Listed`,
+        `Each`) are written from it, without building them, their names checked as they are."""
         rows, order = _rows(family), _TEXT[family.name].order
-        if isinstance(rows, One):
+        written: tuple[list[str], list[int]] | None = None
+        if isinstance(rows, One) and plain:
             texts = self._one(family, rows, agents, reports)
-            counts = [1 if text else 0 for text in texts]
-        elif isinstance(rows, Listed) and order == (0, 1):
-            texts, counts = self._listed(family, rows, agents, reports)
-        elif isinstance(rows, Each) and order in ((0, 1, 2), (0, 2, 1)):
-            texts, counts = self._each(family, rows, agents, reports)
+            written = texts, [1 if text else 0 for text in texts]
+        elif isinstance(rows, Listed) and order == (0, 1) and plain:
+            written = self._listed(family, rows, agents, reports)
+        elif isinstance(rows, Each) and order in ((0, 1, 2), (0, 2, 1)) and plain:
+            written = self._each(family, rows, agents, reports)
         else:
             lines = self.lines(family, map(rows, agents, reports))
             texts, counts = ["".join(mine) for mine in lines], [len(mine) for mine in lines]
-        if family.type == "histogram" or _unescaped(texts, sum(counts), len(family.labels)):
-            return texts, counts
+            if family.type == "histogram" or _unescaped(texts, sum(counts), len(family.labels)):
+                written = texts, counts
+        if written is not None:
+            return written
         # a label value to escape (rare): the rows again, their values escaped
         lines = self.lines(family, map(self.esc.rows, map(rows, agents, reports)))
         return ["".join(mine) for mine in lines], [len(mine) for mine in lines]
@@ -326,21 +335,25 @@ class _Writer:
                 if v is not None else "" for agent, v in zip(agents, values, strict=True)]
 
     def _listed(self, family: Family, rows: Listed, agents: list[str],
-                reports: list[AgentReport]) -> tuple[list[str], list[int]]:
-        """An agent's lines are its names joined by the text between two of them."""
+                reports: list[AgentReport]) -> tuple[list[str], list[int]] | None:
+        """An agent's lines are its names joined by the text between two of them; None when a
+        name has a character to escape."""
         a, b, c, z = _TEXT[family.name].pieces
         tail = f"{c}{self.number(1)}{z}"
         texts, counts = [], []
         for agent, rep in zip(agents, reports, strict=True):
             names, head = list(rows.names(rep)), f"{a}{agent}{b}"
+            if not _plain("".join(names)):
+                return None
             texts.append(f"{head}{(tail + head).join(names)}{tail}" if names else "")
             counts.append(len(names))
         return texts, counts
 
     def _each(self, family: Family, rows: Each, agents: list[str],
-              reports: list[AgentReport]) -> tuple[list[str], list[int]]:
+              reports: list[AgentReport]) -> tuple[list[str], list[int]] | None:
         """A line per name and outcome: the outcome's label sorts after the name's or before,
-        so each outcome has its text before the name and after it."""
+        so each outcome has its text before the name and after it. None when a name has a
+        character to escape (the outcomes are the table's plain words)."""
         text, outcomes = _TEXT[family.name], rows.outcomes
         a, b, c, d, z = text.pieces
         outs = ([(o, b, f"{c}{o}{d}") for o in outcomes] if text.order == (0, 1, 2)
@@ -348,9 +361,12 @@ class _Writer:
         ints, floats, zero = self._ints, self._floats, _go_float
         texts, counts = [], []
         for agent, rep in zip(agents, reports, strict=True):
+            items = rows.items(rep)
+            if not _plain("".join(items)):
+                return None
             mine = [f"{a}{agent}{head}{name}{tail}"
                     f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
-                    for name, row in rows.items(rep).items() for o, head, tail in outs
+                    for name, row in items.items() for o, head, tail in outs
                     if (v := row.get(o, 0)) is not None]
             texts.append("".join(mine))
             counts.append(len(mine))
@@ -442,7 +458,8 @@ class Exposition:
         """Each agent's text in each per-agent family and its series count: a family's rows of
         all `agents` are written in one call (one pass per family, not per agent)."""
         names, reports = [agent for agent, _ in agents], [rep for _, rep in agents]
-        written = [writer.texts(family, names, reports) for family in _PER_AGENT]
+        plain = _plain("".join(names))
+        written = [writer.texts(family, names, reports, plain) for family in _PER_AGENT]
         parts = zip(*[texts for texts, _ in written], strict=True)
         counts = map(sum, zip(*[counts for _, counts in written], strict=True))
         return [(list(texts), n) for texts, n in zip(parts, counts, strict=True)]
