@@ -237,6 +237,11 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("Invoking agent billing", ("agent", "billing")), ("Calling lookup", None),
     # a kind word, then a word saying only that it ran: the kind, no name (`agent.query`)
     ("agent.query", ("agent", "")), ("complete", ("llm", "")),
+    # a class's kind word, its instance, a method: the instance, and the method's kind if any
+    ("Agent.weather.attach_llm", ("agent", "weather")),
+    ("Agent.weather.call_tool", ("tool", "weather")),
+    ("tool.get_time.execute", ("tool", "get_time")),
+    ("Agent.Weather.Run", ("agent", "Weather.Run")),  # no method: a name as written
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -1766,3 +1771,90 @@ def test_an_agent_span_that_says_only_that_it_ran_is_named_by_its_app(tmp_path: 
                             "models": {}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(unnamed_query_traffic))) == expected
     assert _pinned_agents(tmp_path, unnamed_query_traffic) == expected
+
+
+def agent_object_traffic(tracer: Tracer) -> None:
+    """An agent object's methods traced as `Class.instance.method`, each with the agent's GenAI
+    name, under an app span that is never exported: set-up (`initialize`, `attach_llm`), then
+    `generate_str` around `generate`, the loop calling the model twice (GenAI spans) with
+    get_weather run between (a tool span around the agent object's own `call_tool`), then
+    `shutdown`. In a second trace `billing`'s object is set up and nothing else happens."""
+    agent = {"gen_ai.agent.name": "weather"}
+    for trace_id, name in ((0xA1, "weather"), (0xA2, "billing")):
+        hidden = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+            trace_id, 0xB2, is_remote=False, trace_flags=TraceFlags(1))))
+        with tracer.start_as_current_span(f"Agent.{name}.initialize", context=hidden,
+                                          attributes={"gen_ai.agent.name": name}):
+            pass
+        if name == "billing":
+            break
+        with tracer.start_as_current_span("Agent.weather.attach_llm", context=hidden,
+                                          attributes={"zeta.llm.class": "ZetaLLM"}):
+            pass
+        with tracer.start_as_current_span("ZetaLLM.weather.generate_str", context=hidden,
+                                          attributes={**agent, "gen_ai.request.model": "m1"}):
+            with tracer.start_as_current_span("ZetaLLM.weather.generate", attributes=agent):
+                for turn in (1, 2):
+                    with tracer.start_as_current_span("chat weather-model", attributes={
+                            "gen_ai.operation.name": "chat", "gen_ai.output.messages": CANARY,
+                            "gen_ai.request.model": "weather-model"}):
+                        pass
+                    if turn == 1:
+                        tool = {**agent, "gen_ai.tool.name": "get_weather"}
+                        with tracer.start_as_current_span("ZetaLLM.weather.call_tool",
+                                                          attributes=tool):
+                            with tracer.start_as_current_span("Agent.weather.call_tool",
+                                                              attributes=tool):
+                                pass
+        with tracer.start_as_current_span("Agent.weather.shutdown", context=hidden,
+                                          attributes=agent):
+            pass
+
+
+def test_an_agent_objects_methods_are_one_run(tmp_path: Path) -> None:
+    """The loop around the model calls is the run (no call of its own); the object's other
+    methods, with nothing under them, are its context while a run of it does work, and a run
+    where nothing else happens (`billing`) stays a run."""
+    expected = {"weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                            "models": {"weather-model": 2}, "delegations": []},
+                "billing": {"runs": 1, "tools": {}, "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(agent_object_traffic))) == expected
+    assert _pinned_agents(tmp_path, agent_object_traffic) == expected
+
+
+def actor_turns_traffic(tracer: Tracer) -> None:
+    """An actor framework tracing an agent's turns, not its model calls: the task span named
+    after the library (`zeta.task`, from the scope `zeta.sdk`), the agent in `actor_name`; two
+    turns with get_weather run between them, then one turn after a failing lookup. In a second
+    trace the model calls are traced, inside a `zeta.turn` each: there a turn is no call."""
+    for tools in (("get_weather",), ("lookup",)):
+        with tracer.start_as_current_span("zeta.task", attributes={
+                "actor_name": "weather", "task.description": CANARY}):
+            for tool in tools:
+                with tracer.start_as_current_span("zeta.turn", attributes={"turn_number": 0}):
+                    pass
+                with tracer.start_as_current_span("zeta.tool_call", attributes={
+                        "tool_name": tool}) as span:
+                    if tool == "lookup":
+                        span.set_status(Status(StatusCode.ERROR))
+            with tracer.start_as_current_span("zeta.turn", attributes={"turn_number": 1}):
+                pass
+    with tracer.start_as_current_span("zeta.task", attributes={"actor_name": "billing"}):
+        with tracer.start_as_current_span("zeta.turn"), tracer.start_as_current_span(
+                "chat", attributes={"gen_ai.operation.name": "chat",
+                                    "gen_ai.request.model": "billing-model"}):
+            pass
+
+
+def test_an_actors_turns_are_its_model_calls_where_no_call_is_traced(tmp_path: Path) -> None:
+    expected = {"weather": {"runs": 2, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                                 "lookup": {"ok": 0, "error": 1}},
+                            "models": {}, "delegations": []},
+                "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1},
+                            "delegations": []}}
+    report = _report(tmp_path, _spans(actor_turns_traffic))
+    assert _agents(report) == expected
+    # a model call per turn, the tool between (the runs' paths at the default granularity)
+    assert report["agents"]["weather"]["paths"]["top"] == [
+        {"path": ["llm", "tool", "llm"], "count": 2}]
+    assert _pinned_agents(tmp_path, actor_turns_traffic) == expected

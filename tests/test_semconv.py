@@ -383,6 +383,25 @@ def test_placeholder_error_type_defers_to_the_exception_event() -> None:
     assert step.error == "TypeError"
 
 
+@pytest.mark.parametrize(("name", "status", "events", "error"), [
+    # a GenAI tool that raised fails where its status is not OK (Quarkus LangChain4j leaves it
+    # unset when the agent hands the error back to the model), with the exception's type
+    ("execute_tool t", 0, (("exception", {"exception.type": "java.lang.IllegalStateException"}),),
+     "IllegalStateException"),
+    ("execute_tool t", 1, (("exception", {"exception.type": "TypeError"}),), None),  # handled
+    ("execute_tool t", 0, (), None),
+    ("chat m", 0, (("exception", {"exception.type": "TypeError"}),), None),  # calls: status only
+])
+def test_a_genai_tool_that_raised_failed(name: str, status: int,
+                                         events: tuple[tuple[str, dict[str, str]], ...],
+                                         error: str | None) -> None:
+    kind, subject = name.split()
+    named = {"gen_ai.tool.name": subject} if kind == "execute_tool" else {}
+    step = classify(rec(name, {"gen_ai.operation.name": kind, **named}, status_code=status,
+                        events=events))
+    assert step.error == error
+
+
 def test_an_agent_span_named_only_after_its_model_names_no_agent() -> None:
     """The AI SDK without a functionId: `invoke_agent {modelId}` is no agent name."""
     anonymous = classify(rec("invoke_agent weather-model", {

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import accumulate
 
 from ..semconv.common import mark_handoff
@@ -74,6 +74,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                     roots: Sequence[Step], told: Reclassified | None) -> None:
     """Reclassify candidates of one trace in place (see the module's docstring)."""
     steps = list(by_id.values())
+    _turns(steps, children, told)
     _requests_in_calls(steps, by_id, told)
     requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
     taken: set[str] = set()  # names that are tools or models here: never an agent's
@@ -99,6 +100,10 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             _become(s, OTHER, told, "")
     _inherited_names(steps, by_id)
     _sessions(steps, by_id, children, taken, told)
+    for s in sorted(steps, key=lambda s: (s.start_ns, -s.end_ns)):  # outermost first: a model
+        # call around model calls naming what it ran for is that run
+        if _names_its_calls(s, children, taken) and _caller(s, by_id, AGENT) is None:
+            _become(s, AGENT, told)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
     _peers(steps, by_id, children, owned, taken, told)
@@ -108,13 +113,15 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
                     root.agent or root.tool, taken):
                 _become(root, AGENT, told)
-            elif _names_its_calls(root, children, taken):
-                _become(root, AGENT, told)
     _runners(steps, by_id, told)
     for s in steps:  # an agent span inside a run of its own name, no tool between: that run
         outer = _caller(s, by_id, AGENT) if s.kind == AGENT and s.inferred else None
         if outer is not None and outer.agent == s.agent:
             _become(s, OTHER, told, "")
+    for s in steps:  # an inferred model call around two or more model calls: their loop
+        if s.kind == LLM and s.inferred and _calls_below(s, children) > 1:
+            _become(s, OTHER, told, "")
+    _idle_twins(steps, children, told)
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
@@ -156,6 +163,19 @@ class _Calls:
             after < len(self.starts) and self.last_end[after] > end)
 
 
+def _turns(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
+           told: Reclassified | None) -> None:
+    """Where a trace has no model call, a span with no evidence named as a turn of a loop
+    (`x.turn`), with nothing under it, is that turn's model call: a tracer recording an agent's
+    turns, not its calls (one call per turn)."""
+    if any(s.kind == LLM for s in steps):
+        return
+    for s in steps:
+        if s.inferred == CANDIDATE and "turn" in words(s.tool or s.agent or "") and not (
+                children.get(s.span_id)):
+            _become(s, LLM, told)
+
+
 def _runners(steps: Sequence[Step], by_id: Mapping[int, Step],
              told: Reclassified | None) -> None:
     """An inferred agent running two or more agents in turn, one of its own name, is their
@@ -184,6 +204,43 @@ def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
             if peer.kind != AGENT and _may_be_agent(peer) and owned.get(
                     peer.span_id, (0, 0))[0] and _agent_name_ok(peer.agent or peer.tool, taken):
                 _become(peer, AGENT, told)
+
+
+def _idle_twins(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
+                told: Reclassified | None) -> None:
+    """An inferred agent span under which nothing happens (no model call, tool, agent or
+    error), while another span of the same agent in the trace does work, is context: a method
+    of the agent's object (`Agent.weather.initialize`, `.shutdown`) or a span its name is put
+    on, no run of its own. Alone, an idle span stays a run (an agent that did nothing)."""
+    agents = [s for s in steps if s.kind == AGENT]
+    busy = {s.agent for s in agents if _acts(s, children)}
+    for s in agents:
+        if s.inferred and s.agent in busy and not _acts(s, children):
+            _become(s, OTHER, told, "")
+
+
+def _acts(step: Step, children: Mapping[int, Sequence[Step]]) -> bool:
+    """Something happens at `step` or under it: a model call, a tool, an agent, an error."""
+    return step.error is not None or any(
+        s.kind in (LLM, TOOL, AGENT) or s.error is not None for s in _below(step, children))
+
+
+def _calls_below(step: Step, children: Mapping[int, Sequence[Step]]) -> int:
+    """The model calls under `step`, outside the agents under it."""
+    return sum(s.kind == LLM for s in _below(step, children, AGENT))
+
+
+def _below(step: Step, children: Mapping[int, Sequence[Step]],
+           stop: str | None = None) -> Iterator[Step]:
+    """The spans under `step`, not under one of kind `stop`."""
+    stack, seen = list(children.get(step.span_id, ())), {step.span_id}
+    while stack:
+        s = stack.pop()
+        if s.span_id not in seen:
+            seen.add(s.span_id)
+            yield s
+            if s.kind != stop:
+                stack.extend(children.get(s.span_id, ()))
 
 
 def _names_its_calls(step: Step, children: Mapping[int, Sequence[Step]],
@@ -315,6 +372,8 @@ def _become(step: Step, kind: str, told: Reclassified | None, how: str = BY_STRU
             mark_handoff(step, step.tool)
     elif kind == AGENT:
         step.agent, step.tool = step.agent or step.tool, None
+    elif kind == LLM:  # a call names no agent or tool
+        step.agent = step.tool = None
     if told is not None:
         told(step, was, evidence)
 

@@ -148,6 +148,8 @@ _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$"
 _LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
 _LABEL = _linear(f"^{_LABEL_GROUP}$")
 _SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one word, no path
+# after a class's kind word, an instance and its method (`Agent.weather.attach_llm`)
+_METHOD = re.compile(r"^([A-Za-z_]\w{0,63})(\.([a-z_][a-z0-9_]{1,40}))$")
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
@@ -305,6 +307,12 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
             return kind, "", (glob_literal(name), re.escape(name))
         if kind is not None and rest:
             head = name[start: name.index(rest, start + len(word))]
+            method = _METHOD.match(rest) if found.group(1) else None
+            if method is not None:  # `Agent.weather.call_tool`: a class, its instance, a method
+                tail = method.group(2)  # whose own kind word, if any, says the span's kind
+                return _affix_kind(method.group(3)) or kind, clip(method.group(1)), (
+                    glob_literal(head) + "*" + glob_literal(tail),
+                    re.escape(head) + "(.+)" + re.escape(tail))
             return kind, clip(rest), (glob_literal(head) + "*", re.escape(head) + "(.+)")
     found = _SUFFIX.match(name)
     if found is not None:
@@ -362,7 +370,9 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
 # words saying a name key names someone else: a user, the last or the calling agent, a target
 _OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
                      "to"})
-_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"))
+# an agent's name: `x.agent.name`, `agent`, `x.agent.label`; an actor's (an agent of an actor
+# framework: `actor_name`)
+_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"), ("actor", "name"))
 _APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
@@ -449,16 +459,19 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
     """(key, name) from the attributes, or None where the span name is the name. An agent's
     name is in its attributes; a function's or a workflow's span is named as it is (attributes
     there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
-    says `run` or `agent`."""
+    says `run` or `agent`, or is only the name of the library that traced it (`autoagents.task`
+    from the scope `autoagents.telemetry`)."""
     own = _norm(bare or record.name)
-    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS or (
+        own == _norm(record.scope_name.split(".")[0]))
     attrs = record.attributes
     if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
         named = _named(attrs, _AGENT_NAMES, prefix)
         if named is None and kind == OTHER:
             named = _named(attrs, _TOOL_NAMES, prefix)
         return named
-    if kind == OTHER:  # a span of no kind naming the agent it runs (`x.turn.agent_name`)
+    if kind in (OTHER, LLM):  # a span of no kind naming the agent it runs (`x.turn.agent_name`),
+        # a model call the agent it ran for (should it be that agent's loop around calls)
         return _named(attrs, _AGENT_NAMES[:1], None)
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
 

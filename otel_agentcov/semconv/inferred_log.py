@@ -31,8 +31,10 @@ from .inference import (
 from .step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
 
 MAX_GROUPS = 1024
-_CALLS = (TOOL, LLM)  # kinds structure may read otherwise in a vocabulary's group
-MAX_CALL_SPANS = 65536  # tool and model spans remembered by id: was structure to read them
+# kinds structure may read otherwise in a vocabulary's group (a call around calls, an agent's
+# method beside its run)
+_REREAD = (TOOL, LLM, AGENT)
+MAX_CALL_SPANS = 65536  # such spans remembered by id: was structure to read them otherwise
 _MAX_WORDS = 32  # kind words and other kind keys kept per group
 
 
@@ -108,8 +110,8 @@ class InferredLog:
         self.conflicts: dict[tuple[str, str], int] = {}  # (scope, why) -> spans
         self._by_span_name: dict[tuple[str, str], str] = {}  # a candidate's span -> its name
         self.spans: dict[tuple[str, str], int] = {}  # (scope, span name) -> spans inference read
-        # a vocabulary's tool or model span (trace id, span id) -> its group; None once past
-        # MAX_CALL_SPANS
+        # a vocabulary's tool, model or agent span (trace id, span id) -> its group; None once
+        # past MAX_CALL_SPANS
         self._call_spans: dict[tuple[int, int], Group] | None = {}
         self.overflow = 0
 
@@ -145,7 +147,7 @@ class InferredLog:
             group.count += 1
             if found.kind in (LLM, TOOL, AGENT):
                 _flag(record, group.flags)
-            if found.kind in _CALLS and self._call_spans is not None:
+            if found.kind in _REREAD and self._call_spans is not None:
                 if len(self._call_spans) < MAX_CALL_SPANS:
                     self._call_spans[(record.trace_id, record.span_id)] = group
                 else:  # no longer known which group a span structure read otherwise was in
@@ -192,9 +194,10 @@ class InferredLog:
 
     def reclassified(self, step: Step, was: str, evidence: str) -> None:
         """The structural pass made `step` an agent, a tool or nothing (`other`)."""
-        if was in _CALLS and evidence not in (CANDIDATE, BY_FUNCTION, ""):
-            # a vocabulary's call read otherwise (a model's request, a call around calls): an
-            # entry would read it as the vocabulary says, so its group is not pinned
+        if was in _REREAD and evidence not in (CANDIDATE, BY_FUNCTION, ""):
+            # a vocabulary's span read otherwise (a model's request, a call around calls, an
+            # agent's idle method): an entry would read it as the vocabulary says, so its group
+            # is not pinned
             self._unpin((step.trace_id, step.span_id))
         name = step.agent if step.kind == AGENT else step.tool
         if step.kind == OTHER:
@@ -203,9 +206,9 @@ class InferredLog:
             self._count(self.structure, (step.kind, name))
 
     def _unpin(self, span: tuple[int, int]) -> None:
-        if self._call_spans is None:  # which group is unknown: no group of calls is pinned
+        if self._call_spans is None:  # which group is unknown: no such group is pinned
             for group in self.groups.values():
-                group.unpinned = group.unpinned or group.kind in _CALLS
+                group.unpinned = group.unpinned or group.kind in _REREAD
         elif span in self._call_spans:
             self._call_spans[span].unpinned = True
 
