@@ -202,6 +202,11 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     found = infer(record)
     assert found.kind == "other" and found.conflict is not None
     assert "zeta.span.type=tool" in found.conflict
+    # tool and hand-off say one thing (a hand-off is a tool call that transfers); with the name's
+    # `agent` beside them, three kinds disagree
+    three = infer(SpanRecord(1, 2, None, "weather.agent", scope_name="s", attributes={
+        "zeta.span.type": "tool", "zeta.kind": "handoff"}))
+    assert three.kind == "other" and three.conflict is not None
 
     def traffic(tracer: Tracer) -> None:
         with tracer.start_as_current_span("weather.agent", attributes={"zeta.span.type": "tool"}):
@@ -1776,7 +1781,8 @@ def test_an_agent_span_that_says_only_that_it_ran_is_named_by_its_app(tmp_path: 
 def agent_object_traffic(tracer: Tracer) -> None:
     """An agent object's methods traced as `Class.instance.method`, each with the agent's GenAI
     name, under an app span that is never exported: set-up (`initialize`, `attach_llm`), then
-    `generate_str` around `generate`, the loop calling the model twice (GenAI spans) with
+    `generate_str` around `generate`, the loop calling the model twice (GenAI spans, each
+    inside an executor's span) with
     get_weather run between (a tool span around the agent object's own `call_tool`), then
     `shutdown`. In a second trace `billing`'s object is set up and nothing else happens."""
     agent = {"gen_ai.agent.name": "weather"}
@@ -1794,10 +1800,12 @@ def agent_object_traffic(tracer: Tracer) -> None:
         with tracer.start_as_current_span("ZetaLLM.weather.generate_str", context=hidden,
                                           attributes={**agent, "gen_ai.request.model": "m1"}):
             with tracer.start_as_current_span("ZetaLLM.weather.generate", attributes=agent):
-                for turn in (1, 2):
-                    with tracer.start_as_current_span("chat weather-model", attributes={
-                            "gen_ai.operation.name": "chat", "gen_ai.output.messages": CANARY,
-                            "gen_ai.request.model": "weather-model"}):
+                for turn in (1, 2):  # each call through the object's executor
+                    with tracer.start_as_current_span("ZetaExecutor.execute"), (
+                            tracer.start_as_current_span("chat weather-model", attributes={
+                                "gen_ai.operation.name": "chat",
+                                "gen_ai.output.messages": CANARY,
+                                "gen_ai.request.model": "weather-model"})):
                         pass
                     if turn == 1:
                         tool = {**agent, "gen_ai.tool.name": "get_weather"}
@@ -1858,3 +1866,14 @@ def test_an_actors_turns_are_its_model_calls_where_no_call_is_traced(tmp_path: P
     assert report["agents"]["weather"]["paths"]["top"] == [
         {"path": ["llm", "tool", "llm"], "count": 2}]
     assert _pinned_agents(tmp_path, actor_turns_traffic) == expected
+
+
+def test_kind_keys_that_agree_pin_the_first() -> None:
+    """Only where kind keys disagree does the span's own type (`x.span.type`) win over its
+    context's (`x.entity.type`); where they agree the span's first kind key is the one pinned."""
+    agree = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "x.entity.type": "tool", "x.span.type": "tool"}))
+    assert (agree.kind, agree.key) == ("tool", "x.entity.type")
+    differ = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "x.entity.type": "agent", "x.span.type": "tool"}))
+    assert (differ.kind, differ.key) == ("tool", "x.span.type")
