@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
-  fixtures-heldout-ninth fixtures-heldout-eleventh \
+  fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -288,6 +288,17 @@ fixtures-heldout-ninth: $(STAMP)
 	@set -e; for stack in $(NINTH_STACKS); do \
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_ninth/record_$$stack.py; \
 	done
+
+# The tenth held-out share (issue 35: tests/heldout_tenth/, `benchmarks/heldout.py --set tenth`):
+# Rust, Python and TypeScript stacks kept from the rules' designers. Pins in
+# fixtures/requirements/heldout_tenth/ (ragbits, in a venv of its own),
+# fixtures/record/heldout_tenth/rig/Cargo.lock (Cargo builds it into build/cargo-heldout) and
+# node/package-lock.json (not part of `make test`).
+TENTH_STACKS ?= ragbits
+
+fixtures-heldout-tenth: $(STAMP)
+	$(call record_heldout,heldout_tenth,tenth,$(TENTH_STACKS),adk_js)
+	@echo "== rig"; $(BIN)/python fixtures/record/heldout_tenth/record_rig.py
 
 # The eleventh held-out share (issue 35: tests/heldout_eleventh/, `benchmarks/heldout.py --set
 # eleventh`): Python, TypeScript and Java stacks kept from the rules' designers. Pins in

@@ -16,10 +16,11 @@ read; `--set seventh` the seventh (tests/heldout_seventh/, fixtures/record/heldo
 JVM stacks), kept from them as the sixth was; `--set eighth` the eighth (tests/heldout_eighth/,
 fixtures/record/heldout_eighth/: Python stacks beside a TypeScript one), kept from them as the
 seventh was; `--set ninth` the ninth (tests/heldout_ninth/, fixtures/record/heldout_ninth/: Rust
-and TypeScript stacks), kept from them likewise; `--set eleventh` the eleventh
-(tests/heldout_eleventh/, fixtures/record/heldout_eleventh/: Python and Java stacks), likewise. Each
-file is
-replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
+and TypeScript stacks), kept from them likewise; `--set tenth` the tenth (tests/heldout_tenth/,
+fixtures/record/heldout_tenth/: Rust, Python and TypeScript stacks), kept from them likewise;
+`--set eleventh` the eleventh (tests/heldout_eleventh/, fixtures/record/heldout_eleventh/: Python,
+TypeScript and Java stacks), likewise. Each file is replayed with the engine exactly as
+tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
   1. the agent exists, with the expected run count;
@@ -34,7 +35,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
-ninth|eleventh] [--spec-from-explain]`.
+ninth|tenth|eleventh] [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -57,7 +58,7 @@ TESTS = ROOT / "tests"
 SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third",
         "fourth": "heldout_fourth", "fifth": "heldout_fifth",
         "sixth": "heldout_sixth", "seventh": "heldout_seventh", "eighth": "heldout_eighth",
-        "ninth": "heldout_ninth", "eleventh": "heldout_eleventh"}
+        "ninth": "heldout_ninth", "tenth": "heldout_tenth", "eleventh": "heldout_eleventh"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

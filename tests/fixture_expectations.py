@@ -10,7 +10,7 @@ import importlib.util
 import json
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -162,6 +162,14 @@ APP_LOOP = {
 APP_LOOP_TOOL_ERROR_FAILS = {**APP_LOOP, "tool_error": Scenario(
     {"orders": A(errors=1, tools={"lookup_order": (0, 1)}, models={"orders-model": 1},
                  boundaries=b("tool_failure", "error_path"))})}
+
+
+def with_models(scenarios: dict[str, Scenario], spell: str) -> dict[str, Scenario]:
+    """`scenarios` with every model name spelled as the app named it (`spell` formats it: a
+    held-out stack that names models through a router, `openai/<model>`)."""
+    return {name: replace(s, agents={agent: replace(a, models={
+        spell.format(m): n for m, n in a.models.items()}) for agent, a in s.agents.items()})
+        for name, s in scenarios.items()}
 
 OPENAI_V2 = {
     # the app runs the tool loop itself: openai-v2 emits chat spans only, no tool or agent spans,

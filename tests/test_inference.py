@@ -250,6 +250,8 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     # a class's own method: its kind word says the kind, one saying it ran no more; no name
     ("Agent._execute_tool", ("tool", "")), ("Agent._run_internal", ("agent", "")),
     ("Agent.run_stream", ("agent", "")), ("tool.get_weather", ("tool", "get_weather")),
+    # a verb saying it ran before `llm` or `model`: a model call, as before `agent` or `tool`
+    ("call_llm weather-model", ("llm", "weather-model")), ("invoke_model m", ("llm", "m")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -1905,3 +1907,13 @@ def test_a_class_method_span_names_neither_agent_nor_tool(tmp_path: Path) -> Non
                             "models": {"weather-model": 2}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(class_method_traffic))) == expected
     assert _pinned_agents(tmp_path, class_method_traffic) == expected
+
+
+@pytest.mark.parametrize("operation", ["call_llm", "invoke_model"])
+def test_a_genai_operation_saying_it_called_a_model_is_a_model_call(operation: str) -> None:
+    """An operation the conventions do not define still says a kind the way a span name does
+    (ADK's and any-agent's `call_llm`); the model and its usage are then the call's."""
+    found = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "gen_ai.operation.name": operation, "gen_ai.request.model": "m",
+        "gen_ai.usage.input_tokens": 3}))
+    assert (found.kind, found.key, found.value) == ("llm", "gen_ai.operation.name", operation)

@@ -110,6 +110,30 @@ def test_every_number_form_is_written_like_generate_latest() -> None:
     assert b'agentcov_tool_calls_total{agent="quo\\"te",outcome="ok",tool="t0"} -0.0\n' in fast
 
 
+def test_one_label_value_to_escape_anywhere_is_escaped() -> None:
+    """Label values are written as they are and the text checked after (no backslash, no
+    quote or newline but the lines' own): a single value holding one of the three, in any
+    family's rows (a tool, an agent, a model; budget cut or not), makes its family escaped."""
+    escaped = {'quo"te': 'quo\\"te', "back\\slash": "back\\\\slash", "new\nline": "new\\nline",
+               '"': '\\"', "\n\n": "\\n\\n"}  # fmt: skip
+    for odd, written in escaped.items():
+        for place in ("tool", "agent", "model"):
+            engine = CoverageEngine()
+            for trace, agent in enumerate(["planner", "booker", "triage"], start=1):
+                name = odd if place == "agent" and trace == 2 else agent
+                tools = [odd if place == "tool" and trace == 3 else "search", "book"]
+                engine.ingest(SpanRecord(
+                    trace_id=trace, span_id=99, parent_id=1, name="chat", start_ns=1, end_ns=2,
+                    attributes=chat_attrs(odd if place == "model" and trace == 1 else "m"),
+                ))  # fmt: skip
+                ingest(engine, agent_run(trace, name, tools))
+            fast = render(engine)
+            assert fast == _slow(engine), (odd, place)
+            assert f'{place}="{written}"'.encode() in fast, (odd, place)
+            cut = render(engine, 12)  # the budget's path: families written from their rows
+            assert cut == generate_latest(make_registry(engine, 12)), (odd, place)
+
+
 def test_empty_state_and_raw_report_dicts() -> None:
     engine = CoverageEngine()
     assert render(engine) == _slow(engine)

@@ -74,13 +74,17 @@ AgentRows = Callable[[str, AgentReport], Iterator[Row]]
 SpanRows = Callable[[SpanStats], Iterator[Row]]
 
 
-def _one(value: Callable[[AgentReport], Any]) -> AgentRows:
-    """Rows of a family with one series per agent."""
+class One:
+    """Rows of a family with one series per agent, `value(report)`: a writer of many agents
+    reads `value` directly, without a generator and a row per agent (prometheus.py)."""
 
-    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
-        yield (agent,), value(rep)
+    __slots__ = ("value",)
 
-    return rows
+    def __init__(self, value: Callable[[AgentReport], Any]) -> None:
+        self.value = value
+
+    def __call__(self, agent: str, rep: AgentReport) -> Iterator[Row]:
+        yield (agent,), self.value(rep)
 
 
 def _ratio(pct: float | None) -> float | None:
@@ -132,10 +136,22 @@ def _costs(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent, currency), cost["total"]
 
 
-def _tool_calls(agent: str, rep: AgentReport) -> Iterator[Row]:
-    for tool, counts in rep["tools"].get("called", {}).items():
-        yield (agent, tool, "ok"), counts.get("ok", 0)
-        yield (agent, tool, "error"), counts.get("error", 0)
+class Each:
+    """Rows of an `(agent, name, outcome)` family: for each `name: counts` of `items(report)`,
+    a series per outcome (plain words, the label's values as they are written), valued
+    `counts[outcome]` (0 when absent). A writer of many agents reads `items` and `outcomes`
+    directly, without building the rows (prometheus.py)."""
+
+    __slots__ = ("items", "outcomes")
+
+    def __init__(self, items: Callable[[AgentReport], Mapping[str, Mapping[str, Any]]],
+                 outcomes: tuple[str, ...]) -> None:
+        self.items, self.outcomes = items, outcomes
+
+    def __call__(self, agent: str, rep: AgentReport) -> Iterator[Row]:
+        for name, counts in self.items(rep).items():
+            for outcome in self.outcomes:
+                yield (agent, name, outcome), counts.get(outcome, 0)
 
 
 def _tool_arguments(agent: str, rep: AgentReport) -> Iterator[Row]:
@@ -145,14 +161,18 @@ def _tool_arguments(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent, tool), _ratio(row["pct"])
 
 
-def _listed(names: Callable[[AgentReport], Iterable[str]]) -> AgentRows:
-    """An info family: 1 for each name listed."""
+class Listed:
+    """Rows of an info family: `(agent, name)` valued 1 for each name `names(report)` lists; a
+    writer of many agents reads `names` directly (prometheus.py)."""
 
-    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
-        for name in names(rep):
+    __slots__ = ("names",)
+
+    def __init__(self, names: Callable[[AgentReport], Iterable[str]]) -> None:
+        self.names = names
+
+    def __call__(self, agent: str, rep: AgentReport) -> Iterator[Row]:
+        for name in self.names(rep):
             yield (agent, name), 1
-
-    return rows
 
 
 def _counted(counts: Callable[[AgentReport], Mapping[str, int]]) -> AgentRows:
@@ -165,24 +185,12 @@ def _counted(counts: Callable[[AgentReport], Mapping[str, int]]) -> AgentRows:
     return rows
 
 
-def _fault_runs(agent: str, rep: AgentReport) -> Iterator[Row]:
-    for family, row in rep.get("faults", {}).get("families", {}).items():
-        for outcome in ("injected", "hit", "recovered", "failed"):
-            yield (agent, family, outcome), row[outcome]
-
-
-def _boundary_origin(agent: str, rep: AgentReport) -> Iterator[Row]:
-    for condition, row in rep.get("faults", {}).get("conditions", {}).items():
-        yield (agent, condition, "provoked"), row["provoked"]
-        yield (agent, condition, "natural"), row["natural"]
-
-
-def _resilience_bound(i: int) -> AgentRows:
-    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
+def _resilience_bound(i: int) -> One:
+    def bound(rep: AgentReport) -> Any:
         ci = rep.get("faults", {}).get("resilience_ci95")
-        yield (agent,), ci[i] if ci else None
+        return ci[i] if ci else None
 
-    return rows
+    return One(bound)
 
 
 def _delegations(agent: str, rep: AgentReport) -> Iterator[Row]:
@@ -207,13 +215,12 @@ def _duration(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent,), (buckets, float(hist["sum"]))
 
 
-def _pass_bound(side: int) -> AgentRows:
-    def rows(agent: str, rep: AgentReport) -> Iterator[Row]:
+def _pass_bound(side: int) -> One:
+    def bound(rep: AgentReport) -> Any:
         ci = rep["runs"].get("pass_rate_ci95")
-        if ci is not None:
-            yield (agent,), ci[side]
+        return None if ci is None else ci[side]  # null: no sample
 
-    return rows
+    return One(bound)
 
 
 def _story(rep: AgentReport) -> Narrative | None:
@@ -293,16 +300,16 @@ COVERAGE = _gauge("agentcov_coverage_ratio", "Coverage per agent and dimension."
                   ("agent", "dimension"), rows=_coverage, otlp="agentcov.coverage.ratio")
 COVERAGE_OVERALL = _gauge(
     "agentcov_coverage_overall_ratio", "Geometric mean of measured dimensions.",
-    rows=_one(lambda r: r["coverage"].get("overall")), otlp="agentcov.coverage.overall")
+    rows=One(lambda r: r["coverage"].get("overall")), otlp="agentcov.coverage.overall")
 EDGES_ALLOWED = _gauge("agentcov_edges_allowed_ratio", "Share of allowed tools called.",
-                       rows=_one(lambda r: _ratio(r["edges"].get("allowed_pct"))))
+                       rows=One(lambda r: _ratio(r["edges"].get("allowed_pct"))))
 EDGES_DELEGATION = _gauge("agentcov_edges_delegation_ratio", "Share of declared delegations seen.",
-                          rows=_one(lambda r: _ratio(r["edges"].get("delegation_pct"))))
+                          rows=One(lambda r: _ratio(r["edges"].get("delegation_pct"))))
 GATE_PASSED = _gauge(
     "agentcov_gate_passed",
     "1 when every check of the agent's gate passes as `agentcov gate` judges it (its expect "
     "list, declared-means-gated checks included), 0 when one fails or is undecided.",
-    rows=_one(_gate_passed), otlp="agentcov.gate.passed", integer=True)
+    rows=One(_gate_passed), otlp="agentcov.gate.passed", integer=True)
 RESTRICTED_ATTEMPTS = _counter(
     "agentcov_restricted_tool_attempts",
     "Attempts to call a restricted tool, by outcome; in OpenMetrics each carries the trace "
@@ -320,12 +327,14 @@ SKILL_LOADS = _counter(
     "for a read of one of its resources; each is a tool call too.", "{load}",
     ("agent", "skill", "kind"), rows=_skill_loads, otlp="agentcov.skill.loads")
 TOOL_CALLS = _counter("agentcov_tool_calls", "Tool calls by outcome.", "{call}",
-                      ("agent", "tool", "outcome"), rows=_tool_calls, otlp="agentcov.tool.calls")
+                      ("agent", "tool", "outcome"),
+                      rows=Each(lambda r: r["tools"].get("called", {}), ("ok", "error")),
+                      otlp="agentcov.tool.calls")
 TOOL_DECLARED = _gauge("agentcov_tool_declared_info", "Declared or discovered tools.",
-                       ("agent", "tool"), rows=_listed(lambda r: r["tools"].get("known", ())))
+                       ("agent", "tool"), rows=Listed(lambda r: r["tools"].get("known", ())))
 TOOLS_ERRORS_ONLY = _gauge(
     "agentcov_tools_errors_only", "Tools called but never successfully (tools.errors_only).",
-    rows=_one(lambda r: len(r["tools"].get("errors_only", ()))),
+    rows=One(lambda r: len(r["tools"].get("errors_only", ()))),
     integer=True)
 TOOL_ARGUMENTS = _gauge(
     "agentcov_tool_arguments_ratio",
@@ -336,11 +345,11 @@ ARGUMENTS = _gauge(
     "agentcov_arguments_ratio",
     "Share of argument items exercised over every tool with a schema (tools.arguments_pct); "
     "beside the overall ratio unless the spec's arguments.overall joins it.",
-    rows=_one(lambda r: _ratio(r["arguments"]["pct"]) if "arguments" in r else None))
+    rows=One(lambda r: _ratio(r["arguments"]["pct"]) if "arguments" in r else None))
 MODEL_CALLS = _counter("agentcov_model_calls", "Model calls by model.", "{call}",
                        ("agent", "model"), rows=_counted(lambda r: r["models"].get("used", {})))
 MODEL_DECLARED = _gauge("agentcov_model_declared_info", "Declared models.", ("agent", "model"),
-                        rows=_listed(lambda r: r["models"].get("known", ())))
+                        rows=Listed(lambda r: r["models"].get("known", ())))
 DELEGATIONS = _counter("agentcov_delegations", "Observed delegations.", "{delegation}", EDGE,
                        rows=_delegations)
 DELEGATION_DECLARED = _gauge("agentcov_delegation_declared_info", "Declared delegations.", EDGE,
@@ -352,16 +361,19 @@ BOUNDARY_DECLARED = _gauge(
     "agentcov_boundary_declared_info",
     "Enabled boundary conditions of an agent that declares boundaries (its boundary coverage "
     "counts in the overall).", ("agent", "condition"),
-    rows=_listed(lambda r: r.get("boundaries", {}) if "boundary" in r["coverage"]["counted"]
+    rows=Listed(lambda r: r.get("boundaries", {}) if "boundary" in r["coverage"]["counted"]
                  else {}))
 BOUNDARY_ORIGIN = _counter(
     "agentcov_boundary_origin_hits", "Boundary hits by origin: provoked by an injected fault of a "
     "matching family, or natural (agentcov docs faults).", "{run}",
-    ("agent", "condition", "origin"), rows=_boundary_origin)
+    ("agent", "condition", "origin"),
+    rows=Each(lambda r: r.get("faults", {}).get("conditions", {}), ("provoked", "natural")))
 FAULT_RUNS = _counter(
     "agentcov_fault_runs", "Runs with an injected fault of the family: injected, hit a condition "
     "it provokes, recovered, failed (agentcov docs faults).", "{run}",
-    ("agent", "family", "outcome"), rows=_fault_runs)
+    ("agent", "family", "outcome"),
+    rows=Each(lambda r: r.get("faults", {}).get("families", {}),
+              ("injected", "hit", "recovered", "failed")))
 RESILIENCE_LOWER = _gauge("agentcov_resilience_lower_ratio",
                           "Wilson 95% lower bound of the share of runs with faults that recovered.",
                           rows=_resilience_bound(0))
@@ -369,11 +381,11 @@ RESILIENCE_UPPER = _gauge("agentcov_resilience_upper_ratio",
                           "Wilson 95% upper bound of the share of runs with faults that recovered.",
                           rows=_resilience_bound(1))
 RUNS = _counter("agentcov_runs", "Completed runs.", "{run}",
-                rows=_one(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
+                rows=One(lambda r: r["runs"].get("count")), otlp="agentcov.runs")
 RUN_ERRORS = _counter("agentcov_run_errors", "Runs that ended in error.", "{run}",
-                      rows=_one(lambda r: r["runs"].get("errors")))
+                      rows=One(lambda r: r["runs"].get("errors")))
 RUNS_PASSED = _counter("agentcov_runs_passed", "Runs that passed.", "{run}",
-                       rows=_one(lambda r: r["runs"].get("passed")))
+                       rows=One(lambda r: r["runs"].get("passed")))
 RUN_COST = Family(
     "agentcov_run_cost", "counter", "{currency}", ("agent", "currency"),
     "gen_ai.usage.cost.amount summed over runs, per currency (at most 16 currencies, then "
@@ -386,15 +398,15 @@ PASS_RATE_UPPER = _gauge("agentcov_pass_rate_upper_ratio", "Wilson 95% upper bou
                          rows=_pass_bound(1))
 CONSISTENCY = _gauge("agentcov_behavior_consistency_ratio",
                      "Mean pairwise Jaccard of recent tool sets.",
-                     rows=_one(lambda r: r["runs"].get("behavior_consistency")))
+                     rows=One(lambda r: r["runs"].get("behavior_consistency")))
 PATHS_OBSERVED = _gauge("agentcov_paths_observed", "Distinct paths observed.", unit="{path}",
-                        rows=_one(lambda r: r["paths"].get("observed")))
+                        rows=One(lambda r: r["paths"].get("observed")))
 PATHS_ESTIMATED = _gauge("agentcov_paths_estimated", "Chao1 estimate of distinct paths.",
-                         unit="{path}", rows=_one(lambda r: r["paths"].get("estimated")))
+                         unit="{path}", rows=One(lambda r: r["paths"].get("estimated")))
 STATES_OBSERVED = _gauge("agentcov_states_observed", "Distinct states observed.", unit="{state}",
-                         rows=_one(lambda r: r["states"].get("observed")))
+                         rows=One(lambda r: r["states"].get("observed")))
 STATES_ESTIMATED = _gauge("agentcov_states_estimated", "Chao1 estimate of distinct states.",
-                          unit="{state}", rows=_one(lambda r: r["states"].get("estimated")))
+                          unit="{state}", rows=One(lambda r: r["states"].get("estimated")))
 NARRATIVE_RUNS = _counter("agentcov_narrative_runs", "Runs whose story was checked, by result.",
                           "{run}", ("agent", "result"), rows=_narrative_runs,
                           otlp="agentcov.narrative.runs")
@@ -410,7 +422,7 @@ CONTRACT_COVERAGE = _gauge(
     "agentcov_contract_coverage_ratio",
     "Contract behaviours decided (satisfied or violated) in at least one run / declared; not "
     "part of the overall coverage.",
-    rows=_one(lambda r: r["coverage"].get("contracts")))
+    rows=One(lambda r: r["coverage"].get("contracts")))
 VERSION_RUNS = _counter("agentcov_version_runs", "Completed runs per agent version.", "{run}", AV,
                         rows=_per_version(lambda v: v["runs"]), otlp="agentcov.version.runs")
 VERSION_PASSED = _counter("agentcov_version_runs_passed", "Passed runs per agent version.",

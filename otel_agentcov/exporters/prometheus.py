@@ -49,8 +49,11 @@ from .families import (
     FAMILIES,
     SERIES_OVERFLOW,
     SPANS,
+    Each,
     Family,
     Labels,
+    Listed,
+    One,
     Row,
     of,
 )
@@ -193,6 +196,24 @@ class _Escaped(dict[str, str]):
         text = self[value] = value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"')
         return text
 
+    def rows(self, rows: Iterable[Row]) -> list[Row]:
+        """`rows` with their label values escaped."""
+        return [(tuple([self[value] for value in labels]), v) for labels, v in rows]
+
+
+def _plain(values: str) -> bool:
+    """Whether label values (joined) hold nothing the text format escapes."""
+    return '"' not in values and "\\" not in values and "\n" not in values
+
+
+def _unescaped(texts: list[str], lines: int, labels: int) -> bool:
+    """Whether `lines` sample lines of `labels` label values each, written as they are, were
+    right so: no backslash, and no quote or newline but the lines' own (a label value holding
+    one of the three is what the text format escapes)."""
+    text = "".join(texts)
+    return ("\\" not in text and text.count('"') == 2 * labels * lines
+            and text.count("\n") == lines)
+
 
 class _Numbers(dict[Any, str]):
     """A sample value as generate_latest writes it (Go's float format), once per value a scrape."""
@@ -207,7 +228,7 @@ class _Text:
     names in the order generate_latest writes them (sorted): `pieces` are the text between the
     values, the label values' and then the number's."""
 
-    __slots__ = ("header", "order", "pieces", "sample")
+    __slots__ = ("header", "order", "pieces", "sample", "le_at")
 
     def __init__(self, family: Family) -> None:
         self.sample = family.sample
@@ -219,6 +240,8 @@ class _Text:
         # the text before each label value, then before the number and after it
         self.pieces = (*first, *[f'",{names[i]}="' for i in self.order[1:]],
                        '"} ' if names else f"{self.sample} ", "\n")
+        # a histogram's bucket lines: how many (sorted) label names come before `le`
+        self.le_at = sum(name < "le" for name in names)
 
 
 _TEXT = {f.name: _Text(f) for f in FAMILIES}
@@ -242,8 +265,10 @@ class _Writer:
 
     def lines(self, family: Family, groups: Iterable[Iterable[Row]]) -> list[list[str]]:
         """Each group's sample lines (a null value has none): the rows of many agents written
-        in one call, each agent's apart. A row is dropped once written, so a scrape holds no
-        more rows than it writes at once (the collector would otherwise keep scanning them)."""
+        in one call, each agent's apart. Label values are written as they are, but for a
+        histogram's (`texts` and `family` check and escape). A row is dropped once written, so
+        a scrape holds no more rows than it writes at once (the collector would otherwise keep
+        scanning them)."""
         text = _TEXT[family.name]
         if family.type == "histogram":
             hist, names = self._histogram, family.labels
@@ -251,48 +276,122 @@ class _Writer:
                     for rows in groups]
         # unrolled for up to 3 labels, the number written inline (what `number` does): a series
         # is then a few subscripts and one f-string (a `%` parses its format every time)
-        e, order, ints, floats, zero = self.esc, text.order, self._ints, self._floats, _go_float
+        order, ints, floats, zero = text.order, self._ints, self._floats, _go_float
         if len(order) == 0:
             a, z = text.pieces
             return [[f"{a}{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
                      for _, v in rows if v is not None] for rows in groups]
         if len(order) == 1:
             a, b, z = text.pieces
-            return [[f"{a}{e[labels[0]]}{b}"
+            return [[f"{a}{labels[0]}{b}"
                      f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
                      for labels, v in rows if v is not None] for rows in groups]
         if len(order) == 2:
             (i, j), (a, b, c, z) = order, text.pieces
-            return [[f"{a}{e[labels[i]]}{b}{e[labels[j]]}{c}"
+            return [[f"{a}{labels[i]}{b}{labels[j]}{c}"
                      f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
                      for labels, v in rows if v is not None] for rows in groups]
         if len(order) == 3:
             (i, j, k), (a, b, c, d, z) = order, text.pieces
-            return [[f"{a}{e[labels[i]]}{b}{e[labels[j]]}{c}{e[labels[k]]}{d}"
+            return [[f"{a}{labels[i]}{b}{labels[j]}{c}{labels[k]}{d}"
                      f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
                      for labels, v in rows if v is not None] for rows in groups]
         line = self.line
         return [[line(text, labels, v) for labels, v in rows if v is not None] for rows in groups]
 
+    def texts(self, family: Family, agents: list[str], reports: list[AgentReport],
+              plain: bool) -> tuple[list[str], list[int]]:
+        """Each agent's text in a per-agent family and its series count (`plain`: no agent's
+        name has a character to escape). Rows the table declares as data (`One`, `Listed`,
+        `Each`) are written from it, without building them, their names checked as they are."""
+        rows, order = _rows(family), _TEXT[family.name].order
+        written: tuple[list[str], list[int]] | None = None
+        if isinstance(rows, One) and plain:
+            texts = self._one(family, rows, agents, reports)
+            written = texts, [1 if text else 0 for text in texts]
+        elif isinstance(rows, Listed) and order == (0, 1) and plain:
+            written = self._listed(family, rows, agents, reports)
+        elif isinstance(rows, Each) and order in ((0, 1, 2), (0, 2, 1)) and plain:
+            written = self._each(family, rows, agents, reports)
+        else:
+            lines = self.lines(family, map(rows, agents, reports))
+            texts, counts = ["".join(mine) for mine in lines], [len(mine) for mine in lines]
+            if family.type == "histogram" or _unescaped(texts, sum(counts), len(family.labels)):
+                written = texts, counts
+        if written is not None:
+            return written
+        # a label value to escape (rare): the rows again, their values escaped
+        lines = self.lines(family, map(self.esc.rows, map(rows, agents, reports)))
+        return ["".join(mine) for mine in lines], [len(mine) for mine in lines]
+
+    def _one(self, family: Family, rows: One, agents: list[str], reports: list[AgentReport]
+             ) -> list[str]:
+        """A line or nothing (a null value) per agent."""
+        ints, floats, zero = self._ints, self._floats, _go_float
+        a, b, z = _TEXT[family.name].pieces
+        values = map(rows.value, reports)
+        return [f"{a}{agent}{b}"
+                f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                if v is not None else "" for agent, v in zip(agents, values, strict=True)]
+
+    def _listed(self, family: Family, rows: Listed, agents: list[str],
+                reports: list[AgentReport]) -> tuple[list[str], list[int]] | None:
+        """An agent's lines are its names joined by the text between two of them; None when a
+        name has a character to escape."""
+        a, b, c, z = _TEXT[family.name].pieces
+        tail = f"{c}{self.number(1)}{z}"
+        texts, counts = [], []
+        for agent, rep in zip(agents, reports, strict=True):
+            names, head = list(rows.names(rep)), f"{a}{agent}{b}"
+            if not _plain("".join(names)):
+                return None
+            texts.append(f"{head}{(tail + head).join(names)}{tail}" if names else "")
+            counts.append(len(names))
+        return texts, counts
+
+    def _each(self, family: Family, rows: Each, agents: list[str],
+              reports: list[AgentReport]) -> tuple[list[str], list[int]] | None:
+        """A line per name and outcome: the outcome's label sorts after the name's or before,
+        so each outcome has its text before the name and after it. None when a name has a
+        character to escape (the outcomes are the table's plain words)."""
+        text, outcomes = _TEXT[family.name], rows.outcomes
+        a, b, c, d, z = text.pieces
+        outs = ([(o, b, f"{c}{o}{d}") for o in outcomes] if text.order == (0, 1, 2)
+                else [(o, f"{b}{o}{c}", d) for o in outcomes])
+        ints, floats, zero = self._ints, self._floats, _go_float
+        texts, counts = [], []
+        for agent, rep in zip(agents, reports, strict=True):
+            items = rows.items(rep)
+            if not _plain("".join(items)):
+                return None
+            mine = [f"{a}{agent}{head}{name}{tail}"
+                    f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                    for name, row in items.items() for o, head, tail in outs
+                    if (v := row.get(o, 0)) is not None]
+            texts.append("".join(mine))
+            counts.append(len(mine))
+        return texts, counts
+
     def line(self, text: _Text, labels: Labels, value: Any) -> str:
         """One series' line, whatever its number of labels (not for a null value)."""
-        e, pieces = self.esc, text.pieces
-        written = [piece + e[labels[i]] for piece, i in zip(pieces, text.order, strict=False)]
+        pieces = text.pieces
+        written = [piece + labels[i] for piece, i in zip(pieces, text.order, strict=False)]
         return "".join([*written, pieces[-2], self.number(value), pieces[-1]])
 
     def _histogram(self, text: _Text, names: tuple[str, ...], labels: tuple[str, ...],
                    value: Any) -> str:
         """`_bucket` lines with `le` among the sorted labels, then `_count` and `_sum`."""
         buckets, total = value
-        esc, sample, number = self.esc, text.sample, self.number
-        pairs = sorted([*zip(names, labels, strict=True), ("le", "")])
-        where = [p[0] for p in pairs].index("le")
-        parts = [f'{k}="{esc[v]}"' for k, v in pairs]
-        base = ",".join(parts[:where] + parts[where + 1:])
+        esc, sample, number, where = self.esc, text.sample, self.number, text.le_at
+        parts = [f'{names[i]}="{esc[labels[i]]}"' for i in text.order]
+        base = ",".join(parts)
         # the bucket line around `le`'s value: the labels before it and after it
         head = f"{sample}_bucket{{{''.join(p + ',' for p in parts[:where])}le=\""
-        tail = f"\"{''.join(',' + p for p in parts[where + 1:])}}} "
-        out = [f"{head}{esc[le]}{tail}{number(count)}\n" for le, count in buckets]
+        tail = f"\"{''.join(',' + p for p in parts[where:])}}} "
+        ints, floats, zero = self._ints, self._floats, _go_float
+        out = [f"{head}{esc[le]}{tail}"
+               f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}\n"
+               for le, v in buckets]
         if float(buckets[0][0]) >= 0:
             out.append(f"{sample}_count{{{base}}} {number(buckets[-1][1])}\n"
                        f"{sample}_sum{{{base}}} {number(total)}\n")
@@ -300,7 +399,10 @@ class _Writer:
 
     def family(self, family: Family, rows: list[Row]) -> str:
         """A family's HELP, TYPE and sample lines."""
-        return _TEXT[family.name].header + "".join(self.lines(family, [rows])[0])
+        lines = self.lines(family, [rows])[0]
+        if family.type != "histogram" and not _unescaped(lines, len(lines), len(family.labels)):
+            lines = self.lines(family, [self.esc.rows(rows)])[0]  # a label value to escape
+        return _TEXT[family.name].header + "".join(lines)
 
 
 _PER_AGENT = of(AGENT)
@@ -341,9 +443,11 @@ class Exposition:
             return "".join(writer.family(f.family, f.rows)
                            for f in _collect(data, max_series)).encode("utf-8")
         self._last = texts
+        # each family's header, then its text of every agent: one join, so the scrape's ~MB is
+        # copied once (and once more to bytes), not family by family first
         ordered = [texts[agent][1] for agent in agents]
-        body = [_TEXT[f.name].header + "".join([parts[i] for parts in ordered])
-                for i, f in enumerate(_PER_AGENT)]
+        body = [piece for i, f in enumerate(_PER_AGENT)
+                for piece in (_TEXT[f.name].header, *[parts[i] for parts in ordered])]
         body += [writer.family(f.family, f.rows)
                  for f in _scrape_families(data, [(f.name, 0) for f in _PER_AGENT])]
         return "".join(body).encode("utf-8")
@@ -354,14 +458,11 @@ class Exposition:
         """Each agent's text in each per-agent family and its series count: a family's rows of
         all `agents` are written in one call (one pass per family, not per agent)."""
         names, reports = [agent for agent, _ in agents], [rep for _, rep in agents]
-        parts: list[list[str]] = [[] for _ in agents]
-        counts = [0] * len(agents)
-        for family in _PER_AGENT:
-            lines = writer.lines(family, map(_rows(family), names, reports))
-            for n, (out, mine) in enumerate(zip(parts, lines, strict=True)):
-                out.append("".join(mine))
-                counts[n] += len(mine)
-        return list(zip(parts, counts, strict=True))
+        plain = _plain("".join(names))
+        written = [writer.texts(family, names, reports, plain) for family in _PER_AGENT]
+        parts = zip(*[texts for texts, _ in written], strict=True)
+        counts = map(sum, zip(*[counts for _, counts in written], strict=True))
+        return [(list(texts), n) for texts, n in zip(parts, counts, strict=True)]
 
 
 def exposition(data: Report, max_series: int = MAX_SERIES) -> bytes:

@@ -342,7 +342,7 @@ def _affix_kind(word: str) -> str | None:
     if kind is None and norm.count("_") == 1:
         first, second = norm.split("_")
         if (first in _RAN_WORDS or first in RUN_WORDS or first in _RUNNING) and second in (
-                "agent", "tool"):
+                "agent", "tool", "llm", "model"):  # `call_llm`, `invoke_model`: a model call
             kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
     return kind
 
@@ -409,7 +409,7 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     attrs = record.attributes
     operation = attrs.get(GENAI_OPERATION)
     if isinstance(operation, str) and len(operation) <= 40:
-        kind = _GENAI_OPERATIONS.get(operation) or KIND_WORDS.get(_norm(operation))
+        kind = _GENAI_OPERATIONS.get(operation) or _affix_kind(operation)
         # an operation the conventions do not define (`framework`, `execute_event_loop_cycle`)
         # says the span is none of theirs: its agent or usage keys are its context's
         return (kind, GENAI_OPERATION) if kind is not None else (OTHER, None)

@@ -11,19 +11,11 @@ Step-level error types are left out: they are not scored (benchmarks/heldout.py 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, A, Scenario, b
+from fixture_expectations import APP_LOOP, A, Scenario, b, with_models
 
 FIXTURES = Path(__file__).parent / "fixtures"
-
-
-def _models(scenarios: dict[str, Scenario], spell: str) -> dict[str, Scenario]:
-    """`scenarios` with every model name spelled as the app named it (`spell` formats it)."""
-    return {name: replace(s, agents={agent: replace(a, models={
-        spell.format(m): n for m, n in a.models.items()}) for agent, a in s.agents.items()})
-        for name, s in scenarios.items()}
 
 
 # Mirascope (record_mirascope.py): each agent an `@ops.trace`d function named after it, running
@@ -32,7 +24,7 @@ def _models(scenarios: dict[str, Scenario], spell: str) -> dict[str, Scenario]:
 # calls); the HTTP 500 fails the run on its first call; billing runs inside ask_billing; `handoff`
 # runs triage (its transfer_to_billing tool only answers), then billing, in one traced request.
 # Models are named as the app names them: `openai/<model>:completions`.
-MIRASCOPE = _models(APP_LOOP, "openai/{}:completions")
+MIRASCOPE = with_models(APP_LOOP, "openai/{}:completions")
 
 # VoltAgent (node/record_voltagent.mjs): each agent a VoltAgent Agent named after it, one
 # `generateText` per run. VoltAgent records one model operation per `generateText` (the AI SDK's
