@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from itertools import accumulate
+from itertools import accumulate, islice
 
 from ..semconv.common import mark_handoff
 from ..semconv.inference import (
@@ -119,7 +119,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if outer is not None and outer.agent == s.agent:
             _become(s, OTHER, told, "")
     for s in steps:  # an inferred model call around two or more model calls: their loop
-        if s.kind == LLM and s.inferred and _calls_below(s, children) > 1:
+        if s.kind == LLM and s.inferred and _loops(s, children):
             _become(s, OTHER, told, "")
     _idle_twins(steps, children, told)
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
@@ -225,9 +225,11 @@ def _acts(step: Step, children: Mapping[int, Sequence[Step]]) -> bool:
         s.kind in (LLM, TOOL, AGENT) or s.error is not None for s in _below(step, children))
 
 
-def _calls_below(step: Step, children: Mapping[int, Sequence[Step]]) -> int:
-    """The model calls under `step`, outside the agents under it."""
-    return sum(s.kind == LLM for s in _below(step, children, AGENT))
+def _loops(step: Step, children: Mapping[int, Sequence[Step]]) -> bool:
+    """Two or more model calls under `step`, outside the agents under it (the walk stops at the
+    second: a chain of wrappers is not walked once per wrapper)."""
+    calls = (s for s in _below(step, children, AGENT) if s.kind == LLM)
+    return next(islice(calls, 1, None), None) is not None
 
 
 def _below(step: Step, children: Mapping[int, Sequence[Step]],
