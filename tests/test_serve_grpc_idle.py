@@ -17,6 +17,12 @@ from otel_agentcov.service.intake import RequestLimits
 EXPORT = "/opentelemetry.proto.collector.trace.v1.TraceService/Export"
 
 
+def _idle_after_ready(states: list[grpc.ChannelConnectivity]) -> bool:
+    """The connection was up, then the server closed it (the channel went back to IDLE)."""
+    ready = grpc.ChannelConnectivity.READY
+    return ready in states and grpc.ChannelConnectivity.IDLE in states[states.index(ready) + 1:]
+
+
 def test_an_idle_grpc_connection_is_closed() -> None:
     port = free_port()
     svc = Service(ServeConfig(spec=CoverageSpec.from_dict(DEMO_SPEC), otlp_grpc=port,
@@ -29,10 +35,11 @@ def test_an_idle_grpc_connection_is_closed() -> None:
         channel.subscribe(states.append, try_to_connect=True)
         assert channel.unary_unary(EXPORT)(b"", timeout=10) == b""  # an empty export
         deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and states[-1:] != [grpc.ChannelConnectivity.IDLE]:
+        # the channel's states reach the callback on grpc's own thread, the first (IDLE, before
+        # connecting) possibly after the call returned: wait for IDLE after READY itself
+        while time.monotonic() < deadline and not _idle_after_ready(list(states)):
             time.sleep(0.1)
-        ready = states.index(grpc.ChannelConnectivity.READY)
-        assert grpc.ChannelConnectivity.IDLE in states[ready + 1:], states
+        assert _idle_after_ready(list(states)), states
     finally:
         channel.close()
         svc.stop()
