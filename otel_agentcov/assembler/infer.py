@@ -74,7 +74,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                     roots: Sequence[Step], told: Reclassified | None) -> None:
     """Reclassify candidates of one trace in place (see the module's docstring)."""
     steps = list(by_id.values())
-    _turns(steps, children, told)
+    _turn_calls(steps, children, told)
     _requests_in_calls(steps, by_id, told)
     requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
     taken: set[str] = set()  # names that are tools or models here: never an agent's
@@ -100,8 +100,9 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             _become(s, OTHER, told, "")
     _inherited_names(steps, by_id)
     _sessions(steps, by_id, children, taken, told)
-    for s in sorted(steps, key=lambda s: (s.start_ns, -s.end_ns)):  # outermost first: a model
-        # call around model calls naming what it ran for is that run
+    named_calls = [s for s in steps if s.kind == LLM and s.inferred and s.agent is not None]
+    for s in sorted(named_calls, key=lambda s: (s.start_ns, -s.end_ns)):  # outermost first: a
+        # model call around model calls naming what it ran for is that run
         if _names_its_calls(s, children, taken) and _caller(s, by_id, AGENT) is None:
             _become(s, AGENT, told)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
@@ -163,7 +164,7 @@ class _Calls:
             after < len(self.starts) and self.last_end[after] > end)
 
 
-def _turns(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
+def _turn_calls(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
            told: Reclassified | None) -> None:
     """Where a trace has no model call, a span with no evidence named as a turn of a loop
     (`x.turn`), with nothing under it, is that turn's model call: a tracer recording an agent's
