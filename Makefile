@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-stamp
 .PHONY: demo dist test check lint typecheck core-test clean bench prometheus-tools node-tools chromium dashboards docs \
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
-  fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh \
+  fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh fixtures-heldout-twelfth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -310,3 +310,24 @@ ELEVENTH_STACKS ?= any_agent
 fixtures-heldout-eleventh: $(STAMP) node-tools
 	$(call record_heldout,heldout_eleventh,eleventh,$(ELEVENTH_STACKS),a365_js)
 	@echo "== adk_java"; $(BIN)/python fixtures/record/heldout_eleventh/record_adk_java.py
+
+# The twelfth held-out share (issue 35: tests/heldout_twelfth/, `benchmarks/heldout.py --set
+# twelfth`): Go and Python stacks kept from the rules' designers. Pins in
+# fixtures/requirements/heldout_twelfth/ (each Python stack in a venv of its own; fast-agent needs
+# Python 3.13, PYTHON313) and fixtures/record/heldout_twelfth/go/go.mod and go.sum (Go records
+# the Go one; not part of `make test`).
+TWELFTH_STACKS ?= patronus
+PYTHON313 ?= python3.13
+
+fixtures-heldout-twelfth: $(STAMP)
+	@set -e; for stack in $(TWELFTH_STACKS); do \
+	  venv=$(FIXTURE_VENVS)/twelfth-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_twelfth/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_twelfth/record_$$stack.py; \
+	done
+	@set -e; venv=$(FIXTURE_VENVS)/twelfth-fast_agent; \
+	  test -x $$venv/bin/python || $(PYTHON313) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_twelfth/fast_agent.txt; \
+	  echo "== fast_agent"; $$venv/bin/python fixtures/record/heldout_twelfth/record_fast_agent.py
+	@echo "== adk_go"; $(BIN)/python fixtures/record/heldout_twelfth/record_adk_go.py

@@ -19,8 +19,9 @@ seventh was; `--set ninth` the ninth (tests/heldout_ninth/, fixtures/record/held
 and TypeScript stacks), kept from them likewise; `--set tenth` the tenth (tests/heldout_tenth/,
 fixtures/record/heldout_tenth/: Rust, Python and TypeScript stacks), kept from them likewise;
 `--set eleventh` the eleventh (tests/heldout_eleventh/, fixtures/record/heldout_eleventh/: Python,
-TypeScript and Java stacks), likewise. Each file is replayed with the engine exactly as
-tests/fixture_expectations.replay does, then scored.
+TypeScript and Java stacks), likewise; `--set twelfth` the twelfth (tests/heldout_twelfth/,
+fixtures/record/heldout_twelfth/: Go and Python stacks), likewise. Each file is replayed with the
+engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
   1. the agent exists, with the expected run count;
@@ -35,7 +36,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
-ninth|tenth|eleventh] [--spec-from-explain]`.
+ninth|tenth|eleventh|twelfth] [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -58,7 +59,8 @@ TESTS = ROOT / "tests"
 SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third",
         "fourth": "heldout_fourth", "fifth": "heldout_fifth",
         "sixth": "heldout_sixth", "seventh": "heldout_seventh", "eighth": "heldout_eighth",
-        "ninth": "heldout_ninth", "tenth": "heldout_tenth", "eleventh": "heldout_eleventh"}
+        "ninth": "heldout_ninth", "tenth": "heldout_tenth", "eleventh": "heldout_eleventh",
+        "twelfth": "heldout_twelfth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

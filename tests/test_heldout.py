@@ -3,13 +3,13 @@ every recorded file parses as OTLP/JSON and is expected, and every stack pins wh
 Every set (tests/heldout/, the fresh share tests/heldout_fresh/, the third share
 tests/heldout_third/, the fourth tests/heldout_fourth/, the fifth tests/heldout_fifth/, the sixth
 tests/heldout_sixth/, the seventh tests/heldout_seventh/, the eighth tests/heldout_eighth/, the
-ninth tests/heldout_ninth/, the tenth tests/heldout_tenth/ and the eleventh
-tests/heldout_eleventh/) holds stacks of two ecosystems, and each later share holds no stack
-recorded anywhere else.
+ninth tests/heldout_ninth/, the tenth tests/heldout_tenth/, the eleventh
+tests/heldout_eleventh/ and the twelfth tests/heldout_twelfth/) holds stacks of two ecosystems,
+and each later share holds no stack recorded anywhere else.
 
 Only the sets' integrity is tested here; how well the product reads them is a benchmark
 (benchmarks/heldout.py, `--set fresh`, `third`, `fourth`, `fifth`, `sixth`, `seventh`, `eighth`,
-`ninth`, `tenth` or `eleventh` for the later shares), not a pass/fail test.
+`ninth`, `tenth`, `eleventh` or `twelfth` for the later shares), not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ REPO = TESTS.parent
 # each set's directory (under tests/, and its recorders' under fixtures/record/) -> fewest stacks
 SETS = {"heldout": 4, "heldout_fresh": 3, "heldout_third": 3, "heldout_fourth": 3,
         "heldout_fifth": 3, "heldout_sixth": 3, "heldout_seventh": 3, "heldout_eighth": 3,
-        "heldout_ninth": 3, "heldout_tenth": 3, "heldout_eleventh": 3}
+        "heldout_ninth": 3, "heldout_tenth": 3, "heldout_eleventh": 3,
+        "heldout_twelfth": 3}
 EXPECTED = {name: heldout_expectations(TESTS / name) for name in SETS}
 CASES = [(name, stack, scenario) for name, stacks in EXPECTED.items()
          for stack, scenarios in stacks.items() for scenario in scenarios]
@@ -72,7 +73,7 @@ def test_each_set_has_enough_stacks_of_two_ecosystems(held: str) -> None:
 @pytest.mark.parametrize("share", ["heldout_fresh", "heldout_third", "heldout_fourth",
                                    "heldout_fifth", "heldout_sixth", "heldout_seventh",
                                    "heldout_eighth", "heldout_ninth", "heldout_tenth",
-                                   "heldout_eleventh"])
+                                   "heldout_eleventh", "heldout_twelfth"])
 def test_a_later_share_repeats_no_recorded_stack(share: str) -> None:
     """Its stacks are in no other recorded set: not the in-repo fixtures, not the inference
     share, not another held-out set."""
