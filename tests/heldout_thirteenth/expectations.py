@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP_TOOL_ERROR_FAILS, Scenario
+from fixture_expectations import APP_LOOP_TOOL_ERROR_FAILS, A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -31,6 +31,37 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # the model it was asked for.
 EINO = APP_LOOP_TOOL_ERROR_FAILS
 
+# Agents-Flex, Java (java/src/main/java/fixture/Record.java): each agent Agents-Flex's
+# OpenAIChatModel of its model name with its Tools, the app running the tool loop itself; each
+# scenario is one request of the app (`serve`, a plain span), every model call and tool call in
+# it traced by Agents-Flex's own interceptors. Agents-Flex names no agent anywhere (no agent
+# concept in what it traces, and the app adds none), so every step counts for the one service its
+# SDK names, `agents-flex` (as the in-repo openai-v2 steps count for theirs): one run per
+# scenario, the agents' model calls and tools together, no delegation (nothing tells one agent
+# from another). lookup_order raised and the app sent its error back to the model, which answered
+# (two orders-model requests). Billing's run is inside the orchestrator's ask_billing tool;
+# `handoff` runs triage (its transfer_to_billing tool only answers), then billing. The HTTP 500:
+# one gpt-500 request; Agents-Flex's chat model returns an error response rather than raising, so
+# its model-call span ends without an error status (its HTTP client's span under it has one); the
+# app fails the request (`serve` ends in error).
+SERVICE = "agents-flex"
+AGENTS_FLEX = {
+    "two_tools": Scenario({SERVICE: A(
+        llm=2, tools={"get_weather": (1, 0), "get_time": (1, 0)}, models={"weather-model": 2})}),
+    "tool_error": Scenario({SERVICE: A(
+        llm=2, tools={"lookup_order": (0, 1)}, models={"orders-model": 2},
+        boundaries=b("tool_failure"))}),
+    "agent_as_tool": Scenario({SERVICE: A(
+        llm=3, tools={"ask_billing": (1, 0)},
+        models={"orchestrator-model": 2, "billing-model": 1})}),
+    "handoff": Scenario({SERVICE: A(
+        llm=3, tools={"transfer_to_billing": (1, 0)},
+        models={"triage-model": 2, "billing-model": 1})}),
+    "http_500": Scenario({SERVICE: A(
+        errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "eino": EINO,
+    "agents_flex": AGENTS_FLEX,
 }
