@@ -61,7 +61,29 @@ AGENTS_FLEX = {
         errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
 }
 
+# Pipecat, Python (record_pipecat.py): each agent run one text-only Pipecat pipeline (its
+# OpenAILLMService of the agent's model, the tools its registered functions, which Pipecat runs
+# between model calls), each scenario one request of the app (`serve`, a plain span). Pipecat
+# traces conversations, turns and model calls only: it names no agent (the app's tracer provider
+# names the bot, `support-bot`, as Pipecat's tracing setup does) and traces no function call, so
+# every model call counts for that service, one run per scenario, and no tool, tool failure or
+# delegation is told by any span (expected nowhere). lookup_order raised and the app's handler
+# sent its error back to the model, which answered (two orders-model requests). Billing's run is
+# inside the orchestrator's ask_billing function; `handoff` runs triage (its transfer_to_billing
+# function only answers), then billing. The HTTP 500 fails the weather run on its one model call
+# (one gpt-500 request), whose span ends in error.
+BOT = "support-bot"
+PIPECAT = {
+    "two_tools": Scenario({BOT: A(llm=2, models={"weather-model": 2})}),
+    "tool_error": Scenario({BOT: A(llm=2, models={"orders-model": 2})}),
+    "agent_as_tool": Scenario({BOT: A(llm=3, models={"orchestrator-model": 2,
+                                                      "billing-model": 1})}),
+    "handoff": Scenario({BOT: A(llm=3, models={"triage-model": 2, "billing-model": 1})}),
+    "http_500": Scenario({BOT: A(errors=1, models={"gpt-500": 1}, boundaries=b("error_path"))}),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "eino": EINO,
     "agents_flex": AGENTS_FLEX,
+    "pipecat": PIPECAT,
 }
