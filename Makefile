@@ -8,6 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
   fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh fixtures-heldout-twelfth \
+  fixtures-heldout-thirteenth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -331,3 +332,19 @@ fixtures-heldout-twelfth: $(STAMP)
 	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_twelfth/fast_agent.txt; \
 	  echo "== fast_agent"; $$venv/bin/python fixtures/record/heldout_twelfth/record_fast_agent.py
 	@echo "== adk_go"; $(BIN)/python fixtures/record/heldout_twelfth/record_adk_go.py
+
+# The thirteenth held-out share (issue 35: tests/heldout_thirteenth/, `benchmarks/heldout.py --set
+# thirteenth`): Go, Java and Python stacks kept from the rules' designers. Pins in
+# fixtures/record/heldout_thirteenth/go/go.mod and go.sum, its java/pom.xml (Go, Maven and a JDK
+# 17 record those) and fixtures/requirements/heldout_thirteenth/ (Pipecat, in a venv of its own);
+# not part of `make test`.
+THIRTEENTH_STACKS ?= eino agents_flex
+
+fixtures-heldout-thirteenth: $(STAMP)
+	@set -e; for stack in $(THIRTEENTH_STACKS); do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_thirteenth/record_$$stack.py; \
+	done
+	@set -e; venv=$(FIXTURE_VENVS)/thirteenth-pipecat; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirteenth/pipecat.txt; \
+	  echo "== pipecat"; $$venv/bin/python fixtures/record/heldout_thirteenth/record_pipecat.py
