@@ -1917,3 +1917,139 @@ def test_a_genai_operation_saying_it_called_a_model_is_a_model_call(operation: s
         "gen_ai.operation.name": operation, "gen_ai.request.model": "m",
         "gen_ai.usage.input_tokens": 3}))
     assert (found.kind, found.key, found.value) == ("llm", "gen_ai.operation.name", operation)
+
+
+def _chat(tracer: Tracer, model: str, agent: str | None = None, failed: bool = False) -> None:
+    """A GenAI model call, naming the agent it ran for when `agent` is given."""
+    attributes = {"gen_ai.operation.name": "chat", "gen_ai.request.model": model}
+    with tracer.start_as_current_span("chat", attributes={
+            **attributes, **({"gen_ai.agent.name": agent} if agent else {})}) as span:
+        if failed:
+            span.set_status(Status(StatusCode.ERROR, "HTTP 500"))
+
+
+def _execute_tool(tracer: Tracer, tool: str) -> Any:
+    return tracer.start_as_current_span("execute_tool", attributes={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool})
+
+
+def named_calls_traffic(tracer: Tracer) -> None:
+    """GenAI model calls naming their agent, no span of the agents' runs: in one request
+    (`serve`), triage calls its model, runs transfer_to_billing, calls it again, then billing
+    calls its own; in a second trace the agent span `orchestrator` runs ask_billing, inside which
+    billing's model call (named by it) is billing's run."""
+    with tracer.start_as_current_span("serve"):
+        _chat(tracer, "triage-model", "triage")
+        with _execute_tool(tracer, "transfer_to_billing"):
+            pass
+        _chat(tracer, "triage-model", "triage")
+        _chat(tracer, "billing-model", "billing")
+    with tracer.start_as_current_span("invoke_agent orchestrator", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "orchestrator"}):
+        _chat(tracer, "orchestrator-model", "orchestrator")
+        with _execute_tool(tracer, "ask_billing"):
+            _chat(tracer, "billing-model", "billing")
+        _chat(tracer, "orchestrator-model", "orchestrator")
+
+
+def test_model_calls_naming_their_agent_are_its_runs(tmp_path: Path) -> None:
+    """Each agent's calls are its run, the tools between them its own; the hand-off tool and
+    the agent called as a tool are delegations; `serve`, which runs them, is no agent."""
+    assert _agents(_report(tmp_path, _spans(named_calls_traffic))) == {
+        "triage": {"runs": 1, "tools": {"transfer_to_billing": {"ok": 1, "error": 0}},
+                   "models": {"triage-model": 2}, "delegations": [("triage", "billing")]},
+        "billing": {"runs": 2, "tools": {}, "models": {"billing-model": 2}, "delegations": []},
+        "orchestrator": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0}},
+                         "models": {"orchestrator-model": 2},
+                         "delegations": [("orchestrator", "billing")]},
+    }
+
+
+def quoted_names_traffic(tracer: Tracer) -> None:
+    """Runs named in quotes after the kind word, a word after them (`Agent: 'weather'
+    generate`), with no attribute: weather calls its model, get_weather, its model again."""
+    with tracer.start_as_current_span("zeta.app"), tracer.start_as_current_span(
+            "Agent: 'weather' generate"):
+        _chat(tracer, "weather-model")
+        with tracer.start_as_current_span("Tool: 'get_weather' call"):
+            pass
+        _chat(tracer, "weather-model")
+
+
+def test_a_quoted_name_after_the_kind_word_names_the_run(tmp_path: Path) -> None:
+    expected = {"weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                            "models": {"weather-model": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(quoted_names_traffic))) == expected
+    assert _pinned_agents(tmp_path, quoted_names_traffic) == expected
+
+
+def last_call_failed_traffic(tracer: Tracer) -> None:
+    """Two runs of `weather.agent` whose last (only) model call failed (HTTP 500): the first's
+    span ends with no status, the second's OK (it handled the failure)."""
+    for status in (None, StatusCode.OK):
+        with tracer.start_as_current_span("weather.agent") as span:
+            _chat(tracer, "gpt-500", failed=True)
+            if status is not None:
+                span.set_status(Status(status))
+
+
+def test_a_run_ending_on_a_failed_call_failed_unless_its_span_handled_it(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(last_call_failed_traffic))
+    assert report["agents"]["weather"]["runs"] == {**report["agents"]["weather"]["runs"],
+                                                   "count": 2, "errors": 1}
+
+
+def chain_runner_traffic(tracer: Tracer) -> None:
+    """A framework's components typed in `zeta.component`: in one request (`serve`), the chain
+    `triage` maps its input (an idle `Lambda`) and runs the graph `ReAct` (its model, the tool
+    transfer_to_billing, its model again); then the chain `billing` maps its input and calls
+    its model once."""
+    def component(name: str, kind: str) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.component": kind})
+
+    with tracer.start_as_current_span("serve"):
+        with component("triage", "Chain"):
+            with component("Lambda", "Lambda"):
+                pass
+            with component("ReAct", "Graph"):
+                with component("ChatModel", "ChatModel"):
+                    pass
+                with component("transfer_to_billing", "Tool"):
+                    pass
+                with component("ChatModel", "ChatModel"):
+                    pass
+        with component("billing", "Chain"):
+            with component("Lambda", "Lambda"):
+                pass
+            with component("ChatModel", "ChatModel"):
+                pass
+
+
+def test_a_chain_running_the_loop_beside_idle_steps_is_the_run(tmp_path: Path) -> None:
+    """The named chain around the graph is the agent (its idle input mapping beside the graph
+    changes nothing), and the chain beside it that calls a model is an agent too."""
+    expected = {"triage": {"runs": 1, "tools": {"transfer_to_billing": {"ok": 1, "error": 0}},
+                           "models": {}, "delegations": [("triage", "billing")]},
+                "billing": {"runs": 1, "tools": {}, "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(chain_runner_traffic))) == expected
+
+
+def served_calls_traffic(tracer: Tracer) -> None:
+    """An app's request (`serve`) calling two models, no agent named anywhere; the first
+    call's turn runs a call of another model inside it (a nested pipeline's)."""
+    with tracer.start_as_current_span("serve"):
+        with tracer.start_as_current_span("llm", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "orchestrator-model"}):
+            with tracer.start_as_current_span("turn"):
+                _chat(tracer, "billing-model")
+        _chat(tracer, "orchestrator-model")
+
+
+def test_a_request_calling_models_is_no_agent_and_another_models_call_counts(
+        tmp_path: Path) -> None:
+    """The calls count for the service (no agent named): `serve` is a request, no agent; the
+    call inside a call of another model is a call of its own, not the same call twice."""
+    assert _agents(_report(tmp_path, _spans(served_calls_traffic))) == {
+        SERVICE: {"runs": 1, "tools": {}, "models": {"orchestrator-model": 2,
+                                                      "billing-model": 1}, "delegations": []}}

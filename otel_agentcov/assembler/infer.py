@@ -47,7 +47,7 @@ Reclassified = Callable[[Step, str, str], None]
 # words of a name that make a root a workflow, session or runner, never an agent run
 _NOT_AGENT_WORDS = frozenset({
     "workflow", "session", "runner", "main", "request", "handle", "handler", "turn",
-    "conversation", "pipeline", "graph", "chain", "flow", "trace", "root", "app", "server",
+    "conversation", "pipeline", "graph", "chain", "flow", "trace", "root", "app", "server", "serve",
     "get", "post", "put", "delete", "patch", "http", "https", "test", "task", "job", "batch",
     "crew", "team", "orchestrate", "orchestration",
 })
@@ -107,8 +107,8 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             _become(s, AGENT, told)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
-    _peers(steps, by_id, children, owned, taken, told)
     _wrapped([s for s in steps if s.span_id in chains], by_id, children, taken, told)
+    _peers(steps, by_id, children, owned, taken, told)
     if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
         for root in roots:
             if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
@@ -259,22 +259,30 @@ def _wrapped(steps: Sequence[Step], by_id: Mapping[int, Step],
              children: Mapping[int, Sequence[Step]], taken: set[str],
              told: Reclassified | None) -> None:
     """An agent the structure found in a span typed a chain (`steps`: those) whose span is
-    the only child of a span with a name of its own (the user's module around a framework's
-    loop: `Weather.forward` > `ReAct.forward`) is that span's run: the outermost such wrapper
-    takes it, unless its span name says it is a workflow or task (`agents.task`)."""
+    the only child doing anything of a span with a name of its own (the user's module around a
+    framework's loop: `Weather.forward` > `ReAct.forward`) is that span's run: the outermost
+    such wrapper takes it, unless its span name says it is a workflow or task
+    (`agents.task`)."""
     for s in steps:
         if s.kind != AGENT or s.inferred != BY_STRUCTURE:
             continue
         outer = s
         parent = by_id.get(outer.parent_id) if outer.parent_id is not None else None
         while parent is not None and _may_be_agent(parent) and (
-                parent.inferred != BY_NAME) and len(children.get(parent.span_id, ())) == 1 and (
+                parent.inferred != BY_NAME) and _only_actor(outer, parent, children) and (
                 _agent_name_ok(parent.agent or parent.tool, taken)):
             outer = parent
             parent = by_id.get(outer.parent_id) if outer.parent_id is not None else None
         if outer is not s:
             _become(s, OTHER, told, "")
             _become(outer, AGENT, told)
+
+
+def _only_actor(step: Step, parent: Step, children: Mapping[int, Sequence[Step]]) -> bool:
+    """`step` is the one child of `parent` under which anything happens (its siblings, if any,
+    are idle: the app's input mapping beside the framework's loop)."""
+    return all(k is step or not (k.kind in (LLM, TOOL, AGENT) or _acts(k, children))
+               for k in children.get(parent.span_id, ()))
 
 
 def _requests_in_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
@@ -354,6 +362,12 @@ def _named_runs(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
     return named
 
 
+def _names_its_agent(step: Step) -> bool:
+    """A model call a table typed that names the agent it ran for: that agent's call, not the
+    run of the span around it (assembler/tree.py `_named_turns`)."""
+    return step.kind == LLM and not step.inferred and step.agent is not None
+
+
 def _caller(step: Step, by_id: Mapping[int, Step], kind: str) -> Step | None:
     """The nearest agent or tool above `step`, if it is of `kind`."""
     seen = {step.span_id}
@@ -403,7 +417,7 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             below = under_agent or step.kind == AGENT
             stack.extend((k, below, step.kind == TOOL, False) for k in kids)
             continue
-        llm = int(step.kind == LLM)
+        llm = int(step.kind == LLM and not _names_its_agent(step))
         tool = int(step.kind == TOOL)
         for k in kids:
             if k.kind == AGENT:

@@ -111,7 +111,16 @@ class _Builder:
             start, end = self.span.start_ns, self.span.end_ns
             if self.span.turn:  # a turn marker opens the run; its work follows the marker
                 end = max((s.end_ns for s in steps), default=end)
-            error = next((s.error for s in spans if s.error), None)
+            if self.span.kind == LLM:  # model calls naming their agent: as runs without a span
+                llm = [s for s in steps if s.kind == LLM]
+                error = llm[-1].error if llm else None
+            else:
+                error = next((s.error for s in spans if s.error), None)
+                if error is None and not self.span.settled:  # a run that ended on a failed
+                    # model call, nothing after it, its span not saying it handled that: failed
+                    last = max((s for s in steps if s.kind in (LLM, TOOL)),
+                               key=lambda s: s.end_ns, default=None)
+                    error = last.error if last is not None and last.kind == LLM else None
         else:
             start = min((s.start_ns for s in steps), default=0)
             end = max((s.end_ns for s in steps), default=0)
@@ -432,6 +441,33 @@ def _assemble_trace(by_id: dict[int, Step], content: bool,
     ]
 
 
+def _named_turns(by_id: dict[int, Step]) -> None:
+    """A model call that names the agent it ran for, under no agent's run or inside a tool
+    call of another agent's run, starts a turn of that agent (`Step.turn`): tracers that record
+    an agent's calls and tools, no span of its run (docs/semantics.md#detection-rules)."""
+    calls = [s for s in by_id.values()
+             if s.kind == LLM and s.agent is not None and not s.inferred and not s.turn]
+    if not calls:
+        return
+    runs: dict[int, str | None] = {}  # span id -> the agent whose run it is in (memo)
+    for call in calls:
+        path: list[int] = []
+        at, agent = call.parent_id, None  # type: int | None, str | None
+        while at is not None and at in by_id and at not in runs and len(path) <= len(by_id):
+            above = by_id[at]
+            if above.kind == AGENT and above.agent:
+                agent = above.agent
+                break
+            path.append(at)
+            at = above.parent_id
+        else:
+            agent = runs.get(at) if at is not None else None
+        runs.update(dict.fromkeys(path, agent))
+        parent = by_id.get(call.parent_id) if call.parent_id is not None else None
+        if agent is None or (parent is not None and parent.kind == TOOL and agent != call.agent):
+            call.turn = True
+
+
 def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
                     told: Reclassified | None = None) -> list[AgentRun]:
     """Assemble steps as one trace; `test` is the context they ran under, if any."""
@@ -447,6 +483,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
             roots.append(s)
     if told is not None and any(s.inferred for s in by_id.values()):
         infer_structure(by_id, children, roots, told)
+    _named_turns(by_id)
     builders: list[_Builder] = []
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
@@ -552,10 +589,13 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
 def _repeats(outer: Step, inner: Step) -> bool:
     """A tool span inside the same tool's span (an MCP request inside the agent's tool span,
     the MCP server's span inside that), or a model span inside a counted model span (further
-    down than `_wraps_llm` looks), is one call recorded twice: counted once."""
+    down than `_wraps_llm` looks), is one call recorded twice: counted once; a call of
+    another model there is a call of its own (an agent the model's turn ran)."""
     if inner.kind != outer.kind:
         return False
-    return inner.kind == LLM or inner.tool is None or inner.tool == outer.tool
+    if inner.kind == LLM:
+        return inner.model is None or outer.model is None or inner.model == outer.model
+    return inner.tool is None or inner.tool == outer.tool
 
 
 def _absorb(outer: Step, inner: Step) -> None:

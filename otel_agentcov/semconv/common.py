@@ -200,12 +200,16 @@ def agent_name(
     return None if name is None or name in PLACEHOLDER_AGENT_NAMES else name
 
 
+def own_agent(record: SpanRecord) -> str | None:
+    """The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside."""
+    own = as_str(record.attributes.get("gen_ai.agent.name"))
+    return own if own and own not in PLACEHOLDER_AGENT_NAMES else None
+
+
 def fallback_agent(record: SpanRecord) -> str:
     """Where a step under no agent span is counted (docs/semantics.md#detection-rules)."""
-    own = as_str(record.attributes.get("gen_ai.agent.name"))
-    if own and own not in PLACEHOLDER_AGENT_NAMES:
-        return own
-    return as_str(record.resource_attributes.get("service.name")) or UNKNOWN_AGENT
+    return own_agent(record) or as_str(
+        record.resource_attributes.get("service.name")) or UNKNOWN_AGENT
 
 
 def parse_json(value: Any) -> Any:
@@ -381,7 +385,8 @@ def build_step(
         record.start_ns,
         record.end_ns,
         fallback_agent(record),
-        agent,
+        # a model call names the agent it ran for, if it says (docs/semantics.md#detection-rules)
+        own_agent(record) if kind == LLM and agent is None else agent,
         tool,
         None,
         error,
@@ -448,6 +453,8 @@ def build_step(
         step.input_chars = user_input_chars(attrs)
         if kind == AGENT:
             as_agent(step, attrs, agent)
+        # a run's span that ends OK handled what failed under it (calls' spans: their own error)
+        step.settled = record.status_code == STATUS_OK
     return step
 
 

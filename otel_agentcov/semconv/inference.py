@@ -150,6 +150,8 @@ _LABEL = _linear(f"^{_LABEL_GROUP}$")
 _SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one word, no path
 # after a class's kind word, an instance and its method (`Agent.weather.attach_llm`)
 _METHOD = re.compile(r"^([A-Za-z_]\w{0,63})(\.([a-z_][a-z0-9_]{1,40}))$")
+# a name in quotes, then at most a word of what was done (`'weather' generate`)
+_QUOTED = re.compile(r"""^(['"])([^'"]{1,64})\1(?:\s+[A-Za-z_]\w{0,30})?$""")
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
@@ -320,6 +322,12 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
                 return _affix_kind(method.group(3)) or kind, clip(method.group(1)), (
                     glob_literal(head) + "*" + glob_literal(tail),
                     re.escape(head) + "(.+)" + re.escape(tail))
+            quoted = _QUOTED.match(rest)
+            if quoted is not None:  # `Agent: 'weather' generate`: the quoted part names it,
+                mark = quoted.group(1)  # what follows says what it did
+                return kind, clip(quoted.group(2)), (
+                    glob_literal(head + mark) + "*",
+                    re.escape(head + mark) + f"([^{mark}]+)" + re.escape(mark) + ".*")
             return kind, clip(rest), (glob_literal(head) + "*", re.escape(head) + "(.+)")
     found = _SUFFIX.match(name)
     if found is not None:

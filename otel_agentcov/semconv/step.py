@@ -83,4 +83,6 @@ class Step:
     # a candidate's own span name when an agent-name key named it: the key may be its
     # context's (LangChain's metadata names the outer agent on every span inside it)
     own_name: str | None = None
+    # its status is OK: the span says it handled what failed under it (a run's span, not a call's)
+    settled: bool = False
     content: StepContent | None = None  # only when a check needs it; snapshots skip it

@@ -13,7 +13,7 @@ use super::values::{
 };
 use crate::pyrepr::py_str;
 use crate::pystr;
-use crate::span::{Attributes, Span, Value};
+use crate::span::{Attributes, Span, Value, STATUS_OK};
 
 /// Tools whose call hands control to another agent (`common.HANDOFF_TOOLS`).
 pub const HANDOFF_TOOLS: [&str; 2] = ["transfer_to_agent", "handoff_to_agent"];
@@ -66,14 +66,17 @@ pub fn is_handoff_tool(name: &str) -> bool {
     HANDOFF_TOOLS.contains(&name) || name.starts_with(TRANSFER_PREFIX)
 }
 
+/// The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside.
+fn own_agent(span: &Span) -> Option<String> {
+    as_str(span.attributes.get("gen_ai.agent.name"))
+        .filter(|own| !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()))
+}
+
 /// Where a step under no agent span is counted: its own agent name, else the service's.
 pub fn fallback_agent(span: &Span) -> String {
-    if let Some(own) = as_str(span.attributes.get("gen_ai.agent.name")) {
-        if !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()) {
-            return own;
-        }
-    }
-    as_str(span.resource_attributes.get("service.name")).unwrap_or_else(|| UNKNOWN_AGENT.to_owned())
+    own_agent(span)
+        .or_else(|| as_str(span.resource_attributes.get("service.name")))
+        .unwrap_or_else(|| UNKNOWN_AGENT.to_owned())
 }
 
 /// The first finish reason; a list flattened into one string (Mastra's JSON, Traceloop's
@@ -147,7 +150,11 @@ pub fn build_step(
 ) -> Step {
     let attrs = &span.attributes;
     let mut step = Step::new(span, kind, fallback_agent(span));
-    step.agent = agent;
+    // a model call names the agent it ran for, if it says (docs/semantics.md#detection-rules)
+    step.agent = match (kind, agent) {
+        (Kind::Llm, None) => own_agent(span),
+        (_, agent) => agent,
+    };
     step.error = error_type(span);
     step.limit = limit_signal(span, step.error.as_deref());
     if HANDOFF_KEYS.iter().any(|k| attrs.contains(k)) {
@@ -188,6 +195,8 @@ pub fn build_step(
         }
     }
     step.tool = tool;
+    // a run's span that ends OK handled what failed under it (calls' spans: their own error)
+    step.settled = span.status_code == STATUS_OK && !matches!(kind, Kind::Llm | Kind::Tool);
     step
 }
 

@@ -118,6 +118,8 @@ pub struct Step {
     pub skill_definitions: Vec<String>,
     pub skill: Option<String>,
     pub skill_resource: bool,
+    /// Its status is OK: it handled what failed under it (a run's span, not a call's).
+    pub settled: bool,
 }
 
 impl Step {
@@ -165,6 +167,7 @@ impl Step {
             skill_definitions: Vec::new(),
             skill: None,
             skill_resource: false,
+            settled: false,
         }
     }
 }

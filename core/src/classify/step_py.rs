@@ -36,7 +36,7 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
     fn any<'py, T: IntoPyObject<'py>>(py: Python<'py>, v: T) -> PyResult<Bound<'py, PyAny>> {
         v.into_bound_py_any(py)
     }
-    let args: [Bound<'py, PyAny>; 43] = [
+    let args: [Bound<'py, PyAny>; 45] = [
         any(py, step.trace_id)?,
         any(py, step.span_id)?,
         any(py, step.parent_id)?,
@@ -90,6 +90,8 @@ pub fn step_to_py<'py>(class: &Bound<'py, PyType>, step: &Step) -> PyResult<Boun
         PyTuple::new(py, &step.skill_definitions)?.into_any(),
         any(py, &step.skill)?,
         any(py, step.skill_resource)?,
+        any(py, None::<String>)?, // own_name: set by Python's inference
+        any(py, step.settled)?,
     ];
     class.call1(PyTuple::new(py, args)?)
 }
@@ -154,5 +156,6 @@ pub fn step_from_py(step: &Bound<'_, PyAny>) -> PyResult<Step> {
         skill_definitions: get(step, "skill_definitions")?,
         skill: get(step, "skill")?,
         skill_resource: get(step, "skill_resource")?,
+        settled: get(step, "settled")?,
     })
 }
