@@ -2053,3 +2053,23 @@ def test_a_request_calling_models_is_no_agent_and_another_models_call_counts(
     assert _agents(_report(tmp_path, _spans(served_calls_traffic))) == {
         SERVICE: {"runs": 1, "tools": {}, "models": {"orchestrator-model": 2,
                                                       "billing-model": 1}, "delegations": []}}
+
+
+def failed_request_traffic(tracer: Tracer) -> None:
+    """A client that turns a failed request into an error reply: the model call's span ends
+    with no status, its HTTP request's span under it in error (HTTP 500). Then a call whose
+    first request failed and whose retry answered."""
+    for statuses in ((StatusCode.ERROR,), (StatusCode.ERROR, StatusCode.OK)):
+        with tracer.start_as_current_span("weather.agent"), tracer.start_as_current_span(
+                "chat", attributes={"gen_ai.operation.name": "chat",
+                                    "gen_ai.request.model": "weather-model"}):
+            for status in statuses:
+                with tracer.start_as_current_span("POST", attributes={
+                        "http.response.status_code": 500 if status == StatusCode.ERROR
+                        else 200}) as span:
+                    span.set_status(Status(status))
+
+
+def test_a_model_call_whose_last_request_failed_failed(tmp_path: Path) -> None:
+    runs = _report(tmp_path, _spans(failed_request_traffic))["agents"]["weather"]["runs"]
+    assert (runs["count"], runs["errors"]) == (2, 1)

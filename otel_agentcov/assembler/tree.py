@@ -441,6 +441,17 @@ def _assemble_trace(by_id: dict[int, Step], content: bool,
     ]
 
 
+def _failed_requests(by_id: dict[int, Step], children: dict[int, list[Step]]) -> None:
+    """A model call its span does not fail whose last request under it failed (an HTTP client's
+    span ending in error, nothing after it) failed with it: a client that turns a failed
+    request into an error reply, not an exception."""
+    for s in by_id.values():
+        if s.kind == LLM and s.error is None and s.span_id in children:
+            last = max(children[s.span_id], key=lambda k: k.end_ns)
+            if last.kind == OTHER and last.error is not None:
+                s.error = last.error
+
+
 def _named_turns(by_id: dict[int, Step]) -> None:
     """A model call that names the agent it ran for, under no agent's run or inside a tool
     call of another agent's run, starts a turn of that agent (`Step.turn`): tracers that record
@@ -484,6 +495,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
     if told is not None and any(s.inferred for s in by_id.values()):
         infer_structure(by_id, children, roots, told)
     _named_turns(by_id)
+    _failed_requests(by_id, children)
     builders: list[_Builder] = []
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}
