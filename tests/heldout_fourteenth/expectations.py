@@ -37,6 +37,16 @@ FIXTURES = Path(__file__).parent / "fixtures"
 APP = "support-app"
 LLAMAINDEX_TS = {name: Scenario({APP: A(llm=0)}) for name in APP_LOOP}
 
+# Keywords AI's tracing SDK, Python (record_keywordsai.py): its `@agent` decorator on each agent
+# run of the app-written tool loop (fixtures/record/_app_loop.py TracedApp), named after the
+# agent, its `@tool` on each tool call, named after the tool, its `@workflow` on the request of
+# `handoff` (`serve`, no agent), and its own OpenAI instrument on the app's `openai` client (each
+# model call, with its model). A raising tool's error goes back to the model, which answers (two
+# calls); billing's run is inside the orchestrator's ask_billing tool; the HTTP 500 fails the
+# weather run on its first model call. The app-level scenarios of fixture_expectations.APP_LOOP.
+KEYWORDSAI = APP_LOOP
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "llamaindex_ts": LLAMAINDEX_TS,
+    "keywordsai": KEYWORDSAI,
 }
