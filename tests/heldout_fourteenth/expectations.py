@@ -46,7 +46,22 @@ LLAMAINDEX_TS = {name: Scenario({APP: A(llm=0)}) for name in APP_LOOP}
 # weather run on its first model call. The app-level scenarios of fixture_expectations.APP_LOOP.
 KEYWORDSAI = APP_LOOP
 
+# HoneyHive's Python SDK (record_honeyhive.py): its `@trace` decorator around the app-written tool
+# loop (fixtures/record/_app_loop.py TracedApp): each agent run a `chain` event named after the
+# agent, each tool call a `tool` event named after the tool, the request of `handoff` a `chain`
+# named `serve` (no agent: the app's request, though HoneyHive types it as it types an agent
+# run), and the app's model call a `model` event (`chat_completion`) whose recorded inputs carry
+# the model. A raising tool's error goes back to the model, which answers (two calls); billing's
+# run is inside the orchestrator's ask_billing tool; the HTTP 500 fails the weather run on its
+# first model call. On every failure HoneyHive ends the failed call's span in error and also
+# emits a second, error-only span for it (named after the call; a failed agent run's one typed
+# as a tool event, a root of its own): one failure each, not a second call, so the failed
+# lookup_order is one failed tool call and the failed weather run ran no tool. The app-level
+# scenarios of fixture_expectations.APP_LOOP.
+HONEYHIVE = APP_LOOP
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "llamaindex_ts": LLAMAINDEX_TS,
     "keywordsai": KEYWORDSAI,
+    "honeyhive": HONEYHIVE,
 }
