@@ -348,3 +348,13 @@ fixtures-heldout-thirteenth: $(STAMP)
 	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
 	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirteenth/pipecat.txt; \
 	  echo "== pipecat"; $$venv/bin/python fixtures/record/heldout_thirteenth/record_pipecat.py
+
+# The fourteenth held-out share (issue 35: tests/heldout_fourteenth/, `benchmarks/heldout.py --set
+# fourteenth`): Python stacks beside a TypeScript one, kept from the rules' designers. Pins in
+# fixtures/requirements/heldout_fourteenth/ (each Python stack in a venv of its own) and
+# fixtures/record/heldout_fourteenth/node/package-lock.json (not part of `make test`).
+.PHONY: fixtures-heldout-fourteenth
+FOURTEENTH_STACKS ?= keywordsai honeyhive
+
+fixtures-heldout-fourteenth: $(STAMP) node-tools
+	$(call record_heldout,heldout_fourteenth,fourteenth,$(FOURTEENTH_STACKS),llamaindex_ts)
