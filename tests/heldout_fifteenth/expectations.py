@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, Scenario
+from fixture_expectations import APP_LOOP, A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -56,6 +56,34 @@ def without_tools(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
 # The hand-off and the agent-as-tool delegation stay, as runs and model calls tell them.
 GUARDRAILS = without_models(without_tools(APP_LOOP))
 
+# The BeeAI Framework for TypeScript, 0.1.2 (node/record_beeai_js.mjs): each agent the app's tool
+# loop over BeeAI's OpenAIChatModel of its model name, with its tools as BeeAI DynamicTools, which
+# the app runs and whose results (a raising tool's error too) it sends back as tool messages;
+# each scenario one request of the app (`serve`, a plain span), every model call and tool run in
+# it traced by BeeAI's own telemetry middleware. BeeAI names no agent anywhere (the app runs no
+# BeeAgent, whose ReAct text format the scripted models do not speak, and adds none), so every
+# step counts for the one service the app's tracer provider names, `support-app` (as the
+# thirteenth share's agents_flex steps count for theirs): one run per scenario, the agents' model
+# calls and tool runs together, no delegation (nothing tells one agent from another). BeeAI names
+# a tool's spans after the tool's name camel-cased (its emitter's namespace,
+# `tool.dynamic.<name>`): the tools are expected as BeeAI spells them. The model a call was made
+# with is only inside a serialized event payload of the call (no attribute of its own names it),
+# so no model is expected (as for Guardrails above). lookup_order raised and the app sent its
+# error back to the model, which answered (two orders-model requests). Billing's run is inside the
+# orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing tool only
+# answers), then billing. The HTTP 500: one gpt-500 request (the AI SDK's retries off); the model
+# call's spans end in error and the run fails.
+SERVICE = "support-app"
+BEEAI_JS = {
+    "two_tools": Scenario({SERVICE: A(llm=2, tools={"getWeather": (1, 0), "getTime": (1, 0)})}),
+    "tool_error": Scenario({SERVICE: A(llm=2, tools={"lookupOrder": (0, 1)},
+                                       boundaries=b("tool_failure"))}),
+    "agent_as_tool": Scenario({SERVICE: A(llm=3, tools={"askBilling": (1, 0)})}),
+    "handoff": Scenario({SERVICE: A(llm=3, tools={"transferToBilling": (1, 0)})}),
+    "http_500": Scenario({SERVICE: A(errors=1, boundaries=b("error_path"))}),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "guardrails": GUARDRAILS,
+    "beeai_js": BEEAI_JS,
 }
