@@ -83,7 +83,38 @@ BEEAI_JS = {
     "http_500": Scenario({SERVICE: A(errors=1, boundaries=b("error_path"))}),
 }
 
+# Spring AI Alibaba, Java (java/src/main/java/fixture/Record.java): each agent a ReactAgent of the
+# agent framework on Spring AI's OpenAI chat model of its model name, with its @Tool methods, its
+# graph running the tool loop; Spring AI Alibaba's graph observations (one per graph execution
+# and per node: the model node, the tool node, its hooks) and the Spring AI chat client and chat
+# model observations under them, all on one Micrometer registry traced through the OpenTelemetry
+# bridge. Spring AI Alibaba names no agent in any attribute (the agent's name is the builder's
+# only: every graph execution is named alike), so every step counts for the one service the
+# app's tracer provider names, `fixture-recorder` (as the thirteenth share's agents_flex steps
+# count for theirs): one run per scenario (each scenario is one trace: billing's graph execution
+# inside the orchestrator's tool node, `handoff`'s two inside the app's `serve`), the agents'
+# model calls together, no delegation (nothing tells one agent from another). Its tool node runs
+# all the tools of a round in one span that names none of them (the tools' names and results are
+# only in state dumps), so no tool nor tool failure is expected (nothing executed counts them, as
+# without_tools above). The chat model spans name the model asked for. lookup_order raised and
+# the framework handed its error back to the model, which answered (two orders-model requests).
+# `handoff` runs triage (its transfer_to_billing tool only answers), then billing. The HTTP 500:
+# one gpt-500 request (Spring AI's retries off); the framework ends its model node with an
+# "Exception: ..." reply rather than an error, and the app fails the run on that reply inside it
+# (a model interceptor of its own), so the model call's and the run's spans end in error.
+RECORDER = "fixture-recorder"
+SPRING_AI_ALIBABA = {
+    "two_tools": Scenario({RECORDER: A(llm=2, models={"weather-model": 2})}),
+    "tool_error": Scenario({RECORDER: A(llm=2, models={"orders-model": 2})}),
+    "agent_as_tool": Scenario({RECORDER: A(llm=3, models={"orchestrator-model": 2,
+                                                           "billing-model": 1})}),
+    "handoff": Scenario({RECORDER: A(llm=3, models={"triage-model": 2, "billing-model": 1})}),
+    "http_500": Scenario({RECORDER: A(errors=1, models={"gpt-500": 1},
+                                      boundaries=b("error_path"))}),
+}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "guardrails": GUARDRAILS,
     "beeai_js": BEEAI_JS,
+    "spring_ai_alibaba": SPRING_AI_ALIBABA,
 }
