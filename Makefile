@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
   fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh fixtures-heldout-twelfth \
-  fixtures-heldout-thirteenth \
+  fixtures-heldout-thirteenth fixtures-heldout-fifteenth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -353,8 +353,19 @@ fixtures-heldout-thirteenth: $(STAMP)
 # fourteenth`): Python stacks beside a TypeScript one, kept from the rules' designers. Pins in
 # fixtures/requirements/heldout_fourteenth/ (each Python stack in a venv of its own) and
 # fixtures/record/heldout_fourteenth/node/package-lock.json (not part of `make test`).
-.PHONY: fixtures-heldout-fourteenth
+.PHONY: fixtures-heldout-fourteenth fixtures-heldout-fifteenth
 FOURTEENTH_STACKS ?= keywordsai honeyhive
 
 fixtures-heldout-fourteenth: $(STAMP) node-tools
 	$(call record_heldout,heldout_fourteenth,fourteenth,$(FOURTEENTH_STACKS),llamaindex_ts)
+
+# The fifteenth held-out share (issue 35: tests/heldout_fifteenth/, `benchmarks/heldout.py --set
+# fifteenth`): Python, TypeScript and Java stacks kept from the rules' designers. Pins in
+# fixtures/requirements/heldout_fifteenth/ (Guardrails AI, in a venv of its own),
+# fixtures/record/heldout_fifteenth/node/package-lock.json (BeeAI for TypeScript) and its
+# java/pom.xml (Spring AI Alibaba: Maven and a JDK 17 record it); not part of `make test`.
+FIFTEENTH_STACKS ?= guardrails
+
+fixtures-heldout-fifteenth: $(STAMP) node-tools
+	$(call record_heldout,heldout_fifteenth,fifteenth,$(FIFTEENTH_STACKS),beeai_js)
+	@echo "== spring_ai_alibaba"; $(BIN)/python fixtures/record/heldout_fifteenth/record_spring_ai_alibaba.py
