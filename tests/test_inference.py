@@ -252,6 +252,14 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("Agent.run_stream", ("agent", "")), ("tool.get_weather", ("tool", "get_weather")),
     # a verb saying it ran before `llm` or `model`: a model call, as before `agent` or `tool`
     ("call_llm weather-model", ("llm", "weather-model")), ("invoke_model m", ("llm", "m")),
+    # a name in brackets after an agent's or tool's kind word, or before its kind in brackets
+    ("Agent[weather]", ("agent", "weather")), ("tool(get_time)", ("tool", "get_time")),
+    ("run_agent<weather>", ("agent", "weather")), ("get_time (tool)", ("tool", "get_time")),
+    ("ChatOpenAI(gpt-4o)", None), ("weather (model)", None),
+    # a separator before the name, a run word or a call's `()` after it: not the name's
+    ("Agent - weather", ("agent", "weather")), ("Agent | weather", ("agent", "weather")),
+    ("agent:weather:run", ("agent", "weather")), ("tool: get_time()", ("tool", "get_time")),
+    ("weather-agent", ("agent", "weather")), ("Agent \"weather\" run", ("agent", "weather")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -2073,3 +2081,26 @@ def failed_request_traffic(tracer: Tracer) -> None:
 def test_a_model_call_whose_last_request_failed_failed(tmp_path: Path) -> None:
     runs = _report(tmp_path, _spans(failed_request_traffic))["agents"]["weather"]["runs"]
     assert (runs["count"], runs["errors"]) == (2, 1)
+
+
+def bracketed_names_traffic(tracer: Tracer) -> None:
+    """Runs and tools named in brackets after their kind word (`Agent[weather]`,
+    `tool(get_weather)`) and after a separator (`Agent - billing`), no attribute."""
+    for agent, tool in (("Agent[weather]", "tool(get_weather)"),
+                        ("Agent - billing", "tool: lookup_order()")):
+        with tracer.start_as_current_span("zeta.app"), tracer.start_as_current_span(agent):
+            _chat(tracer, "m")
+            with tracer.start_as_current_span(tool):
+                pass
+            _chat(tracer, "m")
+
+
+def test_names_in_brackets_and_after_separators_name_runs_and_tools(tmp_path: Path) -> None:
+    """Out of the box and with explain's file, which pins each form as it was read."""
+    expected = {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"m": 2}, "delegations": []},
+        "billing": {"runs": 1, "tools": {"lookup_order": {"ok": 1, "error": 0}},
+                    "models": {"m": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(bracketed_names_traffic))) == expected
+    assert _pinned_agents(tmp_path, bracketed_names_traffic) == expected

@@ -139,7 +139,7 @@ _PREFIX = _linear(
     r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*(?:::|[.:])\s*(.+?)\s*$"
     r"|^\s*(\S+(?:\s+(?i:agent|tool))?)\s+(.+?)\s*$")  # `Calling tool x`: a verb and its kind
 _SUFFIX = _linear(
-    r"^\s*(.+?)\s*(?:::|[.: ])\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)_(agent|tool)\s*$")
+    r"^\s*(.+?)\s*(?:::|[.: ])\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)[_-](agent|tool)\s*$")
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
@@ -151,7 +151,15 @@ _SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one wor
 # after a class's kind word, an instance and its method (`Agent.weather.attach_llm`)
 _METHOD = re.compile(r"^([A-Za-z_]\w{0,63})(\.([a-z_][a-z0-9_]{1,40}))$")
 # a name in quotes, then at most a word of what was done (`'weather' generate`)
-_QUOTED = re.compile(r"""^(['"])([^'"]{1,64})\1(?:\s+[A-Za-z_]\w{0,30})?$""")
+_QUOTED = _linear(r"""^(')([^']{1,64})'(?:\s+[A-Za-z_]\w{0,30})?$"""
+                  r"""|^(")([^"]{1,64})"(?:\s+[A-Za-z_]\w{0,30})?$""")
+# a kind word, then a name in brackets (`Agent[weather]`, `tool(get_weather)`), or a name, then
+# its kind word in brackets (`weather (agent)`, `get_weather [tool]`)
+_BRACKETED = _linear(r"""^\s*([A-Za-z][\w -]{0,30}?)\s*[\[(<{]\s*([^\[\](){}<>'"]{1,64}?)\s*"""
+                     r"""[\])>}]\s*$""")
+_KIND_BRACKETED = _linear(r"""^\s*([^\[\](){}<>'"]{1,64}?)\s*[\[(<{]\s*([A-Za-z][\w -]{0,30}?)\s*"""
+                          r"""[\])>}]\s*$""")
+_LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
@@ -300,6 +308,9 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     whole = KIND_WORDS.get(_norm(name))
     if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
         return whole, "", (glob_literal(name), re.escape(name))
+    bracketed = _bracketed(name)
+    if bracketed is not None:
+        return bracketed
     found = _PREFIX.match(name)
     if found is not None:
         word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
@@ -315,7 +326,14 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
                     _norm(rest).split("_")[0] in RUN_WORDS):
                 return said or kind, "", (glob_literal(name), re.escape(name))
         if kind is not None and rest:
-            head = name[start: name.index(rest, start + len(word))]
+            rest = rest.lstrip(_LEADS).strip() or rest
+            ran = _SUFFIX.match(rest)  # `agent:weather:run`: the run word after it says nothing
+            if ran is not None and ran.group(1) and ran.group(2) in RUN_WORDS:
+                rest = ran.group(1)
+            if rest.endswith("()") and len(rest) > 2:  # `tool: get_weather()`: a call of it
+                rest = rest[:-2].rstrip()
+            at = name.index(rest, start + len(word))
+            head, end = name[start:at], name.rstrip()[at + len(rest):]
             method = _METHOD.match(rest) if found.group(1) else None
             if method is not None:  # `Agent.weather.call_tool`: a class, its instance, a method
                 tail = method.group(2)  # whose own kind word, if any, says the span's kind
@@ -324,11 +342,12 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
                     re.escape(head) + "(.+)" + re.escape(tail))
             quoted = _QUOTED.match(rest)
             if quoted is not None:  # `Agent: 'weather' generate`: the quoted part names it,
-                mark = quoted.group(1)  # what follows says what it did
-                return kind, clip(quoted.group(2)), (
+                mark, named = quoted.group(1, 2) if quoted.group(1) else quoted.group(3, 4)
+                return kind, clip(named), (  # what follows says what it did
                     glob_literal(head + mark) + "*",
                     re.escape(head + mark) + f"([^{mark}]+)" + re.escape(mark) + ".*")
-            return kind, clip(rest), (glob_literal(head) + "*", re.escape(head) + "(.+)")
+            return kind, clip(rest), (glob_literal(head) + "*" + glob_literal(end),
+                                      re.escape(head) + "(.+)" + re.escape(end))
     found = _SUFFIX.match(name)
     if found is not None:
         rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
@@ -339,6 +358,20 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         if kind is not None and rest:
             tail = name.rstrip()[name.index(rest) + len(rest):]
             return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
+    return None
+
+
+def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
+    """`name_affix` of a name in brackets after an agent's or tool's kind word
+    (`Agent[weather]`, `run_agent(weather)`), or of a name before its kind word in brackets
+    (`weather (agent)`); other kinds' brackets (`ChatOpenAI(model)`) say nothing here."""
+    for pattern, word_at, name_at in ((_BRACKETED, 1, 2), (_KIND_BRACKETED, 2, 1)):
+        found = pattern.match(name)
+        if found is not None and _affix_kind(found.group(word_at)) in (AGENT, TOOL):
+            head, tail = name[:found.start(name_at)], name[found.end(name_at):]
+            return _affix_kind(found.group(word_at)) or "", clip(found.group(name_at)), (
+                glob_literal(head) + "*" + glob_literal(tail),
+                re.escape(head) + "(.+)" + re.escape(tail))
     return None
 
 
