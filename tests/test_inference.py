@@ -2104,3 +2104,21 @@ def test_names_in_brackets_and_after_separators_name_runs_and_tools(tmp_path: Pa
                     "models": {"m": 2}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(bracketed_names_traffic))) == expected
     assert _pinned_agents(tmp_path, bracketed_names_traffic) == expected
+
+
+def request_runs_traffic(tracer: Tracer) -> None:
+    """An app's request (`serve`) running two library spans of no kind (`guard`), each named in
+    `guard.name` and calling a model: no span says agent."""
+    with tracer.start_as_current_span("serve"):
+        for agent in ("weather", "billing"):
+            with tracer.start_as_current_span("guard", attributes={"guard.name": agent}):
+                _chat(tracer, f"{agent}-model")
+
+
+def test_what_a_request_runs_is_the_run_named_by_its_own_key(tmp_path: Path) -> None:
+    """The request is no agent; each span under it that calls a model is a run, named by the
+    attribute that names what the span name says it is (`guard.name` on `guard`)."""
+    expected = {agent: {"runs": 1, "tools": {}, "models": {f"{agent}-model": 1},
+                        "delegations": []} for agent in ("weather", "billing")}
+    assert _agents(_report(tmp_path, _spans(request_runs_traffic))) == expected
+    assert _pinned_agents(tmp_path, request_runs_traffic) == expected

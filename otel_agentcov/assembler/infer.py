@@ -114,6 +114,13 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
                     root.agent or root.tool, taken):
                 _become(root, AGENT, told)
+            elif (not root.inferred or root.inferred == CANDIDATE) and not any(
+                    k.kind in (LLM, TOOL) for k in children.get(root.span_id, ())):
+                for kid in children.get(root.span_id, ()):  # a request calling nothing itself:
+                    # each span it runs that owns model calls is a run
+                    if _may_be_agent(kid) and owned.get(kid.span_id, (0, 0))[0] and (
+                            _agent_name_ok(kid.agent or kid.tool, taken)):
+                        _become(kid, AGENT, told)
     _runners(steps, by_id, told)
     for s in steps:  # an agent span inside a run of its own name, no tool between: that run
         outer = _caller(s, by_id, AGENT) if s.kind == AGENT and s.inferred else None

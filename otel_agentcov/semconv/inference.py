@@ -541,6 +541,16 @@ def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None
     return found.group(1), clip(value.strip().strip('"'))
 
 
+def _own_key(record: SpanRecord) -> tuple[str, str] | None:
+    """(key, name) of the attribute naming what the span name says it is (`guard.name` on a
+    span named `guard`): the thing's own name, not its kind's."""
+    key = record.name.strip() + ".name"
+    value = record.attributes.get(key)
+    if not isinstance(value, str) or not _SUBJECT.match(value.strip()):
+        return None
+    return key, clip(value.strip())
+
+
 def _subject(record: SpanRecord) -> tuple[str, str] | None:
     """(key, name) when one attribute says `<span name> <subject>` and another holds that
     subject alone (`operation.name: "ai.generateText weather"`, `resource.name: weather`):
@@ -605,7 +615,7 @@ def infer(record: SpanRecord) -> Inferred:
             value = record.attributes[key]
     bare = affix[1] if affix is not None else None
     named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
-        _subject(record) if kind != TOOL else None)
+        _subject(record) if kind != TOOL else None) or _own_key(record)
     if named is not None:
         found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
     elif kind == LLM:
