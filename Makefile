@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-stamp
   fixtures fixtures-node fixtures-infer fixtures-heldout fixtures-heldout-fresh fixtures-heldout-third fixtures-heldout-fourth \
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
   fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh fixtures-heldout-twelfth \
-  fixtures-heldout-thirteenth fixtures-heldout-fifteenth \
+  fixtures-heldout-thirteenth fixtures-heldout-fifteenth fixtures-heldout-seventeenth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -369,3 +369,15 @@ FIFTEENTH_STACKS ?= guardrails
 fixtures-heldout-fifteenth: $(STAMP) node-tools
 	$(call record_heldout,heldout_fifteenth,fifteenth,$(FIFTEENTH_STACKS),beeai_js)
 	@echo "== spring_ai_alibaba"; $(BIN)/python fixtures/record/heldout_fifteenth/record_spring_ai_alibaba.py
+
+# The seventeenth held-out share (issue 35: tests/heldout_seventeenth/, `benchmarks/heldout.py --set
+# seventeenth`): Python and Java stacks kept from the rules' designers. Pins in
+# fixtures/requirements/heldout_seventeenth/ (Galileo, in a venv of its own) and
+# fixtures/record/heldout_seventeenth/java/pom.xml (Semantic Kernel for Java: Maven and a JDK 17
+# record it); not part of `make test`.
+fixtures-heldout-seventeenth: $(STAMP)
+	@set -e; venv=$(FIXTURE_VENVS)/seventeenth-galileo; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_seventeenth/galileo.txt; \
+	  echo "== galileo"; $$venv/bin/python fixtures/record/heldout_seventeenth/record_galileo.py
+	@echo "== semantic_kernel_java"; $(BIN)/python fixtures/record/heldout_seventeenth/record_semantic_kernel_java.py
