@@ -2122,3 +2122,30 @@ def test_what_a_request_runs_is_the_run_named_by_its_own_key(tmp_path: Path) -> 
                         "delegations": []} for agent in ("weather", "billing")}
     assert _agents(_report(tmp_path, _spans(request_runs_traffic))) == expected
     assert _pinned_agents(tmp_path, request_runs_traffic) == expected
+
+
+def tracer_system_traffic(tracer: Tracer) -> None:
+    """A tracer putting its own name in `gen_ai.system` on every span (`zeta-otel`): the run
+    `weather` around two model calls (their own GenAI operation) and a tool; then a call whose
+    only GenAI key is `gen_ai.system` naming a provider."""
+    system = {"gen_ai.system": "zeta-otel"}
+    with tracer.start_as_current_span("weather", attributes=system):
+        for _ in range(2):
+            with tracer.start_as_current_span("chat_completion", attributes=system):
+                pass
+        with tracer.start_as_current_span("get_weather", attributes={
+                **system, "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather"}):
+            pass
+    with tracer.start_as_current_span("billing"), tracer.start_as_current_span(
+            "request", attributes={"gen_ai.system": "aws.bedrock"}):
+        pass
+
+
+def test_a_tracers_own_name_in_gen_ai_system_says_no_model_call(tmp_path: Path) -> None:
+    """`gen_ai.system` alone says a model call only where it names a model provider."""
+    report = _report(tmp_path, _spans(tracer_system_traffic))
+    assert _agents(report)["weather"] == {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}}, "models": {},
+        "delegations": []}
+    assert report["spans"]["by_kind"]["llm"] == 3

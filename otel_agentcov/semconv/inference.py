@@ -105,6 +105,8 @@ _PROVIDERS = frozenset({
     "fireworks", "meta", "huggingface", "openrouter", "perplexity", "cerebras", "compat_oai",
     "openai_compat", "litellm",
 })
+# ... and the words of the GenAI conventions' provider names (`gcp.vertex_ai`, `ibm.watsonx.ai`)
+_PROVIDER_WORDS = _PROVIDERS | {"aws", "gcp", "vertex", "ibm", "watsonx", "x_ai", "nvidia", "ai21"}
 _GENAI_LLM = ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens",
               "gen_ai.usage.output_tokens", "gen_ai.usage.prompt_tokens",
               "gen_ai.usage.completion_tokens", "gen_ai.system", "gen_ai.provider.name")
@@ -466,7 +468,7 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
         if key in attrs:
             return AGENT, key
     for key in _GENAI_LLM[2:]:
-        if key in attrs:
+        if key in attrs and (key not in _GENAI_LLM[-2:] or _provider(attrs[key])):
             return LLM, key
     usage = next((k for k in attrs if _usage_key(k)), None)
     if usage is not None:
@@ -475,6 +477,13 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     if found is not None and found.group(1) in _PROVIDERS:
         return LLM, None
     return None
+
+
+def _provider(value: Any) -> bool:
+    """A model provider's name (`openai`, `aws.bedrock`, `gcp.vertex_ai`): what a model call's
+    `gen_ai.system` says, not a tracer's own name put on every span (`galileo-otel`)."""
+    return isinstance(value, str) and (_norm(value) in _PROVIDER_WORDS or not (
+        _PROVIDER_WORDS.isdisjoint(words(value.lower()))))
 
 
 def _said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[str, ...] | None]:
