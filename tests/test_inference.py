@@ -260,6 +260,10 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("Agent - weather", ("agent", "weather")), ("Agent | weather", ("agent", "weather")),
     ("agent:weather:run", ("agent", "weather")), ("tool: get_time()", ("tool", "get_time")),
     ("weather-agent", ("agent", "weather")), ("Agent \"weather\" run", ("agent", "weather")),
+    # a function ran (agent or tool alike), named as its caller formatted it, a missing part
+    # (`null-`) left out
+    ("function_invocation Tools-get_time", ("tool", "Tools-get_time")),
+    ("function_invocation null-weather", ("tool", "weather")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -2149,3 +2153,32 @@ def test_a_tracers_own_name_in_gen_ai_system_says_no_model_call(tmp_path: Path) 
         "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}}, "models": {},
         "delegations": []}
     assert report["spans"]["by_kind"]["llm"] == 3
+
+
+def function_invocations_traffic(tracer: Tracer) -> None:
+    """Every function a kernel runs spanned `function_invocation <plugin>-<function>`, a prompt
+    function with no plugin as `null-<name>`: triage calls its model, runs
+    `TriageTools-transfer_to_billing`, calls it again; then billing calls its model, all in
+    the app's `serve`."""
+    def function(name: str) -> Any:
+        return tracer.start_as_current_span(f"function_invocation {name}")
+
+    with tracer.start_as_current_span("serve"):
+        with function("null-triage"):
+            _chat(tracer, "triage-model")
+            with function("TriageTools-transfer_to_billing"):
+                pass
+            _chat(tracer, "triage-model")
+        with function("null-billing"):
+            _chat(tracer, "billing-model")
+
+
+def test_functions_invoked_are_runs_or_tools_as_the_trace_shows(tmp_path: Path) -> None:
+    """A function owning model calls is a run, one its run calls a tool; the plugin's
+    `transfer_to_billing` hands over to billing."""
+    expected = {
+        "triage": {"runs": 1, "tools": {"TriageTools-transfer_to_billing": {"ok": 1, "error": 0}},
+                   "models": {"triage-model": 2}, "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(function_invocations_traffic))) == expected
+    assert _pinned_agents(tmp_path, function_invocations_traffic) == expected

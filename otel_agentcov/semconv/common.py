@@ -66,7 +66,9 @@ def is_handoff_tool(name: str) -> bool:
 
 def mark_handoff(step: Step, tool: str) -> None:
     """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
-    whom, the hint the assembler follows to X's run."""
+    whom, the hint the assembler follows to X's run. A plugin's function is
+    `<plugin>-<function>` (Semantic Kernel): the function's name says."""
+    tool = tool.rsplit("-", 1)[-1]
     if tool in HANDOFF_TOOLS:
         step.handoff_tool = True
     elif tool.startswith(TRANSFER_PREFIX):

@@ -161,6 +161,8 @@ _BRACKETED = _linear(r"""^\s*([A-Za-z][\w -]{0,30}?)\s*[\[(<{]\s*([^\[\](){}<>'"
                      r"""[\])>}]\s*$""")
 _KIND_BRACKETED = _linear(r"""^\s*([^\[\](){}<>'"]{1,64}?)\s*[\[(<{]\s*([A-Za-z][\w -]{0,30}?)\s*"""
                           r"""[\])>}]\s*$""")
+# a leading part that is a missing value formatted into the name (`null-weather`: no plugin)
+_UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 _LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
@@ -334,6 +336,9 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
                 rest = ran.group(1)
             if rest.endswith("()") and len(rest) > 2:  # `tool: get_weather()`: a call of it
                 rest = rest[:-2].rstrip()
+            unset = _UNSET_PART.match(rest)  # `null-weather`: a missing part, formatted
+            if unset is not None and len(rest) > unset.end():
+                rest = rest[unset.end():]
             at = name.index(rest, start + len(word))
             head, end = name[start:at], name.rstrip()[at + len(rest):]
             method = _METHOD.match(rest) if found.group(1) else None
@@ -387,6 +392,8 @@ def _affix_kind(word: str) -> str | None:
         if (first in _RAN_WORDS or first in RUN_WORDS or first in _RUNNING) and second in (
                 "agent", "tool", "llm", "model"):  # `call_llm`, `invoke_model`: a model call
             kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
+        elif first in _WEAK_WORDS and second in _RAN_WORDS:  # `function_invocation`: a
+            kind = TOOL  # function ran (agent or tool alike: `infer` reads it as a function's)
     return kind
 
 
@@ -612,8 +619,11 @@ def infer(record: SpanRecord) -> Inferred:
         kind, key, value = said[0]
         weak = all(_norm(v) in _WEAK_WORDS for _, _, v in said) and not (affix and affix[0])
         evidence = BY_FUNCTION if weak else BY_ATTRIBUTE
-    elif affix is not None and affix[0]:
-        kind, evidence = affix[0], BY_NAME
+    elif affix is not None and affix[0]:  # a function that ran (`function_invocation x`):
+        # agent or tool alike, as the kind word `function` says in an attribute
+        ran = words(affix[2][0])[:2]
+        weak = len(ran) == 2 and ran[0] in _WEAK_WORDS and ran[1] in _RAN_WORDS
+        kind, evidence = affix[0], BY_FUNCTION if weak else BY_NAME
     else:
         genai = _genai_kind(record)
         if genai is not None and genai[0] == OTHER:

@@ -257,6 +257,8 @@ fn tool_fields(step: &mut Step, attrs: &Attributes, tool: Option<&str>) {
         step.skill_resource = step.skill.is_some() && attrs.contains("gen_ai.skill.resource.name");
     }
     if let Some(tool) = tool {
+        // a plugin's function is `<plugin>-<function>` (Semantic Kernel): the function's name says
+        let tool = tool.rsplit('-').next().unwrap_or(tool);
         if HANDOFF_TOOLS.contains(&tool) {
             step.handoff_tool = true;
         } else if let Some(target) = tool.strip_prefix(TRANSFER_PREFIX) {
