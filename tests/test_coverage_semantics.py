@@ -217,7 +217,9 @@ def test_boundary_signals_from_errors() -> None:
     run(eng, "a", [("llm", "m", "<class 'openai.APITimeoutError'>")])
     r = report(eng)
     assert r["boundaries"] == {"max_steps": True, "timeout": True}
-    assert r["runs"]["errors"] == 1
+    # both runs failed: the first by its span, the second on its one call, which failed with
+    # nothing after it and its span's status unset (docs/semantics.md#detection-rules)
+    assert r["runs"]["errors"] == 2
 
 
 def test_model_dimension_null_without_known_models_and_left_out_of_overall() -> None:

@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any
 
 from ..assembler import AgentRun, assemble
-from ..records import STATUS_ERROR, STATUS_UNSET, SpanRecord
+from ..records import STATUS_ERROR, STATUS_OK, STATUS_UNSET, SpanRecord
 from ..semconv import classify
 from ..semconv.common import (
     PLACEHOLDER_MODELS,
@@ -149,9 +149,9 @@ def trace_to_records(trace: Any, trace_id: int, agent: str | None = None) -> lis
         ))
         clock += duration_ns + 1
     failed = _failed(trace)
-    records.append(SpanRecord(
+    records.append(SpanRecord(  # the trial says how it ended: a failed step it survived is OK
         trace_id=trace_id, span_id=1, parent_id=None, name=f"invoke_agent {name}", start_ns=0,
-        end_ns=_total_ns(trace, clock), status_code=STATUS_ERROR if failed else STATUS_UNSET,
+        end_ns=_total_ns(trace, clock), status_code=STATUS_ERROR if failed else STATUS_OK,
         attributes=_agent_attributes(trace, name, failed),
     ))
     return records
