@@ -25,9 +25,10 @@ thirteenth (tests/heldout_thirteenth/, fixtures/record/heldout_thirteenth/: Go, 
 stacks), likewise; `--set fourteenth` the fourteenth (tests/heldout_fourteenth/,
 fixtures/record/heldout_fourteenth/: Python stacks beside a TypeScript one), likewise; `--set
 fifteenth` the fifteenth (tests/heldout_fifteenth/, fixtures/record/heldout_fifteenth/: Python,
-TypeScript and Java stacks), likewise; `--set seventeenth` the seventeenth
-(tests/heldout_seventeenth/, fixtures/record/heldout_seventeenth/: Python and Java stacks),
-likewise. Each file is replayed with the engine exactly as
+TypeScript and Java stacks), likewise; `--set sixteenth` the sixteenth (tests/heldout_sixteenth/,
+fixtures/record/heldout_sixteenth/: Python stacks only), likewise; `--set seventeenth` the
+seventeenth (tests/heldout_seventeenth/, fixtures/record/heldout_seventeenth/: Python and Java
+stacks), likewise. Each file is replayed with the engine exactly as
 tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -43,7 +44,8 @@ they are counted and printed on their own ("extra agents"), as a precision check
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
-ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|seventeenth] [--spec-from-explain]`.
+ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth]
+[--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -69,7 +71,7 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "ninth": "heldout_ninth", "tenth": "heldout_tenth", "eleventh": "heldout_eleventh",
         "twelfth": "heldout_twelfth", "thirteenth": "heldout_thirteenth",
         "fourteenth": "heldout_fourteenth", "fifteenth": "heldout_fifteenth",
-        "seventeenth": "heldout_seventeenth"}
+        "sixteenth": "heldout_sixteenth", "seventeenth": "heldout_seventeenth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402
