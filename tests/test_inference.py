@@ -2182,3 +2182,18 @@ def test_functions_invoked_are_runs_or_tools_as_the_trace_shows(tmp_path: Path) 
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(function_invocations_traffic))) == expected
     assert _pinned_agents(tmp_path, function_invocations_traffic) == expected
+
+
+def agent_setup_traffic(tracer: Tracer) -> None:
+    """The agent object built in a trace of its own (`Agent.init`, typed agent, named by its
+    component's key), then run in another: its model call."""
+    typed = {"zeta.component": "Agent", "zeta.name": "weather"}
+    with tracer.start_as_current_span("Agent.init", attributes=typed):
+        pass
+    with tracer.start_as_current_span("Agent.run", attributes=typed):
+        _chat(tracer, "weather-model")
+
+
+def test_building_an_agent_object_is_no_run(tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(agent_setup_traffic))) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}

@@ -163,6 +163,10 @@ _KIND_BRACKETED = _linear(r"""^\s*([^\[\](){}<>'"]{1,64}?)\s*[\[(<{]\s*([A-Za-z]
                           r"""[\])>}]\s*$""")
 # a leading part that is a missing value formatted into the name (`null-weather`: no plugin)
 _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
+# a class's own method building or tearing down its object (`Agent.init`, `Agent.close`), no
+# run of it (an instance's, `Agent.billing.initialize`, is read as the instance's span)
+_SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
+                      r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
 _LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
@@ -653,6 +657,8 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
+    if kind == AGENT and _SETS_UP.match(record.name):  # `Agent.init`: the agent object built
+        return Inferred(OTHER, None)  # or torn down, no run of it
     if kind == AGENT and evidence == BY_NAME and found.name_key is not None and (
             caller_source(record.attributes) is not None):
         # only its span name says agent (`update_agent`), its keys the agent before and the
