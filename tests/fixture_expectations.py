@@ -171,6 +171,22 @@ def with_models(scenarios: dict[str, Scenario], spell: str) -> dict[str, Scenari
         spell.format(m): n for m, n in a.models.items()}) for agent, a in s.agents.items()})
         for name, s in scenarios.items()}
 
+
+def without_models(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
+    """`scenarios` with no model name expected for any agent: for a held-out stack whose spans
+    never name the model a call was made with in an attribute of its own (nothing can tell it)."""
+    return {name: replace(s, agents={agent: replace(a, models={})
+                                     for agent, a in s.agents.items()})
+            for name, s in scenarios.items()}
+
+
+def without_tools(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
+    """`scenarios` with no tool call (nor `tool_failure`) expected for any agent: for a held-out
+    stack that spans no tool call of its own (nothing executed can count them)."""
+    return {name: replace(s, agents={agent: replace(a, tools={}, boundaries=a.boundaries - {
+        "tool_failure"}) for agent, a in s.agents.items()}) for name, s in scenarios.items()}
+
+
 OPENAI_V2 = {
     # the app runs the tool loop itself: openai-v2 emits chat spans only, no tool or agent spans,
     # so the steps count for the resource's service.name

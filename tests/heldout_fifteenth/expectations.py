@@ -14,27 +14,13 @@ scored (benchmarks/heldout.py `score`).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, A, Scenario, b
+from fixture_expectations import APP_LOOP, A, Scenario, b, without_models, without_tools
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def without_models(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
-    """`scenarios` with no model name expected for any agent: for a stack whose spans never
-    name the model a call was made with in an attribute of its own."""
-    return {name: replace(s, agents={agent: replace(a, models={})
-                                     for agent, a in s.agents.items()})
-            for name, s in scenarios.items()}
-
-
-def without_tools(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
-    """`scenarios` with no tool call (nor `tool_failure`) expected for any agent: for a stack
-    that spans no tool call of its own (nothing executed can count them)."""
-    return {name: replace(s, agents={agent: replace(a, tools={}, boundaries=a.boundaries - {
-        "tool_failure"}) for agent, a in s.agents.items()}) for name, s in scenarios.items()}
 
 
 # Guardrails AI, Python (record_guardrails.py): each agent one Guard named after it (with one

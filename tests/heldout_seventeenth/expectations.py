@@ -17,17 +17,10 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, Scenario
+from fixture_expectations import APP_LOOP, Scenario, without_models
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
-
-def without_models(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
-    """`scenarios` with no model name expected for any agent: for a stack whose spans never
-    carry the model a call was made with (nothing can tell it)."""
-    return {name: replace(s, agents={agent: replace(a, models={})
-                                     for agent, a in s.agents.items()})
-            for name, s in scenarios.items()}
 
 
 def with_tool_names(scenarios: dict[str, Scenario], names: dict[str, str]) -> dict[str, Scenario]:

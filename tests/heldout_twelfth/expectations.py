@@ -14,27 +14,13 @@ left out: they are not scored (benchmarks/heldout.py `score`).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, Scenario
+from fixture_expectations import APP_LOOP, Scenario, without_models, without_tools
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
 
-def without_models(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
-    """`scenarios` with no model name expected for any agent: for a stack whose spans never
-    carry the model a call was made with (nothing can tell it)."""
-    return {name: replace(s, agents={agent: replace(a, models={})
-                                     for agent, a in s.agents.items()})
-            for name, s in scenarios.items()}
-
-
-def without_tools(scenarios: dict[str, Scenario]) -> dict[str, Scenario]:
-    """`scenarios` with no tool call (nor `tool_failure`) expected for any agent: for a stack
-    that spans no tool call of its own (nothing executed can count them)."""
-    return {name: replace(s, agents={agent: replace(a, tools={}, boundaries=a.boundaries - {
-        "tool_failure"}) for agent, a in s.agents.items()}) for name, s in scenarios.items()}
 
 
 # Google's ADK for Go (go/record_adk_go.go): each agent an ADK llmagent named after it on ADK's
