@@ -270,6 +270,16 @@ def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     assert (found[:2] if found is not None else None) == expected
 
 
+@pytest.mark.parametrize("word", ["handoff", "transfer"])
+def test_a_hand_off_word_beside_a_tool_name_is_the_hand_off(word: str) -> None:
+    """A kind attribute saying hand-off on a span named as a tool call: the narrower word
+    wins, whatever the kind word is spelt (`transfer` as `handoff`)."""
+    record = SpanRecord(1, 2, None, "execute_tool transfer_to_billing", scope_name="zeta.sdk",
+                        attributes={"zeta.span.type": word})
+    found = infer(record)
+    assert (found.kind, found.evidence, found.key) == ("handoff", "attribute", "zeta.span.type")
+
+
 def test_tables_keep_precedence_and_test_spans_are_never_read() -> None:
     genai = SpanRecord(1, 2, None, "execute_tool lookup", scope_name="s", attributes={
         "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
