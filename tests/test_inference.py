@@ -2207,3 +2207,32 @@ def agent_setup_traffic(tracer: Tracer) -> None:
 def test_building_an_agent_object_is_no_run(tmp_path: Path) -> None:
     assert _agents(_report(tmp_path, _spans(agent_setup_traffic))) == {"weather": {
         "runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}
+
+
+def lifecycle_traffic(tracer: Tracer) -> None:
+    """An emitter recording each call's lifecycle events as spans (`x.chat.start-1`, ...)
+    under a span of its own named by class and instance id, in the app's `serve`: a model call,
+    the tool `lookup` (its `error` phase: it failed, its span too), a model call again."""
+    def call(wrapper: str, stem: str, phases: tuple[str, ...], failed: bool = False) -> None:
+        with tracer.start_as_current_span(wrapper) as span:
+            for phase in phases:
+                with tracer.start_as_current_span(f"{stem}.{phase}-1"):
+                    pass
+            if failed:
+                span.set_status(Status(StatusCode.ERROR))
+
+    with tracer.start_as_current_span("serve"):
+        call("zeta-ChatModel-1f2e3d4c", "backend.zeta.chat", ("start", "success", "finish"))
+        call("zeta-DynamicTool-5a6b7c8d", "tool.dynamic.lookup", ("start", "error", "finish"),
+             failed=True)
+        call("zeta-ChatModel-9e8f7a6b", "backend.zeta.chat", ("start", "success", "finish"))
+
+
+def test_a_calls_lifecycle_events_make_the_span_above_them_that_call(tmp_path: Path) -> None:
+    """Two model calls and the failed tool, counted for the service; no event is a call."""
+    expected = {SERVICE: {"runs": 1, "tools": {"lookup": {"ok": 0, "error": 1}}, "models": {},
+                          "delegations": []}}
+    report = _report(tmp_path, _spans(lifecycle_traffic))
+    assert _agents(report) == expected
+    assert report["spans"]["by_kind"]["llm"] == 2
+    assert _pinned_agents(tmp_path, lifecycle_traffic) == expected

@@ -34,6 +34,7 @@ from ..semconv.inference import (
     KIND_WORDS,
     RUN_WORDS,
     agent_name_ok,
+    name_affix,
     words,
 )
 from ..semconv.step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
@@ -74,6 +75,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                     roots: Sequence[Step], told: Reclassified | None) -> None:
     """Reclassify candidates of one trace in place (see the module's docstring)."""
     steps = list(by_id.values())
+    _lifecycles(steps, children, told)
     _turn_calls(steps, children, told)
     _requests_in_calls(steps, by_id, told)
     requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
@@ -169,6 +171,26 @@ class _Calls:
         after = bisect_right(self.starts, start)  # calls[after:] started after it
         return (before > 0 and self.first_end[before - 1] <= end) and (
             after < len(self.starts) and self.last_end[after] > end)
+
+
+def _lifecycles(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
+                told: Reclassified | None) -> None:
+    """A span with no evidence whose children are the lifecycle events of one call (an
+    emitter's `x.chat.start-1`, `x.chat.finish-1` recorded as spans: their common stem in
+    `own_name`) is that call, of the kind the stem says; a tool is named by its last part
+    (`tool.dynamic.lookup` → `lookup`). It keeps its own status: its failure is the call's."""
+    for s in steps:
+        if s.inferred != CANDIDATE:
+            continue
+        stems = {k.own_name for k in children.get(s.span_id, ())
+                 if k.kind == OTHER and not k.inferred and k.own_name}
+        stem = stems.pop() if len(stems) == 1 else ""
+        affix = name_affix(stem) if stem else None
+        if affix is not None and affix[0] == TOOL and affix[1]:
+            s.tool = stem.rsplit(".", 1)[-1]
+            _become(s, TOOL, told)
+        elif affix is not None and affix[0] == LLM:
+            _become(s, LLM, told)
 
 
 def _turn_calls(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],

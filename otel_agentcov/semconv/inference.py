@@ -51,6 +51,9 @@ BY_ATTRIBUTE, BY_NAME, BY_GENAI, BY_STRUCTURE = "attribute", "name", "genai", "s
 # a kind attribute saying only `function`: a tool, unless the trace shows it runs an agent
 BY_FUNCTION = "function"
 CANDIDATE = "candidate"  # no evidence of its own: the structural pass may still name it
+# an event of a call's lifecycle recorded as a span (`x.chat.start-1`): no kind of its own, its
+# stem kept for the structural pass to type the span it is under (assembler/infer.py)
+LIFECYCLE = "lifecycle"
 EVIDENCE = (BY_ATTRIBUTE, BY_FUNCTION, BY_NAME, BY_GENAI, BY_STRUCTURE)
 
 # a kind word, as an attribute value or a span-name affix (lower case, `_` between words)
@@ -167,6 +170,10 @@ _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 # run of it (an instance's, `Agent.billing.initialize`, is read as the instance's span)
 _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
                       r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
+# an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase, an index
+# (`backend.openai.chat.start-1`, `tool.dynamic.lookup.run.error-1`: BeeAI's emitter events)
+_PHASE = _linear(r"^\s*((?:[A-Za-z_]\w{0,63}\.){1,8}[A-Za-z_]\w{0,63}?)(?:\.run)?\.(?:start|"
+                 r"finish|success|error|newToken|end|complete)(?:\.custom)?-\d{1,6}\s*$")
 _LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
@@ -592,6 +599,9 @@ def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
 
 def infer(record: SpanRecord) -> Inferred:
     """The kind the span's own evidence gives (docs/conventions.md#inference)."""
+    phase = _PHASE.match(record.name)
+    if phase is not None and (_affix_kinds(name_affix(phase.group(1))) & {LLM, TOOL}):
+        return Inferred(OTHER, LIFECYCLE, name=phase.group(1).removesuffix(".run"))
     said, prefix = _said(record.attributes)
     affix = name_affix(record.name)
     if affix is not None and affix[0] and not affix[1] and (
@@ -817,6 +827,8 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
                 other.own_name = own if own != found.name else None
             if other.error is None:  # should the structure make it a run or a tool execution
                 outcome(record, other)
+        elif found.evidence == LIFECYCLE:
+            other.own_name = found.name
         return other
     step = build_step(record, kind, state_attributes,
                       agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
