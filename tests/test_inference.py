@@ -2236,3 +2236,85 @@ def test_a_calls_lifecycle_events_make_the_span_above_them_that_call(tmp_path: P
     assert _agents(report) == expected
     assert report["spans"]["by_kind"]["llm"] == 2
     assert _pinned_agents(tmp_path, lifecycle_traffic) == expected
+
+
+def named_call_edges_traffic(tracer: Tracer) -> None:
+    """Where model calls naming their agent are no turns of their own. Trace 1: agent A runs
+    the tool ask_billing, inside which a helper span runs billing's call, then A runs refund.
+    Trace 2: a workflow's two nodes, each with a call naming A (the first ending on a tool
+    request, a tool after it). Trace 3: one call recorded twice, the outer naming the model's
+    alias, the inner (under a retry span) its dated name."""
+    with tracer.start_as_current_span("invoke_agent A", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "A"}):
+        with _execute_tool(tracer, "ask_billing"), tracer.start_as_current_span("billing_helper"):
+            _chat(tracer, "billing-model", "billing")
+        with _execute_tool(tracer, "refund"):
+            pass
+    with tracer.start_as_current_span("workflow"):
+        with tracer.start_as_current_span("node1"):
+            with tracer.start_as_current_span("chat", attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "m",
+                    "gen_ai.agent.name": "B", "gen_ai.response.finish_reasons": ["tool_calls"]}):
+                pass
+            with _execute_tool(tracer, "lookup"):
+                pass
+        with tracer.start_as_current_span("node2"):
+            _chat(tracer, "m", "B")
+    with tracer.start_as_current_span("invoke_agent C", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "C"}):
+        with tracer.start_as_current_span("chat", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"}):
+            with tracer.start_as_current_span("retry"):
+                _chat(tracer, "gpt-4o-2024-08-06")
+
+
+def test_named_calls_start_turns_only_where_another_agent_is_called(tmp_path: Path) -> None:
+    """Billing's call under a helper inside A's tool is billing's run, A's delegation, and
+    refund stays A's; one agent's calls in two workflow nodes stay one run (the fallback's),
+    no budget hit; a call recorded twice under two names of its model is one call."""
+    report = _report(tmp_path, _spans(named_call_edges_traffic))
+    assert _agents(report) == {
+        "A": {"runs": 1, "tools": {"ask_billing": {"ok": 1, "error": 0},
+                                   "refund": {"ok": 1, "error": 0}},
+              "models": {}, "delegations": [("A", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+        "B": {"runs": 1, "tools": {}, "models": {"m": 2}, "delegations": []},
+        # a tool no agent ran counts for the service, as before calls named their agent
+        SERVICE: {"runs": 1, "tools": {"lookup": {"ok": 1, "error": 0}}, "models": {},
+                  "delegations": []},
+        "C": {"runs": 1, "tools": {}, "models": {"gpt-4o": 1}, "delegations": []}}
+    assert report["agents"]["B"]["boundaries"]["max_steps"] is False
+
+
+def test_a_template_placeholder_in_braces_is_no_bracketed_name() -> None:
+    record = SpanRecord(1, 2, None, "Agent {name}", scope_name="zeta.sdk",
+                        attributes={"name": "weather"})
+    assert name_affix("Agent {name}") is None or name_affix("Agent {name}")[1] != "name"
+    assert infer(record).name == "weather"
+
+
+@pytest.mark.parametrize(("tool", "hint"), [("transfer_to_billing-agent", "billing-agent"),
+                                            ("Triage-transfer_to_billing", "billing"),
+                                            ("lookup-order", None)])
+def test_a_hand_off_tools_name_whole_or_as_a_plugins_function(tool: str, hint: str | None) -> None:
+    """The whole name first (a hyphenated target), then a plugin's function's."""
+    record = SpanRecord(1, 2, None, f"execute_tool {tool}", scope_name="s", attributes={
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool})
+    step = Classifier().classify(record)
+    assert (step.tool, step.handoff_tool, step.handoff_hint) == (tool, hint is not None, hint)
+
+
+def test_a_function_that_ran_ok_handled_its_failed_last_call(tmp_path: Path) -> None:
+    """`function_invocation weather` (made a run by the structure) ending OK after its last
+    call failed: the run handled it; the same span ending unset failed."""
+    def traffic(tracer: Tracer) -> None:
+        for status in (StatusCode.OK, StatusCode.UNSET):
+            with tracer.start_as_current_span("function_invocation weather") as span:
+                _chat(tracer, "m")
+                with tracer.start_as_current_span("function_invocation Tools-get_time"):
+                    pass
+                _chat(tracer, "m", failed=True)
+                span.set_status(Status(status))
+
+    runs = _report(tmp_path, _spans(traffic))["agents"]["weather"]["runs"]
+    assert (runs["count"], runs["errors"]) == (2, 1)

@@ -292,13 +292,14 @@ def _wrapped(steps: Sequence[Step], by_id: Mapping[int, Step],
     framework's loop: `Weather.forward` > `ReAct.forward`) is that span's run: the outermost
     such wrapper takes it, unless its span name says it is a workflow or task
     (`agents.task`)."""
+    acting: dict[int, bool] = {}  # span id -> something happens under it (`_acts`, once each)
     for s in steps:
         if s.kind != AGENT or s.inferred != BY_STRUCTURE:
             continue
         outer = s
         parent = by_id.get(outer.parent_id) if outer.parent_id is not None else None
         while parent is not None and _may_be_agent(parent) and (
-                parent.inferred != BY_NAME) and _only_actor(outer, parent, children) and (
+                parent.inferred != BY_NAME) and _only_actor(outer, parent, children, acting) and (
                 _agent_name_ok(parent.agent or parent.tool, taken)):
             outer = parent
             parent = by_id.get(outer.parent_id) if outer.parent_id is not None else None
@@ -307,11 +308,19 @@ def _wrapped(steps: Sequence[Step], by_id: Mapping[int, Step],
             _become(outer, AGENT, told)
 
 
-def _only_actor(step: Step, parent: Step, children: Mapping[int, Sequence[Step]]) -> bool:
+def _only_actor(step: Step, parent: Step, children: Mapping[int, Sequence[Step]],
+                acting: dict[int, bool]) -> bool:
     """`step` is the one child of `parent` under which anything happens (its siblings, if any,
-    are idle: the app's input mapping beside the framework's loop)."""
-    return all(k is step or not (k.kind in (LLM, TOOL, AGENT) or _acts(k, children))
-               for k in children.get(parent.span_id, ()))
+    are idle: the app's input mapping beside the framework's loop); `acting` memoises `_acts`,
+    so a wide trace's idle subtrees are walked once, not once per chain beside them."""
+    for k in children.get(parent.span_id, ()):
+        if k is step:
+            continue
+        if k.span_id not in acting:
+            acting[k.span_id] = k.kind in (LLM, TOOL, AGENT) or _acts(k, children)
+        if acting[k.span_id]:
+            return False
+    return True
 
 
 def _requests_in_calls(steps: Sequence[Step], by_id: Mapping[int, Step],

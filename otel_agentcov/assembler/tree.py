@@ -128,9 +128,11 @@ class _Builder:
             error = llm[-1].error if llm else None
         every = (*spans, *steps)  # one tuple for the reads below, not one per read
         limits = frozenset(s.limit for s in every if s.limit is not None)
-        if self.span is not None and 0 < self.span.step_limit < sum(s.kind == LLM for s in steps):
+        own = self.span if self.span is not None and self.span.kind != LLM else None  # not a
+        # call's: a run of calls naming their agent has no budget or ending of its own
+        if own is not None and 0 < own.step_limit < sum(s.kind == LLM for s in steps):
             limits |= {MAX_STEPS}  # more model calls than the agent's own budget allows
-        if self.span is not None and error is None and _cut_short(steps):
+        if own is not None and error is None and _cut_short(steps):
             limits |= {MAX_STEPS}
         input_chars = next((s.input_chars for s in spans if s.input_chars is not None), None)
         if input_chars is None:
@@ -460,22 +462,31 @@ def _named_turns(by_id: dict[int, Step]) -> None:
              if s.kind == LLM and s.agent is not None and not s.inferred and not s.turn]
     if not calls:
         return
-    runs: dict[int, str | None] = {}  # span id -> the agent whose run it is in (memo)
+    named: dict[int | None, set[str]] = defaultdict(set)  # parent -> agents its calls name
     for call in calls:
-        path: list[int] = []
-        at, agent = call.parent_id, None  # type: int | None, str | None
-        while at is not None and at in by_id and at not in runs and len(path) <= len(by_id):
+        named[call.parent_id].add(call.agent or "")
+    # span id -> (the agent whose run it is in, a tool call on the way up to that run's span)
+    runs: dict[int, tuple[str | None, bool]] = {}
+    for call in calls:
+        path: list[Step] = []
+        seen: set[int] = set()  # this walk's spans: a parent-id cycle ends it
+        at, found = call.parent_id, (None, False)  # type: int | None, tuple[str | None, bool]
+        while at is not None and at in by_id and at not in seen:
             above = by_id[at]
-            if above.kind == AGENT and above.agent:
-                agent = above.agent
+            if at in runs or (above.kind == AGENT and above.agent):
+                found = runs.get(at, (above.agent, False))
                 break
-            path.append(at)
+            seen.add(at)
+            path.append(above)
             at = above.parent_id
-        else:
-            agent = runs.get(at) if at is not None else None
-        runs.update(dict.fromkeys(path, agent))
-        parent = by_id.get(call.parent_id) if call.parent_id is not None else None
-        if agent is None or (parent is not None and parent.kind == TOOL and agent != call.agent):
+        agent, tool = found
+        for node in reversed(path):
+            tool = tool or node.kind == TOOL
+            runs[node.span_id] = (agent, tool)
+        agent, tool = runs[path[0].span_id] if path else found
+        if agent is None:  # calls of two agents or more side by side: each one's turns
+            call.turn = len(named[call.parent_id]) > 1
+        elif tool and agent != call.agent:  # the agent called as a tool: its run
             call.turn = True
 
 
@@ -605,8 +616,9 @@ def _repeats(outer: Step, inner: Step) -> bool:
     another model there is a call of its own (an agent the model's turn ran)."""
     if inner.kind != outer.kind:
         return False
-    if inner.kind == LLM:
-        return inner.model is None or outer.model is None or inner.model == outer.model
+    if inner.kind == LLM:  # one model's two names (`gpt-4o`, `gpt-4o-2024-08-06`) are one call
+        return inner.model is None or outer.model is None or inner.model.startswith(
+            outer.model) or outer.model.startswith(inner.model)
     return inner.tool is None or inner.tool == outer.tool
 
 

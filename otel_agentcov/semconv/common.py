@@ -59,16 +59,25 @@ def clip(name: str) -> str:
     return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS]
 
 
+def _handoff_name(name: str) -> str | None:
+    """The hand-off tool's own name: the whole name, else a plugin's function's
+    (`<plugin>-transfer_to_X`, Semantic Kernel); None for any other tool."""
+    for tool in (name, name.rsplit("-", 1)[-1]):
+        if tool in HANDOFF_TOOLS or tool.startswith(TRANSFER_PREFIX):
+            return tool
+    return None
+
+
 def is_handoff_tool(name: str) -> bool:
-    """A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`)."""
-    return name in HANDOFF_TOOLS or name.startswith(TRANSFER_PREFIX)
+    """A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`,
+    also as a plugin's function)."""
+    return _handoff_name(name) is not None
 
 
 def mark_handoff(step: Step, tool: str) -> None:
     """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
-    whom, the hint the assembler follows to X's run. A plugin's function is
-    `<plugin>-<function>` (Semantic Kernel): the function's name says."""
-    tool = tool.rsplit("-", 1)[-1]
+    whom, the hint the assembler follows to X's run (`_handoff_name`)."""
+    tool = _handoff_name(tool) or ""
     if tool in HANDOFF_TOOLS:
         step.handoff_tool = True
     elif tool.startswith(TRANSFER_PREFIX):

@@ -30,7 +30,7 @@ from typing import Any, TypeVar
 
 import re2
 
-from ..records import SpanRecord
+from ..records import STATUS_OK, SpanRecord
 from .common import (
     MAX_COUNT,
     PLACEHOLDER_AGENT_NAMES,
@@ -109,7 +109,8 @@ _PROVIDERS = frozenset({
     "openai_compat", "litellm",
 })
 # ... and the words of the GenAI conventions' provider names (`gcp.vertex_ai`, `ibm.watsonx.ai`)
-_PROVIDER_WORDS = _PROVIDERS | {"aws", "gcp", "vertex", "ibm", "watsonx", "x_ai", "nvidia", "ai21"}
+_PROVIDER_WORDS = _PROVIDERS | {"aws", "gcp", "vertex", "ibm", "watsonx", "x_ai", "nvidia", "ai21",
+                                "az", "dashscope", "qwen", "zhipu", "moonshot", "minimax"}
 _GENAI_LLM = ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens",
               "gen_ai.usage.output_tokens", "gen_ai.usage.prompt_tokens",
               "gen_ai.usage.completion_tokens", "gen_ai.system", "gen_ai.provider.name")
@@ -160,10 +161,11 @@ _QUOTED = _linear(r"""^(')([^']{1,64})'(?:\s+[A-Za-z_]\w{0,30})?$"""
                   r"""|^(")([^"]{1,64})"(?:\s+[A-Za-z_]\w{0,30})?$""")
 # a kind word, then a name in brackets (`Agent[weather]`, `tool(get_weather)`), or a name, then
 # its kind word in brackets (`weather (agent)`, `get_weather [tool]`)
-_BRACKETED = _linear(r"""^\s*([A-Za-z][\w -]{0,30}?)\s*[\[(<{]\s*([^\[\](){}<>'"]{1,64}?)\s*"""
-                     r"""[\])>}]\s*$""")
-_KIND_BRACKETED = _linear(r"""^\s*([^\[\](){}<>'"]{1,64}?)\s*[\[(<{]\s*([A-Za-z][\w -]{0,30}?)\s*"""
-                          r"""[\])>}]\s*$""")
+# (not in braces: `Agent {name}` is a message template's placeholder)
+_BRACKETED = _linear(r"""^\s*([A-Za-z][\w -]{0,30}?)\s*[\[(<]\s*([^\[\](){}<>'"]{1,64}?)\s*"""
+                     r"""[\])>]\s*$""")
+_KIND_BRACKETED = _linear(r"""^\s*([^\[\](){}<>'"]{1,64}?)\s*[\[(<]\s*([A-Za-z][\w -]{0,30}?)\s*"""
+                          r"""[\])>]\s*$""")
 # a leading part that is a missing value formatted into the name (`null-weather`: no plugin)
 _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 # a class's own method building or tearing down its object (`Agent.init`, `Agent.close`), no
@@ -343,7 +345,8 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         if kind is not None and rest:
             rest = rest.lstrip(_LEADS).strip() or rest
             ran = _SUFFIX.match(rest)  # `agent:weather:run`: the run word after it says nothing
-            if ran is not None and ran.group(1) and ran.group(2) in RUN_WORDS:
+            if ran is not None and ran.group(1) and ran.group(2) in RUN_WORDS and not rest[
+                    len(ran.group(1)):].lstrip().startswith("."):  # `db.query` is a name
                 rest = ran.group(1)
             if rest.endswith("()") and len(rest) > 2:  # `tool: get_weather()`: a call of it
                 rest = rest[:-2].rstrip()
@@ -834,6 +837,9 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
                       agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
                       tool=found.name if kind == TOOL else None)
     step.inferred = found.evidence or ""
+    # should the structure make it a run (`function_invocation x`), its OK status says it handled
+    # what failed under it, as a run's span does (Step.settled)
+    step.settled = record.status_code == STATUS_OK
     attrs = record.attributes
     if kind == LLM and found.evidence == BY_NAME:  # what it runs for, should it be a session
         step.own_name = _bare_name(record)

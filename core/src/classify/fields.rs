@@ -61,9 +61,19 @@ const MODEL_KEYS: [&str; 3] = [
     "llm.model_name",
 ];
 
-/// A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`).
+/// A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`,
+/// also as a plugin's function).
 pub fn is_handoff_tool(name: &str) -> bool {
-    HANDOFF_TOOLS.contains(&name) || name.starts_with(TRANSFER_PREFIX)
+    handoff_name(name).is_some()
+}
+
+/// The hand-off tool's own name: the whole name, else a plugin's function's
+/// (`<plugin>-transfer_to_X`, Semantic Kernel); None for any other tool.
+fn handoff_name(name: &str) -> Option<&str> {
+    let function = name.rsplit('-').next().unwrap_or(name);
+    [name, function]
+        .into_iter()
+        .find(|tool| HANDOFF_TOOLS.contains(tool) || tool.starts_with(TRANSFER_PREFIX))
 }
 
 /// The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside.
@@ -256,9 +266,7 @@ fn tool_fields(step: &mut Step, attrs: &Attributes, tool: Option<&str>) {
         step.skill = skill_name(name);
         step.skill_resource = step.skill.is_some() && attrs.contains("gen_ai.skill.resource.name");
     }
-    if let Some(tool) = tool {
-        // a plugin's function is `<plugin>-<function>` (Semantic Kernel): the function's name says
-        let tool = tool.rsplit('-').next().unwrap_or(tool);
+    if let Some(tool) = tool.and_then(handoff_name) {
         if HANDOFF_TOOLS.contains(&tool) {
             step.handoff_tool = true;
         } else if let Some(target) = tool.strip_prefix(TRANSFER_PREFIX) {
