@@ -2318,3 +2318,71 @@ def test_a_function_that_ran_ok_handled_its_failed_last_call(tmp_path: Path) -> 
 
     runs = _report(tmp_path, _spans(traffic))["agents"]["weather"]["runs"]
     assert (runs["count"], runs["errors"]) == (2, 1)
+
+
+def loop_beside_a_call_traffic(tracer: Tracer) -> None:
+    """`wrapper_traffic`'s user module calling the model itself beside the framework's loop:
+    the module is no wrapper around the loop alone."""
+    def span(name: str, kind: str, **attrs: Any) -> Any:
+        return tracer.start_as_current_span(name, attributes={"zeta.span.type": kind, **attrs})
+
+    with span("Weather.forward", "chain"):
+        with span("LM.__call__", "llm", **{"zeta.model": "summary-model"}):
+            pass
+        with span("ReAct.forward", "chain"):
+            with span("LM.__call__", "llm", **{"zeta.model": "weather-model"}):
+                pass
+            with span("get_weather.__call__", "tool"):
+                pass
+
+
+def test_a_module_calling_a_model_beside_the_loop_leaves_the_loop_the_run(
+        tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(loop_beside_a_call_traffic))) == {
+        "ReAct": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                  "models": {"weather-model": 1}, "delegations": []},
+        SERVICE: {"runs": 1, "tools": {}, "models": {"summary-model": 1}, "delegations": []}}
+
+
+def tool_in_tool_traffic(tracer: Tracer) -> None:
+    """An app's `handle_request` calling the model itself, then `weather` (no evidence) calling
+    the model and lookup, whose call is recorded twice (a client's span around the server's)."""
+    with tracer.start_as_current_span("handle_request"):
+        _chat(tracer, "router-model")
+        with tracer.start_as_current_span("weather"):
+            _chat(tracer, "weather-model")
+            with _execute_tool(tracer, "lookup"), _execute_tool(tracer, "lookup"):
+                pass
+
+
+def test_a_tool_call_recorded_twice_still_makes_its_caller_a_run(tmp_path: Path) -> None:
+    agents = _agents(_report(tmp_path, _spans(tool_in_tool_traffic)))
+    assert agents["weather"] == {"runs": 1, "tools": {"lookup": {"ok": 1, "error": 0}},
+                                 "models": {"weather-model": 1}, "delegations": []}
+
+
+def same_start_wrappers_traffic(tracer: Tracer) -> None:
+    """Two inferred model calls naming what they ran for, started at the same instant, the
+    outer (`weather`) ending after the inner (`helper`) around the one call: the outermost is
+    the run, the inner a wrapper inside it."""
+    t0 = 1_700_000_000_000_000_000
+
+    def wrapper(agent: str, end: int) -> Any:
+        span = tracer.start_span("complete", start_time=t0, attributes={
+            "zeta.span.type": "llm", "gen_ai.agent.name": agent})
+        return span, end
+
+    outer, outer_end = wrapper("weather", t0 + 9_000)
+    with trace.use_span(outer, end_on_exit=False):
+        inner, inner_end = wrapper("helper", t0 + 5_000)
+        with trace.use_span(inner, end_on_exit=False):
+            leaf = tracer.start_span("complete", start_time=t0 + 1_000, attributes={
+                "zeta.span.type": "llm", "zeta.model": "m"})
+            leaf.end(end_time=t0 + 2_000)
+        inner.end(end_time=inner_end)
+    outer.end(end_time=outer_end)
+
+
+def test_of_wrappers_started_together_the_outermost_is_the_run(tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(same_start_wrappers_traffic))) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"m": 1}, "delegations": []}}
