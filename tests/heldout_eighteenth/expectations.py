@@ -33,6 +33,17 @@ FIXTURES = Path(__file__).parent / "fixtures"
 STRANDS_JS = {**APP_LOOP, "two_tools": Scenario({"weather": A(
     llm=2, tools={"get_time": (1, 0)}, models={"weather-model": 2})})}
 
+# OpenLIT for TypeScript (node/record_openlit_js.mjs): the app runs the tool loop itself with the
+# `openai` client (each model call traced by OpenLIT's OpenAI instrumentation), each agent run and
+# tool call wrapped in OpenLIT's manual `trace` named after the agent or tool; a raising tool's
+# error goes back to the model, which answers (two calls). Billing's run is inside the
+# orchestrator's ask_billing tool; `handoff` runs triage (its transfer_to_billing tool only
+# answers), then billing, in one request of the app (`serve`, a plain span, no agent); the HTTP
+# 500 fails the weather run on its first model call. The app-level scenarios of
+# fixture_expectations.APP_LOOP.
+OPENLIT_JS = APP_LOOP
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "strands_js": STRANDS_JS,
+    "openlit_js": OPENLIT_JS,
 }
