@@ -9,6 +9,7 @@ STAMP  := $(VENV)/.installed-stamp
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
   fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh fixtures-heldout-twelfth \
   fixtures-heldout-thirteenth fixtures-heldout-fifteenth fixtures-heldout-seventeenth \
+  fixtures-heldout-eighteenth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -396,3 +397,12 @@ fixtures-heldout-seventeenth: $(STAMP)
 	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_seventeenth/galileo.txt; \
 	  echo "== galileo"; $$venv/bin/python fixtures/record/heldout_seventeenth/record_galileo.py
 	@echo "== semantic_kernel_java"; $(BIN)/python fixtures/record/heldout_seventeenth/record_semantic_kernel_java.py
+
+# The eighteenth held-out share (issue 35: tests/heldout_eighteenth/, `benchmarks/heldout.py --set
+# eighteenth`): TypeScript stacks (Strands Agents, OpenLIT) kept from the rules' designers. Pins in
+# fixtures/record/heldout_eighteenth/node/package-lock.json; not part of `make test`.
+fixtures-heldout-eighteenth: $(STAMP) node-tools
+	cd fixtures/record/heldout_eighteenth/node && npm ci --no-audit --no-fund
+	@set -e; for stack in strands_js openlit_js; do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_eighteenth/record_$$stack.py; \
+	done
