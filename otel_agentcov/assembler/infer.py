@@ -400,7 +400,7 @@ def _named_runs(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
     return named
 
 
-def _names_its_agent(step: Step) -> bool:
+def names_its_agent(step: Step) -> bool:
     """A model call a table typed that names the agent it ran for: that agent's call, not the
     run of the span around it (assembler/tree.py `_named_turns`)."""
     return step.kind == LLM and not step.inferred and step.agent is not None
@@ -455,7 +455,7 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             below = under_agent or step.kind == AGENT
             stack.extend((k, below, step.kind == TOOL, False) for k in kids)
             continue
-        llm = int(step.kind == LLM and not _names_its_agent(step))
+        llm = int(step.kind == LLM and not names_its_agent(step))
         tool = int(step.kind == TOOL)
         for k in kids:
             if k.kind == AGENT:

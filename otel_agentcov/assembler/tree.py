@@ -33,7 +33,7 @@ from ..semconv.step import (
 )
 from .bounds import Bounds
 from .events import Closed, Late, LateDecision, event_counts, join, unjoined_denials
-from .infer import Reclassified, infer_structure
+from .infer import Reclassified, infer_structure, names_its_agent
 from .run import AgentRun, run_content
 
 _RUN_STEP_KINDS = frozenset({LLM, TOOL, HANDOFF, PLAN, GUARDRAIL})
@@ -443,23 +443,23 @@ def _assemble_trace(by_id: dict[int, Step], content: bool,
     ]
 
 
-def _failed_requests(by_id: dict[int, Step], children: dict[int, list[Step]]) -> None:
-    """A model call its span does not fail whose last request under it failed (an HTTP client's
-    span ending in error, nothing after it) failed with it: a client that turns a failed
-    request into an error reply, not an exception."""
-    for s in by_id.values():
-        if s.kind == LLM and s.error is None and s.span_id in children:
-            last = max(children[s.span_id], key=lambda k: k.end_ns)
+def _failed_requests(calls: list[Step], children: dict[int, list[Step]]) -> None:
+    """A model call (of `calls`) its span does not fail whose last request under it failed (an
+    HTTP client's span ending in error, nothing after it) failed with it: a client that turns a
+    failed request into an error reply, not an exception."""
+    for s in calls:
+        kids = children.get(s.span_id) if s.error is None else None
+        if kids:
+            last = max(kids, key=lambda k: k.end_ns)
             if last.kind == OTHER and last.error is not None:
                 s.error = last.error
 
 
-def _named_turns(by_id: dict[int, Step]) -> None:
-    """A model call that names the agent it ran for, under no agent's run or inside a tool
-    call of another agent's run, starts a turn of that agent (`Step.turn`): tracers that record
-    an agent's calls and tools, no span of its run (docs/semantics.md#detection-rules)."""
-    calls = [s for s in by_id.values()
-             if s.kind == LLM and s.agent is not None and not s.inferred and not s.turn]
+def _named_turns(by_id: dict[int, Step], calls: list[Step]) -> None:
+    """A model call (of `calls`: those naming the agent they ran for), under no agent's run or
+    inside a tool call of another agent's run, starts a turn of that agent (`Step.turn`):
+    tracers that record an agent's calls and tools, no span of its run
+    (docs/semantics.md#detection-rules)."""
     if not calls:
         return
     named: dict[int | None, set[str]] = defaultdict(set)  # parent -> agents its calls name
@@ -505,8 +505,10 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
             roots.append(s)
     if told is not None and any(s.inferred for s in by_id.values()):
         infer_structure(by_id, children, roots, told)
-    _named_turns(by_id)
-    _failed_requests(by_id, children)
+    calls = [s for s in by_id.values() if s.kind == LLM]  # one pass for both rules below
+    if calls:
+        _named_turns(by_id, [s for s in calls if names_its_agent(s) and not s.turn])
+        _failed_requests(calls, children)
     builders: list[_Builder] = []
     by_span: dict[int, _Builder] = {}
     orphans: dict[str, _Builder] = {}

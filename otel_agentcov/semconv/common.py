@@ -77,12 +77,11 @@ def is_handoff_tool(name: str) -> bool:
 def mark_handoff(step: Step, tool: str) -> None:
     """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
     whom, the hint the assembler follows to X's run (`_handoff_name`)."""
-    tool = _handoff_name(tool) or ""
-    if tool in HANDOFF_TOOLS:
+    name = _handoff_name(tool)
+    if name is not None:
         step.handoff_tool = True
-    elif tool.startswith(TRANSFER_PREFIX):
-        step.handoff_tool = True
-        step.handoff_hint = tool[len(TRANSFER_PREFIX) :]
+        if name not in HANDOFF_TOOLS:
+            step.handoff_hint = name[len(TRANSFER_PREFIX) :]
 
 
 def short_error_name(raw: str) -> str:
@@ -217,9 +216,10 @@ def own_agent(record: SpanRecord) -> str | None:
     return own if own and own not in PLACEHOLDER_AGENT_NAMES else None
 
 
-def fallback_agent(record: SpanRecord) -> str:
-    """Where a step under no agent span is counted (docs/semantics.md#detection-rules)."""
-    return own_agent(record) or as_str(
+def fallback_agent(record: SpanRecord, own: str | None = None) -> str:
+    """Where a step under no agent span is counted (docs/semantics.md#detection-rules): its
+    `own_agent` (given when the caller read it already), else its service's."""
+    return own or own_agent(record) or as_str(
         record.resource_attributes.get("service.name")) or UNKNOWN_AGENT
 
 
@@ -388,6 +388,7 @@ def build_step(
     """Fill the fields every convention shares; `kind` and names come from the adapter."""
     attrs = record.attributes
     error = error_type(record)
+    own = own_agent(record)  # read once: the fallback, and a model call's agent
     step = Step(
         record.trace_id,
         record.span_id,
@@ -395,9 +396,9 @@ def build_step(
         kind,
         record.start_ns,
         record.end_ns,
-        fallback_agent(record),
+        fallback_agent(record, own),
         # a model call names the agent it ran for, if it says (docs/semantics.md#detection-rules)
-        own_agent(record) if kind == LLM and agent is None else agent,
+        own if kind == LLM and agent is None else agent,
         tool,
         None,
         error,

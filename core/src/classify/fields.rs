@@ -82,10 +82,10 @@ fn own_agent(span: &Span) -> Option<String> {
         .filter(|own| !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()))
 }
 
-/// Where a step under no agent span is counted: its own agent name, else the service's.
-pub fn fallback_agent(span: &Span) -> String {
-    own_agent(span)
-        .or_else(|| as_str(span.resource_attributes.get("service.name")))
+/// Where a step under no agent span is counted: its own agent name (`own_agent`, read once by
+/// the caller), else the service's.
+fn fallback_agent(span: &Span, own: Option<String>) -> String {
+    own.or_else(|| as_str(span.resource_attributes.get("service.name")))
         .unwrap_or_else(|| UNKNOWN_AGENT.to_owned())
 }
 
@@ -159,12 +159,15 @@ pub fn build_step(
     tool: Option<String>,
 ) -> Step {
     let attrs = &span.attributes;
-    let mut step = Step::new(span, kind, fallback_agent(span));
+    // read once: the fallback, and a model call's agent
+    let own = own_agent(span);
     // a model call names the agent it ran for, if it says (docs/semantics.md#detection-rules)
-    step.agent = match (kind, agent) {
-        (Kind::Llm, None) => own_agent(span),
+    let agent = match (kind, agent) {
+        (Kind::Llm, None) => own.clone(),
         (_, agent) => agent,
     };
+    let mut step = Step::new(span, kind, fallback_agent(span, own));
+    step.agent = agent;
     step.error = error_type(span);
     step.limit = limit_signal(span, step.error.as_deref());
     if HANDOFF_KEYS.iter().any(|k| attrs.contains(k)) {
