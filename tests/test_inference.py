@@ -2386,3 +2386,14 @@ def same_start_wrappers_traffic(tracer: Tracer) -> None:
 def test_of_wrappers_started_together_the_outermost_is_the_run(tmp_path: Path) -> None:
     assert _agents(_report(tmp_path, _spans(same_start_wrappers_traffic))) == {"weather": {
         "runs": 1, "tools": {}, "models": {"m": 1}, "delegations": []}}
+
+
+@pytest.mark.parametrize(("name", "stem"), [
+    ("backend.zeta.chat.start-1", "backend.zeta.chat"), ("tool.lookup.run.error-2", "tool.lookup"),
+    ("backend.zeta.chat.on_end", "backend.zeta.chat"), ("tool.lookup.Started", "tool.lookup"),
+    ("weather.agent.start", None), ("tool_call.get_time", None)])
+def test_lifecycle_events_whatever_their_spelling(name: str, stem: str | None) -> None:
+    """A call's event is its stem, a phase in any case and spelling (an emitter's `start-1`, a
+    callback's `on_end`), a qualifier and index if any; a stem of no call's kind is no event."""
+    found = infer(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk"))
+    assert (found.name, found.kind) == (stem, "other") if stem else found.evidence != "lifecycle"

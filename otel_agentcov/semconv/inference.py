@@ -172,10 +172,13 @@ _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 # run of it (an instance's, `Agent.billing.initialize`, is read as the instance's span)
 _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
                       r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
-# an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase, an index
-# (`backend.openai.chat.start-1`, `tool.dynamic.lookup.run.error-1`: BeeAI's emitter events)
-_PHASE = _linear(r"^\s*((?:[A-Za-z_]\w{0,63}\.){1,8}[A-Za-z_]\w{0,63}?)(?:\.run)?\.(?:start|"
-                 r"finish|success|error|newToken|end|complete)(?:\.custom)?-\d{1,6}\s*$")
+# an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase word (any
+# case and separator), a qualifier and an index if any (`backend.openai.chat.start-1`,
+# `tool.lookup.run.error-1`, `x.chat.on_end`: an emitter's or a callback's events)
+_PHASE = _linear(r"^\s*((?:[A-Za-z_]\w{0,63}\.){1,8}[A-Za-z_]\w{0,63}?)(?:\.run)?\."
+                 r"(?i:(?:on_?)?(?:start(?:ed)?|begin|finish(?:ed)?|success|succeeded|error|"
+                 r"fail(?:ed|ure)?|end(?:ed)?|complete(?:d)?|new_?token|chunk))"
+                 r"(?:\.custom)?(?:[-_]\d{1,6})?\s*$")
 _LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
