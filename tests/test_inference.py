@@ -2397,3 +2397,12 @@ def test_lifecycle_events_whatever_their_spelling(name: str, stem: str | None) -
     callback's `on_end`), a qualifier and index if any; a stem of no call's kind is no event."""
     found = infer(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk"))
     assert (found.name, found.kind) == (stem, "other") if stem else found.evidence != "lifecycle"
+
+
+def test_a_lone_surrogate_in_a_span_name_is_read_as_utf8_replaces_it() -> None:
+    """Every span-name pattern runs on RE2, which reads UTF-8: a name holding a lone surrogate
+    (any SDK string can) is read with it replaced, never raised on."""
+    for name in ("tool.look\udc80up.start-1", "backend.chat.start-1\udc80"):
+        replaced = name.encode("utf-8", "replace").decode("utf-8")
+        assert infer(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk")) == infer(
+            SpanRecord(1, 2, 3, replaced, scope_name="zeta.sdk"))

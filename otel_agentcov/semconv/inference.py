@@ -308,6 +308,15 @@ def glob_literal(text: str) -> str:
 
 
 @_short_cached
+def lifecycle_stem(name: str) -> str | None:
+    """The call a lifecycle event recorded as a span belongs to (`x.chat.start-1` →
+    `x.chat`), where that stem names a model call or a tool; None for any other name."""
+    phase = _PHASE.match(name)
+    stem = phase.group(1).removesuffix(".run") if phase is not None else None
+    return stem if stem and _affix_kinds(name_affix(stem)) & {LLM, TOOL} else None
+
+
+@_short_cached
 def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
     name carries a kind word as prefix or suffix (the name is "" when the span name is only a
@@ -605,9 +614,9 @@ def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
 
 def infer(record: SpanRecord) -> Inferred:
     """The kind the span's own evidence gives (docs/conventions.md#inference)."""
-    phase = _PHASE.match(record.name)
-    if phase is not None and (_affix_kinds(name_affix(phase.group(1))) & {LLM, TOOL}):
-        return Inferred(OTHER, LIFECYCLE, name=phase.group(1).removesuffix(".run"))
+    stem = lifecycle_stem(record.name)
+    if stem is not None:
+        return Inferred(OTHER, LIFECYCLE, name=stem)
     said, prefix = _said(record.attributes)
     affix = name_affix(record.name)
     if affix is not None and affix[0] and not affix[1] and (
