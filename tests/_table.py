@@ -17,8 +17,9 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from _rule import ONE_OF, Match, Rule, norm
+
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv.convention import ONE_OF, Match, Rule, norm
 from otel_agentcov.semconv.step import Step
 
 _SCOPE_CACHE_LIMIT = 4096  # scope names come from telemetry: the cache must stay bounded

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 import yaml
 from _acme import SCOPE, acme_traffic
+from _hooks import HOOKS
+from _rule import Rule
 from _table import Table
 from jsonschema import Draft202012Validator
 from opentelemetry.sdk.resources import Resource
@@ -24,8 +26,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from otel_agentcov.processor import AgentCoverageProcessor
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier, classify
-from otel_agentcov.semconv.builtin import FAMILIES, HOOKS, load
-from otel_agentcov.semconv.convention import BUILTIN_ENTRY_SCHEMA, Rule, problems
+from otel_agentcov.semconv.builtin import FAMILIES, load
+from otel_agentcov.semconv.convention import BUILTIN_ENTRY_SCHEMA, problems
 from otel_agentcov.spec import CoverageSpec, SpecError
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "conventions.md"

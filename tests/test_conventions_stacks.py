@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 import yaml
+from _rule import Rule
 from _table import Table
 from fixture_expectations import EXPECTED, FIXTURES, replay
 
 from otel_agentcov.readers.otlp import records_from_json
-from otel_agentcov.semconv.convention import Rule
 
 SECTIONS = {
     "mlflow_trace": """

@@ -21,13 +21,13 @@ from typing import Any
 import pytest
 import yaml
 from _reference import ReferenceClassifier
+from _rule import Rule
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from otel_agentcov.readers.otlp import records_from_json
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.builtin import entries
-from otel_agentcov.semconv.convention import Rule
 from otel_agentcov.semconv.step import Step
 from otel_agentcov.spec import CoverageSpec, SpecError
 

@@ -1,10 +1,10 @@
 """The core's per-span field rules equal the Python classifier's (docs/core.md).
 
 `_core._build_step`, `_core._hook` and `_core._as_test_span` run the Rust twins of
-`semconv.common.build_step`, `builtin.HOOKS` and `testspans.as_test_span` on the same
-SpanRecords; every Step field must be equal, on every span of every recorded fixture (each kind)
-and on hostile generated spans, which hold every class of value a span can carry (big ints,
-lists, lone surrogates, objects of other classes: docs/core.md#values).
+`semconv.common.build_step`, the oracle's hooks (`tests/_hooks/`) and its `testspans.as_test_span`
+on the same SpanRecords; every Step field must be equal, on every span of every recorded fixture
+(each kind) and on hostile generated spans, which hold every class of value a span can carry (big
+ints, lists, lone surrogates, objects of other classes: docs/core.md#values).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from _builders import renamed_sdk_span
+from _hooks import HOOKS, testspans
 from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
 from _trace_files import demo_spans
 from hypothesis import given, settings
@@ -39,7 +40,6 @@ from opentelemetry.trace import (
 from otel_agentcov import _core
 from otel_agentcov.readers.files import read_trace_file
 from otel_agentcov.records import SpanRecord, from_readable_span
-from otel_agentcov.semconv import builtin, testspans
 from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import AGENT, KINDS, TOOL, Step
 
@@ -103,7 +103,7 @@ def assert_same_fields(record: SpanRecord) -> None:
         assert _fields(core) == _fields(python), (kind, agent, tool)
         assert _fields(_core._as_test_span(record, core, state)) == _fields(
             testspans.as_test_span(record, _copy(python), state))
-        for name, hook in builtin.HOOKS.items():
+        for name, hook in HOOKS.items():
             want = hook(record, _copy(python), state)
             got = _core._hook(name, record, python, state)
             assert _fields(got) == _fields(want), (name, kind)

@@ -52,7 +52,7 @@ fn _build_step<'py>(
     })
 }
 
-/// `semconv.builtin.HOOKS[name](record, step, state_attributes)`, in the core.
+/// The oracle's `HOOKS[name](record, step, state_attributes)` (`tests/_hooks/`), in the core.
 #[pyfunction]
 fn _hook<'py>(
     name: &str,
@@ -69,7 +69,7 @@ fn _hook<'py>(
     })
 }
 
-/// `semconv.testspans.as_test_span`, in the core.
+/// The oracle's `testspans.as_test_span`, in the core.
 #[pyfunction]
 fn _as_test_span<'py>(
     record: &Bound<'py, PyAny>,

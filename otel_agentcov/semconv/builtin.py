@@ -1,30 +1,18 @@
 """The built-in convention tables (`tables/<family>.json`), in the order they are tried.
 
 Adding a family is one JSON table and one name in FAMILIES; code only for what its table cannot
-say, in the family's module, named in HOOKS. Order: scope-keyed dialects before attribute-keyed
-conventions before span-name patterns, so the most specific reading wins. Strands, Google ADK,
-AutoGen, Mastra, python-contrib openai-v2 and openai-agents-v2 emit GenAI shapes and need no
-table of their own.
+say, named by the entry's `code` and written in the core (core/src/classify/hooks.rs). Order:
+scope-keyed dialects before attribute-keyed conventions before span-name patterns, so the most
+specific reading wins. Strands, Google ADK, AutoGen, Mastra, python-contrib openai-v2 and
+openai-agents-v2 emit GenAI shapes and need no table of their own.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from importlib import resources
 from typing import Any
-
-from . import (
-    agent_framework,
-    genai,
-    haystack,
-    llama_index,
-    logfire,
-    openinference,
-    semantic_kernel,
-    smolagents,
-)
-from .convention import Hook
 
 FAMILIES = (
     "smolagents", "llama_index", "agent_framework", "crewai",  # OpenInference scopes / dialects
@@ -41,20 +29,6 @@ FAMILIES = (
     "genai",  # `gen_ai.operation.name`, then span names
 )  # fmt: skip
 
-HOOKS: Mapping[str, Hook] = {
-    "genai.agent": genai.agent,
-    "genai.guardrail": genai.guardrail,
-    "openinference.agent": openinference.agent,
-    "openinference.chain": openinference.chain,
-    "llama_index.turn": llama_index.turn,
-    "smolagents.run": smolagents.run,
-    "semantic_kernel.finish_reason": semantic_kernel.finish_reason,
-    "semantic_kernel.transfer": semantic_kernel.transfer,
-    "logfire.max_turns": logfire.max_turns,
-    "agent_framework.edge": agent_framework.edge,
-    "haystack.budget": haystack.budget,
-    "llama_index.traceloop_turn": llama_index.traceloop_turn,
-}
 
 
 def load(family: str) -> dict[str, Any]:

@@ -1,5 +1,5 @@
-//! The built-in families' code for what their tables cannot say (`semconv.builtin.HOOKS`),
-//! keyed by the name a table entry gives as its `code`. Each gets the step the entry built and
+//! The built-in families' code for what their tables cannot say (its Python reading is the
+//! tests' oracle, `tests/_hooks/`), keyed by the name a table entry gives as its `code`. Each gets the step the entry built and
 //! returns it, changed or not, or None: the entry does not match after all.
 
 use super::fields::{as_agent, build_step, TRANSFER_PREFIX};
@@ -10,10 +10,10 @@ use crate::pyjson::{self, Json};
 use crate::pystr;
 use crate::span::{Attributes, Span, Value};
 
-/// `semconv.convention.Hook`: the span, the entry's step, the spec's state attributes.
+/// `Hook` of the oracle (`tests/_rule.py`): the span, the entry's step, the spec's state attributes.
 pub type Hook = fn(&Span, Step, &[String]) -> Option<Step>;
 
-/// Every hook by its `code` name, in `builtin.HOOKS` order.
+/// Every hook by its `code` name, in the oracle's `HOOKS` order.
 pub const HOOKS: [(&str, Hook); 12] = [
     ("genai.agent", genai_agent),
     ("genai.guardrail", genai_guardrail),

@@ -1,5 +1,6 @@
-//! Test spans (semconv/testspans.py): a span standing for a test case is never an agent, tool
-//! or model call, whatever its name looks like, unless it also carries GenAI attributes.
+//! Test spans (the oracle's reading: tests/_hooks/testspans.py): a span standing for a test
+//! case is never an agent, tool or model call, whatever its name looks like, unless it also
+//! carries GenAI attributes.
 
 use super::fields::build_step;
 use super::step::{Kind, Step};

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import SpanRecord
-from .common import parse_json
-from .limits import says_max_steps
-from .step import MAX_STEPS, Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.common import parse_json
+from otel_agentcov.semconv.limits import says_max_steps
+from otel_agentcov.semconv.step import MAX_STEPS, Step
 
 
 def max_turns(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..records import SpanRecord
-from .common import PLACEHOLDER_AGENT_NAMES, clip
-from .step import Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.common import PLACEHOLDER_AGENT_NAMES, clip
+from otel_agentcov.semconv.step import Step
 
 _AGENT_NAME = re.compile(r"current_agent_name='([^'\\]{1,256})'")  # an event's repr
 _AGENT_NAME_JSON = re.compile(r'"current_agent_name":\s*"([^"\\]{1,256})"')  # ... its JSON

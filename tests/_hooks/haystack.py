@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import SpanRecord
-from .common import as_int
-from .step import MAX_STEPS, Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.common import as_int
+from otel_agentcov.semconv.step import MAX_STEPS, Step
 
 
 def budget(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step:

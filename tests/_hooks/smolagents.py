@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import SpanRecord
-from .common import as_int
-from .step import Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.common import as_int
+from otel_agentcov.semconv.step import Step
 
 CLASS_NAMES = frozenset({"MultiStepAgent", "ToolCallingAgent", "CodeAgent"})
 

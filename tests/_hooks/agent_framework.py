@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import SpanRecord
-from .step import Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.step import Step
 
 
 def edge(record: SpanRecord, step: Step, state_attributes: Sequence[str]) -> Step | None:

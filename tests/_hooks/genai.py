@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..records import SpanRecord
-from .common import as_str
-from .step import Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.common import as_str
+from otel_agentcov.semconv.step import Step
 
 AGENT_NAME_KEYS = ("gen_ai.agent.name", "agent_name", "agent.name")
 

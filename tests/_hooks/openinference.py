@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..records import SpanRecord
-from .common import as_agent, as_str, build_step, clip, parse_json
-from .step import OTHER, Step
+from otel_agentcov.records import SpanRecord
+from otel_agentcov.semconv.common import as_agent, as_str, build_step, clip, parse_json
+from otel_agentcov.semconv.step import OTHER, Step
 
 KIND = "openinference.span.kind"
 
