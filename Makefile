@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed-stamp
   fixtures-heldout-fifth fixtures-heldout-sixth fixtures-heldout-seventh fixtures-heldout-eighth \
   fixtures-heldout-ninth fixtures-heldout-tenth fixtures-heldout-eleventh fixtures-heldout-twelfth \
   fixtures-heldout-thirteenth fixtures-heldout-fifteenth fixtures-heldout-seventeenth \
-  fixtures-heldout-eighteenth \
+  fixtures-heldout-eighteenth fixtures-heldout-nineteenth \
   collector mutation
 
 # The compiled core (core/, Rust) is built by pip through maturin (pyproject.toml) with cargo;
@@ -405,6 +405,15 @@ fixtures-heldout-eighteenth: $(STAMP) node-tools
 	cd fixtures/record/heldout_eighteenth/node && npm ci --no-audit --no-fund
 	@set -e; for stack in strands_js openlit_js; do \
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_eighteenth/record_$$stack.py; \
+	done
+
+# The nineteenth held-out share (issue 35: tests/heldout_nineteenth/, `benchmarks/heldout.py --set
+# nineteenth`): Go and Java stacks (tRPC-Agent-Go, LangGraph4j) kept from the rules' designers.
+# Pins in fixtures/record/heldout_nineteenth/go/go.mod and go.sum and its java/pom.xml (Go, Maven
+# and a JDK 17 record them); not part of `make test`.
+fixtures-heldout-nineteenth: $(STAMP)
+	@set -e; for stack in trpc_agent_go langgraph4j; do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_nineteenth/record_$$stack.py; \
 	done
 
 # The twenty-first held-out share (issue 35: tests/heldout_twentyfirst/, `benchmarks/heldout.py

@@ -29,10 +29,11 @@ TypeScript and Java stacks), likewise; `--set sixteenth` the sixteenth (tests/he
 fixtures/record/heldout_sixteenth/: Python stacks only), likewise; `--set seventeenth` the
 seventeenth (tests/heldout_seventeenth/, fixtures/record/heldout_seventeenth/: Python and Java
 stacks), likewise; `--set eighteenth` the eighteenth (tests/heldout_eighteenth/,
-fixtures/record/heldout_eighteenth/: TypeScript stacks), likewise; `--set twentyfirst` the
-twenty-first (tests/heldout_twentyfirst/, fixtures/record/heldout_twentyfirst/: Java and Python
-stacks), likewise. Each file is replayed with the engine exactly as
-tests/fixture_expectations.replay does, then scored.
+fixtures/record/heldout_eighteenth/: TypeScript stacks), likewise; `--set nineteenth` the
+nineteenth (tests/heldout_nineteenth/, fixtures/record/heldout_nineteenth/: Go and Java stacks),
+likewise; `--set twentyfirst` the twenty-first (tests/heldout_twentyfirst/,
+fixtures/record/heldout_twentyfirst/: Java and Python stacks), likewise. Each file is replayed
+with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
   1. the agent exists, with the expected run count;
@@ -48,7 +49,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
-twentyfirst] [--spec-from-explain]`.
+nineteenth|twentyfirst] [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -75,7 +76,8 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "twelfth": "heldout_twelfth", "thirteenth": "heldout_thirteenth",
         "fourteenth": "heldout_fourteenth", "fifteenth": "heldout_fifteenth",
         "sixteenth": "heldout_sixteenth", "seventeenth": "heldout_seventeenth",
-        "eighteenth": "heldout_eighteenth", "twentyfirst": "heldout_twentyfirst"}
+        "eighteenth": "heldout_eighteenth", "nineteenth": "heldout_nineteenth",
+        "twentyfirst": "heldout_twentyfirst"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402
