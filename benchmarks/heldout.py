@@ -29,8 +29,9 @@ TypeScript and Java stacks), likewise; `--set sixteenth` the sixteenth (tests/he
 fixtures/record/heldout_sixteenth/: Python stacks only), likewise; `--set seventeenth` the
 seventeenth (tests/heldout_seventeenth/, fixtures/record/heldout_seventeenth/: Python and Java
 stacks), likewise; `--set eighteenth` the eighteenth (tests/heldout_eighteenth/,
-fixtures/record/heldout_eighteenth/: TypeScript stacks), likewise. Each file is replayed with the
-engine exactly as tests/fixture_expectations.replay does, then scored.
+fixtures/record/heldout_eighteenth/: TypeScript stacks), likewise; `--set twentieth` the twentieth
+(tests/heldout_twentieth/, fixtures/record/heldout_twentieth/: one Python stack), likewise. Each
+file is replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
   1. the agent exists, with the expected run count;
@@ -45,7 +46,8 @@ they are counted and printed on their own ("extra agents"), as a precision check
 `core %` = items met / items, per stack and over all stacks (pooled items, not a mean of means).
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
-ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth]
+ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
+twentieth]
 [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
@@ -73,7 +75,7 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "twelfth": "heldout_twelfth", "thirteenth": "heldout_thirteenth",
         "fourteenth": "heldout_fourteenth", "fifteenth": "heldout_fifteenth",
         "sixteenth": "heldout_sixteenth", "seventeenth": "heldout_seventeenth",
-        "eighteenth": "heldout_eighteenth"}
+        "eighteenth": "heldout_eighteenth", "twentieth": "heldout_twentieth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402
