@@ -2406,3 +2406,83 @@ def test_a_lone_surrogate_in_a_span_name_is_read_as_utf8_replaces_it() -> None:
         replaced = name.encode("utf-8", "replace").decode("utf-8")
         assert infer(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk")) == infer(
             SpanRecord(1, 2, 3, replaced, scope_name="zeta.sdk"))
+
+
+def managed_agent_traffic(tracer: Tracer) -> None:
+    """An agent created through an API, each call a trace of its own (`create_agent`,
+    `DeleteAgent`: kind words and a verb, no name), then its turn naming it."""
+    for name in ("create_agent", "DeleteAgent", "list agents"):
+        with tracer.start_as_current_span(name):
+            pass
+    with tracer.start_as_current_span("turn", attributes={"agent_name": "weather"}):
+        _chat(tracer, "weather-model")
+
+
+def test_an_agent_managed_through_an_api_is_no_run(tmp_path: Path) -> None:
+    """No `create`, `Delete` or `list` agent beside the one that ran; `weather_agent` alone, by
+    contrast, is still the run of `weather`."""
+    assert _agents(_report(tmp_path, _spans(managed_agent_traffic))) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}
+    assert infer(SpanRecord(1, 2, 3, "create_agent", scope_name="zeta.sdk")).kind == "other"
+    assert (infer(SpanRecord(1, 2, 3, "weather_agent", scope_name="zeta.sdk")).kind,
+            infer(SpanRecord(1, 2, 3, "weather_agent", scope_name="zeta.sdk")).name) == (
+        "agent", "weather")
+
+
+def tool_phase_traffic(tracer: Tracer) -> None:
+    """A tracer recording a tool call's phases as spans under it (`x.tool.blocked_on_user`,
+    `x.tool.execution`, typed `tool.<phase>`): in `weather`'s run, get_time runs fine, then
+    lookup, whose execution fails (the phase's status; the call's own is unset)."""
+    def call(tool: str, failed: bool) -> None:
+        with tracer.start_as_current_span("x.tool", attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool}):
+            for phase in ("blocked_on_user", "execution"):
+                with tracer.start_as_current_span(f"x.tool.{phase}", attributes={
+                        "zeta.span.type": f"tool.{phase}"}) as span:
+                    if failed and phase == "execution":
+                        span.set_status(Status(StatusCode.ERROR))
+
+    with tracer.start_as_current_span("invoke_agent weather", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
+        _chat(tracer, "weather-model")
+        call("get_time", False)
+        call("lookup", True)
+        _chat(tracer, "weather-model")
+
+
+def test_a_tool_calls_phases_are_that_call(tmp_path: Path) -> None:
+    """Two tool calls, no phase among them; the failed execution fails lookup's call."""
+    expected = {"weather": {"runs": 1, "tools": {"get_time": {"ok": 1, "error": 0},
+                                                 "lookup": {"ok": 0, "error": 1}},
+                            "models": {"weather-model": 2}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(tool_phase_traffic))) == expected
+    assert _pinned_agents(tmp_path, tool_phase_traffic) == expected
+
+
+def raised_traffic(tracer: Tracer) -> None:
+    """GenAI spans recording an exception and leaving their status unset (AgentScope Java):
+    `weather`'s one model call raised, and so did its run; then `billing`'s call raised but its
+    span says OK (handled), and its run ends fine."""
+    def raised(span: Any, ok: bool = False) -> None:
+        span.record_exception(RuntimeError("HTTP 500"))
+        if ok:
+            span.set_status(Status(StatusCode.OK))
+
+    for agent, ok in (("weather", False), ("billing", True)):
+        with tracer.start_as_current_span(f"invoke_agent {agent}", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": agent}) as run:
+            with tracer.start_as_current_span(f"chat {agent}-model", attributes={
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": f"{agent}-model"}) as call:
+                raised(call, ok)
+            if not ok:
+                raised(run)
+
+
+def test_a_genai_span_that_raised_failed_unless_it_says_ok(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(raised_traffic))
+    runs = {name: (a["runs"]["count"], a["runs"]["errors"]) for name, a in report["agents"].items()}
+    assert runs == {"weather": (1, 1), "billing": (1, 0)}
+    agents = report["agents"]
+    assert agents["weather"]["boundaries"]["error_path"] and not agents["billing"][
+        "boundaries"]["error_path"]

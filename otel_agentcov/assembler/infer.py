@@ -76,6 +76,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     """Reclassify candidates of one trace in place (see the module's docstring)."""
     steps = list(by_id.values())
     _lifecycles(steps, children, told)
+    _phases(steps, by_id, told)
     _turn_calls(steps, children, told)
     _requests_in_calls(steps, by_id, told)
     requested: dict[str, int] = {}  # tool name -> earliest start of a model call asking for it
@@ -191,6 +192,26 @@ def _lifecycles(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
             _become(s, TOOL, told)
         elif affix is not None and affix[0] == LLM:
             _become(s, LLM, told)
+
+
+def _phases(steps: Sequence[Step], by_id: Mapping[int, Step], told: Reclassified | None
+            ) -> None:
+    """An inferred tool span inside a tool call, named as a part of a tool call (the kind word,
+    then the part: `x.tool.execution`, `x.tool.blocked_on_user`), is a phase of that call, no
+    call of its own; where it failed, the call failed (a tracer recording a call's phases)."""
+    for s in steps:
+        parent = by_id.get(s.parent_id) if s.parent_id is not None else None
+        if parent is not None and parent.kind == TOOL and s.kind == TOOL and s.inferred and (
+                _names_a_part(s.tool)):
+            if parent.error is None:
+                parent.error, parent.limit = s.error, s.limit
+            _become(s, OTHER, told, "")
+
+
+def _names_a_part(name: str | None) -> bool:
+    """A dotted name with a tool's kind word before its last part (`x.tool.execution`)."""
+    parts = (name or "").split(".")
+    return any(KIND_WORDS.get(p.casefold()) == TOOL for p in parts[:-1])
 
 
 def _turn_calls(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],

@@ -172,6 +172,10 @@ _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 # run of it (an instance's, `Agent.billing.initialize`, is read as the instance's span)
 _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
                       r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
+# an agent managed through an API, not run (GenAI's `create_agent` operation: `create_agent`,
+# `DeleteAgent`, `list agents`): the verb and the kind word are the whole name
+_MANAGES = re.compile(r"^\s*(?i:create|delete|get|list|register|build|new|remove|add|retrieve|"
+                      r"describe|fetch|deploy)[\s_.:-]?(?i:agents?)\s*$")
 # an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase word (any
 # case and separator), a qualifier and an index if any (`backend.openai.chat.start-1`,
 # `tool.lookup.run.error-1`, `x.chat.on_end`: an emitter's or a callback's events)
@@ -682,8 +686,9 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
-    if kind == AGENT and _SETS_UP.match(record.name):  # `Agent.init`: the agent object built
-        return Inferred(OTHER, None)  # or torn down, no run of it
+    if kind == AGENT and (_SETS_UP.match(record.name) or _MANAGES.match(record.name)):
+        return Inferred(OTHER, None)  # `Agent.init`, `create_agent`: an agent object built or
+        # torn down, an agent created through an API: no run of it
     if kind == AGENT and evidence == BY_NAME and found.name_key is not None and (
             caller_source(record.attributes) is not None):
         # only its span name says agent (`update_agent`), its keys the agent before and the
