@@ -78,6 +78,12 @@ def otlp_log_events(
 ) -> list[tuple[str | None, dict[str, Any], int, int, int, str | None]]:
     """The log records holding an event named in `names` (core/src/otlp_logs.rs)."""
 
+def build_step(
+    step_class: type[Step], record: SpanRecord, kind: str, state_attributes: list[str],
+    agent: str | None = None, tool: str | None = None,
+) -> Step:
+    """The Step an entry of `kind` gives the record (core/src/classify/py.rs)."""
+
 def local_root(has_parent: bool, parent_remote: bool, span_kind: int, step_kind: str) -> bool:
     """Whether a span starts a local subtree (core/src/classify/root.rs)."""
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from _fields import build_step
 from _hooks import HOOKS, testspans
 from _rule import Rule
 from _table import Table
 
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier, builtin
-from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import OTHER, Step
 
 BUILTIN = Table([Rule(entry, HOOKS) for entry in builtin.entries()])

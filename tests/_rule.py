@@ -13,13 +13,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from _fields import as_int, build_step
+
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.common import (
     PLACEHOLDER_AGENT_NAMES,
     PLACEHOLDER_MODELS,
     PLACEHOLDER_TOOLS,
-    as_int,
-    build_step,
     clip,
     error_type,
     exception_error,

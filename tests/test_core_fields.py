@@ -1,10 +1,11 @@
 """The core's per-span field rules equal the Python classifier's (docs/core.md).
 
-`_core._build_step`, `_core._hook` and `_core._as_test_span` run the Rust twins of
-`semconv.common.build_step`, the oracle's hooks (`tests/_hooks/`) and its `testspans.as_test_span`
-on the same SpanRecords; every Step field must be equal, on every span of every recorded fixture
-(each kind) and on hostile generated spans, which hold every class of value a span can carry (big
-ints, lists, lone surrogates, objects of other classes: docs/core.md#values).
+`_core.build_step`, `_core._hook` and `_core._as_test_span` run the core's field rules, the
+families' hooks and the test-span rule; the oracle's Python readings of the same (`tests/_fields.py`
+`build_step`, `tests/_hooks/` and its `testspans.as_test_span`) run on the same SpanRecords; every
+Step field must be equal, on every span of every recorded fixture (each kind) and on hostile
+generated spans, which hold every class of value a span can carry (big ints, lists, lone surrogates,
+objects of other classes: docs/core.md#values).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 
 import pytest
 from _builders import renamed_sdk_span
+from _fields import build_step
 from _hooks import HOOKS, testspans
 from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
 from _trace_files import demo_spans
@@ -40,7 +42,6 @@ from opentelemetry.trace import (
 from otel_agentcov import _core
 from otel_agentcov.readers.files import read_trace_file
 from otel_agentcov.records import SpanRecord, from_readable_span
-from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import AGENT, KINDS, TOOL, Step
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -98,7 +99,7 @@ def assert_same_fields(record: SpanRecord) -> None:
     state = STATE_ATTRIBUTES
     for kind, agent, tool in _calls(record):
         python = build_step(record, kind, state, agent=agent, tool=tool)
-        core = _core._build_step(Step, record, kind, state, agent, tool)
+        core = _core.build_step(Step, record, kind, state, agent, tool)
         assert type(core) is Step
         assert _fields(core) == _fields(python), (kind, agent, tool)
         assert _fields(_core._as_test_span(record, core, state)) == _fields(

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from _builders import agent_span, chat_span, ingest, tool_span
+from _fields import build_step
 
 from otel_agentcov import _core
 from otel_agentcov.assembler import AgentRun
@@ -17,7 +18,6 @@ from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.fault_families import FAMILIES, PROVOKING
 from otel_agentcov.judge import judge
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import TOOL, Step
 from otel_agentcov.service.steps import from_row, to_row
 from otel_agentcov.spec import CoverageSpec
@@ -218,7 +218,7 @@ def test_the_core_reads_the_mark_as_python_does(value: Any) -> None:
     record = tool_span(1, 2, 1, "lookup", **{MARK: value})
     python = build_step(record, TOOL, (), tool="lookup").fault
     assert python == (value if value in FAMILIES else None)
-    assert _core._build_step(Step, record, TOOL, (), None, "lookup").fault == python
+    assert _core.build_step(Step, record, TOOL, (), None, "lookup").fault == python
 
 
 def test_every_condition_has_a_provoking_family_of_its_own() -> None:

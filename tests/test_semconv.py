@@ -390,9 +390,12 @@ def test_placeholder_error_type_defers_to_the_exception_event() -> None:
      "IllegalStateException"),
     ("execute_tool t", 1, (("exception", {"exception.type": "TypeError"}),), None),  # handled
     ("execute_tool t", 0, (), None),
-    ("chat m", 0, (("exception", {"exception.type": "TypeError"}),), None),  # calls: status only
+    # so does a model call or an agent's run (AgentScope Java leaves the status unset)
+    ("chat m", 0, (("exception", {"exception.type": "TypeError"}),), "TypeError"),
+    ("chat m", 1, (("exception", {"exception.type": "TypeError"}),), None),  # handled
+    ("invoke_agent a", 0, (("exception", {"exception.type": "TypeError"}),), "TypeError"),
 ])
-def test_a_genai_tool_that_raised_failed(name: str, status: int,
+def test_a_genai_span_that_raised_failed(name: str, status: int,
                                          events: tuple[tuple[str, dict[str, str]], ...],
                                          error: str | None) -> None:
     kind, subject = name.split()

@@ -1,56 +1,19 @@
-//! Test entries of the per-span field rules, called with the Python classifier's own inputs so
+//! Test entries of the per-span field rules, called with the Python oracle's own inputs so
 //! the tests compare the two span for span (tests/test_core_fields.py). Not public API: the
-//! names start with `_`.
+//! names start with `_`. (`build_step`, which inference calls, is the classifier's: py.rs.)
 
-use crate::classify::fields::build_step;
 use crate::classify::hooks::hook;
-use crate::classify::keys;
-use crate::classify::step::Kind;
+use crate::classify::py::span_of;
 use crate::classify::step_py::{step_from_py, step_to_py};
 use crate::classify::testspans::as_test_span;
 use crate::door::door;
 use crate::pyjson::{self, Json};
 use crate::pyrepr::{py_str, to_python};
-use crate::records_py::{span_from_readable, span_from_record, span_reading, value_from_py, Reads};
-use crate::span::Span;
+use crate::records_py::{span_from_readable, span_from_record, value_from_py, Reads};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString, PyType};
+use pyo3::types::{PyDict, PyList, PyString};
 use pyo3::IntoPyObjectExt;
-
-/// The span with only the attributes the field rules and `state_attributes` read (what a
-/// classifier converts), so the tests also check `keys` names every key the rules read.
-fn span_of(record: &Bound<'_, PyAny>, state_attributes: &[String]) -> PyResult<Span> {
-    let span_key = |key: &str| keys::span_key(key) || state_attributes.iter().any(|s| s == key);
-    let reads = Reads {
-        span: &span_key,
-        resource: &keys::resource_key,
-        event: &keys::event_key,
-    };
-    span_reading(record, reads)
-}
-
-fn kind_of(kind: &str) -> PyResult<Kind> {
-    Kind::parse(kind).ok_or_else(|| PyValueError::new_err(format!("not a step kind: {kind:?}")))
-}
-
-/// `semconv.common.build_step`, in the core, as a `step_class` instance.
-#[pyfunction]
-#[pyo3(signature = (step_class, record, kind, state_attributes, agent=None, tool=None))]
-fn _build_step<'py>(
-    step_class: &Bound<'py, PyType>,
-    record: &Bound<'py, PyAny>,
-    kind: &str,
-    state_attributes: Vec<String>,
-    agent: Option<String>,
-    tool: Option<String>,
-) -> PyResult<Bound<'py, PyAny>> {
-    door(|| {
-        let span = span_of(record, &state_attributes)?;
-        let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
-        step_to_py(step_class, &step)
-    })
-}
 
 /// The oracle's `HOOKS[name](record, step, state_attributes)` (`tests/_hooks/`), in the core.
 #[pyfunction]
@@ -151,7 +114,6 @@ fn _python_str<'py>(value: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>>
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_function(wrap_pyfunction!(_build_step, m)?)?;
     m.add_function(wrap_pyfunction!(_hook, m)?)?;
     m.add_function(wrap_pyfunction!(_as_test_span, m)?)?;
     m.add_function(wrap_pyfunction!(_reads_readable_as, m)?)?;

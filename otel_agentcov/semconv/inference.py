@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 
 import re2
 
+from .. import compiled
 from ..records import STATUS_OK, SpanRecord
 from .common import (
     MAX_COUNT,
@@ -37,7 +38,6 @@ from .common import (
     PLACEHOLDER_MODELS,
     PLACEHOLDER_TOOLS,
     as_str,
-    build_step,
     clip,
     exception_error,
     limit_signal,
@@ -850,9 +850,9 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
         elif found.evidence == LIFECYCLE:
             other.own_name = found.name
         return other
-    step = build_step(record, kind, state_attributes,
-                      agent=found.name if kind in (AGENT, WORKFLOW, LLM) else None,
-                      tool=found.name if kind == TOOL else None)
+    step = compiled.build_step(Step, record, kind, list(state_attributes),
+                               found.name if kind in (AGENT, WORKFLOW, LLM) else None,
+                               found.name if kind == TOOL else None)
     step.inferred = found.evidence or ""
     # should the structure make it a run (`function_invocation x`), its OK status says it handled
     # what failed under it, as a run's span does (Step.settled)

@@ -2,7 +2,8 @@
 
 The table reads every published shape (v1.27 to v1.41) by `gen_ai.operation.name`, then by span
 name for emitters that omit it; the unreleased GenAI-repo attributes (`gen_ai.transfer.*`,
-`gen_ai.caller.*`, tool-call decisions, iteration budgets) are read in common.build_step.
+`gen_ai.caller.*`, tool-call decisions, iteration budgets) are read in the field rules
+(tests/_fields.py).
 """
 
 from __future__ import annotations

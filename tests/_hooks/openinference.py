@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from _fields import as_agent, build_step
+
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv.common import as_agent, as_str, build_step, clip, parse_json
+from otel_agentcov.semconv.common import as_str, clip, parse_json
 from otel_agentcov.semconv.step import OTHER, Step
 
 KIND = "openinference.span.kind"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from _fields import as_int
+
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv.common import as_int
 from otel_agentcov.semconv.step import Step
 
 CLASS_NAMES = frozenset({"MultiStepAgent", "ToolCallingAgent", "CodeAgent"})

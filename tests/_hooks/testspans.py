@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from _fields import build_step
+
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv.common import build_step
 from otel_agentcov.semconv.step import OTHER, Step
 
 _GENAI_KEYS = frozenset({"gen_ai.operation.name", "openinference.span.kind", "traceloop.span.kind"})

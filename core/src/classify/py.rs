@@ -10,6 +10,7 @@ use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
 use super::fields::build_step;
+use super::keys;
 use super::root::local_root;
 use super::rule::Rule;
 use super::step::{Kind, Step};
@@ -19,7 +20,7 @@ use super::testspans::as_test_span;
 use crate::door::door;
 use crate::otlp_py::decode_spans;
 use crate::otlp_records::Builder;
-use crate::records_py::span_from_record;
+use crate::records_py::{span_from_record, span_reading, Reads};
 use crate::span::Span;
 
 /// Entries are plain data; nesting deeper than this is no entry (and no input recurses far).
@@ -234,4 +235,40 @@ impl Classifier {
             Ok(list)
         })
     }
+}
+
+/// The span with only the attributes the field rules and `state_attributes` read, so the tests
+/// of `build_step` (tests/test_core_fields.py) also check that `keys` names every key they read.
+pub(crate) fn span_of(record: &Bound<'_, PyAny>, state_attributes: &[String]) -> PyResult<Span> {
+    let span_key = |key: &str| keys::span_key(key) || state_attributes.iter().any(|s| s == key);
+    let reads = Reads {
+        span: &span_key,
+        resource: &keys::resource_key,
+        event: &keys::event_key,
+    };
+    span_reading(record, reads)
+}
+
+fn kind_of(kind: &str) -> PyResult<Kind> {
+    Kind::parse(kind).ok_or_else(|| PyValueError::new_err(format!("not a step kind: {kind:?}")))
+}
+
+/// The Step a convention entry of `kind` gives a SpanRecord, the fields every entry shares read
+/// (`agent`, `tool`: the names it found), as a `step_class` instance: what inference builds for a
+/// span it read a kind of (`semconv.inference.inferred_step`), by the same rules as a table's.
+#[pyfunction(name = "build_step")]
+#[pyo3(signature = (step_class, record, kind, state_attributes, agent=None, tool=None))]
+pub fn build_step_py<'py>(
+    step_class: &Bound<'py, PyType>,
+    record: &Bound<'py, PyAny>,
+    kind: &str,
+    state_attributes: Vec<String>,
+    agent: Option<String>,
+    tool: Option<String>,
+) -> PyResult<Bound<'py, PyAny>> {
+    door(|| {
+        let span = span_of(record, &state_attributes)?;
+        let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
+        step_to_py(step_class, &step)
+    })
 }
