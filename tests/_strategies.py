@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from otel_agentcov.records import SpanRecord
 
-# every key some adapter or field rule reads (semconv/common.py and the adapters)
+# every key some adapter or field rule reads (the field rules: tests/_fields.py; the adapters)
 KNOWN_KEYS = (
     "gen_ai.operation.name", "gen_ai.agent.name", "agent_name", "agent.name", "gen_ai.tool.name",
     "gen_ai.request.model", "gen_ai.response.model", "llm.model_name",
