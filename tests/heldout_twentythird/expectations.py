@@ -14,9 +14,10 @@ here (the clients' retries off). Step-level error types are left out: they are n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, Scenario
+from fixture_expectations import APP_LOOP, A, Scenario, b, without_models
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -36,6 +37,29 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # run (the recorder runs it and checks that, one gpt-500 request).
 CODEX = {name: scenario for name, scenario in APP_LOOP.items() if name != "http_500"}
 
+# Apache Camel's LangChain4j agent component (java/src/main/java/fixture/
+# record_camel_langchain4j_agent.java): each agent a `langchain4j-agent` endpoint named after it on
+# an AgentWithoutMemory over LangChain4j's OpenAI chat model (its retries off), its tools Camel
+# routes (`langchain4j-tools` consumers found by the endpoint's tags); LangChain4j runs the tool
+# loop, Camel traces the exchanges (camel-opentelemetry2). Each scenario is one request of the app,
+# a direct route named after it (no agent). Camel spans its endpoints and routes only: no span
+# tells a model call or its model (LangChain4j's calls are not Camel exchanges), so neither LLM
+# calls nor models are expected; the tool calls are route exchanges, spanned. lookup_order's
+# route raised: LangChain4j still handed a result back to the model, which answered (two
+# orders-model requests), but the route's exception stayed on the exchange Camel shares with the
+# agent's endpoint, so the orders run, and the app's request, failed (the app caught it): the
+# tool failed and the run failed. Billing's run is inside the orchestrator's ask_billing tool (a
+# route that calls billing's endpoint); `handoff` runs triage (its transfer_to_billing tool only
+# answers), then billing, in one request. The HTTP 500 fails the weather run on its one model
+# call (one gpt-500 request).
+CAMEL_LANGCHAIN4J_AGENT = {
+    name: replace(scenario, agents={agent: replace(a, llm=0)
+                                    for agent, a in scenario.agents.items()})
+    for name, scenario in without_models({**APP_LOOP, "tool_error": Scenario(
+        {"orders": A(errors=1, tools={"lookup_order": (0, 1)},
+                     boundaries=b("tool_failure", "error_path"))})}).items()}
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "codex": CODEX,
+    "camel_langchain4j_agent": CAMEL_LANGCHAIN4J_AGENT,
 }
