@@ -430,6 +430,18 @@ fixtures-heldout-twentyfirst: $(STAMP)
 	  echo "== claude_agent_sdk"; $$venv/bin/python fixtures/record/heldout_twentyfirst/record_claude_agent_sdk.py
 	@echo "== agentscope_java"; $(BIN)/python fixtures/record/heldout_twentyfirst/record_agentscope_java.py
 
+# The twenty-third held-out share (issue 35: tests/heldout_twentythird/, `benchmarks/heldout.py
+# --set twentythird`): OpenAI's Codex CLI (its native binary from npm, driven by a Python app) and
+# a Java stack (Apache Camel's LangChain4j agent component) kept from the rules' designers. Pins in
+# fixtures/record/heldout_twentythird/node/package-lock.json and its java/pom.xml (npm, Maven and a
+# JDK 17 record them); not part of `make test`.
+.PHONY: fixtures-heldout-twentythird
+fixtures-heldout-twentythird: $(STAMP) node-tools
+	cd fixtures/record/heldout_twentythird/node && npm ci --no-audit --no-fund
+	@set -e; for stack in codex camel_langchain4j_agent; do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_twentythird/record_$$stack.py; \
+	done
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in
