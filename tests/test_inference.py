@@ -2486,3 +2486,29 @@ def test_a_genai_span_that_raised_failed_unless_it_says_ok(tmp_path: Path) -> No
     agents = report["agents"]
     assert agents["weather"]["boundaries"]["error_path"] and not agents["billing"][
         "boundaries"]["error_path"]
+
+
+def endpoint_traffic(tracer: Tracer) -> None:
+    """An integration framework's endpoints, each span named by the scheme of the URI it calls
+    (`url.scheme`), the instance in its path: the app's route `direct://serve` sends to the
+    agent endpoint `zeta-agent://weather`, which calls the tool endpoints `zeta-tools://...`
+    (one fails)."""
+    def endpoint(scheme: str, path: str) -> Any:
+        return tracer.start_as_current_span(scheme, attributes={
+            "url.scheme": scheme, "url.path": path, "component": f"camel-{scheme}"})
+
+    with endpoint("direct", "serve"), endpoint("zeta-agent", "weather"):
+        with endpoint("zeta-tools", "get_weather"):
+            pass
+        with endpoint("zeta-tools", "get_time") as span:
+            span.set_status(Status(StatusCode.ERROR))
+
+
+def test_an_endpoint_is_named_by_its_uri_path(tmp_path: Path) -> None:
+    """The agent `weather` (not `zeta`) and its two tools (not one called `zeta-tools`); the
+    route the app sends through is no tool or agent."""
+    expected = {"weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                                 "get_time": {"ok": 0, "error": 1}},
+                            "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(endpoint_traffic))) == expected
+    assert _pinned_agents(tmp_path, endpoint_traffic) == expected

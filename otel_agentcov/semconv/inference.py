@@ -611,6 +611,24 @@ def _subject(record: SpanRecord) -> tuple[str, str] | None:
                  if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
 
 
+def _endpoint(record: SpanRecord) -> Inferred | None:
+    """A span named by the scheme of the URI it calls (an integration framework's endpoint:
+    span `langchain4j-agent`, `url.scheme: langchain4j-agent`, `url.path: weather`), a scheme
+    saying an agent or a tool (a kind of them, as `_kind_word` reads one; plural too:
+    `langchain4j-tools`), is that kind, named by the path: the span name is the component's,
+    the path the instance's."""
+    attrs = record.attributes
+    scheme, path = attrs.get("url.scheme"), attrs.get("url.path")
+    if not isinstance(scheme, str) or not isinstance(path, str) or (
+            record.name.strip() != scheme or not _SUBJECT.match(path)):
+        return None
+    kind = _kind_word(scheme) or _kind_word(scheme[:-1] if scheme.endswith("s") else "")
+    if kind not in (AGENT, TOOL):
+        return None
+    return Inferred(kind, BY_ATTRIBUTE, "url.scheme", scheme, name=clip(path),
+                    name_key="url.path")
+
+
 def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
     """The kind a span-name affix says, if any."""
     return {affix[0]} if affix is not None and affix[0] else set()
@@ -621,6 +639,9 @@ def infer(record: SpanRecord) -> Inferred:
     stem = lifecycle_stem(record.name)
     if stem is not None:
         return Inferred(OTHER, LIFECYCLE, name=stem)
+    endpoint = _endpoint(record)
+    if endpoint is not None:
+        return endpoint
     said, prefix = _said(record.attributes)
     affix = name_affix(record.name)
     if affix is not None and affix[0] and not affix[1] and (
