@@ -34,8 +34,9 @@ nineteenth (tests/heldout_nineteenth/, fixtures/record/heldout_nineteenth/: Go a
 likewise; `--set twentieth` the twentieth (tests/heldout_twentieth/,
 fixtures/record/heldout_twentieth/: one Python stack), likewise; `--set twentyfirst` the
 twenty-first (tests/heldout_twentyfirst/, fixtures/record/heldout_twentyfirst/: Java and Python
-stacks), likewise. Each file is replayed with the engine exactly as
-tests/fixture_expectations.replay does, then scored.
+stacks), likewise; `--set twentysecond` the twenty-second (tests/heldout_twentysecond/,
+fixtures/record/heldout_twentysecond/: one Rust stack), likewise. Each file is replayed with the
+engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
   1. the agent exists, with the expected run count;
@@ -51,7 +52,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
-nineteenth|twentieth|twentyfirst] [--spec-from-explain]`.
+nineteenth|twentieth|twentyfirst|twentysecond] [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
 
@@ -79,7 +80,8 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "fourteenth": "heldout_fourteenth", "fifteenth": "heldout_fifteenth",
         "sixteenth": "heldout_sixteenth", "seventeenth": "heldout_seventeenth",
         "eighteenth": "heldout_eighteenth", "nineteenth": "heldout_nineteenth",
-        "twentieth": "heldout_twentieth", "twentyfirst": "heldout_twentyfirst"}
+        "twentieth": "heldout_twentieth", "twentyfirst": "heldout_twentyfirst",
+        "twentysecond": "heldout_twentysecond"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402
