@@ -2512,3 +2512,71 @@ def test_an_endpoint_is_named_by_its_uri_path(tmp_path: Path) -> None:
                             "models": {}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(endpoint_traffic))) == expected
     assert _pinned_agents(tmp_path, endpoint_traffic) == expected
+
+
+def test_a_span_switching_agents_by_name_alone_is_no_run() -> None:
+    """Only its span name says agent (`update_agent`), its keys name the agent after and the
+    one before: the switch between two runs, no run of its own; without the key naming the
+    agent before, it is that agent's run."""
+    switch = {"zeta.agent_name": "billing", "zeta.from_agent": "triage"}
+    assert infer(SpanRecord(1, 2, 3, "update_agent", attributes=switch)).kind == "other"
+    alone = infer(SpanRecord(1, 2, 3, "update_agent", attributes={"zeta.agent_name": "billing"}))
+    assert (alone.kind, alone.name) == ("agent", "billing")
+
+
+@pytest.mark.parametrize(("name", "kind"), [("zeta.generate", "llm"),
+                                             ("zeta.pipeline", "workflow")])
+def test_an_operation_is_named_by_the_subject_it_ran_for(name: str, kind: str) -> None:
+    """`operation.name` says `<span name> <subject>` and `resource.name` holds the subject: a
+    model call's or a workflow's span names what it ran for (should it be that run), not the
+    library that traced it (`zeta`)."""
+    said = {"operation.name": f"{name} weather", "resource.name": "weather"}
+    found = infer(SpanRecord(1, 2, 3, name, attributes=said, scope_name="zeta.sdk"))
+    assert (found.kind, found.name, found.name_key) == (kind, "weather", "resource.name")
+
+
+def test_only_a_span_inference_left_unclassified_is_an_unmatched_shape() -> None:
+    """The offline commands count the shapes no entry matched and inference did not read: a
+    span inference read as a tool call or a workflow is no such shape."""
+    told: list[str] = []
+    classifier = Classifier(inference=True)
+    for name in ("tool_call.get_time", "zeta.workflow", "zeta.plan.step", "mystery"):
+        classifier.classify(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk"),
+                            unmatched=lambda record: told.append(record.name))
+    assert told == ["zeta.plan.step", "mystery"]
+
+
+def named_call_traffic(tracer: Tracer) -> None:
+    """A model call only its span name says, naming the agent it ran for, around its HTTP
+    request only (no model call under it), a trace of its own."""
+    with tracer.start_as_current_span("zeta.chat", attributes={
+            "zeta.agent_name": "weather", "zeta.model": "weather-model"}):
+        with tracer.start_as_current_span("POST /v1/chat/completions"):
+            pass
+
+
+def test_a_named_model_call_around_no_model_call_is_a_call(tmp_path: Path) -> None:
+    """It is a call (of `weather-model`), not the run of the agent it names: only around model
+    calls would it be their run."""
+    report = _report(tmp_path, _spans(named_call_traffic))
+    assert report["spans"]["by_kind"]["llm"] == 1
+    assert [a["models"]["used"] for a in report["agents"].values()] == [{"weather-model": 1}]
+
+
+def request_twin_traffic(tracer: Tracer) -> None:
+    """A client running tools inside its model call (`tool_call.lookup` under the call), and
+    before it the app's own function `lookup` (no evidence, outside every model call): that
+    function is no tool's execution, so the call's tool is one."""
+    with tracer.start_as_current_span("invoke_agent weather", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
+        with tracer.start_as_current_span("lookup"):
+            pass
+        with tracer.start_as_current_span("chat weather-model", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "weather-model"}):
+            with tracer.start_as_current_span("tool_call.lookup"):
+                pass
+
+
+def test_a_function_of_a_tools_name_is_no_twin_of_its_execution(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(request_twin_traffic))
+    assert _agents(report)["weather"]["tools"] == {"lookup": {"ok": 1, "error": 0}}
