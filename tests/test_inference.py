@@ -2580,3 +2580,48 @@ def request_twin_traffic(tracer: Tracer) -> None:
 def test_a_function_of_a_tools_name_is_no_twin_of_its_execution(tmp_path: Path) -> None:
     report = _report(tmp_path, _spans(request_twin_traffic))
     assert _agents(report)["weather"]["tools"] == {"lookup": {"ok": 1, "error": 0}}
+
+
+def _unexported_parent() -> Any:
+    """A context whose span is never exported: its children are the trace's roots."""
+    return trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+        0xC1, 0xC2, is_remote=False, trace_flags=TraceFlags(1))))
+
+
+def traceable_traffic(tracer: Tracer) -> None:
+    """The app's own functions traced as chains by LangSmith's JavaScript SDK in its OTel mode
+    (`langsmith.traceable`, kind `chain`), under the app's request span, never exported (the
+    SDK exports only its runs): `triage` calls its model and the tool transfer_to_billing,
+    then `billing` calls its model; a LangChain runnable's chain (no `traceable`) inside
+    billing is no run."""
+    def call(model: str) -> None:
+        with tracer.start_as_current_span("ChatOpenAI", attributes={
+                "langsmith.span.kind": "llm", "gen_ai.operation.name": "chat",
+                "gen_ai.request.model": model}):
+            pass
+
+    parent = _unexported_parent()
+    with tracer.start_as_current_span("triage", context=parent, attributes={
+            "langsmith.span.kind": "chain", "langsmith.traceable": "true"}):
+        call("triage-model")
+        with tracer.start_as_current_span("transfer_to_billing", attributes={
+                "langsmith.span.kind": "tool", "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "transfer_to_billing"}):
+            pass
+    with tracer.start_as_current_span("billing", context=parent, attributes={
+            "langsmith.span.kind": "chain", "langsmith.traceable": "true"}):
+        with tracer.start_as_current_span("RunnableSequence", attributes={
+                "langsmith.span.kind": "chain"}):
+            call("billing-model")
+
+
+def test_an_apps_traceable_functions_are_its_agents_runs(tmp_path: Path) -> None:
+    """`triage` hands over to `billing`, each a run of its own: the structure reads the
+    traceable chains (the table leaves them to it), and `billing` beside `triage` under a
+    parent never exported is a run though it calls no tool."""
+    spans = finished_spans(traceable_traffic, "langsmith", SERVICE)
+    expected = {
+        "triage": {"runs": 1, "tools": {"transfer_to_billing": {"ok": 1, "error": 0}},
+                   "models": {"triage-model": 1}, "delegations": [("triage", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
+    assert _agents(_report(tmp_path, spans)) == expected

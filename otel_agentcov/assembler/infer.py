@@ -111,7 +111,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
     _wrapped([s for s in steps if s.span_id in chains], by_id, children, taken, told)
-    _peers(steps, by_id, children, owned, taken, told)
+    _peers(steps, by_id, children, roots, owned, taken, told)
     if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
         for root in roots:
             if _may_be_agent(root) and owned.get(root.span_id, (0, 0))[0] and _agent_name_ok(
@@ -244,14 +244,16 @@ def _runners(steps: Sequence[Step], by_id: Mapping[int, Step],
 
 
 def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
-           children: Mapping[int, Sequence[Step]], owned: Mapping[int, tuple[int, int]],
-           taken: set[str], told: Reclassified | None) -> None:
+           children: Mapping[int, Sequence[Step]], roots: Sequence[Step],
+           owned: Mapping[int, tuple[int, int]], taken: set[str],
+           told: Reclassified | None) -> None:
     """A candidate beside an agent the structure found (one parent running agents in turn:
-    `triage`, then `billing`) that owns model calls is an agent too, tools or not."""
+    `triage`, then `billing`; the parent exported or not) that owns model calls is an agent
+    too, tools or not."""
     parents = [s.parent_id for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
                and s.parent_id is not None and _caller(s, by_id, AGENT) is None]
-    for parent in parents:
-        for peer in children.get(parent, ()):
+    for parent in parents:  # an unexported parent's children are roots here
+        for peer in children.get(parent) or [r for r in roots if r.parent_id == parent]:
             if peer.kind != AGENT and _may_be_agent(peer) and owned.get(
                     peer.span_id, (0, 0))[0] and _agent_name_ok(peer.agent or peer.tool, taken):
                 _become(peer, AGENT, told)
