@@ -2429,6 +2429,27 @@ def test_an_agent_managed_through_an_api_is_no_run(tmp_path: Path) -> None:
         "agent", "weather")
 
 
+def task_agent_traffic(tracer: Tracer) -> None:
+    """Agents named by the task they do, a verb an agents API also has (`fetch_agent`: a web
+    fetcher; `deploy_agent`), each running a model call and a tool: runs, not API calls."""
+    for name in ("fetch_agent", "deploy_agent", "build_agent", "retrieve_agent", "add_agent"):
+        with tracer.start_as_current_span(name):
+            _chat(tracer, "m")
+            with _execute_tool(tracer, f"{name.split('_')[0]}_tool"):
+                pass
+
+
+def test_an_agent_named_by_its_task_is_still_its_run(tmp_path: Path) -> None:
+    """Five agents, each named by its verb (as `weather_agent` is `weather`), none folded into
+    the service as an agent managed through an API."""
+    expected = {verb: {"runs": 1, "tools": {f"{verb}_tool": {"ok": 1, "error": 0}},
+                       "models": {"m": 1}, "delegations": []}
+                for verb in ("fetch", "deploy", "build", "retrieve", "add")}
+    assert _agents(_report(tmp_path, _spans(task_agent_traffic))) == expected
+    for name in ("create_agent", "GetAgent", "list_agents", "DeleteAgent", "register agent"):
+        assert infer(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk")).kind == "other", name
+
+
 def tool_phase_traffic(tracer: Tracer) -> None:
     """A tracer recording a tool call's phases as spans under it (`x.tool.blocked_on_user`,
     `x.tool.execution`, typed `tool.<phase>`): in `weather`'s run, get_time runs fine, then
