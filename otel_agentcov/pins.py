@@ -16,6 +16,8 @@ from .semconv.inference import (
     BY_FUNCTION,
     BY_GENAI,
     BY_NAME,
+    ENDPOINT_SCHEME,
+    ENDPOINT_SENDS,
     GENAI_OPERATION,
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
@@ -26,7 +28,7 @@ from .semconv.inference import (
 )
 from .semconv.inferred_log import THROWN, Group, InferredLog
 from .semconv.shapes import name_pattern
-from .semconv.step import HANDOFF
+from .semconv.step import HANDOFF, TOOL
 
 _ORDER = {BY_ATTRIBUTE: 0, BY_FUNCTION: 0, BY_NAME: 1, BY_GENAI: 2}
 _NAME_FIELD = {"agent": "name", "tool": "tool"}
@@ -199,9 +201,25 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
                 entry = {"match": entry["match"], "unless": rivals[key]["unless"],
                          **{f: v for f, v in entry.items() if f != "match"}}
         if entry is not None:
+            out.extend(_endpoint_sends(group, entry))
             out.extend(_failing(entry, group.flags, group.decode))
             out.append((_comment(group), entry))
     return out
+
+
+def _endpoint_sends(group: Group, entry: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """An endpoint's entry claims only spans named by its scheme, as inference read them; a
+    tool endpoint's sending side (`ENDPOINT_SENDS`: the chat offering the tools) first, as no
+    tool (`other`), as inference read it."""
+    if group.key != ENDPOINT_SCHEME or group.evidence != BY_ATTRIBUTE:
+        return []
+    entry["match"]["name"] = list(group.values)
+    if group.kind != TOOL:
+        return []
+    key, value = ENDPOINT_SENDS
+    match = {**entry["match"], "attributes": {**entry["match"]["attributes"], key: value}}
+    return [(f"… sending to the endpoint ({key} = {value}): no tool",
+             {"match": match, "kind": "other"})]
 
 
 def _failing(entry: dict[str, Any], flags: dict[str, dict[str, None]],

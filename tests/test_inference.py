@@ -2601,3 +2601,30 @@ def request_twin_traffic(tracer: Tracer) -> None:
 def test_a_function_of_a_tools_name_is_no_twin_of_its_execution(tmp_path: Path) -> None:
     report = _report(tmp_path, _spans(request_twin_traffic))
     assert _agents(report)["weather"]["tools"] == {"lookup": {"ok": 1, "error": 0}}
+
+
+def tool_set_traffic(tracer: Tracer) -> None:
+    """Camel's LangChain4j tools component as its guide uses it: the app's route sends to the
+    tool endpoint `langchain4j-tools://chat1` (its producer, `op: EVENT_SENT`: a chat offering
+    the model the tools tagged for it), under which the model's calls run the tool endpoints'
+    routes (their consumers, `op: EVENT_RECEIVED`), one of which fails."""
+    def endpoint(scheme: str, path: str, op: str) -> Any:
+        return tracer.start_as_current_span(scheme, attributes={
+            "url.scheme": scheme, "url.path": path, "component": f"camel-{scheme}", "op": op})
+
+    with endpoint("direct", "serve", "EVENT_RECEIVED"), endpoint(
+            "langchain4j-tools", "chat1", "EVENT_SENT"):
+        with endpoint("langchain4j-tools", "get_weather", "EVENT_RECEIVED"):
+            pass
+        with endpoint("langchain4j-tools", "get_time", "EVENT_RECEIVED") as span:
+            span.set_status(Status(StatusCode.ERROR))
+
+
+def test_a_tool_endpoints_sending_side_is_no_tool(tmp_path: Path) -> None:
+    """The tools are get_weather and get_time, not also the chat `chat1` that offered them;
+    `explain --write` pins the same reading."""
+    expected = {SERVICE: {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                               "get_time": {"ok": 0, "error": 1}},
+                          "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(tool_set_traffic))) == expected
+    assert _pinned_agents(tmp_path, tool_set_traffic) == expected

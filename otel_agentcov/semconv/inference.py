@@ -614,21 +614,31 @@ def _subject(record: SpanRecord) -> tuple[str, str] | None:
                  if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
 
 
+# an endpoint's span keyed by the scheme of the URI it calls, and the mark of the side sending to
+# the endpoint (Camel's producer): of a tool endpoint, the route asking a model with the tool set
+# the endpoint's consumers are (`to("langchain4j-tools:chat1?tags=weather")`), no tool's call
+ENDPOINT_SCHEME = "url.scheme"
+ENDPOINT_SENDS = ("op", "EVENT_SENT")
+
+
 def _endpoint(record: SpanRecord) -> Inferred | None:
     """A span named by the scheme of the URI it calls (an integration framework's endpoint:
     span `langchain4j-agent`, `url.scheme: langchain4j-agent`, `url.path: weather`), a scheme
     saying an agent or a tool (a kind of them, as `_kind_word` reads one; plural too:
     `langchain4j-tools`), is that kind, named by the path: the span name is the component's,
-    the path the instance's."""
+    the path the instance's. A tool endpoint's sending side (`ENDPOINT_SENDS`) is the chat
+    offering its tools, no tool: nothing (its tools are the receiving sides under it)."""
     attrs = record.attributes
-    scheme, path = attrs.get("url.scheme"), attrs.get("url.path")
+    scheme, path = attrs.get(ENDPOINT_SCHEME), attrs.get("url.path")
     if not isinstance(scheme, str) or not isinstance(path, str) or (
             record.name.strip() != scheme or not _SUBJECT.match(path)):
         return None
     kind = _kind_word(scheme) or _kind_word(scheme[:-1] if scheme.endswith("s") else "")
     if kind not in (AGENT, TOOL):
         return None
-    return Inferred(kind, BY_ATTRIBUTE, "url.scheme", scheme, name=clip(path),
+    if kind == TOOL and attrs.get(ENDPOINT_SENDS[0]) == ENDPOINT_SENDS[1]:
+        return Inferred(OTHER, None)
+    return Inferred(kind, BY_ATTRIBUTE, ENDPOINT_SCHEME, scheme, name=clip(path),
                     name_key="url.path")
 
 
