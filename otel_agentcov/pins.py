@@ -8,6 +8,7 @@ so loading them reads every span as inference did.
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Any
 
 from .semconv.convention import unquote
@@ -19,6 +20,7 @@ from .semconv.inference import (
     ENDPOINT_SCHEME,
     ENDPOINT_SENDS,
     GENAI_OPERATION,
+    MANAGE_VERBS,
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
     MODEL_MEMBER,
@@ -28,7 +30,7 @@ from .semconv.inference import (
 )
 from .semconv.inferred_log import THROWN, Group, InferredLog
 from .semconv.shapes import name_pattern
-from .semconv.step import HANDOFF, TOOL
+from .semconv.step import AGENT, HANDOFF, TOOL
 
 _ORDER = {BY_ATTRIBUTE: 0, BY_FUNCTION: 0, BY_NAME: 1, BY_GENAI: 2}
 _NAME_FIELD = {"agent": "name", "tool": "tool"}
@@ -109,7 +111,22 @@ def _entry(group: Group) -> dict[str, Any] | None:
         # no agent when that name is a kind word, as a hand-off when the name says so): the
         # entry claims only spans carrying it, the others go on to inference
         match["attributes"] = {**match.get("attributes", {}), group.name_key: {"present": True}}
-    return {"match": match, "kind": group.kind, **_fields(group), **_decode(group.decode)}
+    managed = _managed_names(group)
+    unless = {"unless": {"name": managed}} if managed else {}
+    return {"match": match, **unless, "kind": group.kind, **_fields(group),
+            **_decode(group.decode)}
+
+
+def _managed_names(group: Group) -> list[str]:
+    """The names of agents managed through an API (`create_agent`: inference reads no run) an
+    agent entry's span-name glob would claim (`*_agent`): its `unless`, so the entry reads them
+    as inference did; each casing spelled out, a name glob being case-sensitive."""
+    if group.kind != AGENT or group.evidence != BY_NAME or group.glob is None:
+        return []
+    names = (f"{verb}{sep}{word}" for v in MANAGE_VERBS for verb in (v, v.capitalize(), v.upper())
+             for sep in ("", "_", " ", "-", ".", ":")
+             for w in ("agent", "agents") for word in (w, w.capitalize(), w.upper()))
+    return [name for name in names if fnmatchcase(name, group.glob)]
 
 
 def _decode(decode: bool) -> dict[str, Any]:

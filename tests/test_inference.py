@@ -2429,6 +2429,25 @@ def test_an_agent_managed_through_an_api_is_no_run(tmp_path: Path) -> None:
         "agent", "weather")
 
 
+def managed_beside_named_traffic(tracer: Tracer) -> None:
+    """Agents created and deleted through an API (`create_agent`, `Delete_Agent`), then the
+    run `weather_agent`: the span-name affix `*_agent` names both."""
+    for name in ("create_agent", "Delete_Agent", "list agents"):
+        with tracer.start_as_current_span(name):
+            pass
+    with tracer.start_as_current_span("weather_agent"):
+        _chat(tracer, "weather-model")
+
+
+def test_a_pinned_agent_name_affix_leaves_agents_managed_through_an_api(tmp_path: Path) -> None:
+    """`explain --write` pins `*_agent` as an agent, but not over `create_agent`, which
+    inference read as no run: loaded, the file reads one agent, as inference did."""
+    expected = {"weather": {"runs": 1, "tools": {}, "models": {"weather-model": 1},
+                            "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(managed_beside_named_traffic))) == expected
+    assert _pinned_agents(tmp_path, managed_beside_named_traffic) == expected
+
+
 def task_agent_traffic(tracer: Tracer) -> None:
     """Agents named by the task they do, a verb an agents API also has (`fetch_agent`: a web
     fetcher; `deploy_agent`), each running a model call and a tool: runs, not API calls."""

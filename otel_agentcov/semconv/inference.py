@@ -177,8 +177,8 @@ _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|
 # an agents API names its operations by: a verb an agent's task is named by too (`fetch_agent`,
 # `deploy_agent`, `build_agent`, `retrieve_agent`, `describe_agent`, `add_agent`: an agent that
 # fetches, deploys) names that agent's run, read by its name as any `<name>_agent`
-_MANAGES = re.compile(r"^\s*(?i:create|delete|get|list|register|new|remove)"
-                      r"[\s_.:-]?(?i:agents?)\s*$")
+MANAGE_VERBS = ("create", "delete", "get", "list", "register", "new", "remove")
+_MANAGES = re.compile(r"^\s*(?i:" + "|".join(MANAGE_VERBS) + r")[\s_.:-]?(?i:agents?)\s*$")
 # an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase word (any
 # case and separator), a qualifier and an index if any (`backend.openai.chat.start-1`,
 # `tool.lookup.run.error-1`, `x.chat.on_end`: an emitter's or a callback's events)
