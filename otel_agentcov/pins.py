@@ -17,8 +17,10 @@ from .semconv.inference import (
     BY_FUNCTION,
     BY_GENAI,
     BY_NAME,
+    ENDPOINT_QUERY,
     ENDPOINT_SCHEME,
     ENDPOINT_SENDS,
+    ENDPOINT_TOOL_OPTION,
     GENAI_OPERATION,
     MANAGE_VERBS,
     MODEL_IN_NAME,
@@ -217,26 +219,37 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
             if "unless" in rivals[key]:
                 entry = {"match": entry["match"], "unless": rivals[key]["unless"],
                          **{f: v for f, v in entry.items() if f != "match"}}
-        if entry is not None:
-            out.extend(_endpoint_sends(group, entry))
+        sends = _endpoint_sends(group, entry) if entry is not None else None
+        if entry is not None and sends is not None:
+            out.extend(sends)
             out.extend(_failing(entry, group.flags, group.decode))
             out.append((_comment(group), entry))
     return out
 
 
-def _endpoint_sends(group: Group, entry: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """An endpoint's entry claims only spans named by its scheme, as inference read them; a
-    tool endpoint's sending side (`ENDPOINT_SENDS`: the chat offering the tools) first, as no
-    tool (`other`), as inference read it."""
+def _endpoint_sends(group: Group, entry: dict[str, Any]
+                    ) -> list[tuple[str, dict[str, Any]]] | None:
+    """The entries before an endpoint's, and its own narrowed to the spans inference read as it
+    (None: it cannot be; it is not pinned). It claims only spans named by the scheme; a tool
+    endpoint's only spans its URI gives no tool name (no field source reads a URI's option:
+    those are left to inference), and its sending side (`ENDPOINT_SENDS`: the chat offering
+    the tools) comes first, as no tool (`other`)."""
     if group.key != ENDPOINT_SCHEME or group.evidence != BY_ATTRIBUTE:
         return []
     entry["match"]["name"] = list(group.values)
     if group.kind != TOOL:
         return []
+    if "unless" in entry:  # another vocabulary's words to leave it: one `unless` says one
+        return None
+    option = f"{ENDPOINT_TOOL_OPTION}="
+    unless = {"attributes": {ENDPOINT_QUERY: {"glob": [f"{option}*", f"*&{option}*"]}}}
+    match, rest = entry["match"], {f: v for f, v in entry.items() if f != "match"}
+    entry.clear()  # in place, `unless` after `match` as written by hand
+    entry.update({"match": match, "unless": unless, **rest})
     key, value = ENDPOINT_SENDS
-    match = {**entry["match"], "attributes": {**entry["match"]["attributes"], key: value}}
+    sends = {**match, "attributes": {**match["attributes"], key: value}}
     return [(f"… sending to the endpoint ({key} = {value}): no tool",
-             {"match": match, "kind": "other"})]
+             {"match": sends, "kind": "other"})]
 
 
 def _failing(entry: dict[str, Any], flags: dict[str, dict[str, None]],

@@ -2647,3 +2647,42 @@ def test_a_tool_endpoints_sending_side_is_no_tool(tmp_path: Path) -> None:
                           "models": {}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(tool_set_traffic))) == expected
     assert _pinned_agents(tmp_path, tool_set_traffic) == expected
+
+
+def tool_option_traffic(tracer: Tracer) -> None:
+    """Camel tool routes whose URI names the tool the model is offered otherwise than by the
+    endpoint's path (`langchain4j-tools:users?tags=crm&name=QueryUserById`), beside one named
+    by its path alone; under the agent endpoint `crm`. QueryUserById fails."""
+    def endpoint(scheme: str, path: str, query: str | None = None) -> Any:
+        return tracer.start_as_current_span(scheme, attributes={
+            "url.scheme": scheme, "url.path": path, "op": "EVENT_RECEIVED",
+            **({"url.query": query} if query is not None else {})})
+
+    with endpoint("zeta-agent", "crm"):
+        with endpoint("zeta-tools", "users", "description=Query+a+user&name=QueryUserById"
+                      "&tags=crm") as span:
+            span.set_status(Status(StatusCode.ERROR))
+        with endpoint("zeta-tools", "orders", "name=ListOrders&tags=crm"):
+            pass
+        with endpoint("zeta-tools", "get_time", "tags=crm"):
+            pass
+
+
+def test_a_tool_endpoint_is_the_tool_its_uri_names(tmp_path: Path) -> None:
+    """The tools are the ones the model called, QueryUserById and ListOrders (a spec
+    restricting QueryUserById reads its call), and get_time by its path; `explain --write`
+    pins the same reading."""
+    expected = {"crm": {"runs": 1, "tools": {"QueryUserById": {"ok": 0, "error": 1},
+                                             "ListOrders": {"ok": 1, "error": 0},
+                                             "get_time": {"ok": 1, "error": 0}},
+                        "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(tool_option_traffic))) == expected
+    assert _pinned_agents(tmp_path, tool_option_traffic) == expected
+
+
+def test_a_restricted_tool_an_endpoints_uri_names_fails_the_gate(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(tool_option_traffic))
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": ["QueryUserById"]})
+    assert main(["gate", str(traces), "--spec", str(spec)]) == 1
+    assert "restricted" in capsys.readouterr().out

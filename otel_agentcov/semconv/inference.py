@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import Any, TypeVar
+from urllib.parse import unquote_plus
 
 import re2
 
@@ -619,6 +620,9 @@ def _subject(record: SpanRecord) -> tuple[str, str] | None:
 # the endpoint's consumers are (`to("langchain4j-tools:chat1?tags=weather")`), no tool's call
 ENDPOINT_SCHEME = "url.scheme"
 ENDPOINT_SENDS = ("op", "EVENT_SENT")
+# the URI option of a tool endpoint naming the tool its model is offered, where it is not the
+# endpoint's path (`langchain4j-tools:users?name=QueryUserById`: the model calls QueryUserById)
+ENDPOINT_QUERY, ENDPOINT_TOOL_OPTION = "url.query", "name"
 
 
 def _endpoint(record: SpanRecord) -> Inferred | None:
@@ -626,7 +630,8 @@ def _endpoint(record: SpanRecord) -> Inferred | None:
     span `langchain4j-agent`, `url.scheme: langchain4j-agent`, `url.path: weather`), a scheme
     saying an agent or a tool (a kind of them, as `_kind_word` reads one; plural too:
     `langchain4j-tools`), is that kind, named by the path: the span name is the component's,
-    the path the instance's. A tool endpoint's sending side (`ENDPOINT_SENDS`) is the chat
+    the path the instance's; a tool's, by the tool name its URI gives the model where it gives
+    one (`ENDPOINT_TOOL_OPTION`). A tool endpoint's sending side (`ENDPOINT_SENDS`) is the chat
     offering its tools, no tool: nothing (its tools are the receiving sides under it)."""
     attrs = record.attributes
     scheme, path = attrs.get(ENDPOINT_SCHEME), attrs.get("url.path")
@@ -638,8 +643,20 @@ def _endpoint(record: SpanRecord) -> Inferred | None:
         return None
     if kind == TOOL and attrs.get(ENDPOINT_SENDS[0]) == ENDPOINT_SENDS[1]:
         return Inferred(OTHER, None)
-    return Inferred(kind, BY_ATTRIBUTE, ENDPOINT_SCHEME, scheme, name=clip(path),
+    named = _query_option(attrs.get(ENDPOINT_QUERY), ENDPOINT_TOOL_OPTION) if kind == TOOL else None
+    name = named if named is not None and _SUBJECT.match(named) else path
+    return Inferred(kind, BY_ATTRIBUTE, ENDPOINT_SCHEME, scheme, name=clip(name),
                     name_key="url.path")
+
+
+def _query_option(query: Any, option: str) -> str | None:
+    """The first value of `option` in a URI's query string (`a=1&name=x`), decoded; None where
+    it has none."""
+    if not isinstance(query, str):
+        return None
+    prefix = option + "="
+    return next((unquote_plus(part[len(prefix):]) for part in query.split("&")
+                 if part.startswith(prefix)), None)
 
 
 def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
