@@ -2499,6 +2499,32 @@ def test_a_tool_calls_phases_are_that_call(tmp_path: Path) -> None:
     assert _pinned_agents(tmp_path, tool_phase_traffic) == expected
 
 
+def registry_tool_traffic(tracer: Tracer) -> None:
+    """`ops` calls the tool run_plan, which runs the tool its registry names
+    `github.tool.delete_repo` (a span typed tool, named by its tool-name key): a call inside a
+    call, its name dotted around the kind word as a phase's is, its last part no phase's."""
+    with tracer.start_as_current_span("invoke_agent ops", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "ops"}):
+        _chat(tracer, "ops-model")
+        with _execute_tool(tracer, "run_plan"), tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "tool", "zeta.tool.name": "github.tool.delete_repo"}):
+            pass
+
+
+def test_a_tool_run_inside_a_tool_named_around_the_kind_word_is_no_phase(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two calls, and a spec restricting github.tool.delete_repo fails the gate."""
+    expected = {"ops": {"runs": 1, "tools": {"run_plan": {"ok": 1, "error": 0},
+                                             "github.tool.delete_repo": {"ok": 1, "error": 0}},
+                        "models": {"ops-model": 1}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(registry_tool_traffic))) == expected
+    traces = write_jsonl(tmp_path / "ops.jsonl", _spans(registry_tool_traffic))
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1,
+                                               "restricted": ["github.tool.delete_repo"]})
+    assert main(["gate", str(traces), "--spec", str(spec)]) == 1
+    assert "github.tool.delete_repo" in capsys.readouterr().out
+
+
 def raised_traffic(tracer: Tracer) -> None:
     """GenAI spans recording an exception and leaving their status unset (AgentScope Java):
     `weather`'s one model call raised, and so did its run; then `billing`'s call raised but its
