@@ -8,6 +8,7 @@ so loading them reads every span as inference did.
 
 from __future__ import annotations
 
+from fnmatch import fnmatchcase
 from typing import Any
 
 from .semconv.convention import unquote
@@ -16,7 +17,12 @@ from .semconv.inference import (
     BY_FUNCTION,
     BY_GENAI,
     BY_NAME,
+    ENDPOINT_QUERY,
+    ENDPOINT_SCHEME,
+    ENDPOINT_SENDS,
+    ENDPOINT_TOOL_OPTION,
     GENAI_OPERATION,
+    MANAGE_VERBS,
     MODEL_IN_NAME,
     MODEL_IN_NAME_REGEX,
     MODEL_MEMBER,
@@ -26,7 +32,7 @@ from .semconv.inference import (
 )
 from .semconv.inferred_log import THROWN, Group, InferredLog
 from .semconv.shapes import name_pattern
-from .semconv.step import HANDOFF
+from .semconv.step import AGENT, HANDOFF, TOOL
 
 _ORDER = {BY_ATTRIBUTE: 0, BY_FUNCTION: 0, BY_NAME: 1, BY_GENAI: 2}
 _NAME_FIELD = {"agent": "name", "tool": "tool"}
@@ -107,7 +113,22 @@ def _entry(group: Group) -> dict[str, Any] | None:
         # no agent when that name is a kind word, as a hand-off when the name says so): the
         # entry claims only spans carrying it, the others go on to inference
         match["attributes"] = {**match.get("attributes", {}), group.name_key: {"present": True}}
-    return {"match": match, "kind": group.kind, **_fields(group), **_decode(group.decode)}
+    managed = _managed_names(group)
+    unless = {"unless": {"name": managed}} if managed else {}
+    return {"match": match, **unless, "kind": group.kind, **_fields(group),
+            **_decode(group.decode)}
+
+
+def _managed_names(group: Group) -> list[str]:
+    """The names of agents managed through an API (`create_agent`: inference reads no run) an
+    agent entry's span-name glob would claim (`*_agent`): its `unless`, so the entry reads them
+    as inference did; each casing spelled out, a name glob being case-sensitive."""
+    if group.kind != AGENT or group.evidence != BY_NAME or group.glob is None:
+        return []
+    names = (f"{verb}{sep}{word}" for v in MANAGE_VERBS for verb in (v, v.capitalize(), v.upper())
+             for sep in ("", "_", " ", "-", ".", ":")
+             for w in ("agent", "agents") for word in (w, w.capitalize(), w.upper()))
+    return [name for name in names if fnmatchcase(name, group.glob)]
 
 
 def _decode(decode: bool) -> dict[str, Any]:
@@ -198,10 +219,37 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
             if "unless" in rivals[key]:
                 entry = {"match": entry["match"], "unless": rivals[key]["unless"],
                          **{f: v for f, v in entry.items() if f != "match"}}
-        if entry is not None:
+        sends = _endpoint_sends(group, entry) if entry is not None else None
+        if entry is not None and sends is not None:
+            out.extend(sends)
             out.extend(_failing(entry, group.flags, group.decode))
             out.append((_comment(group), entry))
     return out
+
+
+def _endpoint_sends(group: Group, entry: dict[str, Any]
+                    ) -> list[tuple[str, dict[str, Any]]] | None:
+    """The entries before an endpoint's, and its own narrowed to the spans inference read as it
+    (None: it cannot be; it is not pinned). It claims only spans named by the scheme; a tool
+    endpoint's only spans its URI gives no tool name (no field source reads a URI's option:
+    those are left to inference), and its sending side (`ENDPOINT_SENDS`: the chat offering
+    the tools) comes first, as no tool (`other`)."""
+    if group.key != ENDPOINT_SCHEME or group.evidence != BY_ATTRIBUTE:
+        return []
+    entry["match"]["name"] = list(group.values)
+    if group.kind != TOOL:
+        return []
+    if "unless" in entry:  # another vocabulary's words to leave it: one `unless` says one
+        return None
+    option = f"{ENDPOINT_TOOL_OPTION}="
+    unless = {"attributes": {ENDPOINT_QUERY: {"glob": [f"{option}*", f"*&{option}*"]}}}
+    match, rest = entry["match"], {f: v for f, v in entry.items() if f != "match"}
+    entry.clear()  # in place, `unless` after `match` as written by hand
+    entry.update({"match": match, "unless": unless, **rest})
+    key, value = ENDPOINT_SENDS
+    sends = {**match, "attributes": {**match["attributes"], key: value}}
+    return [(f"… sending to the endpoint ({key} = {value}): no tool",
+             {"match": sends, "kind": "other"})]
 
 
 def _failing(entry: dict[str, Any], flags: dict[str, dict[str, None]],

@@ -2429,6 +2429,46 @@ def test_an_agent_managed_through_an_api_is_no_run(tmp_path: Path) -> None:
         "agent", "weather")
 
 
+def managed_beside_named_traffic(tracer: Tracer) -> None:
+    """Agents created and deleted through an API (`create_agent`, `Delete_Agent`), then the
+    run `weather_agent`: the span-name affix `*_agent` names both."""
+    for name in ("create_agent", "Delete_Agent", "list agents"):
+        with tracer.start_as_current_span(name):
+            pass
+    with tracer.start_as_current_span("weather_agent"):
+        _chat(tracer, "weather-model")
+
+
+def test_a_pinned_agent_name_affix_leaves_agents_managed_through_an_api(tmp_path: Path) -> None:
+    """`explain --write` pins `*_agent` as an agent, but not over `create_agent`, which
+    inference read as no run: loaded, the file reads one agent, as inference did."""
+    expected = {"weather": {"runs": 1, "tools": {}, "models": {"weather-model": 1},
+                            "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(managed_beside_named_traffic))) == expected
+    assert _pinned_agents(tmp_path, managed_beside_named_traffic) == expected
+
+
+def task_agent_traffic(tracer: Tracer) -> None:
+    """Agents named by the task they do, a verb an agents API also has (`fetch_agent`: a web
+    fetcher; `deploy_agent`), each running a model call and a tool: runs, not API calls."""
+    for name in ("fetch_agent", "deploy_agent", "build_agent", "retrieve_agent", "add_agent"):
+        with tracer.start_as_current_span(name):
+            _chat(tracer, "m")
+            with _execute_tool(tracer, f"{name.split('_')[0]}_tool"):
+                pass
+
+
+def test_an_agent_named_by_its_task_is_still_its_run(tmp_path: Path) -> None:
+    """Five agents, each named by its verb (as `weather_agent` is `weather`), none folded into
+    the service as an agent managed through an API."""
+    expected = {verb: {"runs": 1, "tools": {f"{verb}_tool": {"ok": 1, "error": 0}},
+                       "models": {"m": 1}, "delegations": []}
+                for verb in ("fetch", "deploy", "build", "retrieve", "add")}
+    assert _agents(_report(tmp_path, _spans(task_agent_traffic))) == expected
+    for name in ("create_agent", "GetAgent", "list_agents", "DeleteAgent", "register agent"):
+        assert infer(SpanRecord(1, 2, 3, name, scope_name="zeta.sdk")).kind == "other", name
+
+
 def tool_phase_traffic(tracer: Tracer) -> None:
     """A tracer recording a tool call's phases as spans under it (`x.tool.blocked_on_user`,
     `x.tool.execution`, typed `tool.<phase>`): in `weather`'s run, get_time runs fine, then
@@ -2457,6 +2497,32 @@ def test_a_tool_calls_phases_are_that_call(tmp_path: Path) -> None:
                             "models": {"weather-model": 2}, "delegations": []}}
     assert _agents(_report(tmp_path, _spans(tool_phase_traffic))) == expected
     assert _pinned_agents(tmp_path, tool_phase_traffic) == expected
+
+
+def registry_tool_traffic(tracer: Tracer) -> None:
+    """`ops` calls the tool run_plan, which runs the tool its registry names
+    `github.tool.delete_repo` (a span typed tool, named by its tool-name key): a call inside a
+    call, its name dotted around the kind word as a phase's is, its last part no phase's."""
+    with tracer.start_as_current_span("invoke_agent ops", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "ops"}):
+        _chat(tracer, "ops-model")
+        with _execute_tool(tracer, "run_plan"), tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "tool", "zeta.tool.name": "github.tool.delete_repo"}):
+            pass
+
+
+def test_a_tool_run_inside_a_tool_named_around_the_kind_word_is_no_phase(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Two calls, and a spec restricting github.tool.delete_repo fails the gate."""
+    expected = {"ops": {"runs": 1, "tools": {"run_plan": {"ok": 1, "error": 0},
+                                             "github.tool.delete_repo": {"ok": 1, "error": 0}},
+                        "models": {"ops-model": 1}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(registry_tool_traffic))) == expected
+    traces = write_jsonl(tmp_path / "ops.jsonl", _spans(registry_tool_traffic))
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1,
+                                               "restricted": ["github.tool.delete_repo"]})
+    assert main(["gate", str(traces), "--spec", str(spec)]) == 1
+    assert "github.tool.delete_repo" in capsys.readouterr().out
 
 
 def raised_traffic(tracer: Tracer) -> None:
@@ -2625,3 +2691,69 @@ def test_an_apps_traceable_functions_are_its_agents_runs(tmp_path: Path) -> None
                    "models": {"triage-model": 1}, "delegations": [("triage", "billing")]},
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
     assert _agents(_report(tmp_path, spans)) == expected
+
+
+def tool_set_traffic(tracer: Tracer) -> None:
+    """Camel's LangChain4j tools component as its guide uses it: the app's route sends to the
+    tool endpoint `langchain4j-tools://chat1` (its producer, `op: EVENT_SENT`: a chat offering
+    the model the tools tagged for it), under which the model's calls run the tool endpoints'
+    routes (their consumers, `op: EVENT_RECEIVED`), one of which fails."""
+    def endpoint(scheme: str, path: str, op: str) -> Any:
+        return tracer.start_as_current_span(scheme, attributes={
+            "url.scheme": scheme, "url.path": path, "component": f"camel-{scheme}", "op": op})
+
+    with endpoint("direct", "serve", "EVENT_RECEIVED"), endpoint(
+            "langchain4j-tools", "chat1", "EVENT_SENT"):
+        with endpoint("langchain4j-tools", "get_weather", "EVENT_RECEIVED"):
+            pass
+        with endpoint("langchain4j-tools", "get_time", "EVENT_RECEIVED") as span:
+            span.set_status(Status(StatusCode.ERROR))
+
+
+def test_a_tool_endpoints_sending_side_is_no_tool(tmp_path: Path) -> None:
+    """The tools are get_weather and get_time, not also the chat `chat1` that offered them;
+    `explain --write` pins the same reading."""
+    expected = {SERVICE: {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                               "get_time": {"ok": 0, "error": 1}},
+                          "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(tool_set_traffic))) == expected
+    assert _pinned_agents(tmp_path, tool_set_traffic) == expected
+
+
+def tool_option_traffic(tracer: Tracer) -> None:
+    """Camel tool routes whose URI names the tool the model is offered otherwise than by the
+    endpoint's path (`langchain4j-tools:users?tags=crm&name=QueryUserById`), beside one named
+    by its path alone; under the agent endpoint `crm`. QueryUserById fails."""
+    def endpoint(scheme: str, path: str, query: str | None = None) -> Any:
+        return tracer.start_as_current_span(scheme, attributes={
+            "url.scheme": scheme, "url.path": path, "op": "EVENT_RECEIVED",
+            **({"url.query": query} if query is not None else {})})
+
+    with endpoint("zeta-agent", "crm"):
+        with endpoint("zeta-tools", "users", "description=Query+a+user&name=QueryUserById"
+                      "&tags=crm") as span:
+            span.set_status(Status(StatusCode.ERROR))
+        with endpoint("zeta-tools", "orders", "name=ListOrders&tags=crm"):
+            pass
+        with endpoint("zeta-tools", "get_time", "tags=crm"):
+            pass
+
+
+def test_a_tool_endpoint_is_the_tool_its_uri_names(tmp_path: Path) -> None:
+    """The tools are the ones the model called, QueryUserById and ListOrders (a spec
+    restricting QueryUserById reads its call), and get_time by its path; `explain --write`
+    pins the same reading."""
+    expected = {"crm": {"runs": 1, "tools": {"QueryUserById": {"ok": 0, "error": 1},
+                                             "ListOrders": {"ok": 1, "error": 0},
+                                             "get_time": {"ok": 1, "error": 0}},
+                        "models": {}, "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(tool_option_traffic))) == expected
+    assert _pinned_agents(tmp_path, tool_option_traffic) == expected
+
+
+def test_a_restricted_tool_an_endpoints_uri_names_fails_the_gate(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(tool_option_traffic))
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": ["QueryUserById"]})
+    assert main(["gate", str(traces), "--spec", str(spec)]) == 1
+    assert "restricted" in capsys.readouterr().out

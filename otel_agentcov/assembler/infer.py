@@ -208,10 +208,23 @@ def _phases(steps: Sequence[Step], by_id: Mapping[int, Step], told: Reclassified
             _become(s, OTHER, told, "")
 
 
+# the words a part of a tool call is named by (`execution`, `blocked_on_user`, `permission`):
+# the last part of any other name is a tool's own (`github.tool.delete_repo` is a tool, run
+# inside another: a restricted one stays the call it is)
+_PHASE_WORDS = frozenset({
+    "execution", "exec", "execute", "run", "invoke", "invocation", "call", "start", "end",
+    "finish", "permission", "permissions", "approval", "approve", "confirm", "confirmation",
+    "validation", "validate", "input", "output", "result", "wait", "waiting", "blocked", "on",
+    "user", "queued", "pending", "retry", "attempt", "prepare", "preparation", "parse", "hook",
+    "hooks", "pre", "post", "decision"})
+
+
 def _names_a_part(name: str | None) -> bool:
-    """A dotted name with a tool's kind word before its last part (`x.tool.execution`)."""
+    """A dotted name with a tool's kind word before its last part, a phase of a call
+    (`x.tool.execution`, `x.tool.blocked_on_user`)."""
     parts = (name or "").split(".")
-    return any(KIND_WORDS.get(p.casefold()) == TOOL for p in parts[:-1])
+    return len(parts) > 1 and _PHASE_WORDS.issuperset(words(parts[-1]) or ("",)) and any(
+        KIND_WORDS.get(p.casefold()) == TOOL for p in parts[:-1])
 
 
 def _turn_calls(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],

@@ -27,6 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache, wraps
 from typing import Any, TypeVar
+from urllib.parse import unquote_plus
 
 import re2
 
@@ -173,9 +174,12 @@ _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
                       r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
 # an agent managed through an API, not run (GenAI's `create_agent` operation: `create_agent`,
-# `DeleteAgent`, `list agents`): the verb and the kind word are the whole name
-_MANAGES = re.compile(r"^\s*(?i:create|delete|get|list|register|build|new|remove|add|retrieve|"
-                      r"describe|fetch|deploy)[\s_.:-]?(?i:agents?)\s*$")
+# `DeleteAgent`, `list agents`): the verb and the kind word are the whole name. Only the verbs
+# an agents API names its operations by: a verb an agent's task is named by too (`fetch_agent`,
+# `deploy_agent`, `build_agent`, `retrieve_agent`, `describe_agent`, `add_agent`: an agent that
+# fetches, deploys) names that agent's run, read by its name as any `<name>_agent`
+MANAGE_VERBS = ("create", "delete", "get", "list", "register", "new", "remove")
+_MANAGES = re.compile(r"^\s*(?i:" + "|".join(MANAGE_VERBS) + r")[\s_.:-]?(?i:agents?)\s*$")
 # an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase word (any
 # case and separator), a qualifier and an index if any (`backend.openai.chat.start-1`,
 # `tool.lookup.run.error-1`, `x.chat.on_end`: an emitter's or a callback's events)
@@ -611,22 +615,48 @@ def _subject(record: SpanRecord) -> tuple[str, str] | None:
                  if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
 
 
+# an endpoint's span keyed by the scheme of the URI it calls, and the mark of the side sending to
+# the endpoint (Camel's producer): of a tool endpoint, the route asking a model with the tool set
+# the endpoint's consumers are (`to("langchain4j-tools:chat1?tags=weather")`), no tool's call
+ENDPOINT_SCHEME = "url.scheme"
+ENDPOINT_SENDS = ("op", "EVENT_SENT")
+# the URI option of a tool endpoint naming the tool its model is offered, where it is not the
+# endpoint's path (`langchain4j-tools:users?name=QueryUserById`: the model calls QueryUserById)
+ENDPOINT_QUERY, ENDPOINT_TOOL_OPTION = "url.query", "name"
+
+
 def _endpoint(record: SpanRecord) -> Inferred | None:
     """A span named by the scheme of the URI it calls (an integration framework's endpoint:
     span `langchain4j-agent`, `url.scheme: langchain4j-agent`, `url.path: weather`), a scheme
     saying an agent or a tool (a kind of them, as `_kind_word` reads one; plural too:
     `langchain4j-tools`), is that kind, named by the path: the span name is the component's,
-    the path the instance's."""
+    the path the instance's; a tool's, by the tool name its URI gives the model where it gives
+    one (`ENDPOINT_TOOL_OPTION`). A tool endpoint's sending side (`ENDPOINT_SENDS`) is the chat
+    offering its tools, no tool: nothing (its tools are the receiving sides under it)."""
     attrs = record.attributes
-    scheme, path = attrs.get("url.scheme"), attrs.get("url.path")
+    scheme, path = attrs.get(ENDPOINT_SCHEME), attrs.get("url.path")
     if not isinstance(scheme, str) or not isinstance(path, str) or (
             record.name.strip() != scheme or not _SUBJECT.match(path)):
         return None
     kind = _kind_word(scheme) or _kind_word(scheme[:-1] if scheme.endswith("s") else "")
     if kind not in (AGENT, TOOL):
         return None
-    return Inferred(kind, BY_ATTRIBUTE, "url.scheme", scheme, name=clip(path),
+    if kind == TOOL and attrs.get(ENDPOINT_SENDS[0]) == ENDPOINT_SENDS[1]:
+        return Inferred(OTHER, None)
+    named = _query_option(attrs.get(ENDPOINT_QUERY), ENDPOINT_TOOL_OPTION) if kind == TOOL else None
+    name = named if named is not None and _SUBJECT.match(named) else path
+    return Inferred(kind, BY_ATTRIBUTE, ENDPOINT_SCHEME, scheme, name=clip(name),
                     name_key="url.path")
+
+
+def _query_option(query: Any, option: str) -> str | None:
+    """The first value of `option` in a URI's query string (`a=1&name=x`), decoded; None where
+    it has none."""
+    if not isinstance(query, str):
+        return None
+    prefix = option + "="
+    return next((unquote_plus(part[len(prefix):]) for part in query.split("&")
+                 if part.startswith(prefix)), None)
 
 
 def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
