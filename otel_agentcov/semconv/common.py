@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from ..records import STATUS_ERROR, STATUS_OK, SpanRecord
+from ..records import STATUS_ERROR, SpanRecord
 from .limits import says_max_steps
 from .step import MAX_STEPS, TIMEOUT, Step
 
@@ -112,11 +112,12 @@ def _exception_type(record: SpanRecord) -> str | None:
 
 
 def exception_error(record: SpanRecord) -> str | bool | None:
-    """The failure an `exception` event says a span whose status is not OK ended in (where
+    """The failure an `exception` event says a span ended in, whatever its status (where
     nothing else said it failed: inference, and an entry's `{exception: true}` source): its
     error type as `error_type` reads it, `True` where nothing names one; None without such an
-    event, or with an OK status (the span says it handled the exception)."""
-    if record.status_code == STATUS_OK or all(name != "exception" for name, _ in record.events):
+    event. Instrumentations record only an exception left unhandled, and one that marks every
+    span OK (LangSmith's JavaScript SDK) says nothing by it: doubt fails the span."""
+    if all(name != "exception" for name, _ in record.events):
         return None
     return error_type(record) or _exception_type(record) or True
 

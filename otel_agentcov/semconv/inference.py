@@ -11,7 +11,7 @@ them matched is read here (docs/conventions.md#inference). Per span, three kinds
   `gen_ai.prompt.N.*` / `gen_ai.completion.N.*` keys, prompt and completion span events, and
   `<provider>/<model>` span names;
 - *outcome*: besides status and `error.type` (read for every span), a failure flag, else an
-  exception event on a span whose status is not OK.
+  exception event, whatever the span's status.
 
 Kind words that disagree leave the span unclassified (`Inferred.conflict` says why). A span with
 no evidence at all stays `other`, but keeps the name it would have as an agent or a tool, for
@@ -944,7 +944,7 @@ def _bare_name(record: SpanRecord) -> str | None:
 
 def outcome(record: SpanRecord, step: Step) -> None:
     """The failure of an inferred call or run no status said: a failure flag, else an exception
-    event on a span whose status is not OK (`exception_error`), and the limit it signals; as a
+    event, whatever the status (`exception_error`), and the limit it signals; as a
     pinned entry's `error: [<flag>, {exception: true}]` reads it."""
     failed = failure_source(record.attributes)
     thrown = exception_error(record) if failed is None else None

@@ -7,7 +7,7 @@ use super::limits::says_max_steps;
 use super::step::Limit;
 use super::values::{clip, is_text};
 use crate::pystr;
-use crate::span::{Span, Value, STATUS_ERROR, STATUS_OK};
+use crate::span::{Span, Value, STATUS_ERROR};
 
 const OTHER_ERROR: &str = "_OTHER";
 
@@ -64,11 +64,12 @@ fn exception_type(span: &Span) -> Option<String> {
         })
 }
 
-/// What an `exception` event says a span whose status is not OK failed with (an entry's
-/// `{exception: true}` source): its error type as `error_type` reads it, else `true`; None
-/// without such an event or with an OK status.
+/// What an `exception` event says a span failed with (an entry's `{exception: true}` source),
+/// whatever its status (an instrumentation records only an exception left unhandled, and one
+/// that marks its spans OK says nothing: docs/semantics.md#detection-rules): its error type as
+/// `error_type` reads it, else `true`; None without such an event.
 pub fn exception_error(span: &Span) -> Option<Value> {
-    if span.status_code == STATUS_OK || !span.events.iter().any(|e| e.name == "exception") {
+    if !span.events.iter().any(|e| e.name == "exception") {
         return None;
     }
     Some(
