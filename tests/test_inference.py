@@ -2760,3 +2760,23 @@ def test_a_restricted_tool_an_endpoints_uri_names_fails_the_gate(
     spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": ["QueryUserById"]})
     assert main(["gate", str(traces), "--spec", str(spec)]) == 1
     assert "restricted" in capsys.readouterr().out
+
+
+def snapshot_traffic(tracer: Tracer) -> None:
+    """`weather`'s model calls, each recorded twice (a call span, its retry, the retry's call):
+    `gpt-4o`
+    around its snapshot `gpt-4o-2024-08-06`, `claude-3` around `claude-3@20240229`; then
+    `gpt-4o` around `gpt-4o-mini`, another model its turn called."""
+    with tracer.start_as_current_span("invoke_agent weather", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
+        for outer, inner in (("gpt-4o", "gpt-4o-2024-08-06"), ("claude-3", "claude-3@20240229"),
+                             ("gpt-4o", "gpt-4o-mini")):
+            with tracer.start_as_current_span("chat", attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.request.model": outer}), (
+                    tracer.start_as_current_span("retry")):
+                _chat(tracer, inner)
+
+
+def test_a_call_under_a_snapshot_of_its_model_is_one_call(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(snapshot_traffic))
+    assert _agents(report)["weather"]["models"] == {"gpt-4o": 2, "claude-3": 1, "gpt-4o-mini": 1}

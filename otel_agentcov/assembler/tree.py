@@ -8,6 +8,7 @@ counted.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from bisect import bisect_left, bisect_right
@@ -618,10 +619,23 @@ def _repeats(outer: Step, inner: Step) -> bool:
     another model there is a call of its own (an agent the model's turn ran)."""
     if inner.kind != outer.kind:
         return False
-    if inner.kind == LLM:  # one model's two names (`gpt-4o`, `gpt-4o-2024-08-06`) are one call
-        return inner.model is None or outer.model is None or inner.model.startswith(
-            outer.model) or outer.model.startswith(inner.model)
+    if inner.kind == LLM:
+        return inner.model is None or outer.model is None or _one_model(inner.model, outer.model)
     return inner.tool is None or inner.tool == outer.tool
+
+
+# what a provider appends to a model's name to pin one snapshot of it: a date or a version
+# number (`-2024-08-06`, `-0613`, `@20241022`, `:1`) or `latest`; any other suffix is another
+# model (`gpt-4o-mini` is not `gpt-4o`)
+_SNAPSHOT = re.compile(r"[-@:](?:\d[\d.-]*|latest)")
+
+
+def _one_model(a: str, b: str) -> bool:
+    """Two names of one model: the same, or one a snapshot of the other (`gpt-4o`,
+    `gpt-4o-2024-08-06`)."""
+    short, long = sorted((a, b), key=len)
+    return long.startswith(short) and (
+        len(long) == len(short) or _SNAPSHOT.fullmatch(long, len(short)) is not None)
 
 
 def _absorb(outer: Step, inner: Step) -> None:
