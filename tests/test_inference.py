@@ -2764,9 +2764,8 @@ def test_a_restricted_tool_an_endpoints_uri_names_fails_the_gate(
 
 def snapshot_traffic(tracer: Tracer) -> None:
     """`weather`'s model calls, each recorded twice (a call span, its retry, the retry's call):
-    `gpt-4o`
-    around its snapshot `gpt-4o-2024-08-06`, `claude-3` around `claude-3@20240229`; then
-    `gpt-4o` around `gpt-4o-mini`, another model its turn called."""
+    `gpt-4o` around its snapshot `gpt-4o-2024-08-06`, `claude-3` around `claude-3@20240229`;
+    then `gpt-4o` around `gpt-4o-mini`, another model its turn called."""
     with tracer.start_as_current_span("invoke_agent weather", attributes={
             "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
         for outer, inner in (("gpt-4o", "gpt-4o-2024-08-06"), ("claude-3", "claude-3@20240229"),
