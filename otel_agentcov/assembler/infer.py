@@ -263,10 +263,15 @@ def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
     """A candidate beside an agent the structure found (one parent running agents in turn:
     `triage`, then `billing`; the parent exported or not) that owns model calls is an agent
     too, tools or not."""
-    parents = [s.parent_id for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
-               and s.parent_id is not None and _caller(s, by_id, AGENT) is None]
-    for parent in parents:  # an unexported parent's children are roots here
-        for peer in children.get(parent) or [r for r in roots if r.parent_id == parent]:
+    parents: set[int] = {
+        s.parent_id for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
+        and s.parent_id is not None and _caller(s, by_id, AGENT) is None}
+    unexported: dict[int, list[Step]] = {}  # a parent never exported -> its children, roots here
+    for r in roots:
+        if r.parent_id is not None and r.parent_id in parents and r.parent_id not in children:
+            unexported.setdefault(r.parent_id, []).append(r)
+    for parent in parents:
+        for peer in children.get(parent) or unexported.get(parent) or ():
             if peer.kind != AGENT and _may_be_agent(peer) and owned.get(
                     peer.span_id, (0, 0))[0] and _agent_name_ok(peer.agent or peer.tool, taken):
                 _become(peer, AGENT, told)
