@@ -84,6 +84,9 @@ def build_step(
 ) -> Step:
     """The Step an entry of `kind` gives the record (core/src/classify/py.rs)."""
 
+def handoff(name: str) -> tuple[bool, str | None]:
+    """Whether a tool's call hands control over, and to whom (core/src/classify/py.rs)."""
+
 def local_root(has_parent: bool, parent_remote: bool, span_kind: int, step_kind: str) -> bool:
     """Whether a span starts a local subtree (core/src/classify/root.rs)."""
 

@@ -22,11 +22,40 @@ from otel_agentcov.semconv.common import (
     clip,
     error_type,
     limit_signal,
-    mark_handoff,
     parse_json,
     tool_definitions,
 )
 from otel_agentcov.semconv.step import AGENT, LLM, MAX_STEPS, TOOL, Step
+
+# the hand-off tools' reading (the core's `handoff`, compiled.handoff)
+HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
+TRANSFER_PREFIX = "transfer_to_"
+
+
+def _handoff_name(name: str) -> str | None:
+    """The hand-off tool's own name: the whole name, else a plugin's function's
+    (`<plugin>-transfer_to_X`, Semantic Kernel); None for any other tool."""
+    for tool in (name, name.rsplit("-", 1)[-1]):
+        if tool in HANDOFF_TOOLS or tool.startswith(TRANSFER_PREFIX):
+            return tool
+    return None
+
+
+def is_handoff_tool(name: str) -> bool:
+    """A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`,
+    also as a plugin's function)."""
+    return _handoff_name(name) is not None
+
+
+def mark_handoff(step: Step, tool: str) -> None:
+    """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
+    whom, the hint the assembler follows to X's run (`_handoff_name`)."""
+    name = _handoff_name(tool)
+    if name is not None:
+        step.handoff_tool = True
+        if name not in HANDOFF_TOOLS:
+            step.handoff_hint = name[len(TRANSFER_PREFIX) :]
+
 
 # skill names kept per agent span, and the longest the Agent Skills specification allows
 # (core/src/classify/captured.rs)

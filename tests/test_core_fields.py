@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from _builders import renamed_sdk_span
-from _fields import build_step
+from _fields import HANDOFF_TOOLS, TRANSFER_PREFIX, build_step, mark_handoff
 from _hooks import HOOKS, testspans
 from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
 from _trace_files import demo_spans
@@ -341,3 +341,20 @@ def test_json_deeper_than_python_allows_is_refused() -> None:
     depth = sys.getrecursionlimit() + 10
     assert _core._json_loads("[" * depth + "]" * depth) is None
     assert _core._json_loads("[" * 150 + "]" * 150) is not None
+
+
+_HANDOFF_NAMES = st.one_of(
+    texts, st.sampled_from((*HANDOFF_TOOLS, "transfer_to_", "Plugin-transfer_to_billing",
+                            "a-handoff_to_agent", "transfer_to_agent-x", "x-y-transfer_to_z")),
+    st.builds("{}{}".format, st.sampled_from(("", "Plugin-", "-")), st.builds(
+        "{}{}".format, st.just(TRANSFER_PREFIX), texts)))
+
+
+@settings(max_examples=300)
+@given(_HANDOFF_NAMES)
+def test_a_tool_names_its_hand_off_as_the_oracle_reads_it(name: str) -> None:
+    """`compiled.handoff` (what inference's re-kinded steps, trials and recommendations ask)
+    reads a tool's name as the oracle's `mark_handoff` does."""
+    step = Step(1, 2, None, TOOL, 0, 0, "a")
+    mark_handoff(step, name)
+    assert _core.handoff(name) == (step.handoff_tool, step.handoff_hint)

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from .. import compiled
 from ..records import STATUS_ERROR, SpanRecord
 from .limits import says_max_steps
 from .step import MAX_STEPS, TIMEOUT, Step
@@ -23,7 +24,6 @@ PLACEHOLDER_MODELS = frozenset({"unknown", "", "none", "None", "null"})
 # OpenAI Agents merges parallel tool calls into one `(merged tools)` span: no tool of its own
 PLACEHOLDER_TOOLS = frozenset({"(merged tools)"})
 _CLASS_REPR = re.compile(r"<class '([^'\s]+)(?:'>|$)")  # '>' may be past the clipped end
-HANDOFF_TOOLS = frozenset({"transfer_to_agent", "handoff_to_agent"})
 # finish reasons of a model turn that asked for tools (an agent run ending on one was cut short)
 TOOL_CALL_FINISHES = frozenset({"tool-calls", "tool_calls", "tool_call", "tool_use"})
 # tools that end their agent's run on purpose (Semantic Kernel's hand-off orchestration names
@@ -35,7 +35,6 @@ def finishes_run(tool: str | None) -> bool:
     return tool is not None and tool.rsplit("-", 1)[-1] in FINISHING_TOOLS
 
 
-TRANSFER_PREFIX = "transfer_to_"
 UNKNOWN_AGENT = "unknown_agent"
 MAX_NAME_CHARS = 256  # names become state keys and metric labels: bound them at the source
 MAX_COUNT = 2**63 - 1  # token counts are int64 on the wire; bigger values would overflow floats
@@ -48,29 +47,20 @@ def clip(name: str) -> str:
     return name if len(name) <= MAX_NAME_CHARS else name[:MAX_NAME_CHARS]
 
 
-def _handoff_name(name: str) -> str | None:
-    """The hand-off tool's own name: the whole name, else a plugin's function's
-    (`<plugin>-transfer_to_X`, Semantic Kernel); None for any other tool."""
-    for tool in (name, name.rsplit("-", 1)[-1]):
-        if tool in HANDOFF_TOOLS or tool.startswith(TRANSFER_PREFIX):
-            return tool
-    return None
-
-
 def is_handoff_tool(name: str) -> bool:
     """A tool whose call hands control to another agent (`transfer_to_agent`, `transfer_to_X`,
-    also as a plugin's function)."""
-    return _handoff_name(name) is not None
+    also as a plugin's function): the core's reading (`compiled.handoff`)."""
+    return compiled.handoff(name)[0]
 
 
 def mark_handoff(step: Step, tool: str) -> None:
-    """A hand-off tool's call (`is_handoff_tool`) hands control over; `transfer_to_X` says to
-    whom, the hint the assembler follows to X's run (`_handoff_name`)."""
-    name = _handoff_name(tool)
-    if name is not None:
+    """A hand-off tool's call hands control over; `transfer_to_X` says to whom, the hint the
+    assembler follows to X's run (the core's reading, as a table's tool step gets it)."""
+    handoff, hint = compiled.handoff(tool)
+    if handoff:
         step.handoff_tool = True
-        if name not in HANDOFF_TOOLS:
-            step.handoff_hint = name[len(TRANSFER_PREFIX) :]
+        if hint is not None:
+            step.handoff_hint = hint
 
 
 def short_error_name(raw: str) -> str:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from _fields import TRANSFER_PREFIX
+
 from otel_agentcov.records import SpanRecord
-from otel_agentcov.semconv.common import TRANSFER_PREFIX
 from otel_agentcov.semconv.step import Step
 
 _ENUM_PREFIX = "FinishReason."

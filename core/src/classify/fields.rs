@@ -15,7 +15,7 @@ use crate::pyrepr::py_str;
 use crate::pystr;
 use crate::span::{Attributes, Span, Value, STATUS_OK};
 
-/// Tools whose call hands control to another agent (`common.HANDOFF_TOOLS`).
+/// Tools whose call hands control to another agent, naming no target in their name.
 pub const HANDOFF_TOOLS: [&str; 2] = ["transfer_to_agent", "handoff_to_agent"];
 pub const TRANSFER_PREFIX: &str = "transfer_to_";
 pub const UNKNOWN_AGENT: &str = "unknown_agent";
@@ -65,6 +65,18 @@ const MODEL_KEYS: [&str; 3] = [
 /// also as a plugin's function).
 pub fn is_handoff_tool(name: &str) -> bool {
     handoff_name(name).is_some()
+}
+
+/// Whether a tool's call hands control over, and to whom where its name says
+/// (`transfer_to_X`: `X`): None for any other tool.
+pub fn handoff(name: &str) -> Option<Option<&str>> {
+    handoff_name(name).map(|tool| {
+        if HANDOFF_TOOLS.contains(&tool) {
+            None // `transfer_to_agent`: the target is in its arguments, never read
+        } else {
+            tool.strip_prefix(TRANSFER_PREFIX)
+        }
+    })
 }
 
 /// The hand-off tool's own name: the whole name, else a plugin's function's
@@ -269,13 +281,9 @@ fn tool_fields(step: &mut Step, attrs: &Attributes, tool: Option<&str>) {
         step.skill = skill_name(name);
         step.skill_resource = step.skill.is_some() && attrs.contains("gen_ai.skill.resource.name");
     }
-    if let Some(tool) = tool.and_then(handoff_name) {
-        if HANDOFF_TOOLS.contains(&tool) {
-            step.handoff_tool = true;
-        } else if let Some(target) = tool.strip_prefix(TRANSFER_PREFIX) {
-            step.handoff_tool = true;
-            step.handoff_hint = Some(target.to_owned());
-        }
+    if let Some(target) = tool.and_then(handoff) {
+        step.handoff_tool = true;
+        step.handoff_hint = target.map(str::to_owned);
     }
 }
 

@@ -9,7 +9,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyT
 use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
-use super::fields::build_step;
+use super::fields::{build_step, handoff};
 use super::keys;
 use super::root::local_root;
 use super::rule::Rule;
@@ -271,4 +271,15 @@ pub fn build_step_py<'py>(
         let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
         step_to_py(step_class, &step)
     })
+}
+
+/// Whether a tool's call hands control over (`transfer_to_X`, `transfer_to_agent`, also as a
+/// plugin's function) and to whom where its name says: `(False, None)` for any other tool. The
+/// one reading of hand-off tools: inference's re-kinded steps, trials and recommendations ask it.
+#[pyfunction(name = "handoff")]
+pub fn handoff_py(name: &str) -> (bool, Option<String>) {
+    match handoff(name) {
+        Some(target) => (true, target.map(str::to_owned)),
+        None => (false, None),
+    }
 }
