@@ -219,7 +219,12 @@ def test_a_damaged_state_loads_or_fails_with_one_state_error(data: st.DataObject
                                                              spec: list[Any]) -> None:
     doc = state_of(spec).to_dict()
     for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(_paths(doc)))
+        # a place drawn as a number, not from the document's own list of places: a replay of
+        # the example may build another document (its runs get fresh trace ids from a global
+        # counter), and a strategy changing under Hypothesis fails the test as flaky
+        # (FlakyStrategyDefinition, seen once in `make test`) where no damage was found
+        paths = _paths(doc)
+        path = paths[data.draw(st.integers(min_value=0)) % len(paths)]
         replacement = data.draw(json_values)
         if not path:
             doc = replacement
