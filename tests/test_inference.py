@@ -2779,3 +2779,29 @@ def snapshot_traffic(tracer: Tracer) -> None:
 def test_a_call_under_a_snapshot_of_its_model_is_one_call(tmp_path: Path) -> None:
     report = _report(tmp_path, _spans(snapshot_traffic))
     assert _agents(report)["weather"]["models"] == {"gpt-4o": 2, "claude-3": 1, "gpt-4o-mini": 1}
+
+
+def named_tool_between_calls_traffic(tracer: Tracer) -> None:
+    """`weather`'s run: a model call, the tool `tool_call.lookup` (its kind by its name), the
+    model again; then a model call only its span name says (`zeta.weather.chat`) around its
+    HTTP request alone, in a trace of its own."""
+    with tracer.start_as_current_span("invoke_agent weather", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
+        _chat(tracer, "weather-model")
+        with tracer.start_as_current_span("tool_call.lookup"):
+            pass
+        _chat(tracer, "weather-model")
+    with tracer.start_as_current_span("zeta.weather.chat", attributes={"zeta.model": "m"}):
+        with tracer.start_as_current_span("POST /v1/chat"):
+            pass
+
+
+def test_evidence_of_its_own_is_kept_and_a_lone_session_call_stays_a_call(
+        tmp_path: Path) -> None:
+    """The tool between the calls stays read by its name (the structure re-reads only spans
+    with no evidence); the named model call around no model call is a call, no session run."""
+    report = _report(tmp_path, _spans(named_tool_between_calls_traffic))
+    assert report["spans"]["inferred"] == {"tool.name": 1, "llm.name": 1}
+    assert report["spans"]["by_kind"]["llm"] == 3
+    assert "weather" in report["agents"] and not any(
+        a["runs"]["count"] and not a["models"]["used"] for a in report["agents"].values())
