@@ -27,6 +27,7 @@ from .semconv.inference import (
     MODEL_IN_NAME_REGEX,
     MODEL_MEMBER,
     glob_literal,
+    model_key_rank,
     tag_key,
     words,
 )
@@ -55,10 +56,14 @@ def _fields(group: Group) -> dict[str, Any]:
         if name not in ("model_parameters", THROWN):
             fields[name] = {"span_name": MODEL_IN_NAME_REGEX} if key == MODEL_IN_NAME else key
     fields.update(_error(group.sources))
+    if group.models and isinstance(fields.get("model"), str):  # spans named theirs otherwise
+        fields["model"] = sorted((fields["model"], *group.models), key=model_key_rank)
     asked = group.sources.get("model_parameters")
     if asked is not None:  # the model a call asked for: where no other key names it
         source = {"attribute": asked, "json_key": MODEL_MEMBER}
-        fields["model"] = [fields["model"], source] if "model" in fields else source
+        said = fields.get("model")
+        fields["model"] = source if said is None else [
+            *(said if isinstance(said, list) else [said]), source]
     return fields
 
 

@@ -264,6 +264,12 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     # (`null-`) left out
     ("function_invocation Tools-get_time", ("tool", "Tools-get_time")),
     ("function_invocation null-weather", ("tool", "weather")),
+    # a Go function's qualified name: its package and function, never its import path
+    ("github.com/acme/kit/agent.Run", ("agent", "")),
+    ("github.com/acme/kit/llm.generate_with_tools", ("llm", "generate_with_tools")),
+    ("gopkg.in/acme/kit.v2/tool.get_time", ("tool", "get_time")),
+    ("github.com/acme/agent-kit/memory.add_message", None),
+    ("POST /v1/agent.run", None), ("openai/agent.run", None),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -2805,3 +2811,82 @@ def test_evidence_of_its_own_is_kept_and_a_lone_session_call_stays_a_call(
     assert report["spans"]["by_kind"]["llm"] == 3
     assert "weather" in report["agents"] and not any(
         a["runs"]["count"] and not a["models"]["used"] for a in report["agents"].values())
+
+
+def _go_traffic(tracer: Tracer, billing: Tracer) -> None:
+    """Go's qualified function names (the import path says agent, the package `memory`):
+    `orchestrator`'s service runs `agent.Run`, its model call, and inside the call the sub-agent
+    span (`sub_agent.*` keys, the sub-agent's token totals among them); under that, `billing`'s
+    service runs its own `agent.Run` and model call. No span names an agent by a key."""
+    kit = "github.com/zeta/agent-kit"
+    with tracer.start_as_current_span(f"{kit}/agent.Run"):
+        with tracer.start_as_current_span(f"{kit}/memory.add_message", attributes={
+                "message.role": "user"}):
+            pass
+        with tracer.start_as_current_span(f"{kit}/llm.generate_with_tools", attributes={
+                "model": "orchestrator-model", "tools": "billing_agent"}):
+            with tracer.start_as_current_span(f"{kit}/sub_agent.billing", attributes={
+                    "sub_agent.agent_name": "billing", "sub_agent.input_tokens": 20,
+                    "sub_agent.output_tokens": 7}):
+                with billing.start_as_current_span(f"{kit}/agent.Run"):
+                    with billing.start_as_current_span(f"{kit}/llm.generate",
+                                                       attributes={"model": "billing-model"}):
+                        pass
+
+
+def test_go_function_names_and_a_service_boundary_name_the_runs(tmp_path: Path) -> None:
+    """The package and function of a Go name say the kind (`agent.Run`, `llm.generate`); an
+    agent span with no name of its own where another service's work starts (billing's, under
+    orchestrator's call) is that service's run, and so is the trace's root holding it: the
+    delegation orchestrator -> billing. The sub-agent's token totals are no model call."""
+    exporter = InMemorySpanExporter()
+    tracers = []
+    for service in ("orchestrator", "billing"):
+        provider = TracerProvider(resource=Resource.create({"service.name": service}))
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        tracers.append(provider.get_tracer("kit"))
+    _go_traffic(*tracers)
+    spans = exporter.get_finished_spans()
+    assert _agents(_report(tmp_path, spans)) == {
+        "orchestrator": {"runs": 1, "tools": {}, "models": {"orchestrator-model": 1},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
+
+
+def test_a_nameless_agent_span_in_one_service_leaves_its_work_to_the_service(
+        tmp_path: Path) -> None:
+    """Without a service boundary the nameless `agent.Run` opens no run of a made-up name:
+    its model call counts for the service, as every unnamed agent's work does."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("github.com/zeta/agent-kit/agent.Run"):
+            with tracer.start_as_current_span("github.com/zeta/agent-kit/llm.generate",
+                                              attributes={"model": "weather-model"}):
+                pass
+    assert _agents(_report(tmp_path, _spans(traffic))) == {
+        SERVICE: {"runs": 1, "tools": {}, "models": {"weather-model": 1}, "delegations": []}}
+
+
+def test_pins_read_every_model_key_of_one_vocabulary(capsys: pytest.CaptureFixture[str],
+                                                     tmp_path: Path) -> None:
+    """One vocabulary's model calls name their model under two keys (the first call only
+    `zeta.response.model`, the second only `zeta.model`, a third both): the pinned entry
+    reads both, in inference's order, so every call keeps its model with inference off."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("weather.agent"):
+            for attributes in ({"zeta.response.model": "weather-model"},
+                               {"zeta.model": "backup-model"},
+                               {"zeta.model": "asked-model", "zeta.response.model": "m-0613"}):
+                with tracer.start_as_current_span("llm.generate", attributes=attributes):
+                    pass
+
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    llm = [e for e in yaml.safe_load(pinned.read_text())["conventions"] if e["kind"] == "llm"]
+    assert [e.get("model") for e in llm] == [["zeta.response.model", "zeta.model"]]
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
+                 "json", "--output", str(out)]) == 0
+    models = {"weather-model": 1, "backup-model": 1, "m-0613": 1}
+    assert _agents(json.loads(out.read_text()))["weather"]["models"] == models
+    assert _agents(_report(tmp_path, _spans(traffic)))["weather"]["models"] == models

@@ -102,6 +102,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
                 _caller(s, by_id, TOOL) or s).tool != s.agent:
             _become(s, OTHER, told, "")
     _inherited_names(steps, by_id)
+    _service_runs(steps, by_id, children, taken, told)
     _sessions(steps, by_id, children, taken, told)
     named_calls = [s for s in steps if s.kind == LLM and s.inferred and s.agent is not None]
     for s in sorted(named_calls, key=lambda s: (s.start_ns, -s.end_ns)):  # outermost first: a
@@ -136,6 +137,40 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
+
+
+def _service_runs(steps: Sequence[Step], by_id: Mapping[int, Step],
+                  children: Mapping[int, Sequence[Step]], taken: set[str],
+                  told: Reclassified | None) -> None:
+    """A nameless agent span (its span name says agent and only that it ran: `agent.Run`) where
+    a service's work starts in the trace, under another service's span, is that service's run,
+    named by its `service.name`, the name its steps would count for anyway; the trace's root
+    too once such a run is under it: the run that holds the other (an agent called as a tool,
+    a hand-off between services). Only a span owning a model call is a run."""
+    nameless = [s for s in steps if s.inferred == CANDIDATE and s.agent is not None and (
+        affix := name_affix(s.agent)) is not None and affix[0] == AGENT and not affix[1]
+        and _agent_name_ok(s.fallback_agent, taken)]
+    inner = [s for s in nameless if s.parent_id is not None and s.parent_id in by_id and (
+        by_id[s.parent_id].fallback_agent != s.fallback_agent)]
+    if not inner:
+        return
+    roots = [s for s in nameless if s.parent_id not in by_id]
+    above = _above_models(steps, by_id)
+    for s in inner + roots:
+        if s.span_id in above:
+            s.agent = s.fallback_agent
+            _become(s, AGENT, told)
+
+
+def _above_models(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
+    """The spans a model call is under: each call's ancestors, each span marked once."""
+    above: set[int] = set()
+    for s in steps:
+        at = s.parent_id if s.kind == LLM else None
+        while at is not None and at not in above and at in by_id:
+            above.add(at)
+            at = by_id[at].parent_id
+    return above
 
 
 def _between_calls(step: Step, by_id: Mapping[int, Step],

@@ -148,6 +148,10 @@ _PREFIX = _linear(
 _SUFFIX = _linear(
     r"^\s*(.+?)\s*(?:::|[.: ])\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)[_-](agent|tool)\s*$")
 # `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
+# a Go function's name as its runtime gives it: an import path (a host, then its path), then the
+# package and the function or method (`github.com/acme/kit/agent.Run`, `pkg.(*Agent).Run`)
+_GO_FUNCTION = re.compile(r"^\s*((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,63}(?:/[\w.~-]{1,100}){0,16}/)"
+                          r"([A-Za-z_]\w{0,63}\.[\w.()*]{1,100})\s*$")
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
@@ -329,7 +333,16 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
     name carries a kind word as prefix or suffix (the name is "" when the span name is only a
     kind word); the kind is "" for a neutral `.run`. A name with a `/` (a route, a path, a
-    `<provider>/<model>`) has no affix."""
+    `<provider>/<model>`) has no affix, unless it is a Go function's qualified name
+    (`github.com/acme/kit/agent.Run`): its package and function say what a name would."""
+    qualified = _GO_FUNCTION.match(name)
+    if qualified is not None:
+        found = name_affix(qualified.group(2))
+        if found is None:
+            return None
+        head = qualified.group(1)  # the import path names the library, never the operation
+        return found[0], found[1], (glob_literal(head) + found[2][0],
+                                    re.escape(head) + found[2][1])
     if _HTTP.search(name):
         return None
     call = _CALL.match(name)
@@ -472,10 +485,11 @@ _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), (
 
 @_short_cached
 def _usage_key(key: str) -> bool:
-    """A token count of a model call under any vendor's key (`acme.tokens.prompt`)."""
+    """A token count of a model call under any vendor's key (`acme.tokens.prompt`); not one
+    under an agent's key (`x.sub_agent.input_tokens`): an agent's totals, its calls' sum."""
     found = set(words(key))
     return bool(found & {"token", "tokens"}) and bool(found & _TOKEN_SIDES) and not any(
-        w.isdigit() for w in found)
+        w.isdigit() for w in found) and "agent" not in found
 
 
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
@@ -808,6 +822,14 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
         return typed
     model = _MODEL_NAME.match(record.name)
     return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+
+
+def model_key_rank(key: str) -> int:
+    """Where `model_source` reads a model key among a span's keys: the entry naming several
+    reads them in this order, as inference does."""
+    found = words(key)
+    return next((i for i, tail in enumerate(_MODEL_KEYS) if found[-len(tail):] == tail),
+                len(_MODEL_KEYS))
 
 
 MODEL_MEMBER = "model"  # the member of a call's parameters (`x.invocation_parameters`) naming it

@@ -18,6 +18,7 @@ from .inference import (
     BY_NAME,
     CANDIDATE,
     INPUT_SIDE,
+    MODEL_IN_NAME,
     OUTPUT_SIDE,
     Inferred,
     caller_source,
@@ -62,6 +63,9 @@ class Group:
     unpinned: bool = False
     # failure flags no field source can say (`x.level: ERROR`): key -> the values that failed
     flags: dict[str, dict[str, None]] = field(default_factory=dict)
+    # the model keys of its later spans where the first one's was absent (`model` beside
+    # `response.model`), bounded: the entry reads the first present, in inference's order
+    models: dict[str, None] = field(default_factory=dict)
 
 
 @dataclass
@@ -144,6 +148,12 @@ class InferredLog:
             elif len(group.sources) < len(_SOURCE_FIELDS):  # a field its first span lacked
                 for name, source in _sources(record, found.kind).items():
                     group.sources.setdefault(name, source)
+            if found.kind == LLM and len(group.models) < _MAX_MODEL_KEYS:
+                model = model_source(record)  # another key naming this one's model
+                if model is not None and model[0] not in (
+                        group.sources.get("model"), group.sources.get("model_parameters"),
+                        MODEL_IN_NAME):
+                    group.models[model[0]] = None
             group.count += 1
             if found.kind in (LLM, TOOL, AGENT):
                 _flag(record, group.flags)
@@ -241,6 +251,7 @@ def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
 
 
 THROWN = "exception"  # a source: an exception event failed some span of the group
+_MAX_MODEL_KEYS = 4  # model keys a group's entry reads beside its first span's
 _SOURCE_FIELDS = ("model", "model_parameters", "tokens_in", "tokens_out", "error", THROWN,
                   "handoff_from", "handoff_to")
 
