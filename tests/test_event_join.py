@@ -315,3 +315,63 @@ def test_a_folded_run_read_back_from_the_journal_still_knows_its_calls() -> None
     assert closed.entries == 3
     assert closed.late(event("deny", "c1")) == LateDecision(
         "support", "lookup", "deny", TRACE, 5, True, None)
+
+
+def test_a_folded_trace_keeps_a_few_bytes_a_span() -> None:
+    """5,000 folded traces of 10 spans each (an agent span over 9 tool spans, 64-bit span ids
+    as exporters draw them, no call ids: 50,000 entries), each run dropped once remembered as
+    the assembler drops it, leave under 60 bytes a span held, the trace ids and their order
+    included: span ids kept as 8-byte integers in an array (a trace's one agent once), not as
+    a dict of Python ints to names (about 100 bytes a span)."""
+    import gc
+    import tracemalloc
+
+    def trace(n: int) -> list[AgentRun]:
+        top = 0xF << 60 | n << 8
+        steps = [Step(trace_id=n, span_id=top + i, parent_id=top, kind=TOOL, start_ns=i,
+                      end_ns=i + 1, fallback_agent="svc", tool="lookup") for i in range(1, 10)]
+        return [AgentRun("support", n, 0, 60, steps=steps, span_id=top)]
+
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    closed = Closed(100_000)
+    for n in range(1, 5_001):
+        closed.remember(trace(n), 0.0)
+    gc.collect()
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert closed.entries == 50_000
+    assert held / closed.entries < 60
+    assert closed.agent_of(7) == "support"
+
+
+def test_a_trace_folded_in_two_agents_runs_keeps_each_spans_agent() -> None:
+    """One trace, two runs remembered in turn (support's, then billing's with a span of its
+    own and a tool span support's run also held): each span answers with the first run that
+    held it, a run's own span with that run."""
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1", 2)], span_id=1)], 0.0)
+    billing = [tool("c2", 2), tool("c3", 4)]
+    closed.remember([AgentRun("billing", TRACE, 0, 10, steps=billing, span_id=3)], 1.0)
+    owners = {span: closed.late(event("deny", None, span_id=span)) for span in (1, 2, 3, 4)}
+    assert {span: late.agent if late else None for span, late in owners.items()} == {
+        1: "support", 2: "support", 3: "billing", 4: "billing"}
+    assert closed.entries == 4 + 3  # spans 1-4, calls c1-c3
+    assert closed.agent_of(TRACE) == "support"
+
+
+def test_a_span_id_no_8_bytes_hold_is_not_kept_and_raises_nothing() -> None:
+    """A step whose span id is negative or past 64 bits (a file can say anything) is no span
+    an event can name: the run is remembered without it, and asking for it finds nothing."""
+    huge = Step(trace_id=TRACE, span_id=1 << 70, parent_id=1, kind=TOOL, start_ns=1, end_ns=2,
+                fallback_agent="svc", tool="lookup")
+    negative = Step(trace_id=TRACE, span_id=-5, parent_id=1, kind=TOOL, start_ns=1, end_ns=2,
+                    fallback_agent="svc", tool="lookup")
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[huge, negative, tool("c1")],
+                              span_id=1)], 0.0)
+    assert closed.entries == 3  # spans 1 and 2, call c1
+    assert not closed.knows(event("deny", None, span_id=1 << 70))
+    assert not closed.knows(event("deny", None, span_id=-5))
+    assert closed.knows(event("deny", None, span_id=2))

@@ -13,6 +13,7 @@ on its own as a `LateDecision`. Nothing here reads content: outcomes, names and 
 from __future__ import annotations
 
 import hashlib
+from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -174,6 +175,78 @@ def unjoined_denials(events: list[Event], agent: str | None) -> list[LateDecisio
             if isinstance(e, ToolDecision) and e.outcome == DENY and e.tool is not None]
 
 
+_SPAN_IDS = "Q"  # span ids are 8 bytes: a folded trace keeps them in an array, not a dict
+_MAX_SPAN_ID = 1 << 64
+
+
+class _Folded:
+    """One folded trace: its span ids in order, each with the index of the agent whose run
+    held it (a few bytes a span, as a dict of span id -> agent is not; none while one agent
+    held them all, as in most traces), and its tool calls (none until one has an id)."""
+
+    __slots__ = ("seen", "agents", "ids", "owners", "calls")
+
+    def __init__(self, seen: float) -> None:
+        self.seen = seen
+        self.agents: list[str] = []
+        self.ids = array(_SPAN_IDS)
+        self.owners: array[int] | None = None  # None: every span is agents[0]'s
+        self.calls: dict[str, list[object]] | None = None
+
+    def owner(self, span_id: int) -> str | None:
+        """The agent whose run held the span, if it was remembered."""
+        if not 0 <= span_id < _MAX_SPAN_ID:
+            return None
+        try:
+            at = self.ids.index(span_id)
+        except ValueError:
+            return None
+        return self.agents[self.owners[at] if self.owners is not None else 0]
+
+    def call(self, call_id: str) -> list[object] | None:
+        """[agent, tool, decision so far, a span of the call ran] of a remembered call."""
+        return self.calls.get(call_id) if self.calls is not None else None
+
+    def add_call(self, call_id: str, call: list[object]) -> None:
+        if self.calls is None:
+            self.calls = {}
+        self.calls[call_id] = call
+
+    def add(self, runs: list[AgentRun]) -> None:
+        """Remember the runs' spans: a run's own span for that run, any other for the first
+        run that held it (an id no 8 bytes hold is no span an event can name: not kept)."""
+        ids = self.ids
+        index = {span_id: i for i, span_id in enumerate(ids)}
+        agents = {agent: i for i, agent in enumerate(self.agents)}
+        for run in runs:
+            owner = agents.get(run.agent)
+            if owner is None:
+                owner = agents[run.agent] = len(self.agents)
+                self.agents.append(run.agent)
+            if owner and self.owners is None:  # a second agent: each span's own from now on
+                self.owners = array("I", bytes(4 * len(ids)))
+            owners = self.owners
+            at = index.get(run.span_id) if run.span_id else None
+            if at is not None and owners is not None:
+                owners[at] = owner
+            for span_id in ([run.span_id] if run.span_id and at is None else []) + [
+                    s.span_id for s in run.steps if s.kind != DELEGATE]:
+                if span_id not in index:
+                    try:
+                        ids.append(span_id)
+                    except OverflowError:
+                        continue
+                    index[span_id] = len(ids) - 1
+                    if owners is not None:
+                        owners.append(owner)
+            for s in run.steps:
+                if s.kind == TOOL and s.call_id and s.tool:
+                    self.add_call(s.call_id, [run.agent, s.tool, s.decision, not s.event])
+
+    def __len__(self) -> int:
+        return len(self.ids) + (len(self.calls) if self.calls is not None else 0)
+
+
 class Closed:
     """Recently folded traces: span id -> the agent whose run held it, call id -> [agent, tool,
     decision so far, a span of the call ran]. Bounded in entries (oldest traces forgotten
@@ -182,52 +255,56 @@ class Closed:
     def __init__(self, max_entries: int) -> None:
         self.max_entries = max_entries
         self.entries = 0
-        self._traces: OrderedDict[int, tuple[float, dict[int, str], dict[str, list[object]]]] = (
-            OrderedDict())
+        self._traces: OrderedDict[int, _Folded] = OrderedDict()
 
     def remember(self, runs: list[AgentRun], now: float) -> None:
+        by_trace: dict[int, list[AgentRun]] = {}
         for run in runs:
-            _, spans, calls = self._traces.get(run.trace_id) or (now, {}, {})
-            before = len(spans) + len(calls)
-            if run.span_id:
-                spans[run.span_id] = run.agent
-            for s in run.steps:
-                if s.kind == DELEGATE:
-                    continue
-                spans.setdefault(s.span_id, run.agent)
-                if s.kind == TOOL and s.call_id and s.tool:
-                    calls[s.call_id] = [run.agent, s.tool, s.decision, not s.event]
-            self._traces[run.trace_id] = (now, spans, calls)
-            self._traces.move_to_end(run.trace_id)
-            self.entries += len(spans) + len(calls) - before
+            by_trace.setdefault(run.trace_id, []).append(run)
+        for trace_id, held in by_trace.items():
+            folded = self._traces.get(trace_id)
+            if folded is None:
+                folded = self._traces[trace_id] = _Folded(now)
+            before = len(folded)
+            folded.add(held)
+            self._traces.move_to_end(trace_id)
+            self.entries += len(folded) - before
         while self.entries > self.max_entries and self._traces:
             self._forget()
 
     def _forget(self) -> None:
-        _, (_, spans, calls) = self._traces.popitem(last=False)
-        self.entries -= len(spans) + len(calls)
+        _, folded = self._traces.popitem(last=False)
+        self.entries -= len(folded)
 
     def expire(self, deadline: float) -> None:
-        while self._traces and next(iter(self._traces.values()))[0] <= deadline:
+        while self._traces and next(iter(self._traces.values())).seen <= deadline:
             self._forget()
 
     def agent_of(self, trace_id: int) -> str | None:
         """The agent of a folded run of the trace (its first remembered span's), if any."""
         found = self._traces.get(trace_id)
-        return next(iter(found[1].values()), None) if found is not None else None
+        return found.owner(found.ids[0]) if found is not None and found.ids else None
 
     def knows(self, event: Event) -> bool:
         found = self._traces.get(event.trace_id)
-        return found is not None and (
-            event.span_id in found[1] or (event.call_id is not None and event.call_id in found[2]))
+        return found is not None and (found.owner(event.span_id) is not None or (
+            event.call_id is not None and found.call(event.call_id) is not None))
+
+    def _owner(self, event: StateChange | GuardrailResult) -> str:
+        """The agent whose folded run held the event's span (`knows` said there is one: these
+        events name no call)."""
+        agent = self._traces[event.trace_id].owner(event.span_id)
+        if agent is None:
+            raise KeyError(event.span_id)
+        return agent
 
     def late_state(self, event: StateChange) -> LateState:
         """The state change of a folded run, for the agent whose run held its span."""
-        return LateState(self._traces[event.trace_id][1][event.span_id], event.tokens())
+        return LateState(self._owner(event), event.tokens())
 
     def late_guardrail(self, event: GuardrailResult) -> LateGuardrail:
         """The guardrail result of a folded run, for the agent whose run held its span."""
-        return LateGuardrail(self._traces[event.trace_id][1][event.span_id], event.result)
+        return LateGuardrail(self._owner(event), event.result)
 
     def late_event(self, event: Event) -> Late | None:
         """What to fold for an event of a folded run (None: a duplicate decision, or one with
@@ -241,8 +318,8 @@ class Closed:
     def late(self, event: ToolDecision) -> LateDecision | None:
         """The decision to fold for an event of a folded run; None: a duplicate, or a call
         with no tool name to count it under."""
-        _, spans, calls = self._traces[event.trace_id]
-        call = calls.get(event.call_id) if event.call_id else None
+        folded = self._traces[event.trace_id]
+        call = folded.call(event.call_id) if event.call_id else None
         if call is not None:
             agent, tool, before, executed = call
             if not _resolves(before if isinstance(before, str) else None, event.outcome):
@@ -251,11 +328,11 @@ class Closed:
             return LateDecision(str(agent), str(tool), event.outcome, event.trace_id,
                                 event.time_ns, bool(executed),
                                 before if isinstance(before, str) else None)
-        agent = spans.get(event.span_id)
+        agent = folded.owner(event.span_id)
         if agent is None or event.tool is None:
             return None
         if event.call_id:  # a second event of this call later is a duplicate
-            calls[event.call_id] = [agent, event.tool, event.outcome, False]
+            folded.add_call(event.call_id, [agent, event.tool, event.outcome, False])
             self.entries += 1
         return LateDecision(agent, event.tool, event.outcome, event.trace_id, event.time_ns,
                             False, None)
