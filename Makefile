@@ -453,6 +453,19 @@ fixtures-heldout-twentyfourth: $(STAMP) node-tools
 	cd fixtures/record/heldout_twentyfourth/node && npm ci --no-audit --no-fund
 	@echo "== langsmith_js"; $(BIN)/python fixtures/record/heldout_twentyfourth/record_langsmith_js.py
 
+# The twenty-fifth held-out share (issue 35: tests/heldout_twentyfifth/, `benchmarks/heldout.py
+# --set twentyfifth`): one Python stack (Parlant; its other candidates trace nothing themselves:
+# the Braintrust SDK's own spans are not OpenTelemetry's, KaibanJS's OpenTelemetry package is not
+# on the npm registry, ElizaOS's core traces only into Postgres, and only in 1.0.0 to 1.0.4) kept
+# from the rules' designers. Pins in fixtures/requirements/heldout_twentyfifth/; not part of
+# `make test`.
+.PHONY: fixtures-heldout-twentyfifth
+fixtures-heldout-twentyfifth: $(STAMP)
+	@set -e; venv=$(FIXTURE_VENVS)/twentyfifth-parlant; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_twentyfifth/parlant.txt; \
+	  echo "== parlant"; $$venv/bin/python fixtures/record/heldout_twentyfifth/record_parlant.py
+
 # The twenty-sixth held-out share (issue 35: tests/heldout_twentysixth/, `benchmarks/heldout.py
 # --set twentysixth`): one Go stack (Ingenimax's Agent SDK for Go; its other candidates trace
 # nothing themselves, could not be had here, or are recorded already) kept from the rules'
