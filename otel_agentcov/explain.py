@@ -17,6 +17,7 @@ import yaml
 
 from . import pins
 from .engine import CoverageEngine
+from .semconv.inference import go_function
 from .semconv.shapes import Shape
 
 # words in a span name or attribute key -> the kind they suggest, most telling first
@@ -42,7 +43,8 @@ def _words(text: str) -> set[str]:
 
 def guess_kind(shape: Shape) -> str | None:
     """The kind the span name's words suggest, else the attribute keys' words; None if none."""
-    for words in (_words(shape["name"]), set().union(*map(_words, shape["attributes"]))):
+    name = go_function(shape["name"]) or shape["name"]  # a Go name: its import path says nothing
+    for words in (_words(name), set().union(*map(_words, shape["attributes"]))):
         for kind, hints in _KIND_WORDS:
             if words & hints:
                 return kind

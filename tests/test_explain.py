@@ -23,6 +23,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from otel_agentcov import offline
 from otel_agentcov.cli import main
+from otel_agentcov.explain import guess_kind
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.shapes import MAX_SHAPES, ShapeCounter, name_pattern
 from otel_agentcov.spec import CoverageSpec
@@ -186,3 +187,15 @@ def test_explain_says_when_the_files_hold_no_spans(
     empty.write_text('{"resourceSpans": []}', encoding="utf-8")  # valid OTLP/JSON, no span
     out = _explain(capsys, str(empty))
     assert "no spans in these files" in out and "every span matched" not in out
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    # a Go function's qualified name: the import path (`agent-kit`) is whose, not what
+    ("github.com/acme/agent-kit/memory.add_message", None),
+    ("github.com/acme/agent-kit/llm.generate", "llm"),
+    ("github.com/acme/kit/tools.Call", "tool"),
+    ("acme_agent.memory.add", "agent"),  # no import path: every word is the span's
+])
+def test_a_go_names_kind_is_guessed_from_its_package_and_function(name: str,
+                                                                  kind: str | None) -> None:
+    assert guess_kind({"count": 1, "scope": "kit", "name": name, "attributes": []}) == kind

@@ -328,6 +328,13 @@ def lifecycle_stem(name: str) -> str | None:
     return stem if stem and _affix_kinds(name_affix(stem)) & {LLM, TOOL} else None
 
 
+def go_function(name: str) -> str | None:
+    """The package and function of a Go function's qualified name (`github.com/acme/kit/
+    agent.Run` -> `agent.Run`): what the name says, its import path only whose it is."""
+    qualified = _GO_FUNCTION.match(name)
+    return qualified.group(2) if qualified is not None else None
+
+
 @_short_cached
 def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
