@@ -375,3 +375,36 @@ def test_a_span_id_no_8_bytes_hold_is_not_kept_and_raises_nothing() -> None:
     assert not closed.knows(event("deny", None, span_id=1 << 70))
     assert not closed.knows(event("deny", None, span_id=-5))
     assert closed.knows(event("deny", None, span_id=2))
+
+
+def test_an_event_of_a_span_elsewhere_leaves_the_next_one_to_join() -> None:
+    """Two events in one batch: the first recorded in a span not in this subtree (left for
+    another), the second in the tool span here: the second still joins its call."""
+    subtree = {1: agent(), 2: tool("c1")}
+    left, duplicates = join(subtree, [event("deny", None, span_id=99), event("deny", "c1", 2)])
+    assert [e.span_id for e in left] == [99] and duplicates == 0
+    assert subtree[2].decision == "deny"
+
+
+def test_a_step_read_back_from_the_journal_joins_an_event_recorded_in_its_span() -> None:
+    """serve's journal gives back a tool step whose kind is a new string equal to `tool`; an
+    event with no call id recorded inside that span is the call's decision all the same."""
+    import json
+
+    from otel_agentcov.service.steps import from_row, to_row
+
+    step = from_row(json.loads(json.dumps(to_row(tool("")))))
+    subtree = {1: agent(), 2: step}
+    assert join(subtree, [event("deny", None, span_id=2)]) == ([], 0)
+    assert subtree[2].decision == "deny" and len(subtree) == 2  # no event-only step added
+
+
+def test_a_second_denial_read_from_json_is_a_duplicate() -> None:
+    """A call already denied by an event whose outcome came from JSON (a string equal to
+    `deny`, not the constant): a second denial is the same decision sent twice, a duplicate."""
+    import json
+
+    subtree = {1: agent(), 2: tool("c1")}
+    first = ToolDecision(TRACE, 2, "c1", "lookup", json.loads('"deny"'), 5, "svc")
+    assert join(subtree, [first]) == ([], 0)
+    assert join(subtree, [event("deny", "c1", 2)]) == ([], 1)

@@ -2890,3 +2890,20 @@ def test_pins_read_every_model_key_of_one_vocabulary(capsys: pytest.CaptureFixtu
     models = {"weather-model": 1, "backup-model": 1, "m-0613": 1}
     assert _agents(json.loads(out.read_text()))["weather"]["models"] == models
     assert _agents(_report(tmp_path, _spans(traffic)))["weather"]["models"] == models
+
+
+def test_an_agent_key_naming_its_own_agent_inside_a_tool_keeps_that_name(tmp_path: Path) -> None:
+    """`orchestrator` calls the tool ask_billing; inside it a span with no kind of its own
+    whose agent-name key names `billing` (not the agent above the tool: its own) runs the
+    billing model call: billing's run, called as a tool. Only a key repeating the name of the
+    agent above the tool is context to set aside (`lc_agent_name` on every span of a run)."""
+    def traffic(tracer: Tracer) -> None:
+        with in_ask_billing(tracer), tracer.start_as_current_span(
+                "invoke", attributes={"lc_agent_name": "billing"}):
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "llm", "zeta.model": "billing-model"}):
+                pass
+
+    assert _agents(_report(tmp_path, _spans(traffic))) == {
+        "orchestrator": KIND_ATTRIBUTE_AGENTS["orchestrator"],
+        "billing": KIND_ATTRIBUTE_AGENTS["billing"]}
