@@ -375,3 +375,17 @@ def test_a_span_id_no_8_bytes_hold_is_not_kept_and_raises_nothing() -> None:
     assert not closed.knows(event("deny", None, span_id=1 << 70))
     assert not closed.knows(event("deny", None, span_id=-5))
     assert closed.knows(event("deny", None, span_id=2))
+
+
+def test_a_trace_folded_again_is_kept_a_ttl_from_its_last_fold() -> None:
+    """Trace A folded at 0, trace B at 5, then A's second local root at 10: the TTL counts
+    from a trace's last fold (as the dict-based index kept it), so expiring what was last
+    folded by 6 forgets B and keeps A, whose late events still join its second run."""
+    closed = Closed(100)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=[tool("c1")], span_id=1)], 0.0)
+    closed.remember([AgentRun("billing", TRACE + 1, 0, 10, steps=[], span_id=7)], 5.0)
+    closed.remember([AgentRun("support", TRACE, 10, 20, steps=[tool("c2", span_id=4)],
+                              span_id=3)], 10.0)
+    closed.expire(deadline=6.0)
+    assert closed.agent_of(TRACE + 1) is None
+    assert closed.knows(event("deny", "c2", span_id=4)) and closed.agent_of(TRACE) == "support"

@@ -265,6 +265,8 @@ class Closed:
             folded = self._traces.get(trace_id)
             if folded is None:
                 folded = self._traces[trace_id] = _Folded(now)
+            folded.seen = now  # the TTL counts from the last fold, as the order does: expire
+            # stops at the first trace folded since its deadline
             before = len(folded)
             folded.add(held)
             self._traces.move_to_end(trace_id)
