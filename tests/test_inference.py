@@ -2890,3 +2890,32 @@ def test_pins_read_every_model_key_of_one_vocabulary(capsys: pytest.CaptureFixtu
     models = {"weather-model": 1, "backup-model": 1, "m-0613": 1}
     assert _agents(json.loads(out.read_text()))["weather"]["models"] == models
     assert _agents(_report(tmp_path, _spans(traffic)))["weather"]["models"] == models
+
+
+def test_an_http_span_named_by_its_url_is_no_go_function(tmp_path: Path) -> None:
+    """A client's HTTP span named by the URL it calls (host, then path: a span-name formatter's
+    `r.Host + r.URL.Path`) looks like a Go function's qualified name
+    (`api.openai.com/v1/chat.completions`), but its HTTP keys and client kind say it is a
+    request: inside the GenAI chat call it is no second model call hiding the call's model,
+    and a request handler's calls to `api.example.com/v1/agent.run` are no agent run."""
+    def inside_chat(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("weather.agent"):
+            with tracer.start_as_current_span("chat", attributes={
+                    "gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o"}):
+                with tracer.start_as_current_span(
+                        "api.openai.com/v1/chat.completions", kind=SpanKind.CLIENT,
+                        attributes={"http.request.method": "POST"}):
+                    pass
+    assert _agents(_report(tmp_path, _spans(inside_chat))) == {
+        "weather": {"runs": 1, "tools": {}, "models": {"gpt-4o": 1}, "delegations": []}}
+
+    def handler(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("handle"):
+            with tracer.start_as_current_span(
+                    "api.example.com/v1/agent.run", kind=SpanKind.CLIENT,
+                    attributes={"http.request.method": "POST",
+                                "url.full": "https://api.example.com/v1/agent.run"}):
+                pass
+    traces = write_jsonl(tmp_path / "handler.jsonl", _spans(handler))
+    assert main(["coverage", str(traces), "--format", "json", "--output",
+                 str(tmp_path / "handler.json")]) != 0  # no agent run found

@@ -415,6 +415,22 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     return None
 
 
+# an HTTP request's keys (stable and older semconv): a span carrying one is a request
+_HTTP_KEYS = ("http.request.method", "http.method", "url.full", "http.url", "http.target")
+_CLIENT_OR_SERVER = (1, 2)  # SpanRecord.kind: SDK numbering (SERVER, CLIENT)
+
+
+def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
+    """`name_affix` of the span's name, but none for a request's span named as a Go function
+    is (`api.openai.com/v1/chat.completions`: a client's span named by host and path): its
+    kind (client, server) or its HTTP keys say the name is a URL, which names no operation."""
+    name = record.name
+    if _GO_FUNCTION.match(name) is not None and (record.kind in _CLIENT_OR_SERVER or any(
+            key in record.attributes for key in _HTTP_KEYS)):
+        return None
+    return name_affix(name)
+
+
 def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
     """`name_affix` of a name in brackets after an agent's or tool's kind word
     (`Agent[weather]`, `run_agent(weather)`), or of a name before its kind word in brackets
@@ -687,7 +703,7 @@ def infer(record: SpanRecord) -> Inferred:
     if endpoint is not None:
         return endpoint
     said, prefix = _said(record.attributes)
-    affix = name_affix(record.name)
+    affix = span_affix(record)
     if affix is not None and affix[0] and not affix[1] and (
             _genai_kind(record) or ("", ""))[0] == affix[0]:
         affix = None  # a bare kind word (`completion`) says what GenAI keys say, and less
@@ -779,7 +795,7 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
     disagrees: the engine reads a span as a call of a restricted tool it names, so neither a
     disagreeing kind word nor another name attribute can hide one (docs/conventions.md)."""
     attrs = record.attributes
-    affix = name_affix(record.name)
+    affix = span_affix(record)
     by_name = affix is not None and affix[0] == TOOL
     if not (by_name or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
             or any(kind == TOOL for kind, _, _ in _said(attrs)[0])):
@@ -960,7 +976,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
 def _bare_name(record: SpanRecord) -> str | None:
     """The span name without its kind affix (`weather.chat` → `weather`), None where it has no
     affix or nothing is left."""
-    affix = name_affix(record.name)
+    affix = span_affix(record)
     return affix[1] if affix is not None and affix[1] else None
 
 
