@@ -417,16 +417,16 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
 
 # an HTTP request's keys (stable and older semconv): a span carrying one is a request
 _HTTP_KEYS = ("http.request.method", "http.method", "url.full", "http.url", "http.target")
-_CLIENT_OR_SERVER = (1, 2)  # SpanRecord.kind: SDK numbering (SERVER, CLIENT)
 
 
 def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
     """`name_affix` of the span's name, but none for a request's span named as a Go function
     is (`api.openai.com/v1/chat.completions`: a client's span named by host and path): its
-    kind (client, server) or its HTTP keys say the name is a URL, which names no operation."""
+    HTTP keys say the name is a URL, which names no operation (the span kind does not: a Go
+    client of a model's API may well be a CLIENT span named by its function)."""
     name = record.name
-    if _GO_FUNCTION.match(name) is not None and (record.kind in _CLIENT_OR_SERVER or any(
-            key in record.attributes for key in _HTTP_KEYS)):
+    if _GO_FUNCTION.match(name) is not None and any(
+            key in record.attributes for key in _HTTP_KEYS):
         return None
     return name_affix(name)
 
