@@ -2968,3 +2968,34 @@ def test_pins_read_model_keys_of_one_rank_as_inference_does(tmp_path: Path) -> N
     assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
                  "json", "--output", str(out)]) == 0
     assert _agents(json.loads(out.read_text())) == inferred
+
+
+@pytest.mark.xfail(strict=True, reason="red team s11: billing's agent.Run under a remote parent "
+                   "(another process, context propagated) is a local root assembled alone, so "
+                   "the service-boundary rule never sees orchestrator's span above it")
+def test_a_service_boundary_across_processes_is_a_delegation_too(tmp_path: Path) -> None:
+    """`_go_traffic` as two processes would send it: billing's `agent.Run` starts from the
+    propagated context of orchestrator's model call (a remote parent, as every call between
+    services has): docs/semantics.md's delegation orchestrator -> billing still holds."""
+    exporter = InMemorySpanExporter()
+    tracers = []
+    for service in ("orchestrator", "billing"):
+        provider = TracerProvider(resource=Resource.create({"service.name": service}))
+        provider.add_span_processor(SimpleSpanProcessor(exporter))
+        tracers.append(provider.get_tracer("kit"))
+    orchestrator, billing = tracers
+    kit = "github.com/zeta/agent-kit"
+    with orchestrator.start_as_current_span(f"{kit}/agent.Run"):
+        with orchestrator.start_as_current_span(f"{kit}/llm.generate_with_tools", attributes={
+                "model": "orchestrator-model"}) as call:
+            here = call.get_span_context()
+            remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+                here.trace_id, here.span_id, is_remote=True, trace_flags=TraceFlags(1))))
+            with billing.start_as_current_span(f"{kit}/agent.Run", context=remote):
+                with billing.start_as_current_span(f"{kit}/llm.generate",
+                                                   attributes={"model": "billing-model"}):
+                    pass
+    assert _agents(_report(tmp_path, exporter.get_finished_spans())) == {
+        "orchestrator": {"runs": 1, "tools": {}, "models": {"orchestrator-model": 1},
+                         "delegations": [("orchestrator", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
