@@ -270,6 +270,12 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("gopkg.in/acme/kit.v2/tool.get_time", ("tool", "get_time")),
     ("github.com/acme/agent-kit/memory.add_message", None),
     ("POST /v1/agent.run", None), ("openai/agent.run", None),
+    # a method of a type of the package: the type and method say what ran, never the
+    # receiver's spelling (`(*Registry).Register` is no tool's name, nor a tool call)
+    ("github.com/acme/kit/tool.(*Registry).Register", None),
+    ("github.com/acme/kit/agent.(*Agent).Run", ("agent", "")),
+    ("github.com/acme/kit/llm.(*Client).Chat", ("llm", "")),
+    ("github.com/acme/kit/tool.Tool.Call", ("tool", "")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -2999,3 +3005,27 @@ def test_a_service_boundary_across_processes_is_a_delegation_too(tmp_path: Path)
         "orchestrator": {"runs": 1, "tools": {}, "models": {"orchestrator-model": 1},
                          "delegations": [("orchestrator", "billing")]},
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
+
+
+def test_a_go_method_of_a_kind_package_is_no_call_of_its_own(tmp_path: Path) -> None:
+    """A Go tool package's registry method (`tool.(*Registry).Register`), traced beside an
+    agent's run: no tool call `(*Registry).Register`, and no run of the service around it."""
+    kit = "github.com/zeta/agent-kit"
+
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("serve"):
+            with tracer.start_as_current_span(f"{kit}/tool.(*Registry).Register"):
+                pass
+            with tracer.start_as_current_span(f"{kit}/agent.Run", attributes={
+                    "agent.name": "weather"}):
+                with tracer.start_as_current_span(f"{kit}/llm.generate", attributes={
+                        "model": "weather-model"}):
+                    pass
+                with tracer.start_as_current_span(f"{kit}/tool.lookup"):
+                    pass
+                with tracer.start_as_current_span(f"{kit}/llm.generate", attributes={
+                        "model": "weather-model"}):
+                    pass
+    assert _agents(_report(tmp_path, _spans(traffic))) == {
+        "weather": {"runs": 1, "tools": {"lookup": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 2}, "delegations": []}}

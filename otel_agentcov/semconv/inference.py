@@ -152,6 +152,8 @@ _SUFFIX = _linear(
 # package and the function or method (`github.com/acme/kit/agent.Run`, `pkg.(*Agent).Run`)
 _GO_FUNCTION = re.compile(r"^\s*((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,63}(?:/[\w.~-]{1,100}){0,16}/)"
                           r"([A-Za-z_]\w{0,63}\.[\w.()*]{1,100})\s*$")
+# ... a method of one of the package's types (`agent.(*Agent).Run`, `tool.Tool.Call`)
+_GO_METHOD = re.compile(r"^[A-Za-z_]\w*\.(?:\(\*?([A-Za-z_]\w*)\)|([A-Z]\w*))\.(.+)$")
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
@@ -336,6 +338,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     `<provider>/<model>`) has no affix, unless it is a Go function's qualified name
     (`github.com/acme/kit/agent.Run`): its package and function say what a name would."""
     qualified = _GO_FUNCTION.match(name)
+    method = _GO_METHOD.match(qualified.group(2)) if qualified is not None else None
+    if method is not None:  # the type and its method say what ran, as a class's would
+        found = name_affix(f"{method.group(1) or method.group(2)}.{method.group(3)}")
+        if found is None or not found[0]:  # the package's word alone says nothing of it
+            return None
+        exact = name.strip()  # nor is the receiver's spelling any name
+        return found[0], "", (glob_literal(exact), re.escape(exact))
     if qualified is not None:
         found = name_affix(qualified.group(2))
         if found is None:
