@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import hashlib
 from array import array
+from bisect import bisect_left
 from collections import OrderedDict
 from dataclasses import dataclass
+from heapq import merge
 
 from ..semconv.events import (
     DENY,
@@ -176,30 +178,57 @@ def unjoined_denials(events: list[Event], agent: str | None) -> list[LateDecisio
 
 
 _SPAN_IDS = "Q"  # span ids are 8 bytes: a folded trace keeps them in an array, not a dict
+_OWNERS = "I"  # ... each with its agent's index
+_Segment = tuple["array[int]", "array[int] | None"]  # sorted span ids, their agents if not one
+_MAX_SPAN_ID = 1 << 64
 
 
 class _Folded:
-    """One folded trace: its span ids in order, each with the index of the agent whose run
-    held it (a few bytes a span, as a dict of span id -> agent is not; none while one agent
-    held them all, as in most traces), and its tool calls (none until one has an id)."""
+    """One folded trace: its span ids, each with the index of the agent whose run held it (a
+    few bytes a span, as a dict of span id -> agent is not; none while one agent held them
+    all, as in most traces), and its tool calls (none until one has an id).
 
-    __slots__ = ("seen", "agents", "ids", "owners", "calls")
+    The ids are kept in sorted runs (an array each, with its owners), one more per fold, two
+    merged while the older is at most twice the newer: a few runs however many times the trace
+    is folded (a session's requests under one trace id), each found by bisection, so neither a
+    fold nor an event walks every span the trace already has."""
+
+    __slots__ = ("seen", "agents", "first", "ids", "owners", "more", "calls")
 
     def __init__(self, seen: float) -> None:
         self.seen = seen
         self.agents: list[str] = []
+        self.first: int | None = None  # the first span remembered (the trace's agent's)
+        # the oldest run of sorted span ids and their agents' indices (None: every one is
+        # agents[0]'s), then the later runs, if any (most traces are folded once: none)
         self.ids = array(_SPAN_IDS)
-        self.owners: array[int] | None = None  # None: every span is agents[0]'s
+        self.owners: array[int] | None = None
+        self.more: list[_Segment] | None = None
         self.calls: dict[str, list[object]] | None = None
+
+    def _segments(self) -> list[_Segment]:
+        return [(self.ids, self.owners), *(self.more or ())]
+
+    def _find(self, span_id: int) -> tuple[int, int] | None:
+        """(segment, position) of a remembered span id."""
+        ids = self.ids
+        at = bisect_left(ids, span_id)
+        if at < len(ids) and ids[at] == span_id:
+            return 0, at
+        for n, (ids, _) in enumerate(self.more or (), 1):
+            at = bisect_left(ids, span_id)
+            if at < len(ids) and ids[at] == span_id:
+                return n, at
+        return None
 
     def owner(self, span_id: int) -> str | None:
         """The agent whose run held the span, if it was remembered (an id no 8 bytes hold is
-        in no array: not found, as any other)."""
-        try:
-            at = self.ids.index(span_id)
-        except ValueError:
+        in no run of ids: not found, as any other)."""
+        found = self._find(span_id)
+        if found is None:
             return None
-        return self.agents[self.owners[at] if self.owners is not None else 0]
+        owners = self._segments()[found[0]][1]
+        return self.agents[owners[found[1]] if owners is not None else 0]
 
     def call(self, call_id: str) -> list[object] | None:
         """[agent, tool, decision so far, a span of the call ran] of a remembered call."""
@@ -213,36 +242,74 @@ class _Folded:
     def add(self, runs: list[AgentRun]) -> None:
         """Remember the runs' spans: a run's own span for that run, any other for the first
         run that held it (an id no 8 bytes hold is no span an event can name: not kept)."""
-        ids = self.ids
-        index = {span_id: i for i, span_id in enumerate(ids)}
+        new: dict[int, int] = {}  # this fold's spans not remembered before -> their agent
         agents = {agent: i for i, agent in enumerate(self.agents)}
+        find = self._find if self.ids else _nowhere  # most traces fold once: nothing to find
         for run in runs:
             owner = agents.get(run.agent)
             if owner is None:
                 owner = agents[run.agent] = len(self.agents)
                 self.agents.append(run.agent)
-            if owner and self.owners is None:  # a second agent: each span's own from now on
-                self.owners = array("I", bytes(4 * len(ids)))
-            owners = self.owners
-            at = index.get(run.span_id) if run.span_id else None
-            if at is not None and owners is not None:
-                owners[at] = owner
-            for span_id in ([run.span_id] if run.span_id and at is None else []) + [
-                    s.span_id for s in run.steps if s.kind != DELEGATE]:
-                if span_id not in index:
-                    try:
-                        ids.append(span_id)
-                    except OverflowError:
-                        continue
-                    index[span_id] = len(ids) - 1
-                    if owners is not None:
-                        owners.append(owner)
+            if run.span_id and 0 <= run.span_id < _MAX_SPAN_ID:  # the run's own span is its
+                found = None if run.span_id in new else find(run.span_id)
+                if found is None:
+                    new[run.span_id] = owner
+                else:
+                    self._own(found, owner)
             for s in run.steps:
+                if s.kind != DELEGATE and 0 <= s.span_id < _MAX_SPAN_ID and (
+                        s.span_id not in new and find(s.span_id) is None):
+                    new[s.span_id] = owner
                 if s.kind == TOOL and s.call_id and s.tool:
                     self.add_call(s.call_id, [run.agent, s.tool, s.decision, not s.event])
+        if not new:
+            return
+        if self.first is None:
+            self.first = next(iter(new))
+        order = sorted(new)
+        owners = array(_OWNERS, [new[i] for i in order]) if any(new.values()) else None
+        segments = [*self._segments(), (array(_SPAN_IDS, order), owners)] if self.ids else [
+            (array(_SPAN_IDS, order), owners)]
+        while len(segments) > 1 and len(segments[-2][0]) <= 2 * len(segments[-1][0]):
+            segments.append(_merged(segments.pop(-2), segments.pop()))
+        (self.ids, self.owners), self.more = segments[0], segments[1:] or None
+
+    def _own(self, found: tuple[int, int], owner: int) -> None:
+        """Make a remembered span the agent's (its run's own span, folded after another run
+        held it)."""
+        n, at = found
+        ids, owners = self._segments()[n]
+        if owners is None:
+            if not owner:
+                return
+            owners = array(_OWNERS, bytes(4 * len(ids)))
+            if n:
+                assert self.more is not None
+                self.more[n - 1] = (ids, owners)
+            else:
+                self.owners = owners
+        owners[at] = owner
 
     def __len__(self) -> int:
-        return len(self.ids) + (len(self.calls) if self.calls is not None else 0)
+        return sum(len(ids) for ids, _ in self._segments()) + (
+            len(self.calls) if self.calls is not None else 0)
+
+
+def _nowhere(span_id: int) -> None:
+    """`_Folded._find` while nothing is remembered."""
+
+
+def _merged(a: _Segment, b: _Segment) -> _Segment:
+    """Two sorted runs of span ids (no id in both) as one, each id keeping its agent."""
+    if a[1] is None and b[1] is None:
+        return array(_SPAN_IDS, sorted(a[0] + b[0])), None
+    ids, owners = array(_SPAN_IDS), array(_OWNERS)
+    pairs = [zip(run, owned if owned is not None else array(_OWNERS, bytes(4 * len(run))),
+                 strict=True) for run, owned in (a, b)]
+    for span_id, owner in merge(*pairs):
+        ids.append(span_id)
+        owners.append(owner)
+    return ids, owners
 
 
 class Closed:
@@ -263,6 +330,8 @@ class Closed:
             folded = self._traces.get(trace_id)
             if folded is None:
                 folded = self._traces[trace_id] = _Folded(now)
+            folded.seen = now  # the TTL counts from the last fold, as the order does: expire
+            # stops at the first trace folded since its deadline
             before = len(folded)
             folded.add(held)
             self._traces.move_to_end(trace_id)
@@ -281,7 +350,7 @@ class Closed:
     def agent_of(self, trace_id: int) -> str | None:
         """The agent of a folded run of the trace (its first remembered span's), if any."""
         found = self._traces.get(trace_id)
-        return found.owner(found.ids[0]) if found is not None and found.ids else None
+        return found.owner(found.first) if found is not None and found.first is not None else None
 
     def knows(self, event: Event) -> bool:
         found = self._traces.get(event.trace_id)

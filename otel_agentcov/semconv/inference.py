@@ -152,6 +152,8 @@ _SUFFIX = _linear(
 # package and the function or method (`github.com/acme/kit/agent.Run`, `pkg.(*Agent).Run`)
 _GO_FUNCTION = re.compile(r"^\s*((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,63}(?:/[\w.~-]{1,100}){0,16}/)"
                           r"([A-Za-z_]\w{0,63}\.[\w.()*]{1,100})\s*$")
+# ... a method of one of the package's types (`agent.(*Agent).Run`, `tool.Tool.Call`)
+_GO_METHOD = re.compile(r"^[A-Za-z_]\w*\.(?:\(\*?([A-Za-z_]\w*)\)|([A-Z]\w*))\.(.+)$")
 _HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
 # a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
 _PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
@@ -343,6 +345,13 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     `<provider>/<model>`) has no affix, unless it is a Go function's qualified name
     (`github.com/acme/kit/agent.Run`): its package and function say what a name would."""
     qualified = _GO_FUNCTION.match(name)
+    method = _GO_METHOD.match(qualified.group(2)) if qualified is not None else None
+    if method is not None:  # the type and its method say what ran, as a class's would
+        found = name_affix(f"{method.group(1) or method.group(2)}.{method.group(3)}")
+        if found is None or not found[0]:  # the package's word alone says nothing of it
+            return None
+        exact = name.strip()  # nor is the receiver's spelling any name
+        return found[0], "", (glob_literal(exact), re.escape(exact))
     if qualified is not None:
         found = name_affix(qualified.group(2))
         if found is None:
@@ -420,6 +429,22 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
             tail = name.rstrip()[name.index(rest) + len(rest):]
             return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
     return None
+
+
+# an HTTP request's keys (stable and older semconv): a span carrying one is a request
+_HTTP_KEYS = ("http.request.method", "http.method", "url.full", "http.url", "http.target")
+
+
+def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
+    """`name_affix` of the span's name, but none for a request's span named as a Go function
+    is (`api.openai.com/v1/chat.completions`: a client's span named by host and path): its
+    HTTP keys say the name is a URL, which names no operation (the span kind does not: a Go
+    client of a model's API may well be a CLIENT span named by its function)."""
+    name = record.name
+    if _GO_FUNCTION.match(name) is not None and any(
+            key in record.attributes for key in _HTTP_KEYS):
+        return None
+    return name_affix(name)
 
 
 def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
@@ -694,7 +719,7 @@ def infer(record: SpanRecord) -> Inferred:
     if endpoint is not None:
         return endpoint
     said, prefix = _said(record.attributes)
-    affix = name_affix(record.name)
+    affix = span_affix(record)
     if affix is not None and affix[0] and not affix[1] and (
             _genai_kind(record) or ("", ""))[0] == affix[0]:
         affix = None  # a bare kind word (`completion`) says what GenAI keys say, and less
@@ -786,7 +811,7 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
     disagrees: the engine reads a span as a call of a restricted tool it names, so neither a
     disagreeing kind word nor another name attribute can hide one (docs/conventions.md)."""
     attrs = record.attributes
-    affix = name_affix(record.name)
+    affix = span_affix(record)
     by_name = affix is not None and affix[0] == TOOL
     if not (by_name or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
             or any(kind == TOOL for kind, _, _ in _said(attrs)[0])):
@@ -967,7 +992,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
 def _bare_name(record: SpanRecord) -> str | None:
     """The span name without its kind affix (`weather.chat` → `weather`), None where it has no
     affix or nothing is left."""
-    affix = name_affix(record.name)
+    affix = span_affix(record)
     return affix[1] if affix is not None and affix[1] else None
 
 
