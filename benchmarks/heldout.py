@@ -40,7 +40,9 @@ twenty-third (tests/heldout_twentythird/, fixtures/record/heldout_twentythird/: 
 stacks), likewise; `--set twentyfourth` the twenty-fourth (tests/heldout_twentyfourth/,
 fixtures/record/heldout_twentyfourth/: one TypeScript stack), likewise; `--set twentysixth` the
 twenty-sixth (tests/heldout_twentysixth/, fixtures/record/heldout_twentysixth/: one Go stack),
-likewise. Each file is replayed
+likewise; `--set twentyseventh` the twenty-seventh (tests/heldout_twentyseventh/,
+fixtures/record/heldout_twentyseventh/: Gemini CLI and OpenCode, driven by Python apps), likewise.
+Each file is replayed
 with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -57,7 +59,8 @@ they are counted and printed on their own ("extra agents"), as a precision check
 
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
-nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentysixth]
+nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentysixth|
+twentyseventh]
 [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
@@ -88,7 +91,8 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "eighteenth": "heldout_eighteenth", "nineteenth": "heldout_nineteenth",
         "twentieth": "heldout_twentieth", "twentyfirst": "heldout_twentyfirst",
         "twentysecond": "heldout_twentysecond", "twentythird": "heldout_twentythird",
-        "twentyfourth": "heldout_twentyfourth", "twentysixth": "heldout_twentysixth"}
+        "twentyfourth": "heldout_twentyfourth", "twentysixth": "heldout_twentysixth",
+        "twentyseventh": "heldout_twentyseventh"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402
