@@ -475,6 +475,18 @@ fixtures-heldout-twentyfifth: $(STAMP)
 fixtures-heldout-twentysixth: $(STAMP)
 	@echo "== agent_sdk_go"; $(BIN)/python fixtures/record/heldout_twentysixth/record_agent_sdk_go.py
 
+# The twenty-seventh held-out share (issue 35: tests/heldout_twentyseventh/, `benchmarks/heldout.py
+# --set twentyseventh`): two coding-agent CLIs from npm (Google's Gemini CLI and OpenCode), each
+# driven by a Python app, kept from the rules' designers. Pinned by
+# fixtures/record/heldout_twentyseventh/node/package-lock.json (npm and Node 20 record them); not
+# part of `make test`.
+.PHONY: fixtures-heldout-twentyseventh
+fixtures-heldout-twentyseventh: $(STAMP) node-tools
+	cd fixtures/record/heldout_twentyseventh/node && npm ci --no-audit --no-fund
+	@set -e; for stack in gemini_cli opencode; do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_twentyseventh/record_$$stack.py; \
+	done
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in
