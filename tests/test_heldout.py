@@ -21,8 +21,7 @@ Only the sets' integrity is tested here; how well the product reads them is a be
 `ninth`, `tenth`, `eleventh`, `twelfth`, `thirteenth`, `fourteenth`, `fifteenth`, `sixteenth`,
 `seventeenth`, `eighteenth`, `nineteenth`, `twentieth`, `twentyfirst`, `twentysecond`,
 `twentythird`, `twentyfourth`, `twentyfifth`, `twentysixth` or `twentyseventh` for the later
-shares), not a
-pass/fail test.
+shares), not a pass/fail test.
 """
 
 from __future__ import annotations
