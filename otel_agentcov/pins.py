@@ -125,14 +125,17 @@ def _entry(group: Group) -> dict[str, Any] | None:
 
 
 def _managed_names(group: Group) -> list[str]:
-    """The names of agents managed through an API (`create_agent`: inference reads no run) an
-    agent entry's span-name glob would claim (`*_agent`): its `unless`, so the entry reads them
-    as inference did; each casing spelled out, a name glob being case-sensitive."""
+    """The names of agents managed through an API (`create_agent`, `Agent.get`: inference reads
+    no run) an agent entry's span-name glob would claim (`*_agent`, `Agent.*`): its `unless`,
+    so the entry reads them as inference did; each casing spelled out, a name glob being
+    case-sensitive."""
     if group.kind != AGENT or group.evidence != BY_NAME or group.glob is None:
         return []
-    names = (f"{verb}{sep}{word}" for v in MANAGE_VERBS for verb in (v, v.capitalize(), v.upper())
-             for sep in ("", "_", " ", "-", ".", ":")
-             for w in ("agent", "agents") for word in (w, w.capitalize(), w.upper()))
+    pairs = [(verb, word) for v in MANAGE_VERBS for verb in (v, v.capitalize(), v.upper())
+             for w in ("agent", "agents") for word in (w, w.capitalize(), w.upper())]
+    names = [*(f"{verb}{sep}{word}" for verb, word in pairs
+               for sep in ("", "_", " ", "-", ".", ":")),
+             *(f"{word}{sep}{verb}" for verb, word in pairs for sep in (".", ":", "::"))]
     return [name for name in names if fnmatchcase(name, group.glob)]
 
 

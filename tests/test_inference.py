@@ -3046,3 +3046,23 @@ def test_a_go_method_of_a_kind_package_is_no_call_of_its_own(tmp_path: Path) -> 
     assert _agents(_report(tmp_path, _spans(traffic))) == {
         "weather": {"runs": 1, "tools": {"lookup": {"ok": 1, "error": 0}},
                     "models": {"weather-model": 2}, "delegations": []}}
+
+
+def agents_service_traffic(tracer: Tracer) -> None:
+    """An agents service's methods traced by class and method (`Agent.get`, `Agent.list`,
+    `agents::delete`: the kind word, then an API's verb), each a trace of its own, then the
+    run `Agent.weather` (the class's kind word, then the agent's name) calling its model."""
+    for name in ("Agent.get", "Agent.list", "agents::delete"):
+        with tracer.start_as_current_span(name):
+            pass
+    with tracer.start_as_current_span("Agent.weather"):
+        _chat(tracer, "weather-model")
+
+
+def test_an_agents_services_methods_are_no_runs_and_the_pins_agree(tmp_path: Path) -> None:
+    """No agent `get`, `list` or `delete` beside `weather`, read by inference and by the pinned
+    file alike (its `Agent.*` entry carries them in its `unless`)."""
+    expected = {"weather": {"runs": 1, "tools": {}, "models": {"weather-model": 1},
+                            "delegations": []}}
+    assert _agents(_report(tmp_path, _spans(agents_service_traffic))) == expected
+    assert _pinned_agents(tmp_path, agents_service_traffic) == expected

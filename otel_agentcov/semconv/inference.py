@@ -180,12 +180,14 @@ _UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
 _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
                       r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
 # an agent managed through an API, not run (GenAI's `create_agent` operation: `create_agent`,
-# `DeleteAgent`, `list agents`): the verb and the kind word are the whole name. Only the verbs
+# `DeleteAgent`, `list agents`, or as an agents service's method, `Agent.get`, `agents.list`):
+# the verb and the kind word are the whole name. Only the verbs
 # an agents API names its operations by: a verb an agent's task is named by too (`fetch_agent`,
 # `deploy_agent`, `build_agent`, `retrieve_agent`, `describe_agent`, `add_agent`: an agent that
 # fetches, deploys) names that agent's run, read by its name as any `<name>_agent`
 MANAGE_VERBS = ("create", "delete", "get", "list", "register", "new", "remove")
-_MANAGES = re.compile(r"^\s*(?i:" + "|".join(MANAGE_VERBS) + r")[\s_.:-]?(?i:agents?)\s*$")
+_VERBS = "(?i:" + "|".join(MANAGE_VERBS) + ")"
+_MANAGES = re.compile(rf"^\s*(?:{_VERBS}[\s_.:-]?(?i:agents?)|(?i:agents?)(?:[.:]|::){_VERBS})\s*$")
 # an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase word (any
 # case and separator), a qualifier and an index if any (`backend.openai.chat.start-1`,
 # `tool.lookup.run.error-1`, `x.chat.on_end`: an emitter's or a callback's events)
