@@ -172,7 +172,9 @@ def requested_tool_names(attrs: Mapping[str, Any]) -> tuple[str, ...]:
 
 
 def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
-    """Length of the first captured user message, or None when no content was captured."""
+    """Length of the first captured user message, or None when no content was captured, or
+    none it can read as text: text parts in the GenAI shape (`type: text`, `content`) or
+    Gemini's own (`text`, no type)."""
     raw = attrs.get("gen_ai.input.messages")
     if raw is None:  # content not captured, as on every non-GenAI span: nothing to parse
         return None
@@ -182,12 +184,14 @@ def user_input_chars(attrs: Mapping[str, Any]) -> int | None:
         text = message.get("content")
         if isinstance(text, str):  # the chat-completions shape: the message's text as one string
             return len(text.strip())
-        total = 0
-        for part in _list(message.get("parts")):
-            if isinstance(part, dict) and part.get("type") == "text":
-                content = part.get("content")
-                total += len(content.strip()) if isinstance(content, str) else 0
-        return total
+        parts = _list(message.get("parts"))
+        texts = [part.get("content") if part.get("type") == "text" else part["text"]
+                 for part in parts if isinstance(part, dict) and (
+                     part.get("type") == "text" or ("type" not in part and isinstance(
+                         part.get("text"), str)))]
+        if parts and not texts:  # parts, none of them text it can read (an image, say)
+            return None
+        return sum(len(text.strip()) for text in texts if isinstance(text, str))
     return None
 
 

@@ -398,6 +398,27 @@ def test_a_user_message_as_one_string_is_measured_as_its_text(content: str, empt
     assert report(eng)["boundaries"]["empty_input"] is empty
 
 
+@pytest.mark.parametrize(("parts", "empty"), [
+    ([{"type": "text", "content": " hi "}], True),  # the GenAI shape
+    ([{"type": "text", "content": "refund 42"}], False),
+    ([{"text": "refund 42"}], False),  # Gemini's own shape: `text`, no type
+    ([{"text": ""}, {"text": " x "}], True),
+    ([], True),  # no part at all: nothing was said
+    ([{"type": "image", "uri": "x.png"}], None),  # no text part: not read, no empty input
+    ([{"inline_data": {"mime_type": "image/png"}}], None),
+])
+def test_a_user_message_in_parts_is_measured_by_its_text_parts(
+        parts: list[dict[str, object]], empty: bool | None) -> None:
+    """A user message made of parts: the stripped text of its text parts, in the GenAI shape or
+    Gemini's, against min_input_chars 3; a message none of whose parts is text (an image) is
+    input it cannot measure: no run hits `empty_input` for it (it was read as 0 before, and
+    Gemini's text parts too: every Gemini CLI run hit it)."""
+    eng = CoverageEngine(spec(boundaries={"min_input_chars": 3}))
+    messages = json.dumps([{"role": "user", "parts": parts}])
+    run(eng, "a", [("llm", "m", {"gen_ai.input.messages": messages})])
+    assert report(eng)["boundaries"]["empty_input"] is (empty is True)
+
+
 def test_restricted_requests_beyond_the_calls_seen_are_denied_attempts() -> None:
     """The model asks for delete_repo three times in one run (two output messages, one asking
     twice); one call runs and one is denied by a decision: the third request, with no span, is

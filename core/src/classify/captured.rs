@@ -129,7 +129,7 @@ pub fn requested_tool_names(attrs: &Attributes) -> Vec<String> {
 }
 
 /// Length in code points of the first captured user message, or None when no content was
-/// captured.
+/// captured, or none it can read as text.
 pub fn user_input_chars(attrs: &Attributes) -> Option<i64> {
     let raw = attrs.get("gen_ai.input.messages");
     if matches!(raw, None | Some(Value::None)) {
@@ -145,11 +145,30 @@ pub fn user_input_chars(attrs: &Attributes) -> Option<i64> {
         return i64::try_from(pystr::len(pystr::strip(&content.text))).ok();
     }
     let parts = user.get("parts").map_or(&[][..], Json::items);
-    let total: usize = parts
-        .iter()
-        .filter(|p| p.is_object() && has_type(p, "text"))
-        .filter_map(|p| p.get("content").and_then(Json::text))
-        .map(|content| pystr::len(pystr::strip(&content.text)))
-        .sum();
+    let texts: Vec<Option<usize>> = parts.iter().filter_map(text_part).collect();
+    if texts.is_empty() && !parts.is_empty() {
+        return None; // parts, none of them text it can read (an image, a shape of its own)
+    }
+    let total: usize = texts.into_iter().flatten().sum();
     i64::try_from(total).ok()
+}
+
+/// A text part's length in code points (`Some(None)`: a text part with no text): the GenAI
+/// shape (`{"type": "text", "content": …}`) or Gemini's own (`{"text": …}`, no type).
+fn text_part(part: &Json) -> Option<Option<usize>> {
+    if !part.is_object() {
+        return None;
+    }
+    let key = if has_type(part, "text") {
+        "content"
+    } else if part.get("type").is_none() && part.get("text").and_then(Json::text).is_some() {
+        "text"
+    } else {
+        return None;
+    };
+    Some(
+        part.get(key)
+            .and_then(Json::text)
+            .map(|t| pystr::len(pystr::strip(&t.text))),
+    )
 }
