@@ -453,3 +453,42 @@ def test_a_trace_folded_in_many_parts_is_remembered_and_joined_in_linear_time() 
     assert [late.agent for late in map(closed.late, denials) if late] == ["support"] * 2_000
     assert time.perf_counter() - started < 20 * once + 0.5
     assert closed.entries == 100_000
+
+
+def _spans_of(*ids: int) -> list[Step]:
+    return [tool("", span_id) for span_id in ids]
+
+
+def _owners(closed: Closed, spans: range) -> dict[int, str | None]:
+    """Each span's agent as a late deny recorded in it reads it (None: not remembered)."""
+    return {span: (late.agent if (late := closed.late(event("deny", None, span_id=span)))
+                   else None) for span in spans}
+
+
+def test_a_large_fold_then_a_small_one_keep_each_spans_agent() -> None:
+    """One trace folded in two parts of very different sizes: support's run over spans 10-29,
+    then billing's over 40-42 (its own span 40): each span answers with its own run's agent,
+    the spans of the first part with support, wherever each part is kept."""
+    closed = Closed(1_000)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=_spans_of(*range(11, 30)),
+                              span_id=10)], 0.0)
+    closed.remember([AgentRun("billing", TRACE, 0, 10, steps=_spans_of(41, 42), span_id=40)],
+                    1.0)
+    expected = {span: "support" if 10 <= span <= 29 else "billing" if 40 <= span <= 42 else None
+                for span in range(5, 45)}
+    assert _owners(closed, range(5, 45)) == expected
+    assert closed.agent_of(TRACE) == "support"
+
+
+def test_a_runs_own_span_held_first_by_another_run_becomes_that_runs() -> None:
+    """support's run holds spans 20-27 (billing's agent span 24 among them, as a step); billing's
+    run, folded later, has 24 as its own span and 30-31 under it: span 24 is billing's from
+    then on, its neighbours stay support's."""
+    closed = Closed(1_000)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=_spans_of(*range(21, 28)),
+                              span_id=20)], 0.0)
+    closed.remember([AgentRun("billing", TRACE, 0, 10, steps=_spans_of(30, 31), span_id=24)],
+                    1.0)
+    expected = {span: "billing" if span in (24, 30, 31) else "support" for span in range(20, 32)}
+    expected.update({28: None, 29: None})
+    assert _owners(closed, range(20, 32)) == expected
