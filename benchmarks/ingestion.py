@@ -1,5 +1,5 @@
-"""Offline ingestion, end to end through the CLI (each run a child process: wall, CPU, peak RSS
-from wait4), over benchmarks/workload.py's path-diverse traces generated once into build/bench/:
+"""Offline ingestion, end to end through the CLI (each run a child process: wall and CPU from
+wait4, peak RSS its own VmHWM: children.py), over benchmarks/workload.py's path-diverse traces generated once into build/bench/:
 
 - 200 k spans: `agentcov coverage` against the decode-and-visit floor (the least any Python
   reader does), and `--jobs 2` against `--jobs 1` (speed-up and same report);
@@ -148,6 +148,9 @@ def section(rounds: int) -> Section:
         f"{spans:,} spans ({TRACES.stat().st_size / 1e6:.0f} MB, one ExportTraceServiceRequest "
         f"in 512-span batches) = {runs:,} agent runs of 5 agents with {paths:,} distinct paths "
         "in the state (benchmarks/workload.py: random tool sequences, `granularity: tool`); "
-        "agentcov streams it one ResourceSpans at a time.",
+        "agentcov streams it one ResourceSpans at a time. Peak RSS is the child's own high-water "
+        "mark (VmHWM, benchmarks/peak.py): until this round it was wait4's ru_maxrss, which "
+        "Linux starts from the forking runner's own (about 129 MB by then), so every child "
+        "showed the runner's size, whatever its own.",
     ]
     return Section("Offline ingestion (agentcov coverage, 1 M-span OTLP protobuf)", rows, notes)
