@@ -1,5 +1,6 @@
 """Offline ingestion, end to end through the CLI (each run a child process: wall and CPU from
-wait4, peak RSS its own VmHWM: children.py), over benchmarks/workload.py's path-diverse traces generated once into build/bench/:
+wait4, peak RSS its own VmHWM: children.py), over benchmarks/workload.py's path-diverse
+traces generated once into build/bench/:
 
 - 200 k spans: `agentcov coverage` against the decode-and-visit floor (the least any Python
   reader does), and `--jobs 2` against `--jobs 1` (speed-up and same report);
