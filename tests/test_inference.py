@@ -2840,19 +2840,37 @@ def _go_traffic(tracer: Tracer, billing: Tracer) -> None:
                         pass
 
 
-def test_go_function_names_and_a_service_boundary_name_the_runs(tmp_path: Path) -> None:
-    """The package and function of a Go name say the kind (`agent.Run`, `llm.generate`); an
-    agent span with no name of its own where another service's work starts (billing's, under
-    orchestrator's call) is that service's run, and so is the trace's root holding it: the
-    delegation orchestrator -> billing. The sub-agent's token totals are no model call."""
+def _two_services(traffic: Callable[[Tracer, Tracer], None]) -> Sequence[ReadableSpan]:
+    """The spans `traffic` makes with a tracer of the service `orchestrator` and one of
+    `billing` (one exporter: the order they ended in)."""
     exporter = InMemorySpanExporter()
     tracers = []
     for service in ("orchestrator", "billing"):
         provider = TracerProvider(resource=Resource.create({"service.name": service}))
         provider.add_span_processor(SimpleSpanProcessor(exporter))
         tracers.append(provider.get_tracer("kit"))
-    _go_traffic(*tracers)
-    spans = exporter.get_finished_spans()
+    traffic(*tracers)
+    return exporter.get_finished_spans()
+
+
+def _pinned_alone(tmp_path: Path, spans: Sequence[ReadableSpan]) -> dict[str, Any]:
+    """The agents read with `explain --write`'s file for the spans and inference off: what
+    the pins alone reproduce."""
+    traces = write_jsonl(tmp_path / "pinned-alone.jsonl", spans)
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
+                 "json", "--output", str(out)]) == 0
+    return _agents(json.loads(out.read_text()))
+
+
+def test_go_function_names_and_a_service_boundary_name_the_runs(tmp_path: Path) -> None:
+    """The package and function of a Go name say the kind (`agent.Run`, `llm.generate`); an
+    agent span with no name of its own where another service's work starts (billing's, under
+    orchestrator's call) is that service's run, and so is the trace's root holding it: the
+    delegation orchestrator -> billing. The sub-agent's token totals are no model call."""
+    spans = _two_services(_go_traffic)
     assert _agents(_report(tmp_path, spans)) == {
         "orchestrator": {"runs": 1, "tools": {}, "models": {"orchestrator-model": 1},
                          "delegations": [("orchestrator", "billing")]},
@@ -2885,16 +2903,11 @@ def test_pins_read_every_model_key_of_one_vocabulary(capsys: pytest.CaptureFixtu
                 with tracer.start_as_current_span("llm.generate", attributes=attributes):
                     pass
 
-    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(traffic))
-    pinned = tmp_path / "agentcov.yaml"
-    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
-    llm = [e for e in yaml.safe_load(pinned.read_text())["conventions"] if e["kind"] == "llm"]
-    assert [e.get("model") for e in llm] == [["zeta.response.model", "zeta.model"]]
-    out = tmp_path / "pinned.json"
-    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
-                 "json", "--output", str(out)]) == 0
     models = {"weather-model": 1, "backup-model": 1, "m-0613": 1}
-    assert _agents(json.loads(out.read_text()))["weather"]["models"] == models
+    assert _pinned_alone(tmp_path, _spans(traffic))["weather"]["models"] == models
+    entries = yaml.safe_load((tmp_path / "agentcov.yaml").read_text())["conventions"]
+    assert [e.get("model") for e in entries if e["kind"] == "llm"] == [
+        ["zeta.response.model", "zeta.model"]]
     assert _agents(_report(tmp_path, _spans(traffic)))["weather"]["models"] == models
 
 
@@ -2951,22 +2964,8 @@ def test_pins_reproduce_the_service_boundary_delegation(tmp_path: Path) -> None:
     """The commit's own Go traffic (orchestrator's call holding billing's `agent.Run`): with
     the file `explain --write` pins and inference off, the delegation orchestrator -> billing
     inference read is read again (docs/conventions.md: the pins reproduce the reading)."""
-    exporter = InMemorySpanExporter()
-    tracers = []
-    for service in ("orchestrator", "billing"):
-        provider = TracerProvider(resource=Resource.create({"service.name": service}))
-        provider.add_span_processor(SimpleSpanProcessor(exporter))
-        tracers.append(provider.get_tracer("kit"))
-    _go_traffic(*tracers)
-    spans = exporter.get_finished_spans()
-    inferred = _agents(_report(tmp_path, spans))
-    traces = write_jsonl(tmp_path / "go.jsonl", spans)
-    pinned = tmp_path / "agentcov.yaml"
-    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
-    out = tmp_path / "pinned.json"
-    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
-                 "json", "--output", str(out)]) == 0
-    assert _agents(json.loads(out.read_text())) == inferred
+    spans = _two_services(_go_traffic)
+    assert _pinned_alone(tmp_path, spans) == _agents(_report(tmp_path, spans))
 
 
 @pytest.mark.xfail(strict=True, reason="red team s11: two model keys of one rank (`acme.model`, "
@@ -2984,13 +2983,7 @@ def test_pins_read_model_keys_of_one_rank_as_inference_does(tmp_path: Path) -> N
     spans = _spans(traffic)
     inferred = _agents(_report(tmp_path, spans))
     assert inferred["weather"]["models"] == {"weather-model": 1, "asked-model": 1}
-    traces = write_jsonl(tmp_path / "zeta.jsonl", spans)
-    pinned = tmp_path / "agentcov.yaml"
-    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
-    out = tmp_path / "pinned.json"
-    assert main(["coverage", str(traces), "--spec", str(pinned), "--no-inference", "--format",
-                 "json", "--output", str(out)]) == 0
-    assert _agents(json.loads(out.read_text())) == inferred
+    assert _pinned_alone(tmp_path, spans) == inferred
 
 
 @pytest.mark.xfail(strict=True, reason="red team s11: billing's agent.Run under a remote parent "
@@ -3000,17 +2993,11 @@ def test_a_service_boundary_across_processes_is_a_delegation_too(tmp_path: Path)
     """`_go_traffic` as two processes would send it: billing's `agent.Run` starts from the
     propagated context of orchestrator's model call (a remote parent, as every call between
     services has): docs/semantics.md's delegation orchestrator -> billing still holds."""
-    exporter = InMemorySpanExporter()
-    tracers = []
-    for service in ("orchestrator", "billing"):
-        provider = TracerProvider(resource=Resource.create({"service.name": service}))
-        provider.add_span_processor(SimpleSpanProcessor(exporter))
-        tracers.append(provider.get_tracer("kit"))
-    orchestrator, billing = tracers
-    kit = "github.com/zeta/agent-kit"
-    with orchestrator.start_as_current_span(f"{kit}/agent.Run"):
-        with orchestrator.start_as_current_span(f"{kit}/llm.generate_with_tools", attributes={
-                "model": "orchestrator-model"}) as call:
+    def traffic(orchestrator: Tracer, billing: Tracer) -> None:
+        kit = "github.com/zeta/agent-kit"
+        call_name, model = f"{kit}/llm.generate_with_tools", {"model": "orchestrator-model"}
+        with orchestrator.start_as_current_span(f"{kit}/agent.Run"), \
+                orchestrator.start_as_current_span(call_name, attributes=model) as call:
             here = call.get_span_context()
             remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
                 here.trace_id, here.span_id, is_remote=True, trace_flags=TraceFlags(1))))
@@ -3018,7 +3005,8 @@ def test_a_service_boundary_across_processes_is_a_delegation_too(tmp_path: Path)
                 with billing.start_as_current_span(f"{kit}/llm.generate",
                                                    attributes={"model": "billing-model"}):
                     pass
-    assert _agents(_report(tmp_path, exporter.get_finished_spans())) == {
+
+    assert _agents(_report(tmp_path, _two_services(traffic))) == {
         "orchestrator": {"runs": 1, "tools": {}, "models": {"orchestrator-model": 1},
                          "delegations": [("orchestrator", "billing")]},
         "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []}}
