@@ -146,14 +146,13 @@ class InferredLog:
                     scope, found.kind, found.evidence, found.key, glob, regex, found.name_key,
                     sources, quoted(record, (found.key, found.name_key, *sources.values())))
             elif len(group.sources) < len(_SOURCE_FIELDS):  # a field its first span lacked
-                for name, source in _sources(record, found.kind).items():
+                sources = _sources(record, found.kind)  # (a model call's never all: read always)
+                for name, source in sources.items():
                     group.sources.setdefault(name, source)
-            if found.kind == LLM and len(group.models) < _MAX_MODEL_KEYS:
-                model = model_source(record)  # another key naming this one's model
-                if model is not None and model[0] not in (
-                        group.sources.get("model"), group.sources.get("model_parameters"),
-                        MODEL_IN_NAME):
-                    group.models[model[0]] = None
+                model = sources.get("model")  # another key naming this one's model
+                if model is not None and model not in (group.sources["model"], MODEL_IN_NAME) and (
+                        len(group.models) < _MAX_MODEL_KEYS):
+                    group.models[model] = None
             group.count += 1
             if found.kind in (LLM, TOOL, AGENT):
                 _flag(record, group.flags)
