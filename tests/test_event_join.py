@@ -492,3 +492,18 @@ def test_a_runs_own_span_held_first_by_another_run_becomes_that_runs() -> None:
     expected = {span: "billing" if span in (24, 30, 31) else "support" for span in range(20, 32)}
     expected.update({28: None, 29: None})
     assert _owners(closed, range(20, 32)) == expected
+
+
+def test_a_runs_own_span_in_the_oldest_part_of_a_trace_folded_thrice_becomes_that_runs() -> None:
+    """support's run over 10-29, billing's over 40-42 (kept apart: three spans beside twenty),
+    then triage's run whose own span is 15 (held by support's run first) with 50 under it:
+    span 15 and 50 are triage's, the other spans keep their runs."""
+    closed = Closed(1_000)
+    closed.remember([AgentRun("support", TRACE, 0, 10, steps=_spans_of(*range(11, 30)),
+                              span_id=10)], 0.0)
+    closed.remember([AgentRun("billing", TRACE, 0, 10, steps=_spans_of(41, 42), span_id=40)],
+                    1.0)
+    closed.remember([AgentRun("triage", TRACE, 0, 10, steps=_spans_of(50), span_id=15)], 2.0)
+    expected = {span: "triage" if span in (15, 50) else "support" if 10 <= span <= 29 else
+                "billing" if 40 <= span <= 42 else None for span in range(8, 52)}
+    assert _owners(closed, range(8, 52)) == expected

@@ -332,6 +332,7 @@ def lifecycle_stem(name: str) -> str | None:
     return stem if stem and _affix_kinds(name_affix(stem)) & {LLM, TOOL} else None
 
 
+@_short_cached
 def go_function(name: str) -> str | None:
     """The package and function of a Go function's qualified name (`github.com/acme/kit/
     agent.Run` -> `agent.Run`): what the name says, its import path only whose it is."""
@@ -443,8 +444,7 @@ def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
     HTTP keys say the name is a URL, which names no operation (the span kind does not: a Go
     client of a model's API may well be a CLIENT span named by its function)."""
     name = record.name
-    if _GO_FUNCTION.match(name) is not None and any(
-            key in record.attributes for key in _HTTP_KEYS):
+    if go_function(name) is not None and any(key in record.attributes for key in _HTTP_KEYS):
         return None
     return name_affix(name)
 
