@@ -87,6 +87,10 @@ def build_step(
 def handoff(name: str) -> tuple[bool, str | None]:
     """Whether a tool's call hands control over, and to whom (core/src/classify/py.rs)."""
 
+def outcome(record: SpanRecord, flag: str | None = None) -> tuple[str | None, str | None, bool]:
+    """(error, its limit, the status or error.type failed it) of a span inference read
+    (core/src/classify/py.rs)."""
+
 def local_root(has_parent: bool, parent_remote: bool, span_kind: int, step_kind: str) -> bool:
     """Whether a span starts a local subtree (core/src/classify/root.rs)."""
 

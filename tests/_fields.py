@@ -10,6 +10,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from _errors import error_type, limit_signal
+
 from otel_agentcov.fault_families import FAMILY_ATTRIBUTE, family_of
 from otel_agentcov.records import STATUS_OK, SpanRecord
 from otel_agentcov.semconv.common import (
@@ -20,8 +22,6 @@ from otel_agentcov.semconv.common import (
     _list,
     as_str,
     clip,
-    error_type,
-    limit_signal,
     parse_json,
     tool_definitions,
 )

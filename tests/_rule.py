@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from _errors import error_type, exception_error, limit_signal
 from _fields import as_int, build_step
 
 from otel_agentcov.records import SpanRecord
@@ -21,9 +22,6 @@ from otel_agentcov.semconv.common import (
     PLACEHOLDER_MODELS,
     PLACEHOLDER_TOOLS,
     clip,
-    error_type,
-    exception_error,
-    limit_signal,
     short_error_name,
 )
 from otel_agentcov.semconv.convention import FIELDS, NAME_FIELDS, _UserPattern, unquote

@@ -1,8 +1,9 @@
 """The core's per-span field rules equal the Python classifier's (docs/core.md).
 
-`_core.build_step`, `_core._hook` and `_core._as_test_span` run the core's field rules, the
-families' hooks and the test-span rule; the oracle's Python readings of the same (`tests/_fields.py`
-`build_step`, `tests/_hooks/` and its `testspans.as_test_span`) run on the same SpanRecords; every
+`_core.build_step`, `_core._hook`, `_core._as_test_span` and `_core.outcome` run the core's field
+rules, the families' hooks, the test-span rule and inference's reading of a failure; the oracle's
+Python readings of the same (`tests/_fields.py` `build_step`, `tests/_hooks/`, its
+`testspans.as_test_span`, `tests/_errors.py` `outcome`) run on the same SpanRecords; every
 Step field must be equal, on every span of every recorded fixture (each kind) and on hostile
 generated spans, which hold every class of value a span can carry (big ints, lists, lone surrogates,
 objects of other classes: docs/core.md#values).
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 from _builders import renamed_sdk_span
+from _errors import outcome
 from _fields import HANDOFF_TOOLS, TRANSFER_PREFIX, build_step, mark_handoff
 from _hooks import HOOKS, testspans
 from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
@@ -108,6 +110,8 @@ def assert_same_fields(record: SpanRecord) -> None:
             want = hook(record, _copy(python), state)
             got = _core._hook(name, record, python, state)
             assert _fields(got) == _fields(want), (name, kind)
+    for flag in (None, "TimeoutError"):  # inference's reading of how the span failed
+        assert _core.outcome(record, flag) == outcome(record, flag), flag
 
 
 def _sdk_spans() -> list[ReadableSpan]:

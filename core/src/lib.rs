@@ -34,6 +34,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classify::root::local_root_py, m)?)?;
     m.add_function(wrap_pyfunction!(classify::py::build_step_py, m)?)?;
     m.add_function(wrap_pyfunction!(classify::py::handoff_py, m)?)?;
+    m.add_function(wrap_pyfunction!(classify::py::outcome_py, m)?)?;
     fields_py::register(m)?;
     m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;
     otlp_py::register(m)?;

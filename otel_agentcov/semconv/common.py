@@ -1,5 +1,5 @@
-"""What the package reads of a span's fields beside the core: names bounded (`clip`), errors
-and their limits, hand-off tools, tool definitions, placeholders (inference, trials, content
+"""What the package reads of a span's fields beside the core: names bounded (`clip`), error
+names and their limits, hand-off tools, tool definitions, placeholders (inference, trials, content
 checks and recommendations use them).
 
 The fields every convention entry shares are read by the core (core/src/classify/fields.rs,
@@ -14,7 +14,6 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from .. import compiled
-from ..records import STATUS_ERROR, SpanRecord
 from .limits import says_max_steps
 from .step import MAX_STEPS, TIMEOUT, Step
 
@@ -76,62 +75,9 @@ def short_error_name(raw: str) -> str:
     return clip(text.rsplit(".", 1)[-1] or "_OTHER")
 
 
-def error_type(record: SpanRecord) -> str | None:
-    """error.type, else the first exception event's type, else `_OTHER` for an ERROR status;
-    an error.type that names no type (Mastra's `unknown`, a message) defers to the event."""
-    attrs = record.attributes
-    raw = attrs.get("error.type")
-    if isinstance(raw, str) and raw:
-        name = short_error_name(raw)
-        if name != "_OTHER" and name.lower() != "unknown":
-            return name
-        return _exception_type(record) or "_OTHER"
-    failed = record.status_code == STATUS_ERROR or attrs.get("gen_ai.tool.status") == "error"
-    if not failed:
-        return None
-    return _exception_type(record) or "_OTHER"
-
-
-def _exception_type(record: SpanRecord) -> str | None:
-    for name, event_attrs in record.events:
-        if name == "exception":
-            etype = event_attrs.get("exception.type")
-            if isinstance(etype, str) and etype:
-                return short_error_name(etype)
-    return None
-
-
-def exception_error(record: SpanRecord) -> str | bool | None:
-    """The failure an `exception` event says a span ended in, whatever its status (where
-    nothing else said it failed: inference, and an entry's `{exception: true}` source): its
-    error type as `error_type` reads it, `True` where nothing names one; None without such an
-    event. Instrumentations record only an exception left unhandled, and one that marks every
-    span OK (LangSmith's JavaScript SDK) says nothing by it: doubt fails the span."""
-    if all(name != "exception" for name, _ in record.events):
-        return None
-    return error_type(record) or _exception_type(record) or True
-
-
-def limit_signal(record: SpanRecord, error: str | None) -> str | None:
-    """Which boundary a failure signals; status text and the exception's message (LangSmith
-    records every exception as `Exception`, the class and its text only in the message) are read
-    here only, never used as a label."""
-    if error is None:
-        return None
-    return error_limit(error, (record.status_description, _exception_message(record)))
-
-
-def _exception_message(record: SpanRecord) -> str | None:
-    for name, event_attrs in record.events:
-        if name == "exception":
-            message = event_attrs.get("exception.message")
-            return message if isinstance(message, str) else None
-    return None
-
-
 def error_limit(error: str, texts: Sequence[str | None] = ()) -> str | None:
-    """limit_signal from the error name and the failure's texts alone (trials have no span):
-    the name first, then a timeout by name, then the texts (semconv/limits.py)."""
+    """The limit a failure signals, from the error name and the failure's texts alone (trials
+    have no span): the name first, then a timeout by name, then the texts (semconv/limits.py)."""
     if says_max_steps((error,), (error, *texts)):
         return MAX_STEPS
     if "timeout" in error.lower() or error == "DeadlineExceeded":

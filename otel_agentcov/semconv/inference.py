@@ -40,8 +40,6 @@ from .common import (
     PLACEHOLDER_TOOLS,
     as_str,
     clip,
-    exception_error,
-    limit_signal,
     parse_json,
     short_error_name,
 )
@@ -1000,17 +998,12 @@ def _bare_name(record: SpanRecord) -> str | None:
 
 def outcome(record: SpanRecord, step: Step) -> None:
     """The failure of an inferred call or run no status said: a failure flag, else an exception
-    event, whatever the status (`exception_error`), and the limit it signals; as a
+    event, whatever the status (the core's `outcome`), and the limit it signals; as a
     pinned entry's `error: [<flag>, {exception: true}]` reads it."""
     failed = failure_source(record.attributes)
-    thrown = exception_error(record) if failed is None else None
-    if failed is not None:
-        step.error = failed[1]
-    elif thrown is not None:
-        step.error = thrown if isinstance(thrown, str) else "_OTHER"
-    else:
-        return
-    step.limit = limit_signal(record, step.error)
+    error, limit, _ = compiled.outcome(record, failed[1] if failed is not None else None)
+    if error is not None:
+        step.error, step.limit = error, limit
 
 
 def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None:

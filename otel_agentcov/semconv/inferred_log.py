@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import compiled
 from ..records import SpanRecord
-from .common import clip, error_type, exception_error
+from .common import clip
 from .inference import (
     BY_ATTRIBUTE,
     BY_FUNCTION,
@@ -292,6 +293,6 @@ def _error_sources(record: SpanRecord) -> dict[str, str]:
     # a typed flag, or a `true` one, reads as the entry's `error` field does
     if failed is not None and (failed[1] != "_OTHER" or attrs[failed[0]] is True):
         found["error"] = failed[0]
-    if error_type(record) is None and exception_error(record) is not None:
+    if any(name == "exception" for name, _ in record.events) and not compiled.outcome(record)[2]:
         found[THROWN] = THROWN  # what failed it where no status did: `{exception: true}`
     return found

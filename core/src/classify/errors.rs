@@ -9,7 +9,7 @@ use super::values::{clip, is_text};
 use crate::pystr;
 use crate::span::{Span, Value, STATUS_ERROR};
 
-const OTHER_ERROR: &str = "_OTHER";
+pub const OTHER_ERROR: &str = "_OTHER";
 
 /// `"<class 'openai.RateLimitError'>"` and `openai.RateLimitError` become `RateLimitError`; a
 /// text with a blank is no type (`_OTHER`); clipped.

@@ -9,6 +9,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple, PyT
 use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
+use super::errors::{error_type, exception_error, limit_signal, OTHER_ERROR};
 use super::fields::{build_step, handoff};
 use super::keys;
 use super::root::local_root;
@@ -21,7 +22,7 @@ use crate::door::door;
 use crate::otlp_py::decode_spans;
 use crate::otlp_records::Builder;
 use crate::records_py::{span_from_record, span_reading, Reads};
-use crate::span::Span;
+use crate::span::{Span, Value};
 
 /// Entries are plain data; nesting deeper than this is no entry (and no input recurses far).
 const MAX_ENTRY_DEPTH: usize = 16;
@@ -282,4 +283,28 @@ pub fn handoff_py(name: &str) -> (bool, Option<String>) {
         Some(target) => (true, target.map(str::to_owned)),
         None => (false, None),
     }
+}
+
+/// The failure inference reads of a span no entry matched (`semconv.inference.outcome`): `flag`,
+/// the error a failure flag inference found says, else what an `exception` event says, whatever
+/// the status (`exception_error`: `_OTHER` where it names no type); the limit that failure
+/// signals; and whether the status or `error.type` said the span failed already (`error_type`),
+/// so an entry pinning it knows when an event alone did (its `{exception: true}`).
+#[pyfunction(name = "outcome")]
+#[pyo3(signature = (record, flag=None))]
+pub fn outcome_py(
+    record: &Bound<'_, PyAny>,
+    flag: Option<String>,
+) -> PyResult<(Option<String>, Option<&'static str>, bool)> {
+    door(|| {
+        let span = span_of(record, &[])?;
+        let error = flag.or_else(|| {
+            exception_error(&span).map(|thrown| match thrown {
+                Value::Str(name) => name.to_string(),
+                _ => OTHER_ERROR.to_owned(),
+            })
+        });
+        let limit = limit_signal(&span, error.as_deref()).map(|limit| limit.as_str());
+        Ok((error, limit, error_type(&span).is_some()))
+    })
 }
