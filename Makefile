@@ -506,3 +506,27 @@ fixtures-heldout-twentieth: $(STAMP)
 # fixtures/record/heldout_twentysecond/adk_rust/Cargo.lock (Cargo needed; not part of `make test`).
 fixtures-heldout-twentysecond: $(STAMP)
 	@echo "== adk_rust"; $(BIN)/python fixtures/record/heldout_twentysecond/record_adk_rust.py
+
+# The negative set (issue 35: tests/negative/, tests/negative/README.md): eight ordinary services
+# with no LLM anywhere, whose domains use agent-stack words in their everyday sense (estate
+# agents, tool hire, a model registry, human chat, workflows, tasks, pipelines, sessions), traced
+# by the real OpenTelemetry SDK and instrumentation libraries of Python, Node, Go and Java, so the
+# false agents, model calls and tool calls the product infers on them can be counted. Python apps
+# each in a venv of their own from fixtures/requirements/negative/, the others pinned by
+# fixtures/record/negative/node/package-lock.json, go/go.mod and go.sum and java/pom.xml (npm and
+# Node 20, Go, Maven and a JDK 17 record them); not part of `make test`.
+NEGATIVE_PYTHON_APPS ?= agent_crm tool_rental model_registry helpdesk_chat
+NEGATIVE_OTHER_APPS ?= approval_workflow report_pipeline job_runner store_orders
+
+.PHONY: fixtures-negative
+fixtures-negative: $(STAMP) node-tools
+	@set -e; for app in $(NEGATIVE_PYTHON_APPS); do \
+	  venv=$(FIXTURE_VENVS)/negative-$$app; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/negative/$$app.txt; \
+	  echo "== $$app"; $$venv/bin/python fixtures/record/negative/record_$$app.py; \
+	done
+	cd fixtures/record/negative/node && npm ci --no-audit --no-fund
+	@set -e; for app in $(NEGATIVE_OTHER_APPS); do \
+	  echo "== $$app"; $(BIN)/python fixtures/record/negative/record_$$app.py; \
+	done
