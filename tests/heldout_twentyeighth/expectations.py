@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, A, Scenario, b
+from fixture_expectations import APP_LOOP, APP_LOOP_TOOL_ERROR_FAILS, A, Scenario, b
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -52,6 +52,21 @@ QWEN_CODE = {
         errors=1, llm=7, models={"gpt-500": 7}, boundaries=b("error_path"))}),
 }
 
+# Eclipse LMOS ARC, Kotlin (kotlin/src/main/kotlin/fixture/record_lmos_arc.kt): each agent an ARC
+# ChatAgent of its name (ARC's agent DSL), on its model through ARC's OpenAI client
+# (arc-azure-client, no retries) with its tools (ARC functions), ARC running the tool loop and
+# tracing it through its AgentTracer (ARC's own OtelTracer, copied into the app: the registry here
+# serves no ARC release that ships one). ARC does not hand a tool's exception back to the model: it
+# fails the model-call loop, so lookup_order fails the orders run after its one model call (the
+# server got one orders-model request, no tool result); the app's `ask` gets the failed run as
+# ARC's failure result. Billing's agent runs inside the orchestrator's ask_billing tool (the same
+# coroutine, so under its span); `handoff` runs triage (its transfer_to_billing tool only answers,
+# then triage answers: two calls), then billing, in one request of the app (`serve`, a plain
+# span, no agent); the HTTP 500 fails the weather run on its one model call (one gpt-500
+# request). The app-level scenarios of fixture_expectations.APP_LOOP_TOOL_ERROR_FAILS.
+LMOS_ARC = APP_LOOP_TOOL_ERROR_FAILS
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "qwen_code": QWEN_CODE,
+    "lmos_arc": LMOS_ARC,
 }
