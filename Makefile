@@ -487,6 +487,18 @@ fixtures-heldout-twentyseventh: $(STAMP) node-tools
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_twentyseventh/record_$$stack.py; \
 	done
 
+# The twenty-eighth held-out share (issue 35: tests/heldout_twentyeighth/, `benchmarks/heldout.py
+# --set twentyeighth`): Qwen Code (a coding-agent CLI from npm, driven by a Python app) and Eclipse
+# LMOS ARC (Kotlin, Maven), kept from the rules' designers. Pinned by
+# fixtures/record/heldout_twentyeighth/node/package-lock.json (npm and Node 20 record it) and
+# kotlin/pom.xml (Maven and a JDK of 21 or later: the temurin-25 JDK); not part of `make test`.
+.PHONY: fixtures-heldout-twentyeighth
+fixtures-heldout-twentyeighth: $(STAMP) node-tools
+	cd fixtures/record/heldout_twentyeighth/node && npm ci --no-audit --no-fund
+	@set -e; for stack in qwen_code lmos_arc; do \
+	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_twentyeighth/record_$$stack.py; \
+	done
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in

@@ -43,7 +43,9 @@ twenty-fifth (tests/heldout_twentyfifth/, fixtures/record/heldout_twentyfifth/: 
 likewise; `--set twentysixth` the twenty-sixth (tests/heldout_twentysixth/,
 fixtures/record/heldout_twentysixth/: one Go stack), likewise; `--set twentyseventh` the
 twenty-seventh (tests/heldout_twentyseventh/, fixtures/record/heldout_twentyseventh/: Gemini
-CLI and OpenCode, driven by Python apps), likewise. Each file is replayed with the engine
+CLI and OpenCode, driven by Python apps), likewise; `--set twentyeighth` the twenty-eighth
+(tests/heldout_twentyeighth/, fixtures/record/heldout_twentyeighth/: Qwen Code, driven by a Python
+app, and Eclipse LMOS ARC, Kotlin), likewise. Each file is replayed with the engine
 exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -61,7 +63,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
 nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|
-twentyseventh]
+twentyseventh|twentyeighth]
 [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
@@ -93,7 +95,8 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "twentieth": "heldout_twentieth", "twentyfirst": "heldout_twentyfirst",
         "twentysecond": "heldout_twentysecond", "twentythird": "heldout_twentythird",
         "twentyfourth": "heldout_twentyfourth", "twentyfifth": "heldout_twentyfifth",
-        "twentysixth": "heldout_twentysixth", "twentyseventh": "heldout_twentyseventh"}
+        "twentysixth": "heldout_twentysixth", "twentyseventh": "heldout_twentyseventh",
+        "twentyeighth": "heldout_twentyeighth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402
