@@ -107,10 +107,20 @@ def as_float(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def names_its_library(name: str, record: SpanRecord) -> bool:
+    """An agent name only repeating the tracing library's (the scope's) where the service has a
+    name of its own: the tool the agent runs in, not the agent (core values.rs)."""
+    service = record.resource_attributes.get("service.name")
+    return name == record.scope_name and isinstance(service, str) and service != "" and (
+        service != name and not service.startswith("unknown_service"))
+
+
 def own_agent(record: SpanRecord) -> str | None:
-    """The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside."""
+    """The agent a span says it ran for (`gen_ai.agent.name`), placeholders and the library's
+    own name aside."""
     own = as_str(record.attributes.get("gen_ai.agent.name"))
-    return own if own and own not in PLACEHOLDER_AGENT_NAMES else None
+    return own if own and own not in PLACEHOLDER_AGENT_NAMES and not names_its_library(
+        own, record) else None
 
 
 def fallback_agent(record: SpanRecord, own: str | None = None) -> str:

@@ -9,7 +9,8 @@ use super::captured::{
 use super::errors::{error_type, limit_signal};
 use super::step::{Kind, Limit, Step};
 use super::values::{
-    as_float, as_int, as_str, clip, truthy, PLACEHOLDER_AGENT_NAMES, PLACEHOLDER_MODELS,
+    as_float, as_int, as_str, clip, names_its_library, truthy, PLACEHOLDER_AGENT_NAMES,
+    PLACEHOLDER_MODELS,
 };
 use crate::pyrepr::py_str;
 use crate::pystr;
@@ -88,10 +89,12 @@ fn handoff_name(name: &str) -> Option<&str> {
         .find(|tool| HANDOFF_TOOLS.contains(tool) || tool.starts_with(TRANSFER_PREFIX))
 }
 
-/// The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside.
+/// The agent a span says it ran for (`gen_ai.agent.name`), placeholders and the library's own
+/// name aside.
 fn own_agent(span: &Span) -> Option<String> {
-    as_str(span.attributes.get("gen_ai.agent.name"))
-        .filter(|own| !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()))
+    as_str(span.attributes.get("gen_ai.agent.name")).filter(|own| {
+        !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()) && !names_its_library(own, span)
+    })
 }
 
 /// Where a step under no agent span is counted: its own agent name (`own_agent`, read once by

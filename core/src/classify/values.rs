@@ -2,7 +2,7 @@
 //! `as_float`, Python truthiness): wrong types are ignored, not trusted, exactly as there.
 
 use crate::pystr;
-use crate::span::Value;
+use crate::span::{Span, Value};
 
 pub use crate::pystr::clip;
 
@@ -13,6 +13,23 @@ pub const PLACEHOLDER_AGENT_NAMES: [&str; 3] = ["OpenAI Agent", "Agent", ""];
 pub const PLACEHOLDER_MODELS: [&str; 5] = ["unknown", "", "none", "None", "null"];
 /// OpenAI Agents' span of parallel tool calls: no tool of its own (`common.PLACEHOLDER_TOOLS`).
 pub const PLACEHOLDER_TOOLS: [&str; 1] = ["(merged tools)"];
+/// What an SDK names a service it was not told the name of (`unknown_service:node`).
+const UNKNOWN_SERVICE: &str = "unknown_service";
+
+/// An agent name that only repeats the name of the library that traced the span (its scope:
+/// Gemini CLI's `gemini-cli`, Qwen Code's `qwen-code` on every span) where the span's service
+/// has a name of its own: it names the tool the agent runs in, not the agent, which is the
+/// service's (docs/semantics.md#detection-rules).
+pub fn names_its_library(name: &str, span: &Span) -> bool {
+    name == &*span.scope_name
+        && match span.resource_attributes.get("service.name") {
+            Some(Value::Str(service)) => {
+                !service.is_empty() && service != name && !service.starts_with(UNKNOWN_SERVICE)
+            }
+            _ => false,
+        }
+}
+
 /// Token counts are int64 on the wire (`common.MAX_COUNT`).
 pub const MAX_COUNT: i64 = i64::MAX;
 

@@ -1,0 +1,84 @@
+"""An agent name that only repeats the tracing library's name is the tool the agent runs in, not
+the agent (docs/semantics.md#detection-rules): Gemini CLI and Qwen Code put their own name in
+`gen_ai.agent.name` on every span, under a scope of that name, and each agent a team runs in them
+is told apart by its service.name.
+
+The workload (real SDK spans, worked out by hand): one invoke_agent span naming the agent
+`kit-cli`, a chat span and a tool span under it, traced by a tracer named `kit-cli`. With the
+service named `weather`, the run is weather's; with an SDK's default service name, or a tracer
+named otherwise, the name stays `kit-cli`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from _trace_files import protobuf_bytes
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov.offline import load
+
+AGENT = "kit-cli"
+
+
+def _workload(provider: TracerProvider, scope: str) -> None:
+    tracer = provider.get_tracer(scope)
+    named = {"gen_ai.agent.name": AGENT}
+    with tracer.start_as_current_span(f"invoke_agent {AGENT}", attributes={
+            "gen_ai.operation.name": "invoke_agent", **named}):
+        with tracer.start_as_current_span("chat m", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "m", **named}):
+            pass
+        with tracer.start_as_current_span("execute_tool get_weather", attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+                **named}):
+            pass
+
+
+def _spans(service: str | None, scope: str) -> list[ReadableSpan]:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create(
+        {"service.name": service} if service is not None else {}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    _workload(provider, scope)
+    return list(memory.get_finished_spans())
+
+
+def _runs(report: dict[str, Any]) -> dict[str, tuple[int, dict[str, Any]]]:
+    return {name: (a["runs"]["count"], a["tools"]["called"])
+            for name, a in report["agents"].items()}
+
+
+CASES = [  # (service.name, the tracer's name, the agent the run is counted for)
+    ("weather", AGENT, "weather"),
+    (None, AGENT, AGENT),  # the SDK's `unknown_service:...`: no name of the service's own
+    ("weather", "acme.agents", AGENT),  # a scope of another name: the name is the agent's
+    (AGENT, AGENT, AGENT),  # the service named as the agent too
+]
+
+
+@pytest.mark.parametrize(("service", "scope", "agent"), CASES)
+def test_in_process(service: str | None, scope: str, agent: str) -> None:
+    processor = AgentCoverageProcessor()
+    provider = TracerProvider(resource=Resource.create(
+        {"service.name": service} if service is not None else {}))
+    provider.add_span_processor(processor)
+    _workload(provider, scope)
+    processor.force_flush()
+    report = processor.snapshot().to_dict()
+    processor.shutdown()
+    assert _runs(report) == {agent: (1, {"get_weather": {"ok": 1, "error": 0}})}
+
+
+@pytest.mark.parametrize(("service", "scope", "agent"), CASES)
+def test_offline(tmp_path: Path, service: str | None, scope: str, agent: str) -> None:
+    traces = tmp_path / "traces.pb"
+    traces.write_bytes(protobuf_bytes(_spans(service, scope)))
+    report = load(CoverageSpec.empty(), traces=[str(traces)]).snapshot().to_dict()
+    assert _runs(report) == {agent: (1, {"get_weather": {"ok": 1, "error": 0}})}
