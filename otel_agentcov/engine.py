@@ -320,7 +320,11 @@ class CoverageEngine:
         by_kind[was] -= 1
         by_kind[step.kind] += 1
         if evidence and evidence != CANDIDATE:  # counted as what it was: it is no longer that
-            self.counters.inferred[f"{was}.{evidence}"] -= 1
+            inferred, key = self.counters.inferred, f"{was}.{evidence}"
+            if inferred[key] > 1:
+                inferred[key] -= 1
+            else:  # none left: no `kind.evidence: 0` in the report
+                del inferred[key]
         if step.inferred:
             self._count_inferred(step.kind, step.inferred)
         if self.inferred_log is not None:

@@ -30,6 +30,13 @@ _KIND_WORDS = (
     ("workflow", frozenset({"workflow", "chain", "pipeline", "graph"})),
 )
 _DISCRIMINATORS = ("type", "kind", "spantype", "span_type")
+# namespaces of OpenTelemetry's semantic conventions for other domains than GenAI
+_OTHER_DOMAINS = frozenset({
+    "http", "url", "server", "client", "network", "net", "db", "rpc", "messaging", "user_agent",
+    "code", "thread", "process", "host", "os", "k8s", "cloud", "container", "faas", "peer",
+    "exception", "service", "telemetry", "otel", "enduser", "deployment", "browser", "aws", "gcp",
+    "azure", "graphql", "tls", "dns", "file", "log", "system", "jvm", "go", "nodejs", "v8js",
+})
 _ERROR_WORDS = frozenset({"error", "exception", "failure", "failed"})
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _STANDARD_KEYS = frozenset({"error.type"})  # read anyway: no entry needs to name them
@@ -42,9 +49,12 @@ def _words(text: str) -> set[str]:
 
 
 def guess_kind(shape: Shape) -> str | None:
-    """The kind the span name's words suggest, else the attribute keys' words; None if none."""
+    """The kind the span name's words suggest, else the attribute keys' words; None if none.
+    Keys of OpenTelemetry's other domains say what they say there (`http.route` is a request's
+    route, no hand-off): their words suggest nothing."""
     name = go_function(shape["name"]) or shape["name"]  # a Go name: its import path says nothing
-    for words in (_words(name), set().union(*map(_words, shape["attributes"]))):
+    keys = [k for k in shape["attributes"] if k.split(".", 1)[0] not in _OTHER_DOMAINS]
+    for words in (_words(name), set().union(*map(_words, keys))):
         for kind, hints in _KIND_WORDS:
             if words & hints:
                 return kind

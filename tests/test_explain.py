@@ -199,3 +199,17 @@ def test_explain_says_when_the_files_hold_no_spans(
 def test_a_go_names_kind_is_guessed_from_its_package_and_function(name: str,
                                                                   kind: str | None) -> None:
     assert guess_kind({"count": 1, "scope": "kit", "name": name, "attributes": []}) == kind
+
+
+@pytest.mark.parametrize(("name", "keys", "kind"), [
+    # a request's route and method are no hand-off, whatever a hand-off's words are
+    ("POST *", ["http.request.method", "http.route", "url.path"], None),
+    ("handler - fastify -> @fastify/otel", ["hook.name", "fastify.type", "http.route"], None),
+    ("SELECT *", ["db.system.name", "db.query.text"], None),
+    # a vocabulary's own keys still suggest the kind they name
+    ("step", ["acme.route.target", "http.route"], "handoff"),
+    ("step", ["acme.model", "url.full"], "llm"),
+])
+def test_keys_of_other_domains_suggest_no_kind(name: str, keys: list[str],
+                                               kind: str | None) -> None:
+    assert guess_kind({"count": 1, "scope": "kit", "name": name, "attributes": keys}) == kind

@@ -3054,3 +3054,93 @@ def test_an_agents_services_methods_are_no_runs_and_the_pins_agree(tmp_path: Pat
                             "delegations": []}}
     assert _agents(_report(tmp_path, _spans(agents_service_traffic))) == expected
     assert _pinned_agents(tmp_path, agents_service_traffic) == expected
+
+
+def phases_traffic(tracer: Tracer) -> None:
+    """An OpenInference agent span named `agent weather` (no `agent.name`), its phases traced
+    beside its calls: `generate system prompt` (a kind word and free text, nothing else) before
+    `generate response`, which holds the entry's two model calls and the tool get_weather
+    between them."""
+    oi = "openinference.span.kind"
+    with tracer.start_as_current_span("agent weather", attributes={oi: "AGENT"}):
+        with tracer.start_as_current_span("generate system prompt"):
+            pass
+        with tracer.start_as_current_span("generate response"):
+            for turn in range(2):
+                with tracer.start_as_current_span("llm", attributes={
+                        oi: "LLM", "llm.model_name": "weather-model"}):
+                    pass
+                if turn == 0:
+                    with tracer.start_as_current_span("tool", attributes={
+                            oi: "TOOL", "tool.name": "get_weather"}):
+                        pass
+
+
+def test_a_phase_named_like_a_call_beside_an_entrys_calls_is_none(tmp_path: Path) -> None:
+    """The run is weather's (the span name after its kind word), its calls the entry's two:
+    `generate system prompt` is a phase of the run, no third call (docs/conventions.md)."""
+    report = _report(tmp_path, _spans(phases_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert report["agents"]["weather"]["paths"]["top"][0]["path"] == ["llm", "tool", "llm"]
+
+
+def bare_calls_traffic(tracer: Tracer) -> None:
+    """A vocabulary whose model calls only their names say (`weather.chat`, no model key), two
+    of them around the tool `tool_call.lookup`, in the run `weather.agent`."""
+    with tracer.start_as_current_span("weather.agent"):
+        with tracer.start_as_current_span("weather.chat"):
+            pass
+        with tracer.start_as_current_span("tool_call.lookup"):
+            pass
+        with tracer.start_as_current_span("weather.chat"):
+            pass
+
+
+def test_calls_only_names_say_are_calls_where_no_entry_says_any(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(bare_calls_traffic))
+    assert report["agents"]["weather"]["paths"]["top"][0]["path"] == ["llm", "tool", "llm"]
+
+
+def everyday_words_traffic(tracer: Tracer) -> None:
+    """An order service's own code, no model anywhere: each request a trace of its own, its spans
+    named by class and method or by module and verb with words agent stacks use in their
+    everyday sense (a report generated, an order completed, a chat message sent between people,
+    a data model trained, a ticket handed over between support staff)."""
+    for name in ("ReportGenerator.generate", "OrderService.complete", "chat.send_message",
+                 "model.train", "ticket.handoff", "Ticket.transfer", "AccountService.transfer"):
+        with tracer.start_as_current_span("POST /api", attributes={
+                "http.request.method": "POST", "http.route": "/api"}):
+            with tracer.start_as_current_span(name, attributes={"order.id": "o-1"}):
+                with tracer.start_as_current_span("SELECT orders", attributes={
+                        "db.system": "sqlite", "db.operation.name": "SELECT"}):
+                    pass
+
+
+def test_everyday_words_in_an_apps_own_spans_make_no_agent(tmp_path: Path) -> None:
+    traces = write_jsonl(tmp_path / "orders.jsonl", _spans(everyday_words_traffic))
+    report = offline.report(offline.load(CoverageSpec.empty(), traces=[str(traces)]))
+    assert report["agents"] == {}
+    assert "inferred" not in report["spans"]  # none left classified by inference
+
+
+def model_clients_traffic(tracer: Tracer) -> None:
+    """The same verbs where a model's client or an agent names the class, in the run
+    `support.agent`: `ChatModel.generate` and `Gemini.complete` (model calls), the tool
+    `tool_call.lookup` between them, then `TriageAgent.transfer` (a hand-off)."""
+    with tracer.start_as_current_span("support.agent"):
+        with tracer.start_as_current_span("ChatModel.generate"):
+            pass
+        with tracer.start_as_current_span("tool_call.lookup"):
+            pass
+        with tracer.start_as_current_span("Gemini.complete"):
+            pass
+        with tracer.start_as_current_span("TriageAgent.transfer"):
+            pass
+
+
+def test_the_verbs_of_model_clients_and_agents_keep_their_kind(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(model_clients_traffic))
+    assert report["agents"]["support"]["paths"]["top"][0]["path"] == [
+        "llm", "tool", "llm", "delegate"]

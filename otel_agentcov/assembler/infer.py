@@ -37,7 +37,7 @@ from ..semconv.inference import (
     name_affix,
     words,
 )
-from ..semconv.step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
+from ..semconv.step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 # a name a model can call a tool by: one word of letters, digits and `_-.:`, not too long
 _IDENTIFIER = re.compile(r"[A-Za-z_][\w.:-]{0,63}")
@@ -134,6 +134,11 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if s.kind == LLM and s.inferred and _loops(s, children):
             _become(s, OTHER, told, "")
     _idle_twins(steps, children, told)
+    _bare_calls(steps, by_id, told)
+    if not any(s.kind == AGENT for s in steps):  # a hand-off goes from an agent to an agent:
+        for s in steps:  # with no agent in the trace, one inference read is a word of the app's
+            if s.kind == HANDOFF and s.inferred:  # (`ticket.handoff` between people)
+                _become(s, OTHER, told, "")
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
@@ -323,6 +328,34 @@ def _idle_twins(steps: Sequence[Step], children: Mapping[int, Sequence[Step]],
     for s in agents:
         if s.inferred and s.agent in busy and not _acts(s, children):
             _become(s, OTHER, told, "")
+
+
+def _bare_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
+                told: Reclassified | None) -> None:
+    """A model call only its span name says (`generate system prompt`: no model, no tokens, no
+    tool asked for) beside model calls a convention entry classified, in the same run (under
+    the same agent or tool span), is no call: the entry's spans are the run's calls, the name
+    a phase of the run."""
+    bare = [s for s in steps if s.kind == LLM and s.inferred == BY_NAME and s.model is None
+            and not (s.input_tokens or s.output_tokens or s.requested_tools)]
+    if not bare:
+        return
+    said = {_scope(s, by_id) for s in steps if s.kind == LLM and not s.inferred}
+    for s in bare:
+        if _scope(s, by_id) in said:
+            _become(s, OTHER, told, "")
+
+
+def _scope(step: Step, by_id: Mapping[int, Step]) -> int | None:
+    """The span id of the nearest agent or tool span above `step`; None at the trace's top."""
+    seen = {step.span_id}
+    parent = by_id.get(step.parent_id) if step.parent_id is not None else None
+    while parent is not None and parent.span_id not in seen:
+        if parent.kind in (AGENT, TOOL):
+            return parent.span_id
+        seen.add(parent.span_id)
+        parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
+    return None
 
 
 def _acts(step: Step, children: Mapping[int, Sequence[Step]]) -> bool:

@@ -196,6 +196,21 @@ _PHASE = _linear(r"^\s*((?:[A-Za-z_]\w{0,63}\.){1,8}[A-Za-z_]\w{0,63}?)(?:\.run)
 _LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
 _CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
+# model-call kind words an app's own objects are named by (a chat between people, a data model)
+_EVERYDAY = frozenset({"chat", "model", "completion", "generation"})
+_CALLS = frozenset({"stream", "create", "invoke", "ainvoke", "acreate", "astream"})  # ... a call
+# a class's name (`ReportGenerator`, `Ticket`: no module's or instance's, `weather`, `LLM`), then
+# one of its methods
+_CLASS_METHOD = re.compile(r"^\s*([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*)\.[A-Za-z_]\w*\s*$")
+# kinds an everyday verb names (`generate`, `complete`, `transfer`), and the words of a class
+# whose method of that name is of the kind: a model's client (`ChatModel.generate`), an agent
+# handing over (`TriageAgent.transfer`); another class's is its own work (`Ticket.transfer`)
+_VERB_OWNERS: Mapping[str, frozenset[str]] = {
+    LLM: _PROVIDER_WORDS | {"chat", "llm", "lm", "model", "models", "ai", "gpt", "completion",
+                            "completions", "generative", "genai", "language", "inference"},
+    HANDOFF: frozenset({"agent", "agents", "handoff", "swarm", "triage", "orchestrator",
+                        "router", "supervisor"}),
+}
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 _CACHED_CHARS = 512  # ... in bytes too: a longer key or name is read each time, never kept
@@ -392,6 +407,11 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
             if (said is not None and said != kind) or rest.startswith("_") or (
                     _norm(rest).split("_")[0] in RUN_WORDS):
                 return said or kind, "", (glob_literal(name), re.escape(name))
+            if kind == LLM and _norm(word) in _EVERYDAY and not any(
+                    w in _CALLS or KIND_WORDS.get(w.removesuffix("s")) == LLM
+                    for w in words(rest)):
+                return None  # `chat.send_message`, `model.train`: a chat's, a data model's
+                # method that calls no model (`model.generate_content`, `chat.stream` do)
         if kind is not None and rest:
             rest = rest.lstrip(_LEADS).strip() or rest
             ran = _SUFFIX.match(rest)  # `agent:weather:run`: the run word after it says nothing
@@ -444,7 +464,19 @@ def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
     name = record.name
     if go_function(name) is not None and any(key in record.attributes for key in _HTTP_KEYS):
         return None
-    return name_affix(name)
+    found = name_affix(name)
+    return None if found is not None and _class_verb(name, found[0]) else found
+
+
+def _class_verb(name: str, kind: str) -> bool:
+    """A class's method named by an everyday verb that is also a kind word, the class none of
+    that kind's (`ReportGenerator.generate`, `OrderService.complete`, `Ticket.transfer`): the
+    app's own work; a model client's or an agent's (`ChatModel.generate`, `TriageAgent.transfer`)
+    or a kind's own class (`Agent.generate`) keeps the kind."""
+    owners = _VERB_OWNERS.get(kind)
+    method = _CLASS_METHOD.match(name) if owners is not None else None
+    return method is not None and owners is not None and _affix_kind(method.group(1)) is None and (
+        owners.isdisjoint(words(method.group(1))))
 
 
 def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
