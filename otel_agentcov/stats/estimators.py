@@ -8,6 +8,7 @@ import re
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from itertools import accumulate, combinations, repeat
 from operator import truediv
 from typing import Any
@@ -276,14 +277,9 @@ class LogHistogram:
         """Counts <= each bound (Prometheus `le` buckets), exact to the sketch's 1 % resolution."""
         keys = sorted(self.buckets)
         below = list(accumulate((self.buckets[k] for k in keys), initial=0))  # below[i]: keys[:i]
-        out: list[int] = []
-        for bound in bounds:
-            n = self.zeros
-            if bound > 0.0:
-                limit = math.floor(math.log(bound) / self._LOG_GAMMA + 1e-9)
-                n += below[bisect_right(keys, limit)]
-            out.append(n)
-        return out
+        zeros = self.zeros
+        return [zeros if limit is None else zeros + below[bisect_right(keys, limit)]
+                for limit in _last_keys(tuple(bounds))]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -332,6 +328,14 @@ def _extreme(value: Any, fallback: float) -> float:
     if type(value) not in (int, float) or not 0.0 < value < math.inf:
         raise ValueError(f"histogram extreme {str(value)[:20]!r}")
     return float(value)
+
+
+@lru_cache(maxsize=16)
+def _last_keys(bounds: tuple[float, ...]) -> tuple[int | None, ...]:
+    """Each bound's last bucket key (None: a bound not above 0 holds the zeros alone), worked
+    out once per bounds: a scrape asks every agent's duration histogram for the same ones."""
+    return tuple(math.floor(math.log(bound) / LogHistogram._LOG_GAMMA + 1e-9) if bound > 0.0
+                 else None for bound in bounds)
 
 
 def _pick(
