@@ -13,8 +13,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-import yaml
-
 from . import pins
 from .engine import CoverageEngine
 from .semconv.inference import go_function
@@ -153,6 +151,8 @@ def _suggestions(shapes: Sequence[Shape]) -> list[tuple[list[Shape], dict[str, A
 
 
 def _dump(entry: dict[str, Any]) -> list[str]:
+    import yaml  # PyYAML's import (~15 ms): only for what explain writes, not every command
+
     body = yaml.safe_dump([entry], sort_keys=False, default_flow_style=None,
                           allow_unicode=True, width=96)
     return ["  " + line for line in body.splitlines()]

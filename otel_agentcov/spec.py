@@ -15,13 +15,11 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any
 
-import yaml
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError, ValidationError, best_match
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
-from . import guarded_yaml
 from .contract_spec import (
     ENTRY_PROPERTIES,
     SELECTOR_DEF,
@@ -822,6 +820,10 @@ class CoverageSpec:
             raise SpecError(f"{source}: not UTF-8 text (bad byte at offset {exc.start})") from None
         except OSError as exc:
             raise SpecError(f"{source}: cannot read: {exc.strerror or exc}") from None
+        import yaml  # PyYAML's import (~15 ms): only a spec file needs it, not every command
+
+        from . import guarded_yaml
+
         try:
             data = guarded_yaml.load(text)
         except guarded_yaml.TooLarge as exc:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 from hypothesis import given, settings
@@ -265,3 +266,28 @@ def test_a_histogram_extreme_that_is_no_positive_value_is_refused(extreme: float
     with pytest.raises(ValueError) as refused:
         LogHistogram.from_dict(data)
     assert str(refused.value) == f"histogram extreme '{extreme}'"
+
+
+def test_log_histogram_add_all_is_add_one_by_one() -> None:
+    """The batch path (C loops, a scaled exact sum, value-by-value units when the range passes
+    the floats) keeps what `add` keeps, value by value: count, zeros, exact sum, buckets in
+    first-seen order, extremes."""
+    rng = random.Random(7)
+    batches = [
+        [rng.lognormvariate(0, 3) for _ in range(2000)] + [0.0, -0.0, -1.0, math.nan, math.inf],
+        [5e-324, 1.0, 2.2250738585072014e-308],  # subnormals: 2**1074 scales them
+        [1e-300, 1.7976931348623157e308],  # no common scale: value by value
+        [0.1, 0.2, 0.3, 2.0**60, 7.25],
+        [],
+    ]
+    for values in batches:
+        one, many = LogHistogram(), LogHistogram()
+        for h in (one, many):
+            h.add(0.5)
+        for value in values:
+            one.add(value)
+        many.add_all(iter(values))
+        assert (many.count, many.zeros, many._sum, many.low, many.high) == (
+            one.count, one.zeros, one._sum, one.low, one.high)  # the exact sum, not rounded
+        assert list(many.buckets.items()) == list(one.buckets.items())
+        assert many.to_dict() == one.to_dict()

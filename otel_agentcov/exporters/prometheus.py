@@ -364,9 +364,11 @@ class _Writer:
             items = rows.items(rep)
             if not _plain("".join(items)):
                 return None
-            mine = [f"{a}{agent}{head}{name}{tail}"
+            # the text up to the name, once per agent and outcome, not once per line
+            heads = [(o, f"{a}{agent}{head}", tail) for o, head, tail in outs]
+            mine = [f"{head}{name}{tail}"
                     f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
-                    for name, row in items.items() for o, head, tail in outs
+                    for name, row in items.items() for o, head, tail in heads
                     if (v := row.get(o, 0)) is not None]
             texts.append("".join(mine))
             counts.append(len(mine))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from ..spec import CONDITIONS
 from ..state import stable_hash
@@ -12,6 +12,7 @@ from .view import AgentView
 
 TOP_PATHS = 5
 _GLOB = frozenset("*?[")
+_UNSEEN = (0, 0)  # the calls (ok, error) of a tool never called
 # Why boundary coverage, though measured, is not in the overall (docs/semantics.md#overall).
 UNDECLARED_BOUNDARIES = "not in the overall: no `boundaries:` declared for this agent"
 UNDECLARED_SKILLS = "not in the overall: no `skills:` declared for this agent"
@@ -45,8 +46,13 @@ def tools_section(v: AgentView) -> None:
     known = sorted(pool - blocked)
     tools = set(spec.tools or ())
     inventory = bool(tools or spec.allowed or spec.restricted)
-    outcomes = {t: _outcome(t, inv.tools.get(t), blocked)
-                for t in sorted({*known, *called, *named})}
+    # docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded
+    # (written out, not a call per tool: a scrape builds every agent's report)
+    counts = inv.tools
+    outcomes: dict[str, ToolOutcome] = {
+        t: "restricted" if t in blocked else "ok" if (c := counts.get(t, _UNSEEN))[0]
+        else "errors_only" if c[1] else "not_called"
+        for t in sorted({*known, *called, *named})}
     errors_only = [t for t, c in outcomes.items() if c == "errors_only"]
     v.report["tools"] = {
         "known": known,
@@ -87,16 +93,6 @@ def skills_section(v: AgentView) -> None:
     }
     v.report["skills"] = skills
     v.targets["coverage.skill"] = coverage
-
-
-def _outcome(tool: str, counts: Sequence[int] | None, blocked: set[str]) -> ToolOutcome:
-    """docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded."""
-    if tool in blocked:
-        return "restricted"
-    ok, error = counts if counts is not None else (0, 0)
-    if ok:
-        return "ok"
-    return "errors_only" if error else "not_called"
 
 
 def diversity_section(v: AgentView) -> None:
@@ -148,7 +144,9 @@ def coverage_section(v: AgentView) -> None:
     tools = report["tools"]
     known = tools["known"]
     outcomes = tools["outcomes"]
-    dims["tool"] = sum(outcomes[t] == "ok" for t in known) / len(known) if known else None
+    # the known tools' outcomes counted by C loops (a scrape builds every agent's report)
+    ok = sum(map("ok".__eq__, map(outcomes.__getitem__, known)))
+    dims["tool"] = ok / len(known) if known else None
     if not known:
         excluded["tool"] = "no tools declared or discovered"
 

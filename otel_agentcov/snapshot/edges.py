@@ -11,14 +11,19 @@ def _pct(hit: int, total: int) -> float | None:
     return None if total == 0 else 100.0 * hit / total
 
 
+def _called(v: AgentView) -> set[str]:
+    """The tools the agent called, asked only when an `allowed` list is declared (most agents
+    declare none, and a scrape builds every agent's report)."""
+    return {t for t, (ok, err) in v.st.inventory.tools.items() if ok + err > 0}
+
+
 def edges_section(v: AgentView) -> None:
     """`edges.*` (docs/semantics.md#tool-edges) and the delegations observed from this agent."""
     spec, edges_rec = v.spec, v.st.edges
-    called = {t for t, (ok, err) in v.st.inventory.tools.items() if ok + err > 0}
     attempts = sum(edges_rec.restricted.values())
     declared_edges = set(spec.delegation)
     edges: Edges = {
-        "allowed_pct": _pct(spec.allowed_tools.entries_hit(called), len(spec.allowed))
+        "allowed_pct": _pct(spec.allowed_tools.entries_hit(_called(v)), len(spec.allowed))
         if spec.allowed
         else None,
         "restricted_attempts": attempts,

@@ -29,7 +29,10 @@ def faults_section(v: AgentView) -> None:
         for tool, (failed, recovered) in sorted(faults.tools.items())
     }
     known = report["tools"]["known"]
-    recovered_tools = sum(1 for t in known if faults.tools.get(t, (0, 0))[1] > 0)
+    # the known tools seen recovering, looked up from the few seen failing (most agents had
+    # no injected fault, and a scrape builds every agent's report)
+    recovered_tools = len({t for t, (_, recovered) in faults.tools.items() if recovered > 0}
+                          .intersection(known)) if faults.tools else 0
     report["faults"] = {
         "runs": faults.runs,
         "recovered": faults.recovered,
