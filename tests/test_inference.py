@@ -3144,3 +3144,23 @@ def test_the_verbs_of_model_clients_and_agents_keep_their_kind(tmp_path: Path) -
     report = _report(tmp_path, _spans(model_clients_traffic))
     assert report["agents"]["support"]["paths"]["top"][0]["path"] == [
         "llm", "tool", "llm", "delegate"]
+
+
+def failed_phase_traffic(tracer: Tracer) -> None:
+    """`phases_traffic`'s run, but its `generate answer` (a kind word and free text, nothing
+    else, beside the entry's model call) fails: rate-limited, the run's answer never came."""
+    oi = "openinference.span.kind"
+    with tracer.start_as_current_span("agent weather", attributes={oi: "AGENT"}):
+        with tracer.start_as_current_span("llm", attributes={
+                oi: "LLM", "llm.model_name": "weather-model"}):
+            pass
+        with tracer.start_as_current_span("generate answer", attributes={
+                "error.type": "RateLimitError"}) as span:
+            span.set_status(Status(StatusCode.ERROR, "429"))
+
+
+def test_a_failed_call_only_its_name_says_still_fails_its_run(tmp_path: Path) -> None:
+    """Read as a phase of the run, the failure would fail no run: the run would pass a
+    `runs.pass_rate` gate it fails (fail-safe, docs/guarantees.md)."""
+    runs = _report(tmp_path, _spans(failed_phase_traffic))["agents"]["weather"]["runs"]
+    assert (runs["count"], runs["errors"], runs["passed"]) == (1, 1, 0)
