@@ -3164,3 +3164,34 @@ def test_a_failed_call_only_its_name_says_still_fails_its_run(tmp_path: Path) ->
     `runs.pass_rate` gate it fails (fail-safe, docs/guarantees.md)."""
     runs = _report(tmp_path, _spans(failed_phase_traffic))["agents"]["weather"]["runs"]
     assert (runs["count"], runs["errors"], runs["passed"]) == (1, 1, 0)
+
+
+def declined_verbs_traffic(tracer: Tracer) -> None:
+    """The run `support.agent`: `ChatOpenAI.generate` twice around the tool `tool_call.lookup`,
+    then the app's own `ReportGenerator.generate` (inference: no call), and `model.generate_content`
+    beside the app's `model.train` (a data model's method: no call)."""
+    with tracer.start_as_current_span("support.agent"):
+        with tracer.start_as_current_span("ChatOpenAI.generate"):
+            pass
+        with tracer.start_as_current_span("tool_call.lookup"):
+            pass
+        with tracer.start_as_current_span("ChatOpenAI.generate"):
+            pass
+        with tracer.start_as_current_span("model.generate_content"):
+            pass
+        with tracer.start_as_current_span("ReportGenerator.generate"):
+            pass
+        with tracer.start_as_current_span("model.train"):
+            pass
+
+
+def test_explains_pins_leave_the_verbs_inference_declined(tmp_path: Path) -> None:
+    """`explain --write` pins `*.generate` and `model.*` as model calls: without naming the spans
+    inference read as none, the pinned file read them as two more calls."""
+    path = ["llm", "tool", "llm", "llm"]
+    report = _report(tmp_path, _spans(declined_verbs_traffic))
+    assert report["agents"]["support"]["paths"]["top"][0]["path"] == path
+    _pinned_agents(tmp_path, declined_verbs_traffic)
+    pinned = _report(tmp_path / "pinned", _spans(declined_verbs_traffic),
+                     "--spec", str(tmp_path / "agentcov.yaml"))
+    assert pinned["agents"]["support"]["paths"]["top"][0]["path"] == path
