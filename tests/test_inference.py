@@ -3195,3 +3195,27 @@ def test_explains_pins_leave_the_verbs_inference_declined(tmp_path: Path) -> Non
     pinned = _report(tmp_path / "pinned", _spans(declined_verbs_traffic),
                      "--spec", str(tmp_path / "agentcov.yaml"))
     assert pinned["agents"]["support"]["paths"]["top"][0]["path"] == path
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    # a class's method in other languages' spellings is the app's own work, as `Ticket.transfer`
+    ("github.com/acme/bank.(*Account).Transfer", None),  # a Go method
+    ("bank.(*Account).Transfer", None),
+    ("github.com/acme/report.(*Generator).Generate", None),
+    ("Bank::transfer", None),  # Rust, C++
+    ("crate::bank::Bank::transfer", None),
+    ("com.acme.bank.AccountService.transfer", None),  # Java, C#: the class qualified
+    ("Acme.Bank.Transfer", None),
+    # ... a model client's keeps its kind, however its provider or model is spelt
+    ("github.com/acme/llm.(*Client).Complete", "llm"),  # the package says it
+    ("com.acme.llm.OpenAiChatModel.generate", "llm"),
+    ("OpenRouter.complete", "llm"),  # a provider's name in words
+    ("HuggingFacePipeline.generate", "llm"),
+    ("LlamaCpp.generate", "llm"),  # LangChain's, LlamaIndex's `LlamaCPP`
+    ("Claude.complete", "llm"),
+    ("Vllm.generate", "llm"),
+    ("tool.Bank.transfer", "handoff"),  # a kind word in the path reads it as before
+])
+def test_everyday_verbs_of_classes_in_every_spelling(name: str, kind: str | None) -> None:
+    found = infer(SpanRecord(1, 2, None, name, scope_name="app"))
+    assert (found.kind if found.evidence != "candidate" else None) == kind

@@ -200,14 +200,20 @@ _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model 
 _EVERYDAY = frozenset({"chat", "model", "completion", "generation"})
 _CALLS = frozenset({"stream", "create", "invoke", "ainvoke", "acreate", "astream"})  # ... a call
 # a class's name (`ReportGenerator`, `Ticket`: no module's or instance's, `weather`, `LLM`), then
-# one of its methods
-_CLASS_METHOD = re.compile(r"^\s*([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*)\.[A-Za-z_]\w*\s*$")
+# one of its methods, by `.` or `::` (`Bank::transfer`); what qualifies the class comes first
+# (`com.acme.bank.AccountService.transfer`, Go's `github.com/acme/bank.(*Account).Transfer`)
+_PASCAL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*"
+_CLASS_METHOD = re.compile(rf"^\s*((?:[\w/-]+(?:\.|::))*)(?:\(\*?({_PASCAL})\)|({_PASCAL}))"
+                           r"(?:\.|::)[A-Za-z_]\w*\s*$")
 # kinds an everyday verb names (`generate`, `complete`, `transfer`), and the words of a class
 # whose method of that name is of the kind: a model's client (`ChatModel.generate`), an agent
 # handing over (`TriageAgent.transfer`); another class's is its own work (`Ticket.transfer`)
 _VERB_OWNERS: Mapping[str, frozenset[str]] = {
     LLM: _PROVIDER_WORDS | {"chat", "llm", "lm", "model", "models", "ai", "gpt", "completion",
-                            "completions", "generative", "genai", "language", "inference"},
+                            "completions", "generative", "genai", "language", "inference",
+                            # model families and model servers (`Claude`, `LlamaCpp`, `Vllm`)
+                            "claude", "llama", "gemma", "mixtral", "vllm", "tgi", "replicate",
+                            "sagemaker", "deepinfra", "llamafile"},
     HANDOFF: frozenset({"agent", "agents", "handoff", "swarm", "triage", "orchestrator",
                         "router", "supervisor"}),
 }
@@ -475,8 +481,15 @@ def _class_verb(name: str, kind: str) -> bool:
     or a kind's own class (`Agent.generate`) keeps the kind."""
     owners = _VERB_OWNERS.get(kind)
     method = _CLASS_METHOD.match(name) if owners is not None else None
-    return method is not None and owners is not None and _affix_kind(method.group(1)) is None and (
-        owners.isdisjoint(words(method.group(1))))
+    if method is None or owners is None:
+        return False
+    owner, path = method.group(2) or method.group(3), method.group(1)
+    if any(_affix_kind(w) is not None for w in words(path)):  # `tool.Bank.transfer`: the
+        return False  # path's kind word reads the name as a kind's, as it did
+    said = words(path + " " + owner)  # a package may say it (`llm.(*Client)`)
+    joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
+    return _affix_kind(owner) is None and owners.isdisjoint(said) and owners.isdisjoint(
+        joined)  # a provider's name in words (`OpenRouter`, `HuggingFacePipeline`)
 
 
 def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
