@@ -3219,3 +3219,22 @@ def test_explains_pins_leave_the_verbs_inference_declined(tmp_path: Path) -> Non
 def test_everyday_verbs_of_classes_in_every_spelling(name: str, kind: str | None) -> None:
     found = infer(SpanRecord(1, 2, None, name, scope_name="app"))
     assert (found.kind if found.evidence != "candidate" else None) == kind
+
+
+@pytest.mark.parametrize("span", ["tool:transfer", "tool_call.transfer", "tool: Bank.transfer"])
+def test_a_restricted_tool_named_by_a_kind_word_fails_the_gate(
+        span: str, capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """A tool span whose tool is named by another kind's word (`transfer`: a hand-off) is read
+    as that tool's call where the spec restricts it (docs/conventions.md#restricted-tools)."""
+    tool = span.partition(":")[2].strip() or span.partition(".")[2]
+
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("support.agent"):
+            for name in ("ChatOpenAI.generate", span, "ChatOpenAI.generate"):
+                with tracer.start_as_current_span(name):
+                    pass
+
+    traces = write_jsonl(tmp_path / "zeta.jsonl", _spans(traffic))
+    spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": [tool]})
+    assert main(["gate", str(traces), "--spec", str(spec)]) == 1
+    assert f"restricted tool {tool} executed" in capsys.readouterr().out

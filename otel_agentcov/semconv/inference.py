@@ -858,15 +858,30 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
     attrs = record.attributes
     affix = span_affix(record)
     by_name = affix is not None and affix[0] == TOOL
-    if not (by_name or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
+    prefixed = _tool_prefixed(record.name)
+    if not (by_name or prefixed or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
             or any(kind == TOOL for kind, _, _ in _said(attrs)[0])):
         return []
     found = [(affix[1], BY_NAME)] if affix is not None and by_name else []
+    if prefixed:
+        found.append((prefixed, BY_NAME))
     for key, value in attrs.items():
         if isinstance(value, str) and 0 < len(value) <= 256 and _name_key(
                 key, words(key), _TOOL_NAMES):
             found.append((clip(value.strip().strip('"')), BY_ATTRIBUTE))
     return found
+
+
+def _tool_prefixed(name: str) -> str | None:
+    """The name after a tool's kind word (`tool:lookup`), also where the name's own kind word
+    reads the span otherwise (`tool:transfer` a hand-off, `tool:generate` a model call): should
+    a tool of that name be restricted, the span is its call, whatever else its words say."""
+    found = _PREFIX.match(name)
+    if found is None:
+        return None
+    word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+    rest = rest.lstrip(_LEADS).strip()
+    return clip(rest) if rest and _affix_kind(word) == TOOL else None
 
 
 def agent_name_ok(name: str | None) -> bool:
