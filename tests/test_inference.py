@@ -3238,3 +3238,24 @@ def test_a_restricted_tool_named_by_a_kind_word_fails_the_gate(
     spec = write_spec(tmp_path / "spec.yaml", {"version": 1, "restricted": [tool]})
     assert main(["gate", str(traces), "--spec", str(spec)]) == 1
     assert f"restricted tool {tool} executed" in capsys.readouterr().out
+
+
+def gemini_chat_traffic(tracer: Tracer) -> None:
+    """An agent run on Google's GenAI SDK, its calls traced by the app by method name: a chat
+    session's `Chat.send_message` (the SDK's model call) twice, around the tool
+    `tool_call.lookup`, in the run `support.agent`."""
+    with tracer.start_as_current_span("support.agent"):
+        for name in ("Chat.send_message", "tool_call.lookup", "Chat.send_message"):
+            with tracer.start_as_current_span(name):
+                pass
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "red team s12: `chat.<method>` with no model-call word is read as a chat between people "
+    "(chat.send_message), but Google GenAI's Chat.send_message is the SDK's model call: "
+    "inside an agent run around its tool "
+    "the run's two model calls are lost (path ['tool']; before: llm tool llm)"))
+def test_a_chat_sessions_send_message_inside_an_agent_run_is_its_model_call(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(gemini_chat_traffic))
+    assert report["agents"]["support"]["paths"]["top"][0]["path"] == ["llm", "tool", "llm"]
