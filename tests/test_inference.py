@@ -3259,3 +3259,13 @@ def test_a_chat_sessions_send_message_inside_an_agent_run_is_its_model_call(
         tmp_path: Path) -> None:
     report = _report(tmp_path, _spans(gemini_chat_traffic))
     assert report["agents"]["support"]["paths"]["top"][0]["path"] == ["llm", "tool", "llm"]
+
+
+def test_explains_pins_read_no_hand_off_where_inference_read_none(tmp_path: Path) -> None:
+    """`ticket.handoff` in a trace with no agent is no hand-off (structure reads it as none):
+    pinned as `*.handoff` → handoff, the file read one, and a run of the service around it."""
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "orders.jsonl", _spans(everyday_words_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    pinned = offline.report(offline.load(CoverageSpec.from_yaml(spec), traces=[str(traces)]))
+    assert pinned["agents"] == {}
