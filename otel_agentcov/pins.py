@@ -93,7 +93,9 @@ def _own_type(group: Group) -> bool:
     return group.key is not None and "span" in words(group.key)
 
 
-def _entry(group: Group) -> dict[str, Any] | None:
+def _entry(group: Group, declined: list[str]) -> dict[str, Any] | None:
+    """The group's entry; `declined`: the names its span-name glob would claim that inference
+    read as no call (`_declined`), left out of it by name."""
     match: dict[str, Any] = {}
     if group.scope:
         match["scope"] = group.scope
@@ -118,7 +120,7 @@ def _entry(group: Group) -> dict[str, Any] | None:
         # no agent when that name is a kind word, as a hand-off when the name says so): the
         # entry claims only spans carrying it, the others go on to inference
         match["attributes"] = {**match.get("attributes", {}), group.name_key: {"present": True}}
-    managed = _managed_names(group)
+    managed = [*_managed_names(group), *declined]
     unless = {"unless": {"name": managed}} if managed else {}
     return {"match": match, **unless, "kind": group.kind, **_fields(group),
             **_decode(group.decode)}
@@ -137,6 +139,17 @@ def _managed_names(group: Group) -> list[str]:
                for sep in ("", "_", " ", "-", ".", ":")),
              *(f"{word}{sep}{verb}" for verb, word in pairs for sep in (".", ":", "::"))]
     return [name for name in names if fnmatchcase(name, group.glob)]
+
+
+def _declined(log: InferredLog, group: Group) -> list[str]:
+    """The span names of the group's scope its span-name glob matches that inference read as
+    nothing (candidates of no vocabulary: `ReportGenerator.generate` beside `ChatOpenAI.generate`
+    under `*.generate`, `model.train` beside `model.generate_content` under `model.*`), each as
+    an exact glob: the entry's `unless`, so the pinned file reads them as inference did."""
+    if group.evidence != BY_NAME or group.glob is None:
+        return []
+    return [glob_literal(c.span_name) for c in log.candidates.values()
+            if c.group is None and c.scope == group.scope and fnmatchcase(c.span_name, group.glob)]
 
 
 def _decode(decode: bool) -> dict[str, Any]:
@@ -220,7 +233,8 @@ def pinned(log: InferredLog) -> list[tuple[str, dict[str, Any]]]:
     # hand-offs first: a span whose words say both tool and hand-off is the hand-off
     for key, group in sorted(log.groups.items(), key=lambda p: (
             p[1].kind != HANDOFF, _ORDER[p[1].evidence], not _own_type(p[1]), -p[1].count)):
-        entry = _entry(group) if key not in unsure and not group.unpinned else None
+        entry = _entry(group, _declined(log, group)) if (
+            key not in unsure and not group.unpinned) else None
         if entry is not None and key in rivals:
             entry["match"]["attributes"].update(
                 {k: {"absent": True} for k in rivals[key]["absent"]})

@@ -11,6 +11,7 @@ named otherwise, the name stays `kit-cli`.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from otel_agentcov import AgentCoverageProcessor, CoverageSpec
+from otel_agentcov.cli import main
 from otel_agentcov.offline import load
 
 AGENT = "kit-cli"
@@ -82,3 +84,34 @@ def test_offline(tmp_path: Path, service: str | None, scope: str, agent: str) ->
     traces.write_bytes(protobuf_bytes(_spans(service, scope)))
     report = load(CoverageSpec.empty(), traces=[str(traces)]).snapshot().to_dict()
     assert _runs(report) == {agent: (1, {"get_weather": {"ok": 1, "error": 0}})}
+
+
+def _refunds(provider: TracerProvider) -> None:
+    """An app's own tracer named after its one agent, `refunds` (`trace.get_tracer("refunds")`),
+    in the service `acme-backend`: the agent refunds before verifying the customer."""
+    tracer = provider.get_tracer("refunds")
+    named = {"gen_ai.agent.name": "refunds"}
+    with tracer.start_as_current_span("invoke_agent refunds", attributes={
+            "gen_ai.operation.name": "invoke_agent", **named}):
+        with tracer.start_as_current_span("execute_tool issue_refund", attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "issue_refund",
+                **named}):
+            pass
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "red team s12: the agent's name repeats its tracer's, so its runs are counted for the "
+    "service acme-backend; the spec's refunds entry matches no run (INCONCLUSIVE) and its "
+    "violated contract is never judged: --allow-inconclusive passes the gate"))
+def test_a_spec_agent_named_as_its_tracer_keeps_its_contracts(tmp_path: Path) -> None:
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "acme-backend"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    _refunds(provider)
+    traces = tmp_path / "traces.pb"
+    traces.write_bytes(protobuf_bytes(list(memory.get_finished_spans())))
+    spec = tmp_path / "agentcov.yaml"
+    spec.write_text(json.dumps({"version": 1, "agents": [{"name": "refunds", "contracts": [{
+        "name": "refund_policy", "must": [{"behavior": "verifies_identity", "before": {
+            "first": "verify_customer", "then": "issue_refund"}}]}]}]}))
+    assert main(["gate", str(traces), "--spec", str(spec), "--allow-inconclusive"]) == 1

@@ -335,8 +335,10 @@ def _bare_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
     """A model call only its span name says (`generate system prompt`: no model, no tokens, no
     tool asked for) beside model calls a convention entry classified, in the same run (under
     the same agent or tool span), is no call: the entry's spans are the run's calls, the name
-    a phase of the run."""
+    a phase of the run. One that failed stays a call: as a phase its failure would fail no
+    run, and a failing run must not pass on a guess."""
     bare = [s for s in steps if s.kind == LLM and s.inferred == BY_NAME and s.model is None
+            and s.error is None
             and not (s.input_tokens or s.output_tokens or s.requested_tools)]
     if not bare:
         return

@@ -200,14 +200,20 @@ _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model 
 _EVERYDAY = frozenset({"chat", "model", "completion", "generation"})
 _CALLS = frozenset({"stream", "create", "invoke", "ainvoke", "acreate", "astream"})  # ... a call
 # a class's name (`ReportGenerator`, `Ticket`: no module's or instance's, `weather`, `LLM`), then
-# one of its methods
-_CLASS_METHOD = re.compile(r"^\s*([A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*)\.[A-Za-z_]\w*\s*$")
+# one of its methods, by `.` or `::` (`Bank::transfer`); what qualifies the class comes first
+# (`com.acme.bank.AccountService.transfer`, Go's `github.com/acme/bank.(*Account).Transfer`)
+_PASCAL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*"
+_CLASS_METHOD = re.compile(rf"^\s*((?:[\w/-]+(?:\.|::))*)(?:\(\*?({_PASCAL})\)|({_PASCAL}))"
+                           r"(?:\.|::)[A-Za-z_]\w*\s*$")
 # kinds an everyday verb names (`generate`, `complete`, `transfer`), and the words of a class
 # whose method of that name is of the kind: a model's client (`ChatModel.generate`), an agent
 # handing over (`TriageAgent.transfer`); another class's is its own work (`Ticket.transfer`)
 _VERB_OWNERS: Mapping[str, frozenset[str]] = {
     LLM: _PROVIDER_WORDS | {"chat", "llm", "lm", "model", "models", "ai", "gpt", "completion",
-                            "completions", "generative", "genai", "language", "inference"},
+                            "completions", "generative", "genai", "language", "inference",
+                            # model families and model servers (`Claude`, `LlamaCpp`, `Vllm`)
+                            "claude", "llama", "gemma", "mixtral", "vllm", "tgi", "replicate",
+                            "sagemaker", "deepinfra", "llamafile"},
     HANDOFF: frozenset({"agent", "agents", "handoff", "swarm", "triage", "orchestrator",
                         "router", "supervisor"}),
 }
@@ -475,8 +481,15 @@ def _class_verb(name: str, kind: str) -> bool:
     or a kind's own class (`Agent.generate`) keeps the kind."""
     owners = _VERB_OWNERS.get(kind)
     method = _CLASS_METHOD.match(name) if owners is not None else None
-    return method is not None and owners is not None and _affix_kind(method.group(1)) is None and (
-        owners.isdisjoint(words(method.group(1))))
+    if method is None or owners is None:
+        return False
+    owner, path = method.group(2) or method.group(3), method.group(1)
+    if any(_affix_kind(w) is not None for w in words(path)):  # `tool.Bank.transfer`: the
+        return False  # path's kind word reads the name as a kind's, as it did
+    said = words(path + " " + owner)  # a package may say it (`llm.(*Client)`)
+    joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
+    return _affix_kind(owner) is None and owners.isdisjoint(said) and owners.isdisjoint(
+        joined)  # a provider's name in words (`OpenRouter`, `HuggingFacePipeline`)
 
 
 def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
@@ -845,15 +858,30 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
     attrs = record.attributes
     affix = span_affix(record)
     by_name = affix is not None and affix[0] == TOOL
-    if not (by_name or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
+    prefixed = _tool_prefixed(record.name)
+    if not (by_name or prefixed or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
             or any(kind == TOOL for kind, _, _ in _said(attrs)[0])):
         return []
     found = [(affix[1], BY_NAME)] if affix is not None and by_name else []
+    if prefixed:
+        found.append((prefixed, BY_NAME))
     for key, value in attrs.items():
         if isinstance(value, str) and 0 < len(value) <= 256 and _name_key(
                 key, words(key), _TOOL_NAMES):
             found.append((clip(value.strip().strip('"')), BY_ATTRIBUTE))
     return found
+
+
+def _tool_prefixed(name: str) -> str | None:
+    """The name after a tool's kind word (`tool:lookup`), also where the name's own kind word
+    reads the span otherwise (`tool:transfer` a hand-off, `tool:generate` a model call): should
+    a tool of that name be restricted, the span is its call, whatever else its words say."""
+    found = _PREFIX.match(name)
+    if found is None:
+        return None
+    word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+    rest = rest.lstrip(_LEADS).strip()
+    return clip(rest) if rest and _affix_kind(word) == TOOL else None
 
 
 def agent_name_ok(name: str | None) -> bool:

@@ -30,12 +30,12 @@ from .inference import (
     model_source,
     tokens_source,
 )
-from .step import AGENT, LLM, OTHER, TOOL, WORKFLOW, Step
+from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 MAX_GROUPS = 1024
 # kinds structure may read otherwise in a vocabulary's group (a call around calls, an agent's
-# method beside its run)
-_REREAD = (TOOL, LLM, AGENT)
+# method beside its run, a hand-off in a trace with no agent)
+_REREAD = (TOOL, LLM, AGENT, HANDOFF)
 MAX_CALL_SPANS = 65536  # such spans remembered by id: was structure to read them otherwise
 _MAX_WORDS = 32  # kind words and other kind keys kept per group
 
