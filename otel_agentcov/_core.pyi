@@ -50,6 +50,7 @@ class Classifier:
         self, entries: Iterable[Mapping[str, Any]], builtin: bool, step: type[Step]
     ) -> None: ...
     def before(self, conventions: Iterable[Mapping[str, Any]]) -> Classifier: ...
+    def declaring(self, names: list[str]) -> Classifier: ...
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str]
     ) -> tuple[Step, bool]: ...
@@ -80,7 +81,7 @@ def otlp_log_events(
 
 def build_step(
     step_class: type[Step], record: SpanRecord, kind: str, state_attributes: list[str],
-    agent: str | None = None, tool: str | None = None,
+    agent: str | None = None, tool: str | None = None, declared: list[str] = ...,
 ) -> Step:
     """The Step an entry of `kind` gives the record (core/src/classify/py.rs)."""
 

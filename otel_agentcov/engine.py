@@ -141,7 +141,8 @@ class CoverageEngine:
         anywhere = self.spec.restricted_anywhere
         restricted = anywhere.matches if anywhere else None
         self._classifier = Classifier(self.spec.conventions, inference=self.spec.inference,
-                                      restricted=restricted)
+                                      restricted=restricted,
+                                      agents=[a for a in self.spec.agents if a != "*"])
         self._classifier.rescued = self._count_overruled
         self._classify = self._classifier.classify
         self._inferred = self._classifier.inferred

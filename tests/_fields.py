@@ -7,7 +7,7 @@ the core's (core/src/classify/fields.rs) is held equal to, span for span
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from _errors import error_type, limit_signal
@@ -116,11 +116,21 @@ def names_its_library(name: str, record: SpanRecord) -> bool:
 
 
 def own_agent(record: SpanRecord) -> str | None:
-    """The agent a span says it ran for (`gen_ai.agent.name`), placeholders and the library's
-    own name aside."""
+    """The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside."""
     own = as_str(record.attributes.get("gen_ai.agent.name"))
-    return own if own and own not in PLACEHOLDER_AGENT_NAMES and not names_its_library(
-        own, record) else None
+    return own if own and own not in PLACEHOLDER_AGENT_NAMES else None
+
+
+def library_named(step: Step, record: SpanRecord, declared: Collection[str] = ()) -> Step:
+    """A library's own name is no agent's unless the spec declares it (core fields.rs)."""
+    scope = record.scope_name
+    if scope in declared or not names_its_library(scope, record):
+        return step
+    if step.agent == scope:
+        step.agent = None
+    if step.fallback_agent == scope:
+        step.fallback_agent = fallback_agent(record, None)
+    return step
 
 
 def fallback_agent(record: SpanRecord, own: str | None = None) -> str:

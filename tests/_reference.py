@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from _fields import build_step
+from _fields import build_step, library_named
 from _hooks import HOOKS, testspans
 from _rule import Rule
 from _table import Table
@@ -25,8 +25,10 @@ BUILTIN = Table([Rule(entry, HOOKS) for entry in builtin.entries()])
 class Reference:
     """The Python interpreter's reading of a span: a spec's entries, then the built-in tables."""
 
-    def __init__(self, conventions: Sequence[Mapping[str, Any]] = ()) -> None:
+    def __init__(self, conventions: Sequence[Mapping[str, Any]] = (),
+                 agents: Sequence[str] = ()) -> None:
         self._table = Table([*(Rule(entry) for entry in conventions), *BUILTIN.rules])
+        self._agents = agents
 
     def __call__(self, record: SpanRecord, state_attributes: Sequence[str] = ()
                  ) -> tuple[Step, bool]:
@@ -35,7 +37,8 @@ class Reference:
         matched = step is not None
         if step is None:
             step = build_step(record, OTHER, state_attributes)
-        return testspans.as_test_span(record, step, state_attributes), matched
+        step = testspans.as_test_span(record, step, state_attributes)
+        return library_named(step, record, self._agents), matched
 
 
 class ReferenceClassifier(Classifier):
@@ -43,4 +46,4 @@ class ReferenceClassifier(Classifier):
 
     def __init__(self, conventions: Sequence[Mapping[str, Any]] = (), **options: Any) -> None:
         super().__init__(conventions, **options)
-        self.reference = Reference(conventions)
+        self.reference = Reference(conventions, tuple(options.get("agents", ())))

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from _errors import error_type, exception_error, limit_signal
-from _fields import as_int, build_step, names_its_library
+from _fields import as_int, build_step
 
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv.common import (
@@ -282,8 +282,7 @@ class Rule:
             if not text:
                 return value
             value = clip(str(value))
-            if value not in placeholders and not (
-                    name == "name" and names_its_library(value, record)):
+            if value not in placeholders:
                 return value
         return None
 

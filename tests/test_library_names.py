@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _trace_files import protobuf_bytes
+from _trace_files import protobuf_bytes, write_jsonl
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -99,11 +99,10 @@ def _refunds(provider: TracerProvider) -> None:
             pass
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "red team s12: the agent's name repeats its tracer's, so its runs are counted for the "
-    "service acme-backend; the spec's refunds entry matches no run (INCONCLUSIVE) and its "
-    "violated contract is never judged: --allow-inconclusive passes the gate"))
 def test_a_spec_agent_named_as_its_tracer_keeps_its_contracts(tmp_path: Path) -> None:
+    """A name the spec declares is an agent's, whatever traced it (red team s12: counted for
+    the service acme-backend, the refunds entry matched no run and its violated contract was
+    never judged: `--allow-inconclusive` passed the gate)."""
     memory = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "acme-backend"}))
     provider.add_span_processor(SimpleSpanProcessor(memory))
@@ -115,3 +114,27 @@ def test_a_spec_agent_named_as_its_tracer_keeps_its_contracts(tmp_path: Path) ->
         "name": "refund_policy", "must": [{"behavior": "verifies_identity", "before": {
             "first": "verify_customer", "then": "issue_refund"}}]}]}]}))
     assert main(["gate", str(traces), "--spec", str(spec), "--allow-inconclusive"]) == 1
+
+
+@pytest.mark.parametrize("route", ["processor", "protobuf", "jsonl"])
+def test_a_declared_name_stays_the_agents_on_every_route(tmp_path: Path, route: str) -> None:
+    """A spec declaring `kit-cli` keeps the runs the library's name names, in process and in
+    files alike (core classifier, fused protobuf reader, SpanRecord path)."""
+    spec = CoverageSpec.from_dict({"version": 1, "agents": [{"name": AGENT}]})
+    if route == "processor":
+        processor = AgentCoverageProcessor(spec)
+        provider = TracerProvider(resource=Resource.create({"service.name": "weather"}))
+        provider.add_span_processor(processor)
+        _workload(provider, AGENT)
+        processor.force_flush()
+        report = processor.snapshot().to_dict()
+        processor.shutdown()
+    else:
+        spans = _spans("weather", AGENT)
+        traces = tmp_path / f"traces.{'pb' if route == 'protobuf' else 'jsonl'}"
+        if route == "protobuf":
+            traces.write_bytes(protobuf_bytes(spans))
+        else:
+            write_jsonl(traces, spans)
+        report = load(spec, traces=[str(traces)]).snapshot().to_dict()
+    assert _runs(report) == {AGENT: (1, {"get_weather": {"ok": 1, "error": 0}})}

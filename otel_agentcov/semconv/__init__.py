@@ -9,7 +9,7 @@ it holds (docs/core.md#values); the Python interpreter of the same tables is the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from .. import compiled
@@ -41,15 +41,18 @@ class Classifier:
     """Classify spans by a spec's `conventions:` entries, then the built-in tables, then by
     inference (docs/conventions.md#inference)."""
 
-    __slots__ = ("_core", "inference", "log", "_restricted", "rescued")
+    __slots__ = ("_core", "_declared", "inference", "log", "_restricted", "rescued")
 
     def __init__(self, conventions: Sequence[Mapping[str, Any]] = (), *, inference: bool = True,
                  builtin_tables: bool = True,
-                 restricted: Callable[[str], bool] | None = None) -> None:
+                 restricted: Callable[[str], bool] | None = None,
+                 agents: Collection[str] = ()) -> None:
         """`conventions`: entries already validated (the spec loader does it); `inference`:
         read a kind for the spans no entry matched; `builtin_tables` off only to measure
         inference alone (benchmarks/inference.py); `restricted`: is a tool name restricted (a
-        span inference reads names one is read as its call, see `inferred`)."""
+        span inference reads names one is read as its call, see `inferred`); `agents`: the
+        agents the spec declares, whose names a tracing library's own name never hides
+        (docs/semantics.md#detection-rules)."""
         self.inference = inference
         self.log: InferredLog | None = None  # what inference read, kept for `explain`
         self._restricted = restricted
@@ -57,6 +60,9 @@ class Classifier:
         self._core = _BUILTIN if builtin_tables else compiled.Classifier([], True, Step)
         if conventions:
             self._core = self._core.before(conventions)
+        self._declared = sorted(agents)
+        if agents:
+            self._core = self._core.declaring(self._declared)
 
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False,
@@ -85,7 +91,7 @@ class Classifier:
         found = infer(record)
         if self.log is not None:
             self.log.add(record, found)
-        inferred = inferred_step(record, state_attributes, found, step)
+        inferred = inferred_step(record, state_attributes, found, step, self._declared)
         restricted = self._restricted
         if restricted is None or (inferred.kind == TOOL and inferred.tool is not None
                                   and restricted(inferred.tool)):
@@ -97,7 +103,7 @@ class Classifier:
                 if self.rescued is not None:
                     self.rescued()
                 return inferred_step(record, state_attributes,
-                                     Inferred(TOOL, evidence, name=name), step)
+                                     Inferred(TOOL, evidence, name=name), step, self._declared)
         return inferred
 
     def otlp_steps(

@@ -413,11 +413,12 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
             if (said is not None and said != kind) or rest.startswith("_") or (
                     _norm(rest).split("_")[0] in RUN_WORDS):
                 return said or kind, "", (glob_literal(name), re.escape(name))
-            if kind == LLM and _norm(word) in _EVERYDAY and not any(
+            if kind == LLM and word.islower() and _norm(word) in _EVERYDAY and not any(
                     w in _CALLS or KIND_WORDS.get(w.removesuffix("s")) == LLM
                     for w in words(rest)):
                 return None  # `chat.send_message`, `model.train`: a chat's, a data model's
-                # method that calls no model (`model.generate_content`, `chat.stream` do)
+                # method that calls no model (`model.generate_content`, `chat.stream` do; a
+                # class of that name is an SDK's, `Chat.send_message` Google GenAI's call)
         if kind is not None and rest:
             rest = rest.lstrip(_LEADS).strip() or rest
             ran = _SUFFIX.match(rest)  # `agent:weather:run`: the run word after it says nothing
@@ -995,7 +996,7 @@ def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: Inferred,
-                  other: Step) -> Step:
+                  other: Step, declared: list[str] | None = None) -> Step:
     """The Step of a span no entry matched, built from what `infer` found; `other` is the
     `other` step the tables gave it, kept (with the name a candidate would take) when
     inference found no kind."""
@@ -1017,7 +1018,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
         return other
     step = compiled.build_step(Step, record, kind, list(state_attributes),
                                found.name if kind in (AGENT, WORKFLOW, LLM) else None,
-                               found.name if kind == TOOL else None)
+                               found.name if kind == TOOL else None, declared or [])
     step.inferred = found.evidence or ""
     # should the structure make it a run (`function_invocation x`), its OK status says it handled
     # what failed under it, as a run's span does (Step.settled)

@@ -15,6 +15,7 @@ use super::values::{
 use crate::pyrepr::py_str;
 use crate::pystr;
 use crate::span::{Attributes, Span, Value, STATUS_OK};
+use std::collections::HashSet;
 
 /// Tools whose call hands control to another agent, naming no target in their name.
 pub const HANDOFF_TOOLS: [&str; 2] = ["transfer_to_agent", "handoff_to_agent"];
@@ -89,12 +90,27 @@ fn handoff_name(name: &str) -> Option<&str> {
         .find(|tool| HANDOFF_TOOLS.contains(tool) || tool.starts_with(TRANSFER_PREFIX))
 }
 
-/// The agent a span says it ran for (`gen_ai.agent.name`), placeholders and the library's own
-/// name aside.
+/// The agent a span says it ran for (`gen_ai.agent.name`), placeholders aside.
 fn own_agent(span: &Span) -> Option<String> {
-    as_str(span.attributes.get("gen_ai.agent.name")).filter(|own| {
-        !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()) && !names_its_library(own, span)
-    })
+    as_str(span.attributes.get("gen_ai.agent.name"))
+        .filter(|own| !PLACEHOLDER_AGENT_NAMES.contains(&own.as_str()))
+}
+
+/// An agent name that only repeats the name of the library that traced the span (`values.rs`
+/// `names_its_library`) is no agent's, unless the spec declares an agent of that name
+/// (`declared`): the step names no agent, and under no agent span it counts for the service.
+pub fn library_named(step: &mut Step, span: &Span, declared: &HashSet<String>) {
+    let scope = &*span.scope_name;
+    let named = step.agent.as_deref() == Some(scope) || step.fallback_agent == scope;
+    if !named || declared.contains(scope) || !names_its_library(scope, span) {
+        return;
+    }
+    if step.agent.as_deref() == Some(scope) {
+        step.agent = None;
+    }
+    if step.fallback_agent == scope {
+        step.fallback_agent = fallback_agent(span, None);
+    }
 }
 
 /// Where a step under no agent span is counted: its own agent name (`own_agent`, read once by

@@ -1,6 +1,7 @@
 //! `otel_agentcov._core.Classifier`: the convention tables, parsed once, classifying Python
 //! SpanRecords into Python Steps (what `semconv.Classifier` calls; docs/core.md).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use pyo3::exceptions::PyValueError;
@@ -10,7 +11,7 @@ use pyo3::IntoPyObjectExt;
 
 use super::entry::Raw;
 use super::errors::{error_type, exception_error, limit_signal, OTHER_ERROR};
-use super::fields::{build_step, handoff};
+use super::fields::{build_step, handoff, library_named};
 use super::keys;
 use super::root::local_root;
 use super::rule::Rule;
@@ -86,6 +87,9 @@ pub struct Classifier {
     table: Table,
     /// The Python `Step` class its steps are built as, handed in by its maker (semconv).
     step_class: Py<PyType>,
+    /// The agents a spec declares: names of theirs a library's own name never hides
+    /// (`fields::library_named`).
+    declared: Arc<HashSet<String>>,
 }
 
 /// One decoded span as `CoverageEngine.to_step` (engine.py) reads it: a drop reason, or its
@@ -128,7 +132,9 @@ impl Classifier {
                 false,
             ),
         };
-        (as_test_span(span, step, state_attributes), matched)
+        let mut step = as_test_span(span, step, state_attributes);
+        library_named(&mut step, span, &self.declared);
+        (step, matched)
     }
 }
 
@@ -144,6 +150,7 @@ impl Classifier {
             Ok(Classifier {
                 table: Table::new(rules),
                 step_class: step.unbind(),
+                declared: Arc::default(),
             })
         })
     }
@@ -157,8 +164,19 @@ impl Classifier {
             Ok(Classifier {
                 table: Table::new(rules.into()),
                 step_class: self.step_class.clone_ref(conventions.py()),
+                declared: self.declared.clone(),
             })
         })
+    }
+
+    /// This classifier for a spec declaring the agents `names` (its rules shared, not parsed
+    /// again): a library's own name that is one of them names that agent.
+    fn declaring(&self, py: Python<'_>, names: Vec<String>) -> Classifier {
+        Classifier {
+            table: Table::new(self.table.rules.clone()),
+            step_class: self.step_class.clone_ref(py),
+            declared: Arc::new(names.into_iter().collect()),
+        }
     }
 
     /// `(step, matched)` for a SpanRecord, whatever values it holds (records_py).
@@ -258,7 +276,10 @@ fn kind_of(kind: &str) -> PyResult<Kind> {
 /// (`agent`, `tool`: the names it found), as a `step_class` instance: what inference builds for a
 /// span it read a kind of (`semconv.inference.inferred_step`), by the same rules as a table's.
 #[pyfunction(name = "build_step")]
-#[pyo3(signature = (step_class, record, kind, state_attributes, agent=None, tool=None))]
+/// `declared`: the agents a spec declares (a classifier's `declaring`), for `library_named`.
+#[pyo3(signature = (
+    step_class, record, kind, state_attributes, agent=None, tool=None, declared=Vec::new(),
+))]
 pub fn build_step_py<'py>(
     step_class: &Bound<'py, PyType>,
     record: &Bound<'py, PyAny>,
@@ -266,10 +287,12 @@ pub fn build_step_py<'py>(
     state_attributes: Vec<String>,
     agent: Option<String>,
     tool: Option<String>,
+    declared: Vec<String>,
 ) -> PyResult<Bound<'py, PyAny>> {
     door(|| {
         let span = span_of(record, &state_attributes)?;
-        let step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
+        let mut step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
+        library_named(&mut step, &span, &declared.into_iter().collect());
         step_to_py(step_class, &step)
     })
 }

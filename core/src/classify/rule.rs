@@ -10,9 +10,7 @@ use super::hooks::{self, Hook};
 use super::matching::{Condition, Match, Test};
 use super::source::{Got, Source};
 use super::step::{Kind, Step};
-use super::values::{
-    as_int, names_its_library, PLACEHOLDER_AGENT_NAMES, PLACEHOLDER_MODELS, PLACEHOLDER_TOOLS,
-};
+use super::values::{as_int, PLACEHOLDER_AGENT_NAMES, PLACEHOLDER_MODELS, PLACEHOLDER_TOOLS};
 use crate::pystr;
 use crate::span::{Span, Value};
 
@@ -175,9 +173,7 @@ impl Rule {
                     continue;
                 };
                 let name = pystr::clip(text);
-                let no_name = field.placeholders().contains(&name.as_str())
-                    || (field == Field::Name && names_its_library(&name, span));
-                if !no_name {
+                if !field.placeholders().contains(&name.as_str()) {
                     return Some(name);
                 }
             }
