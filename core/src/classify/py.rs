@@ -171,12 +171,14 @@ impl Classifier {
 
     /// This classifier for a spec declaring the agents `names` (its rules shared, not parsed
     /// again): a library's own name that is one of them names that agent.
-    fn declaring(&self, py: Python<'_>, names: Vec<String>) -> Classifier {
-        Classifier {
-            table: Table::new(self.table.rules.clone()),
-            step_class: self.step_class.clone_ref(py),
-            declared: Arc::new(names.into_iter().collect()),
-        }
+    fn declaring(&self, py: Python<'_>, names: Vec<String>) -> PyResult<Classifier> {
+        door(|| {
+            Ok(Classifier {
+                table: Table::new(self.table.rules.clone()),
+                step_class: self.step_class.clone_ref(py),
+                declared: Arc::new(names.into_iter().collect()),
+            })
+        })
     }
 
     /// `(step, matched)` for a SpanRecord, whatever values it holds (records_py).
