@@ -3273,3 +3273,66 @@ def test_an_openinference_agent_span_is_not_named_by_a_run_word() -> None:
         1, 2, None, "agent run", scope_name="app",
         attributes={"openinference.span.kind": "AGENT"}))
     assert step.kind == "agent" and step.agent != "run"
+
+
+def two_runs_traffic(tracer: Tracer) -> None:
+    """In one request (`serve`, no kind), the GenAI agent `weather` calls its model (a GenAI
+    call), then the agent `billing` calls its own by name only (`billing.chat`, twice): a run
+    whose calls no entry says keeps the calls its names say, whatever another run holds."""
+    with tracer.start_as_current_span("serve"):
+        with tracer.start_as_current_span("invoke_agent weather", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
+            _chat(tracer, "weather-model")
+        with tracer.start_as_current_span("invoke_agent billing", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "billing"}):
+            for _ in range(2):
+                with tracer.start_as_current_span("billing.chat"):
+                    pass
+
+
+def test_bare_calls_are_weighed_in_their_own_run(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(two_runs_traffic))
+    assert report["agents"]["billing"]["paths"]["top"][0]["path"] == ["llm", "llm"]
+    assert report["agents"]["weather"]["paths"]["top"][0]["path"] == ["llm"]
+
+
+def timed_traffic(tracer: Tracer) -> None:
+    """`support.agent` calls its model (0-100 ms), a plain span `lookup` runs while that call
+    still runs (10-20 ms), then a second call (150-200 ms): `lookup` is not between the two
+    calls (the first had not answered), so timing makes it no tool."""
+    ms = 1_000_000
+    root = tracer.start_span("support.agent", start_time=0)
+    inside = trace.set_span_in_context(root)
+    for name, start, end, attributes in (
+            ("chat", 0, 100, {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"}),
+            ("lookup", 10, 20, {}),
+            ("chat", 150, 200, {"gen_ai.operation.name": "chat", "gen_ai.request.model": "m"})):
+        span = tracer.start_span(name, context=inside, start_time=start * ms,
+                                 attributes=attributes)
+        span.end(end_time=end * ms)
+    root.end(end_time=300 * ms)
+
+
+def test_a_span_during_a_model_call_is_no_tool_of_the_loop(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(timed_traffic))
+    assert _agents(report)["support"]["tools"] == {}
+
+
+def short_phase_traffic(tracer: Tracer) -> None:
+    """`tool_phase_traffic` with phases typed and named by their own keys, the kind word and
+    the part alone (`zeta.span.name: tool.execution`, `tool.blocked_on_user`)."""
+    with tracer.start_as_current_span("invoke_agent weather", attributes={
+            "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "weather"}):
+        _chat(tracer, "weather-model")
+        with tracer.start_as_current_span("x.tool", attributes={
+                "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup"}):
+            for phase in ("blocked_on_user", "execution"):
+                with tracer.start_as_current_span("step", attributes={
+                        "zeta.span.type": f"tool.{phase}", "zeta.span.name": f"tool.{phase}"}):
+                    pass
+        _chat(tracer, "weather-model")
+
+
+def test_a_short_phase_name_is_its_calls_phase_too(tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(short_phase_traffic)))["weather"]["tools"] == {
+        "lookup": {"ok": 1, "error": 0}}
