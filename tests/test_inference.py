@@ -3336,3 +3336,19 @@ def short_phase_traffic(tracer: Tracer) -> None:
 def test_a_short_phase_name_is_its_calls_phase_too(tmp_path: Path) -> None:
     assert _agents(_report(tmp_path, _spans(short_phase_traffic)))["weather"]["tools"] == {
         "lookup": {"ok": 1, "error": 0}}
+
+
+def served_session_traffic(tracer: Tracer) -> None:
+    """`session_traffic`'s weather session inside an app's request (`serve`, no agent), its
+    model calls the trace's first spans to end: only the session makes weather's run."""
+    with tracer.start_as_current_span("serve"):
+        with tracer.start_as_current_span("zeta.services.weather.chat"):
+            for _ in range(2):
+                with tracer.start_as_current_span("completion weather-model", attributes={
+                        "gen_ai.request.model": "weather-model"}):
+                    pass
+
+
+def test_a_chat_session_inside_a_request_is_the_run(tmp_path: Path) -> None:
+    assert _agents(_report(tmp_path, _spans(served_session_traffic))) == {"weather": {
+        "runs": 1, "tools": {}, "models": {"weather-model": 2}, "delegations": []}}
