@@ -1963,6 +1963,13 @@ def _chat(tracer: Tracer, model: str, agent: str | None = None, failed: bool = F
             span.set_status(Status(StatusCode.ERROR, "HTTP 500"))
 
 
+def _leaves(tracer: Tracer, *names: str) -> None:
+    """Spans of these names, one after the other, nothing on or under them."""
+    for name in names:
+        with tracer.start_as_current_span(name):
+            pass
+
+
 def _execute_tool(tracer: Tracer, tool: str) -> Any:
     return tracer.start_as_current_span("execute_tool", attributes={
         "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool})
@@ -3091,12 +3098,7 @@ def bare_calls_traffic(tracer: Tracer) -> None:
     """A vocabulary whose model calls only their names say (`weather.chat`, no model key), two
     of them around the tool `tool_call.lookup`, in the run `weather.agent`."""
     with tracer.start_as_current_span("weather.agent"):
-        with tracer.start_as_current_span("weather.chat"):
-            pass
-        with tracer.start_as_current_span("tool_call.lookup"):
-            pass
-        with tracer.start_as_current_span("weather.chat"):
-            pass
+        _leaves(tracer, "weather.chat", "tool_call.lookup", "weather.chat")
 
 
 def test_calls_only_names_say_are_calls_where_no_entry_says_any(tmp_path: Path) -> None:
@@ -3131,14 +3133,8 @@ def model_clients_traffic(tracer: Tracer) -> None:
     `support.agent`: `ChatModel.generate` and `Gemini.complete` (model calls), the tool
     `tool_call.lookup` between them, then `TriageAgent.transfer` (a hand-off)."""
     with tracer.start_as_current_span("support.agent"):
-        with tracer.start_as_current_span("ChatModel.generate"):
-            pass
-        with tracer.start_as_current_span("tool_call.lookup"):
-            pass
-        with tracer.start_as_current_span("Gemini.complete"):
-            pass
-        with tracer.start_as_current_span("TriageAgent.transfer"):
-            pass
+        _leaves(tracer, "ChatModel.generate", "tool_call.lookup", "Gemini.complete",
+                "TriageAgent.transfer")
 
 
 def test_the_verbs_of_model_clients_and_agents_keep_their_kind(tmp_path: Path) -> None:
@@ -3173,18 +3169,8 @@ def declined_verbs_traffic(tracer: Tracer) -> None:
     then the app's own `ReportGenerator.generate` (inference: no call), and `model.generate_content`
     beside the app's `model.train` (a data model's method: no call)."""
     with tracer.start_as_current_span("support.agent"):
-        with tracer.start_as_current_span("ChatOpenAI.generate"):
-            pass
-        with tracer.start_as_current_span("tool_call.lookup"):
-            pass
-        with tracer.start_as_current_span("ChatOpenAI.generate"):
-            pass
-        with tracer.start_as_current_span("model.generate_content"):
-            pass
-        with tracer.start_as_current_span("ReportGenerator.generate"):
-            pass
-        with tracer.start_as_current_span("model.train"):
-            pass
+        _leaves(tracer, "ChatOpenAI.generate", "tool_call.lookup", "ChatOpenAI.generate",
+                "model.generate_content", "ReportGenerator.generate", "model.train")
 
 
 def test_explains_pins_leave_the_verbs_inference_declined(tmp_path: Path) -> None:
