@@ -342,22 +342,16 @@ def _bare_calls(steps: Sequence[Step], by_id: Mapping[int, Step],
             and not (s.input_tokens or s.output_tokens or s.requested_tools)]
     if not bare:
         return
-    said = {_scope(s, by_id) for s in steps if s.kind == LLM and not s.inferred}
+    said = {_run_of(s, by_id) for s in steps if s.kind == LLM and not s.inferred}
     for s in bare:
-        if _scope(s, by_id) in said:
+        if _run_of(s, by_id) in said:
             _become(s, OTHER, told, "")
 
 
-def _scope(step: Step, by_id: Mapping[int, Step]) -> int | None:
+def _run_of(step: Step, by_id: Mapping[int, Step]) -> int | None:
     """The span id of the nearest agent or tool span above `step`; None at the trace's top."""
-    seen = {step.span_id}
-    parent = by_id.get(step.parent_id) if step.parent_id is not None else None
-    while parent is not None and parent.span_id not in seen:
-        if parent.kind in (AGENT, TOOL):
-            return parent.span_id
-        seen.add(parent.span_id)
-        parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
-    return None
+    above = _above(step, by_id)
+    return above.span_id if above is not None else None
 
 
 def _acts(step: Step, children: Mapping[int, Sequence[Step]]) -> bool:
@@ -519,11 +513,17 @@ def names_its_agent(step: Step) -> bool:
 
 def _caller(step: Step, by_id: Mapping[int, Step], kind: str) -> Step | None:
     """The nearest agent or tool above `step`, if it is of `kind`."""
+    above = _above(step, by_id)
+    return above if above is not None and above.kind == kind else None
+
+
+def _above(step: Step, by_id: Mapping[int, Step]) -> Step | None:
+    """The nearest agent or tool span above `step` (a parent-id cycle ends the walk)."""
     seen = {step.span_id}
     parent = by_id.get(step.parent_id) if step.parent_id is not None else None
     while parent is not None and parent.span_id not in seen:
         if parent.kind in (AGENT, TOOL):
-            return parent if parent.kind == kind else None
+            return parent
         seen.add(parent.span_id)
         parent = by_id.get(parent.parent_id) if parent.parent_id is not None else None
     return None
