@@ -51,6 +51,11 @@ class Classifier:
     ) -> None: ...
     def before(self, conventions: Iterable[Mapping[str, Any]]) -> Classifier: ...
     def declaring(self, names: list[str]) -> Classifier: ...
+    def build(
+        self, record: SpanRecord, kind: str, state_attributes: list[str],
+        agent: str | None = None, tool: str | None = None,
+    ) -> Step:
+        """The Step an entry of `kind` gives the record (core/src/classify/py.rs)."""
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str]
     ) -> tuple[Step, bool]: ...
@@ -78,12 +83,6 @@ def otlp_log_events(
     keys_key: str, max_keys: int, caps: tuple[int, int] | None = None,
 ) -> list[tuple[str | None, dict[str, Any], int, int, int, str | None]]:
     """The log records holding an event named in `names` (core/src/otlp_logs.rs)."""
-
-def build_step(
-    step_class: type[Step], record: SpanRecord, kind: str, state_attributes: list[str],
-    agent: str | None = None, tool: str | None = None, declared: list[str] = ...,
-) -> Step:
-    """The Step an entry of `kind` gives the record (core/src/classify/py.rs)."""
 
 def handoff(name: str) -> tuple[bool, str | None]:
     """Whether a tool's call hands control over, and to whom (core/src/classify/py.rs)."""

@@ -1,8 +1,9 @@
 """The core's per-span field rules equal the Python classifier's (docs/core.md).
 
-`_core.build_step`, `_core._hook`, `_core._as_test_span` and `_core.outcome` run the core's field
-rules, the families' hooks, the test-span rule and inference's reading of a failure; the oracle's
-Python readings of the same (`tests/_fields.py` `build_step`, `tests/_hooks/`, its
+`_core.Classifier.build`, `_core._hook`, `_core._as_test_span` and `_core.outcome` run the
+core's field rules (and the library's-own-name rule), the families' hooks, the test-span rule and
+inference's reading of a failure; the oracle's Python readings of the same (`tests/_fields.py`
+`build_step` and `library_named`, `tests/_hooks/`, its
 `testspans.as_test_span`, `tests/_errors.py` `outcome`) run on the same SpanRecords; every
 Step field must be equal, on every span of every recorded fixture (each kind) and on hostile
 generated spans, which hold every class of value a span can carry (big ints, lists, lone surrogates,
@@ -21,7 +22,7 @@ from typing import Any
 import pytest
 from _builders import renamed_sdk_span
 from _errors import outcome
-from _fields import HANDOFF_TOOLS, TRANSFER_PREFIX, build_step, mark_handoff
+from _fields import HANDOFF_TOOLS, TRANSFER_PREFIX, build_step, library_named, mark_handoff
 from _hooks import HOOKS, testspans
 from _strategies import KNOWN_KEYS, SCOPES, attributes, names, records
 from _trace_files import demo_spans
@@ -92,6 +93,8 @@ def _calls(record: SpanRecord) -> Iterator[tuple[str, str | None, str | None]]:
             yield kind, None, None
 
 
+# a classifier of no entries and no declared agent: its `build` is the field rules alone
+_FIELDS_ONLY = _core.Classifier([], True, Step)
 # state attributes the field rules read nothing else from: the core converts a span's attributes
 # only under the keys its rules read and these, so the rules' key list is checked too
 STATE_ATTRIBUTES = ["missing", "tool.name", "message.source_id", "gen_ai.usage.input_tokens"]
@@ -101,11 +104,12 @@ def assert_same_fields(record: SpanRecord) -> None:
     state = STATE_ATTRIBUTES
     for kind, agent, tool in _calls(record):
         python = build_step(record, kind, state, agent=agent, tool=tool)
-        core = _core.build_step(Step, record, kind, state, agent, tool)
+        core = _FIELDS_ONLY.build(record, kind, state, agent, tool)
         assert type(core) is Step
-        assert _fields(core) == _fields(python), (kind, agent, tool)
+        assert _fields(core) == _fields(library_named(_copy(python), record)), (
+            kind, agent, tool)
         assert _fields(_core._as_test_span(record, core, state)) == _fields(
-            testspans.as_test_span(record, _copy(python), state))
+            testspans.as_test_span(record, library_named(_copy(python), record), state))
         for name, hook in HOOKS.items():
             want = hook(record, _copy(python), state)
             got = _core._hook(name, record, python, state)

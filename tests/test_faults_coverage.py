@@ -218,7 +218,8 @@ def test_the_core_reads_the_mark_as_python_does(value: Any) -> None:
     record = tool_span(1, 2, 1, "lookup", **{MARK: value})
     python = build_step(record, TOOL, (), tool="lookup").fault
     assert python == (value if value in FAMILIES else None)
-    assert _core.build_step(Step, record, TOOL, (), None, "lookup").fault == python
+    core = _core.Classifier([], True, Step).build(record, TOOL, [], None, "lookup")
+    assert core.fault == python
 
 
 def test_every_condition_has_a_provoking_family_of_its_own() -> None:

@@ -32,7 +32,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     otlp_records::register(m)?;
     m.add_class::<classify::py::Classifier>()?;
     m.add_function(wrap_pyfunction!(classify::root::local_root_py, m)?)?;
-    m.add_function(wrap_pyfunction!(classify::py::build_step_py, m)?)?;
     m.add_function(wrap_pyfunction!(classify::py::handoff_py, m)?)?;
     m.add_function(wrap_pyfunction!(classify::py::outcome_py, m)?)?;
     fields_py::register(m)?;

@@ -41,7 +41,7 @@ class Classifier:
     """Classify spans by a spec's `conventions:` entries, then the built-in tables, then by
     inference (docs/conventions.md#inference)."""
 
-    __slots__ = ("_core", "_declared", "inference", "log", "_restricted", "rescued")
+    __slots__ = ("_core", "inference", "log", "_restricted", "rescued")
 
     def __init__(self, conventions: Sequence[Mapping[str, Any]] = (), *, inference: bool = True,
                  builtin_tables: bool = True,
@@ -60,9 +60,8 @@ class Classifier:
         self._core = _BUILTIN if builtin_tables else compiled.Classifier([], True, Step)
         if conventions:
             self._core = self._core.before(conventions)
-        self._declared = sorted(agents)
         if agents:
-            self._core = self._core.declaring(self._declared)
+            self._core = self._core.declaring(sorted(agents))
 
     def classify(
         self, record: SpanRecord, state_attributes: Sequence[str] = (), content: bool = False,
@@ -91,7 +90,7 @@ class Classifier:
         found = infer(record)
         if self.log is not None:
             self.log.add(record, found)
-        inferred = inferred_step(record, state_attributes, found, step, self._declared)
+        inferred = inferred_step(record, state_attributes, found, step, self._core)
         restricted = self._restricted
         if restricted is None or (inferred.kind == TOOL and inferred.tool is not None
                                   and restricted(inferred.tool)):
@@ -103,7 +102,7 @@ class Classifier:
                 if self.rescued is not None:
                     self.rescued()
                 return inferred_step(record, state_attributes,
-                                     Inferred(TOOL, evidence, name=name), step, self._declared)
+                                     Inferred(TOOL, evidence, name=name), step, self._core)
         return inferred
 
     def otlp_steps(

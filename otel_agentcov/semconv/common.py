@@ -3,7 +3,7 @@ names and their limits, hand-off tools, tool definitions, placeholders (inferenc
 checks and recommendations use them).
 
 The fields every convention entry shares are read by the core (core/src/classify/fields.rs,
-`compiled.build_step`); their Python reading is the tests' oracle (tests/_fields.py).
+the core `Classifier.build`); their Python reading is the tests' oracle (tests/_fields.py).
 """
 
 from __future__ import annotations

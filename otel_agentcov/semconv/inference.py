@@ -996,10 +996,11 @@ def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
 
 
 def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: Inferred,
-                  other: Step, declared: list[str] | None = None) -> Step:
-    """The Step of a span no entry matched, built from what `infer` found; `other` is the
-    `other` step the tables gave it, kept (with the name a candidate would take) when
-    inference found no kind."""
+                  other: Step, core: compiled.Classifier) -> Step:
+    """The Step of a span no entry matched, built from what `infer` found by the classifier's
+    `core` (the field rules of every entry, the spec's declared agents); `other` is the `other`
+    step the tables gave it, kept (with the name a candidate would take) when inference found
+    no kind."""
     kind = found.kind
     if kind == OTHER:
         if found.evidence == CANDIDATE:
@@ -1016,9 +1017,9 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
         elif found.evidence == LIFECYCLE:
             other.own_name = found.name
         return other
-    step = compiled.build_step(Step, record, kind, list(state_attributes),
-                               found.name if kind in (AGENT, WORKFLOW, LLM) else None,
-                               found.name if kind == TOOL else None, declared or [])
+    step = core.build(record, kind, list(state_attributes),
+                      found.name if kind in (AGENT, WORKFLOW, LLM) else None,
+                      found.name if kind == TOOL else None)
     step.inferred = found.evidence or ""
     # should the structure make it a run (`function_invocation x`), its OK status says it handled
     # what failed under it, as a run's span does (Step.settled)

@@ -169,6 +169,27 @@ impl Classifier {
         })
     }
 
+    /// The Step a convention entry of `kind` gives a SpanRecord, the fields every entry shares
+    /// read (`agent`, `tool`: the names it found), a library's own name left out unless this
+    /// classifier's spec declares it: what inference builds for a span it read a kind of
+    /// (`semconv.inference.inferred_step`), by the same rules as a table's.
+    #[pyo3(signature = (record, kind, state_attributes, agent=None, tool=None))]
+    fn build<'py>(
+        &self,
+        record: &Bound<'py, PyAny>,
+        kind: &str,
+        state_attributes: Vec<String>,
+        agent: Option<String>,
+        tool: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        door(|| {
+            let span = span_of(record, &state_attributes)?;
+            let mut step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
+            library_named(&mut step, &span, &self.declared);
+            self.step_to_py(record.py(), &step)
+        })
+    }
+
     /// This classifier for a spec declaring the agents `names` (its rules shared, not parsed
     /// again): a library's own name that is one of them names that agent.
     fn declaring(&self, py: Python<'_>, names: Vec<String>) -> PyResult<Classifier> {
@@ -272,31 +293,6 @@ pub(crate) fn span_of(record: &Bound<'_, PyAny>, state_attributes: &[String]) ->
 
 fn kind_of(kind: &str) -> PyResult<Kind> {
     Kind::parse(kind).ok_or_else(|| PyValueError::new_err(format!("not a step kind: {kind:?}")))
-}
-
-/// The Step a convention entry of `kind` gives a SpanRecord, the fields every entry shares read
-/// (`agent`, `tool`: the names it found), as a `step_class` instance: what inference builds for a
-/// span it read a kind of (`semconv.inference.inferred_step`), by the same rules as a table's.
-#[pyfunction(name = "build_step")]
-/// `declared`: the agents a spec declares (a classifier's `declaring`), for `library_named`.
-#[pyo3(signature = (
-    step_class, record, kind, state_attributes, agent=None, tool=None, declared=Vec::new(),
-))]
-pub fn build_step_py<'py>(
-    step_class: &Bound<'py, PyType>,
-    record: &Bound<'py, PyAny>,
-    kind: &str,
-    state_attributes: Vec<String>,
-    agent: Option<String>,
-    tool: Option<String>,
-    declared: Vec<String>,
-) -> PyResult<Bound<'py, PyAny>> {
-    door(|| {
-        let span = span_of(record, &state_attributes)?;
-        let mut step = build_step(&span, kind_of(kind)?, &state_attributes, agent, tool);
-        library_named(&mut step, &span, &declared.into_iter().collect());
-        step_to_py(step_class, &step)
-    })
 }
 
 /// Whether a tool's call hands control over (`transfer_to_X`, `transfer_to_agent`, also as a
