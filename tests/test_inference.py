@@ -3096,14 +3096,21 @@ def test_a_phase_named_like_a_call_beside_an_entrys_calls_is_none(tmp_path: Path
 
 def bare_calls_traffic(tracer: Tracer) -> None:
     """A vocabulary whose model calls only their names say (`weather.chat`, no model key), two
-    of them around the tool `tool_call.lookup`, in the run `weather.agent`."""
+    of them around the tool `tool_call.lookup`, then one its kind attribute says with a model
+    (`zeta.span.type: llm`: evidence of its own, but no entry's), in the run `weather.agent`."""
     with tracer.start_as_current_span("weather.agent"):
         _leaves(tracer, "weather.chat", "tool_call.lookup", "weather.chat")
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "weather-model"}):
+            pass
 
 
 def test_calls_only_names_say_are_calls_where_no_entry_says_any(tmp_path: Path) -> None:
+    """Only an entry's calls make name-only ones phases: inference's own evidence beside them
+    (a kind attribute and a model) does not."""
     report = _report(tmp_path, _spans(bare_calls_traffic))
-    assert report["agents"]["weather"]["paths"]["top"][0]["path"] == ["llm", "tool", "llm"]
+    assert report["agents"]["weather"]["paths"]["top"][0]["path"] == [
+        "llm", "tool", "llm", "llm"]
 
 
 def everyday_words_traffic(tracer: Tracer) -> None:
