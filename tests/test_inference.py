@@ -3345,3 +3345,34 @@ def served_session_traffic(tracer: Tracer) -> None:
 def test_a_chat_session_inside_a_request_is_the_run(tmp_path: Path) -> None:
     assert _agents(_report(tmp_path, _spans(served_session_traffic))) == {"weather": {
         "runs": 1, "tools": {}, "models": {"weather-model": 2}, "delegations": []}}
+
+
+def runner_like_traffic(tracer: Tracer) -> None:
+    """`orchestrator.agent` runs `triage.agent`, then `weather.agent`, each calling its model:
+    an agent running two agents, none of its own name, is no runner but their caller."""
+    with tracer.start_as_current_span("orchestrator.agent"):
+        for agent in ("triage", "weather"):
+            with tracer.start_as_current_span(f"{agent}.agent"):
+                _chat(tracer, f"{agent}-model")
+
+
+def test_an_agent_running_agents_of_other_names_delegates_to_them(tmp_path: Path) -> None:
+    agents = _agents(_report(tmp_path, _spans(runner_like_traffic)))
+    assert sorted(agents["orchestrator"]["delegations"]) == [
+        ("orchestrator", "triage"), ("orchestrator", "weather")]
+
+
+def create_tool_traffic(tracer: Tracer) -> None:
+    """The run `support.agent` calls its model, then its tool `create` by name only
+    (`tool_call.create`: a tool that creates a ticket), then its model again."""
+    with tracer.start_as_current_span("support.agent"):
+        _chat(tracer, "support-model")
+        _leaves(tracer, "tool_call.create")
+        _chat(tracer, "support-model")
+
+
+def test_a_tool_named_create_is_called_not_an_object_set_up(tmp_path: Path) -> None:
+    """Only an agent's `create`, `init`, `close` is its object built or torn down: a tool of
+    that name is a call of it."""
+    assert _agents(_report(tmp_path, _spans(create_tool_traffic)))["support"]["tools"] == {
+        "create": {"ok": 1, "error": 0}}
