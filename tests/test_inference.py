@@ -3376,3 +3376,59 @@ def test_a_tool_named_create_is_called_not_an_object_set_up(tmp_path: Path) -> N
     that name is a call of it."""
     assert _agents(_report(tmp_path, _spans(create_tool_traffic)))["support"]["tools"] == {
         "create": {"ok": 1, "error": 0}}
+
+
+def autotraced_traffic(tracer: Tracer) -> None:
+    """A library tracing every method of its own classes by name (scope `zeta.sdk`): its agent
+    class's `ZetaAgent.step` runs two model calls through `OpenAIClient.request_async` (the
+    client's method that calls; `OpenAIClient.build_request_data` only prepares one), between
+    them the tool get_weather (`ZetaAgent._execute_tool`, named in `zeta.tool_name`) and the
+    step's bookkeeping (`StepManager.log_step`). Nothing names the agent: the app's own."""
+    def call() -> None:
+        with tracer.start_as_current_span("OpenAIClient.build_request_data", attributes={
+                "zeta.messages": CANARY}):
+            pass
+        with tracer.start_as_current_span("OpenAIClient.request_async", attributes={
+                "zeta.model": "weather-model"}):
+            pass
+
+    with tracer.start_as_current_span("ZetaAgent.step"):
+        call()
+        with tracer.start_as_current_span("ZetaAgent._execute_tool", attributes={
+                "zeta.tool_name": "get_weather"}):
+            pass
+        with tracer.start_as_current_span("StepManager.log_step"):
+            pass
+        call()
+
+
+def test_a_model_clients_call_method_is_a_model_call_and_the_librarys_agent_class_no_agent(
+        tmp_path: Path) -> None:
+    """The client's calling method is a model call (its preparing one is not); the library's
+    own agent class names no agent (the run is the service's); with a tool execution found by
+    its name, a step between two calls is the loop's bookkeeping, no tool by timing."""
+    report = _report(tmp_path, _spans(autotraced_traffic))
+    assert _agents(report) == {SERVICE: {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, autotraced_traffic) == _agents(report)
+
+
+@pytest.mark.parametrize(("name", "llm"), [
+    ("OpenAIClient.request_async", True), ("AnthropicProvider.generate", True),
+    ("openai.resources.chat.completions.AsyncCompletions.create", True),
+    ("InferenceRouter.openai_chat_completion", True),
+    ("OpenAIClient.build_request_data", False), ("ModelRegistry.register", False),
+    ("Ticket.create", False), ("InferenceRouter.stream_tokens_and_compute_metrics", False),
+])
+def test_only_a_model_clients_calling_method_is_a_model_call(name: str, llm: bool) -> None:
+    found = infer(SpanRecord(1, 2, None, name, scope_name="acme"))
+    assert (found.kind == "llm") == llm
+
+
+def test_a_class_of_the_users_own_keeps_its_name() -> None:
+    """`WeatherAgent.step` traced by `zeta.sdk` names the app's agent; `ZetaAgent.step` is the
+    library's class."""
+    assert infer(SpanRecord(1, 2, None, "WeatherAgent.step", scope_name="zeta.sdk")
+                 ).name == "WeatherAgent"
+    assert infer(SpanRecord(1, 2, None, "ZetaAgent.step", scope_name="zeta.sdk")).name is None

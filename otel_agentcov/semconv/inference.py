@@ -472,7 +472,37 @@ def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
     if go_function(name) is not None and any(key in record.attributes for key in _HTTP_KEYS):
         return None
     found = name_affix(name)
+    if found is None and _client_call(name):
+        exact = name.strip()
+        return LLM, "", (glob_literal(exact), re.escape(exact))
     return None if found is not None and _class_verb(name, found[0]) else found
+
+
+# the words of a model client's method that makes a call, whole (`request_async`, `achat`,
+# `openai_chat_completion`): a method with any other word prepares, converts or handles one
+_CLIENT_CALLS = frozenset({"request", "create", "acreate", "chat", "achat", "complete",
+                           "acomplete", "completion", "completions", "generate", "agenerate",
+                           "stream", "astream", "invoke", "ainvoke", "send", "predict"})
+_CALL_QUALIFIERS = frozenset({"async", "sync", "stream", "streaming", "raw"})
+
+
+def _client_call(name: str) -> bool:
+    """A model client's class (its words name a provider or a model's client: `OpenAIClient`,
+    `AsyncCompletions`, `InferenceRouter`) and a method of it whose words only say it calls
+    (`request_async`, `create`, `openai_chat_completion`): a model call traced by its code
+    path, as a decorator tracing every method names it."""
+    method = _CLASS_METHOD.match(name)
+    if method is None:
+        return False
+    owner = method.group(2) or method.group(3)
+    said = words(owner)
+    joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
+    owners = _VERB_OWNERS[LLM]
+    if owners.isdisjoint(said) and owners.isdisjoint(joined):
+        return False
+    verb = words(name.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1])
+    return bool(verb) and not _CLIENT_CALLS.isdisjoint(verb) and all(
+        w in _CLIENT_CALLS or w in _CALL_QUALIFIERS or w in _PROVIDER_WORDS for w in verb)
 
 
 def _class_verb(name: str, kind: str) -> bool:
@@ -829,6 +859,9 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
+    if found.name_key is None and kind in (OTHER, AGENT) and _library_class(
+            found.name, record.scope_name):  # `LettaAgent.step` traced by `letta.otel`: the
+        return Inferred(OTHER, CANDIDATE)  # library's own agent class names no agent of yours
     if kind == AGENT and (_SETS_UP.match(record.name) or _MANAGES.match(record.name)):
         return Inferred(OTHER, None)  # `Agent.init`, `create_agent`: an agent object built or
         # torn down, an agent created through an API: no run of it
@@ -842,6 +875,14 @@ def infer(record: SpanRecord) -> Inferred:
         # or its code path, or a kind word and a run word (`agent.query`): no name of its own
         return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
     return found
+
+
+def _library_class(name: str | None, scope: str) -> bool:
+    """A name that is the tracing library's own name and a kind word (`LettaAgent` from the
+    scope `letta.otel.tracing`, `AcmeTool` from `acme`): the library's class, no user's."""
+    own = [w for w in words(name or "") if w not in KIND_WORDS]
+    return bool(own) and len(own) < len(words(name or "")) and own == list(
+        words(scope.split(".")[0]))
 
 
 def _last_crumb(name: str) -> str:
