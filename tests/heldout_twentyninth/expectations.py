@@ -47,6 +47,22 @@ A2A = {
     }),
 }
 
+# ADK-TS, IQ AI's Agent Development Kit for TypeScript (node/record_iqai_adk.mjs): each agent an
+# ADK-TS LlmAgent of its name, on its model through ADK-TS's OpenAI model (its `openai` client, no
+# retries), with its tools (`createTool`), each run an InMemoryRunner's on a new session, ADK-TS
+# running the tool loop and tracing it itself (its telemetry service, exported by the NodeSDK it
+# starts). The weather model asked for get_weather and get_time in one turn: ADK-TS ran both, but
+# its OpenAI conversion sends back only a turn's first function call and first function response,
+# so the server's second request carried get_weather's result alone; the model answered all the
+# same: two calls, both tools ran. lookup_order raised and ADK-TS (`createTool`) handed its error
+# back to the model as the tool's result, which answers: two calls; the tool failed. Billing's run
+# is inside the orchestrator's ask_billing tool (the same process, under the tool's execution), and
+# `handoff` runs triage (its transfer_to_billing tool only answers), then billing, in one request
+# of the app (`serve`). The HTTP 500 fails the weather run on its one model call (one gpt-500
+# request). The app-level scenarios of fixture_expectations.APP_LOOP.
+IQAI_ADK = APP_LOOP
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "a2a": A2A,
+    "iqai_adk": IQAI_ADK,
 }
