@@ -499,6 +499,20 @@ fixtures-heldout-twentyeighth: $(STAMP) node-tools
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_twentyeighth/record_$$stack.py; \
 	done
 
+# The twenty-ninth held-out share (issue 35: tests/heldout_twentyninth/, `benchmarks/heldout.py
+# --set twentyninth`): the A2A SDK (Python, its own trace_function/trace_class tracing, pins in
+# fixtures/requirements/heldout_twentyninth/a2a.txt) and ADK-TS, IQ AI's Agent Development Kit for
+# TypeScript (fixtures/record/heldout_twentyninth/node/package-lock.json, npm and Node 20), kept
+# from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-twentyninth
+fixtures-heldout-twentyninth: $(STAMP) node-tools
+	@set -e; venv=$(FIXTURE_VENVS)/twentyninth-a2a; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_twentyninth/a2a.txt; \
+	  echo "== a2a"; $$venv/bin/python fixtures/record/heldout_twentyninth/record_a2a.py
+	cd fixtures/record/heldout_twentyninth/node && npm ci --no-audit --no-fund
+	@echo "== iqai_adk"; $(BIN)/python fixtures/record/heldout_twentyninth/record_iqai_adk.py
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in

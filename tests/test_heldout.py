@@ -12,7 +12,8 @@ tests/heldout_nineteenth/, the twentieth tests/heldout_twentieth/, the twenty-fi
 tests/heldout_twentyfirst/, the twenty-second tests/heldout_twentysecond/, the twenty-third
 tests/heldout_twentythird/, the twenty-fourth tests/heldout_twentyfourth/, the twenty-fifth
 tests/heldout_twentyfifth/, the twenty-sixth tests/heldout_twentysixth/, the twenty-seventh
-tests/heldout_twentyseventh/ and the twenty-eighth tests/heldout_twentyeighth/) holds stacks of
+tests/heldout_twentyseventh/, the twenty-eighth tests/heldout_twentyeighth/ and the twenty-ninth
+tests/heldout_twentyninth/) holds stacks of
 two ecosystems (but the sixteenth, the eighteenth, the twentieth, the twenty-second, the
 twenty-fourth, the twenty-fifth, the twenty-sixth and the twenty-seventh, `ONE_ECOSYSTEM`), and
 each later share holds no stack recorded anywhere else.
@@ -21,8 +22,8 @@ Only the sets' integrity is tested here; how well the product reads them is a be
 (benchmarks/heldout.py, `--set fresh`, `third`, `fourth`, `fifth`, `sixth`, `seventh`, `eighth`,
 `ninth`, `tenth`, `eleventh`, `twelfth`, `thirteenth`, `fourteenth`, `fifteenth`, `sixteenth`,
 `seventeenth`, `eighteenth`, `nineteenth`, `twentieth`, `twentyfirst`, `twentysecond`,
-`twentythird`, `twentyfourth`, `twentyfifth`, `twentysixth`, `twentyseventh` or
-`twentyeighth` for the later shares), not a pass/fail test.
+`twentythird`, `twentyfourth`, `twentyfifth`, `twentysixth`, `twentyseventh`,
+`twentyeighth` or `twentyninth` for the later shares), not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ SETS = {"heldout": 4, "heldout_fresh": 3, "heldout_third": 3, "heldout_fourth": 
         "heldout_seventeenth": 2, "heldout_eighteenth": 2, "heldout_nineteenth": 2,
         "heldout_twentieth": 1, "heldout_twentyfirst": 2, "heldout_twentysecond": 1,
         "heldout_twentythird": 2, "heldout_twentyfourth": 1, "heldout_twentyfifth": 1,
-        "heldout_twentysixth": 1, "heldout_twentyseventh": 2, "heldout_twentyeighth": 2}
+        "heldout_twentysixth": 1, "heldout_twentyseventh": 2, "heldout_twentyeighth": 2,
+        "heldout_twentyninth": 2}
 # a share whose list of candidate stacks held no other ecosystem's stack that traces itself and
 # runs offline (the sixteenth: Inngest AgentKit emits no span of its own, and no OpenTelemetry
 # handler for langchaingo could be had), so its stacks are of one ecosystem; the eighteenth's
@@ -124,7 +126,8 @@ def test_each_set_has_enough_stacks_of_two_ecosystems(held: str) -> None:
                                    "heldout_twentyfirst", "heldout_twentysecond",
                                    "heldout_twentythird", "heldout_twentyfourth",
                                    "heldout_twentyfifth", "heldout_twentysixth",
-                                   "heldout_twentyseventh", "heldout_twentyeighth"])
+                                   "heldout_twentyseventh", "heldout_twentyeighth",
+                                   "heldout_twentyninth"])
 def test_a_later_share_repeats_no_recorded_stack(share: str) -> None:
     """Its stacks are in no other recorded set: not the in-repo fixtures, not the inference
     share, not another held-out set."""
