@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, Scenario
+from fixture_expectations import APP_LOOP, APP_LOOP_TOOL_ERROR_FAILS, Scenario
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -34,6 +34,23 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # fixture_expectations.APP_LOOP.
 LILYPAD = APP_LOOP
 
+# Humanloop's Python SDK (record_humanloop.py): its `@flow` on each agent run of the app-written
+# tool loop (its path the agent's name) and on the request of `handoff` (`serve`, no agent), its
+# `@tool` on each tool (its path the tool's name), its `@prompt` on the app's model call, which
+# the OpenAI instrumentor Humanloop installs on the app's tracer provider spans (with its model).
+# Humanloop's decorators catch what the function raises: a failed flow (agent run) answers None.
+# lookup_order raised, and Humanloop's `@tool` (0.8.38) then fails itself on its way out (its
+# wrapper returns a variable it never set for a raising function), raising an error of its own
+# that is not the tool's, which the app's loop does not hand back to the model (it hands back a
+# tool's own errors only): the orders run fails after its first model call (one orders request,
+# carrying no tool result), the flow catching it. Billing's run is inside the orchestrator's
+# ask_billing tool; `handoff` runs triage (its transfer_to_billing tool only answers), then
+# billing, in one request of the app; the HTTP 500 fails the weather run on its one model call
+# (one gpt-500 request), the flow catching it. The app-level scenarios of
+# fixture_expectations.APP_LOOP, but for tool_error: APP_LOOP_TOOL_ERROR_FAILS's.
+HUMANLOOP = APP_LOOP_TOOL_ERROR_FAILS
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "lilypad": LILYPAD,
+    "humanloop": HUMANLOOP,
 }
