@@ -513,6 +513,20 @@ fixtures-heldout-twentyninth: $(STAMP) node-tools
 	cd fixtures/record/heldout_twentyninth/node && npm ci --no-audit --no-fund
 	@echo "== iqai_adk"; $(BIN)/python fixtures/record/heldout_twentyninth/record_iqai_adk.py
 
+# The thirty-first held-out share (issue 35: tests/heldout_thirtyfirst/, `benchmarks/heldout.py
+# --set thirtyfirst`): two Python stacks, Lilypad (its own @trace and OpenAI instrumentor) and
+# Humanloop's SDK (its own @flow/@tool/@prompt decorators), each in a venv of its own from
+# fixtures/requirements/heldout_thirtyfirst/ (the Braintrust SDK, first on the list, makes no
+# OpenTelemetry span of its own), kept from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtyfirst
+fixtures-heldout-thirtyfirst: $(STAMP)
+	@set -e; for stack in lilypad humanloop; do \
+	  venv=$(FIXTURE_VENVS)/thirtyfirst-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtyfirst/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfirst/record_$$stack.py; \
+	done
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in
