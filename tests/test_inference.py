@@ -3432,3 +3432,37 @@ def test_a_class_of_the_users_own_keeps_its_name() -> None:
     assert infer(SpanRecord(1, 2, None, "WeatherAgent.step", scope_name="zeta.sdk")
                  ).name == "WeatherAgent"
     assert infer(SpanRecord(1, 2, None, "ZetaAgent.step", scope_name="zeta.sdk")).name is None
+
+
+def registry_traffic(tracer: Tracer) -> None:
+    """A vocabulary typing what its registry holds (`zeta.file.type: flow | tool`), named by
+    its registry path (`zeta.file.path`), its spans named by the library and the type only
+    (`zeta.flow`, `zeta.tool`): the flow `weather` calls its model (GenAI `chat`), then the
+    tools get_weather and get_time (a tool-name key names it first), then the model again."""
+    def chat() -> None:
+        with tracer.start_as_current_span("chat weather-model", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "weather-model"}):
+            pass
+
+    with tracer.start_as_current_span("zeta.flow", attributes={
+            "zeta.file.type": "flow", "zeta.file.path": "weather"}):
+        chat()
+        with tracer.start_as_current_span("zeta.tool", attributes={
+                "zeta.file.type": "tool", "zeta.file.path": "get_weather"}):
+            pass
+        with tracer.start_as_current_span("zeta.tool", attributes={
+                "zeta.file.type": "tool", "zeta.file.path": "get_time"}):
+            pass
+        chat()
+
+
+def test_a_kind_keys_own_path_names_what_it_types(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(registry_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                             "get_time": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, registry_traffic) == _agents(report)
+    named = infer(SpanRecord(1, 2, None, "zeta.tool", scope_name="zeta.sdk", attributes={
+        "zeta.file.type": "tool", "zeta.file.path": "tools/lookup", "zeta.tool.name": "lookup"}))
+    assert (named.name, named.name_key) == ("lookup", "zeta.tool.name")

@@ -87,7 +87,7 @@ _KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
     "error", "exception", "mime", "message", "messages", "messaging", "payload", "content",
-    "contents", "schema", "properties", "input", "output", "data", "source", "media", "file",
+    "contents", "schema", "properties", "input", "output", "data", "source", "media",
     "event", "edge", "executor", "sender", "recipient", "value", "param", "params",
     "parameters", "arguments", "format", "finish", "response", "part", "parts", "role", "http",
     "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
@@ -562,9 +562,12 @@ def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ..
 
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
            prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
-    """(key, name) of the first attribute whose words end in one of `tails`, or that is the
-    kind key's own `name` (`lmnr.span.name` beside `lmnr.span.type`)."""
+    """(key, name) of the first attribute whose words end in one of `tails`, else the kind
+    key's own `name` (`lmnr.span.name` beside `lmnr.span.type`), else its own `path`
+    (`x.file.path: weather` beside `x.file.type: flow`: a registry's path naming what it types,
+    read whole, as a pinned entry's field reads it)."""
     fallback: tuple[str, str] | None = None
+    path: tuple[str, str] | None = None
     for key, value in attrs.items():
         name = as_str(value.strip().strip('"')) if isinstance(value, str) and len(
             value) <= 256 else None
@@ -573,10 +576,12 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
         found = words(key)
         if _name_key(key, found, tails):
             return key, clip(name)
-        if fallback is None and prefix and found[-1:] == ("name",) and (
-                found[:-1] == prefix or found[:-1] == (*prefix, "span")):
+        own = prefix is not None and (found[:-1] == prefix or found[:-1] == (*prefix, "span"))
+        if fallback is None and own and found[-1:] == ("name",):
             fallback = key, clip(name)
-    return fallback
+        elif path is None and own and found[-1:] == ("path",):
+            path = key, clip(name)
+    return fallback or path
 
 
 # words saying a name key names someone else: a user, the last or the calling agent, a target
