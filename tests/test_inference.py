@@ -3420,6 +3420,7 @@ def test_a_model_clients_call_method_is_a_model_call_and_the_librarys_agent_clas
     ("InferenceRouter.openai_chat_completion", True),
     ("OpenAIClient.build_request_data", False), ("ModelRegistry.register", False),
     ("Ticket.create", False), ("InferenceRouter.stream_tokens_and_compute_metrics", False),
+    ("ChatService.send", False), ("ModelStore.create", False), ("TaskCompletion.request", False),
 ])
 def test_only_a_model_clients_calling_method_is_a_model_call(name: str, llm: bool) -> None:
     found = infer(SpanRecord(1, 2, None, name, scope_name="acme"))

@@ -484,21 +484,23 @@ _CLIENT_CALLS = frozenset({"request", "create", "acreate", "chat", "achat", "com
                            "acomplete", "completion", "completions", "generate", "agenerate",
                            "stream", "astream", "invoke", "ainvoke", "send", "predict"})
 _CALL_QUALIFIERS = frozenset({"async", "sync", "stream", "streaming", "raw"})
+# ... and the words of its class: a model client's, less those an app's own classes have
+_CLIENT_OWNERS = _VERB_OWNERS[LLM] - {"chat", "model", "models", "ai", "language", "completion",
+                                     "completions"}
 
 
 def _client_call(name: str) -> bool:
-    """A model client's class (its words name a provider or a model's client: `OpenAIClient`,
-    `AsyncCompletions`, `InferenceRouter`) and a method of it whose words only say it calls
-    (`request_async`, `create`, `openai_chat_completion`): a model call traced by its code
-    path, as a decorator tracing every method names it."""
+    """A model client's class (it or its package names a provider or a model server:
+    `OpenAIClient`, `openai...AsyncCompletions`, `InferenceRouter`; a word people use of their
+    own things too, `ChatService`, `ModelStore`, is not enough) and a method of it whose words
+    only say it calls (`request_async`, `create`, `openai_chat_completion`): a model call traced
+    by its code path, as a decorator tracing every method names it."""
     method = _CLASS_METHOD.match(name)
     if method is None:
         return False
-    owner = method.group(2) or method.group(3)
-    said = words(owner)
+    said = words(method.group(1) + " " + (method.group(2) or method.group(3)))
     joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
-    owners = _VERB_OWNERS[LLM]
-    if owners.isdisjoint(said) and owners.isdisjoint(joined):
+    if _CLIENT_OWNERS.isdisjoint(said) and _CLIENT_OWNERS.isdisjoint(joined):
         return False
     verb = words(name.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1])
     return bool(verb) and not _CLIENT_CALLS.isdisjoint(verb) and all(
