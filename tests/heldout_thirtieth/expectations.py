@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from fixture_expectations import APP_LOOP, Scenario
+from fixture_expectations import APP_LOOP, A, Scenario, without_models
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -35,6 +35,31 @@ FIXTURES = Path(__file__).parent / "fixtures"
 # fixture_expectations.APP_LOOP.
 SENTRY = APP_LOOP
 
+# DBOS Transact (record_dbos.py): each agent an OpenAI Agents SDK `Agent` of its name on its model
+# (`OpenAIChatCompletionsModel`, the `openai` client, no retries), each run a DBOS workflow of the
+# app's named after the agent, inside which `DBOSRunner.run` makes each model call a DBOS step of
+# its own; the app's tools are DBOS steps named after the tools, under `function_tool`. DBOS traces
+# only its workflows and steps, by their names and its own attributes (operation type, workflow
+# id, application): no model name is on any span, so none is expected (`without_models`). The
+# weather model asked for get_weather and get_time in one turn: both ran (two steps) and both
+# results went back (two calls). lookup_order's step raised and the agents SDK handed the error
+# back to the model as the tool's result, which answers: two calls; the tool failed. ask_billing
+# is the one tool that is no DBOS step (DBOS runs no workflow from inside a step: the tool failed
+# so, as a step), so it runs billing's workflow as a child of the orchestrator's, inside the
+# orchestrator's run; no span of the stack's is that tool call, so none is expected of the
+# orchestrator (its two model calls, and billing's run under it, are). `handoff` runs triage (its
+# transfer_to_billing step only answers), then billing, in one request of the app (`serve`). The
+# HTTP 500 fails the weather workflow on its one model call (one gpt-500 request; the model step
+# allows no retries, `DBOSRunner.run` raises).
+DBOS = without_models({
+    **APP_LOOP,
+    "agent_as_tool": Scenario({
+        "orchestrator": A(llm=2, delegations=("orchestrator->billing",)),
+        "billing": A(),
+    }),
+})
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "sentry": SENTRY,
+    "dbos": DBOS,
 }
