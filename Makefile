@@ -513,6 +513,21 @@ fixtures-heldout-twentyninth: $(STAMP) node-tools
 	cd fixtures/record/heldout_twentyninth/node && npm ci --no-audit --no-fund
 	@echo "== iqai_adk"; $(BIN)/python fixtures/record/heldout_twentyninth/record_iqai_adk.py
 
+# The thirtieth held-out share (issue 35: tests/heldout_thirtieth/, `benchmarks/heldout.py --set
+# thirtieth`): two Python stacks, the Sentry Python SDK 3.x (its OpenTelemetry-based 3.0.0a7 and
+# its OpenAI Agents integration) and DBOS Transact (its own workflow and step tracing, with
+# dbos-openai-agents), each in a venv of its own (pins in fixtures/requirements/heldout_thirtieth/;
+# Sentry's 3.0.0a7 needs the openai, openai-agents and OpenTelemetry releases of its day), kept
+# from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtieth
+fixtures-heldout-thirtieth: $(STAMP)
+	@set -e; for stack in sentry dbos; do \
+	  venv=$(FIXTURE_VENVS)/thirtieth-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtieth/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtieth/record_$$stack.py; \
+	done
+
 # The thirty-first held-out share (issue 35: tests/heldout_thirtyfirst/, `benchmarks/heldout.py
 # --set thirtyfirst`): two Python stacks, Lilypad (its own @trace and OpenAI instrumentor) and
 # Humanloop's SDK (its own @flow/@tool/@prompt decorators), each in a venv of its own from
