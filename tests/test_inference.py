@@ -3467,3 +3467,47 @@ def test_a_kind_keys_own_path_names_what_it_types(tmp_path: Path) -> None:
     named = infer(SpanRecord(1, 2, None, "zeta.tool", scope_name="zeta.sdk", attributes={
         "zeta.file.type": "tool", "zeta.file.path": "tools/lookup", "zeta.tool.name": "lookup"}))
     assert (named.name, named.name_key) == ("lookup", "zeta.tool.name")
+
+
+def flow_error_traffic(tracer: Tracer) -> None:
+    """Runs typed flows (`zeta.file.type: flow`) that say their failure only by their error's
+    message (`zeta.log.error`, longer than a flag word, no status): `weather` calls its model
+    (typed `llm`), which fails the same way (`zeta.call.error`), then fails; `orders` calls its
+    model and ends well, a retry policy's words in `zeta.error_policy` (no error of its own);
+    `billing`'s call answers, then its flow fails by its message alone."""
+    def run(name: str, **attrs: str) -> None:
+        failed = {"zeta.call.error": "HTTP 500 from the model server, the request not retried"}
+        with tracer.start_as_current_span("zeta.flow", attributes={
+                "zeta.file.type": "flow", "zeta.file.path": name, **attrs}):
+            with tracer.start_as_current_span("zeta.call", attributes={
+                    "zeta.file.type": "llm", "zeta.model": "m",
+                    **(failed if name == "weather" else {})}):
+                pass
+
+    run("weather",
+        **{"zeta.log.error": "cannot access local variable 'reply' where it is not set"})
+    run("orders", **{"zeta.error_policy": "retry three times, then hand the error back"})
+    run("billing", **{"zeta.log.error": "the reply could not be parsed as the tool's schema"})
+
+
+def test_an_error_message_fails_its_span_and_is_pinned_by_presence(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(flow_error_traffic))
+    assert {name: a["runs"]["errors"] for name, a in report["agents"].items()} == {
+        "weather": 1, "orders": 0, "billing": 1}
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta-explained.jsonl", _spans(flow_error_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    written = spec.read_text()
+    assert "'reply'" not in written and "HTTP 500" not in written  # no message is written
+    failing = [e for e in yaml.safe_load(written)["conventions"]
+               if "zeta.call.error" in e["match"].get("attributes", {})]
+    assert [(e["match"]["attributes"]["zeta.call.error"], e["error"]) for e in failing] == [
+        ({"present": True}, {"value": ""})]
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    again = _report(pinned, _spans(flow_error_traffic), "--spec", str(spec))
+
+    def outcome(report: dict[str, Any]) -> dict[str, Any]:
+        return {name: (a["runs"]["errors"], a["boundaries"], a["models"])
+                for name, a in report["agents"].items()}
+    assert outcome(again) == outcome(report)

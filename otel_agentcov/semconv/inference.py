@@ -1038,7 +1038,10 @@ def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
             continue
         if found[-1] in ("type", "class", "name"):
             return key, short_error_name(text)
-        if len(text) <= 40:
+        if len(text) <= 40 or found[-1] in _ERROR_WORDS or (
+                found[-1] == "message" and found[-2:-1] and found[-2] in _ERROR_WORDS):
+            # a short value flags it; the error's own message (`x.log.error`, `x.error.message`)
+            # does at any length (`x.error_policy` holds no error)
             return key, "_OTHER"
     return None
 
@@ -1094,7 +1097,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
         left, reached = handoff_source(attrs, "from"), handoff_source(attrs, "to")
         step.handoff_from = left[1] if left is not None else None
         step.handoff_to = reached[1] if reached is not None else None
-    if kind in (LLM, TOOL, AGENT) and step.error is None:
+    if kind in (LLM, TOOL, AGENT, WORKFLOW) and step.error is None:
         outcome(record, step)
     return step
 
