@@ -3511,3 +3511,48 @@ def test_an_error_message_fails_its_span_and_is_pinned_by_presence(tmp_path: Pat
         return {name: (a["runs"]["errors"], a["boundaries"], a["models"])
                 for name, a in report["agents"].items()}
     assert outcome(again) == outcome(report)
+
+
+def durable_traffic(tracer: Tracer) -> None:
+    """A durable engine's spans: each agent run a workflow (`zeta.operationType: workflow`,
+    named after the agent), each model call and tool a step (`operationType: step`), the model
+    call's step named `_model_call_step`. `weather` calls its model, get_weather, its model;
+    `orchestrator` calls its model, runs `billing`'s workflow as its child (billing calls its
+    model), then calls its model again."""
+    def step(name: str) -> None:
+        with tracer.start_as_current_span(name, attributes={"zeta.operationType": "step"}):
+            pass
+
+    def flow(name: str) -> Any:
+        return tracer.start_as_current_span(name, attributes={
+            "zeta.operationType": "workflow"})
+
+    with flow("weather"):
+        step("_model_call_step")
+        step("get_weather")
+        step("_model_call_step")
+    with flow("orchestrator"):
+        step("_model_call_step")
+        with flow("billing"):
+            step("_model_call_step")
+        step("_model_call_step")
+
+
+def test_a_durable_engines_workflows_are_runs_and_a_child_workflow_a_delegation(
+        tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(durable_traffic))
+    assert {name: (a["runs"]["count"], a["tools"]["called"],
+                   [(d["from"], d["to"]) for d in a["delegations"]])
+            for name, a in report["agents"].items()} == {
+        "weather": (1, {"get_weather": {"ok": 1, "error": 0}}, []),
+        "orchestrator": (1, {}, [("orchestrator", "billing")]),
+        "billing": (1, {}, [])}
+    assert report["spans"]["inferred"]["llm.name"] == 5  # every model call's step
+    assert _pinned_agents(tmp_path, durable_traffic) == _agents(report)
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("_model_call_step", "llm"), ("tool_call_run", "tool"), ("agent_step", "other"),
+    ("model_step", "other")])
+def test_a_step_named_by_a_calls_phrase_is_that_call(name: str, kind: str) -> None:
+    assert infer(SpanRecord(1, 2, None, name, scope_name="zeta.sdk")).kind == kind

@@ -113,7 +113,8 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if _names_its_calls(s, children, taken) and _caller(s, by_id, AGENT) is None:
             _become(s, AGENT, told)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
-    owned = _agents(roots, children, taken, told, _named_runs(steps, by_id))
+    owned = _agents(roots, children, taken, told,
+                    _named_runs(steps, by_id) | _child_flows(steps, by_id, children))
     _wrapped([s for s in steps if s.span_id in chains], by_id, children, taken, told)
     _peers(steps, by_id, children, roots, owned, taken, told)
     if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
@@ -145,6 +146,21 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     for s in steps:  # a function no agent ran (directly) is no tool execution: the app's code
         if s.kind == TOOL and s.inferred == BY_FUNCTION and not _caller(s, by_id, AGENT):
             _become(s, OTHER, told, "")
+
+
+def _child_flows(steps: Sequence[Step], by_id: Mapping[int, Step],
+                 children: Mapping[int, Sequence[Step]]) -> set[int]:
+    """Workflows a kind attribute typed that call a model themselves, right under another such
+    workflow and between two of its own model calls: runs the outer one delegates to from its
+    loop, as it would call a tool (a durable engine's child workflow per agent), as
+    `_named_runs` are; not a loop a module runs before its own call (`Weather` > `ReAct`, then
+    Weather's summary call: the loop is the run)."""
+    def calling_flow(s: Step | None) -> bool:
+        return s is not None and s.kind == WORKFLOW and s.inferred == BY_ATTRIBUTE and any(
+            k.kind == LLM for k in children.get(s.span_id, ()))
+    return {s.span_id for s in steps if calling_flow(s) and s.parent_id is not None and (
+        calling_flow(by_id.get(s.parent_id))) and _Calls(children[s.parent_id]).between(
+            s.start_ns, s.end_ns)}
 
 
 def _service_runs(steps: Sequence[Step], by_id: Mapping[int, Step],
@@ -192,7 +208,7 @@ def _between_calls(step: Step, by_id: Mapping[int, Step],
     `calls`: each parent's model calls, indexed once (a flat run of thousands of calls)."""
     parent = by_id.get(step.parent_id) if step.parent_id is not None else None
     if not _IDENTIFIER.fullmatch(step.tool or "") or parent is None or parent.kind not in (
-            AGENT, OTHER) or any(k.kind == LLM for k in children.get(step.span_id, ())):
+            AGENT, OTHER, WORKFLOW) or any(k.kind == LLM for k in children.get(step.span_id, ())):
         return False
     index = calls.get(parent.span_id)
     if index is None:
@@ -579,9 +595,13 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
         owned[step.span_id] = (llm, tool)
         named = step.agent or step.tool  # a function-typed span's name is its tool name
         agent_named = step.span_id in lone
+        # a workflow a kind attribute typed, running between its calls a run of `lone` (a
+        # child workflow) it delegates to
+        delegates = step.kind == WORKFLOW and step.inferred == BY_ATTRIBUTE and any(
+            k.kind == AGENT and k.span_id in lone for k in kids)
         if _may_be_agent(step) and llm and (
-                ((tool or agent_named) and not under_agent) or in_tool) and _agent_name_ok(
-                named, taken):
+                ((tool or agent_named or delegates) and not under_agent) or in_tool) and (
+                _agent_name_ok(named, taken)):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)
     return owned

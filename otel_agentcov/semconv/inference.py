@@ -472,9 +472,11 @@ def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
     if go_function(name) is not None and any(key in record.attributes for key in _HTTP_KEYS):
         return None
     found = name_affix(name)
-    if found is None and _client_call(name):
+    said = LLM if found is None and _client_call(name) else (
+        _step_of(name) if found is None else None)
+    if said is not None:
         exact = name.strip()
-        return LLM, "", (glob_literal(exact), re.escape(exact))
+        return said, "", (glob_literal(exact), re.escape(exact))
     return None if found is not None and _class_verb(name, found[0]) else found
 
 
@@ -487,6 +489,17 @@ _CALL_QUALIFIERS = frozenset({"async", "sync", "stream", "streaming", "raw"})
 # ... and the words of its class: a model client's, less those an app's own classes have
 _CLIENT_OWNERS = _VERB_OWNERS[LLM] - {"chat", "model", "models", "ai", "language", "completion",
                                      "completions"}
+
+
+def _step_of(name: str) -> str | None:
+    """The kind of a step named by a kind phrase of two or more words and a word saying it ran
+    (`_model_call_step`, `tool_call_run`: a durable engine's step wrapping that call); not one
+    word and a run word (`agent_step` is a step of an agent's, no run)."""
+    parts = _norm(name).split("_")
+    if len(parts) < 3 or (parts[-1] not in RUN_WORDS and parts[-1] not in _RAN_WORDS):
+        return None
+    kind = KIND_WORDS.get("_".join(parts[:-1]))
+    return kind if kind in (LLM, TOOL) else None
 
 
 def _client_call(name: str) -> bool:
