@@ -16,7 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from otel_agentcov import compiled
 from otel_agentcov.semconv import inference
+from otel_agentcov.semconv.common import clip
 
 ROOT = Path(__file__).resolve().parent
 # every directory of recorded traces: the fixtures, the held-out sets, the tuning share, the
@@ -79,6 +81,22 @@ READERS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "_affix_kind": (inference._affix_kind, oracle._affix_kind),
     "_usage_key": (inference._usage_key, oracle._usage_key),
     "_provider": (inference._provider, oracle._provider),
+    "name_affix": (inference.name_affix, oracle.name_affix),
+    "span_affix": (compiled.span_affix, lambda name: oracle.span_affix(name, False)),
+    "span_affix http": (lambda name: compiled.span_affix(name, True),
+                        lambda name: oracle.span_affix(name, True)),
+    "lifecycle_stem": (inference.lifecycle_stem, oracle.lifecycle_stem),
+    "go_function": (inference.go_function, oracle.go_function),
+    "glob_literal": (inference.glob_literal, oracle.glob_literal),
+    # Python's raised on a lone surrogate (RE2 encodes the name strictly); the core reads it as
+    # `?`, as every other reader does
+    "_tool_prefixed": (inference._tool_prefixed, lambda name: oracle._tool_prefixed(
+        name.encode("utf-8", "replace").decode("utf-8"))),
+    "agent_name_ok": (inference.agent_name_ok, oracle.agent_name_ok),
+    # its callers hand it a clipped name (encodable: no lone surrogate)
+    "_last_crumb": (lambda name: inference._last_crumb(clip(name)),
+                    lambda name: oracle._last_crumb(clip(name))),
+    "_code_path": (inference._code_path, oracle._code_path),
 }
 
 
@@ -109,7 +127,10 @@ def test_every_corpus_list_reads_alike() -> None:
 
 _KIND = st.sampled_from(sorted({*inference.KIND_WORDS, *inference.RUN_WORDS, "span", "data",
                                  "type", "kind", "tags", "tokens", "input", "openai", "0", "1",
-                                 "execution", "running", "gen_ai"}))
+                                 "execution", "running", "gen_ai", "github.com", "acme", "(*Agent)",
+                                 "Run", "null", "nİl", "start", "on_end", "chunk", "ChatModel",
+                                 "ReportGenerator", "generate", "transfer", "OpenRouter", "send",
+                                 "Calling", "init", "_run", "POST", "GET", "–", "|", " > "}))
 _CASED = st.tuples(_KIND, st.sampled_from((str.lower, str.upper, str.title, str.capitalize))
                    ).map(lambda t: t[1](t[0]))
 _SEPARATOR = st.sampled_from(("", ".", "_", "-", ":", "::", " ", "/", "\u3000", "\x1c", "\n",
@@ -134,8 +155,37 @@ def test_generated_tags_read_alike(tags: list[Any]) -> None:
     assert inference._tag_kind(tuple(tags)) == oracle._tag_kind(tuple(tags))
 
 
+def test_names_read_alike() -> None:
+    """Names of each shape the readers tell apart (the docstrings' examples)."""
+    names = ["weather.agent", "tool_call.get_time", "execute_tool lookup", "search_tool",
+             "github.com/acme/kit/agent.Run", "pkg.(*Agent).Run", "agent.(*Agent).Run",
+             "github.com/acme/kit/agent.(*Agent).Run", "api.openai.com/v1/chat.completions",
+             "Agent.run()", "ChatDriver.run()", "GetWeather.try_run()", "invoke_agent", "tool",
+             "Agent[weather]", "run_agent(weather)", "weather (agent)", "get_weather [tool]",
+             "ChatOpenAI(model)", "agent.query", "Agent._execute_tool", "Agent._run_internal",
+             "Agent.run_stream", "chat.send_message", "model.train", "model.generate_content",
+             "chat.stream", "Chat.send_message", "agent:weather:run", "db.query",
+             "tool: get_weather()", "agent: null-weather", "Agent.weather.call_tool",
+             "Agent.weather.attach_llm", "Agent: 'weather' generate", 'Agent: "x y" go',
+             "weather.run", "weather._execute_core", "ReportGenerator.generate",
+             "OrderService.complete", "Ticket.transfer", "ChatModel.generate",
+             "TriageAgent.transfer", "Agent.generate", "tool.Bank.transfer",
+             "llm.(*Client).generate",
+             "OpenRouter.generate", "HuggingFacePipeline.generate", "x.chat.start-1",
+             "backend.openai.chat.start-1", "tool.lookup.run.error-1", "x.chat.on_end",
+             "tool:lookup", "tool:transfer", "tool:generate", "Calling tool x",
+             "Running tool: lookup", "Invoking agent x", "AxGen > weather", " > ",
+             "__main__._Agent.run", "app.agents.Weather", "Agent - weather", "Agent | weather",
+             "Agent – weather", "POST /chat", "GET", "GETx agent", "GET́ x.agent",
+             "weather::run", "Bank::transfer", "com.acme.bank.AccountService.transfer",
+             "github.com/acme/bank.(*Account).Transfer", "Agent", "OpenAI Agent", ""]
+    assert _differences(names) == []
+
+
 @pytest.mark.parametrize("value", [None, 3, 2.5, True, b"agent", ("agent",), {"agent": 1}])
 def test_values_that_are_no_string(value: Any) -> None:
     assert inference._kind_word(value) == oracle._kind_word(value)
     assert inference._provider(value) == oracle._provider(value)
     assert inference._tag_kind(value) == oracle._tag_kind(value)
+    if value is None:
+        assert inference.agent_name_ok(value) == oracle.agent_name_ok(value)

@@ -48,14 +48,29 @@ pub struct Vocabulary {
     pub provider_words: HashSet<String>,
     /// _TOKEN_SIDES: the words of a token count's side.
     pub token_sides: HashSet<String>,
-    /// TOOL: the kind `function_invocation` says.
+    /// _VERB_OWNERS: per kind an everyday verb names, the words of a class whose method of
+    /// that name is of the kind.
+    pub verb_owners: HashMap<String, HashSet<String>>,
+    /// _LLM_OWNER: a class of these words calls a model (`ChatOpenAI`).
+    pub llm_owner: HashSet<String>,
+    /// _EVERYDAY: model-call kind words an app's own objects are named by.
+    pub everyday: HashSet<String>,
+    /// _CALLS: a method's words saying it calls a model.
+    pub calls: HashSet<String>,
+    /// _LEADS: separators before a name (`Agent - weather`).
+    pub leads: Vec<char>,
+    /// common.PLACEHOLDER_AGENT_NAMES: names that name no agent.
+    pub placeholder_agents: HashSet<String>,
+    /// The kinds, as semconv/step.py spells them.
+    pub agent: String,
     pub tool: String,
+    pub llm: String,
 }
 
 /// The vocabulary bound last (a re-import binds it again).
 static VOCABULARY: RwLock<Option<Arc<Vocabulary>>> = RwLock::new(None);
 
-fn vocabulary() -> PyResult<Arc<Vocabulary>> {
+pub fn vocabulary() -> PyResult<Arc<Vocabulary>> {
     VOCABULARY
         .read()
         .ok()
@@ -63,7 +78,7 @@ fn vocabulary() -> PyResult<Arc<Vocabulary>> {
         .ok_or_else(|| PyValueError::new_err("inference's vocabulary is not bound"))
 }
 
-fn in_ranges(c: char, ranges: &[(char, char)]) -> bool {
+pub fn in_ranges(c: char, ranges: &[(char, char)]) -> bool {
     ranges
         .binary_search_by(|&(low, high)| {
             if c < low {
@@ -359,7 +374,15 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             run_words: set(vocabulary, "run_words")?,
             provider_words: set(vocabulary, "provider_words")?,
             token_sides: set(vocabulary, "token_sides")?,
+            verb_owners: item("verb_owners")?.extract()?,
+            llm_owner: set(vocabulary, "llm_owner")?,
+            everyday: set(vocabulary, "everyday")?,
+            calls: set(vocabulary, "calls")?,
+            leads: item("leads")?.extract::<String>()?.chars().collect(),
+            placeholder_agents: set(vocabulary, "placeholder_agents")?,
+            agent: item("agent")?.extract()?,
             tool: item("tool")?.extract()?,
+            llm: item("llm")?.extract()?,
         };
         let mut slot = VOCABULARY
             .write()
