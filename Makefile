@@ -499,6 +499,49 @@ fixtures-heldout-twentyeighth: $(STAMP) node-tools
 	  echo "== $$stack"; $(BIN)/python fixtures/record/heldout_twentyeighth/record_$$stack.py; \
 	done
 
+# The twenty-ninth held-out share (issue 35: tests/heldout_twentyninth/, `benchmarks/heldout.py
+# --set twentyninth`): the A2A SDK (Python, its own trace_function/trace_class tracing, pins in
+# fixtures/requirements/heldout_twentyninth/a2a.txt) and ADK-TS, IQ AI's Agent Development Kit for
+# TypeScript (fixtures/record/heldout_twentyninth/node/package-lock.json, npm and Node 20), kept
+# from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-twentyninth
+fixtures-heldout-twentyninth: $(STAMP) node-tools
+	@set -e; venv=$(FIXTURE_VENVS)/twentyninth-a2a; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_twentyninth/a2a.txt; \
+	  echo "== a2a"; $$venv/bin/python fixtures/record/heldout_twentyninth/record_a2a.py
+	cd fixtures/record/heldout_twentyninth/node && npm ci --no-audit --no-fund
+	@echo "== iqai_adk"; $(BIN)/python fixtures/record/heldout_twentyninth/record_iqai_adk.py
+
+# The thirtieth held-out share (issue 35: tests/heldout_thirtieth/, `benchmarks/heldout.py --set
+# thirtieth`): two Python stacks, the Sentry Python SDK 3.x (its OpenTelemetry-based 3.0.0a7 and
+# its OpenAI Agents integration) and DBOS Transact (its own workflow and step tracing, with
+# dbos-openai-agents), each in a venv of its own (pins in fixtures/requirements/heldout_thirtieth/;
+# Sentry's 3.0.0a7 needs the openai, openai-agents and OpenTelemetry releases of its day), kept
+# from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtieth
+fixtures-heldout-thirtieth: $(STAMP)
+	@set -e; for stack in sentry dbos; do \
+	  venv=$(FIXTURE_VENVS)/thirtieth-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtieth/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtieth/record_$$stack.py; \
+	done
+
+# The thirty-first held-out share (issue 35: tests/heldout_thirtyfirst/, `benchmarks/heldout.py
+# --set thirtyfirst`): two Python stacks, Lilypad (its own @trace and OpenAI instrumentor) and
+# Humanloop's SDK (its own @flow/@tool/@prompt decorators), each in a venv of its own from
+# fixtures/requirements/heldout_thirtyfirst/ (the Braintrust SDK, first on the list, makes no
+# OpenTelemetry span of its own), kept from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtyfirst
+fixtures-heldout-thirtyfirst: $(STAMP)
+	@set -e; for stack in lilypad humanloop; do \
+	  venv=$(FIXTURE_VENVS)/thirtyfirst-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtyfirst/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfirst/record_$$stack.py; \
+	done
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in

@@ -45,7 +45,13 @@ fixtures/record/heldout_twentysixth/: one Go stack), likewise; `--set twentyseve
 twenty-seventh (tests/heldout_twentyseventh/, fixtures/record/heldout_twentyseventh/: Gemini
 CLI and OpenCode, driven by Python apps), likewise; `--set twentyeighth` the twenty-eighth
 (tests/heldout_twentyeighth/, fixtures/record/heldout_twentyeighth/: Qwen Code, driven by a Python
-app, and Eclipse LMOS ARC, Kotlin), likewise. Each file is replayed with the engine
+app, and Eclipse LMOS ARC, Kotlin), likewise; `--set twentyninth` the twenty-ninth
+(tests/heldout_twentyninth/, fixtures/record/heldout_twentyninth/: the A2A SDK, Python, and
+ADK-TS, IQ AI's TypeScript ADK), likewise; `--set thirtieth` the thirtieth
+(tests/heldout_thirtieth/, fixtures/record/heldout_thirtieth/: the Sentry Python SDK 3.x and DBOS
+Transact, both Python), likewise; `--set thirtyfirst` the thirty-first
+(tests/heldout_thirtyfirst/, fixtures/record/heldout_thirtyfirst/: Lilypad and Humanloop's SDK,
+Python), likewise. Each file is replayed with the engine
 exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -63,7 +69,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
 nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|
-twentyseventh|twentyeighth]
+twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst]
 [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
@@ -96,7 +102,9 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "twentysecond": "heldout_twentysecond", "twentythird": "heldout_twentythird",
         "twentyfourth": "heldout_twentyfourth", "twentyfifth": "heldout_twentyfifth",
         "twentysixth": "heldout_twentysixth", "twentyseventh": "heldout_twentyseventh",
-        "twentyeighth": "heldout_twentyeighth"}
+        "twentyeighth": "heldout_twentyeighth", "twentyninth": "heldout_twentyninth",
+        "thirtieth": "heldout_thirtieth",
+        "thirtyfirst": "heldout_thirtyfirst"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

@@ -31,7 +31,7 @@ from .semconv.inference import (
     tag_key,
     words,
 )
-from .semconv.inferred_log import THROWN, Group, InferredLog
+from .semconv.inferred_log import MESSAGE, THROWN, Group, InferredLog
 from .semconv.shapes import name_pattern
 from .semconv.step import AGENT, HANDOFF, TOOL
 
@@ -281,9 +281,13 @@ def _failing(entry: dict[str, Any], flags: dict[str, dict[str, None]],
     inference read them."""
     out = []
     for key, values in flags.items():
-        said = [unquote(v) if decode else v for v in values]
-        match = {**entry["match"], "attributes": {
-            **entry["match"].get("attributes", {}), key: said[0] if len(said) == 1 else said}}
-        out.append((f"… failed where {key} = {', '.join(said)} (a failure flag)",
+        said: Any = [unquote(v) if decode else v for v in values]
+        if MESSAGE in values:  # an error's message, never written here: any value of the key
+            said, shown = {"present": True}, "an error's message"
+        else:
+            said, shown = said[0] if len(said) == 1 else said, ", ".join(said)
+        match = {**entry["match"], "attributes": {**entry["match"].get("attributes", {}),
+                                                  key: said}}
+        out.append((f"… failed where {key} = {shown} (a failure flag)",
                     {**entry, "match": match, "error": {"value": ""}}))
     return out

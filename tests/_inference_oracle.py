@@ -10,7 +10,10 @@ from typing import Any
 
 from otel_agentcov.semconv.common import PLACEHOLDER_AGENT_NAMES, clip
 from otel_agentcov.semconv.inference import (
+    _CALL_QUALIFIERS,
     _CALLS,
+    _CLIENT_CALLS,
+    _CLIENT_OWNERS,
     _EVERYDAY,
     _KIND_KEY_ENDS,
     _KIND_QUALIFIERS,
@@ -385,10 +388,31 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
     return None
 
 
+def _client_call(name: str) -> bool:
+    """A model client's class (it or its package names a provider or a model server:
+    `OpenAIClient`, `openai...AsyncCompletions`, `InferenceRouter`; a word people use of their
+    own things too, `ChatService`, `ModelStore`, is not enough) and a method of it whose words
+    only say it calls (`request_async`, `create`, `openai_chat_completion`): a model call traced
+    by its code path, as a decorator tracing every method names it."""
+    method = _CLASS_METHOD.match(name)
+    if method is None:
+        return False
+    said = words(method.group(1) + " " + (method.group(2) or method.group(3)))
+    joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
+    if _CLIENT_OWNERS.isdisjoint(said) and _CLIENT_OWNERS.isdisjoint(joined):
+        return False
+    verb = words(name.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1])
+    return bool(verb) and not _CLIENT_CALLS.isdisjoint(verb) and all(
+        w in _CLIENT_CALLS or w in _CALL_QUALIFIERS or w in _PROVIDER_WORDS for w in verb)
+
+
 def span_affix(name: str, http: bool) -> tuple[str, str, tuple[str, str]] | None:
     """`span_affix` of a span named `name`, `http` whether it carries an HTTP request's key."""
     if go_function(name) is not None and http:
         return None
     found = name_affix(name)
+    if found is None and _client_call(name):
+        exact = name.strip()
+        return LLM, "", (glob_literal(exact), re.escape(exact))
     return None if found is not None and _class_verb(name, found[0]) else found
 

@@ -3376,3 +3376,138 @@ def test_a_tool_named_create_is_called_not_an_object_set_up(tmp_path: Path) -> N
     that name is a call of it."""
     assert _agents(_report(tmp_path, _spans(create_tool_traffic)))["support"]["tools"] == {
         "create": {"ok": 1, "error": 0}}
+
+
+def autotraced_traffic(tracer: Tracer) -> None:
+    """A library tracing every method of its own classes by name (scope `zeta.sdk`): its agent
+    class's `ZetaAgent.step` runs two model calls through `OpenAIClient.request_async` (the
+    client's method that calls; `OpenAIClient.build_request_data` only prepares one), between
+    them the tool get_weather (`ZetaAgent._execute_tool`, named in `zeta.tool_name`) and the
+    step's bookkeeping (`StepManager.log_step`). Nothing names the agent: the app's own."""
+    def call() -> None:
+        with tracer.start_as_current_span("OpenAIClient.build_request_data", attributes={
+                "zeta.messages": CANARY}):
+            pass
+        with tracer.start_as_current_span("OpenAIClient.request_async", attributes={
+                "zeta.model": "weather-model"}):
+            pass
+
+    with tracer.start_as_current_span("ZetaAgent.step"):
+        call()
+        with tracer.start_as_current_span("ZetaAgent._execute_tool", attributes={
+                "zeta.tool_name": "get_weather"}):
+            pass
+        with tracer.start_as_current_span("StepManager.log_step"):
+            pass
+        call()
+
+
+def test_a_model_clients_call_method_is_a_model_call_and_the_librarys_agent_class_no_agent(
+        tmp_path: Path) -> None:
+    """The client's calling method is a model call (its preparing one is not); the library's
+    own agent class names no agent (the run is the service's); with a tool execution found by
+    its name, a step between two calls is the loop's bookkeeping, no tool by timing."""
+    report = _report(tmp_path, _spans(autotraced_traffic))
+    assert _agents(report) == {SERVICE: {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, autotraced_traffic) == _agents(report)
+
+
+@pytest.mark.parametrize(("name", "llm"), [
+    ("OpenAIClient.request_async", True), ("AnthropicProvider.generate", True),
+    ("openai.resources.chat.completions.AsyncCompletions.create", True),
+    ("InferenceRouter.openai_chat_completion", True),
+    ("OpenAIClient.build_request_data", False), ("ModelRegistry.register", False),
+    ("Ticket.create", False), ("InferenceRouter.stream_tokens_and_compute_metrics", False),
+    ("ChatService.send", False), ("ModelStore.create", False), ("TaskCompletion.request", False),
+])
+def test_only_a_model_clients_calling_method_is_a_model_call(name: str, llm: bool) -> None:
+    found = infer(SpanRecord(1, 2, None, name, scope_name="acme"))
+    assert (found.kind == "llm") == llm
+
+
+def test_a_class_of_the_users_own_keeps_its_name() -> None:
+    """`WeatherAgent.step` traced by `zeta.sdk` names the app's agent; `ZetaAgent.step` is the
+    library's class."""
+    assert infer(SpanRecord(1, 2, None, "WeatherAgent.step", scope_name="zeta.sdk")
+                 ).name == "WeatherAgent"
+    assert infer(SpanRecord(1, 2, None, "ZetaAgent.step", scope_name="zeta.sdk")).name is None
+
+
+def registry_traffic(tracer: Tracer) -> None:
+    """A vocabulary typing what its registry holds (`zeta.file.type: flow | tool`), named by
+    its registry path (`zeta.file.path`), its spans named by the library and the type only
+    (`zeta.flow`, `zeta.tool`): the flow `weather` calls its model (GenAI `chat`), then the
+    tools get_weather and get_time (a tool-name key names it first), then the model again."""
+    def chat() -> None:
+        with tracer.start_as_current_span("chat weather-model", attributes={
+                "gen_ai.operation.name": "chat", "gen_ai.request.model": "weather-model"}):
+            pass
+
+    with tracer.start_as_current_span("zeta.flow", attributes={
+            "zeta.file.type": "flow", "zeta.file.path": "weather"}):
+        chat()
+        with tracer.start_as_current_span("zeta.tool", attributes={
+                "zeta.file.type": "tool", "zeta.file.path": "get_weather"}):
+            pass
+        with tracer.start_as_current_span("zeta.tool", attributes={
+                "zeta.file.type": "tool", "zeta.file.path": "get_time"}):
+            pass
+        chat()
+
+
+def test_a_kind_keys_own_path_names_what_it_types(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(registry_traffic))
+    assert _agents(report) == {"weather": {
+        "runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                             "get_time": {"ok": 1, "error": 0}},
+        "models": {"weather-model": 2}, "delegations": []}}
+    assert _pinned_agents(tmp_path, registry_traffic) == _agents(report)
+    named = infer(SpanRecord(1, 2, None, "zeta.tool", scope_name="zeta.sdk", attributes={
+        "zeta.file.type": "tool", "zeta.file.path": "tools/lookup", "zeta.tool.name": "lookup"}))
+    assert (named.name, named.name_key) == ("lookup", "zeta.tool.name")
+
+
+def flow_error_traffic(tracer: Tracer) -> None:
+    """Runs typed flows (`zeta.file.type: flow`) that say their failure only by their error's
+    message (`zeta.log.error`, longer than a flag word, no status): `weather` calls its model
+    (typed `llm`), which fails the same way (`zeta.call.error`), then fails; `orders` calls its
+    model and ends well, a retry policy's words in `zeta.error_policy` (no error of its own);
+    `billing`'s call answers, then its flow fails by its message alone."""
+    def run(name: str, **attrs: str) -> None:
+        failed = {"zeta.call.error": "HTTP 500 from the model server, the request not retried"}
+        with tracer.start_as_current_span("zeta.flow", attributes={
+                "zeta.file.type": "flow", "zeta.file.path": name, **attrs}):
+            with tracer.start_as_current_span("zeta.call", attributes={
+                    "zeta.file.type": "llm", "zeta.model": "m",
+                    **(failed if name == "weather" else {})}):
+                pass
+
+    run("weather",
+        **{"zeta.log.error": "cannot access local variable 'reply' where it is not set"})
+    run("orders", **{"zeta.error_policy": "retry three times, then hand the error back"})
+    run("billing", **{"zeta.log.error": "the reply could not be parsed as the tool's schema"})
+
+
+def test_an_error_message_fails_its_span_and_is_pinned_by_presence(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(flow_error_traffic))
+    assert {name: a["runs"]["errors"] for name, a in report["agents"].items()} == {
+        "weather": 1, "orders": 0, "billing": 1}
+    spec = tmp_path / "agentcov.yaml"
+    traces = write_jsonl(tmp_path / "zeta-explained.jsonl", _spans(flow_error_traffic))
+    assert main(["explain", str(traces), "--write", str(spec)]) == 0
+    written = spec.read_text()
+    assert "'reply'" not in written and "HTTP 500" not in written  # no message is written
+    failing = [e for e in yaml.safe_load(written)["conventions"]
+               if "zeta.call.error" in e["match"].get("attributes", {})]
+    assert [(e["match"]["attributes"]["zeta.call.error"], e["error"]) for e in failing] == [
+        ({"present": True}, {"value": ""})]
+    pinned = tmp_path / "pinned"
+    pinned.mkdir()
+    again = _report(pinned, _spans(flow_error_traffic), "--spec", str(spec))
+
+    def outcome(report: dict[str, Any]) -> dict[str, Any]:
+        return {name: (a["runs"]["errors"], a["boundaries"], a["models"])
+                for name, a in report["agents"].items()}
+    assert outcome(again) == outcome(report)

@@ -178,7 +178,11 @@ def test_names_read_alike() -> None:
              "__main__._Agent.run", "app.agents.Weather", "Agent - weather", "Agent | weather",
              "Agent – weather", "POST /chat", "GET", "GETx agent", "GET́ x.agent",
              "weather::run", "Bank::transfer", "com.acme.bank.AccountService.transfer",
-             "github.com/acme/bank.(*Account).Transfer", "Agent", "OpenAI Agent", ""]
+             "github.com/acme/bank.(*Account).Transfer", "Agent", "OpenAI Agent", "",
+             "OpenAIClient.request_async", "openai.resources.AsyncCompletions.create",
+             "InferenceRouter.openai_chat_completion", "ChatService.send", "ModelStore.create",
+             "TaskCompletion.request", "OpenAIClient.build_request_data",
+             "ModelRegistry.register", "OpenRouter::achat", " OllamaClient.stream_raw "]
     assert _differences(names) == []
 
 

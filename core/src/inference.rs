@@ -59,6 +59,12 @@ pub struct Vocabulary {
     pub calls: HashSet<String>,
     /// _LEADS: separators before a name (`Agent - weather`).
     pub leads: Vec<char>,
+    /// _CLIENT_CALLS: the words of a model client's method that makes a call.
+    pub client_calls: HashSet<String>,
+    /// _CALL_QUALIFIERS: words such a method may add (`request_async`).
+    pub call_qualifiers: HashSet<String>,
+    /// _CLIENT_OWNERS: the words of a model client's class.
+    pub client_owners: HashSet<String>,
     /// common.PLACEHOLDER_AGENT_NAMES: names that name no agent.
     pub placeholder_agents: HashSet<String>,
     /// The kinds, as semconv/step.py spells them.
@@ -379,6 +385,9 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             everyday: set(vocabulary, "everyday")?,
             calls: set(vocabulary, "calls")?,
             leads: item("leads")?.extract::<String>()?.chars().collect(),
+            client_calls: set(vocabulary, "client_calls")?,
+            call_qualifiers: set(vocabulary, "call_qualifiers")?,
+            client_owners: set(vocabulary, "client_owners")?,
             placeholder_agents: set(vocabulary, "placeholder_agents")?,
             agent: item("agent")?.extract()?,
             tool: item("tool")?.extract()?,

@@ -1,5 +1,5 @@
 //! Inference's reading of a span name (semconv/inference.py: `name_affix`, `span_affix`,
-//! `lifecycle_stem`, `go_function`, `_tool_prefixed`, `agent_name_ok`, `_last_crumb`,
+//! `_client_call`, `lifecycle_stem`, `go_function`, `_tool_prefixed`, `agent_name_ok`, `_last_crumb`,
 //! `_code_path`): the kind word a name carries as prefix or suffix, and the name without it,
 //! with the (glob, regex) that pins the span by name. The glob and the regex are written into
 //! conventions files and compiled by Python's `re`: they are byte for byte what `glob_literal` and
@@ -486,13 +486,41 @@ fn class_verb(v: &Vocabulary, name: &str, kind: &str) -> bool {
         return false; // `tool.Bank.transfer`: the path's kind word reads it as a kind's
     }
     let said = words(&format!("{path} {owner}"));
-    let n = said.len();
-    let joined = (0..n).flat_map(|i| (i + 2..i + 4).map(move |j| (i, j.min(n))));
     affix_kind(v, owner).is_none()
         && !said.iter().any(|w| owners.contains(w.as_str()))
-        && !joined
-            .map(|(i, j)| said[i..j].concat())
-            .any(|w| owners.contains(&w))
+        && !joined(&said).any(|w| owners.contains(&w))
+}
+
+/// Every run of one to three of `said`'s words joined (`open`, `router`: `openrouter`), as
+/// `{"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}` (the last
+/// word alone too: `said[i:j]` stops at the end).
+fn joined(said: &[String]) -> impl Iterator<Item = String> + '_ {
+    let n = said.len();
+    (0..n).flat_map(move |i| (i + 2..i + 4).map(move |j| said[i..j.min(n)].concat()))
+}
+
+/// `_client_call`: a model client's class (it or its package names a provider or a model
+/// server: `OpenAIClient`; `ChatService` is not enough) and a method of it whose words only say
+/// it calls (`request_async`, `create`): a model call traced by its code path.
+fn client_call(v: &Vocabulary, name: &str) -> bool {
+    let Some(found) = class_method().captures(name) else {
+        return false;
+    };
+    let owner = found.get(2).or(found.get(3)).map_or("", |m| m.as_str());
+    let said = words(&format!("{} {owner}", group(&found, 1)));
+    if !said.iter().any(|w| v.client_owners.contains(w.as_str()))
+        && !joined(&said).any(|w| v.client_owners.contains(&w))
+    {
+        return false;
+    }
+    let last = pystr::strip(name).rsplit('.').next().unwrap_or_default();
+    let verb = words(last.rsplit("::").next().unwrap_or_default());
+    verb.iter().any(|w| v.client_calls.contains(w.as_str()))
+        && verb.iter().all(|w| {
+            v.client_calls.contains(w.as_str())
+                || v.call_qualifiers.contains(w.as_str())
+                || v.provider_words.contains(w.as_str())
+        })
 }
 
 /// `span_affix` of a span named `name`, `http` whether it carries an HTTP request's key.
@@ -500,7 +528,11 @@ pub fn span_affix(v: &Vocabulary, name: &str, http: bool) -> Option<Affix> {
     if http && go_function_parts(name).is_some() {
         return None;
     }
-    name_affix(v, name).filter(|found| !class_verb(v, name, &found.0))
+    let found = name_affix(v, name);
+    if found.is_none() && client_call(v, name) {
+        return affix(&v.llm, "", exactly(pystr::strip(name)));
+    }
+    found.filter(|found| !class_verb(v, name, &found.0))
 }
 
 /// `lifecycle_stem`: the call a lifecycle event recorded as a span belongs to.

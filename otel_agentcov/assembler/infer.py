@@ -90,10 +90,13 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         elif s.kind == TOOL and s.tool and s.inferred != BY_FUNCTION:
             taken.add(s.tool)
     calls: dict[int, _Calls] = {}
+    # timing is the last evidence: where the trace shows tool executions by their own, a span
+    # between two calls is the loop's other work (a step's bookkeeping, a message saved)
+    timed = not any(s.kind == TOOL for s in steps)
     for s in steps:
         if s.inferred == CANDIDATE and s.tool and (
                 (s.tool in requested and requested[s.tool] <= s.start_ns)
-                or _between_calls(s, by_id, children, calls)):
+                or (timed and _between_calls(s, by_id, children, calls))):
             _become(s, TOOL, told)
             taken.add(s.tool)
     for s in steps:  # an inferred agent named like a tool or a model is no agent, unless

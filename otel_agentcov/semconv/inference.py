@@ -87,7 +87,7 @@ _KIND_QUALIFIERS = frozenset({"node", "span", "value", "name"})
 # keys ending so that hold something else's type (an error's, a message's, a payload's)
 _NOT_KIND_KEYS = frozenset({
     "error", "exception", "mime", "message", "messages", "messaging", "payload", "content",
-    "contents", "schema", "properties", "input", "output", "data", "source", "media", "file",
+    "contents", "schema", "properties", "input", "output", "data", "source", "media",
     "event", "edge", "executor", "sender", "recipient", "value", "param", "params",
     "parameters", "arguments", "format", "finish", "response", "part", "parts", "role", "http",
     "db", "rpc", "net", "network", "os", "host", "cloud", "device", "process", "telemetry",
@@ -180,6 +180,15 @@ _VERB_OWNERS: Mapping[str, frozenset[str]] = {
                         "router", "supervisor"}),
 }
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
+# the words of a model client's method that makes a call, whole (`request_async`, `achat`,
+# `openai_chat_completion`): a method with any other word prepares, converts or handles one
+_CLIENT_CALLS = frozenset({"request", "create", "acreate", "chat", "achat", "complete",
+                           "acomplete", "completion", "completions", "generate", "agenerate",
+                           "stream", "astream", "invoke", "ainvoke", "send", "predict"})
+_CALL_QUALIFIERS = frozenset({"async", "sync", "stream", "streaming", "raw"})
+# ... and the words of its class: a model client's, less those an app's own classes have
+_CLIENT_OWNERS = _VERB_OWNERS[LLM] - {"chat", "model", "models", "ai", "language", "completion",
+                                     "completions"}
 _CACHE = 4096  # per-key and per-name caches: keys and names come from telemetry, bound them
 _CACHED_CHARS = 512  # ... in bytes too: a longer key or name is read each time, never kept
 _T = TypeVar("_T")
@@ -208,7 +217,8 @@ compiled.bind_inference_words({
     "max_tags": _MAX_TAGS, "qualifiers": _KIND_QUALIFIERS, "not_kind_keys": _NOT_KIND_KEYS,
     "running": _RUNNING, "run_words": RUN_WORDS, "provider_words": _PROVIDER_WORDS,
     "token_sides": _TOKEN_SIDES, "verb_owners": _VERB_OWNERS, "llm_owner": _LLM_OWNER,
-    "everyday": _EVERYDAY, "calls": _CALLS, "leads": _LEADS,
+    "everyday": _EVERYDAY, "calls": _CALLS, "leads": _LEADS, "client_calls": _CLIENT_CALLS,
+    "call_qualifiers": _CALL_QUALIFIERS, "client_owners": _CLIENT_OWNERS,
     "placeholder_agents": PLACEHOLDER_AGENT_NAMES, "agent": AGENT, "tool": TOOL, "llm": LLM})
 words = _short_cached(compiled.words)
 _norm = _short_cached(compiled.norm)
@@ -268,9 +278,12 @@ def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ..
 
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
            prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
-    """(key, name) of the first attribute whose words end in one of `tails`, or that is the
-    kind key's own `name` (`lmnr.span.name` beside `lmnr.span.type`)."""
+    """(key, name) of the first attribute whose words end in one of `tails`, else the kind
+    key's own `name` (`lmnr.span.name` beside `lmnr.span.type`), else its own `path`
+    (`x.file.path: weather` beside `x.file.type: flow`: a registry's path naming what it types,
+    read whole, as a pinned entry's field reads it)."""
     fallback: tuple[str, str] | None = None
+    path: tuple[str, str] | None = None
     for key, value in attrs.items():
         name = as_str(value.strip().strip('"')) if isinstance(value, str) and len(
             value) <= 256 else None
@@ -279,10 +292,12 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
         found = words(key)
         if _name_key(key, found, tails):
             return key, clip(name)
-        if fallback is None and prefix and found[-1:] == ("name",) and (
-                found[:-1] == prefix or found[:-1] == (*prefix, "span")):
+        own = prefix is not None and (found[:-1] == prefix or found[:-1] == (*prefix, "span"))
+        if fallback is None and own and found[-1:] == ("name",):
             fallback = key, clip(name)
-    return fallback
+        elif path is None and own and found[-1:] == ("path",):
+            path = key, clip(name)
+    return fallback or path
 
 
 # words saying a name key names someone else: a user, the last or the calling agent, a target
@@ -541,6 +556,9 @@ def infer(record: SpanRecord) -> Inferred:
         found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
     if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
         return Inferred(OTHER, None)
+    if found.name_key is None and kind in (OTHER, AGENT) and _library_class(
+            found.name, record.scope_name):  # `LettaAgent.step` traced by `letta.otel`: the
+        return Inferred(OTHER, CANDIDATE)  # library's own agent class names no agent of yours
     if kind == AGENT and (_SETS_UP.match(record.name) or _MANAGES.match(record.name)):
         return Inferred(OTHER, None)  # `Agent.init`, `create_agent`: an agent object built or
         # torn down, an agent created through an API: no run of it
@@ -556,6 +574,12 @@ def infer(record: SpanRecord) -> Inferred:
     return found
 
 
+def _library_class(name: str | None, scope: str) -> bool:
+    """A name that is the tracing library's own name and a kind word (`LettaAgent` from the
+    scope `letta.otel.tracing`, `AcmeTool` from `acme`): the library's class, no user's."""
+    own = [w for w in words(name or "") if w not in KIND_WORDS]
+    return bool(own) and len(own) < len(words(name or "")) and own == list(
+        words(scope.split(".")[0]))
 
 
 def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
@@ -679,7 +703,10 @@ def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
             continue
         if found[-1] in ("type", "class", "name"):
             return key, short_error_name(text)
-        if len(text) <= 40:
+        if len(text) <= 40 or found[-1] in _ERROR_WORDS or (
+                found[-1] == "message" and found[-2:-1] and found[-2] in _ERROR_WORDS):
+            # a short value flags it; the error's own message (`x.log.error`, `x.error.message`)
+            # does at any length (`x.error_policy` holds no error)
             return key, "_OTHER"
     return None
 
@@ -735,7 +762,7 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
         left, reached = handoff_source(attrs, "from"), handoff_source(attrs, "to")
         step.handoff_from = left[1] if left is not None else None
         step.handoff_to = reached[1] if reached is not None else None
-    if kind in (LLM, TOOL, AGENT) and step.error is None:
+    if kind in (LLM, TOOL, AGENT, WORKFLOW) and step.error is None:
         outcome(record, step)
     return step
 

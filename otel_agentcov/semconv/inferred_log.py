@@ -155,7 +155,7 @@ class InferredLog:
                         len(group.models) < _MAX_MODEL_KEYS):
                     group.models[model] = None
             group.count += 1
-            if found.kind in (LLM, TOOL, AGENT):
+            if found.kind in (LLM, TOOL, AGENT, WORKFLOW):
                 _flag(record, group.flags)
             if found.kind in _REREAD and self._call_spans is not None:
                 if len(self._call_spans) < MAX_CALL_SPANS:
@@ -190,9 +190,8 @@ class InferredLog:
                 quoted(record, (found.name_key,)))
         candidate.count += 1
         _flag(record, candidate.flags)
-        if found.kind != WORKFLOW:  # inference reads no failure of a workflow's (`outcome`)
-            for name, source in _error_sources(record).items():
-                candidate.sources.setdefault(name, source)
+        for name, source in _error_sources(record).items():
+            candidate.sources.setdefault(name, source)
         other = self._by_span_name.get(span, found.name)
         if len(self._by_span_name) < MAX_GROUPS:
             self._by_span_name[span] = other
@@ -232,6 +231,7 @@ class InferredLog:
 
 
 _FLAG_WORD = re.compile(r"[A-Za-z][A-Za-z_-]{0,23}")  # `ERROR`, `tool`: one word, no text
+MESSAGE = ""  # a failure flag holding an error's message (never a flag word: those are not empty)
 
 
 def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
@@ -241,13 +241,16 @@ def _flag(record: SpanRecord, flags: dict[str, dict[str, None]]) -> None:
     if failed is None or failed[1] != "_OTHER":
         return
     value = record.attributes[failed[0]]
-    if not (isinstance(value, str) and _FLAG_WORD.fullmatch(value)):
-        return  # a message, not a flag word: never written into the pinned file
+    if not isinstance(value, str):
+        return  # `true`: the entry's `error` field reads it
+    # a message, not a flag word, is never written into the pinned file: noted as MESSAGE, its
+    # entry matches the key's presence
+    word = value if _FLAG_WORD.fullmatch(value) else MESSAGE
     said = flags.get(failed[0])
     if said is None and len(flags) < _MAX_WORDS:
         said = flags[failed[0]] = {}
     if said is not None and len(said) < _MAX_WORDS:
-        said[str(value)] = None
+        said[word] = None
 
 
 THROWN = "exception"  # a source: an exception event failed some span of the group
@@ -280,7 +283,7 @@ def _sources(record: SpanRecord, kind: str) -> dict[str, str]:
             agent = handoff_source(attrs, end)
             if agent is not None:
                 found[field_name] = agent[0]
-    if kind in ("llm", "tool", "agent"):
+    if kind in ("llm", "tool", "agent", "workflow"):  # what failed it, as `outcome` reads it
         found.update(_error_sources(record))
     return found
 
