@@ -1,0 +1,431 @@
+"""The Python reading of inference's string readers, the oracle the compiled core is held equal to
+(tests/test_inference_core.py); the package reads them with the core alone
+(core/src/inference.rs, docs/core.md#inference-readers). The vocabulary is the package's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from otel_agentcov.semconv.common import PLACEHOLDER_AGENT_NAMES, clip
+from otel_agentcov.semconv.inference import (
+    _CALL_QUALIFIERS,
+    _CALLS,
+    _CLIENT_CALLS,
+    _CLIENT_OWNERS,
+    _EVERYDAY,
+    _KIND_KEY_ENDS,
+    _KIND_QUALIFIERS,
+    _LEADS,
+    _LLM_OWNER,
+    _MAX_TAGS,
+    _NOT_KIND_KEYS,
+    _PROVIDER_WORDS,
+    _RAN_WORDS,
+    _RECORD_WORDS,
+    _RUNNING,
+    _TAG_KEY_ENDS,
+    _TOKEN_SIDES,
+    _VERB_OWNERS,
+    _WEAK_WORDS,
+    KIND_WORDS,
+    RUN_WORDS,
+    _affix_kinds,
+    _linear,
+    _short_cached,
+)
+from otel_agentcov.semconv.step import AGENT, LLM, TOOL
+
+# digits glued to letters stay in their word (`ag2`, `k8s`: a vendor, not an index `x.entity.1`)
+_WORD = re.compile(r"[A-Z]?[a-z][a-z0-9]*|[A-Z][A-Z0-9]*(?![a-z])|\d+[a-z0-9]*")
+_CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
+# an affix's separator: `.`, `:`, a space, or a path's `::` (`weather::run`, Rust's and C++'s)
+_PREFIX = _linear(
+    r"^\s*([A-Za-z][A-Za-z_ -]{0,30}?)\s*(?:::|[.:])\s*(.+?)\s*$"
+    r"|^\s*(\S+(?:\s+(?i:agent|tool))?)\s+(.+?)\s*$")  # `Calling tool x`: a verb and its kind
+_SUFFIX = _linear(
+    r"^\s*(.+?)\s*(?:::|[.: ])\s*([A-Za-z_]{2,30})\s*$|^\s*(.+?)[_-](agent|tool)\s*$")
+# a Go function's name as its runtime gives it: an import path (a host, then its path), then the
+# package and the function or method (`github.com/acme/kit/agent.Run`, `pkg.(*Agent).Run`)
+_GO_FUNCTION = re.compile(r"^\s*((?:[a-z0-9-]{1,63}\.){1,8}[a-z]{2,63}(?:/[\w.~-]{1,100}){0,16}/)"
+                          r"([A-Za-z_]\w{0,63}\.[\w.()*]{1,100})\s*$")
+# ... a method of one of the package's types (`agent.(*Agent).Run`, `tool.Tool.Call`)
+_GO_METHOD = re.compile(r"^[A-Za-z_]\w*\.(?:\(\*?([A-Za-z_]\w*)\)|([A-Z]\w*))\.(.+)$")
+_HTTP = re.compile(r"^\s*(?:GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|CONNECT|TRACE)\b|/")
+# after a class's kind word, an instance and its method (`Agent.weather.attach_llm`)
+_METHOD = re.compile(r"^([A-Za-z_]\w{0,63})(\.([a-z_][a-z0-9_]{1,40}))$")
+# a name in quotes, then at most a word of what was done (`'weather' generate`)
+_QUOTED = _linear(r"""^(')([^']{1,64})'(?:\s+[A-Za-z_]\w{0,30})?$"""
+                  r"""|^(")([^"]{1,64})"(?:\s+[A-Za-z_]\w{0,30})?$""")
+# a kind word, then a name in brackets (`Agent[weather]`, `tool(get_weather)`), or a name, then
+# its kind word in brackets (`weather (agent)`, `get_weather [tool]`)
+# (not in braces: `Agent {name}` is a message template's placeholder)
+_BRACKETED = _linear(r"""^\s*([A-Za-z][\w -]{0,30}?)\s*[\[(<]\s*([^\[\](){}<>'"]{1,64}?)\s*"""
+                     r"""[\])>]\s*$""")
+_KIND_BRACKETED = _linear(r"""^\s*([^\[\](){}<>'"]{1,64}?)\s*[\[(<]\s*([A-Za-z][\w -]{0,30}?)\s*"""
+                          r"""[\])>]\s*$""")
+# a leading part that is a missing value formatted into the name (`null-weather`: no plugin)
+_UNSET_PART = re.compile(r"(?i:null|none|undefined|nil)[-.:/_]")
+# an event of a call's lifecycle recorded as a span: the call's dotted stem, a phase word (any
+# case and separator), a qualifier and an index if any (`backend.openai.chat.start-1`,
+# `tool.lookup.run.error-1`, `x.chat.on_end`: an emitter's or a callback's events)
+_PHASE = _linear(r"^\s*((?:[A-Za-z_]\w{0,63}\.){1,8}[A-Za-z_]\w{0,63}?)(?:\.run)?\."
+                 r"(?i:(?:on_?)?(?:start(?:ed)?|begin|finish(?:ed)?|success|succeeded|error|"
+                 r"fail(?:ed|ure)?|end(?:ed)?|complete(?:d)?|new_?token|chunk))"
+                 r"(?:\.custom)?(?:[-_]\d{1,6})?\s*$")
+_PASCAL = r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*"
+_CLASS_METHOD = re.compile(rf"^\s*((?:[\w/-]+(?:\.|::))*)(?:\(\*?({_PASCAL})\)|({_PASCAL}))"
+                           r"(?:\.|::)[A-Za-z_]\w*\s*$")
+
+
+@_short_cached
+def words(text: str) -> tuple[str, ...]:
+    """`mlflow.spanType` -> (mlflow, span, type); `genkit:metadata:subtype` -> (..., subtype)."""
+    return tuple(w.lower() for w in _WORD.findall(text))
+
+
+@_short_cached
+def _kind_key(key: str) -> tuple[str, ...] | None:
+    """A kind-like key's words before its kind word (its vendor prefix), else None."""
+    found = words(key)
+    if found[-2:-1] and found[-2] in _KIND_KEY_ENDS and found[-1] in _KIND_QUALIFIERS:
+        found = found[:-1]  # `ag.type.node`: the node's type
+    if len(found) < 1 or found[-1] not in _KIND_KEY_ENDS:
+        return None
+    if any(w.isdigit() for w in found) and not _first_entry(found):
+        return None
+    if not _NOT_KIND_KEYS.isdisjoint(found[:-1]) or "gen_ai" in key:
+        return None
+    prefix = found[:-1]
+    return prefix[:-1] if prefix[-1:] == ("span",) else prefix
+
+
+@_short_cached
+def tag_key(key: str) -> tuple[str, ...] | None:
+    """A key holding a list of tags (`logfire.tags`, `tags`): its vendor prefix, else None."""
+    found = words(key)
+    return found[:-1] if found[-1:] and found[-1] in _TAG_KEY_ENDS else None
+
+
+def _tag_kind(value: Any) -> tuple[str, str] | None:
+    """(kind, the tag) when a list of tags names one kind: a tag that is a kind word (`LLM`),
+    or a method of a kind word's class (`Tool.run()`)."""
+    if not isinstance(value, (tuple, list)) or len(value) > _MAX_TAGS:
+        return None
+    found: dict[str, str] = {}
+    for tag in value:
+        call = _CALL.match(tag) if isinstance(tag, str) else None
+        kind = _kind_word(call.group(1) if call is not None else tag)
+        if kind is not None and isinstance(tag, str):
+            found.setdefault(kind, tag)
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def _first_entry(found: tuple[str, ...]) -> bool:
+    """A kind key of a numbered list's first entry (`entity.1.type`: the span's own entity, the
+    later ones those it works with); never an item of a list of calls or messages
+    (`x.tool_calls.0.type`: plural, or a call's)."""
+    return len(found) >= 3 and found[-2] in ("0", "1") and not any(
+        w.isdigit() for w in found[:-2]) and not found[-3].endswith("s") and (
+        _NOT_KIND_KEYS.isdisjoint(found) and "call" not in found)
+
+
+def _kind_word(value: Any) -> str | None:
+    """The kind a kind-like attribute's value names (`"TOOL"`, `chat_model`, `Agent`): a kind
+    word, a kind word and a word saying only that one ran (`AGENT_EXECUTION`, `llm_request`),
+    or a kind of agent or tool (`ReActAgent`, `FunctionTool`) where no word says another kind;
+    the record's own class name too (`AgentSpan`, `ToolCallSpanData`)."""
+    if not isinstance(value, str) or len(value) > 40:
+        return None
+    norm = _norm(value)
+    kind = KIND_WORDS.get(norm)
+    if kind is None and "." in value:  # a kind, then its provider (`agent.openai_agents`)
+        kind = KIND_WORDS.get(_norm(value.split(".", 1)[0]))
+    if kind is not None or "_" not in norm:
+        return kind
+    parts = norm.split("_")
+    for record in _RECORD_WORDS:  # `AgentSpan`, `ToolSpanData`: the span's class names it
+        if len(parts) > len(record) and tuple(parts[-len(record):]) == record:
+            parts = parts[:-len(record)]
+            break
+    if len(parts) == 1 or "_".join(parts) in KIND_WORDS:
+        return KIND_WORDS.get("_".join(parts))
+    kinds = [KIND_WORDS.get(p) for p in parts]
+    if len(parts) == 2 and kinds[0] is not None and parts[1] in _RAN_WORDS:
+        return kinds[0]
+    if len(parts) <= 3 and parts[-1] in ("agent", "tool") and {k for k in kinds if k} == {
+            kinds[-1]}:
+        return kinds[-1]
+    return None
+
+
+@_short_cached
+def _norm(text: str) -> str:
+    """`"CHAT_MODEL"` -> `chat_model`; `Tool Call` -> `tool_call`; `chatModel` -> `chat_model`."""
+    return "_".join(words(text.strip().strip('"')))
+
+
+def _affix_kind(word: str) -> str | None:
+    """The kind a span name's affix says: a kind word, or `agent` or `tool` beside a verb saying
+    only that it ran (`run_agent`, `call_tool`, `Running tool`)."""
+    norm = _norm(word)
+    kind = KIND_WORDS.get(norm)
+    if kind is None and norm.count("_") == 1:
+        first, second = norm.split("_")
+        if (first in _RAN_WORDS or first in RUN_WORDS or first in _RUNNING) and second in (
+                "agent", "tool", "llm", "model"):  # `call_llm`, `invoke_model`: a model call
+            kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
+        elif first in _WEAK_WORDS and second in _RAN_WORDS:  # `function_invocation`: a
+            kind = TOOL  # function ran (agent or tool alike: `infer` reads it as a function's)
+    return kind
+
+
+@_short_cached
+def _usage_key(key: str) -> bool:
+    """A token count of a model call under any vendor's key (`acme.tokens.prompt`); not one
+    under an agent's key (`x.sub_agent.input_tokens`): an agent's totals, its calls' sum."""
+    found = set(words(key))
+    return bool(found & {"token", "tokens"}) and bool(found & _TOKEN_SIDES) and not any(
+        w.isdigit() for w in found) and "agent" not in found
+
+
+def _provider(value: Any) -> bool:
+    """A model provider's name (`openai`, `aws.bedrock`, `gcp.vertex_ai`): what a model call's
+    `gen_ai.system` says, not a tracer's own name put on every span (`galileo-otel`)."""
+    return isinstance(value, str) and (_norm(value) in _PROVIDER_WORDS or not (
+        _PROVIDER_WORDS.isdisjoint(words(value.lower()))))
+
+
+def glob_literal(text: str) -> str:
+    """A glob matching exactly `text` (its `*`, `?` and `[` escaped)."""
+    return re.sub(r"[\[?*]", lambda m: f"[{m.group()}]", text)
+
+
+def _class_verb(name: str, kind: str) -> bool:
+    """A class's method named by an everyday verb that is also a kind word, the class none of
+    that kind's (`ReportGenerator.generate`, `OrderService.complete`, `Ticket.transfer`): the
+    app's own work; a model client's or an agent's (`ChatModel.generate`, `TriageAgent.transfer`)
+    or a kind's own class (`Agent.generate`) keeps the kind."""
+    owners = _VERB_OWNERS.get(kind)
+    method = _CLASS_METHOD.match(name) if owners is not None else None
+    if method is None or owners is None:
+        return False
+    owner, path = method.group(2) or method.group(3), method.group(1)
+    if any(_affix_kind(w) is not None for w in words(path)):  # `tool.Bank.transfer`: the
+        return False  # path's kind word reads the name as a kind's, as it did
+    said = words(path + " " + owner)  # a package may say it (`llm.(*Client)`)
+    joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
+    return _affix_kind(owner) is None and owners.isdisjoint(said) and owners.isdisjoint(
+        joined)  # a provider's name in words (`OpenRouter`, `HuggingFacePipeline`)
+
+
+def _bracketed(name: str) -> tuple[str, str, tuple[str, str]] | None:
+    """`name_affix` of a name in brackets after an agent's or tool's kind word
+    (`Agent[weather]`, `run_agent(weather)`), or of a name before its kind word in brackets
+    (`weather (agent)`); other kinds' brackets (`ChatOpenAI(model)`) say nothing here."""
+    for pattern, word_at, name_at in ((_BRACKETED, 1, 2), (_KIND_BRACKETED, 2, 1)):
+        found = pattern.match(name)
+        if found is not None and _affix_kind(found.group(word_at)) in (AGENT, TOOL):
+            head, tail = name[:found.start(name_at)], name[found.end(name_at):]
+            return _affix_kind(found.group(word_at)) or "", clip(found.group(name_at)), (
+                glob_literal(head) + "*" + glob_literal(tail),
+                re.escape(head) + "(.+)" + re.escape(tail))
+    return None
+
+
+def _last_crumb(name: str) -> str:
+    """A span name that is a path of breadcrumbs (`AxGen > weather`: the program, then what it
+    runs for) is named by its last."""
+    last = name.rpartition(" > ")[2].strip()
+    return last or name
+
+
+def _tool_prefixed(name: str) -> str | None:
+    """The name after a tool's kind word (`tool:lookup`), also where the name's own kind word
+    reads the span otherwise (`tool:transfer` a hand-off, `tool:generate` a model call): should
+    a tool of that name be restricted, the span is its call, whatever else its words say."""
+    found = _PREFIX.match(name)
+    if found is None:
+        return None
+    word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+    rest = rest.lstrip(_LEADS).strip()
+    return clip(rest) if rest and _affix_kind(word) == TOOL else None
+
+
+def agent_name_ok(name: str | None) -> bool:
+    """A name an agent can have: not empty, a placeholder or a bare kind word (`agent`,
+    `Agent`, `chain`), which is how frameworks name their own nodes, nor a kind word with a
+    word saying only that it ran (`agent.query`, `Agent._run_internal`): a framework's method."""
+    if name is None or not name or name in PLACEHOLDER_AGENT_NAMES or _norm(name) in KIND_WORDS:
+        return False
+    affix = name_affix(name)
+    return affix is None or affix[1] != ""
+
+
+def _code_path(name: str) -> bool:
+    """A span named by the code it traces (`__main__._Agent.run`, `app.agents.Weather`): a
+    module path or a private name, no name the user gave."""
+    name = name.strip()
+    parts = name.split(".")
+    return name.startswith("_") or (len(parts) > 2 and all(p.isidentifier() for p in parts))
+
+
+@_short_cached
+def lifecycle_stem(name: str) -> str | None:
+    """The call a lifecycle event recorded as a span belongs to (`x.chat.start-1` →
+    `x.chat`), where that stem names a model call or a tool; None for any other name."""
+    phase = _PHASE.match(name)
+    stem = phase.group(1).removesuffix(".run") if phase is not None else None
+    return stem if stem and _affix_kinds(name_affix(stem)) & {LLM, TOOL} else None
+
+
+@_short_cached
+def go_function(name: str) -> str | None:
+    """The package and function of a Go function's qualified name (`github.com/acme/kit/
+    agent.Run` -> `agent.Run`): what the name says, its import path only whose it is."""
+    qualified = _GO_FUNCTION.match(name)
+    return qualified.group(2) if qualified is not None else None
+
+
+@_short_cached
+def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
+    """(kind, the name without its affix, (glob, regex with the name as `(.+)`)) when the span
+    name carries a kind word as prefix or suffix (the name is "" when the span name is only a
+    kind word); the kind is "" for a neutral `.run`. A name with a `/` (a route, a path, a
+    `<provider>/<model>`) has no affix, unless it is a Go function's qualified name
+    (`github.com/acme/kit/agent.Run`): its package and function say what a name would."""
+    qualified = _GO_FUNCTION.match(name)
+    method = _GO_METHOD.match(qualified.group(2)) if qualified is not None else None
+    if method is not None:  # the type and its method say what ran, as a class's would
+        found = name_affix(f"{method.group(1) or method.group(2)}.{method.group(3)}")
+        if found is None or not found[0]:  # the package's word alone says nothing of it
+            return None
+        exact = name.strip()  # nor is the receiver's spelling any name
+        return found[0], "", (glob_literal(exact), re.escape(exact))
+    if qualified is not None:
+        found = name_affix(qualified.group(2))
+        if found is None:
+            return None
+        head = qualified.group(1)  # the import path names the library, never the operation
+        return found[0], found[1], (glob_literal(head) + found[2][0],
+                                    re.escape(head) + found[2][1])
+    if _HTTP.search(name):
+        return None
+    call = _CALL.match(name)
+    if call is not None:  # `Agent.run()`, `GetWeather.try_run()`: a method by qualified name
+        owner = call.group(1)
+        tail = name.strip()[len(owner):]
+        # an owner that is a kind word (the framework's class) names nothing; the method never
+        of = KIND_WORDS.get(_norm(owner)) or (LLM if _LLM_OWNER & set(words(owner)) else "")
+        if of:  # the class says the kind: only spans of that class (`ChatDriver.run()`) are it
+            exact = name.strip()
+            return of, "", (glob_literal(exact), re.escape(exact))
+        return of, clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
+    whole = KIND_WORDS.get(_norm(name))
+    if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
+        return whole, "", (glob_literal(name), re.escape(name))
+    bracketed = _bracketed(name)
+    if bracketed is not None:
+        return bracketed
+    found = _PREFIX.match(name)
+    if found is not None:
+        word, rest = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+        kind = _affix_kind(word)
+        start = name.index(word)
+        if kind is not None and rest and _norm(rest) in RUN_WORDS:  # `agent.query`: it ran
+            return kind, "", (glob_literal(name), re.escape(name))
+        if kind is not None and found.group(1) and rest.isidentifier():  # a class's method:
+            # its own kind word says the kind (`Agent._execute_tool`), and one saying only that
+            # it ran (`Agent._run_internal`, `Agent.run_stream`) says none: no name either way
+            said = _affix_kind(rest)
+            if (said is not None and said != kind) or rest.startswith("_") or (
+                    _norm(rest).split("_")[0] in RUN_WORDS):
+                return said or kind, "", (glob_literal(name), re.escape(name))
+            if kind == LLM and word.islower() and _norm(word) in _EVERYDAY and not any(
+                    w in _CALLS or KIND_WORDS.get(w.removesuffix("s")) == LLM
+                    for w in words(rest)):
+                return None  # `chat.send_message`, `model.train`: a chat's, a data model's
+                # method that calls no model (`model.generate_content`, `chat.stream` do; a
+                # class of that name is an SDK's, `Chat.send_message` Google GenAI's call)
+        if kind is not None and rest:
+            rest = rest.lstrip(_LEADS).strip() or rest
+            ran = _SUFFIX.match(rest)  # `agent:weather:run`: the run word after it says nothing
+            if ran is not None and ran.group(1) and ran.group(2) in RUN_WORDS and not rest[
+                    len(ran.group(1)):].lstrip().startswith("."):  # `db.query` is a name
+                rest = ran.group(1)
+            if rest.endswith("()") and len(rest) > 2:  # `tool: get_weather()`: a call of it
+                rest = rest[:-2].rstrip()
+            unset = _UNSET_PART.match(rest)  # `null-weather`: a missing part, formatted
+            if unset is not None and len(rest) > unset.end():
+                rest = rest[unset.end():]
+            at = name.index(rest, start + len(word))
+            head, end = name[start:at], name.rstrip()[at + len(rest):]
+            method = _METHOD.match(rest) if found.group(1) else None
+            if method is not None:  # `Agent.weather.call_tool`: a class, its instance, a method
+                tail = method.group(2)  # whose own kind word, if any, says the span's kind
+                return _affix_kind(method.group(3)) or kind, clip(method.group(1)), (
+                    glob_literal(head) + "*" + glob_literal(tail),
+                    re.escape(head) + "(.+)" + re.escape(tail))
+            quoted = _QUOTED.match(rest)
+            if quoted is not None:  # `Agent: 'weather' generate`: the quoted part names it,
+                mark, named = quoted.group(1, 2) if quoted.group(1) else quoted.group(3, 4)
+                return kind, clip(named), (  # what follows says what it did
+                    glob_literal(head + mark) + "*",
+                    re.escape(head + mark) + f"([^{mark}]+)" + re.escape(mark) + ".*")
+            return kind, clip(rest), (glob_literal(head) + "*" + glob_literal(end),
+                                      re.escape(head) + "(.+)" + re.escape(end))
+    found = _SUFFIX.match(name)
+    if found is not None:
+        rest, word = (found.group(1), found.group(2)) if found.group(1) else found.group(3, 4)
+        norm = _norm(word)
+        kind = _affix_kind(word)
+        if kind is None and (norm.split("_")[0] in RUN_WORDS or word.startswith("_")):
+            kind = ""  # `weather.run`, `weather._execute_core`: a run of it, no kind
+        if kind is not None and rest:
+            tail = name.rstrip()[name.index(rest) + len(rest):]
+            return kind, clip(rest), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
+    return None
+
+
+def _client_call(name: str) -> bool:
+    """A model client's class (it or its package names a provider or a model server:
+    `OpenAIClient`, `openai...AsyncCompletions`, `InferenceRouter`; a word people use of their
+    own things too, `ChatService`, `ModelStore`, is not enough) and a method of it whose words
+    only say it calls (`request_async`, `create`, `openai_chat_completion`): a model call traced
+    by its code path, as a decorator tracing every method names it."""
+    method = _CLASS_METHOD.match(name)
+    if method is None:
+        return False
+    said = words(method.group(1) + " " + (method.group(2) or method.group(3)))
+    joined = {"".join(said[i:j]) for i in range(len(said)) for j in range(i + 2, i + 4)}
+    if _CLIENT_OWNERS.isdisjoint(said) and _CLIENT_OWNERS.isdisjoint(joined):
+        return False
+    verb = words(name.strip().rsplit(".", 1)[-1].rsplit("::", 1)[-1])
+    return bool(verb) and not _CLIENT_CALLS.isdisjoint(verb) and all(
+        w in _CLIENT_CALLS or w in _CALL_QUALIFIERS or w in _PROVIDER_WORDS for w in verb)
+
+
+def span_affix(name: str, http: bool) -> tuple[str, str, tuple[str, str]] | None:
+    """`span_affix` of a span named `name`, `http` whether it carries an HTTP request's key."""
+    if go_function(name) is not None and http:
+        return None
+    found = name_affix(name)
+    said = LLM if found is None and _client_call(name) else (
+        _step_of(name) if found is None else None)
+    if said is not None:
+        exact = name.strip()
+        return said, "", (glob_literal(exact), re.escape(exact))
+    return None if found is not None and _class_verb(name, found[0]) else found
+
+
+def _step_of(name: str) -> str | None:
+    """The kind of a step named by a kind phrase of two or more words and a word saying it ran
+    (`_model_call_step`, `tool_call_run`: a durable engine's step wrapping that call); not one
+    word and a run word (`agent_step` is a step of an agent's, no run)."""
+    parts = _norm(name).split("_")
+    if len(parts) < 3 or (parts[-1] not in RUN_WORDS and parts[-1] not in _RAN_WORDS):
+        return None
+    kind = KIND_WORDS.get("_".join(parts[:-1]))
+    return kind if kind in (LLM, TOOL) else None
+

@@ -1,0 +1,195 @@
+"""Inference's string readers in the core (core/src/inference.rs) equal their Python twin
+(tests/_inference_oracle.py): on every string of the recorded corpus (span names, attribute keys
+and values, event names, anything a fixture holds) and on generated strings (any unicode, lone
+surrogates, separators, brackets, kind words glued in every case, long strings)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import _inference_oracle as oracle
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from otel_agentcov import compiled
+from otel_agentcov.semconv import inference
+from otel_agentcov.semconv.common import clip
+
+ROOT = Path(__file__).resolve().parent
+# every directory of recorded traces: the fixtures, the held-out sets, the tuning share, the
+# negative set, and any other test data holding OTLP JSON
+_SKIP = {"golden"}
+
+
+def _strings(value: Any, lists: list[list[Any]]) -> Iterator[str]:
+    """Every string in a parsed JSON document, keys included; lists of values (tags) to `lists`."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item, lists)
+        array = value.get("arrayValue")
+        if isinstance(array, dict) and isinstance(array.get("values"), list):
+            lists.append([next(iter(v.values()), None) if isinstance(v, dict) and v else None
+                          for v in array["values"]])
+    elif isinstance(value, list):
+        if value and all(isinstance(v, str) for v in value):
+            lists.append(value)
+        for item in value:
+            yield from _strings(item, lists)
+
+
+def _documents(path: Path) -> Iterator[Any]:
+    text = path.read_text("utf-8", "surrogatepass")
+    try:
+        yield json.loads(text)
+    except ValueError:
+        for line in text.splitlines():
+            try:
+                yield json.loads(line)
+            except ValueError:
+                continue
+
+
+@cache
+def corpus() -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]:
+    """(every distinct string, every distinct list) of the recorded corpus under tests/."""
+    found: dict[str, None] = {}
+    lists: list[list[Any]] = []
+    for path in sorted(ROOT.rglob("*.json*")):
+        if _SKIP & set(path.relative_to(ROOT).parts) or not path.is_file():
+            continue
+        for document in _documents(path):
+            found.update(dict.fromkeys(_strings(document, lists)))
+    distinct = {tuple(v): None for v in lists if len(v) <= 64}
+    return tuple(found), tuple(distinct)
+
+
+# (the package's reader, its oracle): each reads one string, or one value
+READERS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "words": (inference.words, oracle.words),
+    "_norm": (inference._norm, oracle._norm),
+    "_kind_key": (inference._kind_key, oracle._kind_key),
+    "tag_key": (inference.tag_key, oracle.tag_key),
+    "_kind_word": (inference._kind_word, oracle._kind_word),
+    "_affix_kind": (inference._affix_kind, oracle._affix_kind),
+    "_usage_key": (inference._usage_key, oracle._usage_key),
+    "_provider": (inference._provider, oracle._provider),
+    "name_affix": (inference.name_affix, oracle.name_affix),
+    "span_affix": (compiled.span_affix, lambda name: oracle.span_affix(name, False)),
+    "span_affix http": (lambda name: compiled.span_affix(name, True),
+                        lambda name: oracle.span_affix(name, True)),
+    "lifecycle_stem": (inference.lifecycle_stem, oracle.lifecycle_stem),
+    "go_function": (inference.go_function, oracle.go_function),
+    "glob_literal": (inference.glob_literal, oracle.glob_literal),
+    # Python's raised on a lone surrogate (RE2 encodes the name strictly); the core reads it as
+    # `?`, as every other reader does
+    "_tool_prefixed": (inference._tool_prefixed, lambda name: oracle._tool_prefixed(
+        name.encode("utf-8", "replace").decode("utf-8"))),
+    "agent_name_ok": (inference.agent_name_ok, oracle.agent_name_ok),
+    # its callers hand it a clipped name (encodable: no lone surrogate)
+    "_last_crumb": (lambda name: inference._last_crumb(clip(name)),
+                    lambda name: oracle._last_crumb(clip(name))),
+    "_code_path": (inference._code_path, oracle._code_path),
+}
+
+
+def _differences(texts: Any) -> list[tuple[str, str, Any, Any]]:
+    return [(name, text, core(text), python(text))
+            for text in texts for name, (core, python) in READERS.items()
+            if core(text) != python(text)]
+
+
+def test_the_corpus_is_large() -> None:
+    """The corpus holds the fixtures' strings (a glob that found nothing would pass anything)."""
+    texts, lists = corpus()
+    assert len(texts) > 20_000 and len(lists) > 100
+
+
+def test_every_corpus_string_reads_alike() -> None:
+    texts, _ = corpus()
+    assert _differences(texts) == []
+
+
+def test_every_corpus_list_reads_alike() -> None:
+    _, lists = corpus()
+    tagged = [(v, inference._tag_kind(list(v)), oracle._tag_kind(list(v))) for v in lists]
+    assert [t for t in tagged if t[1] != t[2]] == []
+    # the tag is the value's own (a tuple value too)
+    assert [v for v in lists if inference._tag_kind(v) != oracle._tag_kind(v)] == []
+
+
+_KIND = st.sampled_from(sorted({*inference.KIND_WORDS, *inference.RUN_WORDS, "span", "data",
+                                 "type", "kind", "tags", "tokens", "input", "openai", "0", "1",
+                                 "execution", "running", "gen_ai", "github.com", "acme", "(*Agent)",
+                                 "Run", "null", "nİl", "start", "on_end", "chunk", "ChatModel",
+                                 "ReportGenerator", "generate", "transfer", "OpenRouter", "send",
+                                 "Calling", "init", "_run", "POST", "GET", "–", "|", " > "}))
+_CASED = st.tuples(_KIND, st.sampled_from((str.lower, str.upper, str.title, str.capitalize))
+                   ).map(lambda t: t[1](t[0]))
+_SEPARATOR = st.sampled_from(("", ".", "_", "-", ":", "::", " ", "/", "\u3000", "\x1c", "\n",
+                              "()", "[", "]", "(", ")", "<", ">", "'", '"', "{", "}", "\udc80",
+                              "١", "²", "İ", "K", "ǅ", "\u0301", "ſ"))
+_GLUED = st.lists(st.one_of(_CASED, _SEPARATOR, st.text(max_size=4)), max_size=10).map("".join)
+_TEXT = st.one_of(_GLUED, st.text(), st.text(alphabet=st.characters(codec=None), max_size=80),
+                  _GLUED.map(lambda t: t * 30))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_TEXT)
+def test_generated_strings_read_alike(text: str) -> None:
+    assert _differences([text]) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_TEXT, _GLUED.map(lambda t: t + ".run()"), st.integers(), st.none()),
+                max_size=20))
+def test_generated_tags_read_alike(tags: list[Any]) -> None:
+    assert inference._tag_kind(tags) == oracle._tag_kind(tags)
+    assert inference._tag_kind(tuple(tags)) == oracle._tag_kind(tuple(tags))
+
+
+def test_names_read_alike() -> None:
+    """Names of each shape the readers tell apart (the docstrings' examples)."""
+    names = ["weather.agent", "tool_call.get_time", "execute_tool lookup", "search_tool",
+             "github.com/acme/kit/agent.Run", "pkg.(*Agent).Run", "agent.(*Agent).Run",
+             "github.com/acme/kit/agent.(*Agent).Run", "api.openai.com/v1/chat.completions",
+             "Agent.run()", "ChatDriver.run()", "GetWeather.try_run()", "invoke_agent", "tool",
+             "Agent[weather]", "run_agent(weather)", "weather (agent)", "get_weather [tool]",
+             "ChatOpenAI(model)", "agent.query", "Agent._execute_tool", "Agent._run_internal",
+             "Agent.run_stream", "chat.send_message", "model.train", "model.generate_content",
+             "chat.stream", "Chat.send_message", "agent:weather:run", "db.query",
+             "tool: get_weather()", "agent: null-weather", "Agent.weather.call_tool",
+             "Agent.weather.attach_llm", "Agent: 'weather' generate", 'Agent: "x y" go',
+             "weather.run", "weather._execute_core", "ReportGenerator.generate",
+             "OrderService.complete", "Ticket.transfer", "ChatModel.generate",
+             "TriageAgent.transfer", "Agent.generate", "tool.Bank.transfer",
+             "llm.(*Client).generate",
+             "OpenRouter.generate", "HuggingFacePipeline.generate", "x.chat.start-1",
+             "backend.openai.chat.start-1", "tool.lookup.run.error-1", "x.chat.on_end",
+             "tool:lookup", "tool:transfer", "tool:generate", "Calling tool x",
+             "Running tool: lookup", "Invoking agent x", "AxGen > weather", " > ",
+             "__main__._Agent.run", "app.agents.Weather", "Agent - weather", "Agent | weather",
+             "Agent – weather", "POST /chat", "GET", "GETx agent", "GET́ x.agent",
+             "weather::run", "Bank::transfer", "com.acme.bank.AccountService.transfer",
+             "github.com/acme/bank.(*Account).Transfer", "Agent", "OpenAI Agent", "",
+             "OpenAIClient.request_async", "openai.resources.AsyncCompletions.create",
+             "InferenceRouter.openai_chat_completion", "ChatService.send", "ModelStore.create",
+             "TaskCompletion.request", "OpenAIClient.build_request_data",
+             "ModelRegistry.register", "OpenRouter::achat", " OllamaClient.stream_raw "]
+    assert _differences(names) == []
+
+
+@pytest.mark.parametrize("value", [None, 3, 2.5, True, b"agent", ("agent",), {"agent": 1}])
+def test_values_that_are_no_string(value: Any) -> None:
+    assert inference._kind_word(value) == oracle._kind_word(value)
+    assert inference._provider(value) == oracle._provider(value)
+    assert inference._tag_kind(value) == oracle._tag_kind(value)
+    if value is None:
+        assert inference.agent_name_ok(value) == oracle.agent_name_ok(value)
