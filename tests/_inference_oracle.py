@@ -6,30 +6,50 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
-from otel_agentcov.semconv.common import PLACEHOLDER_AGENT_NAMES, clip
+from otel_agentcov.semconv.common import (
+    MAX_COUNT,
+    PLACEHOLDER_AGENT_NAMES,
+    PLACEHOLDER_MODELS,
+    as_str,
+    clip,
+    parse_json,
+    short_error_name,
+)
 from otel_agentcov.semconv.inference import (
     _CALL_QUALIFIERS,
     _CALLS,
+    _CAME_FROM,
     _CLIENT_CALLS,
     _CLIENT_OWNERS,
+    _ERROR_LEVELS,
+    _ERROR_WORDS,
     _EVERYDAY,
+    _FALSE_VALUES,
+    _HANDOFF_WORDS,
     _KIND_KEY_ENDS,
     _KIND_QUALIFIERS,
     _LEADS,
     _LLM_OWNER,
+    _MAX_PARAMETERS,
     _MAX_TAGS,
+    _MODEL_KEYS,
+    _MODEL_NAME,
     _NOT_KIND_KEYS,
     _PROVIDER_WORDS,
     _RAN_WORDS,
     _RECORD_WORDS,
+    _REQUEST_SIDES,
     _RUNNING,
     _TAG_KEY_ENDS,
     _TOKEN_SIDES,
     _VERB_OWNERS,
     _WEAK_WORDS,
     KIND_WORDS,
+    MODEL_IN_NAME,
+    MODEL_MEMBER,
     RUN_WORDS,
     _affix_kinds,
     _linear,
@@ -429,3 +449,132 @@ def _step_of(name: str) -> str | None:
     kind = KIND_WORDS.get("_".join(parts[:-1]))
     return kind if kind in (LLM, TOOL) else None
 
+
+# ---- the readers of one span's attributes (core/src/inference_attrs.rs)
+
+def model_source(attrs: Mapping[str, Any], span_name: str) -> tuple[str, str] | None:
+    """(key, model) of a model call's model under any vendor's key, else from a
+    `<provider>/<model>` span name (key MODEL_IN_NAME)."""
+    for tail in _MODEL_KEYS:
+        for key, value in attrs.items():
+            found = words(key)
+            if found[-len(tail):] == tail and isinstance(value, str) and not any(
+                    w.isdigit() for w in found):
+                name = as_str(value.strip().strip('"'))
+                if name and name not in PLACEHOLDER_MODELS:
+                    return key, clip(name)
+    typed = _model_entity(attrs) or model_in_parameters(attrs)
+    if typed is not None:
+        return typed
+    model = _MODEL_NAME.match(span_name)
+    return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+
+
+def model_key_rank(key: str) -> int:
+    """Where `model_source` reads a model key among a span's keys: the entry naming several
+    reads them in this order, as inference does."""
+    found = words(key)
+    return next((i for i, tail in enumerate(_MODEL_KEYS) if found[-len(tail):] == tail),
+                len(_MODEL_KEYS))
+
+
+def model_in_parameters(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, model) from a call's parameters, the model a failed call asked for when nothing
+    else names it (no response came back): configuration, not content."""
+    for key, value in attrs.items():
+        # a call's parameters as a JSON object (`llm.invocation_parameters`)
+        if isinstance(value, str) and value[:1] == "{" and len(value) <= _MAX_PARAMETERS and (
+                words(key)[-1:] == ("parameters",)):
+            parameters = parse_json(value)
+            name = as_str(parameters.get(MODEL_MEMBER)) if isinstance(parameters, dict) else None
+            if name and name not in PLACEHOLDER_MODELS:
+                return key, clip(name.strip())
+    return None
+
+
+def _model_entity(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, model) from a numbered list's entity typed a model (`x.entity.2.type:
+    model.llm.gpt-4o` beside `x.entity.2.name: gpt-4o`)."""
+    for key, value in attrs.items():
+        found = words(key)
+        if len(found) >= 3 and found[-1] == "type" and found[-2].isdigit() and isinstance(
+                value, str) and _norm(value.split(".", 1)[0]) == "model":
+            name_key = key[: -len("type")] + "name"
+            name = as_str(attrs.get(name_key))
+            if name and name not in PLACEHOLDER_MODELS:
+                return name_key, clip(name.strip())
+    return None
+
+
+def tokens_source(attrs: Mapping[str, Any], side: frozenset[str]) -> tuple[str, int] | None:
+    """(key, count) of a token count on one side (input or output) under any vendor's key."""
+    for key, value in attrs.items():
+        found = set(words(key))
+        if {"token", "tokens"} & found and side & found and isinstance(value, int) and not (
+                isinstance(value, bool)) and 0 <= value <= MAX_COUNT:
+            return key, value
+    return None
+
+
+def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, error) of a failure flag (`failure.source: tool`, `x.error: true`,
+    `x.error.type: Timeout`, a level `x.level: ERROR`): the error's type where the key names
+    one, else `_OTHER`."""
+    for key, value in attrs.items():
+        found = words(key)
+        if found[-1:] == ("level",) and isinstance(value, str) and (
+                value.strip().lower() in _ERROR_LEVELS):  # a log level on the span
+            return key, "_OTHER"
+        if _ERROR_WORDS.isdisjoint(found) or key == "error.type":
+            continue
+        if value is True:
+            return key, "_OTHER"
+        text = value.strip() if isinstance(value, str) else None
+        if not text or text.lower() in _FALSE_VALUES:
+            continue
+        if found[-1] in ("type", "class", "name"):
+            return key, short_error_name(text)
+        if len(text) <= 40 or found[-1] in _ERROR_WORDS or (
+                found[-1] == "message" and found[-2:-1] and found[-2] in _ERROR_WORDS):
+            # a short value flags it; the error's own message (`x.log.error`, `x.error.message`)
+            # does at any length (`x.error_policy` holds no error)
+            return key, "_OTHER"
+    return None
+
+
+def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None:
+    """(key, agent) of the agent a hand-off leaves (`end` "from") or reaches ("to") under any
+    vendor's key (`x.handoff.to`, `x.transfer.to_agent`)."""
+    for key, value in attrs.items():
+        found = words(key)
+        if end in found[-2:] and not _HANDOFF_WORDS.isdisjoint(found) and isinstance(
+                value, str) and 0 < len(value.strip()) <= 256:
+            return key, clip(value.strip().strip('"'))
+    return None
+
+
+def caller_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(key, agent) an agent's span names as the agent that handed over to it
+    (`x.from_agent`, `x.previous.agent.name`, `x.caller_agent`): a hand-off to this run."""
+    for key, value in attrs.items():
+        found = words(key)
+        if found[-1:] in (("agent",), ("name",), ("label",)) and "agent" in found and not (
+                _CAME_FROM.isdisjoint(found)) and isinstance(value, str) and (
+                0 < len(value.strip()) <= 256):
+            return key, clip(value.strip().strip('"'))
+    return None
+
+
+def requested_in_keys(attrs: Mapping[str, Any]) -> tuple[str, ...]:
+    """Tool names the model asked for, from indexed output keys
+    (`gen_ai.completion.0.tool_calls.0.name`, `llm.output_messages.0...tool_call.function.name`):
+    names only, the arguments beside them are never read."""
+    names: list[str] = []
+    for key, value in attrs.items():
+        if not isinstance(value, str) or not value or len(value) > 256:
+            continue
+        found = words(key)
+        if found[-1:] == ("name",) and "tool" in found and ("call" in found or "calls" in found):
+            if not _REQUEST_SIDES.isdisjoint(found) and value not in names:
+                names.append(clip(value))
+    return tuple(names)

@@ -193,3 +193,133 @@ def test_values_that_are_no_string(value: Any) -> None:
     assert inference._tag_kind(value) == oracle._tag_kind(value)
     if value is None:
         assert inference.agent_name_ok(value) == oracle.agent_name_ok(value)
+
+
+# ---- the readers of one span's attributes (core/src/inference_attrs.rs)
+
+def _value(value: Any) -> Any:
+    """An OTLP JSON AnyValue as the SDK holds it (an array a tuple, a big int an int)."""
+    if not isinstance(value, dict) or len(value) != 1:
+        return value
+    (kind, item), = value.items()
+    if kind == "intValue" and isinstance(item, (int, str)):
+        try:
+            return int(item)
+        except ValueError:
+            return item
+    if kind == "arrayValue" and isinstance(item, dict):
+        return tuple(_value(v) for v in item.get("values") or ())
+    if kind == "kvlistValue" and isinstance(item, dict):
+        return {kv.get("key"): _value(kv.get("value")) for kv in item.get("values") or ()
+                if isinstance(kv, dict)}
+    return item
+
+
+def _attribute_sets(value: Any, found: list[tuple[dict[str, Any], str]]) -> None:
+    """Every attribute mapping in a parsed document (a span's, an event's, a resource's), with
+    the name beside it: OTLP's key/value lists, and plain mappings as other dumps hold them."""
+    if isinstance(value, dict):
+        attrs = value.get("attributes")
+        name = value.get("name")
+        name = name if isinstance(name, str) else ""
+        if isinstance(attrs, list):
+            found.append(({kv["key"]: _value(kv.get("value")) for kv in attrs
+                           if isinstance(kv, dict) and isinstance(kv.get("key"), str)}, name))
+        elif isinstance(attrs, dict) and all(isinstance(k, str) for k in attrs):
+            found.append((dict(attrs), name))
+        for item in value.values():
+            _attribute_sets(item, found)
+    elif isinstance(value, list):
+        for item in value:
+            _attribute_sets(item, found)
+
+
+@cache
+def attribute_corpus() -> tuple[tuple[dict[str, Any], str], ...]:
+    """Every attribute mapping of the recorded corpus under tests/, with its span's name."""
+    found: list[tuple[dict[str, Any], str]] = []
+    for path in sorted(ROOT.rglob("*.json*")):
+        if _SKIP & set(path.relative_to(ROOT).parts) or not path.is_file():
+            continue
+        for document in _documents(path):
+            _attribute_sets(document, found)
+    return tuple(found)
+
+
+# (the package's reader, its oracle): each reads one span's attributes and its name
+ATTRIBUTE_READERS: dict[str, tuple[Callable[[Any, str], Any], Callable[[Any, str], Any]]] = {
+    "model_source": (lambda a, n: compiled.model_source(a, n), oracle.model_source),
+    "model_in_parameters": (lambda a, _: inference.model_in_parameters(a),
+                            lambda a, _: oracle.model_in_parameters(a)),
+    "failure_source": (lambda a, _: inference.failure_source(a),
+                       lambda a, _: oracle.failure_source(a)),
+    "tokens_source in": (lambda a, _: inference.tokens_source(a, inference.INPUT_SIDE),
+                         lambda a, _: oracle.tokens_source(a, inference.INPUT_SIDE)),
+    "tokens_source out": (lambda a, _: inference.tokens_source(a, inference.OUTPUT_SIDE),
+                          lambda a, _: oracle.tokens_source(a, inference.OUTPUT_SIDE)),
+    "handoff_source from": (lambda a, _: inference.handoff_source(a, "from"),
+                            lambda a, _: oracle.handoff_source(a, "from")),
+    "handoff_source to": (lambda a, _: inference.handoff_source(a, "to"),
+                          lambda a, _: oracle.handoff_source(a, "to")),
+    "caller_source": (lambda a, _: inference.caller_source(a),
+                      lambda a, _: oracle.caller_source(a)),
+    "requested_in_keys": (lambda a, _: inference.requested_in_keys(a),
+                          lambda a, _: oracle.requested_in_keys(a)),
+    "model_key_rank": (lambda a, _: [inference.model_key_rank(k) for k in a],
+                       lambda a, _: [oracle.model_key_rank(k) for k in a]),
+}
+
+
+def _attribute_differences(sets: Any) -> list[tuple[str, Any, Any, Any]]:
+    return [(reader, attrs, core(attrs, name), python(attrs, name))
+            for attrs, name in sets for reader, (core, python) in ATTRIBUTE_READERS.items()
+            if core(attrs, name) != python(attrs, name)]
+
+
+def test_the_attribute_corpus_is_large() -> None:
+    assert len(attribute_corpus()) > 15_000
+
+
+def test_every_corpus_attribute_set_reads_alike() -> None:
+    assert _attribute_differences(attribute_corpus()) == []
+
+
+_KEY_WORD = st.sampled_from(("error", "Error", "failure", "failed", "exception", "fault", "type",
+                             "class", "name", "message", "level", "token", "tokens", "Tokens",
+                             "input", "prompt", "output", "completion", "reply", "model", "Model",
+                             "request", "response", "id", "handoff", "transfer", "from", "to",
+                             "agent", "caller", "previous", "label", "tool", "call", "calls",
+                             "choices", "parameters", "entity", "0", "2", "١", "gen_ai", "usage",
+                             "llm", "x", "code"))
+_KEY = st.one_of(st.lists(st.one_of(_KEY_WORD, _SEPARATOR), min_size=1, max_size=8).map("".join),
+                 _TEXT)
+_WORDS = st.sampled_from(("", " ", "true", "false", "None", "null", "0", "no", "OK", "ERROR",
+                          "Fatal", "critical", "gpt-4o", '"gpt-4o"', " unknown ", "none",
+                          "<class 'openai.RateLimitError'>", "openai.RateLimitError",
+                          "a sentence of an error", "model.llm.gpt-4o", "Model", "x" * 41,
+                          "\udc80", "weather\udc80", '{"model": "gpt-4o"}', '{"model": "\\ud800"}',
+                          '{"model": " x "}', '{"model": null}', "{", "İ", "K"))
+_ATTRIBUTE_VALUE = st.one_of(
+    _WORDS, _TEXT, st.booleans(), st.integers(), st.integers(min_value=2**62, max_value=2**70),
+    st.integers(min_value=-2**70, max_value=-2**62), st.floats(), st.none(),
+    st.lists(st.one_of(_WORDS, st.integers()), max_size=3),
+    st.lists(st.one_of(_WORDS, st.integers()), max_size=3).map(tuple),
+    _WORDS.map(lambda w: w * 300))
+_SPAN_NAME = st.one_of(_TEXT, st.sampled_from(("openai/gpt-4o", " litellm/x:y@z ", "a/b",
+                                               "openai/" + "x" * 121, "openai/gpt 4o\n")))
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.dictionaries(_KEY, _ATTRIBUTE_VALUE, max_size=8), _SPAN_NAME)
+def test_generated_attribute_sets_read_alike(attrs: dict[str, Any], name: str) -> None:
+    assert _attribute_differences([(attrs, name)]) == []
+
+
+def test_entity_keys_read_alike() -> None:
+    """A numbered entity typed a model names it beside its type key, in the key's own case."""
+    for attrs in ({"x.entity.2.type": "model.llm.gpt-4o", "x.entity.2.name": "gpt-4o"},
+                  {"x.entity.2.TYPE": "Model", "x.entity.2.name": " m "},
+                  {"x.entity.2.type\udc80": "model", "x.entity.2.tname": "m"},
+                  {"x.entity.2.type": "model", "x.entity.2.name": "none"},
+                  {"llm.invocation_parameters": '{"model": "gpt-4o", "model": "o3"}'}):
+        assert _attribute_differences([(attrs, "")]) == []

@@ -67,6 +67,26 @@ pub struct Vocabulary {
     pub client_owners: HashSet<String>,
     /// common.PLACEHOLDER_AGENT_NAMES: names that name no agent.
     pub placeholder_agents: HashSet<String>,
+    /// _ERROR_WORDS: a key's words saying it flags a failure.
+    pub error_words: HashSet<String>,
+    /// _FALSE_VALUES: a flag's values saying nothing failed (lowered).
+    pub false_values: HashSet<String>,
+    /// _ERROR_LEVELS: a log level on the span saying it failed (lowered).
+    pub error_levels: HashSet<String>,
+    /// _HANDOFF_WORDS: a key's words saying it holds a hand-off's end.
+    pub handoff_words: HashSet<String>,
+    /// _CAME_FROM: a key's words naming the agent that handed over.
+    pub came_from: HashSet<String>,
+    /// _REQUEST_SIDES: the words of a model's output side (a tool call it asked for).
+    pub request_sides: HashSet<String>,
+    /// _MODEL_KEYS: the last words of a key naming a model, in the order they are read.
+    pub model_keys: Vec<Vec<String>>,
+    /// MODEL_IN_NAME: the key `model_source` gives a model read from the span name.
+    pub model_in_name: String,
+    /// MODEL_MEMBER: the member of a call's parameters naming the model.
+    pub model_member: String,
+    /// _MAX_PARAMETERS: longer parameters are not parsed for the model.
+    pub max_parameters: usize,
     /// The kinds, as semconv/step.py spells them.
     pub agent: String,
     pub tool: String,
@@ -389,6 +409,16 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             call_qualifiers: set(vocabulary, "call_qualifiers")?,
             client_owners: set(vocabulary, "client_owners")?,
             placeholder_agents: set(vocabulary, "placeholder_agents")?,
+            error_words: set(vocabulary, "error_words")?,
+            false_values: set(vocabulary, "false_values")?,
+            error_levels: set(vocabulary, "error_levels")?,
+            handoff_words: set(vocabulary, "handoff_words")?,
+            came_from: set(vocabulary, "came_from")?,
+            request_sides: set(vocabulary, "request_sides")?,
+            model_keys: item("model_keys")?.extract()?,
+            model_in_name: item("model_in_name")?.extract()?,
+            model_member: item("model_member")?.extract()?,
+            max_parameters: item("max_parameters")?.extract()?,
             agent: item("agent")?.extract()?,
             tool: item("tool")?.extract()?,
             llm: item("llm")?.extract()?,

@@ -9,6 +9,7 @@ pub mod classify;
 pub mod door;
 mod fields_py;
 pub mod inference;
+pub mod inference_attrs;
 pub mod name_affix;
 pub mod otlp_caps;
 mod otlp_events;
@@ -39,6 +40,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(classify::py::outcome_py, m)?)?;
     fields_py::register(m)?;
     inference::register(m)?;
+    inference_attrs::register(m)?;
     name_affix::register(m)?;
     m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;
     otlp_py::register(m)?;

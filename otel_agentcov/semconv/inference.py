@@ -34,14 +34,11 @@ import re2
 from .. import compiled
 from ..records import STATUS_OK, SpanRecord
 from .common import (
-    MAX_COUNT,
     PLACEHOLDER_AGENT_NAMES,
     PLACEHOLDER_MODELS,
     PLACEHOLDER_TOOLS,
     as_str,
     clip,
-    parse_json,
-    short_error_name,
 )
 from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
@@ -206,6 +203,20 @@ def _short_cached(read: Callable[[str], _T]) -> Callable[[str], _T]:
     return call
 
 
+# a model call's model: the last words of a key naming it, in the order they are read
+_MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
+               ("model",))
+MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it
+MODEL_IN_NAME_REGEX = r"[a-z][a-z0-9_-]*/(.+)"  # ... and the span-name pattern that reads it
+MODEL_MEMBER = "model"  # the member of a call's parameters (`x.invocation_parameters`) naming it
+_MAX_PARAMETERS = 4096  # longer parameters are not parsed for the model: a name is never that far
+# a hand-off's keys: the words saying it holds one, and those naming the agent that handed over
+_HANDOFF_WORDS = frozenset({"handoff", "transfer"})
+_CAME_FROM = frozenset({"from", "caller", "previous"})
+# the words of a model's output side, where the tools it asked for are named
+_REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
+
+
 # Inference's readers of one string (a key, a name, a value) are the core's
 # (core/src/inference.rs; tests/_inference_oracle.py is their Python twin): the vocabulary they
 # read by is this module's, handed to the core once here, so no word list is written twice.
@@ -219,7 +230,11 @@ compiled.bind_inference_words({
     "token_sides": _TOKEN_SIDES, "verb_owners": _VERB_OWNERS, "llm_owner": _LLM_OWNER,
     "everyday": _EVERYDAY, "calls": _CALLS, "leads": _LEADS, "client_calls": _CLIENT_CALLS,
     "call_qualifiers": _CALL_QUALIFIERS, "client_owners": _CLIENT_OWNERS,
-    "placeholder_agents": PLACEHOLDER_AGENT_NAMES, "agent": AGENT, "tool": TOOL, "llm": LLM})
+    "placeholder_agents": PLACEHOLDER_AGENT_NAMES, "error_words": _ERROR_WORDS,
+    "false_values": _FALSE_VALUES, "error_levels": _ERROR_LEVELS, "handoff_words": _HANDOFF_WORDS,
+    "came_from": _CAME_FROM, "request_sides": _REQUEST_SIDES, "model_keys": _MODEL_KEYS,
+    "model_in_name": MODEL_IN_NAME, "model_member": MODEL_MEMBER,
+    "max_parameters": _MAX_PARAMETERS, "agent": AGENT, "tool": TOOL, "llm": LLM})
 words = _short_cached(compiled.words)
 _norm = _short_cached(compiled.norm)
 _kind_key = _short_cached(compiled.kind_key)
@@ -235,6 +250,25 @@ go_function = _short_cached(compiled.go_function)
 glob_literal, agent_name_ok = compiled.glob_literal, compiled.agent_name_ok
 _tool_prefixed, _code_path = compiled.tool_prefixed, compiled.code_path
 _last_crumb = compiled.last_crumb
+# Inference's readers of one span's attributes are the core's too (core/src/inference_attrs.rs;
+# the oracle has their Python), each walking the record's mapping in its order: `failure_source`
+# (key, error) of a failure flag (`x.error: true`, `x.error.type: Timeout`, `x.level: ERROR`);
+# `tokens_source` (key, count) of a token count on one side (INPUT_SIDE, OUTPUT_SIDE);
+# `handoff_source` (key, agent) a hand-off leaves ("from") or reaches ("to"); `caller_source`
+# (key, agent) an agent's span names as the one that handed over; `requested_in_keys` the tool
+# names a model asked for in indexed output keys; `model_in_parameters` (key, model) of a call's
+# JSON parameters; `model_key_rank` where a model key ranks among `_MODEL_KEYS`.
+failure_source, tokens_source = compiled.failure_source, compiled.tokens_source
+handoff_source, caller_source = compiled.handoff_source, compiled.caller_source
+requested_in_keys, model_in_parameters = compiled.requested_in_keys, compiled.model_in_parameters
+model_key_rank = compiled.model_key_rank
+
+
+def model_source(record: SpanRecord) -> tuple[str, str] | None:
+    """(key, model) of a model call's model under any vendor's key, else a numbered entity's
+    typed a model, else its parameters', else from a `<provider>/<model>` span name (key
+    MODEL_IN_NAME): the core's reading of the attributes and the name."""
+    return compiled.model_source(record.attributes, record.name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,9 +342,6 @@ _OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "call
 _AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"), ("actor", "name"))
 _APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
 _TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
-_MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
-               ("model",))
-
 
 
 GENAI_OPERATION = "gen_ai.operation.name"
@@ -397,8 +428,6 @@ def _name(record: SpanRecord, kind: str, bare: str | None,
         # a model call the agent it ran for (should it be that agent's loop around calls)
         return _named(attrs, _AGENT_NAMES[:1], None)
     return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
-
-
 
 
 def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None:
@@ -604,111 +633,8 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
     return found
 
 
-
-
-
-
-MODEL_IN_NAME = "(model in the span name)"  # `model_source` when `<provider>/<model>` says it
-MODEL_IN_NAME_REGEX = r"[a-z][a-z0-9_-]*/(.+)"  # ... and the span-name pattern that reads it
-
-
-def model_source(record: SpanRecord) -> tuple[str, str] | None:
-    """(key, model) of a model call's model under any vendor's key, else from a
-    `<provider>/<model>` span name (key MODEL_IN_NAME)."""
-    for tail in _MODEL_KEYS:
-        for key, value in record.attributes.items():
-            found = words(key)
-            if found[-len(tail):] == tail and isinstance(value, str) and not any(
-                    w.isdigit() for w in found):
-                name = as_str(value.strip().strip('"'))
-                if name and name not in PLACEHOLDER_MODELS:
-                    return key, clip(name)
-    typed = _model_entity(record.attributes) or model_in_parameters(record.attributes)
-    if typed is not None:
-        return typed
-    model = _MODEL_NAME.match(record.name)
-    return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
-
-
-def model_key_rank(key: str) -> int:
-    """Where `model_source` reads a model key among a span's keys: the entry naming several
-    reads them in this order, as inference does."""
-    found = words(key)
-    return next((i for i, tail in enumerate(_MODEL_KEYS) if found[-len(tail):] == tail),
-                len(_MODEL_KEYS))
-
-
-MODEL_MEMBER = "model"  # the member of a call's parameters (`x.invocation_parameters`) naming it
-_MAX_PARAMETERS = 4096  # longer parameters are not parsed for the model: a name is never that far
-
-
-def model_in_parameters(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(key, model) from a call's parameters, the model a failed call asked for when nothing
-    else names it (no response came back): configuration, not content."""
-    for key, value in attrs.items():
-        # a call's parameters as a JSON object (`llm.invocation_parameters`)
-        if isinstance(value, str) and value[:1] == "{" and len(value) <= _MAX_PARAMETERS and (
-                words(key)[-1:] == ("parameters",)):
-            parameters = parse_json(value)
-            name = as_str(parameters.get(MODEL_MEMBER)) if isinstance(parameters, dict) else None
-            if name and name not in PLACEHOLDER_MODELS:
-                return key, clip(name.strip())
-    return None
-
-
-def _model_entity(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(key, model) from a numbered list's entity typed a model (`x.entity.2.type:
-    model.llm.gpt-4o` beside `x.entity.2.name: gpt-4o`)."""
-    for key, value in attrs.items():
-        found = words(key)
-        if len(found) >= 3 and found[-1] == "type" and found[-2].isdigit() and isinstance(
-                value, str) and _norm(value.split(".", 1)[0]) == "model":
-            name_key = key[: -len("type")] + "name"
-            name = as_str(attrs.get(name_key))
-            if name and name not in PLACEHOLDER_MODELS:
-                return name_key, clip(name.strip())
-    return None
-
-
-
-def tokens_source(attrs: Mapping[str, Any], side: frozenset[str]) -> tuple[str, int] | None:
-    """(key, count) of a token count on one side (input or output) under any vendor's key."""
-    for key, value in attrs.items():
-        found = set(words(key))
-        if {"token", "tokens"} & found and side & found and isinstance(value, int) and not (
-                isinstance(value, bool)) and 0 <= value <= MAX_COUNT:
-            return key, value
-    return None
-
-
 INPUT_SIDE = frozenset({"input", "prompt"})
 OUTPUT_SIDE = frozenset({"output", "completion", "reply"})
-
-
-def failure_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(key, error) of a failure flag (`failure.source: tool`, `x.error: true`,
-    `x.error.type: Timeout`, a level `x.level: ERROR`): the error's type where the key names
-    one, else `_OTHER`."""
-    for key, value in attrs.items():
-        found = words(key)
-        if found[-1:] == ("level",) and isinstance(value, str) and (
-                value.strip().lower() in _ERROR_LEVELS):  # a log level on the span
-            return key, "_OTHER"
-        if _ERROR_WORDS.isdisjoint(found) or key == "error.type":
-            continue
-        if value is True:
-            return key, "_OTHER"
-        text = value.strip() if isinstance(value, str) else None
-        if not text or text.lower() in _FALSE_VALUES:
-            continue
-        if found[-1] in ("type", "class", "name"):
-            return key, short_error_name(text)
-        if len(text) <= 40 or found[-1] in _ERROR_WORDS or (
-                found[-1] == "message" and found[-2:-1] and found[-2] in _ERROR_WORDS):
-            # a short value flags it; the error's own message (`x.log.error`, `x.error.message`)
-            # does at any length (`x.error_policy` holds no error)
-            return key, "_OTHER"
-    return None
 
 
 def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: Inferred,
@@ -784,46 +710,3 @@ def outcome(record: SpanRecord, step: Step) -> None:
         step.error, step.limit = error, limit
 
 
-def handoff_source(attrs: Mapping[str, Any], end: str) -> tuple[str, str] | None:
-    """(key, agent) of the agent a hand-off leaves (`end` "from") or reaches ("to") under any
-    vendor's key (`x.handoff.to`, `x.transfer.to_agent`)."""
-    for key, value in attrs.items():
-        found = words(key)
-        if end in found[-2:] and not _HANDOFF_WORDS.isdisjoint(found) and isinstance(
-                value, str) and 0 < len(value.strip()) <= 256:
-            return key, clip(value.strip().strip('"'))
-    return None
-
-
-_HANDOFF_WORDS = frozenset({"handoff", "transfer"})
-_CAME_FROM = frozenset({"from", "caller", "previous"})
-
-
-def caller_source(attrs: Mapping[str, Any]) -> tuple[str, str] | None:
-    """(key, agent) an agent's span names as the agent that handed over to it
-    (`x.from_agent`, `x.previous.agent.name`, `x.caller_agent`): a hand-off to this run."""
-    for key, value in attrs.items():
-        found = words(key)
-        if found[-1:] in (("agent",), ("name",), ("label",)) and "agent" in found and not (
-                _CAME_FROM.isdisjoint(found)) and isinstance(value, str) and (
-                0 < len(value.strip()) <= 256):
-            return key, clip(value.strip().strip('"'))
-    return None
-
-
-_REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
-
-
-def requested_in_keys(attrs: Mapping[str, Any]) -> tuple[str, ...]:
-    """Tool names the model asked for, from indexed output keys
-    (`gen_ai.completion.0.tool_calls.0.name`, `llm.output_messages.0...tool_call.function.name`):
-    names only, the arguments beside them are never read."""
-    names: list[str] = []
-    for key, value in attrs.items():
-        if not isinstance(value, str) or not value or len(value) > 256:
-            continue
-        found = words(key)
-        if found[-1:] == ("name",) and "tool" in found and ("call" in found or "calls" in found):
-            if not _REQUEST_SIDES.isdisjoint(found) and value not in names:
-                names.append(clip(value))
-    return tuple(names)
