@@ -38,6 +38,7 @@ from otel_agentcov.semconv.inference import (
     _MODEL_KEYS,
     _MODEL_NAME,
     _NOT_KIND_KEYS,
+    _OTHERS,
     _PROVIDER_WORDS,
     _RAN_WORDS,
     _RECORD_WORDS,
@@ -45,6 +46,7 @@ from otel_agentcov.semconv.inference import (
     _RUNNING,
     _TAG_KEY_ENDS,
     _TOKEN_SIDES,
+    _TOOL_NAMES,
     _VERB_OWNERS,
     _WEAK_WORDS,
     KIND_WORDS,
@@ -578,3 +580,18 @@ def requested_in_keys(attrs: Mapping[str, Any]) -> tuple[str, ...]:
             if not _REQUEST_SIDES.isdisjoint(found) and value not in names:
                 names.append(clip(value))
     return tuple(names)
+
+
+def _name_key(key: str, tails: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, another
+    span's (`x.last.agent.name`, `x.from.agent`), or OpenTelemetry's `code.function.name` (the
+    instrumented function, never the tool)."""
+    found = words(key)
+    return any(found[-len(t):] == t for t in tails) and not any(
+        w.isdigit() or w in _OTHERS for w in found) and not key.startswith("code.")
+
+
+def tool_names(attrs: Mapping[str, Any]) -> list[str]:
+    """The names the keys holding a tool's name give it (`tool_readings`' by attribute)."""
+    return [clip(value.strip().strip('"')) for key, value in attrs.items()
+            if isinstance(value, str) and 0 < len(value) <= 256 and _name_key(key, _TOOL_NAMES)]

@@ -246,6 +246,9 @@ def attribute_corpus() -> tuple[tuple[dict[str, Any], str], ...]:
     return tuple(found)
 
 
+# the tails `_named` reads name keys by
+_TAILS = (inference._AGENT_NAMES, inference._AGENT_NAMES[:1], inference._TOOL_NAMES,
+          inference._APP_NAMES)
 # (the package's reader, its oracle): each reads one span's attributes and its name
 ATTRIBUTE_READERS: dict[str, tuple[Callable[[Any, str], Any], Callable[[Any, str], Any]]] = {
     "model_source": (lambda a, n: compiled.model_source(a, n), oracle.model_source),
@@ -267,6 +270,9 @@ ATTRIBUTE_READERS: dict[str, tuple[Callable[[Any, str], Any], Callable[[Any, str
                           lambda a, _: oracle.requested_in_keys(a)),
     "model_key_rank": (lambda a, _: [inference.model_key_rank(k) for k in a],
                        lambda a, _: [oracle.model_key_rank(k) for k in a]),
+    "tool_names": (lambda a, _: compiled.tool_names(a), lambda a, _: oracle.tool_names(a)),
+    "_name_key": (lambda a, _: [inference._name_key(k, t) for k in a for t in _TAILS],
+                  lambda a, _: [oracle._name_key(k, t) for k in a for t in _TAILS]),
 }
 
 
@@ -290,7 +296,7 @@ _KEY_WORD = st.sampled_from(("error", "Error", "failure", "failed", "exception",
                              "request", "response", "id", "handoff", "transfer", "from", "to",
                              "agent", "caller", "previous", "label", "tool", "call", "calls",
                              "choices", "parameters", "entity", "0", "2", "١", "gen_ai", "usage",
-                             "llm", "x", "code"))
+                             "llm", "x", "code", "actor", "app", "user", "target", "next"))
 _KEY = st.one_of(st.lists(st.one_of(_KEY_WORD, _SEPARATOR), min_size=1, max_size=8).map("".join),
                  _TEXT)
 _WORDS = st.sampled_from(("", " ", "true", "false", "None", "null", "0", "no", "OK", "ERROR",

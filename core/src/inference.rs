@@ -87,6 +87,10 @@ pub struct Vocabulary {
     pub model_member: String,
     /// _MAX_PARAMETERS: longer parameters are not parsed for the model.
     pub max_parameters: usize,
+    /// _OTHERS: words saying a name key names someone else (a user, the calling agent).
+    pub others: HashSet<String>,
+    /// _TOOL_NAMES: the last words of a key holding a tool's name.
+    pub tool_names: Vec<Vec<String>>,
     /// The kinds, as semconv/step.py spells them.
     pub agent: String,
     pub tool: String,
@@ -419,6 +423,8 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             model_in_name: item("model_in_name")?.extract()?,
             model_member: item("model_member")?.extract()?,
             max_parameters: item("max_parameters")?.extract()?,
+            others: set(vocabulary, "others")?,
+            tool_names: item("tool_names")?.extract()?,
             agent: item("agent")?.extract()?,
             tool: item("tool")?.extract()?,
             llm: item("llm")?.extract()?,

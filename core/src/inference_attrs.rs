@@ -355,6 +355,44 @@ fn requested_in_keys(v: &Vocabulary, attrs: &Bound<'_, PyAny>) -> PyResult<Vec<S
     Ok(names)
 }
 
+/// `_name_key(key, tails)`: whether a key (its `words`) holds a name ending in one of `tails`:
+/// not an indexed one, a user's, another span's (`x.from.agent`), nor OpenTelemetry's
+/// `code.function.name` (the instrumented function, never the tool).
+fn name_key(v: &Vocabulary, key: &str, tails: &[Vec<String>]) -> bool {
+    let found = words(key);
+    tails.iter().any(|tail| ends_with(&found, tail))
+        && !found.iter().any(|w| is_number(w) || v.others.contains(w))
+        && !key.starts_with("code.")
+}
+
+/// `tool_names(attrs)`: the values of the keys holding a tool's name (`_TOOL_NAMES`), each a
+/// `str` of 1 to 256 code points, stripped, unquoted and clipped.
+fn tool_names(v: &Vocabulary, attrs: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    let mut names = Vec::new();
+    for (key, value) in pairs(attrs)? {
+        let Some((read, _)) = str_value(&value)? else {
+            continue;
+        };
+        if !read.is_empty()
+            && pystr::len(&read) <= pystr::MAX_NAME_CHARS
+            && name_key(v, &text(&key)?, &v.tool_names)
+        {
+            names.push(clip(unquoted(&read)));
+        }
+    }
+    Ok(names)
+}
+
+#[pyfunction(name = "name_key")]
+fn name_key_py(key: &Bound<'_, PyString>, tails: Vec<Vec<String>>) -> PyResult<bool> {
+    door(|| Ok(name_key(&*vocabulary()?, &text(key)?, &tails)))
+}
+
+#[pyfunction(name = "tool_names")]
+fn tool_names_py(attrs: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    door(|| tool_names(&*vocabulary()?, attrs))
+}
+
 #[pyfunction(name = "model_source")]
 fn model_source_py<'py>(
     attrs: &Bound<'py, PyAny>,
@@ -419,6 +457,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(handoff_source_py, m)?)?;
     m.add_function(wrap_pyfunction!(caller_source_py, m)?)?;
     m.add_function(wrap_pyfunction!(requested_in_keys_py, m)?)?;
+    m.add_function(wrap_pyfunction!(name_key_py, m)?)?;
+    m.add_function(wrap_pyfunction!(tool_names_py, m)?)?;
     Ok(())
 }
 

@@ -203,6 +203,14 @@ def _short_cached(read: Callable[[str], _T]) -> Callable[[str], _T]:
     return call
 
 
+# words saying a name key names someone else: a user, the last or the calling agent, a target
+_OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
+                     "to"})
+# an agent's name: `x.agent.name`, `agent`, `x.agent.label`; an actor's (an agent of an actor
+# framework: `actor_name`)
+_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"), ("actor", "name"))
+_APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
+_TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 # a model call's model: the last words of a key naming it, in the order they are read
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
                ("model",))
@@ -234,7 +242,8 @@ compiled.bind_inference_words({
     "false_values": _FALSE_VALUES, "error_levels": _ERROR_LEVELS, "handoff_words": _HANDOFF_WORDS,
     "came_from": _CAME_FROM, "request_sides": _REQUEST_SIDES, "model_keys": _MODEL_KEYS,
     "model_in_name": MODEL_IN_NAME, "model_member": MODEL_MEMBER,
-    "max_parameters": _MAX_PARAMETERS, "agent": AGENT, "tool": TOOL, "llm": LLM})
+    "max_parameters": _MAX_PARAMETERS, "others": _OTHERS, "tool_names": _TOOL_NAMES,
+    "agent": AGENT, "tool": TOOL, "llm": LLM})
 words = _short_cached(compiled.words)
 _norm = _short_cached(compiled.norm)
 _kind_key = _short_cached(compiled.kind_key)
@@ -257,11 +266,14 @@ _last_crumb = compiled.last_crumb
 # `handoff_source` (key, agent) a hand-off leaves ("from") or reaches ("to"); `caller_source`
 # (key, agent) an agent's span names as the one that handed over; `requested_in_keys` the tool
 # names a model asked for in indexed output keys; `model_in_parameters` (key, model) of a call's
-# JSON parameters; `model_key_rank` where a model key ranks among `_MODEL_KEYS`.
+# JSON parameters; `model_key_rank` where a model key ranks among `_MODEL_KEYS`; `_name_key`
+# whether a key holds a name ending in one of some tails (`_AGENT_NAMES`: not an indexed key, a
+# user's, another span's as `x.from.agent`, nor `code.function.name`, the instrumented function);
+# `tool_names` the values of the keys holding a tool's name (`_TOOL_NAMES`), stripped.
 failure_source, tokens_source = compiled.failure_source, compiled.tokens_source
 handoff_source, caller_source = compiled.handoff_source, compiled.caller_source
 requested_in_keys, model_in_parameters = compiled.requested_in_keys, compiled.model_in_parameters
-model_key_rank = compiled.model_key_rank
+model_key_rank, _name_key = compiled.model_key_rank, compiled.name_key
 
 
 def model_source(record: SpanRecord) -> tuple[str, str] | None:
@@ -302,14 +314,6 @@ def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
     return _span_affix(record.name)
 
 
-def _name_key(key: str, found: tuple[str, ...], tails: tuple[tuple[str, ...], ...]) -> bool:
-    """Whether a key (its `words`) holds a name ending so: not an indexed one, a user's, another
-    span's (`x.last.agent.name`, `x.from.agent`), or OpenTelemetry's `code.function.name` (the
-    instrumented function, never the tool)."""
-    return any(found[-len(t):] == t for t in tails) and not any(
-        w.isdigit() or w in _OTHERS for w in found) and not key.startswith("code.")
-
-
 def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
            prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
     """(key, name) of the first attribute whose words end in one of `tails`, else the kind
@@ -324,7 +328,7 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
         if not name or name in PLACEHOLDER_MODELS:
             continue
         found = words(key)
-        if _name_key(key, found, tails):
+        if _name_key(key, tails):
             return key, clip(name)
         own = prefix is not None and (found[:-1] == prefix or found[:-1] == (*prefix, "span"))
         if fallback is None and own and found[-1:] == ("name",):
@@ -334,14 +338,6 @@ def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
     return fallback or path
 
 
-# words saying a name key names someone else: a user, the last or the calling agent, a target
-_OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "caller", "target",
-                     "to"})
-# an agent's name: `x.agent.name`, `agent`, `x.agent.label`; an actor's (an agent of an actor
-# framework: `actor_name`)
-_AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"), ("actor", "name"))
-_APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
-_TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
 
 
 GENAI_OPERATION = "gen_ai.operation.name"
@@ -626,10 +622,7 @@ def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
     found = [(affix[1], BY_NAME)] if affix is not None and by_name else []
     if prefixed:
         found.append((prefixed, BY_NAME))
-    for key, value in attrs.items():
-        if isinstance(value, str) and 0 < len(value) <= 256 and _name_key(
-                key, words(key), _TOOL_NAMES):
-            found.append((clip(value.strip().strip('"')), BY_ATTRIBUTE))
+    found.extend((name, BY_ATTRIBUTE) for name in compiled.tool_names(attrs))
     return found
 
 
