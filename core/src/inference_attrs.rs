@@ -40,8 +40,8 @@ fn pairs<'py>(attrs: &Bound<'py, PyAny>) -> PyResult<Vec<Pair<'py>>> {
             .call_method0(pyo3::intern!(attrs.py(), "items"))?
             .try_iter()?
         {
-            let (key, value): Pair<'py> = pair?.extract()?;
-            add(key.into_any(), value);
+            let (key, value): (Bound<'py, PyAny>, Bound<'py, PyAny>) = pair?.extract()?;
+            add(key, value);
         }
     }
     Ok(found)
