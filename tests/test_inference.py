@@ -3556,3 +3556,62 @@ def test_a_durable_engines_workflows_are_runs_and_a_child_workflow_a_delegation(
     ("model_step", "other")])
 def test_a_step_named_by_a_calls_phrase_is_that_call(name: str, kind: str) -> None:
     assert infer(SpanRecord(1, 2, None, name, scope_name="zeta.sdk")).kind == kind
+
+
+def test_genai_keys_without_a_table_read_in_their_order() -> None:
+    """A response's model alone says a model call; where a GenAI usage key and another vendor's
+    token key are both there, the GenAI key is the one pinned, whatever the order."""
+    answered = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "gen_ai.response.model": "m"}))
+    assert (answered.kind, answered.key) == ("llm", "gen_ai.response.model")
+    counted = infer(SpanRecord(1, 2, None, "step", scope_name="s", attributes={
+        "acme.tokens.prompt": 3, "gen_ai.usage.completion_tokens": 5}))
+    assert (counted.kind, counted.key) == ("llm", "gen_ai.usage.completion_tokens")
+
+
+def test_a_function_kind_word_beside_a_kind_in_the_span_name_is_no_mere_function() -> None:
+    """`x.span.type: function` on a span named only by the kind word `tool`: the name says the
+    kind, so the attribute's kind is evidence of its own, not a function's weak word."""
+    found = infer(SpanRecord(1, 2, None, "tool", scope_name="s", attributes={
+        "x.span.type": "function"}))
+    assert (found.kind, found.evidence) == ("tool", "attribute")
+
+
+def restricted_inferred_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls the tool refund, typed by its kind word and named by its
+    key: inference reads the call as it is."""
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "tool", "zeta.tool.name": "refund"}):
+            pass
+
+
+def test_a_restricted_tool_inference_reads_as_it_is_is_no_overruled_reading(
+        tmp_path: Path) -> None:
+    spec = write_spec(tmp_path / "restricted.yaml", {"version": 1, "agents": [
+        {"name": "weather", "tool_edges": {"restricted": ["refund"]}}]})
+    report = _report(tmp_path, _spans(restricted_inferred_traffic), "--spec", str(spec))
+    assert report["agents"]["weather"]["edges"]["restricted_attempts"] == 1
+    assert "conventions_overruled" not in report["spans"]
+
+
+def failed_flow_named_like_a_tool_traffic(tracer: Tracer) -> None:
+    """A workflow span (`zeta.span.type: workflow`) named `lookup`, like the tool its agent
+    calls, fails (status error) around `weather`'s run, which calls lookup and ends well."""
+    with tracer.start_as_current_span("lookup", attributes={
+            "zeta.span.type": "workflow"}) as flow:
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "agent", "zeta.span.name": "weather"}):
+            with tracer.start_as_current_span("step", attributes={
+                    "zeta.span.type": "tool", "zeta.span.name": "lookup"}):
+                pass
+        flow.set_status(Status(StatusCode.ERROR))
+
+
+def test_a_workflow_named_like_a_tool_stays_a_workflow_and_fails_its_run(
+        tmp_path: Path) -> None:
+    """Only an agent named like a tool of its trace is read as none; a workflow of that name
+    stays one, and its failure fails the run under it."""
+    report = _report(tmp_path, _spans(failed_flow_named_like_a_tool_traffic))
+    assert report["agents"]["weather"]["runs"]["errors"] == 1

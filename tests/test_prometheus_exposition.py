@@ -156,3 +156,16 @@ def test_reused_text_is_always_the_text_of_the_current_report() -> None:
         assert fast == exposition(engine.snapshot().data, budget), trace
         if budget == MAX_SERIES:
             assert fast == _slow(engine), trace
+
+
+def test_bucket_bounds_are_written_per_report_though_made_once() -> None:
+    """`le` values are made once per bounds (every agent has the same ones), but 0.0 and -0.0
+    are one key and two texts: each report's zero bound keeps its sign, as generate_latest's."""
+    for first, second in ((0.0, -0.0), (-0.0, 0.0), (0, -0.0)):
+        for bound in (first, second):
+            data: Any = copy.deepcopy(_awkward_engine().measures())
+            for rep in data["agents"].values():
+                rep["runs"]["duration_histogram"]["bounds"][0] = bound
+            fast = exposition(data)
+            assert fast == generate_latest(make_registry(_Fixed(data)))
+            assert f'le="{float(bound)!r}"'.encode() in fast

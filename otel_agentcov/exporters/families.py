@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from ..snapshot.schema import DIMENSIONS, AgentReport, Narrative, SpanStats, Version
@@ -203,14 +204,21 @@ def _delegations_declared(agent: str, rep: AgentReport) -> Iterator[Row]:
         yield (agent, d["from"], d["to"]), 1
 
 
+@lru_cache(maxsize=16)
+def _le(bounds: tuple[float, ...]) -> tuple[str, ...]:
+    """Each bound as its bucket's `le` value, once per bounds: every agent's report has the
+    same ones, and a scrape writes every agent's histogram."""
+    return tuple(repr(float(b)) for b in bounds)
+
+
 def _duration(agent: str, rep: AgentReport) -> Iterator[Row]:
     """(cumulative buckets as (le, count), sum): a histogram row."""
     hist = rep["runs"].get("duration_histogram")
     if hist is not None:
-        buckets = [
-            (repr(float(b)), float(c))
-            for b, c in zip(hist["bounds"], hist["cumulative"], strict=True)
-        ]
+        bounds = tuple(hist["bounds"])
+        # 0.0 and -0.0 are one key but not one text: a zero bound is written each time
+        les = _le(bounds) if 0 not in bounds else _le.__wrapped__(bounds)
+        buckets = list(zip(les, map(float, hist["cumulative"]), strict=True))
         buckets.append(("+Inf", float(hist["count"])))
         yield (agent,), (buckets, float(hist["sum"]))
 

@@ -353,7 +353,8 @@ class _Writer:
               reports: list[AgentReport]) -> tuple[list[str], list[int]] | None:
         """A line per name and outcome: the outcome's label sorts after the name's or before,
         so each outcome has its text before the name and after it. None when a name has a
-        character to escape (the outcomes are the table's plain words)."""
+        character to escape (the outcomes are the table's plain words), or a value of a
+        two-outcome family is null: the rows then write them."""
         text, outcomes = _TEXT[family.name], rows.outcomes
         a, b, c, d, z = text.pieces
         outs = ([(o, b, f"{c}{o}{d}") for o in outcomes] if text.order == (0, 1, 2)
@@ -366,6 +367,22 @@ class _Writer:
                 return None
             # the text up to the name, once per agent and outcome, not once per line
             heads = [(o, f"{a}{agent}{head}", tail) for o, head, tail in outs]
+            if len(heads) == 2:
+                # two outcomes (agentcov_tool_calls: half a busy scrape's series): a name's two
+                # lines in one f-string, half the loop's steps; a null value writes no line, so
+                # one sends the agents back to their rows
+                (o, h, t), (p, i, u) = heads
+                two = [f"{h}{name}{t}"
+                       f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
+                       f"{i}{name}{u}"
+                       f"{ints[w] if w.__class__ is int else floats[w] if w else zero(w)}{z}"
+                       for name, row in items.items()
+                       if (v := row.get(o, 0)) is not None and (w := row.get(p, 0)) is not None]
+                if len(two) < len(items):
+                    return None
+                texts.append("".join(two))
+                counts.append(2 * len(two))
+                continue
             mine = [f"{head}{name}{tail}"
                     f"{ints[v] if v.__class__ is int else floats[v] if v else zero(v)}{z}"
                     for name, row in items.items() for o, head, tail in heads

@@ -13,6 +13,7 @@ from .view import AgentView
 TOP_PATHS = 5
 _GLOB = frozenset("*?[")
 _UNSEEN = (0, 0)  # the calls (ok, error) of a tool never called
+_NOT_CALLED = [0, 0]  # ... as an inventory holds them
 # Why boundary coverage, though measured, is not in the overall (docs/semantics.md#overall).
 UNDECLARED_BOUNDARIES = "not in the overall: no `boundaries:` declared for this agent"
 UNDECLARED_SKILLS = "not in the overall: no `skills:` declared for this agent"
@@ -33,9 +34,17 @@ def _richness(counts: Mapping[int, int]) -> tuple[int, float | None, float | Non
 
 
 def tools_section(v: AgentView) -> None:
-    """Known tools (declared, else discovered), called, uncovered, undeclared; models."""
+    """Known tools (declared, else discovered), called, uncovered, undeclared; models.
+
+    A scrape builds every agent's report, so what is per tool is written out, and the passes
+    whose answer is usually known (every tool called, none only failing, none restricted) are
+    asked of the whole set first, by C loops."""
     spec, inv = v.spec, v.st.inventory
-    called = {t for t, (ok, err) in inv.tools.items() if ok + err > 0}
+    counts = inv.tools
+    # counts never go negative, so a tool was called unless both are 0 (a merged or loaded
+    # state may hold such a tool)
+    called = (set(counts) if _NOT_CALLED not in counts.values()
+              else {t for t, (ok, err) in counts.items() if ok + err > 0})
     declared = spec.tools if spec.tools is not None else spec.allowed
     pool = set(declared) if declared is not None else inv.tool_definitions | called
     # restricted tools named outright (not by a glob) are listed even while never attempted
@@ -46,18 +55,22 @@ def tools_section(v: AgentView) -> None:
     known = sorted(pool - blocked)
     tools = set(spec.tools or ())
     inventory = bool(tools or spec.allowed or spec.restricted)
-    # docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded
-    # (written out, not a call per tool: a scrape builds every agent's report)
-    counts = inv.tools
+    # docs/report.md#tool-outcomes: a tool counts as covered only once a call succeeded; the
+    # tools listed are the known ones unless some called or named one is not among them
+    listed = (known if pool.issuperset(called) and pool.issuperset(named) and not blocked
+              else sorted({*known, *called, *named}))
     outcomes: dict[str, ToolOutcome] = {
-        t: "restricted" if t in blocked else "ok" if (c := counts.get(t, _UNSEEN))[0]
-        else "errors_only" if c[1] else "not_called"
-        for t in sorted({*known, *called, *named})}
-    errors_only = [t for t, c in outcomes.items() if c == "errors_only"]
+        t: "ok" if (c := counts.get(t, _UNSEEN))[0] else "errors_only" if c[1] else "not_called"
+        for t in listed}
+    for t in blocked.intersection(outcomes):
+        outcomes[t] = "restricted"
+    errors_only = ([t for t, c in outcomes.items() if c == "errors_only"]
+                   if "errors_only" in outcomes.values() else [])
     v.report["tools"] = {
         "known": known,
-        "called": {t: {"ok": ok, "error": err} for t, (ok, err) in sorted(inv.tools.items())},
-        "uncovered": [t for t in known if t not in called],
+        "called": {t: {"ok": (c := counts[t])[0], "error": c[1]} for t in sorted(counts)},
+        "uncovered": [t for t in known if t not in called] if not called.issuperset(known)
+        else [],
         "undeclared": sorted(t for t in called if t not in tools and t not in blocked
                              and not spec.allowed_tools.matches(t)) if inventory else [],
         "discovered": declared is None,
