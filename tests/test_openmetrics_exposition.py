@@ -7,10 +7,12 @@ families before the one `# EOF`. Before, this format came from the registry path
 from __future__ import annotations
 
 import copy
+import gzip
+import urllib.request
 from typing import Any
 
 from _builders import agent_run, ingest
-from _support import demo_processor
+from _support import demo_processor, free_port
 from prometheus_client import CollectorRegistry, PlatformCollector, generate_latest
 from prometheus_client.openmetrics.exposition import generate_latest as openmetrics
 from test_prometheus_exposition import _awkward_engine, _Fixed
@@ -146,3 +148,37 @@ def test_negotiation_answers_each_format_from_the_direct_writer() -> None:
     assert ctype.endswith("escaping=underscores")  # the names as written, not dot-escaped
     body, ctype = negotiated("text/plain", engine, MAX_SERIES, runtime)
     assert ctype.startswith("text/plain") and body == render(engine, MAX_SERIES, runtime)
+
+
+def test_serve_metrics_and_metrics_app_answer_from_the_direct_writer() -> None:
+    """The processor's endpoints too: a real HTTP scrape asking for OpenMetrics (gzipped, as
+    Prometheus asks) gets the direct writer's coverage families, then the runtime ones, one
+    `# EOF`; what else prometheus_client's app answers (OPTIONS) it still answers."""
+    with demo_processor() as proc:
+        port = free_port()
+        server, thread = proc.serve_metrics(port=port)
+        try:
+            request = urllib.request.Request(f"http://127.0.0.1:{port}/metrics", headers={
+                "Accept": "application/openmetrics-text;version=1.0.0",
+                "Accept-Encoding": "gzip"})
+            with urllib.request.urlopen(request, timeout=30) as resp:
+                assert resp.headers["Content-Encoding"] == "gzip"
+                assert resp.headers["Content-Type"].startswith("application/openmetrics-text")
+                body = gzip.decompress(resp.read())
+            options = urllib.request.Request(f"http://127.0.0.1:{port}/metrics", method="OPTIONS")
+            with urllib.request.urlopen(options, timeout=30) as resp:
+                assert resp.headers["Allow"] == "OPTIONS,GET"
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
+        coverage = exposition(proc.measures(), openmetrics=True).removesuffix(b"# EOF\n")
+        assert body.startswith(coverage) and body.endswith(b"# EOF\n")
+        assert body.count(b"# EOF") == 1 and b"\nprocess_cpu_seconds_total " in body
+        assert b"# TYPE agentcov_build_info gauge\n" in body
+
+        app, status = proc.metrics_app(), []
+        environ = {"REQUEST_METHOD": "GET", "PATH_INFO": "/metrics", "QUERY_STRING": "",
+                   "HTTP_ACCEPT": "application/openmetrics-text;version=1.0.0"}
+        body = b"".join(app(environ, lambda s, headers, exc=None: status.append(s)))
+        assert status == ["200 OK"] and body.startswith(coverage) and body.count(b"# EOF") == 1

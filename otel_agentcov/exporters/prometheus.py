@@ -3,8 +3,10 @@
 `CoverageCollector` is a prometheus_client custom collector: every scrape takes ONE snapshot (the
 source's `measures()`) and renders every family from it, so all series of a scrape agree with each
 other. It is registered on the project's own `CollectorRegistry`, never on prometheus_client's
-global one. `render()` (`agentcov serve`'s /metrics) writes the same bytes directly
-(`Exposition`), reusing the text of agents that did not change since the source's last scrape.
+global one. `render()` writes the same bytes directly (`Exposition`), in the text format or in
+OpenMetrics (what Prometheus asks for first), reusing the text of agents that did not change
+since the source's last scrape; every served /metrics (`agentcov serve`, `serve_metrics`,
+`wsgi_app`) answers a scrape with it (`negotiated`), ~10x quicker than the registry.
 
 Serving: `serve_metrics` uses prometheus_client's `start_http_server` (TLS and client-certificate
 options pass through). prometheus_client has no basic auth; to require it, mount `wsgi_app(source)`
@@ -13,11 +15,13 @@ behind a server or reverse proxy that does it.
 
 from __future__ import annotations
 
+import gzip
 import platform
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol, cast
+from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -30,7 +34,7 @@ from prometheus_client import (
     make_wsgi_app,
     start_http_server,
 )
-from prometheus_client.exposition import choose_encoder
+from prometheus_client.exposition import choose_encoder, gzip_accepted
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
@@ -657,9 +661,35 @@ def serve_metrics(
     server, thread = start_http_server(
         port, addr=addr, registry=registry, certfile=certfile, keyfile=keyfile, **tls
     )
+    # prometheus_client's server (its TLS, threads and quiet handler) with the direct writer's
+    # app: the server asks for its app at each request, so a scrape before this line got the
+    # registry's answer, the same families, only slower
+    server.set_app(_direct_app(source, make_wsgi_app(registry)))
     return server, thread
 
 
 def wsgi_app(source: MeasuresSource) -> Any:
     """A WSGI app serving the exposition, for mounting behind a server with auth/TLS."""
-    return make_wsgi_app(add_runtime_collectors(make_registry(source)))
+    return _direct_app(source, make_wsgi_app(add_runtime_collectors(make_registry(source))))
+
+
+def _direct_app(source: MeasuresSource, registry_app: Any) -> Any:
+    """The WSGI app of `serve_metrics` and `wsgi_app`: a scrape (a GET) answered by the direct
+    writer in the format asked for (`negotiated`), gzipped when accepted, as prometheus_client's
+    app does; what else its app answers (OPTIONS, another method, /favicon.ico, a `name[]`
+    filter of families) goes to `registry_app`, prometheus_client's app of the same families."""
+    runtime = add_runtime_collectors(CollectorRegistry(auto_describe=False))
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        if (environ.get("REQUEST_METHOD") != "GET" or environ.get("PATH_INFO") == "/favicon.ico"
+                or "name[]" in parse_qs(environ.get("QUERY_STRING", ""))):
+            return cast(list[bytes], registry_app(environ, start_response))
+        body, content_type = negotiated(environ.get("HTTP_ACCEPT"), source, MAX_SERIES, runtime)
+        headers = [("Content-Type", content_type)]
+        if gzip_accepted(environ.get("HTTP_ACCEPT_ENCODING") or ""):
+            body = gzip.compress(body)  # as prometheus_client's app compresses
+            headers.append(("Content-Encoding", "gzip"))
+        start_response("200 OK", headers)
+        return [body]
+
+    return app
