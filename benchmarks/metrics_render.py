@@ -2,7 +2,8 @@
 
 The state is built by feeding SpanRecords to a CoverageEngine (per agent, runs that together call
 its 50 tools); each round times the report a scrape reads (`measures()`: the report without the
-advice and expect list no metric shows), one full `render()` and the registry path.
+advice and expect list no metric shows), one full `render()` and the registry path, in the text
+format and in OpenMetrics (what Prometheus asks for first, so what its scrapes cost).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import time
 
 from harness import Row, Section
 from prometheus_client import generate_latest
+from prometheus_client.openmetrics.exposition import generate_latest as openmetrics
 
 from otel_agentcov.engine import CoverageEngine
 from otel_agentcov.exporters.prometheus import make_registry, render
@@ -76,12 +78,17 @@ def section(rounds: int) -> Section:
     series = sum(1 for line in body.splitlines() if line and not line.startswith(b"#"))
     assert body == generate_latest(make_registry(engine))  # the fast path writes the same bytes
     assert render(Rebuilt(engine)) == body == render(engine)  # rebuilt, and reused
+    om = render(engine, openmetrics=True)
+    assert om == openmetrics(make_registry(engine)) == render(Rebuilt(engine), openmetrics=True)
     measures_ms, render_ms, registry_ms, unchanged_ms = [], [], [], []
+    om_ms, om_registry_ms = [], []
     for _ in range(max(rounds, 5) * 3):
         measures_ms.append(_ms(Rebuilt(engine).measures))
         render_ms.append(_ms(lambda: render(Rebuilt(engine))))
         registry_ms.append(_ms(lambda: generate_latest(make_registry(Rebuilt(engine)))))
         unchanged_ms.append(_ms(lambda: render(engine)))
+        om_ms.append(_ms(lambda: render(Rebuilt(engine), openmetrics=True)))
+        om_registry_ms.append(_ms(lambda: openmetrics(make_registry(Rebuilt(engine)))))
     rows = [
         Row("measures(), every agent changed: the report a scrape reads", measures_ms, "ms"),
         Row("render(), every agent changed: measures + direct text (the /metrics path)",
@@ -91,10 +98,17 @@ def section(rounds: int) -> Section:
             registry_ms, "ms"),
         Row("render / registry path (every agent changed)",
             [r / g for r, g in zip(render_ms, registry_ms, strict=True)], "ratio"),
+        Row("OpenMetrics render(), every agent changed: measures + direct writer (serve's "
+            "/metrics as Prometheus scrapes it)", om_ms, "ms", "<= 25", lambda v: v <= 25),
+        Row("OpenMetrics registry path, every agent changed: CoverageCollector + its encoder",
+            om_registry_ms, "ms"),
+        Row("OpenMetrics render / OpenMetrics registry path (every agent changed)",
+            [r / g for r, g in zip(om_ms, om_registry_ms, strict=True)], "ratio"),
     ]  # fmt: skip
     notes = [
         f"{AGENTS} agents x {TOOLS} tools: {series} series, {len(body):,} bytes per scrape; "
-        "render() output is asserted byte-equal to the registry path before timing.",
+        "render() output is asserted byte-equal to the registry path before timing, in both "
+        "formats.",
         "'Every agent changed': each agent's report and text rebuilt (a fresh Measures, a new "
         "source), as after a busy interval; an agent whose state did not change reuses both.",
         "The target is an absolute time, so machine load inflates it; the ratio to the registry "

@@ -3,8 +3,10 @@
 `CoverageCollector` is a prometheus_client custom collector: every scrape takes ONE snapshot (the
 source's `measures()`) and renders every family from it, so all series of a scrape agree with each
 other. It is registered on the project's own `CollectorRegistry`, never on prometheus_client's
-global one. `render()` (`agentcov serve`'s /metrics) writes the same bytes directly
-(`Exposition`), reusing the text of agents that did not change since the source's last scrape.
+global one. `render()` writes the same bytes directly (`Exposition`), in the text format or in
+OpenMetrics (what Prometheus asks for first), reusing the text of agents that did not change
+since the source's last scrape; every served /metrics (`agentcov serve`, `serve_metrics`,
+`wsgi_app`) answers a scrape with it (`negotiated`), ~10x quicker than the registry.
 
 Serving: `serve_metrics` uses prometheus_client's `start_http_server` (TLS and client-certificate
 options pass through). prometheus_client has no basic auth; to require it, mount `wsgi_app(source)`
@@ -13,11 +15,13 @@ behind a server or reverse proxy that does it.
 
 from __future__ import annotations
 
+import gzip
 import platform
 import threading
 import weakref
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, Protocol, cast
+from urllib.parse import parse_qs
 from wsgiref.simple_server import WSGIServer
 
 from prometheus_client import (
@@ -26,16 +30,18 @@ from prometheus_client import (
     GCCollector,
     PlatformCollector,
     ProcessCollector,
+    generate_latest,
     make_wsgi_app,
     start_http_server,
 )
-from prometheus_client.exposition import choose_encoder
+from prometheus_client.exposition import choose_encoder, gzip_accepted
 from prometheus_client.metrics_core import (
     CounterMetricFamily,
     GaugeMetricFamily,
     HistogramMetricFamily,
     Metric,
 )
+from prometheus_client.openmetrics.exposition import generate_latest as _om_latest
 from prometheus_client.registry import Collector
 from prometheus_client.samples import Exemplar
 from prometheus_client.utils import floatToGoString
@@ -73,6 +79,7 @@ __all__ = [
 ]
 
 MAX_SERIES = 100_000  # per scrape, the per-agent families together (~8 MB of /metrics)
+_EOF = "# EOF\n"  # ends an OpenMetrics exposition, once
 
 
 class MeasuresSource(Protocol):
@@ -162,6 +169,7 @@ def _scrape_families(data: Report, lost: list[tuple[str, int]]) -> list[_Family]
 
 
 _go_float = cast(Callable[[float], str], floatToGoString)  # the library's own, untyped
+_openmetrics = cast(Callable[[CollectorRegistry], bytes], _om_latest)  # likewise
 
 
 def families(data: Report, max_series: int = MAX_SERIES) -> list[Metric]:
@@ -189,11 +197,23 @@ def families(data: Report, max_series: int = MAX_SERIES) -> list[Metric]:
     return out
 
 
+def _escape(value: str) -> str:
+    """A label value as both formats quote it (an exemplar's too)."""
+    return value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"')
+
+
+def _exemplar(labels: Mapping[str, str]) -> str:
+    """A counter sample's exemplar as prometheus_client's OpenMetrics encoder writes it (labels
+    sorted, value 1.0, no timestamp), between the sample's number and its newline."""
+    pairs = ",".join(f'{name}="{_escape(value)}"' for name, value in sorted(labels.items()))
+    return f" # {{{pairs}}} 1.0"
+
+
 class _Escaped(dict[str, str]):
     """A label value as the text format quotes it, each distinct value escaped once a scrape."""
 
     def __missing__(self, value: str) -> str:
-        text = self[value] = value.replace("\\", r"\\").replace("\n", r"\n").replace('"', r'\"')
+        text = self[value] = _escape(value)
         return text
 
     def rows(self, rows: Iterable[Row]) -> list[Row]:
@@ -224,16 +244,20 @@ class _Numbers(dict[Any, str]):
 
 
 class _Text:
-    """A family's constant text, made once: HELP and TYPE, and the sample line with the label
-    names in the order generate_latest writes them (sorted): `pieces` are the text between the
-    values, the label values' and then the number's."""
+    """A family's constant text, made once: HELP and TYPE of each format, and the sample line
+    with the label names in the order generate_latest writes them (sorted): `pieces` are the
+    text between the values, the label values' and then the number's. The two formats differ
+    only in the header (and OpenMetrics' exemplars): the sample lines are the same bytes."""
 
-    __slots__ = ("header", "order", "pieces", "sample", "le_at")
+    __slots__ = ("headers", "order", "pieces", "sample", "le_at")
 
     def __init__(self, family: Family) -> None:
         self.sample = family.sample
         doc = family.help.replace("\\", r"\\").replace("\n", r"\n")
-        self.header = f"# HELP {self.sample} {doc}\n# TYPE {self.sample} {family.type}\n"
+        # OpenMetrics names the family itself (a counter without `_total`) and escapes quotes too
+        om_doc, name = doc.replace('"', r'\"'), family.name
+        self.headers = (f"# HELP {self.sample} {doc}\n# TYPE {self.sample} {family.type}\n",
+                        f"# HELP {name} {om_doc}\n# TYPE {name} {family.type}\n")
         names = family.labels
         self.order = tuple(sorted(range(len(names)), key=names.__getitem__))
         first = [f'{self.sample}{{{names[i]}="' for i in self.order[:1]]
@@ -249,10 +273,13 @@ _TEXT = {f.name: _Text(f) for f in FAMILIES}
 
 class _Writer:
     """One scrape's text: each distinct label value escaped once, each distinct number
-    formatted once, a series one f-string of its family's pieces (`_Text`)."""
+    formatted once, a series one f-string of its family's pieces (`_Text`). `openmetrics`: the
+    OpenMetrics headers, and the restricted attempts' exemplars (the one thing only that
+    format carries); every other sample line is the text format's, byte for byte."""
 
-    def __init__(self) -> None:
+    def __init__(self, openmetrics: bool = False) -> None:
         self.esc = _Escaped()
+        self.om = openmetrics
         # ints, and non-zero floats, by value: equal numbers of one kind write alike (but 0.0
         # and -0.0 are equal keys that write differently, so a float zero is formatted each time)
         self._ints, self._floats = _Numbers(), _Numbers()
@@ -306,6 +333,11 @@ class _Writer:
         `Each`) are written from it, without building them, their names checked as they are."""
         rows, order = _rows(family), _TEXT[family.name].order
         written: tuple[list[str], list[int]] | None = None
+        if self.om and family.exemplars is not None:
+            marks = family.exemplars
+            lines = [self.marked(family, rows(agent, rep), marks(agent, rep))
+                     for agent, rep in zip(agents, reports, strict=True)]
+            return ["".join(mine) for mine in lines], [len(mine) for mine in lines]
         if isinstance(rows, One) and plain:
             texts = self._one(family, rows, agents, reports)
             written = texts, [1 if text else 0 for text in texts]
@@ -391,6 +423,20 @@ class _Writer:
             counts.append(len(mine))
         return texts, counts
 
+    def marked(self, family: Family, rows: Iterable[Row],
+               exemplars: Mapping[Labels, Mapping[str, str]]) -> list[str]:
+        """A counter's lines with their rows' exemplars (OpenMetrics), each row written apart
+        and its label values escaped: the family has a few series an agent (its restricted
+        tools), so the fast paths would buy nothing. `exemplars` is keyed by raw label values."""
+        text, esc, out = _TEXT[family.name], self.esc, []
+        for labels, value in rows:
+            if value is None:
+                continue
+            line = self.line(text, tuple([esc[v] for v in labels]), value)
+            mark = exemplars.get(labels)
+            out.append(line if mark is None else f"{line[:-1]}{_exemplar(mark)}\n")
+        return out
+
     def line(self, text: _Text, labels: Labels, value: Any) -> str:
         """One series' line, whatever its number of labels (not for a null value)."""
         pieces = text.pieces
@@ -416,12 +462,16 @@ class _Writer:
                        f"{sample}_sum{{{base}}} {number(total)}\n")
         return "".join(out)
 
-    def family(self, family: Family, rows: list[Row]) -> str:
-        """A family's HELP, TYPE and sample lines."""
+    def family(self, family: Family, rows: list[Row],
+               exemplars: Mapping[Labels, Mapping[str, str]] | None = None) -> str:
+        """A family's HELP, TYPE and sample lines (`exemplars`: its rows', OpenMetrics only)."""
+        header = _TEXT[family.name].headers[self.om]
+        if self.om and exemplars:
+            return header + "".join(self.marked(family, rows, exemplars))
         lines = self.lines(family, [rows])[0]
         if family.type != "histogram" and not _unescaped(lines, len(lines), len(family.labels)):
             lines = self.lines(family, [self.esc.rows(rows)])[0]  # a label value to escape
-        return _TEXT[family.name].header + "".join(lines)
+        return header + "".join(lines)
 
 
 _PER_AGENT = of(AGENT)
@@ -430,9 +480,11 @@ _AgentText = tuple[AgentReport, list[str], int]
 
 
 class Exposition:
-    """A source's text exposition, scrape after scrape: `families(data)` written directly, byte
-    for byte what prometheus_client's `generate_latest` writes for them (tested), without a
-    Metric and a Sample per series (100 agents x 50 tools is ~20 k series).
+    """A source's exposition, scrape after scrape: `families(data)` written directly, byte for
+    byte what prometheus_client's `generate_latest` writes for them (tested), without a Metric
+    and a Sample per series (100 agents x 50 tools is ~20 k series). `openmetrics`: what its
+    OpenMetrics encoder writes instead (Prometheus asks for that format first), exemplars and
+    the final `# EOF` included; one writer, as the two formats differ only in a few lines.
 
     An agent whose report is the very object of the last scrape (`measures()` keeps an agent's
     report until its state changes) reuses that scrape's text; the others are written together,
@@ -440,11 +492,16 @@ class Exposition:
     its own; reuse is by identity, so either is exact.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, openmetrics: bool = False) -> None:
         self._last: dict[str, _AgentText] = {}
+        self._om = openmetrics
 
-    def __call__(self, data: Report, max_series: int = MAX_SERIES) -> bytes:
-        writer, last = _Writer(), self._last
+    def __call__(self, data: Report, max_series: int = MAX_SERIES, then: str = "") -> bytes:
+        """The exposition of `data`; `then` is more families' text in the same format (a
+        server's runtime ones), written after these and, in OpenMetrics, before the `# EOF`
+        that ends the whole exposition."""
+        om = self._om
+        writer, last, end = _Writer(om), self._last, [then, _EOF] if om else [then]
         agents = data.get("agents", {})
         texts: dict[str, _AgentText] = {}
         changed: list[tuple[str, AgentReport]] = []
@@ -459,17 +516,17 @@ class Exposition:
         if sum(n for _, _, n in texts.values()) > max_series:
             # the budget cuts (from rows, as the registry path does); nothing kept for later
             self._last = {}
-            return "".join(writer.family(f.family, f.rows)
-                           for f in _collect(data, max_series)).encode("utf-8")
+            return "".join([*[writer.family(f.family, f.rows, f.exemplars)
+                              for f in _collect(data, max_series)], *end]).encode("utf-8")
         self._last = texts
         # each family's header, then its text of every agent: one join, so the scrape's ~MB is
         # copied once (and once more to bytes), not family by family first
         ordered = [texts[agent][1] for agent in agents]
         body = [piece for i, f in enumerate(_PER_AGENT)
-                for piece in (_TEXT[f.name].header, *[parts[i] for parts in ordered])]
+                for piece in (_TEXT[f.name].headers[om], *[parts[i] for parts in ordered])]
         body += [writer.family(f.family, f.rows)
                  for f in _scrape_families(data, [(f.name, 0) for f in _PER_AGENT])]
-        return "".join(body).encode("utf-8")
+        return "".join([*body, *end]).encode("utf-8")
 
     @staticmethod
     def _write(writer: _Writer, agents: list[tuple[str, AgentReport]]
@@ -484,9 +541,10 @@ class Exposition:
         return [(list(texts), n) for texts, n in zip(parts, counts, strict=True)]
 
 
-def exposition(data: Report, max_series: int = MAX_SERIES) -> bytes:
-    """The text exposition of one report (`measures()` or `Snapshot.data`), nothing reused."""
-    return Exposition()(data, max_series)
+def exposition(data: Report, max_series: int = MAX_SERIES, openmetrics: bool = False) -> bytes:
+    """The exposition of one report (`measures()` or `Snapshot.data`), nothing reused: the text
+    format, or `openmetrics`."""
+    return Exposition(openmetrics)(data, max_series)
 
 
 class CoverageCollector(Collector):
@@ -512,15 +570,22 @@ def make_registry(source: MeasuresSource, max_series: int = MAX_SERIES) -> Colle
 
 
 def negotiated(
-    accept: str | None, text: Callable[[], bytes], registry: CollectorRegistry
+    accept: str | None, source: MeasuresSource, max_series: int = MAX_SERIES,
+    runtime: CollectorRegistry | None = None,
 ) -> tuple[bytes, str]:
-    """(body, content type) for a scrape's Accept header: OpenMetrics, which alone carries the
-    restricted attempts' trace-id exemplars, from `registry` when the scraper asks for it (as
-    Prometheus does), else the text format from `text` (the fast direct renderer)."""
-    encoder, content_type = choose_encoder(accept or "")
+    """(body, content type) for a scrape's Accept header, both formats by the direct writer
+    (`render`): OpenMetrics, which alone carries the restricted attempts' trace-id exemplars,
+    when the scraper asks for it (as Prometheus does first), else the text format.
+
+    Every name agentcov and prometheus_client write is a legacy Prometheus name, which the
+    `underscores`, `allow-utf-8` and `values` escapings leave as it is; `dots` alone would
+    rewrite it, so that one is answered as `underscores` (a server chooses; the content type
+    says which)."""
+    _, content_type = choose_encoder(accept or "")
     if content_type.startswith("application/openmetrics-text"):
-        return encoder(registry), content_type
-    return text(), CONTENT_TYPE_LATEST
+        content_type = content_type.replace("escaping=dots", "escaping=underscores")
+        return render(source, max_series, runtime, openmetrics=True), content_type
+    return render(source, max_series, runtime), CONTENT_TYPE_LATEST
 
 
 class BuildInfoCollector(Collector):
@@ -545,21 +610,36 @@ def add_runtime_collectors(registry: CollectorRegistry) -> CollectorRegistry:
     return registry
 
 
-_EXPOSITIONS: weakref.WeakKeyDictionary[MeasuresSource, Exposition] = (
-    weakref.WeakKeyDictionary())
+# a source's writer of each format (text, OpenMetrics): each keeps its own agents' text
+_EXPOSITIONS: tuple[weakref.WeakKeyDictionary[MeasuresSource, Exposition], ...] = (
+    weakref.WeakKeyDictionary(), weakref.WeakKeyDictionary())
 
 
-def render(source: MeasuresSource, max_series: int = MAX_SERIES) -> bytes:
-    """The Prometheus text exposition of one snapshot (what `generate_latest` would write); the
-    text of agents that did not change since `source`'s last render is reused (`Exposition`)."""
+def _runtime_text(registry: CollectorRegistry | None, openmetrics: bool) -> str:
+    """`registry`'s few families (process, Python, build, a server's own) in the format, by
+    prometheus_client's encoder, without OpenMetrics' `# EOF`: the exposition ends once."""
+    if registry is None:
+        return ""
+    if openmetrics:
+        return _openmetrics(registry).decode("utf-8").removesuffix(_EOF)
+    return generate_latest(registry).decode("utf-8")
+
+
+def render(source: MeasuresSource, max_series: int = MAX_SERIES,
+           runtime: CollectorRegistry | None = None, openmetrics: bool = False) -> bytes:
+    """The exposition of one snapshot, then `runtime`'s families: what prometheus_client's
+    `generate_latest` (or, `openmetrics`, its OpenMetrics encoder) would write for a registry
+    of the coverage collector and `runtime`'s collectors. The text of agents that did not
+    change since `source`'s last render in the format is reused (`Exposition`)."""
     data = source.measures()
+    writers = _EXPOSITIONS[openmetrics]
     try:
-        writer = _EXPOSITIONS.get(source)
+        writer = writers.get(source)
         if writer is None:
-            writer = _EXPOSITIONS[source] = Exposition()
+            writer = writers[source] = Exposition(openmetrics)
     except TypeError:  # a source without weak references: nothing to reuse
-        writer = Exposition()
-    return writer(data, max_series)
+        writer = Exposition(openmetrics)
+    return writer(data, max_series, _runtime_text(runtime, openmetrics))
 
 
 def serve_metrics(
@@ -581,9 +661,35 @@ def serve_metrics(
     server, thread = start_http_server(
         port, addr=addr, registry=registry, certfile=certfile, keyfile=keyfile, **tls
     )
+    # prometheus_client's server (its TLS, threads and quiet handler) with the direct writer's
+    # app: the server asks for its app at each request, so a scrape before this line got the
+    # registry's answer, the same families, only slower
+    server.set_app(_direct_app(source, make_wsgi_app(registry)))
     return server, thread
 
 
 def wsgi_app(source: MeasuresSource) -> Any:
     """A WSGI app serving the exposition, for mounting behind a server with auth/TLS."""
-    return make_wsgi_app(add_runtime_collectors(make_registry(source)))
+    return _direct_app(source, make_wsgi_app(add_runtime_collectors(make_registry(source))))
+
+
+def _direct_app(source: MeasuresSource, registry_app: Any) -> Any:
+    """The WSGI app of `serve_metrics` and `wsgi_app`: a scrape (a GET) answered by the direct
+    writer in the format asked for (`negotiated`), gzipped when accepted, as prometheus_client's
+    app does; what else its app answers (OPTIONS, another method, /favicon.ico, a `name[]`
+    filter of families) goes to `registry_app`, prometheus_client's app of the same families."""
+    runtime = add_runtime_collectors(CollectorRegistry(auto_describe=False))
+
+    def app(environ: dict[str, Any], start_response: Callable[..., Any]) -> list[bytes]:
+        if (environ.get("REQUEST_METHOD") != "GET" or environ.get("PATH_INFO") == "/favicon.ico"
+                or "name[]" in parse_qs(environ.get("QUERY_STRING", ""))):
+            return cast(list[bytes], registry_app(environ, start_response))
+        body, content_type = negotiated(environ.get("HTTP_ACCEPT"), source, MAX_SERIES, runtime)
+        headers = [("Content-Type", content_type)]
+        if gzip_accepted(environ.get("HTTP_ACCEPT_ENCODING") or ""):
+            body = gzip.compress(body)  # as prometheus_client's app compresses
+            headers.append(("Content-Encoding", "gzip"))
+        start_response("200 OK", headers)
+        return [body]
+
+    return app
