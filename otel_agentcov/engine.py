@@ -148,6 +148,7 @@ class CoverageEngine:
         self._inferred = self._classifier.inferred
         if self.spec.inference:
             self.assembler.reclassified = self._reclassified
+            self.assembler.restricted = restricted
         # none of them may hide a restricted tool; while they could, spans take the SpanRecord
         # path, where the built-in reading can be compared (docs/conventions.md)
         self._guard = restricted_guard(self.spec.conventions, restricted, self.spec.inference)

@@ -3615,3 +3615,34 @@ def test_a_workflow_named_like_a_tool_stays_a_workflow_and_fails_its_run(
     stays one, and its failure fails the run under it."""
     report = _report(tmp_path, _spans(failed_flow_named_like_a_tool_traffic))
     assert report["agents"]["weather"]["runs"]["errors"] == 1
+
+
+def restricted_between_calls_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls its model, the tool lookup (typed, named by its key), then
+    `delete_repo`, a span with no evidence of its own between two of its calls, then its model
+    again: timing reads no tool beside tools typed so, but a restricted one it still reads."""
+    def llm() -> None:
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "m"}):
+            pass
+
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
+        llm()
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
+            pass
+        with tracer.start_as_current_span("delete_repo"):
+            pass
+        llm()
+
+
+def test_timing_still_reads_a_restricted_tool_beside_typed_tools(tmp_path: Path) -> None:
+    plain = _report(tmp_path, _spans(restricted_between_calls_traffic))
+    assert plain["agents"]["weather"]["tools"]["called"] == {"lookup": {"ok": 1, "error": 0}}
+    spec = write_spec(tmp_path / "restricted.yaml", {"version": 1, "agents": [
+        {"name": "weather", "tool_edges": {"restricted": ["delete_repo"]}}]})
+    guarded = tmp_path / "guarded"
+    guarded.mkdir()
+    report = _report(guarded, _spans(restricted_between_calls_traffic), "--spec", str(spec))
+    assert report["agents"]["weather"]["edges"]["restricted_attempts"] == 1

@@ -72,8 +72,10 @@ def _may_be_agent(step: Step) -> bool:
 
 
 def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[Step]],
-                    roots: Sequence[Step], told: Reclassified | None) -> None:
-    """Reclassify candidates of one trace in place (see the module's docstring)."""
+                    roots: Sequence[Step], told: Reclassified | None,
+                    restricted: Callable[[str], bool] | None = None) -> None:
+    """Reclassify candidates of one trace in place (see the module's docstring); `restricted`:
+    is a tool name restricted (timing still reads such a tool where it reads no other)."""
     steps = list(by_id.values())
     _lifecycles(steps, children, told)
     _phases(steps, by_id, told)
@@ -91,12 +93,14 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             taken.add(s.tool)
     calls: dict[int, _Calls] = {}
     # timing is the last evidence: where the trace shows tool executions by their own, a span
-    # between two calls is the loop's other work (a step's bookkeeping, a message saved)
+    # between two calls is the loop's other work (a step's bookkeeping, a message saved), unless
+    # it is named like a restricted tool (a restricted list must not miss a call)
     timed = not any(s.kind == TOOL for s in steps)
     for s in steps:
         if s.inferred == CANDIDATE and s.tool and (
                 (s.tool in requested and requested[s.tool] <= s.start_ns)
-                or (timed and _between_calls(s, by_id, children, calls))):
+                or ((timed or (restricted is not None and restricted(s.tool)))
+                    and _between_calls(s, by_id, children, calls))):
             _become(s, TOOL, told)
             taken.add(s.tool)
     for s in steps:  # an inferred agent named like a tool or a model is no agent, unless

@@ -429,18 +429,21 @@ def assemble(steps: Iterable[Step], content: bool = False) -> list[AgentRun]:
 
 
 def _assemble_trace(by_id: dict[int, Step], content: bool,
-                    told: Reclassified | None = None) -> list[AgentRun]:
+                    told: Reclassified | None = None,
+                    restricted: Callable[[str], bool] | None = None) -> list[AgentRun]:
     """`assemble` of steps already keyed by span id (a trace buffer's, taken whole); `told`:
-    structural inference runs, and says what it reclassified (None: inference is off)."""
+    structural inference runs, and says what it reclassified (None: inference is off);
+    `restricted`: is a tool name restricted (infer_structure)."""
     for s in by_id.values():
         if s.context is not None and s.kind == OTHER:  # is_test_span, inline: once per span
             break
     else:
-        return _assemble_group(by_id, None, content, told)
+        return _assemble_group(by_id, None, content, told, restricted)
     return [
         run
         for group, context in _test_groups(by_id).values()
-        for run in _assemble_group({s.span_id: s for s in group}, context, content, told)
+        for run in _assemble_group({s.span_id: s for s in group}, context, content, told,
+                                   restricted)
     ]
 
 
@@ -492,7 +495,8 @@ def _named_turns(by_id: dict[int, Step], calls: list[Step]) -> None:
 
 
 def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
-                    told: Reclassified | None = None) -> list[AgentRun]:
+                    told: Reclassified | None = None,
+                    restricted: Callable[[str], bool] | None = None) -> list[AgentRun]:
     """Assemble steps as one trace; `test` is the context they ran under, if any."""
     if not by_id:
         return []
@@ -505,7 +509,7 @@ def _assemble_group(by_id: dict[int, Step], test: str | None, content: bool,
         else:
             roots.append(s)
     if told is not None and any(s.inferred for s in by_id.values()):
-        infer_structure(by_id, children, roots, told)
+        infer_structure(by_id, children, roots, told, restricted)
     calls = [s for s in by_id.values() if s.kind == LLM]  # one pass for both rules below
     if calls:
         _named_turns(by_id, [s for s in calls if names_its_agent(s) and not s.turn])
@@ -701,6 +705,8 @@ class RunAssembler:
         self.peak_traces = self.peak_spans = 0
         # told of what structural inference reclassifies; None: inference is off
         self.reclassified: Reclassified | None = None
+        # is a tool name restricted (the spec's lists): structural inference must not miss one
+        self.restricted: Callable[[str], bool] | None = None
         # decision events: counted by what became of them; waiting ones bounded like spans
         self.events = events if events is not None else event_counts()
         self.pending_events = 0
@@ -763,7 +769,7 @@ class RunAssembler:
                 unjoined, left = left, []
             self.pending_events -= len(events) - len(left)
             buf.events = left
-        runs = _assemble_trace(subtree, self.content, self.reclassified)
+        runs = _assemble_trace(subtree, self.content, self.reclassified, self.restricted)
         if self._closed is not None and runs:
             self._closed.remember(runs, self._clock())
         if unjoined:
