@@ -3646,3 +3646,57 @@ def test_timing_still_reads_a_restricted_tool_beside_typed_tools(tmp_path: Path)
     guarded.mkdir()
     report = _report(guarded, _spans(restricted_between_calls_traffic), "--spec", str(spec))
     assert report["agents"]["weather"]["edges"]["restricted_attempts"] == 1
+
+
+def test_a_conflict_quotes_at_most_sixty_characters_of_the_span_name() -> None:
+    name = "w" * 70 + ".agent"
+    conflict = infer(SpanRecord(1, 2, None, name, scope_name="s", attributes={
+        "x.span.type": "tool"})).conflict
+    assert conflict is not None and f"span name {name[:60]!r}" in conflict
+    assert name[:61] not in conflict
+
+
+def busy_tool_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls its model, then `lookup` (no evidence, a database query
+    under it), then its model: lookup is the loop's tool, by timing, whatever it runs."""
+    def llm() -> None:
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "m"}):
+            pass
+
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
+        llm()
+        with tracer.start_as_current_span("lookup"), tracer.start_as_current_span(
+                "SELECT orders", attributes={"db.system": "sqlite"}):
+            pass
+        llm()
+
+
+def test_a_tool_found_by_timing_may_run_spans_of_its_own(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(busy_tool_traffic))
+    assert report["agents"]["weather"]["tools"]["called"] == {"lookup": {"ok": 1, "error": 0}}
+
+
+def asked_named_tool_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls its model, which asks for lookup (an indexed output key),
+    then `tool.lookup` (a tool by its span name), then its model: a tool its name says, never
+    one the structure found."""
+    def llm(**asked: str) -> None:
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "llm", "zeta.model": "m", **asked}):
+            pass
+
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
+        llm(**{"zeta.completion.0.tool_calls.0.name": "lookup"})
+        with tracer.start_as_current_span("tool.lookup"):
+            pass
+        llm()
+
+
+def test_a_tool_its_name_says_is_counted_by_its_name_not_by_structure(tmp_path: Path) -> None:
+    report = _report(tmp_path, _spans(asked_named_tool_traffic))
+    assert report["agents"]["weather"]["tools"]["called"] == {"lookup": {"ok": 1, "error": 0}}
+    assert report["spans"]["inferred"].get("tool.name") == 1
+    assert "tool.structure" not in report["spans"]["inferred"]
