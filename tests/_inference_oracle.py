@@ -36,7 +36,6 @@ from otel_agentcov.semconv.inference import (
     _MAX_PARAMETERS,
     _MAX_TAGS,
     _MODEL_KEYS,
-    _MODEL_NAME,
     _NOT_KIND_KEYS,
     _OTHERS,
     _PROVIDER_WORDS,
@@ -58,6 +57,9 @@ from otel_agentcov.semconv.inference import (
     _short_cached,
 )
 from otel_agentcov.semconv.step import AGENT, LLM, TOOL
+
+# a `<provider>/<model>` span name, as the package read it before the core did
+_MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 
 # digits glued to letters stay in their word (`ag2`, `k8s`: a vendor, not an index `x.entity.1`)
 _WORD = re.compile(r"[A-Z]?[a-z][a-z0-9]*|[A-Z][A-Z0-9]*(?![a-z])|\d+[a-z0-9]*")

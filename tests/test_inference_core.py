@@ -83,6 +83,8 @@ READERS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "_usage_key": (inference._usage_key, oracle._usage_key),
     "_provider": (inference._provider, oracle._provider),
     "name_affix": (inference.name_affix, oracle.name_affix),
+    "model_in_name": (compiled.model_in_name, lambda name: (
+        None if (m := oracle._MODEL_NAME.match(name)) is None else (m.group(1), m.group(2)))),
     "span_affix": (compiled.span_affix, lambda name: oracle.span_affix(name, False)),
     "span_affix http": (lambda name: compiled.span_affix(name, True),
                         lambda name: oracle.span_affix(name, True)),

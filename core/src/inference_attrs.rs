@@ -85,8 +85,9 @@ fn unquoted(value: &str) -> &str {
     pystr::strip(value).trim_matches('"')
 }
 
-/// `_MODEL_NAME.match(name).group(2)`: `^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$`.
-fn model_in_name(name: &str) -> Option<&str> {
+/// (provider, model) of a `<provider>/<model>` span name (`openai/gpt-4o`, LiteLLM's and
+/// Genkit's): `^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$`, as Python's `re` reads it.
+fn model_in_name(name: &str) -> Option<(&str, &str)> {
     let rest = name.trim_start_matches(pystr::is_space);
     let (provider, model) = rest.split_once('/')?;
     let mut chars = provider.chars();
@@ -103,7 +104,7 @@ fn model_in_name(name: &str) -> Option<&str> {
         .unwrap_or(model.len());
     let (found, after) = model.split_at(end);
     let count = pystr::len(found);
-    ((1..=120).contains(&count) && after.chars().all(pystr::is_space)).then_some(found)
+    ((1..=120).contains(&count) && after.chars().all(pystr::is_space)).then_some((provider, found))
 }
 
 /// `model_source(record)`: (key, model) of a model call's model under any vendor's key, else
@@ -139,7 +140,7 @@ fn model_source<'py>(
     }
     let py = name.py();
     Ok(model_in_name(&text(name)?)
-        .map(|model| (PyString::new(py, &v.model_in_name).into_any(), clip(model))))
+        .map(|(_, model)| (PyString::new(py, &v.model_in_name).into_any(), clip(model))))
 }
 
 /// `_model_entity(attrs)`: (key, model) from a numbered list's entity typed a model
@@ -393,6 +394,16 @@ fn tool_names_py(attrs: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     door(|| tool_names(&*vocabulary()?, attrs))
 }
 
+/// `<provider>/<model>` span name's (provider, model): GenAI evidence where the provider is
+/// one (semconv/inference.py `_genai_kind`), the model `model_source` reads.
+#[pyfunction(name = "model_in_name")]
+fn model_in_name_py(name: &Bound<'_, PyString>) -> PyResult<Option<(String, String)>> {
+    door(|| {
+        Ok(model_in_name(&text(name)?)
+            .map(|(provider, model)| (provider.to_owned(), model.to_owned())))
+    })
+}
+
 #[pyfunction(name = "model_source")]
 fn model_source_py<'py>(
     attrs: &Bound<'py, PyAny>,
@@ -450,6 +461,7 @@ fn requested_in_keys_py<'py>(attrs: &Bound<'py, PyAny>) -> PyResult<Bound<'py, P
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(model_source_py, m)?)?;
+    m.add_function(wrap_pyfunction!(model_in_name_py, m)?)?;
     m.add_function(wrap_pyfunction!(model_in_parameters_py, m)?)?;
     m.add_function(wrap_pyfunction!(model_key_rank_py, m)?)?;
     m.add_function(wrap_pyfunction!(failure_source_py, m)?)?;
@@ -468,10 +480,13 @@ mod tests {
 
     #[test]
     fn a_model_in_the_span_name() {
-        assert_eq!(model_in_name(" openai/gpt-4o \n"), Some("gpt-4o"));
+        assert_eq!(
+            model_in_name(" openai/gpt-4o \n"),
+            Some(("openai", "gpt-4o"))
+        );
         assert_eq!(
             model_in_name("googleai/gemini-2.5-flash"),
-            Some("gemini-2.5-flash")
+            Some(("googleai", "gemini-2.5-flash"))
         );
         assert_eq!(model_in_name("a/gpt"), None);
         assert_eq!(model_in_name("openai/gpt 4o"), None);

@@ -176,7 +176,6 @@ _VERB_OWNERS: Mapping[str, frozenset[str]] = {
     HANDOFF: frozenset({"agent", "agents", "handoff", "swarm", "triage", "orchestrator",
                         "router", "supervisor"}),
 }
-_MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
 # the words of a model client's method that makes a call, whole (`request_async`, `achat`,
 # `openai_chat_completion`): a method with any other word prepares, converts or handles one
 _CLIENT_CALLS = frozenset({"request", "create", "acreate", "chat", "achat", "complete",
@@ -373,8 +372,8 @@ def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
     usage = next((k for k in attrs if _usage_key(k)), None)
     if usage is not None:
         return LLM, usage
-    found = _MODEL_NAME.match(record.name)
-    if found is not None and found.group(1) in _PROVIDERS:
+    found = compiled.model_in_name(record.name)
+    if found is not None and found[0] in _PROVIDERS:
         return LLM, None
     return None
 
@@ -602,9 +601,9 @@ def infer(record: SpanRecord) -> Inferred:
 def _library_class(name: str | None, scope: str) -> bool:
     """A name that is the tracing library's own name and a kind word (`LettaAgent` from the
     scope `letta.otel.tracing`, `AcmeTool` from `acme`): the library's class, no user's."""
-    own = [w for w in words(name or "") if w not in KIND_WORDS]
-    return bool(own) and len(own) < len(words(name or "")) and own == list(
-        words(scope.split(".")[0]))
+    said = words(name or "")
+    own = [w for w in said if w not in KIND_WORDS]
+    return bool(own) and len(own) < len(said) and own == list(words(scope.split(".")[0]))
 
 
 def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
