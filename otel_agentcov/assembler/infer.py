@@ -118,7 +118,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
             _become(s, AGENT, told)
     chains = {s.span_id for s in steps if s.kind == WORKFLOW}
     owned = _agents(roots, children, taken, told,
-                    _named_runs(steps, by_id) | _child_flows(steps, by_id, children))
+                    _named_runs(steps, by_id) | _child_flows(steps, by_id, children, calls))
     _wrapped([s for s in steps if s.span_id in chains], by_id, children, taken, told)
     _peers(steps, by_id, children, roots, owned, taken, told)
     if not any(s.kind == AGENT for s in steps):  # model calls and no agent: the root runs them
@@ -153,18 +153,28 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
 
 
 def _child_flows(steps: Sequence[Step], by_id: Mapping[int, Step],
-                 children: Mapping[int, Sequence[Step]]) -> set[int]:
+                 children: Mapping[int, Sequence[Step]], calls: dict[int, _Calls]) -> set[int]:
     """Workflows a kind attribute typed that call a model themselves, right under another such
     workflow and between two of its own model calls: runs the outer one delegates to from its
     loop, as it would call a tool (a durable engine's child workflow per agent), as
     `_named_runs` are; not a loop a module runs before its own call (`Weather` > `ReAct`, then
-    Weather's summary call: the loop is the run)."""
+    Weather's summary call: the loop is the run). `calls`: each parent's model calls, indexed
+    once (shared with `_between_calls`)."""
     def calling_flow(s: Step | None) -> bool:
         return s is not None and s.kind == WORKFLOW and s.inferred == BY_ATTRIBUTE and any(
             k.kind == LLM for k in children.get(s.span_id, ()))
-    return {s.span_id for s in steps if calling_flow(s) and s.parent_id is not None and (
-        calling_flow(by_id.get(s.parent_id))) and _Calls(children[s.parent_id]).between(
+    return {s.span_id for s in steps if s.parent_id is not None and calling_flow(s) and (
+        calling_flow(by_id.get(s.parent_id))) and _calls_of(s.parent_id, children, calls).between(
             s.start_ns, s.end_ns)}
+
+
+def _calls_of(parent: int, children: Mapping[int, Sequence[Step]],
+              calls: dict[int, _Calls]) -> _Calls:
+    """`parent`'s model calls indexed (`_Calls`), once per trace: kept in `calls`."""
+    index = calls.get(parent)
+    if index is None:
+        index = calls[parent] = _Calls(children.get(parent, ()))
+    return index
 
 
 def _service_runs(steps: Sequence[Step], by_id: Mapping[int, Step],
@@ -214,10 +224,7 @@ def _between_calls(step: Step, by_id: Mapping[int, Step],
     if not _IDENTIFIER.fullmatch(step.tool or "") or parent is None or parent.kind not in (
             AGENT, OTHER, WORKFLOW) or any(k.kind == LLM for k in children.get(step.span_id, ())):
         return False
-    index = calls.get(parent.span_id)
-    if index is None:
-        index = calls[parent.span_id] = _Calls(children.get(parent.span_id, ()))
-    return index.between(step.start_ns, step.end_ns)
+    return _calls_of(parent.span_id, children, calls).between(step.start_ns, step.end_ns)
 
 
 class _Calls:
