@@ -281,11 +281,12 @@ def _failing(entry: dict[str, Any], flags: dict[str, dict[str, None]],
     inference read them."""
     out = []
     for key, values in flags.items():
-        said: Any = [unquote(v) if decode else v for v in values]
+        flagged = [unquote(v) if decode else v for v in values]
+        said: str | list[str] | dict[str, bool]
         if MESSAGE in values:  # an error's message, never written here: any value of the key
             said, shown = {"present": True}, "an error's message"
         else:
-            said, shown = said[0] if len(said) == 1 else said, ", ".join(said)
+            said, shown = flagged[0] if len(flagged) == 1 else flagged, ", ".join(flagged)
         match = {**entry["match"], "attributes": {**entry["match"].get("attributes", {}),
                                                   key: said}}
         out.append((f"… failed where {key} = {shown} (a failure flag)",
