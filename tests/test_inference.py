@@ -3617,24 +3617,26 @@ def test_a_workflow_named_like_a_tool_stays_a_workflow_and_fails_its_run(
     assert report["agents"]["weather"]["runs"]["errors"] == 1
 
 
+def _typed_llm(tracer: Tracer, **extra: str) -> None:
+    """A model call of model `m` its kind attribute types (`zeta.span.type: llm`)."""
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "llm", "zeta.model": "m", **extra}):
+        pass
+
+
 def restricted_between_calls_traffic(tracer: Tracer) -> None:
     """`weather` (typed agent) calls its model, the tool lookup (typed, named by its key), then
     `delete_repo`, a span with no evidence of its own between two of its calls, then its model
     again: timing reads no tool beside tools typed so, but a restricted one it still reads."""
-    def llm() -> None:
-        with tracer.start_as_current_span("step", attributes={
-                "zeta.span.type": "llm", "zeta.model": "m"}):
-            pass
-
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "weather"}):
-        llm()
+        _typed_llm(tracer)
         with tracer.start_as_current_span("step", attributes={
                 "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
             pass
         with tracer.start_as_current_span("delete_repo"):
             pass
-        llm()
+        _typed_llm(tracer)
 
 
 def test_timing_still_reads_a_restricted_tool_beside_typed_tools(tmp_path: Path) -> None:
@@ -3659,18 +3661,13 @@ def test_a_conflict_quotes_at_most_sixty_characters_of_the_span_name() -> None:
 def busy_tool_traffic(tracer: Tracer) -> None:
     """`weather` (typed agent) calls its model, then `lookup` (no evidence, a database query
     under it), then its model: lookup is the loop's tool, by timing, whatever it runs."""
-    def llm() -> None:
-        with tracer.start_as_current_span("step", attributes={
-                "zeta.span.type": "llm", "zeta.model": "m"}):
-            pass
-
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "weather"}):
-        llm()
+        _typed_llm(tracer)
         with tracer.start_as_current_span("lookup"), tracer.start_as_current_span(
                 "SELECT orders", attributes={"db.system": "sqlite"}):
             pass
-        llm()
+        _typed_llm(tracer)
 
 
 def test_a_tool_found_by_timing_may_run_spans_of_its_own(tmp_path: Path) -> None:
@@ -3682,17 +3679,12 @@ def asked_named_tool_traffic(tracer: Tracer) -> None:
     """`weather` (typed agent) calls its model, which asks for lookup (an indexed output key),
     then `tool.lookup` (a tool by its span name), then its model: a tool its name says, never
     one the structure found."""
-    def llm(**asked: str) -> None:
-        with tracer.start_as_current_span("step", attributes={
-                "zeta.span.type": "llm", "zeta.model": "m", **asked}):
-            pass
-
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "weather"}):
-        llm(**{"zeta.completion.0.tool_calls.0.name": "lookup"})
+        _typed_llm(tracer, **{"zeta.completion.0.tool_calls.0.name": "lookup"})
         with tracer.start_as_current_span("tool.lookup"):
             pass
-        llm()
+        _typed_llm(tracer)
 
 
 def test_a_tool_its_name_says_is_counted_by_its_name_not_by_structure(tmp_path: Path) -> None:
