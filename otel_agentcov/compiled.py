@@ -11,6 +11,8 @@ inference vocabulary by its owner (`semconv/inference.py`, `bind_inference_words
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from . import _core
 from ._core import (
     CORE_FAILED,
@@ -21,6 +23,7 @@ from ._core import (
     TrialFile,
     affix_kind,
     agent_name_ok,
+    bare_name,
     bind_inference_words,
     caller_source,
     code_path,
@@ -31,6 +34,7 @@ from ._core import (
     handoff_source,
     kind_key,
     kind_word,
+    kind_words,
     last_crumb,
     lifecycle_stem,
     local_root,
@@ -57,6 +61,7 @@ from ._core import (
     tokens_source,
     tool_names,
     tool_prefixed,
+    tool_readings,
     trace_ids,
     usage_key,
     words,
@@ -72,6 +77,7 @@ __all__ = [
     "TrialFile",
     "affix_kind",
     "agent_name_ok",
+    "bare_name",
     "bind_inference_words",
     "caller_source",
     "code_path",
@@ -80,7 +86,10 @@ __all__ = [
     "go_function",
     "handoff",
     "handoff_source",
+    "Inferred",
+    "infer",
     "kind_key",
+    "kind_words",
     "kind_word",
     "last_crumb",
     "lifecycle_stem",
@@ -108,9 +117,32 @@ __all__ = [
     "tokens_source",
     "tool_names",
     "tool_prefixed",
+    "tool_readings",
     "trace_ids",
     "usage_key",
     "words",
 ]
 
 _core.bind_record_type(SpanRecord)
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    """What inference read of one span (semconv/inference.py, the core's `infer`): its kind
+    (`other` when no evidence or a conflict), how it was found, the attribute or name pattern
+    that said so, and where its name came from."""
+
+    kind: str
+    evidence: str | None  # BY_ATTRIBUTE, BY_NAME, BY_GENAI; CANDIDATE for no evidence; None
+    key: str | None = None  # the kind attribute (BY_ATTRIBUTE) or the GenAI key (BY_GENAI)
+    value: str | None = None  # its kind word, as written (never content: a vocabulary word)
+    affix: tuple[str, str] | None = None  # the span name's (glob, regex with the name as (.+))
+    name: str | None = None  # the agent or tool name (or a candidate's)
+    name_key: str | None = None  # the attribute the name came from (None: the span name)
+    conflict: str | None = None  # why kinds that disagree left it unclassified
+
+
+def infer(record: SpanRecord) -> Inferred:
+    """The kind the span's own evidence gives (docs/conventions.md#inference): the core's
+    reading, its fields made the package's `Inferred` here, the one place it crosses."""
+    return Inferred(*_core.infer(record))

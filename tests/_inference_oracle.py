@@ -8,17 +8,23 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import unquote_plus
+
+import re2
 
 from otel_agentcov.semconv.common import (
     MAX_COUNT,
     PLACEHOLDER_AGENT_NAMES,
     PLACEHOLDER_MODELS,
+    PLACEHOLDER_TOOLS,
     as_str,
     clip,
     parse_json,
     short_error_name,
 )
 from otel_agentcov.semconv.inference import (
+    _AGENT_NAMES,
+    _APP_NAMES,
     _CALL_QUALIFIERS,
     _CALLS,
     _CAME_FROM,
@@ -28,10 +34,17 @@ from otel_agentcov.semconv.inference import (
     _ERROR_WORDS,
     _EVERYDAY,
     _FALSE_VALUES,
+    _GENAI_AGENT,
+    _GENAI_LLM,
+    _GENAI_OPERATIONS,
+    _GENAI_TOOL,
     _HANDOFF_WORDS,
+    _HTTP_KEYS,
     _KIND_KEY_ENDS,
     _KIND_QUALIFIERS,
+    _LABEL_GROUP,
     _LEADS,
+    _LLM_EVENTS,
     _LLM_OWNER,
     _MAX_PARAMETERS,
     _MAX_TAGS,
@@ -39,6 +52,7 @@ from otel_agentcov.semconv.inference import (
     _NOT_KIND_KEYS,
     _OTHERS,
     _PROVIDER_WORDS,
+    _PROVIDERS,
     _RAN_WORDS,
     _RECORD_WORDS,
     _REQUEST_SIDES,
@@ -48,15 +62,49 @@ from otel_agentcov.semconv.inference import (
     _TOOL_NAMES,
     _VERB_OWNERS,
     _WEAK_WORDS,
+    BY_ATTRIBUTE,
+    BY_FUNCTION,
+    BY_GENAI,
+    BY_NAME,
+    CANDIDATE,
+    ENDPOINT_PATH,
+    ENDPOINT_QUERY,
+    ENDPOINT_SCHEME,
+    ENDPOINT_SENDS,
+    ENDPOINT_TOOL_OPTION,
+    GENAI_OPERATION,
     KIND_WORDS,
+    LIFECYCLE,
+    MANAGE_VERBS,
     MODEL_IN_NAME,
     MODEL_MEMBER,
     RUN_WORDS,
-    _affix_kinds,
-    _linear,
+    Inferred,
     _short_cached,
 )
-from otel_agentcov.semconv.step import AGENT, LLM, TOOL
+from otel_agentcov.semconv.step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW
+
+# Python's `\s` (the code points `str.isspace()` is true of, Python 3.11's Unicode) as an RE2
+# class: RE2's is ASCII. Written out: computing it walked all 1.1 M code points at every import.
+SPACE_RANGES = ((0x9, 0xD), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680),
+                (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F),
+                (0x3000, 0x3000))
+_SPACE = "".join(f"\\x{{{a:x}}}" + (f"-\\x{{{b:x}}}" if b > a else "") for a, b in SPACE_RANGES)
+
+
+def _linear(pattern: str) -> Any:
+    """A name pattern on RE2, read as Python's `re` (DOTALL, Unicode `\\s`) reads it, in time
+    linear in the name: under `re`, a span name of 2 000 spaces took two minutes to read."""
+    options = re2.Options()
+    options.dot_nl = True
+    options.log_errors = False
+    pattern = pattern.replace(r"\s", f"[{_SPACE}]").replace(r"\S", f"[^{_SPACE}]")
+    return re2.compile(pattern, options=options)
+
+
+def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
+    """The kind a span-name affix says, if any."""
+    return {affix[0]} if affix is not None and affix[0] else set()
 
 # a `<provider>/<model>` span name, as the package read it before the core did
 _MODEL_NAME = re.compile(r"^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$")
@@ -597,3 +645,306 @@ def tool_names(attrs: Mapping[str, Any]) -> list[str]:
     """The names the keys holding a tool's name give it (`tool_readings`' by attribute)."""
     return [clip(value.strip().strip('"')) for key, value in attrs.items()
             if isinstance(value, str) and 0 < len(value) <= 256 and _name_key(key, _TOOL_NAMES)]
+
+
+# ---- inference's precedence (core/src/inference_infer.rs): `infer` and its readers
+
+# a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
+_PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
+# an agent's span named by its label and then free text (a task, a question): the label
+_LABEL = _linear(f"^{_LABEL_GROUP}$")
+_SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one word, no path
+# a class's own method building or tearing down its object (`Agent.init`, `Agent.close`), no
+# run of it (an instance's, `Agent.billing.initialize`, is read as the instance's span)
+_SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
+                      r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
+# an agent managed through an API, not run (`create_agent`, `DeleteAgent`, `agents.list`)
+_VERBS = "(?i:" + "|".join(MANAGE_VERBS) + ")"
+_MANAGES = re.compile(rf"^\s*(?:{_VERBS}[\s_.:-]?(?i:agents?)|(?i:agents?)(?:[.:]|::){_VERBS})\s*$")
+_INDEXED = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.")
+# the core reads every name and key as `clip` does (a lone surrogate as `?`), as the package's
+# readers did before it
+
+
+def _lossy(text: str) -> str:
+    return text if text.isascii() else text.encode("utf-8", "replace").decode("utf-8")
+
+
+def record_affix(record: Any) -> tuple[str, str, tuple[str, str]] | None:
+    """`name_affix` of the span's name, but none for a request's span named as a Go function
+    is: its HTTP keys say the name is a URL, which names no operation."""
+    http = any(key in record.attributes for key in _HTTP_KEYS)
+    return span_affix(_lossy(record.name), http)
+
+
+def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
+           prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
+    """(key, name) of the first attribute whose words end in one of `tails`, else the kind
+    key's own `name`, else its own `path`."""
+    fallback: tuple[str, str] | None = None
+    path: tuple[str, str] | None = None
+    for key, value in attrs.items():
+        name = as_str(value.strip().strip('"')) if isinstance(value, str) and len(
+            value) <= 256 else None
+        if not name or name in PLACEHOLDER_MODELS:
+            continue
+        found = words(key)
+        if _name_key(key, tails):
+            return key, clip(name)
+        own = prefix is not None and (found[:-1] == prefix or found[:-1] == (*prefix, "span"))
+        if fallback is None and own and found[-1:] == ("name",):
+            fallback = key, clip(name)
+        elif path is None and own and found[-1:] == ("path",):
+            path = key, clip(name)
+    return fallback or path
+
+
+def genai_kind(record: Any) -> tuple[str, str | None] | None:
+    """GenAI evidence without a table, (kind, the key that says so: None for an event or a
+    span name): a tool's keys, a model call's, an agent's, then usage alone."""
+    attrs = record.attributes
+    operation = attrs.get(GENAI_OPERATION)
+    if isinstance(operation, str) and len(operation) <= 40:
+        kind = _GENAI_OPERATIONS.get(operation) or _affix_kind(_lossy(operation))
+        return (kind, GENAI_OPERATION) if kind is not None else (OTHER, None)
+    for key in _GENAI_TOOL:
+        if key in attrs:
+            return TOOL, key
+    for key in _GENAI_LLM[:2]:
+        if key in attrs:
+            return LLM, key
+    if any(_INDEXED.match(k) for k in attrs) or any(n in _LLM_EVENTS for n, _ in record.events):
+        return LLM, None
+    for key in _GENAI_AGENT:
+        if key in attrs:
+            return AGENT, key
+    for key in _GENAI_LLM[2:]:
+        if key in attrs and (key not in _GENAI_LLM[-2:] or _provider(attrs[key])):
+            return LLM, key
+    usage = next((k for k in attrs if _usage_key(k)), None)
+    if usage is not None:
+        return LLM, usage
+    found = _MODEL_NAME.match(_lossy(record.name))
+    if found is not None and found.group(1) in _PROVIDERS:
+        return LLM, None
+    return None
+
+
+def said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[str, ...] | None]:
+    """(kind, key, value) of each kind attribute naming a kind, and the first one's vendor
+    prefix (where its own `name` key would be)."""
+    found: list[tuple[str, str, str]] = []
+    prefix: tuple[str, ...] | None = None
+    for key, value in attrs.items():
+        vendor = _kind_key(key)
+        kind = _kind_word(value) if vendor is not None else None
+        if vendor is None and isinstance(value, (tuple, list)):
+            vendor = tag_key(key)
+            tagged = _tag_kind(value) if vendor is not None else None
+            if tagged is not None:
+                kind, value = tagged
+        if kind is not None:
+            found.append((kind, key, value))
+            prefix = vendor if prefix is None else prefix
+    return found, prefix
+
+
+def kind_words(attrs: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(key, kind word) of each attribute naming a kind."""
+    return [(key, value) for _, key, value in said(attrs)[0]]
+
+
+def _name(record: Any, kind: str, bare: str | None,
+          prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
+    """(key, name) from the attributes, or None where the span name is the name."""
+    own = _norm(bare or record.name)
+    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS or (
+        own == _norm(record.scope_name.split(".")[0]))
+    attrs = record.attributes
+    if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
+        named = _named(attrs, _AGENT_NAMES, prefix)
+        if named is None and kind == OTHER:
+            named = _named(attrs, _TOOL_NAMES, prefix)
+        return named
+    if kind in (OTHER, LLM):
+        return _named(attrs, _AGENT_NAMES[:1], None)
+    return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
+
+
+def _placeholder(record: Any, bare: str | None) -> tuple[str, str] | None:
+    """(key, name) when the name is a template placeholder naming a string attribute."""
+    found = _PLACEHOLDER.match((bare or record.name).strip())
+    value = record.attributes.get(found.group(1)) if found is not None else None
+    if found is None or not isinstance(value, str) or not value.strip() or len(value) > 256:
+        return None
+    return found.group(1), clip(value.strip().strip('"'))
+
+
+def _own_key(record: Any) -> tuple[str, str] | None:
+    """(key, name) of the attribute naming what the span name says it is (`guard.name` on a
+    span named `guard`)."""
+    key = record.name.strip() + ".name"
+    value = record.attributes.get(key)
+    if not isinstance(value, str) or not _SUBJECT.match(value.strip()):
+        return None
+    return key, clip(value.strip())
+
+
+def _subject(record: Any) -> tuple[str, str] | None:
+    """(key, name) when one attribute says `<span name> <subject>` and another holds that
+    subject alone: what the operation ran for names it."""
+    head = record.name.strip() + " "
+    attrs = record.attributes
+    subjects = {v[len(head):].strip() for v in attrs.values()
+                if isinstance(v, str) and v.startswith(head) and len(v) <= len(head) + 64}
+    if not subjects:
+        return None
+    return next(((key, value) for key, value in attrs.items()
+                 if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
+
+
+def _endpoint(record: Any) -> Inferred | None:
+    """A span named by the scheme of the URI it calls, a scheme saying an agent or a tool, is
+    that kind, named by the path (a tool's by the tool name its URI gives the model); a tool
+    endpoint's sending side is the chat offering its tools, no tool."""
+    attrs = record.attributes
+    scheme, path = attrs.get(ENDPOINT_SCHEME), attrs.get(ENDPOINT_PATH)
+    if not isinstance(scheme, str) or not isinstance(path, str) or (
+            record.name.strip() != scheme or not _SUBJECT.match(path)):
+        return None
+    kind = _kind_word(scheme) or _kind_word(scheme[:-1] if scheme.endswith("s") else "")
+    if kind not in (AGENT, TOOL):
+        return None
+    if kind == TOOL and attrs.get(ENDPOINT_SENDS[0]) == ENDPOINT_SENDS[1]:
+        return Inferred(OTHER, None)
+    named = _query_option(attrs.get(ENDPOINT_QUERY), ENDPOINT_TOOL_OPTION) if kind == TOOL else None
+    name = named if named is not None and _SUBJECT.match(named) else path
+    return Inferred(kind, BY_ATTRIBUTE, ENDPOINT_SCHEME, scheme, name=clip(name),
+                    name_key=ENDPOINT_PATH)
+
+
+def _query_option(query: Any, option: str) -> str | None:
+    """The first value of `option` in a URI's query string (`a=1&name=x`), decoded."""
+    if not isinstance(query, str):
+        return None
+    prefix = option + "="
+    return next((unquote_plus(part[len(prefix):]) for part in query.split("&")
+                 if part.startswith(prefix)), None)
+
+
+def infer(record: Any) -> Inferred:
+    """The kind the span's own evidence gives (docs/conventions.md#inference)."""
+    stem = lifecycle_stem(record.name)
+    if stem is not None:
+        return Inferred(OTHER, LIFECYCLE, name=stem)
+    endpoint = _endpoint(record)
+    if endpoint is not None:
+        return endpoint
+    found_said, prefix = said(record.attributes)
+    affix = record_affix(record)
+    if affix is not None and affix[0] and not affix[1] and (
+            genai_kind(record) or ("", ""))[0] == affix[0]:
+        affix = None  # a bare kind word (`completion`) says what GenAI keys say, and less
+    kinds = {k for k, _, _ in found_said}
+    if affix is not None and affix[0]:
+        kinds.add(affix[0])
+    if len(kinds) > 1:  # a type over its own subtype (`span.subtype: tool_call`: the output's)
+        found_said = [t for t in found_said if words(t[1])[-1:] != ("subtype",) or (
+            t[1][: -len("subtype")] + "type") not in record.attributes] or found_said
+        kinds = {k for k, _, _ in found_said} | _affix_kinds(affix)
+    if len(kinds) > 1:  # the span's own type over a type its context carries (`entity.type`)
+        own = [t for t in found_said if "span" in words(t[1])]
+        if own and len({k for k, _, _ in own} | _affix_kinds(affix)) == 1:
+            found_said, kinds = own, {own[0][0]}
+    if kinds == {TOOL, HANDOFF}:  # a hand-off is a tool call that transfers: the narrower word
+        found_said = [s for s in found_said if s[0] == HANDOFF]
+        kinds = {HANDOFF}
+    pattern = affix[2] if affix is not None else None
+    if len(kinds) > 1:
+        what = ", ".join(f"{k}={v!s:.40}" for _, k, v in found_said)
+        where = f"span name {record.name[:60]!r}" if affix is not None and affix[0] else ""
+        return Inferred(OTHER, None, conflict=f"kind words disagree: {what} {where}".strip(),
+                        affix=pattern)
+    key: str | None = None
+    value: str | None = None
+    if found_said:
+        kind, key, value = found_said[0]
+        weak = all(_norm(v) in _WEAK_WORDS for _, _, v in found_said) and not (
+            affix and affix[0])
+        evidence = BY_FUNCTION if weak else BY_ATTRIBUTE
+    elif affix is not None and affix[0]:  # a function that ran (`function_invocation x`)
+        ran = words(affix[2][0])[:2]
+        weak = len(ran) == 2 and ran[0] in _WEAK_WORDS and ran[1] in _RAN_WORDS
+        kind, evidence = affix[0], BY_FUNCTION if weak else BY_NAME
+    else:
+        genai = genai_kind(record)
+        if genai is not None and genai[0] == OTHER:
+            return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
+        kind, key = genai if genai is not None else (OTHER, None)
+        evidence = BY_GENAI if genai is not None else CANDIDATE
+        if key == GENAI_OPERATION:  # its value told the kind: pinned by value
+            value = record.attributes[key]
+    bare = affix[1] if affix is not None else None
+    named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
+        _subject(record) if kind != TOOL else None) or _own_key(record)
+    if named is not None:
+        found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
+    elif kind == LLM:
+        return Inferred(kind, evidence, key, value, pattern)
+    elif bare == "" and _CALL.match(record.name):  # `Agent.before_run()`: the class, no name
+        return Inferred(OTHER, CANDIDATE) if kind == AGENT else Inferred(OTHER, None)
+    elif kind in (OTHER, AGENT) and _code_path(bare or record.name) and (
+            app := _named(record.attributes, _APP_NAMES, None)) is not None:
+        found = Inferred(kind, evidence, key, value, pattern, app[1], app[0])
+    else:
+        name = bare or _last_crumb(clip(record.name.strip()))
+        label = _LABEL.match(name) if kind == AGENT else None
+        if label is not None and pattern is not None:  # `weather.<the task's words>`
+            name, pattern = label.group(1), (pattern[0], pattern[1].replace(
+                "(.+)", _LABEL_GROUP, 1))
+        found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
+    if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
+        return Inferred(OTHER, None)
+    if found.name_key is None and kind in (OTHER, AGENT) and _library_class(
+            found.name, record.scope_name):  # the library's own agent class names no agent
+        return Inferred(OTHER, CANDIDATE)
+    if kind == AGENT and (_SETS_UP.match(record.name) or _MANAGES.match(record.name)):
+        return Inferred(OTHER, None)  # an agent object built or torn down, or created
+    if kind == AGENT and evidence == BY_NAME and found.name_key is not None and (
+            caller_source(record.attributes) is not None):
+        return Inferred(OTHER, None)  # the switch between two runs, no run of its own
+    if kind == AGENT and (not agent_name_ok(found.name) or (
+            found.name_key is None and (bare == "" or _code_path(bare or record.name)))):
+        return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
+    return found
+
+
+def _library_class(name: str | None, scope: str) -> bool:
+    """A name that is the tracing library's own name and a kind word (`LettaAgent` from the
+    scope `letta.otel.tracing`): the library's class, no user's."""
+    found = words(name or "")
+    own = [w for w in found if w not in KIND_WORDS]
+    return bool(own) and len(own) < len(found) and own == list(words(scope.split(".")[0]))
+
+
+def tool_readings(record: Any) -> list[tuple[str, str]]:
+    """(name, evidence) of every name the span gives a tool call, when any of its evidence says
+    tool, whether or not other evidence disagrees."""
+    attrs = record.attributes
+    affix = record_affix(record)
+    by_name = affix is not None and affix[0] == TOOL
+    prefixed = _tool_prefixed(_lossy(record.name))
+    if not (by_name or prefixed or any(key in attrs for key in _GENAI_TOOL)
+            or any(kind == TOOL for kind, _, _ in said(attrs)[0])):
+        return []
+    found = [(affix[1], BY_NAME)] if affix is not None and by_name else []
+    if prefixed:
+        found.append((prefixed, BY_NAME))
+    found.extend((name, BY_ATTRIBUTE) for name in tool_names(attrs))
+    return found
+
+
+def bare_name(record: Any) -> str | None:
+    """The span name without its kind affix, None where it has no affix or nothing is left."""
+    affix = record_affix(record)
+    return affix[1] if affix is not None and affix[1] else None

@@ -18,6 +18,7 @@ import fixture_expectations as fx
 import pytest
 import yaml
 from _acme import finished_spans
+from _inference_oracle import SPACE_RANGES
 from _trace_files import protobuf_bytes, write_jsonl, write_spec
 from opentelemetry import trace
 from opentelemetry.sdk.resources import Resource
@@ -31,7 +32,7 @@ from otel_agentcov.cli import main
 from otel_agentcov.engine import EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
-from otel_agentcov.semconv.inference import SPACE_RANGES, infer, model_source, name_affix
+from otel_agentcov.semconv.inference import infer, model_source, name_affix
 from otel_agentcov.spec import CoverageSpec
 
 CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it

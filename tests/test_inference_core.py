@@ -18,6 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from otel_agentcov import compiled
+from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import inference
 from otel_agentcov.semconv.common import clip
 
@@ -75,31 +76,31 @@ def corpus() -> tuple[tuple[str, ...], tuple[tuple[Any, ...], ...]]:
 # (the package's reader, its oracle): each reads one string, or one value
 READERS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "words": (inference.words, oracle.words),
-    "_norm": (inference._norm, oracle._norm),
-    "_kind_key": (inference._kind_key, oracle._kind_key),
+    "_norm": (compiled.norm, oracle._norm),
+    "_kind_key": (compiled.kind_key, oracle._kind_key),
     "tag_key": (inference.tag_key, oracle.tag_key),
-    "_kind_word": (inference._kind_word, oracle._kind_word),
-    "_affix_kind": (inference._affix_kind, oracle._affix_kind),
-    "_usage_key": (inference._usage_key, oracle._usage_key),
-    "_provider": (inference._provider, oracle._provider),
+    "_kind_word": (compiled.kind_word, oracle._kind_word),
+    "_affix_kind": (compiled.affix_kind, oracle._affix_kind),
+    "_usage_key": (compiled.usage_key, oracle._usage_key),
+    "_provider": (compiled.provider, oracle._provider),
     "name_affix": (inference.name_affix, oracle.name_affix),
     "model_in_name": (compiled.model_in_name, lambda name: (
         None if (m := oracle._MODEL_NAME.match(name)) is None else (m.group(1), m.group(2)))),
     "span_affix": (compiled.span_affix, lambda name: oracle.span_affix(name, False)),
     "span_affix http": (lambda name: compiled.span_affix(name, True),
                         lambda name: oracle.span_affix(name, True)),
-    "lifecycle_stem": (inference.lifecycle_stem, oracle.lifecycle_stem),
+    "lifecycle_stem": (compiled.lifecycle_stem, oracle.lifecycle_stem),
     "go_function": (inference.go_function, oracle.go_function),
     "glob_literal": (inference.glob_literal, oracle.glob_literal),
     # Python's raised on a lone surrogate (RE2 encodes the name strictly); the core reads it as
     # `?`, as every other reader does
-    "_tool_prefixed": (inference._tool_prefixed, lambda name: oracle._tool_prefixed(
+    "_tool_prefixed": (compiled.tool_prefixed, lambda name: oracle._tool_prefixed(
         name.encode("utf-8", "replace").decode("utf-8"))),
     "agent_name_ok": (inference.agent_name_ok, oracle.agent_name_ok),
     # its callers hand it a clipped name (encodable: no lone surrogate)
     "_last_crumb": (lambda name: inference._last_crumb(clip(name)),
                     lambda name: oracle._last_crumb(clip(name))),
-    "_code_path": (inference._code_path, oracle._code_path),
+    "_code_path": (compiled.code_path, oracle._code_path),
 }
 
 
@@ -122,10 +123,10 @@ def test_every_corpus_string_reads_alike() -> None:
 
 def test_every_corpus_list_reads_alike() -> None:
     _, lists = corpus()
-    tagged = [(v, inference._tag_kind(list(v)), oracle._tag_kind(list(v))) for v in lists]
+    tagged = [(v, compiled.tag_kind(list(v)), oracle._tag_kind(list(v))) for v in lists]
     assert [t for t in tagged if t[1] != t[2]] == []
     # the tag is the value's own (a tuple value too)
-    assert [v for v in lists if inference._tag_kind(v) != oracle._tag_kind(v)] == []
+    assert [v for v in lists if compiled.tag_kind(v) != oracle._tag_kind(v)] == []
 
 
 _KIND = st.sampled_from(sorted({*inference.KIND_WORDS, *inference.RUN_WORDS, "span", "data",
@@ -154,8 +155,8 @@ def test_generated_strings_read_alike(text: str) -> None:
 @given(st.lists(st.one_of(_TEXT, _GLUED.map(lambda t: t + ".run()"), st.integers(), st.none()),
                 max_size=20))
 def test_generated_tags_read_alike(tags: list[Any]) -> None:
-    assert inference._tag_kind(tags) == oracle._tag_kind(tags)
-    assert inference._tag_kind(tuple(tags)) == oracle._tag_kind(tuple(tags))
+    assert compiled.tag_kind(tags) == oracle._tag_kind(tags)
+    assert compiled.tag_kind(tuple(tags)) == oracle._tag_kind(tuple(tags))
 
 
 def test_names_read_alike() -> None:
@@ -191,9 +192,9 @@ def test_names_read_alike() -> None:
 
 @pytest.mark.parametrize("value", [None, 3, 2.5, True, b"agent", ("agent",), {"agent": 1}])
 def test_values_that_are_no_string(value: Any) -> None:
-    assert inference._kind_word(value) == oracle._kind_word(value)
-    assert inference._provider(value) == oracle._provider(value)
-    assert inference._tag_kind(value) == oracle._tag_kind(value)
+    assert compiled.kind_word(value) == oracle._kind_word(value)
+    assert compiled.provider(value) == oracle._provider(value)
+    assert compiled.tag_kind(value) == oracle._tag_kind(value)
     if value is None:
         assert inference.agent_name_ok(value) == oracle.agent_name_ok(value)
 
@@ -274,7 +275,7 @@ ATTRIBUTE_READERS: dict[str, tuple[Callable[[Any, str], Any], Callable[[Any, str
     "model_key_rank": (lambda a, _: [inference.model_key_rank(k) for k in a],
                        lambda a, _: [oracle.model_key_rank(k) for k in a]),
     "tool_names": (lambda a, _: compiled.tool_names(a), lambda a, _: oracle.tool_names(a)),
-    "_name_key": (lambda a, _: [inference._name_key(k, t) for k in a for t in _TAILS],
+    "_name_key": (lambda a, _: [compiled.name_key(k, t) for k in a for t in _TAILS],
                   lambda a, _: [oracle._name_key(k, t) for k in a for t in _TAILS]),
 }
 
@@ -333,3 +334,188 @@ def test_entity_keys_read_alike() -> None:
                   {"x.entity.2.type": "model", "x.entity.2.name": "none"},
                   {"llm.invocation_parameters": '{"model": "gpt-4o", "model": "o3"}'}):
         assert _attribute_differences([(attrs, "")]) == []
+
+
+# ---- inference's precedence (core/src/inference_infer.rs): `infer` and its readers of a record
+
+def _events(value: Any) -> tuple[tuple[str, dict[str, Any]], ...]:
+    """A span's events as the SDK holds them: (name, attributes)."""
+    if not isinstance(value, list):
+        return ()
+    return tuple((e["name"], {kv["key"]: _value(kv.get("value")) for kv in e.get("attributes") or ()
+                              if isinstance(kv, dict) and isinstance(kv.get("key"), str)})
+                 for e in value if isinstance(e, dict) and isinstance(e.get("name"), str))
+
+
+def _records(value: Any, scope: str, found: list[SpanRecord]) -> None:
+    """Every span-like mapping of a parsed document (a name and attributes) as a SpanRecord:
+    OTLP's spans with their scope's name and their events, and plain dumps as other files hold
+    them."""
+    if isinstance(value, dict):
+        named = value.get("scope")
+        if isinstance(named, dict) and isinstance(named.get("name"), str):
+            scope = named["name"]
+        attrs, name = value.get("attributes"), value.get("name")
+        if isinstance(name, str) and isinstance(attrs, list):
+            found.append(SpanRecord(1, len(found) + 1, None, name, scope_name=scope,
+                                    events=_events(value.get("events")), attributes={
+                kv["key"]: _value(kv.get("value")) for kv in attrs
+                if isinstance(kv, dict) and isinstance(kv.get("key"), str)}))
+        elif isinstance(name, str) and isinstance(attrs, dict) and all(
+                isinstance(k, str) for k in attrs):
+            found.append(SpanRecord(1, len(found) + 1, None, name, scope_name=scope,
+                                    attributes=dict(attrs)))
+        for item in value.values():
+            _records(item, scope, found)
+    elif isinstance(value, list):
+        for item in value:
+            _records(item, scope, found)
+
+
+@cache
+def record_corpus() -> tuple[SpanRecord, ...]:
+    """Every span record of the recorded corpus under tests/ (the fixtures, the held-out sets,
+    the tuning share, the negative set)."""
+    found: list[SpanRecord] = []
+    for path in sorted(ROOT.rglob("*.json*")):
+        if _SKIP & set(path.relative_to(ROOT).parts) or not path.is_file():
+            continue
+        for document in _documents(path):
+            _records(document, "", found)
+    return tuple(found)
+
+
+# (the package's reader, its oracle): each reads one span record
+RECORD_READERS: dict[str, tuple[Callable[[SpanRecord], Any], Callable[[SpanRecord], Any]]] = {
+    "infer": (inference.infer, oracle.infer),
+    "kind_words": (lambda r: inference.kind_words(r.attributes),
+                   lambda r: oracle.kind_words(r.attributes)),
+    "tool_readings": (inference.tool_readings, oracle.tool_readings),
+    "_bare_name": (inference._bare_name, oracle.bare_name),
+}
+
+
+def _record_differences(records: Any) -> list[tuple[str, SpanRecord, Any, Any]]:
+    return [(reader, record, core(record), python(record))
+            for record in records for reader, (core, python) in RECORD_READERS.items()
+            if core(record) != python(record)]
+
+
+def test_the_record_corpus_is_large() -> None:
+    records = record_corpus()
+    assert len(records) > 15_000
+    # every kind and every way of finding one is in it (a reader that found nothing would pass)
+    found = {(f.kind, f.evidence) for f in map(oracle.infer, records)}
+    assert {("agent", "attribute"), ("tool", "name"), ("llm", "genai"), ("other", "candidate"),
+            ("other", "lifecycle"), ("other", None), ("tool", "function")} <= found
+
+
+def test_every_corpus_record_infers_alike() -> None:
+    assert _record_differences(record_corpus()) == []
+
+
+def test_infer_gives_the_packages_inferred() -> None:
+    found = inference.infer(SpanRecord(1, 2, None, "weather.agent", scope_name="s"))
+    assert type(found) is inference.Inferred and found.name == "weather"
+
+
+_NAME_PART = st.sampled_from((
+    "weather", "get_weather", "agent", "Agent", "tool", "tool_call", "llm", "chat", "workflow",
+    "run", "invoke", "execute_tool", "invoke_agent", "function", "function_invocation", "{name}",
+    "{x.y!r:>4}", "{1x}", "langchain4j-agent", "langchain4j-tools", "openai/gpt-4o", "x.chat",
+    "start-1", "Agent.init", "Agent.__init__", "Agent.INİTIALİZE", "create_agent", "DeleteAgent",
+    "agents.list", "agent::new", "list agents", "Agent.before_run()", "__main__._Agent", "zeta",
+    "ZetaAgent", "LettaAgent.step", "update_agent", "(merged tools)", "Agent: 'weather' go",
+    "weather: find the forecast", "AxGen > weather", "GET", "POST /chat", "ſetup", "K"))
+_NAMES = st.one_of(
+    st.lists(st.one_of(_NAME_PART, _SEPARATOR), min_size=1, max_size=5).map("".join), _TEXT)
+_RECORD_KEY = st.one_of(
+    st.sampled_from(("span.kind", "span.type", "x.span.subtype", "x.span.type", "x.entity.type",
+                     "logfire.tags", "tags", "gen_ai.operation.name", "gen_ai.tool.name",
+                     "gen_ai.tool.call.id", "gen_ai.request.model", "gen_ai.agent.name",
+                     "gen_ai.system", "gen_ai.provider.name", "gen_ai.usage.input_tokens",
+                     "gen_ai.prompt.0.content", "gen_ai.completion.١.role", "x.usage.tokens.input",
+                     "url.scheme", "url.path", "url.query", "op", "http.method", "x.agent.name",
+                     "agent", "x.agent_name", "x.app_name", "x.tool.name", "x.span.name",
+                     "x.span.path", "x.name", "name", "x.from_agent", "x.previous.agent.name",
+                     "zeta.name", "weather.name", "operation.name", "resource.name")),
+    _KEY)
+_RECORD_VALUE = st.one_of(
+    st.sampled_from(("agent", "AGENT", "tool", "tool_call", "llm", "chat", "workflow", "handoff",
+                     "function", "Function", "subagent", "AgentSpan", "create_agent",
+                     "generate_content", "execute_tool", "chat", "framework", "openai",
+                     "aws.bedrock", "langchain4j-agent", "langchain4j-tools", "weather",
+                     "get_weather", "weather\n", "EVENT_SENT", "name=QueryUserById",
+                     "a=1&name=Query%20User+Id%C3%A9", "name=%zz&name=x", "name=\udc80",
+                     "billing", "x" * 41, "(merged tools)", " weather ", '"weather"', "unknown",
+                     "weather get_weather", "zeta weather")),
+    st.lists(st.sampled_from(("LLM", "agent", "Tool.run()", "x", "tool")), max_size=3),
+    st.lists(st.sampled_from(("LLM", "agent", "Tool.run()", "x")), max_size=3).map(tuple),
+    _ATTRIBUTE_VALUE)
+_EVENT = st.tuples(st.sampled_from(("gen_ai.choice", "exception", "gen_ai.content.prompt", "x")),
+                   st.just({}))
+
+
+@st.composite
+def _generated_records(draw: st.DrawFn) -> SpanRecord:
+    name = draw(_NAMES)
+    attrs = draw(st.dictionaries(_RECORD_KEY, _RECORD_VALUE, max_size=6))
+    if draw(st.booleans()):  # an attribute saying `<span name> <subject>`, another the subject
+        subject = draw(st.sampled_from(("weather", "get_weather", "x y", "a\udc80")))
+        attrs[draw(_RECORD_KEY)] = f"{name.strip()} {subject}"
+        attrs[draw(_RECORD_KEY)] = subject
+    if draw(st.booleans()):  # the span's own name key, a placeholder's key, an endpoint's scheme
+        attrs[name.strip() + draw(st.sampled_from((".name", "")))] = draw(_RECORD_VALUE)
+    scope = draw(st.sampled_from(("", "zeta.sdk", "letta.otel.tracing", "s", "weather")))
+    return SpanRecord(1, 2, None, name, scope_name=scope, attributes=attrs,
+                      events=tuple(draw(st.lists(_EVENT, max_size=2))))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_generated_records())
+def test_generated_records_infer_alike(record: SpanRecord) -> None:
+    assert _record_differences([record]) == []
+    # a record's mapping may be a read-only view of the SDK's dict
+    view = SpanRecord(1, 2, None, record.name, scope_name=record.scope_name,
+                      attributes=MappingProxyType(dict(record.attributes)), events=record.events)
+    assert _record_differences([view]) == []
+
+
+def test_records_of_each_rule_infer_alike() -> None:
+    """A span of each rule `infer` weighs (the docstrings' examples) and the edges of its
+    patterns (a placeholder's conversion, an endpoint's query, a conflict's quoting)."""
+    def span(name: str, scope: str = "zeta.sdk", /, **attrs: Any) -> SpanRecord:
+        return SpanRecord(1, 2, None, name, scope_name=scope, attributes=attrs)
+
+    records = [
+        span("langchain4j-agent", **{"url.scheme": "langchain4j-agent", "url.path": "weather"}),
+        span("langchain4j-tools", **{"url.scheme": "langchain4j-tools", "url.path": "users",
+                                     "url.query": "name=QueryUserById"}),
+        span("langchain4j-tools", **{"url.scheme": "langchain4j-tools", "url.path": "users",
+                                     "op": "EVENT_SENT"}),
+        span("langchain4j-tools\udc80", **{"url.scheme": "langchain4j-tools?", "url.path": "u"}),
+        span("step", **{"span.type": "tool", "x.kind": "agent"}),
+        span("weather.agent", **{"span.type": "tool"}),
+        span("step", **{"x.span.subtype": "tool_call", "x.span.type": "agent"}),
+        span("step", **{"x.entity.type": "tool", "x.span.type": "agent"}),
+        span("step", **{"span.type": "tool", "x.kind": "handoff"}),
+        span("step", **{"span.type": "tool " * 20 + "\udc80", "x.kind": "agent\u3000"}),
+        span("x" * 100 + ".agent", **{"span.type": "tool"}),
+        span("{name!r}", **{"name": " weather "}),
+        span("Agent run {name}", **{"name": "weather"}),
+        span("ai.generateText", **{"operation.name": "ai.generateText weather",
+                                   "resource.name": "weather"}),
+        span("guard", **{"guard.name": "refund_guard\n"}),
+        span("Agent.init"), span("Agent.INİTIALİZE"), span("create_agent"), span("agents::list"),
+        span("update_agent", **{"zeta.agent_name": "billing", "zeta.from_agent": "triage"}),
+        span("LettaAgent.step", "letta.otel.tracing"), span("weather.agent: find the forecast"),
+        span("__main__._Agent.run", **{"x.app_name": "billing"}), span("Agent.before_run()"),
+        span("(merged tools)", **{"span.kind": "tool"}),
+        span("completion", **{"gen_ai.request.model": "gpt-4o"}),
+        span("openai/gpt-4o"), span("step", **{"gen_ai.operation.name": "create_agent"}),
+        span("step", **{"gen_ai.operation.name": "framework", "gen_ai.agent.name": "x"}),
+        span("step", **{"logfire.tags": ("LLM",)}), span("step", **{"tags": ["Tool.run()"]}),
+        span("GET /x", **{"http.method": "GET", "gen_ai.usage.input_tokens": 3}),
+        span("x.chat.start-1"), span("function_invocation lookup"),
+    ]
+    assert _record_differences(records) == []

@@ -95,6 +95,47 @@ pub struct Vocabulary {
     pub agent: String,
     pub tool: String,
     pub llm: String,
+    pub workflow: String,
+    pub handoff: String,
+    pub other: String,
+    /// How inference found a kind (`Inferred.evidence`): BY_ATTRIBUTE, BY_FUNCTION, BY_NAME,
+    /// BY_GENAI, CANDIDATE, LIFECYCLE.
+    pub by_attribute: String,
+    pub by_function: String,
+    pub by_name: String,
+    pub by_genai: String,
+    pub candidate: String,
+    pub lifecycle: String,
+    /// _PROVIDERS: the providers of `<provider>/<model>` span names.
+    pub providers: HashSet<String>,
+    /// GENAI_OPERATION and _GENAI_OPERATIONS: the operation key, and the kinds of operations
+    /// the kind words do not name.
+    pub genai_operation: String,
+    pub genai_operations: HashMap<String, String>,
+    /// _GENAI_TOOL, _GENAI_AGENT, _GENAI_LLM: GenAI keys saying a tool, an agent, a model call.
+    pub genai_tool_keys: Vec<String>,
+    pub genai_agent_keys: Vec<String>,
+    pub genai_llm: Vec<String>,
+    /// _LLM_EVENTS: span events of a model call.
+    pub llm_events: HashSet<String>,
+    /// _HTTP_KEYS: an HTTP request's keys.
+    pub http_keys: Vec<String>,
+    /// _AGENT_NAMES, _APP_NAMES: the last words of a key holding an agent's, an app's name.
+    pub agent_names: Vec<Vec<String>>,
+    pub app_names: Vec<Vec<String>>,
+    /// common.PLACEHOLDER_TOOLS: names that name no tool.
+    pub placeholder_tools: HashSet<String>,
+    /// _LABEL_GROUP: the pattern of an agent's label, written into a name's regex.
+    pub label_group: String,
+    /// MANAGE_VERBS: the verbs of an agents API's operations.
+    pub manage_verbs: Vec<String>,
+    /// ENDPOINT_SCHEME, ENDPOINT_PATH, ENDPOINT_QUERY, ENDPOINT_TOOL_OPTION, ENDPOINT_SENDS: an
+    /// endpoint's keys, the URI option naming its tool and the mark of its sending side.
+    pub endpoint_scheme: String,
+    pub endpoint_path: String,
+    pub endpoint_query: String,
+    pub endpoint_tool_option: String,
+    pub endpoint_sends: (String, String),
 }
 
 /// The vocabulary bound last (a re-import binds it again).
@@ -428,6 +469,33 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             agent: item("agent")?.extract()?,
             tool: item("tool")?.extract()?,
             llm: item("llm")?.extract()?,
+            workflow: item("workflow")?.extract()?,
+            handoff: item("handoff")?.extract()?,
+            other: item("other")?.extract()?,
+            by_attribute: item("by_attribute")?.extract()?,
+            by_function: item("by_function")?.extract()?,
+            by_name: item("by_name")?.extract()?,
+            by_genai: item("by_genai")?.extract()?,
+            candidate: item("candidate")?.extract()?,
+            lifecycle: item("lifecycle")?.extract()?,
+            providers: set(vocabulary, "providers")?,
+            genai_operation: item("genai_operation")?.extract()?,
+            genai_operations: item("genai_operations")?.extract()?,
+            genai_tool_keys: item("genai_tool_keys")?.extract()?,
+            genai_agent_keys: item("genai_agent_keys")?.extract()?,
+            genai_llm: item("genai_llm")?.extract()?,
+            llm_events: set(vocabulary, "llm_events")?,
+            http_keys: item("http_keys")?.extract()?,
+            agent_names: item("agent_names")?.extract()?,
+            app_names: item("app_names")?.extract()?,
+            placeholder_tools: set(vocabulary, "placeholder_tools")?,
+            label_group: item("label_group")?.extract()?,
+            manage_verbs: item("manage_verbs")?.extract()?,
+            endpoint_scheme: item("endpoint_scheme")?.extract()?,
+            endpoint_path: item("endpoint_path")?.extract()?,
+            endpoint_query: item("endpoint_query")?.extract()?,
+            endpoint_tool_option: item("endpoint_tool_option")?.extract()?,
+            endpoint_sends: item("endpoint_sends")?.extract()?,
         };
         let mut slot = VOCABULARY
             .write()
@@ -485,37 +553,45 @@ fn kind_word_py(value: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
 
 /// `_tag_kind(value)`: (kind, the tag) when a list of tags names one kind: a tag that is a kind
 /// word (`LLM`), or a method of a kind word's class (`Tool.run()`); the tag is the value's own.
+pub fn tag_kind<'py, 'v>(
+    v: &'v Vocabulary,
+    value: &Bound<'py, PyAny>,
+) -> PyResult<Option<(&'v str, Bound<'py, PyAny>)>> {
+    let tags: Vec<Bound<'py, PyAny>> = if let Ok(list) = value.cast::<PyList>() {
+        list.iter().collect()
+    } else if let Ok(items) = value.cast::<PyTuple>() {
+        items.iter().collect()
+    } else {
+        return Ok(None);
+    };
+    if tags.len() > v.max_tags {
+        return Ok(None);
+    }
+    let mut found: Vec<(&str, Bound<'py, PyAny>)> = Vec::new();
+    for tag in tags {
+        let Ok(tag_str) = tag.cast::<PyString>() else {
+            continue;
+        };
+        let tag_text = text(tag_str)?;
+        let read = call_owner(&tag_text).unwrap_or(&tag_text);
+        if let Some(kind) = kind_word(v, read) {
+            if !found.iter().any(|(k, _)| *k == kind) {
+                found.push((kind, tag.clone()));
+            }
+        }
+    }
+    Ok(match found.pop() {
+        Some((kind, tag)) if found.is_empty() => Some((kind, tag)),
+        _ => None,
+    })
+}
+
+/// `_tag_kind(value)`.
 #[pyfunction(name = "tag_kind")]
 fn tag_kind_py<'py>(value: &Bound<'py, PyAny>) -> PyResult<Option<(String, Bound<'py, PyAny>)>> {
     door(|| {
-        let tags: Vec<Bound<'py, PyAny>> = if let Ok(list) = value.cast::<PyList>() {
-            list.iter().collect()
-        } else if let Ok(items) = value.cast::<PyTuple>() {
-            items.iter().collect()
-        } else {
-            return Ok(None);
-        };
         let v = vocabulary()?;
-        if tags.len() > v.max_tags {
-            return Ok(None);
-        }
-        let mut found: Vec<(&str, Bound<'py, PyAny>)> = Vec::new();
-        for tag in tags {
-            let Ok(tag_str) = tag.cast::<PyString>() else {
-                continue;
-            };
-            let tag_text = text(tag_str)?;
-            let read = call_owner(&tag_text).unwrap_or(&tag_text);
-            if let Some(kind) = kind_word(&v, read) {
-                if !found.iter().any(|(k, _)| *k == kind) {
-                    found.push((kind, tag.clone()));
-                }
-            }
-        }
-        Ok(match found.pop() {
-            Some((kind, tag)) if found.is_empty() => Some((kind.to_owned(), tag)),
-            _ => None,
-        })
+        Ok(tag_kind(&v, value)?.map(|(kind, tag)| (kind.to_owned(), tag)))
     })
 }
 

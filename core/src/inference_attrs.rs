@@ -22,9 +22,9 @@ use crate::pystr::{self, clip};
 
 /// A (key, value) pair of the mapping, in its order; keys that are no `str` are skipped, as the
 /// core's record reader skips them (records_py `mapping`).
-type Pair<'py> = (Bound<'py, PyString>, Bound<'py, PyAny>);
+pub(crate) type Pair<'py> = (Bound<'py, PyString>, Bound<'py, PyAny>);
 
-fn pairs<'py>(attrs: &Bound<'py, PyAny>) -> PyResult<Vec<Pair<'py>>> {
+pub(crate) fn pairs<'py>(attrs: &Bound<'py, PyAny>) -> PyResult<Vec<Pair<'py>>> {
     let mut found = Vec::new();
     let mut add = |key: Bound<'py, PyAny>, value: Bound<'py, PyAny>| {
         if let Ok(key) = key.cast_into::<PyString>() {
@@ -49,7 +49,7 @@ fn pairs<'py>(attrs: &Bound<'py, PyAny>) -> PyResult<Vec<Pair<'py>>> {
 
 /// The value's text when it is a `str` (`isinstance(value, str)`), and whether it held a lone
 /// surrogate (then it equals no valid text).
-fn str_value<'a>(value: &'a Bound<'_, PyAny>) -> PyResult<Option<(Cow<'a, str>, bool)>> {
+pub(crate) fn str_value<'a>(value: &'a Bound<'_, PyAny>) -> PyResult<Option<(Cow<'a, str>, bool)>> {
     match value.cast::<PyString>() {
         Ok(s) => {
             let read = text(s)?;
@@ -87,7 +87,7 @@ fn unquoted(value: &str) -> &str {
 
 /// (provider, model) of a `<provider>/<model>` span name (`openai/gpt-4o`, LiteLLM's and
 /// Genkit's): `^\s*([a-z][a-z0-9_-]{1,30})/([\w.:@-]{1,120})\s*$`, as Python's `re` reads it.
-fn model_in_name(name: &str) -> Option<(&str, &str)> {
+pub(crate) fn model_in_name(name: &str) -> Option<(&str, &str)> {
     let rest = name.trim_start_matches(pystr::is_space);
     let (provider, model) = rest.split_once('/')?;
     let mut chars = provider.chars();
@@ -313,7 +313,7 @@ fn handoff_source<'py>(
 }
 
 /// `caller_source(attrs)`: (key, agent) an agent's span names as the agent that handed over.
-fn caller_source<'py>(
+pub(crate) fn caller_source<'py>(
     v: &Vocabulary,
     attrs: &Bound<'py, PyAny>,
 ) -> PyResult<Option<(Bound<'py, PyString>, String)>> {
@@ -359,7 +359,7 @@ fn requested_in_keys(v: &Vocabulary, attrs: &Bound<'_, PyAny>) -> PyResult<Vec<S
 /// `_name_key(key, tails)`: whether a key (its `words`) holds a name ending in one of `tails`:
 /// not an indexed one, a user's, another span's (`x.from.agent`), nor OpenTelemetry's
 /// `code.function.name` (the instrumented function, never the tool).
-fn name_key(v: &Vocabulary, key: &str, tails: &[Vec<String>]) -> bool {
+pub(crate) fn name_key(v: &Vocabulary, key: &str, tails: &[Vec<String>]) -> bool {
     let found = words(key);
     tails.iter().any(|tail| ends_with(&found, tail))
         && !found.iter().any(|w| is_number(w) || v.others.contains(w))
@@ -368,7 +368,7 @@ fn name_key(v: &Vocabulary, key: &str, tails: &[Vec<String>]) -> bool {
 
 /// `tool_names(attrs)`: the values of the keys holding a tool's name (`_TOOL_NAMES`), each a
 /// `str` of 1 to 256 code points, stripped, unquoted and clipped.
-fn tool_names(v: &Vocabulary, attrs: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+pub(crate) fn tool_names(v: &Vocabulary, attrs: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
     let mut names = Vec::new();
     for (key, value) in pairs(attrs)? {
         let Some((read, _)) = str_value(&value)? else {

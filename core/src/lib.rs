@@ -10,6 +10,7 @@ pub mod door;
 mod fields_py;
 pub mod inference;
 pub mod inference_attrs;
+pub mod inference_infer;
 pub mod name_affix;
 pub mod otlp_caps;
 mod otlp_events;
@@ -41,6 +42,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     fields_py::register(m)?;
     inference::register(m)?;
     inference_attrs::register(m)?;
+    inference_infer::register(m)?;
     name_affix::register(m)?;
     m.add_function(wrap_pyfunction!(sdk_py::sdk_step, m)?)?;
     otlp_py::register(m)?;

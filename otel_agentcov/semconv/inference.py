@@ -22,22 +22,15 @@ Only keys, kind words and names are read, never content.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from functools import lru_cache, partial, wraps
-from typing import Any, TypeVar
-from urllib.parse import unquote_plus
-
-import re2
+from functools import lru_cache, wraps
+from typing import TypeAlias, TypeVar
 
 from .. import compiled
 from ..records import STATUS_OK, SpanRecord
 from .common import (
     PLACEHOLDER_AGENT_NAMES,
-    PLACEHOLDER_MODELS,
     PLACEHOLDER_TOOLS,
-    as_str,
     clip,
 )
 from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
@@ -111,41 +104,18 @@ _PROVIDER_WORDS = _PROVIDERS | {"aws", "gcp", "vertex", "ibm", "watsonx", "x_ai"
 _GENAI_LLM = ("gen_ai.request.model", "gen_ai.response.model", "gen_ai.usage.input_tokens",
               "gen_ai.usage.output_tokens", "gen_ai.usage.prompt_tokens",
               "gen_ai.usage.completion_tokens", "gen_ai.system", "gen_ai.provider.name")
-_INDEXED = re.compile(r"gen_ai\.(?:prompt|completion)\.\d+\.")
+# GenAI keys saying a tool's call, an agent's run (the indexed `gen_ai.prompt.N.*` and
+# `gen_ai.completion.N.*` keys say a model call too: the core reads them by their pattern)
+_GENAI_TOOL = ("gen_ai.tool.name", "gen_ai.tool.call.id")
+_GENAI_AGENT = ("gen_ai.agent.name", "gen_ai.agent.id")
 _LLM_EVENTS = frozenset({"gen_ai.content.prompt", "gen_ai.content.completion", "gen_ai.choice",
                          "gen_ai.user.message", "gen_ai.system.message",
                          "gen_ai.assistant.message", "gen_ai.client.inference.operation.details"})
 
 
-# Python's `\s` (the code points `str.isspace()` is true of, Python 3.11's Unicode) as an RE2
-# class: RE2's is ASCII. Written out: computing it walked all 1.1 M code points at every import.
-SPACE_RANGES = ((0x9, 0xD), (0x1C, 0x20), (0x85, 0x85), (0xA0, 0xA0), (0x1680, 0x1680),
-                (0x2000, 0x200A), (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F),
-                (0x3000, 0x3000))
-_SPACE = "".join(f"\\x{{{a:x}}}" + (f"-\\x{{{b:x}}}" if b > a else "") for a, b in SPACE_RANGES)
-
-
-def _linear(pattern: str) -> Any:
-    """A name pattern on RE2, read as Python's `re` (DOTALL, Unicode `\\s`) reads it, in time
-    linear in the name: under `re`, a span name of 2 000 spaces took two minutes to read."""
-    options = re2.Options()
-    options.dot_nl = True
-    options.log_errors = False
-    pattern = pattern.replace(r"\s", f"[{_SPACE}]").replace(r"\S", f"[^{_SPACE}]")
-    return re2.compile(pattern, options=options)
-
-
-# `POST /chat`, `GET /tools/{id}`: an HTTP server's or client's span, whatever its route says
-# a name that is a message template's placeholder (`Agent run: {name!r}`): the name is that key's
-_PLACEHOLDER = re.compile(r"^\{([A-Za-z_][\w.]{0,80})(?:![rsa])?(?::[^{}]*)?\}$")
-# an agent's span named by its label and then free text (a task, a question): the label
+# an agent's span named by its label and then free text (a task, a question): the label, as the
+# regex a pinned entry reads it by (the core reads the label so)
 _LABEL_GROUP = r"([A-Za-z_][\w -]{0,63}?)\s*[.:].*\s.*"
-_LABEL = _linear(f"^{_LABEL_GROUP}$")
-_SUBJECT = re.compile(r"^[\w.-]{1,64}$")  # a name an operation ran for: one word, no path
-# a class's own method building or tearing down its object (`Agent.init`, `Agent.close`), no
-# run of it (an instance's, `Agent.billing.initialize`, is read as the instance's span)
-_SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|set_up|configure|"
-                      r"build|create|close|shutdown|cleanup|teardown|reset|load|register|new)\s*$")
 # an agent managed through an API, not run (GenAI's `create_agent` operation: `create_agent`,
 # `DeleteAgent`, `list agents`, or as an agents service's method, `Agent.get`, `agents.list`):
 # the verb and the kind word are the whole name. Only the verbs
@@ -153,10 +123,7 @@ _SETS_UP = re.compile(r"^\s*[A-Za-z_]\w{0,80}\.(?i:_*init_*|initiali[sz]e|setup|
 # `deploy_agent`, `build_agent`, `retrieve_agent`, `describe_agent`, `add_agent`: an agent that
 # fetches, deploys) names that agent's run, read by its name as any `<name>_agent`
 MANAGE_VERBS = ("create", "delete", "get", "list", "register", "new", "remove")
-_VERBS = "(?i:" + "|".join(MANAGE_VERBS) + ")"
-_MANAGES = re.compile(rf"^\s*(?:{_VERBS}[\s_.:-]?(?i:agents?)|(?i:agents?)(?:[.:]|::){_VERBS})\s*$")
 _LEADS = "-|>=~:\u2013\u2014"  # separators before a name (`Agent - weather`, `Agent | weather`)
-_CALL = re.compile(r"^\s*([A-Za-z_]\w{0,80})\.([A-Za-z_]\w{0,80})\(\)\s*$")
 _LLM_OWNER = frozenset({"chat", "llm"})  # a class of these words calls a model (`ChatOpenAI`)
 # model-call kind words an app's own objects are named by (a chat between people, a data model)
 _EVERYDAY = frozenset({"chat", "model", "completion", "generation"})
@@ -224,6 +191,24 @@ _CAME_FROM = frozenset({"from", "caller", "previous"})
 _REQUEST_SIDES = frozenset({"completion", "completions", "output", "response", "choices"})
 
 
+# an HTTP request's keys (stable and older semconv): a span carrying one is a request, its name
+# no Go function's (`api.openai.com/v1/chat.completions`: a client's span named by host and path)
+_HTTP_KEYS = ("http.request.method", "http.method", "url.full", "http.url", "http.target")
+GENAI_OPERATION = "gen_ai.operation.name"
+# operations the kind words do not name; `create_agent` defines an agent, it runs nothing
+_GENAI_OPERATIONS: Mapping[str, str] = {
+    "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
+# an endpoint's span keyed by the scheme of the URI it calls, and the mark of the side sending to
+# the endpoint (Camel's producer): of a tool endpoint, the route asking a model with the tool set
+# the endpoint's consumers are (`to("langchain4j-tools:chat1?tags=weather")`), no tool's call;
+# the path names the agent or tool (the span name is the component's, the path the instance's)
+ENDPOINT_SCHEME, ENDPOINT_PATH = "url.scheme", "url.path"
+ENDPOINT_SENDS = ("op", "EVENT_SENT")
+# the URI option of a tool endpoint naming the tool its model is offered, where it is not the
+# endpoint's path (`langchain4j-tools:users?name=QueryUserById`: the model calls QueryUserById)
+ENDPOINT_QUERY, ENDPOINT_TOOL_OPTION = "url.query", "name"
+
+
 # Inference's readers of one string (a key, a name, a value) are the core's
 # (core/src/inference.rs; tests/_inference_oracle.py is their Python twin): the vocabulary they
 # read by is this module's, handed to the core once here, so no word list is written twice.
@@ -242,21 +227,23 @@ compiled.bind_inference_words({
     "came_from": _CAME_FROM, "request_sides": _REQUEST_SIDES, "model_keys": _MODEL_KEYS,
     "model_in_name": MODEL_IN_NAME, "model_member": MODEL_MEMBER,
     "max_parameters": _MAX_PARAMETERS, "others": _OTHERS, "tool_names": _TOOL_NAMES,
-    "agent": AGENT, "tool": TOOL, "llm": LLM})
+    "agent": AGENT, "tool": TOOL, "llm": LLM, "workflow": WORKFLOW, "handoff": HANDOFF,
+    "other": OTHER, "by_attribute": BY_ATTRIBUTE, "by_function": BY_FUNCTION, "by_name": BY_NAME,
+    "by_genai": BY_GENAI, "candidate": CANDIDATE, "lifecycle": LIFECYCLE, "providers": _PROVIDERS,
+    "genai_operation": GENAI_OPERATION, "genai_operations": _GENAI_OPERATIONS,
+    "genai_tool_keys": _GENAI_TOOL, "genai_agent_keys": _GENAI_AGENT, "genai_llm": _GENAI_LLM,
+    "llm_events": _LLM_EVENTS, "http_keys": _HTTP_KEYS, "agent_names": _AGENT_NAMES,
+    "app_names": _APP_NAMES, "placeholder_tools": PLACEHOLDER_TOOLS, "label_group": _LABEL_GROUP,
+    "manage_verbs": MANAGE_VERBS, "endpoint_scheme": ENDPOINT_SCHEME,
+    "endpoint_path": ENDPOINT_PATH, "endpoint_query": ENDPOINT_QUERY,
+    "endpoint_tool_option": ENDPOINT_TOOL_OPTION, "endpoint_sends": ENDPOINT_SENDS})
 words = _short_cached(compiled.words)
-_norm = _short_cached(compiled.norm)
-_kind_key = _short_cached(compiled.kind_key)
 tag_key = _short_cached(compiled.tag_key)
-_usage_key = _short_cached(compiled.usage_key)
-_kind_word, _tag_kind = compiled.kind_word, compiled.tag_kind
-_affix_kind, _provider = compiled.affix_kind, compiled.provider
 # a span name's kind affix, the name without it and the (glob, regex) pinning it: the glob and
 # the regex byte for byte what Python's `glob_literal` and `re.escape` write
 name_affix = _short_cached(compiled.name_affix)
-lifecycle_stem = _short_cached(compiled.lifecycle_stem)
 go_function = _short_cached(compiled.go_function)
 glob_literal, agent_name_ok = compiled.glob_literal, compiled.agent_name_ok
-_tool_prefixed, _code_path = compiled.tool_prefixed, compiled.code_path
 _last_crumb = compiled.last_crumb
 # Inference's readers of one span's attributes are the core's too (core/src/inference_attrs.rs;
 # the oracle has their Python), each walking the record's mapping in its order: `failure_source`
@@ -272,7 +259,7 @@ _last_crumb = compiled.last_crumb
 failure_source, tokens_source = compiled.failure_source, compiled.tokens_source
 handoff_source, caller_source = compiled.handoff_source, compiled.caller_source
 requested_in_keys, model_in_parameters = compiled.requested_in_keys, compiled.model_in_parameters
-model_key_rank, _name_key = compiled.model_key_rank, compiled.name_key
+model_key_rank = compiled.model_key_rank
 
 
 def model_source(record: SpanRecord) -> tuple[str, str] | None:
@@ -282,347 +269,19 @@ def model_source(record: SpanRecord) -> tuple[str, str] | None:
     return compiled.model_source(record.attributes, record.name)
 
 
-@dataclass(frozen=True, slots=True)
-class Inferred:
-    """What inference read of one span: its kind (`other` when no evidence or a conflict), how
-    it was found, the attribute or name pattern that said so, and where its name came from."""
-
-    kind: str
-    evidence: str | None  # BY_ATTRIBUTE, BY_NAME, BY_GENAI; CANDIDATE for no evidence; None
-    key: str | None = None  # the kind attribute (BY_ATTRIBUTE) or the GenAI key (BY_GENAI)
-    value: str | None = None  # its kind word, as written (never content: a vocabulary word)
-    affix: tuple[str, str] | None = None  # the span name's (glob, regex with the name as (.+))
-    name: str | None = None  # the agent or tool name (or a candidate's)
-    name_key: str | None = None  # the attribute the name came from (None: the span name)
-    conflict: str | None = None  # why kinds that disagree left it unclassified
-
-
-# an HTTP request's keys (stable and older semconv): a span carrying one is a request
-_HTTP_KEYS = ("http.request.method", "http.method", "url.full", "http.url", "http.target")
-_span_affix = _short_cached(compiled.span_affix)
-_request_affix = _short_cached(partial(compiled.span_affix, http=True))
-
-
-def span_affix(record: SpanRecord) -> tuple[str, str, tuple[str, str]] | None:
-    """`name_affix` of the span's name, but none for a request's span named as a Go function
-    is (`api.openai.com/v1/chat.completions`: a client's span named by host and path): its
-    HTTP keys say the name is a URL, which names no operation (the span kind does not: a Go
-    client of a model's API may well be a CLIENT span named by its function)."""
-    if any(key in record.attributes for key in _HTTP_KEYS):
-        return _request_affix(record.name)
-    return _span_affix(record.name)
-
-
-def _named(attrs: Mapping[str, Any], tails: tuple[tuple[str, ...], ...],
-           prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
-    """(key, name) of the first attribute whose words end in one of `tails`, else the kind
-    key's own `name` (`lmnr.span.name` beside `lmnr.span.type`), else its own `path`
-    (`x.file.path: weather` beside `x.file.type: flow`: a registry's path naming what it types,
-    read whole, as a pinned entry's field reads it)."""
-    fallback: tuple[str, str] | None = None
-    path: tuple[str, str] | None = None
-    for key, value in attrs.items():
-        name = as_str(value.strip().strip('"')) if isinstance(value, str) and len(
-            value) <= 256 else None
-        if not name or name in PLACEHOLDER_MODELS:
-            continue
-        found = words(key)
-        if _name_key(key, tails):
-            return key, clip(name)
-        own = prefix is not None and (found[:-1] == prefix or found[:-1] == (*prefix, "span"))
-        if fallback is None and own and found[-1:] == ("name",):
-            fallback = key, clip(name)
-        elif path is None and own and found[-1:] == ("path",):
-            path = key, clip(name)
-    return fallback or path
-
-
-
-
-GENAI_OPERATION = "gen_ai.operation.name"
-# operations the kind words do not name; `create_agent` defines an agent, it runs nothing
-_GENAI_OPERATIONS: Mapping[str, str] = {
-    "create_agent": OTHER, "generate_content": LLM, "text_completion": LLM}
-
-
-def _genai_kind(record: SpanRecord) -> tuple[str, str | None] | None:
-    """GenAI evidence without a table, (kind, the key that says so: None for an event or a
-    span name): a tool's keys, a model call's, an agent's, then usage alone."""
-    attrs = record.attributes
-    operation = attrs.get(GENAI_OPERATION)
-    if isinstance(operation, str) and len(operation) <= 40:
-        kind = _GENAI_OPERATIONS.get(operation) or _affix_kind(operation)
-        # an operation the conventions do not define (`framework`, `execute_event_loop_cycle`)
-        # says the span is none of theirs: its agent or usage keys are its context's
-        return (kind, GENAI_OPERATION) if kind is not None else (OTHER, None)
-    for key in ("gen_ai.tool.name", "gen_ai.tool.call.id"):
-        if key in attrs:
-            return TOOL, key
-    for key in _GENAI_LLM[:2]:
-        if key in attrs:
-            return LLM, key
-    if any(_INDEXED.match(k) for k in attrs) or any(n in _LLM_EVENTS for n, _ in record.events):
-        return LLM, None
-    for key in ("gen_ai.agent.name", "gen_ai.agent.id"):
-        if key in attrs:
-            return AGENT, key
-    for key in _GENAI_LLM[2:]:
-        if key in attrs and (key not in _GENAI_LLM[-2:] or _provider(attrs[key])):
-            return LLM, key
-    usage = next((k for k in attrs if _usage_key(k)), None)
-    if usage is not None:
-        return LLM, usage
-    found = compiled.model_in_name(record.name)
-    if found is not None and found[0] in _PROVIDERS:
-        return LLM, None
-    return None
-
-
-def _said(attrs: Mapping[str, Any]) -> tuple[list[tuple[str, str, str]], tuple[str, ...] | None]:
-    """(kind, key, value) of each kind attribute naming a kind, and the first one's vendor
-    prefix (where its own `name` key would be)."""
-    said: list[tuple[str, str, str]] = []
-    prefix: tuple[str, ...] | None = None
-    for key, value in attrs.items():
-        vendor = _kind_key(key)
-        kind = _kind_word(value) if vendor is not None else None
-        if vendor is None and isinstance(value, (tuple, list)):
-            vendor = tag_key(key)
-            tagged = _tag_kind(value) if vendor is not None else None
-            if tagged is not None:
-                kind, value = tagged
-        if kind is not None:
-            said.append((kind, key, value))
-            prefix = vendor if prefix is None else prefix
-    return said, prefix
-
-
-def kind_words(attrs: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(key, kind word) of each attribute naming a kind (`explain` pins which one inference
-    preferred)."""
-    return [(key, value) for _, key, value in _said(attrs)[0]]
-
-
-def _name(record: SpanRecord, kind: str, bare: str | None,
-          prefix: tuple[str, ...] | None) -> tuple[str, str] | None:
-    """(key, name) from the attributes, or None where the span name is the name. An agent's
-    name is in its attributes; a function's or a workflow's span is named as it is (attributes
-    there may be the whole trace's, as a framework's `lc_agent_name`), unless its name only
-    says `run` or `agent`, or is only the name of the library that traced it (`autoagents.task`
-    from the scope `autoagents.telemetry`)."""
-    own = _norm(bare or record.name)
-    generic = not own or own in KIND_WORDS or own.split("_")[0] in RUN_WORDS or (
-        own == _norm(record.scope_name.split(".")[0]))
-    attrs = record.attributes
-    if kind == AGENT or (kind in (WORKFLOW, OTHER) and generic):
-        named = _named(attrs, _AGENT_NAMES, prefix)
-        if named is None and kind == OTHER:
-            named = _named(attrs, _TOOL_NAMES, prefix)
-        return named
-    if kind in (OTHER, LLM):  # a span of no kind naming the agent it runs (`x.turn.agent_name`),
-        # a model call the agent it ran for (should it be that agent's loop around calls)
-        return _named(attrs, _AGENT_NAMES[:1], None)
-    return _named(attrs, _TOOL_NAMES, prefix) if kind == TOOL else None
-
-
-def _placeholder(record: SpanRecord, bare: str | None) -> tuple[str, str] | None:
-    """(key, name) when the name is a template placeholder naming a string attribute."""
-    found = _PLACEHOLDER.match((bare or record.name).strip())
-    value = record.attributes.get(found.group(1)) if found is not None else None
-    if found is None or not isinstance(value, str) or not value.strip() or len(value) > 256:
-        return None
-    return found.group(1), clip(value.strip().strip('"'))
-
-
-def _own_key(record: SpanRecord) -> tuple[str, str] | None:
-    """(key, name) of the attribute naming what the span name says it is (`guard.name` on a
-    span named `guard`): the thing's own name, not its kind's."""
-    key = record.name.strip() + ".name"
-    value = record.attributes.get(key)
-    if not isinstance(value, str) or not _SUBJECT.match(value.strip()):
-        return None
-    return key, clip(value.strip())
-
-
-def _subject(record: SpanRecord) -> tuple[str, str] | None:
-    """(key, name) when one attribute says `<span name> <subject>` and another holds that
-    subject alone (`operation.name: "ai.generateText weather"`, `resource.name: weather`):
-    what the operation ran for names it."""
-    head = record.name.strip() + " "
-    attrs = record.attributes
-    subjects = {v[len(head):].strip() for v in attrs.values()
-                if isinstance(v, str) and v.startswith(head) and len(v) <= len(head) + 64}
-    if not subjects:
-        return None
-    return next(((key, value) for key, value in attrs.items()
-                 if isinstance(value, str) and value in subjects and _SUBJECT.match(value)), None)
-
-
-# an endpoint's span keyed by the scheme of the URI it calls, and the mark of the side sending to
-# the endpoint (Camel's producer): of a tool endpoint, the route asking a model with the tool set
-# the endpoint's consumers are (`to("langchain4j-tools:chat1?tags=weather")`), no tool's call
-ENDPOINT_SCHEME = "url.scheme"
-ENDPOINT_SENDS = ("op", "EVENT_SENT")
-# the URI option of a tool endpoint naming the tool its model is offered, where it is not the
-# endpoint's path (`langchain4j-tools:users?name=QueryUserById`: the model calls QueryUserById)
-ENDPOINT_QUERY, ENDPOINT_TOOL_OPTION = "url.query", "name"
-
-
-def _endpoint(record: SpanRecord) -> Inferred | None:
-    """A span named by the scheme of the URI it calls (an integration framework's endpoint:
-    span `langchain4j-agent`, `url.scheme: langchain4j-agent`, `url.path: weather`), a scheme
-    saying an agent or a tool (a kind of them, as `_kind_word` reads one; plural too:
-    `langchain4j-tools`), is that kind, named by the path: the span name is the component's,
-    the path the instance's; a tool's, by the tool name its URI gives the model where it gives
-    one (`ENDPOINT_TOOL_OPTION`). A tool endpoint's sending side (`ENDPOINT_SENDS`) is the chat
-    offering its tools, no tool: nothing (its tools are the receiving sides under it)."""
-    attrs = record.attributes
-    scheme, path = attrs.get(ENDPOINT_SCHEME), attrs.get("url.path")
-    if not isinstance(scheme, str) or not isinstance(path, str) or (
-            record.name.strip() != scheme or not _SUBJECT.match(path)):
-        return None
-    kind = _kind_word(scheme) or _kind_word(scheme[:-1] if scheme.endswith("s") else "")
-    if kind not in (AGENT, TOOL):
-        return None
-    if kind == TOOL and attrs.get(ENDPOINT_SENDS[0]) == ENDPOINT_SENDS[1]:
-        return Inferred(OTHER, None)
-    named = _query_option(attrs.get(ENDPOINT_QUERY), ENDPOINT_TOOL_OPTION) if kind == TOOL else None
-    name = named if named is not None and _SUBJECT.match(named) else path
-    return Inferred(kind, BY_ATTRIBUTE, ENDPOINT_SCHEME, scheme, name=clip(name),
-                    name_key="url.path")
-
-
-def _query_option(query: Any, option: str) -> str | None:
-    """The first value of `option` in a URI's query string (`a=1&name=x`), decoded; None where
-    it has none."""
-    if not isinstance(query, str):
-        return None
-    prefix = option + "="
-    return next((unquote_plus(part[len(prefix):]) for part in query.split("&")
-                 if part.startswith(prefix)), None)
-
-
-def _affix_kinds(affix: tuple[str, str, tuple[str, str]] | None) -> set[str]:
-    """The kind a span-name affix says, if any."""
-    return {affix[0]} if affix is not None and affix[0] else set()
-
-
-def infer(record: SpanRecord) -> Inferred:
-    """The kind the span's own evidence gives (docs/conventions.md#inference)."""
-    stem = lifecycle_stem(record.name)
-    if stem is not None:
-        return Inferred(OTHER, LIFECYCLE, name=stem)
-    endpoint = _endpoint(record)
-    if endpoint is not None:
-        return endpoint
-    said, prefix = _said(record.attributes)
-    affix = span_affix(record)
-    if affix is not None and affix[0] and not affix[1] and (
-            _genai_kind(record) or ("", ""))[0] == affix[0]:
-        affix = None  # a bare kind word (`completion`) says what GenAI keys say, and less
-    kinds = {k for k, _, _ in said}
-    if affix is not None and affix[0]:
-        kinds.add(affix[0])
-    if len(kinds) > 1:  # a type over its own subtype (`span.subtype: tool_call`: the output's)
-        said = [t for t in said if words(t[1])[-1:] != ("subtype",) or (
-            t[1][: -len("subtype")] + "type") not in record.attributes] or said
-        kinds = {k for k, _, _ in said} | _affix_kinds(affix)
-    if len(kinds) > 1:  # the span's own type over a type its context carries (`entity.type`)
-        own = [t for t in said if "span" in words(t[1])]
-        if own and len({k for k, _, _ in own} | _affix_kinds(affix)) == 1:
-            said, kinds = own, {own[0][0]}
-    if kinds == {TOOL, HANDOFF}:  # a hand-off is a tool call that transfers: the narrower word
-        said = [s for s in said if s[0] == HANDOFF]  # none: the span name says hand-off
-        kinds = {HANDOFF}
-    pattern = affix[2] if affix is not None else None
-    if len(kinds) > 1:
-        what = ", ".join(f"{k}={v!s:.40}" for _, k, v in said)
-        where = f"span name {record.name[:60]!r}" if affix is not None and affix[0] else ""
-        return Inferred(OTHER, None, conflict=f"kind words disagree: {what} {where}".strip(),
-                        affix=pattern)
-    key: str | None = None
-    value: str | None = None
-    if said:
-        kind, key, value = said[0]
-        weak = all(_norm(v) in _WEAK_WORDS for _, _, v in said) and not (affix and affix[0])
-        evidence = BY_FUNCTION if weak else BY_ATTRIBUTE
-    elif affix is not None and affix[0]:  # a function that ran (`function_invocation x`):
-        # agent or tool alike, as the kind word `function` says in an attribute
-        ran = words(affix[2][0])[:2]
-        weak = len(ran) == 2 and ran[0] in _WEAK_WORDS and ran[1] in _RAN_WORDS
-        kind, evidence = affix[0], BY_FUNCTION if weak else BY_NAME
-    else:
-        genai = _genai_kind(record)
-        if genai is not None and genai[0] == OTHER:
-            return Inferred(OTHER, None)  # an operation that runs nothing (`create_agent`)
-        kind, key = genai if genai is not None else (OTHER, None)
-        evidence = BY_GENAI if genai is not None else CANDIDATE
-        if key == GENAI_OPERATION:  # its value told the kind: pinned by value, as a kind word is
-            value = record.attributes[key]
-    bare = affix[1] if affix is not None else None
-    named = _name(record, kind, bare, prefix) or _placeholder(record, bare) or (
-        _subject(record) if kind != TOOL else None) or _own_key(record)
-    if named is not None:
-        found = Inferred(kind, evidence, key, value, pattern, named[1], named[0])
-    elif kind == LLM:
-        return Inferred(kind, evidence, key, value, pattern)
-    elif bare == "" and _CALL.match(record.name):  # `Agent.before_run()`: the class, no name
-        return Inferred(OTHER, CANDIDATE) if kind == AGENT else Inferred(OTHER, None)
-    elif kind in (OTHER, AGENT) and _code_path(bare or record.name) and (
-            app := _named(record.attributes, _APP_NAMES, None)) is not None:
-        found = Inferred(kind, evidence, key, value, pattern, app[1], app[0])
-    else:
-        name = bare or _last_crumb(clip(record.name.strip()))
-        label = _LABEL.match(name) if kind == AGENT else None
-        if label is not None and pattern is not None:  # `weather.<the task's words>`
-            name, pattern = label.group(1), (pattern[0], pattern[1].replace(
-                "(.+)", _LABEL_GROUP, 1))
-        found = Inferred(kind, evidence, key, value, pattern if bare else None, name)
-    if kind == TOOL and found.name in PLACEHOLDER_TOOLS:  # parallel calls merged: no tool
-        return Inferred(OTHER, None)
-    if found.name_key is None and kind in (OTHER, AGENT) and _library_class(
-            found.name, record.scope_name):  # `LettaAgent.step` traced by `letta.otel`: the
-        return Inferred(OTHER, CANDIDATE)  # library's own agent class names no agent of yours
-    if kind == AGENT and (_SETS_UP.match(record.name) or _MANAGES.match(record.name)):
-        return Inferred(OTHER, None)  # `Agent.init`, `create_agent`: an agent object built or
-        # torn down, an agent created through an API: no run of it
-    if kind == AGENT and evidence == BY_NAME and found.name_key is not None and (
-            caller_source(record.attributes) is not None):
-        # only its span name says agent (`update_agent`), its keys the agent before and the
-        # one after: the switch between two runs, no run of its own
-        return Inferred(OTHER, None)
-    if kind == AGENT and (not agent_name_ok(found.name) or (  # `agent`: a framework's node,
-            found.name_key is None and (bare == "" or _code_path(bare or record.name)))):
-        # or its code path, or a kind word and a run word (`agent.query`): no name of its own
-        return Inferred(OTHER, CANDIDATE, name=found.name, name_key=found.name_key)
-    return found
-
-
-def _library_class(name: str | None, scope: str) -> bool:
-    """A name that is the tracing library's own name and a kind word (`LettaAgent` from the
-    scope `letta.otel.tracing`, `AcmeTool` from `acme`): the library's class, no user's."""
-    said = words(name or "")
-    own = [w for w in said if w not in KIND_WORDS]
-    return bool(own) and len(own) < len(said) and own == list(words(scope.split(".")[0]))
-
-
-def tool_readings(record: SpanRecord) -> list[tuple[str, str]]:
-    """(name, evidence) of every name the span gives a tool call, when any of its evidence says
-    tool (a kind word, a `tool:` affix, a GenAI tool key), whether or not other evidence
-    disagrees: the engine reads a span as a call of a restricted tool it names, so neither a
-    disagreeing kind word nor another name attribute can hide one (docs/conventions.md)."""
-    attrs = record.attributes
-    affix = span_affix(record)
-    by_name = affix is not None and affix[0] == TOOL
-    prefixed = _tool_prefixed(record.name)
-    if not (by_name or prefixed or "gen_ai.tool.name" in attrs or "gen_ai.tool.call.id" in attrs
-            or any(kind == TOOL for kind, _, _ in _said(attrs)[0])):
-        return []
-    found = [(affix[1], BY_NAME)] if affix is not None and by_name else []
-    if prefixed:
-        found.append((prefixed, BY_NAME))
-    found.extend((name, BY_ATTRIBUTE) for name in compiled.tool_names(attrs))
-    return found
+# The precedence that weighs one span's evidence is the core's too (core/src/inference_infer.rs;
+# the oracle has its Python): `infer` the kind the span's own evidence gives (docs/
+# conventions.md#inference: a lifecycle event's span, an endpoint's, kind words, the name's affix,
+# GenAI keys, the name's sources, the closing guards), an `Inferred`; `kind_words` (key, kind
+# word) of each attribute naming a kind (`explain` pins which one inference preferred);
+# `tool_readings` (name, evidence) of every name the span gives a tool call when any of its
+# evidence says tool, whether or not other evidence disagrees (the engine reads a span as a call
+# of a restricted tool it names: neither a disagreeing kind word nor another name attribute can
+# hide one); `_bare_name` the span name without its kind affix (`weather.chat` -> `weather`).
+Inferred: TypeAlias = compiled.Inferred
+infer = compiled.infer
+kind_words, tool_readings = compiled.kind_words, compiled.tool_readings
+_bare_name = compiled.bare_name
 
 
 INPUT_SIDE = frozenset({"input", "prompt"})
@@ -683,13 +342,6 @@ def inferred_step(record: SpanRecord, state_attributes: Sequence[str], found: In
     if kind in (LLM, TOOL, AGENT, WORKFLOW) and step.error is None:
         outcome(record, step)
     return step
-
-
-def _bare_name(record: SpanRecord) -> str | None:
-    """The span name without its kind affix (`weather.chat` → `weather`), None where it has no
-    affix or nothing is left."""
-    affix = span_affix(record)
-    return affix[1] if affix is not None and affix[1] else None
 
 
 def outcome(record: SpanRecord, step: Step) -> None:
