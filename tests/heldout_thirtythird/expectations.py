@@ -47,6 +47,26 @@ TEMPORAL = without_models({
     }),
 })
 
+# Effect AI (node/record_effect_ai.mjs): `@effect/ai` 0.37 and `@effect/ai-openai` 0.41 on
+# `effect` 3, traced by Effect's own tracer (the language model's, chat's, toolkit's and HTTP
+# client's spans) bridged to OpenTelemetry by `@effect/opentelemetry`'s NodeSdk layer. Effect AI
+# has no agent: each run is the app's Effect span named after the agent, over a `Chat` on the
+# agent's model (`OpenAiLanguageModel.model`, the Responses API; the fake server answers the same
+# scripted turns in it), the app calling `generateText` with the agent's toolkit until the model
+# answers with no tool call, Effect AI running each tool asked for through the toolkit's handlers.
+# The weather model asked for get_weather and get_time in one turn: both handlers ran and both
+# results went back (two calls). lookup_order's handler failed and its tool's `failureMode:
+# "return"` handed the failure back to the model as the tool's result (Effect AI then ends the
+# toolkit's handling normally, the failure only in the result it hands back), which answered: two
+# calls; the tool failed, the run did not. ask_billing's handler runs billing's run (its span,
+# its chat) inside the toolkit's handling of that call, between the orchestrator's two calls.
+# `handoff` runs triage (its transfer_to_billing tool only answers), then billing, in one request
+# of the app (`serve`, an Effect span, no agent). The HTTP 500 fails the weather run on its one
+# model call (one gpt-500 request, no retry; `generateText` fails, and with it the run). The
+# app-level scenarios of fixture_expectations.APP_LOOP.
+EFFECT_AI = APP_LOOP
+
 EXPECTED: dict[str, dict[str, Scenario]] = {
     "temporal": TEMPORAL,
+    "effect_ai": EFFECT_AI,
 }
