@@ -542,6 +542,18 @@ fixtures-heldout-thirtyfirst: $(STAMP)
 	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfirst/record_$$stack.py; \
 	done
 
+# The thirty-third held-out share (issue 35: tests/heldout_thirtythird/, `benchmarks/heldout.py
+# --set thirtythird`): the Temporal Go SDK (its OpenTelemetry tracing interceptor, workflows in
+# the SDK's testsuite; pinned by fixtures/record/heldout_thirtythird/go/go.mod and go.sum) and
+# Effect AI (TypeScript, traced through @effect/opentelemetry; node/package-lock.json, npm and
+# Node 20), kept from the rules' designers (Docker cagent, first on the list, the Go module proxy
+# refuses); not part of `make test`.
+.PHONY: fixtures-heldout-thirtythird
+fixtures-heldout-thirtythird: $(STAMP) node-tools
+	@echo "== temporal"; $(BIN)/python fixtures/record/heldout_thirtythird/record_temporal.py
+	cd fixtures/record/heldout_thirtythird/node && npm ci --no-audit --no-fund
+	@echo "== effect_ai"; $(BIN)/python fixtures/record/heldout_thirtythird/record_effect_ai.py
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in

@@ -13,18 +13,19 @@ tests/heldout_twentyfirst/, the twenty-second tests/heldout_twentysecond/, the t
 tests/heldout_twentythird/, the twenty-fourth tests/heldout_twentyfourth/, the twenty-fifth
 tests/heldout_twentyfifth/, the twenty-sixth tests/heldout_twentysixth/, the twenty-seventh
 tests/heldout_twentyseventh/, the twenty-eighth tests/heldout_twentyeighth/, the twenty-ninth
-tests/heldout_twentyninth/, the thirtieth tests/heldout_thirtieth/ and the thirty-first
-tests/heldout_thirtyfirst/) holds stacks of two ecosystems (but the sixteenth, the eighteenth,
-the twentieth, the twenty-second, the twenty-fourth, the twenty-fifth, the twenty-sixth, the
-twenty-seventh, the thirtieth and the thirty-first, `ONE_ECOSYSTEM`), and each later share
-holds no stack recorded anywhere else.
+tests/heldout_twentyninth/, the thirtieth tests/heldout_thirtieth/, the thirty-first
+tests/heldout_thirtyfirst/ and the thirty-third tests/heldout_thirtythird/) holds stacks of two
+ecosystems (but the sixteenth, the eighteenth, the twentieth, the twenty-second, the
+twenty-fourth, the twenty-fifth, the twenty-sixth, the twenty-seventh, the thirtieth and the
+thirty-first, `ONE_ECOSYSTEM`), and each later share holds no stack recorded anywhere else.
 
 Only the sets' integrity is tested here; how well the product reads them is a benchmark
 (benchmarks/heldout.py, `--set fresh`, `third`, `fourth`, `fifth`, `sixth`, `seventh`, `eighth`,
 `ninth`, `tenth`, `eleventh`, `twelfth`, `thirteenth`, `fourteenth`, `fifteenth`, `sixteenth`,
 `seventeenth`, `eighteenth`, `nineteenth`, `twentieth`, `twentyfirst`, `twentysecond`,
 `twentythird`, `twentyfourth`, `twentyfifth`, `twentysixth`, `twentyseventh`,
-`twentyeighth`, `twentyninth`, `thirtieth` or `thirtyfirst` for the later shares), not a
+`twentyeighth`, `twentyninth`, `thirtieth`, `thirtyfirst` or `thirtythird` for the later
+shares), not a
 pass/fail test.
 """
 
@@ -50,7 +51,8 @@ SETS = {"heldout": 4, "heldout_fresh": 3, "heldout_third": 3, "heldout_fourth": 
         "heldout_twentieth": 1, "heldout_twentyfirst": 2, "heldout_twentysecond": 1,
         "heldout_twentythird": 2, "heldout_twentyfourth": 1, "heldout_twentyfifth": 1,
         "heldout_twentysixth": 1, "heldout_twentyseventh": 2, "heldout_twentyeighth": 2,
-        "heldout_twentyninth": 2, "heldout_thirtieth": 2, "heldout_thirtyfirst": 2}
+        "heldout_twentyninth": 2, "heldout_thirtieth": 2, "heldout_thirtyfirst": 2,
+        "heldout_thirtythird": 2}
 # a share whose list of candidate stacks held no other ecosystem's stack that traces itself and
 # runs offline (the sixteenth: Inngest AgentKit emits no span of its own, and no OpenTelemetry
 # handler for langchaingo could be had), so its stacks are of one ecosystem; the eighteenth's
@@ -136,7 +138,7 @@ def test_each_set_has_enough_stacks_of_two_ecosystems(held: str) -> None:
                                    "heldout_twentyfifth", "heldout_twentysixth",
                                    "heldout_twentyseventh", "heldout_twentyeighth",
                                    "heldout_twentyninth", "heldout_thirtieth",
-                                   "heldout_thirtyfirst"])
+                                   "heldout_thirtyfirst", "heldout_thirtythird"])
 def test_a_later_share_repeats_no_recorded_stack(share: str) -> None:
     """Its stacks are in no other recorded set: not the in-repo fixtures, not the inference
     share, not another held-out set."""
