@@ -542,6 +542,20 @@ fixtures-heldout-thirtyfirst: $(STAMP)
 	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfirst/record_$$stack.py; \
 	done
 
+# The thirty-second held-out share (issue 35: tests/heldout_thirtysecond/, `benchmarks/heldout.py
+# --set thirtysecond`): two Python stacks, NVIDIA NeMo Agent Toolkit (its own OpenTelemetry
+# exporter plugin, otelcollector) and Prefect 3 (its own spans of flow and task runs, on its
+# ephemeral local server), each in a venv of its own from fixtures/requirements/heldout_thirtysecond/,
+# kept from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtysecond
+fixtures-heldout-thirtysecond: $(STAMP)
+	@set -e; for stack in nat prefect; do \
+	  venv=$(FIXTURE_VENVS)/thirtysecond-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtysecond/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtysecond/record_$$stack.py; \
+	done
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in
