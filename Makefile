@@ -542,6 +542,32 @@ fixtures-heldout-thirtyfirst: $(STAMP)
 	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfirst/record_$$stack.py; \
 	done
 
+# The thirty-second held-out share (issue 35: tests/heldout_thirtysecond/, `benchmarks/heldout.py
+# --set thirtysecond`): two Python stacks, NVIDIA NeMo Agent Toolkit (its own OpenTelemetry
+# exporter plugin, otelcollector) and Prefect 3 (its own spans of flow and task runs, on its
+# ephemeral local server), each in a venv of its own from fixtures/requirements/heldout_thirtysecond/,
+# kept from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtysecond
+fixtures-heldout-thirtysecond: $(STAMP)
+	@set -e; for stack in nat prefect; do \
+	  venv=$(FIXTURE_VENVS)/thirtysecond-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtysecond/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtysecond/record_$$stack.py; \
+	done
+
+# The thirty-third held-out share (issue 35: tests/heldout_thirtythird/, `benchmarks/heldout.py
+# --set thirtythird`): the Temporal Go SDK (its OpenTelemetry tracing interceptor, workflows in
+# the SDK's testsuite; pinned by fixtures/record/heldout_thirtythird/go/go.mod and go.sum) and
+# Effect AI (TypeScript, traced through @effect/opentelemetry; node/package-lock.json, npm and
+# Node 20), kept from the rules' designers (Docker cagent, first on the list, the Go module proxy
+# refuses); not part of `make test`.
+.PHONY: fixtures-heldout-thirtythird
+fixtures-heldout-thirtythird: $(STAMP) node-tools
+	@echo "== temporal"; $(BIN)/python fixtures/record/heldout_thirtythird/record_temporal.py
+	cd fixtures/record/heldout_thirtythird/node && npm ci --no-audit --no-fund
+	@echo "== effect_ai"; $(BIN)/python fixtures/record/heldout_thirtythird/record_effect_ai.py
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in

@@ -51,7 +51,11 @@ ADK-TS, IQ AI's TypeScript ADK), likewise; `--set thirtieth` the thirtieth
 (tests/heldout_thirtieth/, fixtures/record/heldout_thirtieth/: the Sentry Python SDK 3.x and DBOS
 Transact, both Python), likewise; `--set thirtyfirst` the thirty-first
 (tests/heldout_thirtyfirst/, fixtures/record/heldout_thirtyfirst/: Lilypad and Humanloop's SDK,
-Python), likewise. Each file is replayed with the engine
+Python), likewise; `--set thirtysecond` the thirty-second (tests/heldout_thirtysecond/,
+fixtures/record/heldout_thirtysecond/: NVIDIA NeMo Agent Toolkit and Prefect 3, Python),
+likewise; `--set thirtythird` the thirty-third (tests/heldout_thirtythird/,
+fixtures/record/heldout_thirtythird/: the Temporal Go SDK with its OpenTelemetry interceptor, Go,
+and Effect AI, TypeScript), likewise. Each file is replayed with the engine
 exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
@@ -69,7 +73,7 @@ they are counted and printed on their own ("extra agents"), as a precision check
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
 nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|
-twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst]
+twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird]
 [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
@@ -104,7 +108,8 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "twentysixth": "heldout_twentysixth", "twentyseventh": "heldout_twentyseventh",
         "twentyeighth": "heldout_twentyeighth", "twentyninth": "heldout_twentyninth",
         "thirtieth": "heldout_thirtieth",
-        "thirtyfirst": "heldout_thirtyfirst"}
+        "thirtyfirst": "heldout_thirtyfirst", "thirtysecond": "heldout_thirtysecond",
+        "thirtythird": "heldout_thirtythird"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

@@ -3693,3 +3693,67 @@ def test_a_tool_its_name_says_is_counted_by_its_name_not_by_structure(tmp_path: 
     assert report["agents"]["weather"]["tools"]["called"] == {"lookup": {"ok": 1, "error": 0}}
     assert report["spans"]["inferred"].get("tool.name") == 1
     assert "tool.structure" not in report["spans"]["inferred"]
+
+
+def _code_path_call(tracer: Tracer, model: str) -> None:
+    """A model call traced by its function's code path (`__main__.chat_completion`)."""
+    with tracer.start_as_current_span("__main__.chat_completion", attributes={"model": model}):
+        pass
+
+
+def app_class_traffic(tracer: Tracer) -> None:
+    """A library traces the app's functions by code path: the server's dispatcher runs the
+    app's `WeatherAgentExecutor.execute`, which calls its model, runs `_common.get_weather`
+    (between two calls) and calls again; in a trace of its own, `BillingAgentExecutor.execute`
+    calls its model once; and `_Agent.execute`, a private class, calls its model, runs a tool
+    and calls again."""
+    with tracer.start_as_current_span("acme.server.Dispatcher.handle"), (
+            tracer.start_as_current_span("__main__.WeatherAgentExecutor.execute")):
+        _code_path_call(tracer, "weather-model")
+        with tracer.start_as_current_span("_common.get_weather"):
+            pass
+        _code_path_call(tracer, "weather-model")
+    with tracer.start_as_current_span("__main__.BillingAgentExecutor.execute"):
+        _code_path_call(tracer, "billing-model")
+    with tracer.start_as_current_span("__main__._Agent.execute"):
+        _code_path_call(tracer, "m")
+        with tracer.start_as_current_span("app.tools.lookup"):
+            pass
+        _code_path_call(tracer, "m")
+
+
+def test_an_apps_agent_class_names_its_agent_and_a_code_path_its_tool(tmp_path: Path) -> None:
+    """`<Name>Agent<part>` in a code path names the agent `name` (a run even with one model
+    call); a tool found by timing is named by its code path's function, as the model calls it;
+    a private class names nothing (its run counts for the service)."""
+    assert _agents(_report(tmp_path, _spans(app_class_traffic))) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}},
+                    "models": {"weather-model": 2}, "delegations": []},
+        "billing": {"runs": 1, "tools": {}, "models": {"billing-model": 1}, "delegations": []},
+        SERVICE: {"runs": 1, "tools": {"lookup": {"ok": 1, "error": 0}}, "models": {"m": 2},
+                  "delegations": []},
+    }
+
+
+def restricted_code_path_traffic(tracer: Tracer) -> None:
+    """`weather` (typed agent) calls its model, the typed tool lookup, then `_ops.delete_repo`
+    (no evidence, a code path) between two of its calls."""
+    with tracer.start_as_current_span("step", attributes={
+            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
+        _typed_llm(tracer)
+        with tracer.start_as_current_span("step", attributes={
+                "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
+            pass
+        with tracer.start_as_current_span("_ops.delete_repo"):
+            pass
+        _typed_llm(tracer)
+
+
+@pytest.mark.parametrize("restricted", ["delete_repo", "_ops.delete_repo"])
+def test_a_restricted_tool_traced_by_its_code_path_is_still_its_call(
+        tmp_path: Path, restricted: str) -> None:
+    """A restricted list naming the tool, or the code path as the span names it, reads the call."""
+    spec = write_spec(tmp_path / "restricted.yaml", {"version": 1, "agents": [
+        {"name": "weather", "tool_edges": {"restricted": [restricted]}}]})
+    report = _report(tmp_path, _spans(restricted_code_path_traffic), "--spec", str(spec))
+    assert report["agents"]["weather"]["edges"]["restricted_attempts"] == 1

@@ -24,6 +24,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from itertools import accumulate, islice
 
+from ..compiled import code_path
 from ..semconv.common import mark_handoff
 from ..semconv.inference import (
     BY_ATTRIBUTE,
@@ -97,10 +98,17 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
     # it is named like a restricted tool (a restricted list must not miss a call)
     timed = not any(s.kind == TOOL for s in steps)
     for s in steps:
-        if s.inferred == CANDIDATE and s.tool and (
-                (s.tool in requested and requested[s.tool] <= s.start_ns)
-                or ((timed or (restricted is not None and restricted(s.tool)))
+        if s.inferred != CANDIDATE or not s.tool:
+            continue
+        # a code path's tool is its function (`_common.get_weather`), unless a restricted list
+        # or a model's request names the path as the span does
+        listed = restricted is not None and restricted(s.tool)
+        called = s.tool if listed or s.tool in requested else _function_of(s.tool)
+        if (
+                (called in requested and requested[called] <= s.start_ns)
+                or ((timed or listed or (restricted is not None and restricted(called)))
                     and _between_calls(s, by_id, children, calls))):
+            s.tool = called
             _become(s, TOOL, told)
             taken.add(s.tool)
     for s in steps:  # an inferred agent named like a tool or a model is no agent, unless
@@ -209,6 +217,35 @@ def _above_models(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
             above.add(at)
             at = by_id[at].parent_id
     return above
+
+
+def _function_of(name: str) -> str:
+    """The function a code path names (`_common.get_weather` → `get_weather`, a tool traced by
+    its module's path): the name a model calls it by; any other name as it is (`github.search`:
+    a namespaced tool's own name)."""
+    function = name.rsplit(".", 1)[-1]
+    return function if "." in name and code_path(name) and function.isidentifier() else name
+
+
+# words after `agent` in an app's own agent class saying only which part of it runs
+# (`WeatherAgentExecutor`): the words before still name the agent
+_CLASS_ROLES = frozenset({"executor", "runner", "handler", "impl", "worker"})
+
+
+def _class_agent(name: str | None) -> str | None:
+    """The agent an app's own agent class names, where the span is named by its code path
+    (`__main__.WeatherAgentExecutor.execute` → `weather`): the class's words before `agent`,
+    none a kind or run word, after it only words of `_CLASS_ROLES`; None for any other name
+    (`__main__._Agent`, `ToolCallingAgent`: a framework's class, no agent's name)."""
+    if name is None or "." not in name or not code_path(name):
+        return None
+    said = words(name.rsplit(".", 1)[-1])
+    at = len(said) - 1 - said[::-1].index("agent") if "agent" in said else -1
+    own = said[:at] if at > 0 else ()
+    if not own or any(w in KIND_WORDS or w in RUN_WORDS or w in _NOT_AGENT_WORDS for w in own) or (
+            not _CLASS_ROLES.issuperset(said[at + 1:])):
+        return None
+    return "_".join(own)
 
 
 def _between_calls(step: Step, by_id: Mapping[int, Step],
@@ -605,7 +642,10 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
         named = step.agent or step.tool  # a function-typed span's name is its tool name
-        agent_named = step.span_id in lone
+        classed = step.inferred == CANDIDATE and (own := _class_agent(named)) is not None
+        if classed:  # its code path's class names the agent it runs: a run, as one of `lone`
+            step.agent = named = own
+        agent_named = classed or step.span_id in lone
         # a workflow a kind attribute typed, running between its calls a run of `lone` (a
         # child workflow) it delegates to
         delegates = step.kind == WORKFLOW and step.inferred == BY_ATTRIBUTE and any(
