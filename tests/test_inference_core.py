@@ -86,9 +86,11 @@ READERS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
     "name_affix": (inference.name_affix, oracle.name_affix),
     "model_in_name": (compiled.model_in_name, lambda name: (
         None if (m := oracle._MODEL_NAME.match(name)) is None else (m.group(1), m.group(2)))),
-    "span_affix": (compiled.span_affix, lambda name: oracle.span_affix(name, False)),
+    # the package read a name through `_short_cached`, a lone surrogate as `?`: a name that is
+    # its affix whole (`llm_call\udc80ainvoke`) is pinned as that text
+    "span_affix": (compiled.span_affix, lambda name: oracle.span_affix(oracle._lossy(name), False)),
     "span_affix http": (lambda name: compiled.span_affix(name, True),
-                        lambda name: oracle.span_affix(name, True)),
+                        lambda name: oracle.span_affix(oracle._lossy(name), True)),
     "lifecycle_stem": (compiled.lifecycle_stem, oracle.lifecycle_stem),
     "go_function": (inference.go_function, oracle.go_function),
     "glob_literal": (inference.glob_literal, oracle.glob_literal),

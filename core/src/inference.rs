@@ -136,6 +136,8 @@ pub struct Vocabulary {
     pub endpoint_query: String,
     pub endpoint_tool_option: String,
     pub endpoint_sends: (String, String),
+    /// What `infer` read of keys and span names that repeat (core/src/inference_infer.rs).
+    pub readings: crate::inference_infer::Readings,
 }
 
 /// The vocabulary bound last (a re-import binds it again).
@@ -496,6 +498,7 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             endpoint_query: item("endpoint_query")?.extract()?,
             endpoint_tool_option: item("endpoint_tool_option")?.extract()?,
             endpoint_sends: item("endpoint_sends")?.extract()?,
+            readings: Default::default(),
         };
         let mut slot = VOCABULARY
             .write()

@@ -19,6 +19,7 @@
 //! oracle (tests/_inference_oracle.py).
 
 use std::borrow::Cow;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PySlice, PyString, PyTuple};
@@ -26,24 +27,115 @@ use pyo3::types::{PyList, PySlice, PyString, PyTuple};
 use crate::classify::values::PLACEHOLDER_MODELS;
 use crate::door::door;
 use crate::inference::{
-    affix_kind, call_owner, is_digit, is_word, kind_key, kind_word, norm, provider, tag_key,
+    affix_kind, call_owner, is_digit, is_number, is_word, kind_key, kind_word, norm, provider,
     tag_kind, text, usage_key, vocabulary, words, Vocabulary,
 };
-use crate::inference_attrs::{
-    caller_source, model_in_name, name_key, pairs, str_value, tool_names,
-};
+use crate::inference_attrs::{caller_source, model_in_name, pairs, str_value, tool_names};
 use crate::name_affix::{
-    agent_name_ok, code_path, last_crumb, lifecycle_stem, span_affix, tool_prefixed, Affix,
+    agent_name_ok, code_path, go_function_parts, last_crumb, lifecycle_stem, span_affix,
+    tool_prefixed, Affix,
 };
 use crate::pystr::{self, clip, is_space};
+use rustc_hash::FxHashMap as HashMap;
 
-/// One attribute of the record's mapping, in its order: the key, its text (a lone surrogate as
-/// `?`) and whether it held one, and the value.
+/// Keys and span names repeat from span to span: what `infer` reads of one is kept, as the
+/// package's LRU kept it (`_short_cached`): at most `CACHED` of each, none longer than
+/// `CACHED_BYTES` (a longer one is read each time, never kept), all dropped when full. Kept per
+/// vocabulary, so a rebinding starts afresh.
+const CACHED: usize = 4096;
+const CACHED_BYTES: usize = 512;
+
+#[derive(Debug, Default)]
+pub struct Readings {
+    keys: Mutex<HashMap<String, Arc<KeyReading>>>,
+    names: Mutex<HashMap<String, Arc<NameReading>>>,
+}
+
+/// What `infer` reads of one attribute key (its text as inference reads it).
+#[derive(Debug)]
+struct KeyReading {
+    text: String,
+    words: Vec<String>,
+    /// `_kind_key`, `tag_key`: the vendor prefix of a key holding a kind, a list of tags.
+    kind_key: Option<Vec<String>>,
+    tag_key: Option<Vec<String>>,
+    /// `_usage_key`, `_INDEXED`: a model call's token count, an indexed prompt or completion.
+    usage: bool,
+    indexed: bool,
+}
+
+/// What `infer` reads of one span name: a lifecycle event's stem, its kind affix (with whether
+/// it is a Go function's name, which a request's span has none of), its `tool:` prefix.
+#[derive(Debug)]
+struct NameReading {
+    stem: Option<String>,
+    affix: Option<Affix>,
+    go_function: bool,
+    prefixed: Option<String>,
+}
+
+fn cached<T>(
+    kept: &Mutex<HashMap<String, Arc<T>>>,
+    text: &str,
+    read: impl FnOnce() -> T,
+) -> Arc<T> {
+    if text.len() > CACHED_BYTES {
+        return Arc::new(read());
+    }
+    if let Some(found) = kept.lock().ok().and_then(|kept| kept.get(text).cloned()) {
+        return found;
+    }
+    let found = Arc::new(read());
+    if let Ok(mut kept) = kept.lock() {
+        if kept.len() >= CACHED {
+            kept.clear();
+        }
+        kept.insert(text.to_owned(), found.clone());
+    }
+    found
+}
+
+fn key_reading(v: &Vocabulary, text: &str) -> Arc<KeyReading> {
+    cached(&v.readings.keys, text, || {
+        let words = words(text);
+        let tag_key = words
+            .split_last()
+            .filter(|(last, _)| v.tag_key_ends.contains(*last))
+            .map(|(_, head)| head.to_vec());
+        KeyReading {
+            kind_key: kind_key(v, text),
+            tag_key,
+            usage: usage_key(v, text),
+            indexed: indexed(text),
+            words,
+            text: text.to_owned(),
+        }
+    })
+}
+
+fn name_reading(v: &Vocabulary, name: &str) -> Arc<NameReading> {
+    cached(&v.readings.names, name, || NameReading {
+        stem: lifecycle_stem(v, name),
+        affix: span_affix(v, name, false),
+        go_function: go_function_parts(name).is_some(),
+        prefixed: tool_prefixed(v, name),
+    })
+}
+
+/// One attribute of the record's mapping, in its order: the key, whether it held a lone
+/// surrogate, the value, and what inference reads of the key.
 struct Attr<'py> {
     key: Bound<'py, PyString>,
-    text: String,
     lossy: bool,
     value: Bound<'py, PyAny>,
+    read: Arc<KeyReading>,
+}
+
+impl Attr<'_> {
+    /// The key's text (a lone surrogate as `?`).
+    fn text(&self) -> &str {
+        &self.read.text
+    }
 }
 
 /// A `str`'s text as inference reads it, and whether it held a lone surrogate.
@@ -53,16 +145,18 @@ fn read(s: &Bound<'_, PyString>) -> PyResult<(String, bool)> {
     Ok((found.into_owned(), lossy))
 }
 
-fn attrs_of<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Vec<Attr<'py>>> {
+fn attrs_of<'py>(v: &Vocabulary, mapping: &Bound<'py, PyAny>) -> PyResult<Vec<Attr<'py>>> {
     pairs(mapping)?
         .into_iter()
         .map(|(key, value)| {
-            let (text, lossy) = read(&key)?;
+            let text = text(&key)?;
+            let lossy = matches!(text, Cow::Owned(_));
+            let read = key_reading(v, &text);
             Ok(Attr {
                 key,
-                text,
                 lossy,
                 value,
+                read,
             })
         })
         .collect()
@@ -72,7 +166,7 @@ fn attrs_of<'py>(mapping: &Bound<'py, PyAny>) -> PyResult<Vec<Attr<'py>>> {
 fn get<'a, 'py>(attrs: &'a [Attr<'py>], key: &str) -> Option<&'a Bound<'py, PyAny>> {
     attrs
         .iter()
-        .find(|a| !a.lossy && a.text == key)
+        .find(|a| !a.lossy && a.text() == key)
         .map(|a| &a.value)
 }
 
@@ -85,10 +179,11 @@ struct Span<'py> {
     name_text: String,
     name_lossy: bool,
     scope: String,
+    read: Arc<NameReading>,
 }
 
 impl<'py> Span<'py> {
-    fn read(record: &Bound<'py, PyAny>) -> PyResult<Self> {
+    fn read(v: &Vocabulary, record: &Bound<'py, PyAny>) -> PyResult<Self> {
         let py = record.py();
         let mapping = record.getattr(pyo3::intern!(py, "attributes"))?;
         let name = record
@@ -100,7 +195,8 @@ impl<'py> Span<'py> {
         let scope = read(scope.cast::<PyString>().map_err(PyErr::from)?)?.0;
         Ok(Span {
             record: record.clone(),
-            attrs: attrs_of(&mapping)?,
+            read: name_reading(v, &name_text),
+            attrs: attrs_of(v, &mapping)?,
             mapping,
             name,
             name_text,
@@ -149,8 +245,10 @@ impl<'py> Span<'py> {
 
     /// `span_affix(record)`: none for a request's span named as a Go function is.
     fn affix(&self, v: &Vocabulary) -> Option<Affix> {
-        let http = v.http_keys.iter().any(|key| self.has(key));
-        span_affix(v, &self.name_text, http)
+        if self.read.go_function && v.http_keys.iter().any(|key| self.has(key)) {
+            return None;
+        }
+        self.read.affix.clone()
     }
 }
 
@@ -229,7 +327,7 @@ fn said<'py>(
     let mut found = Vec::new();
     let mut prefix = None;
     for (at, a) in attrs.iter().enumerate() {
-        let mut vendor = kind_key(v, &a.text);
+        let mut vendor = a.read.kind_key.as_ref();
         let mut kind = None;
         let mut value = a.value.clone();
         if vendor.is_some() {
@@ -237,7 +335,7 @@ fn said<'py>(
                 kind = kind_word(v, &text(word)?).map(str::to_owned);
             }
         } else if a.value.is_instance_of::<PyTuple>() || a.value.is_instance_of::<PyList>() {
-            vendor = tag_key(v, &a.text);
+            vendor = a.read.tag_key.as_ref();
             if vendor.is_some() {
                 if let Some((tagged, tag)) = tag_kind(v, &a.value)? {
                     kind = Some(tagged.to_owned());
@@ -248,7 +346,7 @@ fn said<'py>(
         if let Some(kind) = kind {
             found.push(Said { kind, at, value });
             if prefix.is_none() {
-                prefix = vendor;
+                prefix = vendor.cloned();
             }
         }
     }
@@ -297,7 +395,7 @@ fn genai_kind<'py>(
     if let Some(key) = v.genai_llm.iter().take(2).find(|key| span.has(key)) {
         return Ok(Some((v.llm.clone(), fixed(key))));
     }
-    if span.attrs.iter().any(|a| indexed(&a.text)) || llm_event(v, &span.record)? {
+    if span.attrs.iter().any(|a| a.read.indexed) || llm_event(v, &span.record)? {
         return Ok(Some((v.llm.clone(), None)));
     }
     if let Some(key) = v.genai_agent_keys.iter().find(|key| span.has(key)) {
@@ -316,7 +414,7 @@ fn genai_kind<'py>(
             return Ok(Some((v.llm.clone(), fixed(key))));
         }
     }
-    if let Some(a) = span.attrs.iter().find(|a| usage_key(v, &a.text)) {
+    if let Some(a) = span.attrs.iter().find(|a| a.read.usage) {
         return Ok(Some((v.llm.clone(), Some(a.key.clone().into_any()))));
     }
     if model_in_name(&span.name_text).is_some_and(|(found, _)| v.providers.contains(found)) {
@@ -582,6 +680,14 @@ fn endpoint<'py>(v: &Vocabulary, span: &Span<'py>) -> PyResult<Option<Found<'py>
     }))
 }
 
+/// `_name_key(key, tails)` of an attribute's key, by its words read once.
+fn names(v: &Vocabulary, a: &Attr<'_>, tails: &[Vec<String>]) -> bool {
+    let found = &a.read.words;
+    tails.iter().any(|tail| found.ends_with(tail))
+        && !found.iter().any(|w| is_number(w) || v.others.contains(w))
+        && !a.text().starts_with("code.")
+}
+
 /// `_named(attrs, tails, prefix)`: (key, name) of the first attribute whose words end in one of
 /// `tails`, else the kind key's own `name`, else its own `path`.
 fn named<'py>(
@@ -604,14 +710,13 @@ fn named<'py>(
         if name.is_empty() || PLACEHOLDER_MODELS.contains(&name) {
             continue;
         }
-        if name_key(v, &a.text, tails) {
+        if names(v, a, tails) {
             return Ok(Some(named_text(py, a.key.clone().into_any(), clip(name))));
         }
         let Some(prefix) = prefix else {
             continue;
         };
-        let found = words(&a.text);
-        let Some((last, head)) = found.split_last() else {
+        let Some((last, head)) = a.read.words.split_last() else {
             continue;
         };
         let own = head == prefix
@@ -784,8 +889,8 @@ fn kinds_of(said: &[Said<'_>], affix: Option<&str>) -> Vec<String> {
 /// `t[1][: -len("subtype")] + "type" in record.attributes`: the type key beside a subtype key.
 fn type_beside<'py>(span: &Span<'py>, a: &Attr<'py>) -> PyResult<bool> {
     if !a.lossy {
-        let chars = pystr::len(&a.text);
-        let key = format!("{}type", pystr::prefix(&a.text, chars.saturating_sub(7)));
+        let chars = pystr::len(a.text());
+        let key = format!("{}type", pystr::prefix(a.text(), chars.saturating_sub(7)));
         return Ok(span.has(&key));
     }
     let py = a.key.py();
@@ -831,9 +936,9 @@ fn conflict<'py>(
 /// `infer(record)`: the kind the span's own evidence gives.
 fn infer<'py>(v: &Vocabulary, span: &Span<'py>) -> PyResult<Found<'py>> {
     let py = span.name.py();
-    if let Some(stem) = lifecycle_stem(v, &span.name_text) {
+    if let Some(stem) = &span.read.stem {
         return Ok(Found {
-            name: Some(text_name(py, stem)),
+            name: Some(text_name(py, stem.clone())),
             ..Found::new(&v.other, Some(&*v.lifecycle))
         });
     }
@@ -864,8 +969,7 @@ fn infer<'py>(v: &Vocabulary, span: &Span<'py>) -> PyResult<Found<'py>> {
         let mut kept = Vec::new();
         for s in &said {
             let a = &span.attrs[s.at];
-            if words(&a.text).last().map(String::as_str) != Some("subtype")
-                || !type_beside(span, a)?
+            if a.read.words.last().map(String::as_str) != Some("subtype") || !type_beside(span, a)?
             {
                 kept.push(Said {
                     kind: s.kind.clone(),
@@ -883,7 +987,7 @@ fn infer<'py>(v: &Vocabulary, span: &Span<'py>) -> PyResult<Found<'py>> {
         // the span's own type over a type its context carries (`entity.type`)
         let own: Vec<Said<'py>> = said
             .iter()
-            .filter(|s| words(&span.attrs[s.at].text).iter().any(|w| w == "span"))
+            .filter(|s| span.attrs[s.at].read.words.iter().any(|w| w == "span"))
             .map(|s| Said {
                 kind: s.kind.clone(),
                 at: s.at,
@@ -1080,7 +1184,7 @@ fn guards<'py>(
 /// any of its evidence says tool, whether or not other evidence disagrees.
 fn tool_readings(v: &Vocabulary, span: &Span<'_>) -> PyResult<Vec<(String, String)>> {
     let affix = span.affix(v).filter(|a| a.0 == v.tool);
-    let prefixed = tool_prefixed(v, &span.name_text);
+    let prefixed = span.read.prefixed.clone();
     if affix.is_none()
         && prefixed.is_none()
         && !v.genai_tool_keys.iter().any(|key| span.has(key))
@@ -1107,7 +1211,7 @@ fn tool_readings(v: &Vocabulary, span: &Span<'_>) -> PyResult<Vec<(String, Strin
 fn infer_py<'py>(record: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyTuple>> {
     door(|| {
         let v = vocabulary()?;
-        infer(&v, &Span::read(record)?)?.into_tuple(record.py())
+        infer(&v, &Span::read(&v, record)?)?.into_tuple(record.py())
     })
 }
 
@@ -1118,7 +1222,7 @@ fn kind_words_py<'py>(
 ) -> PyResult<Vec<(Bound<'py, PyString>, Bound<'py, PyAny>)>> {
     door(|| {
         let v = vocabulary()?;
-        let attrs = attrs_of(attrs)?;
+        let attrs = attrs_of(&v, attrs)?;
         Ok(said(&v, &attrs)?
             .0
             .into_iter()
@@ -1130,7 +1234,10 @@ fn kind_words_py<'py>(
 /// `tool_readings(record)`.
 #[pyfunction(name = "tool_readings")]
 fn tool_readings_py(record: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
-    door(|| tool_readings(&*vocabulary()?, &Span::read(record)?))
+    door(|| {
+        let v = vocabulary()?;
+        tool_readings(&v, &Span::read(&v, record)?)
+    })
 }
 
 /// The span name without its kind affix (`weather.chat` -> `weather`), None where it has no
@@ -1139,7 +1246,7 @@ fn tool_readings_py(record: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>
 fn bare_name_py(record: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
     door(|| {
         let v = vocabulary()?;
-        Ok(Span::read(record)?
+        Ok(Span::read(&v, record)?
             .affix(&v)
             .map(|a| a.1)
             .filter(|bare| !bare.is_empty()))
