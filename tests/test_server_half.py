@@ -103,5 +103,36 @@ def test_the_rule_as_the_engine_asks_the_core() -> None:
     is 1 in the SDK's numbering; a kind string that is no kind is no server's half."""
     assert [local_root(*args) for args in [
         (False, False, 1, "tool"), (True, False, 0, "llm"), (True, True, 1, "tool"),
-        (True, True, 1, "agent"), (True, True, 1, "other"), (True, True, 3, "tool"),
-        (True, True, 1, "bogus")]] == [True, False, False, False, True, True, True]
+        (True, True, 1, "agent"), (True, True, 1, "llm"), (True, True, 1, "workflow"),
+        (True, True, 1, "other"), (True, True, 3, "tool"), (True, True, 0, "llm"),
+        (True, True, 1, "bogus")]] == [
+        True, False, False, False, False, False, True, True, True, True]
+
+
+def model_server_workload(app: trace.Tracer, server: trace.Tracer) -> None:
+    """The agent `weather` calls its model through a client span; the model server, another
+    service, records the request as a model call too (kind SERVER, the client's span its
+    remote parent)."""
+    with app.start_as_current_span("weather", attributes=_kind("AGENT", **{
+            "agent.name": "weather"})):
+        with app.start_as_current_span("complete", kind=SpanKind.CLIENT, attributes=_kind(
+                "LLM", **{"llm.model_name": "weather-model"})) as client:
+            sent = client.get_span_context()
+            remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+                sent.trace_id, sent.span_id, is_remote=True,
+                trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+            with server.start_as_current_span("serve", context=remote, kind=SpanKind.SERVER,
+                                              attributes=_kind("LLM", **{
+                                                  "llm.model_name": "weather-model"})):
+                pass
+
+
+def test_a_model_servers_half_is_the_callers_one_call() -> None:
+    """One model call, in weather's run: no second call, no run of the model server."""
+    processor = AgentCoverageProcessor()
+    model_server_workload(_tracer("weather-app", processor), _tracer("model-server", processor))
+    processor.force_flush()
+    report = processor.snapshot().to_dict()
+    processor.shutdown()
+    assert _agents(report) == {"weather": {"runs": 1, "tools": {},
+                                           "models": {"weather-model": 1}}}
