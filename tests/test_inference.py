@@ -3632,17 +3632,17 @@ def _typed_llm(tracer: Tracer, **extra: str) -> None:
         pass
 
 
-def restricted_between_calls_traffic(tracer: Tracer) -> None:
+def restricted_between_calls_traffic(tracer: Tracer, tool: str = "delete_repo") -> None:
     """`weather` (typed agent) calls its model, the tool lookup (typed, named by its key), then
-    `delete_repo`, a span with no evidence of its own between two of its calls, then its model
-    again: timing reads no tool beside tools typed so, but a restricted one it still reads."""
+    `tool` (`delete_repo`), a span with no evidence of its own between two of its calls, then its
+    model again: timing reads no tool beside tools typed so, but a restricted one it still reads."""
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "weather"}):
         _typed_llm(tracer)
         with tracer.start_as_current_span("step", attributes={
                 "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
             pass
-        with tracer.start_as_current_span("delete_repo"):
+        with tracer.start_as_current_span(tool):
             pass
         _typed_llm(tracer)
 
@@ -3742,27 +3742,16 @@ def test_an_apps_agent_class_names_its_agent_and_a_code_path_its_tool(tmp_path: 
     }
 
 
-def restricted_code_path_traffic(tracer: Tracer) -> None:
-    """`weather` (typed agent) calls its model, the typed tool lookup, then `_ops.delete_repo`
-    (no evidence, a code path) between two of its calls."""
-    with tracer.start_as_current_span("step", attributes={
-            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
-        _typed_llm(tracer)
-        with tracer.start_as_current_span("step", attributes={
-                "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
-            pass
-        with tracer.start_as_current_span("_ops.delete_repo"):
-            pass
-        _typed_llm(tracer)
-
-
 @pytest.mark.parametrize("restricted", ["delete_repo", "_ops.delete_repo"])
 def test_a_restricted_tool_traced_by_its_code_path_is_still_its_call(
         tmp_path: Path, restricted: str) -> None:
-    """A restricted list naming the tool, or the code path as the span names it, reads the call."""
+    """A restricted list naming the tool, or the code path as the span names it
+    (`_ops.delete_repo`: no evidence of its own), reads the call."""
     spec = write_spec(tmp_path / "restricted.yaml", {"version": 1, "agents": [
         {"name": "weather", "tool_edges": {"restricted": [restricted]}}]})
-    report = _report(tmp_path, _spans(restricted_code_path_traffic), "--spec", str(spec))
+    report = _report(tmp_path, _spans(
+        lambda tracer: restricted_between_calls_traffic(tracer, "_ops.delete_repo")),
+        "--spec", str(spec))
     assert report["agents"]["weather"]["edges"]["restricted_attempts"] == 1
 
 
