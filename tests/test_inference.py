@@ -3821,3 +3821,34 @@ def test_a_chats_method_names_nothing_and_a_toolkit_runs_tools(tmp_path: Path) -
                                          "get_time": {"ok": 1, "error": 0}},
                     "models": {"m": 2}, "delegations": []},
     }
+
+
+def test_explains_file_reads_a_durable_engines_workflows_as_inference_did(
+        tmp_path: Path) -> None:
+    """Pinned, the workflows structure read as runs (a child workflow under a pinned agent, a
+    workflow beside one) are read so again: their group is not pinned as workflows."""
+    def traffic(tracer: Tracer) -> None:  # and `serve` running triage, then billing
+        interceptor_traffic(tracer)
+        with tracer.start_as_current_span("serve"):
+            with tracer.start_as_current_span("RunWorkflow:triage", kind=SpanKind.SERVER):
+                with _served(tracer, "Activity:chat_completion"):
+                    pass
+                with _served(tracer, "Activity:transfer_to_billing"):
+                    pass
+                with _served(tracer, "Activity:chat_completion"):
+                    pass
+            with tracer.start_as_current_span("RunWorkflow:billing", kind=SpanKind.SERVER), (
+                    _served(tracer, "Activity:chat_completion")):
+                pass
+
+    traces = write_jsonl(tmp_path / "durable.jsonl", _spans(traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    assert "workflow" not in [e["kind"] for e in yaml.safe_load(pinned.read_text())[
+        "conventions"]]
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--format", "json",
+                 "--output", str(out)]) == 0
+    inferred = _agents(_report(tmp_path, _spans(traffic)))
+    assert inferred["billing"]["runs"] == 2 and inferred["triage"]["runs"] == 1
+    assert _agents(json.loads(out.read_text())) == inferred

@@ -163,16 +163,17 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
 def _child_flows(steps: Sequence[Step], by_id: Mapping[int, Step],
                  children: Mapping[int, Sequence[Step]], calls: dict[int, _Calls]) -> set[int]:
     """Workflows a kind attribute or a span name typed that call a model themselves, right under
-    another such workflow (or under the span starting them there: `StartChildWorkflow:billing`
-    around `RunWorkflow:billing`, a workflow of the same name running nothing else) and between
-    two of its own model calls: runs the outer one delegates to from its loop, as it would call a
-    tool (a durable engine's child workflow per agent), as `_named_runs` are, and so is the outer
-    one, tools or not; not a loop a module runs before its own call (`Weather` > `ReAct`, then
-    Weather's summary call: the loop is the run). `calls`: each parent's model calls, indexed
-    once (shared with `_between_calls`)."""
-    def calling_flow(s: Step | None) -> bool:
-        return s is not None and s.kind == WORKFLOW and s.inferred in (
-            BY_ATTRIBUTE, BY_NAME) and any(k.kind == LLM for k in children.get(s.span_id, ()))
+    another such workflow or an agent (or under the span starting them there:
+    `StartChildWorkflow:billing` around `RunWorkflow:billing`, a workflow of the same name
+    running nothing else) and between two of its own model calls: runs the outer one delegates
+    to from its loop, as it would call a tool (a durable engine's child workflow per agent), as
+    `_named_runs` are, and so is the outer one, tools or not; not a loop a module runs before its
+    own call (`Weather` > `ReAct`, then Weather's summary call: the loop is the run). `calls`:
+    each parent's model calls, indexed once (shared with `_between_calls`)."""
+    def calling(s: Step | None, agent: bool = False) -> bool:
+        return s is not None and (s.kind == WORKFLOW and s.inferred in (
+            BY_ATTRIBUTE, BY_NAME) or agent and s.kind == AGENT) and any(
+            k.kind == LLM for k in children.get(s.span_id, ()))
 
     def started(s: Step) -> Step:
         parent = by_id.get(s.parent_id) if s.parent_id is not None else None
@@ -181,11 +182,11 @@ def _child_flows(steps: Sequence[Step], by_id: Mapping[int, Step],
 
     found: set[int] = set()
     for s in steps:
-        start = started(s) if calling_flow(s) else None
-        if start is not None and start.parent_id is not None and calling_flow(
-                by_id.get(start.parent_id)) and _calls_of(start.parent_id, children, calls).between(
-                start.start_ns, start.end_ns):
-            found.update((s.span_id, start.parent_id))
+        start = started(s) if calling(s) else None
+        outer = start.parent_id if start is not None else None
+        if start is not None and outer is not None and calling(by_id.get(outer), agent=True) and (
+                _calls_of(outer, children, calls).between(start.start_ns, start.end_ns)):
+            found.update((s.span_id, outer))
     return found
 
 
@@ -389,11 +390,11 @@ def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
            children: Mapping[int, Sequence[Step]], roots: Sequence[Step],
            owned: Mapping[int, tuple[int, int]], taken: set[str],
            told: Reclassified | None) -> None:
-    """A candidate beside an agent the structure found (one parent running agents in turn:
-    `triage`, then `billing`; the parent exported or not) that owns model calls is an agent
-    too, tools or not."""
+    """A candidate beside an agent the structure found, or an entry pinned as the structure
+    found it (one parent running agents in turn: `triage`, then `billing`; the parent exported
+    or not), that owns model calls is an agent too, tools or not."""
     parents: set[int] = {
-        s.parent_id for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
+        s.parent_id for s in steps if s.kind == AGENT and s.inferred in (BY_STRUCTURE, "")
         and s.parent_id is not None and _caller(s, by_id, AGENT) is None}
     unexported: dict[int, list[Step]] = {}  # a parent never exported -> its children, roots here
     for r in roots:
@@ -669,7 +670,8 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             step.agent = named = own
         agent_named = classed or step.span_id in lone
         if _may_be_agent(step) and llm and (
-                ((tool or agent_named) and not under_agent) or in_tool) and (
+                ((tool or agent_named) and not under_agent) or in_tool or (  # a child flow
+                    under_agent and step.span_id in lone and step.kind == WORKFLOW)) and (
                 _agent_name_ok(named, taken)):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)
