@@ -568,6 +568,22 @@ fixtures-heldout-thirtythird: $(STAMP) node-tools
 	cd fixtures/record/heldout_thirtythird/node && npm ci --no-audit --no-fund
 	@echo "== effect_ai"; $(BIN)/python fixtures/record/heldout_thirtythird/record_effect_ai.py
 
+# The thirty-fourth held-out share (issue 35: tests/heldout_thirtyfourth/, `benchmarks/heldout.py
+# --set thirtyfourth`): two Python apps, Restate (the server from npm, pinned by
+# fixtures/record/heldout_thirtyfourth/node/package-lock.json, tracing its invocations by OTLP/gRPC;
+# the app on restate-sdk) and Ray Core (its own tracing of tasks and actors, via its tracing startup
+# hook), each in a venv of its own from fixtures/requirements/heldout_thirtyfourth/, kept from the
+# rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtyfourth
+fixtures-heldout-thirtyfourth: $(STAMP) node-tools
+	cd fixtures/record/heldout_thirtyfourth/node && npm ci --no-audit --no-fund
+	@set -e; for stack in restate ray; do \
+	  venv=$(FIXTURE_VENVS)/thirtyfourth-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtyfourth/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfourth/record_$$stack.py; \
+	done
+
 # The thirty-fifth held-out share (issue 35: tests/heldout_thirtyfifth/, `benchmarks/heldout.py
 # --set thirtyfifth`): Celery (opentelemetry-instrumentation-celery, a worker thread on kombu's
 # in-memory broker; a venv of its own from fixtures/requirements/heldout_thirtyfifth/) and the
