@@ -568,6 +568,36 @@ fixtures-heldout-thirtythird: $(STAMP) node-tools
 	cd fixtures/record/heldout_thirtythird/node && npm ci --no-audit --no-fund
 	@echo "== effect_ai"; $(BIN)/python fixtures/record/heldout_thirtythird/record_effect_ai.py
 
+# The thirty-fourth held-out share (issue 35: tests/heldout_thirtyfourth/, `benchmarks/heldout.py
+# --set thirtyfourth`): two Python apps, Restate (the server from npm, pinned by
+# fixtures/record/heldout_thirtyfourth/node/package-lock.json, tracing its invocations by OTLP/gRPC;
+# the app on restate-sdk) and Ray Core (its own tracing of tasks and actors, via its tracing startup
+# hook), each in a venv of its own from fixtures/requirements/heldout_thirtyfourth/, kept from the
+# rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtyfourth
+fixtures-heldout-thirtyfourth: $(STAMP) node-tools
+	cd fixtures/record/heldout_thirtyfourth/node && npm ci --no-audit --no-fund
+	@set -e; for stack in restate ray; do \
+	  venv=$(FIXTURE_VENVS)/thirtyfourth-$$stack; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtyfourth/$$stack.txt; \
+	  echo "== $$stack"; $$venv/bin/python fixtures/record/heldout_thirtyfourth/record_$$stack.py; \
+	done
+
+# The thirty-fifth held-out share (issue 35: tests/heldout_thirtyfifth/, `benchmarks/heldout.py
+# --set thirtyfifth`): Celery (opentelemetry-instrumentation-celery, a worker thread on kombu's
+# in-memory broker; a venv of its own from fixtures/requirements/heldout_thirtyfifth/) and the
+# Workflow DevKit (TypeScript, its own spans; node/package-lock.json, npm and Node 20, the
+# recorder builds the workflows), kept from the rules' designers; not part of `make test`.
+.PHONY: fixtures-heldout-thirtyfifth
+fixtures-heldout-thirtyfifth: $(STAMP) node-tools
+	@set -e; venv=$(FIXTURE_VENVS)/thirtyfifth-celery; \
+	  test -x $$venv/bin/python || $(PYTHON) -m venv $$venv; \
+	  $$venv/bin/python -m pip install --quiet -r fixtures/requirements/heldout_thirtyfifth/celery.txt; \
+	  echo "== celery"; $$venv/bin/python fixtures/record/heldout_thirtyfifth/record_celery.py
+	cd fixtures/record/heldout_thirtyfifth/node && npm ci --no-audit --no-fund
+	@echo "== workflow"; $(BIN)/python fixtures/record/heldout_thirtyfifth/record_workflow.py
+
 # The twentieth held-out share (issue 35: tests/heldout_twentieth/, `benchmarks/heldout.py --set
 # twentieth`): one Python stack (Llama Stack; its other candidates were recorded already, trace
 # nothing themselves or could not be installed), kept from the rules' designers. Pins in

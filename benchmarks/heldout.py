@@ -55,8 +55,12 @@ Python), likewise; `--set thirtysecond` the thirty-second (tests/heldout_thirtys
 fixtures/record/heldout_thirtysecond/: NVIDIA NeMo Agent Toolkit and Prefect 3, Python),
 likewise; `--set thirtythird` the thirty-third (tests/heldout_thirtythird/,
 fixtures/record/heldout_thirtythird/: the Temporal Go SDK with its OpenTelemetry interceptor, Go,
-and Effect AI, TypeScript), likewise. Each file is replayed with the engine
-exactly as tests/fixture_expectations.replay does, then scored.
+and Effect AI, TypeScript), likewise; `--set thirtyfourth` the thirty-fourth
+(tests/heldout_thirtyfourth/, fixtures/record/heldout_thirtyfourth/: Restate, its server's own
+traces of a Python app's invocations, and Ray Core, Python), likewise; `--set thirtyfifth` the
+thirty-fifth (tests/heldout_thirtyfifth/, fixtures/record/heldout_thirtyfifth/: Celery with its
+OpenTelemetry instrumentation, Python, and the Workflow DevKit, TypeScript), likewise. Each file is
+replayed with the engine exactly as tests/fixture_expectations.replay does, then scored.
 
 Scoring items (`score`), per EXPECTED agent of a scenario, each met or not:
   1. the agent exists, with the expected run count;
@@ -73,7 +77,8 @@ they are counted and printed on their own ("extra agents"), as a precision check
 Run: `.venv/bin/python benchmarks/heldout.py [--set fresh|third|fourth|fifth|sixth|seventh|eighth|
 ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|
 nineteenth|twentieth|twentyfirst|twentysecond|twentythird|twentyfourth|twentyfifth|twentysixth|
-twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird]
+twentyseventh|twentyeighth|twentyninth|thirtieth|thirtyfirst|thirtysecond|thirtythird|
+thirtyfourth|thirtyfifth]
 [--spec-from-explain]`.
 Prints numbers only: no span names, attribute keys or kind words of the held-out stacks.
 """
@@ -109,7 +114,8 @@ SETS = {"heldout": "heldout", "fresh": "heldout_fresh", "third": "heldout_third"
         "twentyeighth": "heldout_twentyeighth", "twentyninth": "heldout_twentyninth",
         "thirtieth": "heldout_thirtieth",
         "thirtyfirst": "heldout_thirtyfirst", "thirtysecond": "heldout_thirtysecond",
-        "thirtythird": "heldout_thirtythird"}
+        "thirtythird": "heldout_thirtythird", "thirtyfourth": "heldout_thirtyfourth",
+        "thirtyfifth": "heldout_thirtyfifth"}
 sys.path[:0] = [str(TESTS)]  # fixture_expectations (A, Scenario, replay)
 
 from fixture_expectations import (  # noqa: E402

@@ -240,14 +240,20 @@ def _norm(text: str) -> str:
 
 def _affix_kind(word: str) -> str | None:
     """The kind a span name's affix says: a kind word, or `agent` or `tool` beside a verb saying
-    only that it ran (`run_agent`, `call_tool`, `Running tool`)."""
+    only that it ran (`run_agent`, `call_tool`, `Running tool`), `workflow` beside one that it
+    ran or started (`RunWorkflow`, `StartChildWorkflow`: a durable engine's)."""
     norm = _norm(word)
     kind = KIND_WORDS.get(norm)
-    if kind is None and norm.count("_") == 1:
+    started = norm.split("_")[0] in ("start", *RUN_WORDS)
+    if kind is None and norm.count("_") == 2 and norm.split("_")[1:] == ["child", "workflow"]:
+        kind = KIND_WORDS["workflow"] if started else None  # `StartChildWorkflow`
+    elif kind is None and norm.count("_") == 1:
         first, second = norm.split("_")
         if (first in _RAN_WORDS or first in RUN_WORDS or first in _RUNNING) and second in (
                 "agent", "tool", "llm", "model"):  # `call_llm`, `invoke_model`: a model call
             kind = KIND_WORDS[second]  # not `execute_task`: a framework's step of any kind
+        elif started and second == "workflow":  # `RunWorkflow`: a durable engine's
+            kind = KIND_WORDS[second]
         elif first in _WEAK_WORDS and second in _RAN_WORDS:  # `function_invocation`: a
             kind = TOOL  # function ran (agent or tool alike: `infer` reads it as a function's)
     return kind
@@ -410,9 +416,10 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         if kind is not None and found.group(1) and rest.isidentifier():  # a class's method:
             # its own kind word says the kind (`Agent._execute_tool`), and one saying only that
             # it ran (`Agent._run_internal`, `Agent.run_stream`) says none: no name either way
-            said = _affix_kind(rest)
+            said = _affix_kind(rest)  # ... or a class's starting with its own kind word
+            head = _norm(rest).split("_")[0]  # (`Chat.generateText`, not `llm.generate_x`)
             if (said is not None and said != kind) or rest.startswith("_") or (
-                    _norm(rest).split("_")[0] in RUN_WORDS):
+                    head in RUN_WORDS) or (not word.islower() and KIND_WORDS.get(head) == kind):
                 return said or kind, "", (glob_literal(name), re.escape(name))
             if kind == LLM and word.islower() and _norm(word) in _EVERYDAY and not any(
                     w in _CALLS or KIND_WORDS.get(w.removesuffix("s")) == LLM

@@ -14,20 +14,21 @@ tests/heldout_twentythird/, the twenty-fourth tests/heldout_twentyfourth/, the t
 tests/heldout_twentyfifth/, the twenty-sixth tests/heldout_twentysixth/, the twenty-seventh
 tests/heldout_twentyseventh/, the twenty-eighth tests/heldout_twentyeighth/, the twenty-ninth
 tests/heldout_twentyninth/, the thirtieth tests/heldout_thirtieth/, the thirty-first
-tests/heldout_thirtyfirst/, the thirty-second tests/heldout_thirtysecond/ and the thirty-third
-tests/heldout_thirtythird/) holds stacks of two
+tests/heldout_thirtyfirst/, the thirty-second tests/heldout_thirtysecond/, the thirty-third
+tests/heldout_thirtythird/, the thirty-fourth tests/heldout_thirtyfourth/ and the thirty-fifth
+tests/heldout_thirtyfifth/) holds stacks of two
 ecosystems (but the sixteenth, the eighteenth, the twentieth, the twenty-second, the
 twenty-fourth, the twenty-fifth, the twenty-sixth, the twenty-seventh, the thirtieth, the
-thirty-first and the thirty-second, `ONE_ECOSYSTEM`), and each later share holds no stack
-recorded anywhere else.
+thirty-first, the thirty-second and the thirty-fourth, `ONE_ECOSYSTEM`), and each later share
+holds no stack recorded anywhere else.
 
 Only the sets' integrity is tested here; how well the product reads them is a benchmark
 (benchmarks/heldout.py, `--set fresh`, `third`, `fourth`, `fifth`, `sixth`, `seventh`, `eighth`,
 `ninth`, `tenth`, `eleventh`, `twelfth`, `thirteenth`, `fourteenth`, `fifteenth`, `sixteenth`,
 `seventeenth`, `eighteenth`, `nineteenth`, `twentieth`, `twentyfirst`, `twentysecond`,
 `twentythird`, `twentyfourth`, `twentyfifth`, `twentysixth`, `twentyseventh`,
-`twentyeighth`, `twentyninth`, `thirtieth`, `thirtyfirst`, `thirtysecond` or `thirtythird`
-for the later shares), not a pass/fail test.
+`twentyeighth`, `twentyninth`, `thirtieth`, `thirtyfirst`, `thirtysecond`, `thirtythird`,
+`thirtyfourth` or `thirtyfifth` for the later shares), not a pass/fail test.
 """
 
 from __future__ import annotations
@@ -53,7 +54,8 @@ SETS = {"heldout": 4, "heldout_fresh": 3, "heldout_third": 3, "heldout_fourth": 
         "heldout_twentythird": 2, "heldout_twentyfourth": 1, "heldout_twentyfifth": 1,
         "heldout_twentysixth": 1, "heldout_twentyseventh": 2, "heldout_twentyeighth": 2,
         "heldout_twentyninth": 2, "heldout_thirtieth": 2, "heldout_thirtyfirst": 2,
-        "heldout_thirtysecond": 2, "heldout_thirtythird": 2}
+        "heldout_thirtysecond": 2, "heldout_thirtythird": 2,
+        "heldout_thirtyfourth": 2, "heldout_thirtyfifth": 2}
 # a share whose list of candidate stacks held no other ecosystem's stack that traces itself and
 # runs offline (the sixteenth: Inngest AgentKit emits no span of its own, and no OpenTelemetry
 # handler for langchaingo could be had), so its stacks are of one ecosystem; the eighteenth's
@@ -80,11 +82,13 @@ SETS = {"heldout": 4, "heldout_fresh": 3, "heldout_third": 3, "heldout_fourth": 
 # the Sentry Python SDK 3.x and DBOS Transact, are Python's; the thirty-first's list put Python
 # SDKs first (Braintrust, whose SDK makes no OpenTelemetry span of its own, then Lilypad and
 # Humanloop), and its two stacks are those; the thirty-second's list put two Python stacks first
-# (NVIDIA NeMo Agent Toolkit, then Prefect 3), and its two stacks are those
+# (NVIDIA NeMo Agent Toolkit, then Prefect 3), and its two stacks are those; the thirty-fourth's
+# list put Restate (a Python app on restate-sdk, traced by the Restate server itself) and Ray Core
+# first, and its two stacks are those, both Python's
 ONE_ECOSYSTEM = {"heldout_sixteenth", "heldout_eighteenth", "heldout_twentieth",
                  "heldout_twentysecond", "heldout_twentyfourth", "heldout_twentyfifth",
                  "heldout_twentysixth", "heldout_twentyseventh", "heldout_thirtieth",
-                 "heldout_thirtyfirst", "heldout_thirtysecond"}
+                 "heldout_thirtyfirst", "heldout_thirtysecond", "heldout_thirtyfourth"}
 EXPECTED = {name: heldout_expectations(TESTS / name) for name in SETS}
 CASES = [(name, stack, scenario) for name, stacks in EXPECTED.items()
          for stack, scenarios in stacks.items() for scenario in scenarios]
@@ -141,7 +145,8 @@ def test_each_set_has_enough_stacks_of_two_ecosystems(held: str) -> None:
                                    "heldout_twentyseventh", "heldout_twentyeighth",
                                    "heldout_twentyninth", "heldout_thirtieth",
                                    "heldout_thirtyfirst", "heldout_thirtysecond",
-                                   "heldout_thirtythird"])
+                                   "heldout_thirtythird", "heldout_thirtyfourth",
+                                   "heldout_thirtyfifth"])
 def test_a_later_share_repeats_no_recorded_stack(share: str) -> None:
     """Its stacks are in no other recorded set: not the in-repo fixtures, not the inference
     share, not another held-out set."""

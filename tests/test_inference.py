@@ -277,6 +277,14 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     ("github.com/acme/kit/agent.(*Agent).Run", ("agent", "")),
     ("github.com/acme/kit/llm.(*Client).Chat", ("llm", "")),
     ("github.com/acme/kit/tool.Tool.Call", ("tool", "")),
+    # a durable engine's workflow, run or started (a child's) from another: named after `:`
+    ("RunWorkflow:weather", ("workflow", "weather")),
+    ("StartChildWorkflow:billing", ("workflow", "billing")),
+    ("execute_workflow weather", ("workflow", "weather")), ("StartActivity:lookup", None),
+    ("StartAgent:weather", None), ("StartChildAgent:weather", None),
+    # a class's method starting with the class's own kind word says no name
+    ("Chat.generateText", ("llm", "")), ("Chat.send_message", ("llm", "send_message")),
+    ("Toolkit.handle", ("tool", "")),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -3625,17 +3633,17 @@ def _typed_llm(tracer: Tracer, **extra: str) -> None:
         pass
 
 
-def restricted_between_calls_traffic(tracer: Tracer) -> None:
+def restricted_between_calls_traffic(tracer: Tracer, tool: str = "delete_repo") -> None:
     """`weather` (typed agent) calls its model, the tool lookup (typed, named by its key), then
-    `delete_repo`, a span with no evidence of its own between two of its calls, then its model
-    again: timing reads no tool beside tools typed so, but a restricted one it still reads."""
+    `tool` (`delete_repo`), a span with no evidence of its own between two of its calls, then its
+    model again: timing reads no tool beside tools typed so, but a restricted one it still reads."""
     with tracer.start_as_current_span("step", attributes={
             "zeta.span.type": "agent", "zeta.span.name": "weather"}):
         _typed_llm(tracer)
         with tracer.start_as_current_span("step", attributes={
                 "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
             pass
-        with tracer.start_as_current_span("delete_repo"):
+        with tracer.start_as_current_span(tool):
             pass
         _typed_llm(tracer)
 
@@ -3735,25 +3743,113 @@ def test_an_apps_agent_class_names_its_agent_and_a_code_path_its_tool(tmp_path: 
     }
 
 
-def restricted_code_path_traffic(tracer: Tracer) -> None:
-    """`weather` (typed agent) calls its model, the typed tool lookup, then `_ops.delete_repo`
-    (no evidence, a code path) between two of its calls."""
-    with tracer.start_as_current_span("step", attributes={
-            "zeta.span.type": "agent", "zeta.span.name": "weather"}):
-        _typed_llm(tracer)
-        with tracer.start_as_current_span("step", attributes={
-                "zeta.span.type": "tool", "zeta.tool.name": "lookup"}):
-            pass
-        with tracer.start_as_current_span("_ops.delete_repo"):
-            pass
-        _typed_llm(tracer)
-
-
 @pytest.mark.parametrize("restricted", ["delete_repo", "_ops.delete_repo"])
 def test_a_restricted_tool_traced_by_its_code_path_is_still_its_call(
         tmp_path: Path, restricted: str) -> None:
-    """A restricted list naming the tool, or the code path as the span names it, reads the call."""
+    """A restricted list naming the tool, or the code path as the span names it
+    (`_ops.delete_repo`: no evidence of its own), reads the call."""
     spec = write_spec(tmp_path / "restricted.yaml", {"version": 1, "agents": [
         {"name": "weather", "tool_edges": {"restricted": [restricted]}}]})
-    report = _report(tmp_path, _spans(restricted_code_path_traffic), "--spec", str(spec))
+    report = _report(tmp_path, _spans(
+        lambda tracer: restricted_between_calls_traffic(tracer, "_ops.delete_repo")),
+        "--spec", str(spec))
     assert report["agents"]["weather"]["edges"]["restricted_attempts"] == 1
+
+
+@contextmanager
+def _served(tracer: Tracer, name: str) -> Iterator[None]:
+    """A client span `Start<name>` and, under it as a remote parent (another worker got the
+    context in a header), the server span `Run<name>` doing the work."""
+    with tracer.start_as_current_span(f"Start{name}", kind=SpanKind.CLIENT) as client:
+        sent = client.get_span_context()
+        remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+            sent.trace_id, sent.span_id, is_remote=True,
+            trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+        with tracer.start_as_current_span(f"Run{name.replace('Child', '')}", context=remote,
+                                          kind=SpanKind.SERVER):
+            yield
+
+
+def interceptor_traffic(tracer: Tracer) -> None:
+    """A durable engine's workflows, traced by its interceptor: `RunWorkflow:weather` schedules
+    the activity chat_completion (its client's span, then the worker's under it, a remote
+    parent), get_weather, the child workflow billing (its own model
+    call) and chat_completion again."""
+    with tracer.start_as_current_span("RunWorkflow:weather", kind=SpanKind.SERVER):
+        with _served(tracer, "Activity:chat_completion"):
+            pass
+        with _served(tracer, "Activity:get_weather"):
+            pass
+        with _served(tracer, "ChildWorkflow:billing"), _served(
+                tracer, "Activity:chat_completion"):
+            pass
+        with _served(tracer, "Activity:chat_completion"):
+            pass
+
+
+def test_an_interceptors_workflows_are_runs_and_its_activities_calls(
+        tmp_path: Path) -> None:
+    """Each model call counts once (the worker's span is the call's server half, joining the
+    caller's subtree), the tool is named by what the activity ran, the child workflow is a run
+    weather delegates to; no run of the service, nor of an activity."""
+    assert _agents(_report(tmp_path, _spans(interceptor_traffic))) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}}, "models": {},
+                    "delegations": [("weather", "billing")]},
+        "billing": {"runs": 1, "tools": {}, "models": {}, "delegations": []},
+    }
+
+
+def effect_traffic(tracer: Tracer) -> None:
+    """The app's span `weather` around a chat's `generateText`, whose language model call
+    (GenAI keys) handles the tools it asked for inside it (`Toolkit.handle`, the tool in the key
+    `tool`), then a second `generateText`."""
+    with tracer.start_as_current_span("weather"):
+        for tools in (("get_weather", "get_time"), ()):
+            with tracer.start_as_current_span("Chat.generateText"), (
+                    tracer.start_as_current_span("LanguageModel.generateText", attributes={
+                        "gen_ai.operation.name": "chat", "gen_ai.request.model": "m"})):
+                for tool in tools:
+                    with tracer.start_as_current_span("Toolkit.handle", attributes={
+                            "tool": tool}):
+                        pass
+
+
+def test_a_chats_method_names_nothing_and_a_toolkit_runs_tools(tmp_path: Path) -> None:
+    """`Chat.generateText` is the model call its class says, no agent named `generateText`;
+    the toolkit's handling is a call of the tool its key names; `weather` runs them."""
+    assert _agents(_report(tmp_path, _spans(effect_traffic))) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0},
+                                         "get_time": {"ok": 1, "error": 0}},
+                    "models": {"m": 2}, "delegations": []},
+    }
+
+
+def test_explains_file_reads_a_durable_engines_workflows_as_inference_did(
+        tmp_path: Path) -> None:
+    """Pinned, the workflows structure read as runs (a child workflow under a pinned agent, a
+    workflow beside one) are read so again: their group is not pinned as workflows."""
+    def traffic(tracer: Tracer) -> None:  # and `serve` running triage, then billing
+        interceptor_traffic(tracer)
+        with tracer.start_as_current_span("serve"):
+            with tracer.start_as_current_span("RunWorkflow:triage", kind=SpanKind.SERVER):
+                with _served(tracer, "Activity:chat_completion"):
+                    pass
+                with _served(tracer, "Activity:transfer_to_billing"):
+                    pass
+                with _served(tracer, "Activity:chat_completion"):
+                    pass
+            with tracer.start_as_current_span("RunWorkflow:billing", kind=SpanKind.SERVER), (
+                    _served(tracer, "Activity:chat_completion")):
+                pass
+
+    traces = write_jsonl(tmp_path / "durable.jsonl", _spans(traffic))
+    pinned = tmp_path / "agentcov.yaml"
+    assert main(["explain", str(traces), "--write", str(pinned)]) == 0
+    assert "workflow" not in [e["kind"] for e in yaml.safe_load(pinned.read_text())[
+        "conventions"]]
+    out = tmp_path / "pinned.json"
+    assert main(["coverage", str(traces), "--spec", str(pinned), "--format", "json",
+                 "--output", str(out)]) == 0
+    inferred = _agents(_report(tmp_path, _spans(traffic)))
+    assert inferred["billing"]["runs"] == 2 and inferred["triage"]["runs"] == 1
+    assert _agents(json.loads(out.read_text())) == inferred

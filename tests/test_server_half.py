@@ -13,13 +13,14 @@ not inference and not the MCP table (tests/test_inference.py has the inferred re
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _trace_files import protobuf_bytes, write_jsonl
 from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -39,6 +40,14 @@ def _kind(kind: str, **more: str) -> dict[str, str]:
     return {"openinference.span.kind": kind, **more}
 
 
+def _sent(client: trace.Span) -> Context:
+    """The context a server receives from `client`: its span as a remote parent."""
+    sent = client.get_span_context()
+    return trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+        sent.trace_id, sent.span_id, is_remote=True,
+        trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+
+
 def workload(app: trace.Tracer, server: trace.Tracer) -> None:
     with app.start_as_current_span("weather", attributes=_kind("AGENT", **{
             "agent.name": "weather"})):
@@ -47,11 +56,7 @@ def workload(app: trace.Tracer, server: trace.Tracer) -> None:
             pass
         with app.start_as_current_span("get_weather", kind=SpanKind.CLIENT, attributes=_kind(
                 "TOOL", **{"tool.name": "get_weather"})) as client:
-            sent = client.get_span_context()
-            remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
-                sent.trace_id, sent.span_id, is_remote=True,
-                trace_flags=TraceFlags(TraceFlags.SAMPLED))))
-            with server.start_as_current_span("get_weather", context=remote,
+            with server.start_as_current_span("get_weather", context=_sent(client),
                                               kind=SpanKind.SERVER, attributes=_kind(
                                                   "TOOL", **{"tool.name": "get_weather"})) as s:
                 s.set_status(Status(StatusCode.ERROR))
@@ -78,13 +83,19 @@ def _agents(report: dict[str, Any]) -> dict[str, Any]:
                    "models": a["models"]["used"]} for name, a in report["agents"].items()}
 
 
-def test_in_process() -> None:
+def _in_process(traffic: Callable[[trace.Tracer, trace.Tracer], None], server: str
+                ) -> dict[str, Any]:
+    """The agents of `traffic` run through the processor, the app's and the server's spans."""
     processor = AgentCoverageProcessor()
-    workload(_tracer("weather-app", processor), _tracer("tool-server", processor))
+    traffic(_tracer("weather-app", processor), _tracer(server, processor))
     processor.force_flush()
     report = processor.snapshot().to_dict()
     processor.shutdown()
-    assert _agents(report) == EXPECTED
+    return _agents(report)
+
+
+def test_in_process() -> None:
+    assert _in_process(workload, "tool-server") == EXPECTED
 
 
 @pytest.mark.parametrize("layout", ["jsonl", "pb"])
@@ -103,5 +114,27 @@ def test_the_rule_as_the_engine_asks_the_core() -> None:
     is 1 in the SDK's numbering; a kind string that is no kind is no server's half."""
     assert [local_root(*args) for args in [
         (False, False, 1, "tool"), (True, False, 0, "llm"), (True, True, 1, "tool"),
-        (True, True, 1, "agent"), (True, True, 1, "other"), (True, True, 3, "tool"),
-        (True, True, 1, "bogus")]] == [True, False, False, False, True, True, True]
+        (True, True, 1, "agent"), (True, True, 1, "llm"), (True, True, 1, "workflow"),
+        (True, True, 1, "other"), (True, True, 3, "tool"), (True, True, 0, "llm"),
+        (True, True, 1, "bogus")]] == [
+        True, False, False, False, False, False, True, True, True, True]
+
+
+def model_server_workload(app: trace.Tracer, server: trace.Tracer) -> None:
+    """The agent `weather` calls its model through a client span; the model server, another
+    service, records the request as a model call too (kind SERVER, the client's span its
+    remote parent)."""
+    with app.start_as_current_span("weather", attributes=_kind("AGENT", **{
+            "agent.name": "weather"})):
+        with app.start_as_current_span("complete", kind=SpanKind.CLIENT, attributes=_kind(
+                "LLM", **{"llm.model_name": "weather-model"})) as client:
+            with server.start_as_current_span("serve", context=_sent(client), kind=SpanKind.SERVER,
+                                              attributes=_kind("LLM", **{
+                                                  "llm.model_name": "weather-model"})):
+                pass
+
+
+def test_a_model_servers_half_is_the_callers_one_call() -> None:
+    """One model call, in weather's run: no second call, no run of the model server."""
+    assert _in_process(model_server_workload, "model-server") == {
+        "weather": {"runs": 1, "tools": {}, "models": {"weather-model": 1}}}

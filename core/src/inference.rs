@@ -356,18 +356,29 @@ pub fn call_owner(text: &str) -> Option<&str> {
 }
 
 /// `_affix_kind`: the kind a span name's affix says: a kind word, or `agent` or `tool` beside a
-/// verb saying only that it ran (`run_agent`, `call_tool`, `Running tool`).
+/// verb saying only that it ran (`run_agent`, `call_tool`, `Running tool`), `workflow` beside
+/// one that it ran or started (`RunWorkflow`, `StartChildWorkflow`: a durable engine's).
 pub fn affix_kind<'v>(v: &'v Vocabulary, word: &str) -> Option<&'v str> {
     let norm = norm(word);
     if let Some(kind) = v.kinds.get(&norm) {
         return Some(kind);
     }
     let (first, second) = norm.split_once('_')?;
+    if let Some(("child", "workflow")) = second.split_once('_') {
+        // `StartChildWorkflow`: a workflow started from another (a durable engine's child)
+        let started = first == "start" || v.run_words.contains(first);
+        return v
+            .kinds
+            .get("workflow")
+            .filter(|_| started)
+            .map(String::as_str);
+    }
     if second.contains('_') {
         return None;
     }
     if (v.ran.contains(first) || v.run_words.contains(first) || v.running.contains(first))
         && matches!(second, "agent" | "tool" | "llm" | "model")
+        || (first == "start" || v.run_words.contains(first)) && second == "workflow"
     {
         v.kinds.get(second).map(String::as_str)
     } else if v.weak.contains(first) && v.ran.contains(second) {

@@ -371,18 +371,20 @@ pub fn name_affix(v: &Vocabulary, name: &str) -> Option<Affix> {
             }
             if first_form && is_identifier(rest) {
                 // a class's method: its own kind word says the kind, one saying only that it
-                // ran says none: no name either way
+                // ran, or a class's starting with its own kind word (`Chat.generateText`; not a
+                // package's function, `llm.generate_with_tools`), says none: no name either way
                 let said = affix_kind(v, rest);
                 let first = norm(rest);
+                let head = first.split('_').next().unwrap_or_default();
+                let lower = word.bytes().any(|b| b.is_ascii_lowercase())
+                    && !word.bytes().any(|b| b.is_ascii_uppercase());
                 if said.is_some_and(|s| s != kind)
                     || rest.starts_with('_')
-                    || v.run_words
-                        .contains(first.split('_').next().unwrap_or_default())
+                    || v.run_words.contains(head)
+                    || !lower && v.kinds.get(head).is_some_and(|k| k == kind)
                 {
                     return affix(said.unwrap_or(kind), "", exactly(name));
                 }
-                let lower = word.bytes().any(|b| b.is_ascii_lowercase())
-                    && !word.bytes().any(|b| b.is_ascii_uppercase());
                 if kind == v.llm
                     && lower
                     && v.everyday.contains(&norm(word))

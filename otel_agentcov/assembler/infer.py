@@ -51,7 +51,7 @@ _NOT_AGENT_WORDS = frozenset({
     "workflow", "session", "runner", "main", "request", "handle", "handler", "turn",
     "conversation", "pipeline", "graph", "chain", "flow", "trace", "root", "app", "server", "serve",
     "get", "post", "put", "delete", "patch", "http", "https", "test", "task", "job", "batch",
-    "crew", "team", "orchestrate", "orchestration",
+    "crew", "team", "orchestrate", "orchestration", "activity",
 })
 
 
@@ -162,18 +162,32 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
 
 def _child_flows(steps: Sequence[Step], by_id: Mapping[int, Step],
                  children: Mapping[int, Sequence[Step]], calls: dict[int, _Calls]) -> set[int]:
-    """Workflows a kind attribute typed that call a model themselves, right under another such
-    workflow and between two of its own model calls: runs the outer one delegates to from its
-    loop, as it would call a tool (a durable engine's child workflow per agent), as
-    `_named_runs` are; not a loop a module runs before its own call (`Weather` > `ReAct`, then
-    Weather's summary call: the loop is the run). `calls`: each parent's model calls, indexed
-    once (shared with `_between_calls`)."""
-    def calling_flow(s: Step | None) -> bool:
-        return s is not None and s.kind == WORKFLOW and s.inferred == BY_ATTRIBUTE and any(
+    """Workflows a kind attribute or a span name typed that call a model themselves, right under
+    another such workflow or an agent (or under the span starting them there:
+    `StartChildWorkflow:billing` around `RunWorkflow:billing`, a workflow of the same name
+    running nothing else) and between two of its own model calls: runs the outer one delegates
+    to from its loop, as it would call a tool (a durable engine's child workflow per agent), as
+    `_named_runs` are, and so is the outer one, tools or not; not a loop a module runs before its
+    own call (`Weather` > `ReAct`, then Weather's summary call: the loop is the run). `calls`:
+    each parent's model calls, indexed once (shared with `_between_calls`)."""
+    def calling(s: Step | None, agent: bool = False) -> bool:
+        return s is not None and (s.kind == WORKFLOW and s.inferred in (
+            BY_ATTRIBUTE, BY_NAME) or agent and s.kind == AGENT) and any(
             k.kind == LLM for k in children.get(s.span_id, ()))
-    return {s.span_id for s in steps if s.parent_id is not None and calling_flow(s) and (
-        calling_flow(by_id.get(s.parent_id))) and _calls_of(s.parent_id, children, calls).between(
-            s.start_ns, s.end_ns)}
+
+    def started(s: Step) -> Step:
+        parent = by_id.get(s.parent_id) if s.parent_id is not None else None
+        return parent if parent is not None and parent.kind == WORKFLOW and (
+            parent.agent == s.agent) and len(children.get(parent.span_id, ())) == 1 else s
+
+    found: set[int] = set()
+    for s in steps:
+        start = started(s) if calling(s) else None
+        outer = start.parent_id if start is not None else None
+        if start is not None and outer is not None and calling(by_id.get(outer), agent=True) and (
+                _calls_of(outer, children, calls).between(start.start_ns, start.end_ns)):
+            found.update((s.span_id, outer))
+    return found
 
 
 def _calls_of(parent: int, children: Mapping[int, Sequence[Step]],
@@ -219,10 +233,19 @@ def _above_models(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
     return above
 
 
+# the first word of an operation a span name gives before what it ran (`StartActivity:x`)
+_OPERATION_VERBS = RUN_WORDS | {"start", "schedule"}
+
+
 def _function_of(name: str) -> str:
     """The function a code path names (`_common.get_weather` → `get_weather`, a tool traced by
-    its module's path): the name a model calls it by; any other name as it is (`github.search`:
-    a namespaced tool's own name)."""
+    its module's path), or what an operation ran (`StartActivity:get_weather`, a durable
+    engine's activity): the name a model calls it by; any other name as it is
+    (`github.search`: a namespaced tool's own name)."""
+    operation, colon, ran = name.partition(":")
+    if colon and ran.isidentifier() and operation.isidentifier() and (
+            words(operation)[:1] and words(operation)[0] in _OPERATION_VERBS):
+        return ran
     function = name.rsplit(".", 1)[-1]
     return function if "." in name and code_path(name) and function.isidentifier() else name
 
@@ -367,11 +390,11 @@ def _peers(steps: Sequence[Step], by_id: Mapping[int, Step],
            children: Mapping[int, Sequence[Step]], roots: Sequence[Step],
            owned: Mapping[int, tuple[int, int]], taken: set[str],
            told: Reclassified | None) -> None:
-    """A candidate beside an agent the structure found (one parent running agents in turn:
-    `triage`, then `billing`; the parent exported or not) that owns model calls is an agent
-    too, tools or not."""
+    """A candidate beside an agent the structure found, or an entry pinned as the structure
+    found it (one parent running agents in turn: `triage`, then `billing`; the parent exported
+    or not), that owns model calls is an agent too, tools or not."""
     parents: set[int] = {
-        s.parent_id for s in steps if s.kind == AGENT and s.inferred == BY_STRUCTURE
+        s.parent_id for s in steps if s.kind == AGENT and s.inferred in (BY_STRUCTURE, "")
         and s.parent_id is not None and _caller(s, by_id, AGENT) is None}
     unexported: dict[int, list[Step]] = {}  # a parent never exported -> its children, roots here
     for r in roots:
@@ -646,12 +669,9 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
         if classed:  # its code path's class names the agent it runs: a run, as one of `lone`
             step.agent = named = own
         agent_named = classed or step.span_id in lone
-        # a workflow a kind attribute typed, running between its calls a run of `lone` (a
-        # child workflow) it delegates to
-        delegates = step.kind == WORKFLOW and step.inferred == BY_ATTRIBUTE and any(
-            k.kind == AGENT and k.span_id in lone for k in kids)
         if _may_be_agent(step) and llm and (
-                ((tool or agent_named or delegates) and not under_agent) or in_tool) and (
+                ((tool or agent_named) and not under_agent) or in_tool or (  # a child flow
+                    under_agent and step.span_id in lone and step.kind == WORKFLOW)) and (
                 _agent_name_ok(named, taken)):
             _become(step, AGENT, told)
             owned[step.span_id] = (0, 0)

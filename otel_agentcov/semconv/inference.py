@@ -50,7 +50,7 @@ KIND_WORDS: Mapping[str, str] = {
     **dict.fromkeys(("agent", "agent_run", "invoke_agent", "agent_invocation", "subagent"),
                     AGENT),
     **dict.fromkeys(("tool", "tool_call", "tool_use", "tool_execution", "execute_tool",
-                     "function", "func", "function_call", "tool_invocation"), TOOL),
+                     "function", "func", "function_call", "tool_invocation", "toolkit"), TOOL),
     **dict.fromkeys(("llm", "model", "chat", "chat_model", "completion", "chat_completion",
                      "generation", "generate", "complete", "text_generation", "llm_call",
                      "model_call", "inference"), LLM),
@@ -176,7 +176,7 @@ _OTHERS = frozenset({"user", "previous", "prev", "parent", "from", "next", "call
 # framework: `actor_name`)
 _AGENT_NAMES = (("agent", "name"), ("agent",), ("agent", "label"), ("actor", "name"))
 _APP_NAMES = (("app", "name"),)  # the app a code path's span runs for (`x.app_name`)
-_TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"))
+_TOOL_NAMES = (("tool", "name"), ("tool", "call", "name"), ("tool",))  # `tool: get_weather`
 # a model call's model: the last words of a key naming it, in the order they are read
 _MODEL_KEYS = (("response", "model"), ("request", "model"), ("model", "name"), ("model", "id"),
                ("model",))

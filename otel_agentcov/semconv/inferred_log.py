@@ -34,8 +34,8 @@ from .step import AGENT, HANDOFF, LLM, OTHER, TOOL, WORKFLOW, Step
 
 MAX_GROUPS = 1024
 # kinds structure may read otherwise in a vocabulary's group (a call around calls, an agent's
-# method beside its run, a hand-off in a trace with no agent)
-_REREAD = (TOOL, LLM, AGENT, HANDOFF)
+# method beside its run, a hand-off in a trace with no agent, a workflow that is a run)
+_REREAD = (TOOL, LLM, AGENT, HANDOFF, WORKFLOW)
 MAX_CALL_SPANS = 65536  # such spans remembered by id: was structure to read them otherwise
 _MAX_WORDS = 32  # kind words and other kind keys kept per group
 

@@ -14,12 +14,14 @@ use crate::door::door;
 const SPAN_KIND_SERVER: i64 = 1;
 
 /// A span starts a local subtree iff it has no parent, or its parent is remote and it is not
-/// the server's half of a call: a tool or agent step on a span of kind SERVER (an MCP server's
-/// `tools/call`, an A2A server's `SendMessage`, any tool server's span, however it was read),
-/// which waits for its caller's root (or the idle TTL) so the call counts once, in the caller's
-/// run.
+/// the server's half of a call: a tool, agent, model-call or workflow step on a span of kind
+/// SERVER (an MCP server's `tools/call`, an A2A server's `SendMessage`, a model server's request,
+/// a durable engine's worker running the activity or child workflow another scheduled: any such
+/// server's span, however it was read), which waits for its caller's root (or the idle TTL) so
+/// the call counts once, in the caller's run.
 pub fn local_root(has_parent: bool, parent_remote: bool, span_kind: i64, kind: Kind) -> bool {
-    let server_half = span_kind == SPAN_KIND_SERVER && matches!(kind, Kind::Tool | Kind::Agent);
+    let server_half = span_kind == SPAN_KIND_SERVER
+        && matches!(kind, Kind::Tool | Kind::Agent | Kind::Llm | Kind::Workflow);
     !has_parent || (parent_remote && !server_half)
 }
 
@@ -52,9 +54,10 @@ mod tests {
             (true, true, 0, Kind::Tool, true),   // INTERNAL under a remote parent
             (true, true, 1, Kind::Tool, false),  // the server's half of a tool call
             (true, true, 1, Kind::Agent, false), // ... of an agent call (A2A)
-            (true, true, 1, Kind::Llm, true),
-            (true, true, 1, Kind::Other, true), // an HTTP server span: a run of its own
-            (true, true, 2, Kind::Tool, true),  // CLIENT
+            (true, true, 1, Kind::Llm, false),   // ... of a model call (a model server's)
+            (true, true, 1, Kind::Workflow, false), // ... of a child workflow (a worker's)
+            (true, true, 1, Kind::Other, true),  // an HTTP server span: a run of its own
+            (true, true, 2, Kind::Tool, true),   // CLIENT
         ];
         for (has_parent, remote, span_kind, kind, root) in cases {
             assert_eq!(
