@@ -78,6 +78,7 @@ from otel_agentcov.semconv.inference import (
     MANAGE_VERBS,
     MODEL_IN_NAME,
     MODEL_MEMBER,
+    OPERATION_VERBS,
     RUN_WORDS,
     Inferred,
     _short_cached,
@@ -388,6 +389,15 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
         head = qualified.group(1)  # the import path names the library, never the operation
         return found[0], found[1], (glob_literal(head) + found[2][0],
                                     re.escape(head) + found[2][1])
+    operation, slash, ran = name.strip().partition("/")
+    if slash and operation.isidentifier() and ran.isidentifier() and (
+            words(operation)[:1] and words(operation)[0] in OPERATION_VERBS):
+        found = name_affix(ran)  # `run/call_model`: a task queue's operation, then what it ran
+        if found is None:
+            return None
+        head = operation + "/"
+        return found[0], found[1], (glob_literal(head) + found[2][0],
+                                    re.escape(head) + found[2][1])
     if _HTTP.search(name):
         return None
     call = _CALL.match(name)
@@ -400,8 +410,8 @@ def name_affix(name: str) -> tuple[str, str, tuple[str, str]] | None:
             exact = name.strip()
             return of, "", (glob_literal(exact), re.escape(exact))
         return of, clip(owner), ("*" + glob_literal(tail), "(.+)" + re.escape(tail))
-    whole = KIND_WORDS.get(_norm(name))
-    if whole is not None:  # `invoke_agent`, `tool`: a kind word and no name at all
+    whole = KIND_WORDS.get(_norm(name)) or _affix_kind(name)
+    if whole is not None:  # `invoke_agent`, `tool`, `call_model`: a kind word and no name
         return whole, "", (glob_literal(name), re.escape(name))
     bracketed = _bracketed(name)
     if bracketed is not None:
@@ -525,8 +535,10 @@ def model_source(attrs: Mapping[str, Any], span_name: str) -> tuple[str, str] | 
     typed = _model_entity(attrs) or model_in_parameters(attrs)
     if typed is not None:
         return typed
-    model = _MODEL_NAME.match(span_name)
-    return (MODEL_IN_NAME, clip(model.group(2))) if model is not None else None
+    model = _MODEL_NAME.match(span_name)  # not an operation and what it ran (`run/call_model`)
+    if model is None or words(model.group(1))[:1] and words(model.group(1))[0] in OPERATION_VERBS:
+        return None
+    return MODEL_IN_NAME, clip(model.group(2))
 
 
 def model_key_rank(key: str) -> int:

@@ -285,6 +285,10 @@ def test_conflicting_kind_words_leave_the_span_unclassified(capsys: pytest.Captu
     # a class's method starting with the class's own kind word says no name
     ("Chat.generateText", ("llm", "")), ("Chat.send_message", ("llm", "send_message")),
     ("Toolkit.handle", ("tool", "")),
+    # a task queue's operation, then what it ran, read as that is; a kind after a verb, alone
+    ("run/call_model", ("llm", "")), ("apply_async/call_model", ("llm", "")),
+    ("run/weather", None), ("call_model", ("llm", "")), ("run_agent", ("agent", "")),
+    ("openai/call_model", None), ("run/a/call_model", None),
 ])
 def test_name_affixes(name: str, expected: tuple[str, str] | None) -> None:
     found = name_affix(name)
@@ -3853,3 +3857,35 @@ def test_explains_file_reads_a_durable_engines_workflows_as_inference_did(
     inferred = _agents(_report(tmp_path, _spans(traffic)))
     assert inferred["billing"]["runs"] == 2 and inferred["triage"]["runs"] == 1
     assert _agents(json.loads(out.read_text())) == inferred
+
+
+@contextmanager
+def _queued(tracer: Tracer, task: str) -> Iterator[None]:
+    """A task queue's message: the sender's `apply_async/<task>` (PRODUCER), then, under it as
+    a remote parent, the worker's `run/<task>` (CONSUMER) running it."""
+    with tracer.start_as_current_span(f"apply_async/{task}", kind=SpanKind.PRODUCER) as sent:
+        context = sent.get_span_context()
+        remote = trace.set_span_in_context(trace.NonRecordingSpan(SpanContext(
+            context.trace_id, context.span_id, is_remote=True,
+            trace_flags=TraceFlags(TraceFlags.SAMPLED))))
+        with tracer.start_as_current_span(f"run/{task}", context=remote, kind=SpanKind.CONSUMER):
+            yield
+
+
+def task_queue_traffic(tracer: Tracer) -> None:
+    """The agent `weather` a task, its model call and each tool tasks it sends in turn."""
+    with _queued(tracer, "weather"):
+        for task in ("call_model", "get_weather", "call_model"):
+            with _queued(tracer, task):
+                pass
+
+
+def test_a_task_queues_tasks_are_the_run_its_calls_and_tools(tmp_path: Path) -> None:
+    """`run/weather` is weather's run (named by what the operation ran), each `call_model`
+    one model call (the worker's half joins the sender's, no model named `call_model`), and
+    get_weather its tool, by timing, named as the model calls it."""
+    assert _agents(_report(tmp_path, _spans(task_queue_traffic))) == {
+        "weather": {"runs": 1, "tools": {"get_weather": {"ok": 1, "error": 0}}, "models": {},
+                    "delegations": []},
+    }
+    assert model_source(SpanRecord(1, 2, None, "run/call_model", scope_name="s")) is None

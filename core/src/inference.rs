@@ -42,6 +42,8 @@ pub struct Vocabulary {
     pub not_kind_keys: HashSet<String>,
     /// _RUNNING: a verb's -ing form before `agent` or `tool`.
     pub running: HashSet<String>,
+    /// OPERATION_VERBS: the first word of an operation before what it ran (`run/x`).
+    pub operation_verbs: HashSet<String>,
     /// RUN_WORDS: words after a name that only say "a run of it".
     pub run_words: HashSet<String>,
     /// _PROVIDER_WORDS: the words of model providers' names.
@@ -455,6 +457,7 @@ fn bind_inference_words(vocabulary: &Bound<'_, PyDict>) -> PyResult<()> {
             qualifiers: set(vocabulary, "qualifiers")?,
             not_kind_keys: set(vocabulary, "not_kind_keys")?,
             running: set(vocabulary, "running")?,
+            operation_verbs: set(vocabulary, "operation_verbs")?,
             run_words: set(vocabulary, "run_words")?,
             provider_words: set(vocabulary, "provider_words")?,
             token_sides: set(vocabulary, "token_sides")?,

@@ -139,7 +139,14 @@ fn model_source<'py>(
         return Ok(Some(typed));
     }
     let py = name.py();
+    // not an operation and what it ran (`run/call_model`: a task queue's)
+    let operation = |provider: &str| {
+        words(provider)
+            .first()
+            .is_some_and(|w| v.operation_verbs.contains(w.as_str()))
+    };
     Ok(model_in_name(&text(name)?)
+        .filter(|(provider, _)| !operation(provider))
         .map(|(_, model)| (PyString::new(py, &v.model_in_name).into_any(), clip(model))))
 }
 

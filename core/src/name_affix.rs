@@ -332,6 +332,23 @@ pub fn name_affix(v: &Vocabulary, name: &str) -> Option<Affix> {
             (glob_literal(head) + &glob, re_escape(head) + &regex),
         ));
     }
+    if let Some((operation, ran)) = pystr::strip(name).split_once('/') {
+        // `run/call_model`: a task queue's operation, then what it ran, read as that is
+        if is_identifier(operation)
+            && is_identifier(ran)
+            && words(operation)
+                .first()
+                .is_some_and(|w| v.operation_verbs.contains(w.as_str()))
+        {
+            let (kind, bare, (glob, regex)) = name_affix(v, ran)?;
+            let head = format!("{operation}/");
+            return Some((
+                kind,
+                bare,
+                (glob_literal(&head) + &glob, re_escape(&head) + &regex),
+            ));
+        }
+    }
     if http(name) {
         return None;
     }
@@ -350,8 +367,14 @@ pub fn name_affix(v: &Vocabulary, name: &str) -> Option<Affix> {
             None => affix("", &pystr::clip(owner), pinned("", tail)),
         };
     }
-    if let Some(whole) = v.kinds.get(&norm(name)) {
-        return affix(whole, "", exactly(name)); // `invoke_agent`: a kind word, no name
+    if let Some(whole) = v
+        .kinds
+        .get(&norm(name))
+        .map(String::as_str)
+        .or_else(|| affix_kind(v, name))
+    {
+        // `invoke_agent`, `call_model`: a kind word, or one after a verb that ran it, no name
+        return affix(whole, "", exactly(name));
     }
     if let Some(found) = bracketed_affix(v, name) {
         return Some(found);

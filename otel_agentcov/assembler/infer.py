@@ -33,6 +33,7 @@ from ..semconv.inference import (
     BY_STRUCTURE,
     CANDIDATE,
     KIND_WORDS,
+    OPERATION_VERBS,
     RUN_WORDS,
     agent_name_ok,
     name_affix,
@@ -107,7 +108,7 @@ def infer_structure(by_id: Mapping[int, Step], children: Mapping[int, Sequence[S
         if (
                 (called in requested and requested[called] <= s.start_ns)
                 or ((timed or listed or (restricted is not None and restricted(called)))
-                    and _between_calls(s, by_id, children, calls))):
+                    and _between_calls(s, called, by_id, children, calls))):
             s.tool = called
             _become(s, TOOL, told)
             taken.add(s.tool)
@@ -233,21 +234,22 @@ def _above_models(steps: Sequence[Step], by_id: Mapping[int, Step]) -> set[int]:
     return above
 
 
-# the first word of an operation a span name gives before what it ran (`StartActivity:x`)
-_OPERATION_VERBS = RUN_WORDS | {"start", "schedule"}
+def _ran(name: str) -> str | None:
+    """What an operation a span name gives ran (`StartActivity:get_weather`, a durable engine's
+    activity; `run/weather`, `apply_async/get_weather`, a task queue's): a verb saying it ran or
+    started it, `:` or `/`, then the name; None for any other name."""
+    operation, ran = re.split("[:/]", name, maxsplit=1) if ":" in name or "/" in name else ("", "")
+    return ran if ran.isidentifier() and operation.isidentifier() and (
+        words(operation)[:1] and words(operation)[0] in OPERATION_VERBS) else None
 
 
 def _function_of(name: str) -> str:
     """The function a code path names (`_common.get_weather` → `get_weather`, a tool traced by
-    its module's path), or what an operation ran (`StartActivity:get_weather`, a durable
-    engine's activity): the name a model calls it by; any other name as it is
-    (`github.search`: a namespaced tool's own name)."""
-    operation, colon, ran = name.partition(":")
-    if colon and ran.isidentifier() and operation.isidentifier() and (
-            words(operation)[:1] and words(operation)[0] in _OPERATION_VERBS):
-        return ran
+    its module's path), or what an operation ran (`_ran`): the name a model calls it by; any
+    other name as it is (`github.search`: a namespaced tool's own name)."""
     function = name.rsplit(".", 1)[-1]
-    return function if "." in name and code_path(name) and function.isidentifier() else name
+    return _ran(name) or (
+        function if "." in name and code_path(name) and function.isidentifier() else name)
 
 
 # words after `agent` in an app's own agent class saying only which part of it runs
@@ -271,17 +273,17 @@ def _class_agent(name: str | None) -> str | None:
     return "_".join(own)
 
 
-def _between_calls(step: Step, by_id: Mapping[int, Step],
+def _between_calls(step: Step, called: str, by_id: Mapping[int, Step],
                    children: Mapping[int, Sequence[Step]], calls: dict[int, _Calls]) -> bool:
     """A candidate that runs between two model calls of its parent and makes none of its own
     is the tool the first asked for and the second read: an agent's loop, known from timing
     alone, no content read. Between: the first call starts and ends before the candidate does,
     the second after (both ends: clocks that round a start to the millisecond put a tool's
-    start just inside the call it follows). Its name must be one a model can call a tool by
-    (an identifier: a runtime's `autogen publish topic_1` between two calls is no tool).
+    start just inside the call it follows). Its name (`called`) must be one a model can call a
+    tool by (an identifier: a runtime's `autogen publish topic_1` between two calls is no tool).
     `calls`: each parent's model calls, indexed once (a flat run of thousands of calls)."""
     parent = by_id.get(step.parent_id) if step.parent_id is not None else None
-    if not _IDENTIFIER.fullmatch(step.tool or "") or parent is None or parent.kind not in (
+    if not _IDENTIFIER.fullmatch(called) or parent is None or parent.kind not in (
             AGENT, OTHER, WORKFLOW) or any(k.kind == LLM for k in children.get(step.span_id, ())):
         return False
     return _calls_of(parent.span_id, children, calls).between(step.start_ns, step.end_ns)
@@ -666,6 +668,8 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
         owned[step.span_id] = (llm, tool)
         named = step.agent or step.tool  # a function-typed span's name is its tool name
         classed = step.inferred == CANDIDATE and (own := _class_agent(named)) is not None
+        if step.inferred == CANDIDATE and not classed and named and (ran := _ran(named)):
+            step.agent = named = ran  # what an operation ran names it (`run/weather`)
         if classed:  # its code path's class names the agent it runs: a run, as one of `lone`
             step.agent = named = own
         agent_named = classed or step.span_id in lone

@@ -87,6 +87,9 @@ _RUNNING = frozenset({"running", "calling", "executing", "invoking"})
 # words after a name that only say "a run of it": `weather.run`, `lookup.invoke`
 RUN_WORDS = frozenset({"run", "arun", "invoke", "ainvoke", "call", "acall", "execute", "exec",
                         "query", "kickoff", "process", "handle", "forward", "step"})
+# the first word of an operation a span name gives before what it ran, then `/` or `:`
+# (`run/get_weather`, `apply_async/get_weather`: a task queue's; `StartActivity:get_weather`)
+OPERATION_VERBS = RUN_WORDS | {"start", "schedule", "apply"}
 _TOKEN_SIDES = frozenset({"input", "prompt", "output", "completion", "reply", "response"})
 _ERROR_WORDS = frozenset({"error", "failure", "failed", "exception", "fault"})
 _FALSE_VALUES = frozenset({"", "false", "none", "null", "0", "no", "ok", "success"})
@@ -218,7 +221,8 @@ compiled.bind_inference_words({
     "kind_words": KIND_WORDS, "weak": _WEAK_WORDS, "kind_key_ends": _KIND_KEY_ENDS,
     "ran": _RAN_WORDS, "record_words": _RECORD_WORDS, "tag_key_ends": _TAG_KEY_ENDS,
     "max_tags": _MAX_TAGS, "qualifiers": _KIND_QUALIFIERS, "not_kind_keys": _NOT_KIND_KEYS,
-    "running": _RUNNING, "run_words": RUN_WORDS, "provider_words": _PROVIDER_WORDS,
+    "running": _RUNNING, "run_words": RUN_WORDS, "operation_verbs": OPERATION_VERBS,
+    "provider_words": _PROVIDER_WORDS,
     "token_sides": _TOKEN_SIDES, "verb_owners": _VERB_OWNERS, "llm_owner": _LLM_OWNER,
     "everyday": _EVERYDAY, "calls": _CALLS, "leads": _LEADS, "client_calls": _CLIENT_CALLS,
     "call_qualifiers": _CALL_QUALIFIERS, "client_owners": _CLIENT_OWNERS,

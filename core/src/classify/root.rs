@@ -10,17 +10,20 @@ use pyo3::prelude::*;
 use super::step::Kind;
 use crate::door::door;
 
-/// SpanKind.SERVER as `SpanRecord.kind` holds it (the SDK's numbering, not OTLP's).
+/// SpanKind.SERVER and CONSUMER as `SpanRecord.kind` holds them (the SDK's numbering, not
+/// OTLP's).
 const SPAN_KIND_SERVER: i64 = 1;
+const SPAN_KIND_CONSUMER: i64 = 4;
 
 /// A span starts a local subtree iff it has no parent, or its parent is remote and it is not
 /// the server's half of a call: a tool, agent, model-call or workflow step on a span of kind
-/// SERVER (an MCP server's `tools/call`, an A2A server's `SendMessage`, a model server's request,
-/// a durable engine's worker running the activity or child workflow another scheduled: any such
-/// server's span, however it was read), which waits for its caller's root (or the idle TTL) so
-/// the call counts once, in the caller's run.
+/// SERVER or CONSUMER (an MCP server's `tools/call`, an A2A server's `SendMessage`, a model
+/// server's request, a durable engine's worker running the activity or child workflow another
+/// scheduled, a task queue's worker running the task another sent: any such span, however it
+/// was read), which waits for its caller's root (or the idle TTL) so the call counts once, in
+/// the caller's run.
 pub fn local_root(has_parent: bool, parent_remote: bool, span_kind: i64, kind: Kind) -> bool {
-    let server_half = span_kind == SPAN_KIND_SERVER
+    let server_half = matches!(span_kind, SPAN_KIND_SERVER | SPAN_KIND_CONSUMER)
         && matches!(kind, Kind::Tool | Kind::Agent | Kind::Llm | Kind::Workflow);
     !has_parent || (parent_remote && !server_half)
 }
@@ -58,6 +61,8 @@ mod tests {
             (true, true, 1, Kind::Workflow, false), // ... of a child workflow (a worker's)
             (true, true, 1, Kind::Other, true),  // an HTTP server span: a run of its own
             (true, true, 2, Kind::Tool, true),   // CLIENT
+            (true, true, 4, Kind::Llm, false),   // CONSUMER: a task queue's worker's half
+            (true, true, 3, Kind::Llm, true),    // PRODUCER
         ];
         for (has_parent, remote, span_kind, kind, root) in cases {
             assert_eq!(
