@@ -242,6 +242,8 @@ def test_the_glue_is_left_out_and_the_sample_is_seeded(tmp_path: Path) -> None:
     (tmp_path / "core" / "src" / "x.rs").write_text(RUST)
     lines = RUST.splitlines()
     assert mutation.glue(lines, GLUE) and mutation.glue(lines, REGISTER)
+    # a body replaced by a value of PyO3's alias of Result (never builds), in any function
+    assert mutation.glue(lines, {**ZERO, "replacement": "PyResult::from(None)"})
     assert not mutation.glue(lines, ZERO) and not mutation.glue(lines, TIMES)
     files: dict[str, tuple[str, ...] | None] = {"core/src/x.rs": None}
     population = mutation.rust_population(tmp_path, [TIMES, GLUE, REGISTER, ZERO], files)
