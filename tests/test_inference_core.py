@@ -185,7 +185,12 @@ def test_names_read_alike() -> None:
              "OpenAIClient.request_async", "openai.resources.AsyncCompletions.create",
              "InferenceRouter.openai_chat_completion", "ChatService.send", "ModelStore.create",
              "TaskCompletion.request", "OpenAIClient.build_request_data",
-             "ModelRegistry.register", "OpenRouter::achat", " OllamaClient.stream_raw "]
+             "ModelRegistry.register", "OpenRouter::achat", " OllamaClient.stream_raw ",
+             # a host label not in lower case is no Go import path, though the count of labels
+             # is (each test of the host's words must hold, not one of them)
+             "GitHub.com/acme/kit/agent.Run", "git_hub.com/acme/kit/agent.(*Agent).Run",
+             # a call's parentheses alone after the kind word: kept, not stripped to nothing
+             "agent ()", "agent: ()", "tool: ()"]
     assert _differences(names) == []
 
 
