@@ -189,9 +189,23 @@ def test_names_read_alike() -> None:
              # a host label not in lower case is no Go import path, though the count of labels
              # is (each test of the host's words must hold, not one of them)
              "GitHub.com/acme/kit/agent.Run", "git_hub.com/acme/kit/agent.(*Agent).Run",
-             # a call's parentheses alone after the kind word: kept, not stripped to nothing
-             "agent ()", "agent: ()", "tool: ()"]
+             # a call's parentheses alone after the kind word: the whole name pins it
+             "agent ()", "agent: ()", "tool: ()", "agent: () run",
+             # a Go receiver type is upper case and all word characters: a lower-case one or one
+             # with a `*` inside is the package's function path, not a method
+             "github.com/acme/kit/tool.weather.Run", "github.com/acme/kit/weather.agent.Run",
+             "github.com/acme/kit/agent.A*b.Run",
+             # a method called by name: both the class and the method are identifiers
+             "Agent.run-x()", "weather-x.agent()", "Tool.x y()"]
     assert _differences(names) == []
+
+
+def test_tags_read_alike() -> None:
+    """Tags naming a kind as a method called by name (`Tool.run()`) read it only when both the
+    class and the method are identifiers; otherwise the whole tag is read."""
+    for tags in (["x-y.Agent()"], ["x y.Tool()"], ["Agent.run-x()"], ["Tool.run()"],
+                 ["LLM", "x-y.Tool()"], ("Agent.run()", "agent")):
+        assert inference._tag_kind(tags) == oracle._tag_kind(tags), tags
 
 
 @pytest.mark.parametrize("value", [None, 3, 2.5, True, b"agent", ("agent",), {"agent": 1}])
