@@ -760,6 +760,11 @@ def run_rust(module: Module, work: Path, sock: str, n: int, seed: int, command: 
         population = rust_population(tree, cargo_mutants(tree, list(files)), files)
         chosen = random.Random(seed).sample(population, min(n, len(population)))
         session = {"population": len(population), "sample": chosen, "verdicts": {}}
+    # the copy keeps the checkout's modification times, older than the warm target's last build
+    # (a mutant's, put back since): cargo would call that build fresh and keep the mutant's core
+    now = time.time()
+    for source in (tree / CRATE).rglob("*.rs"):
+        os.utime(source, (now, now))
     started = time.perf_counter()
     built, log = build_core(tree, target)
     if not built:
