@@ -141,11 +141,21 @@ clean:
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
-# The fail-safe core under mutation testing (cosmic-ray; docs/contributing.md): a seeded sample of
-# mutants per module, each module's fast tests against each; writes the score table into
-# benchmarks/RESULTS.md and fails under 90 % killed per module. CPU heavy: low priority, not in
-# `make test`. MUTATION_ARGS e.g. `--per-module 20 --only judge/`.
-mutation: $(STAMP)
+# The Rust core's modules are mutated by cargo-mutants (the maintained mutation tool for Rust), at
+# the version benchmarks/mutation.py names, built once into build/cargo-mutants/ (minutes).
+CARGO_MUTANTS_VERSION := $(shell sed -n 's/^CARGO_MUTANTS_VERSION = "\(.*\)"$$/\1/p' benchmarks/mutation.py)
+CARGO_MUTANTS := build/cargo-mutants/bin/cargo-mutants
+$(CARGO_MUTANTS): benchmarks/mutation.py
+	@$(NEED_CARGO)
+	@test -x $@ && $@ mutants --version | grep -qx 'cargo-mutants $(CARGO_MUTANTS_VERSION)' || \
+	  env -u CARGO_TARGET_DIR nice -n 10 cargo install cargo-mutants --locked --force \
+	    --version $(CARGO_MUTANTS_VERSION) --root $(abspath build/cargo-mutants)
+
+# The fail-safe core under mutation testing (cosmic-ray; cargo-mutants for the Rust core's
+# modules; docs/contributing.md): a seeded sample of mutants per module, each module's fast tests
+# against each; writes the score table into benchmarks/RESULTS.md and fails under 90 % killed per
+# module. CPU heavy: low priority, not in `make test`. MUTATION_ARGS e.g. `--per-module 20 --only judge/`.
+mutation: $(STAMP) $(CARGO_MUTANTS)
 	nice -n 10 $(BIN)/python benchmarks/mutation.py $(MUTATION_ARGS)
 
 # Re-record tests/fixtures/ from the real libraries, offline. Each stack gets its own venv under

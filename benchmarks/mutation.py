@@ -12,6 +12,13 @@ between markers, which `make bench` carries over. docs/contributing.md says when
 
 Mutants are made in a copy of the checkout under build/mutation/ (tracked and untracked files plus
 the compiled core), never in the working tree: an interrupted run leaves nothing mutated behind.
+A module of Rust files (core/src/*.rs: inference's readers moved into the compiled core) is
+mutated by cargo-mutants instead, the maintained mutation tool for Rust, at the version the
+Makefile installs into build/cargo-mutants/: its listed mutants are sampled with the same seed and
+size, each applied to the copy's crate, built once (a warm CARGO_TARGET_DIR under build/mutation/
+cargo/) and its .so put in the copy's package, then judged by the same Python tests through the
+same fork server. A mutant that does not build counts as killed (cargo-mutants' "unviable"; the
+table lists them apart), one whose tests fail as killed, one whose tests pass as a survivor.
 Run: `.venv/bin/python benchmarks/mutation.py [--per-module N] [--seed S] [--only NAME]...
 [--again] [--report] [--jobs N] [--no-write]`.
 """
@@ -50,6 +57,22 @@ SEED = 43
 # cosmic-ray's own timeout (which writes just "timeout"); such kills are counted apart
 TIMED_OUT = "mutation: timed out"
 
+# The Rust side: cargo-mutants at this version (the Makefile's `mutation` target installs it,
+# reading the version from here), the crate it mutates, and what is never mutated: tables
+# generated from Python (their tests are the generators') and, in the kept files, the PyO3 glue
+# (a #[pyfunction]'s or a module's `register` body replaced whole, mostly by values that do not
+# build).
+CARGO_MUTANTS_VERSION = "27.1.0"
+CARGO_MUTANTS = ROOT / "build" / "cargo-mutants" / "bin" / "cargo-mutants"
+CRATE = "core"
+GENERATED = ("core/src/pyclass_table.rs", "core/src/classify/casefold_table.rs")
+MARK = " /* ~ changed by cargo-mutants ~ */"  # what cargo-mutants' diffs add to a mutated line
+# a mutant's build: the release profile, less the link-time work that only makes it faster (thin
+# LTO, 4 codegen units) and with incremental compilation, so each mutant rebuilds in seconds; the
+# code's behaviour is the release build's
+CARGO_ENV = {"CARGO_PROFILE_RELEASE_LTO": "false", "CARGO_PROFILE_RELEASE_CODEGEN_UNITS": "16",
+             "CARGO_PROFILE_RELEASE_INCREMENTAL": "true"}
+
 # pytest without the third-party plugins the selection never uses (langsmith's alone costs seconds
 # of CPU per start, and every mutant is a start); -x: a mutant is killed at its first failure.
 PYTEST = ("-x", "-q", "-p", "no:cacheprovider", "-p", "no:langsmith_plugin", "-p", "no:anyio",
@@ -66,6 +89,13 @@ class Module:
     name: str
     paths: tuple[str, ...]
     tests: tuple[str, ...]
+
+    @property
+    def rust(self) -> bool:
+        """Told by the paths' suffix: a module of .rs files (or of directories of the crate) is
+        mutated by cargo-mutants, any other by cosmic-ray."""
+        return all(p.partition("::")[0].endswith(".rs") or p.startswith(f"{CRATE}/")
+                   for p in self.paths)
 
 
 MODULES = (
@@ -102,6 +132,14 @@ MODULES = (
         "otel_agentcov/assembler/infer.py",
     ), (
         "tests/test_inference.py", "tests/test_restricted_names.py", "tests/test_semconv.py",
+    )),
+    # the same precedence's readers of one string or one attribute set, moved into the compiled
+    # core (issue 42): judged by the differential tests against their Python twin first
+    Module("inference readers (core)", (
+        "core/src/inference.rs", "core/src/inference_attrs.rs", "core/src/name_affix.rs",
+    ), (
+        "tests/test_inference_core.py", "tests/test_inference.py",
+        "tests/test_restricted_names.py",
     )),
     # a condition hit with a matching fault is provoked, any other natural; recovered or failed
     Module("fault provenance", ("otel_agentcov/state/faults.py",), (
@@ -198,6 +236,7 @@ class Mutant:
 
 
 KILLED, TIMEOUT, SURVIVED, VOID = "killed", "timeout", "survived", "void"  # a mutant's verdict
+UNVIABLE = "unviable"  # a Rust mutant that does not build: killed by the compiler
 
 
 @dataclass
@@ -251,6 +290,7 @@ class Score:
     population: int = 0
     killed: list[Mutant] = field(default_factory=list)
     timed_out: list[Mutant] = field(default_factory=list)  # of the killed: by the clock
+    unviable: list[Mutant] = field(default_factory=list)  # of the killed: by the compiler
     survived: list[Mutant] = field(default_factory=list)
     equivalent: list[Mutant] = field(default_factory=list)
     void: int = 0  # no mutation possible, or the worker failed: not a verdict on the tests
@@ -279,7 +319,7 @@ def score(module: Module, measured: Measurement | None,
         return Score(module, note="not measured")
     s = Score(module, population=measured.population, note=measured.note, run=measured.run)
     for verdict, m in measured.mutants:
-        killed = verdict in (KILLED, TIMEOUT)
+        killed = verdict in (KILLED, TIMEOUT, UNVIABLE)
         if verdict == VOID:
             s.void += 1
         elif m.key in listed:
@@ -290,6 +330,8 @@ def score(module: Module, measured: Measurement | None,
             s.killed.append(m)
             if verdict == TIMEOUT:
                 s.timed_out.append(m)
+            elif verdict == UNVIABLE:
+                s.unviable.append(m)
         else:
             s.survived.append(m)
     return s
@@ -328,9 +370,11 @@ def files_of(tree: Path, module: Module) -> dict[str, tuple[str, ...] | None]:
     files: dict[str, tuple[str, ...] | None] = {}
     for entry in module.paths:
         path, _, functions = entry.partition("::")
-        found = sorted((tree / path).rglob("*.py")) if (tree / path).is_dir() else [tree / path]
+        suffix = "*.rs" if module.rust else "*.py"
+        found = sorted((tree / path).rglob(suffix)) if (tree / path).is_dir() else [tree / path]
         for f in found:
-            files[str(f.relative_to(tree))] = tuple(functions.split(",")) if functions else None
+            if str(f.relative_to(tree)) not in GENERATED:
+                files[str(f.relative_to(tree))] = tuple(functions.split(",")) if functions else None
     return files
 
 
@@ -458,6 +502,8 @@ def measure(module: Module, n: int, seed: int, command: str, again: bool = False
             if server.poll() is not None:
                 raise SystemExit("mutation: the fork server did not start")
             time.sleep(0.2)
+        if module.rust:
+            return run_rust(module, work, str(sock), n, seed, command, again)
         return run_module(module, work, str(sock), n, seed, command, again)
     finally:
         server.kill()
@@ -510,6 +556,269 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int, command
     return result
 
 
+# --- the Rust core's modules: cargo-mutants lists, this samples, applies, builds and judges ---
+
+RUST_SESSION = "rust.json"  # a Rust module's sample and each mutant's [verdict, output's tail]
+
+
+def cargo_mutants(tree: Path, files: Sequence[str]) -> list[dict[str, Any]]:
+    """cargo-mutants' mutants of the crate's `files` (relative to the checkout), listed with their
+    spans and diffs; nothing is built or run by it."""
+    if not CARGO_MUTANTS.exists():
+        raise SystemExit(f"mutation: no cargo-mutants at {CARGO_MUTANTS.relative_to(ROOT)}; "
+                         "`make mutation` installs it (cargo install cargo-mutants --version "
+                         f"{CARGO_MUTANTS_VERSION} --locked --root build/cargo-mutants)")
+    version = subprocess.run([str(CARGO_MUTANTS), "mutants", "--version"], capture_output=True,
+                             text=True, check=True).stdout.split()
+    if version[-1:] != [CARGO_MUTANTS_VERSION]:  # another version lists other mutants
+        raise SystemExit(f"mutation: {' '.join(version)} in build/cargo-mutants, not "
+                         f"{CARGO_MUTANTS_VERSION}: remove it and run `make mutation`")
+    args = [str(CARGO_MUTANTS), "mutants", "--list", "--json", "--diff", "--dir", str(tree / CRATE)]
+    for rel in files:
+        args += ["--file", str(Path(rel).relative_to(CRATE))]
+    listed: list[dict[str, Any]] = json.loads(subprocess.run(
+        args, capture_output=True, text=True, check=True).stdout)
+    return listed
+
+
+def glue(lines: Sequence[str], item: dict[str, Any]) -> bool:
+    """A mutant of the PyO3 glue: a #[pyfunction]'s or a module's `register` body replaced whole
+    (what they say is the functions they call, mutated there). Operators inside a #[pyfunction]
+    are code like any other and stay. Also left out: a body replaced by `PyResult::...`, which
+    cargo-mutants writes for PyO3's alias of Result it does not know (`PyResult::new()`,
+    `PyResult::from(None)`): no such value builds (the first run: 11 of 11 in its sample), so
+    they would only pad the score with kills by the compiler."""
+    function = item.get("function")
+    if item["genre"] != "FnValue" or not function:
+        return False
+    if str(item["replacement"]).startswith("PyResult::"):
+        return True
+    head = lines[function["span"]["start"]["line"] - 1:item["span"]["start"]["line"] - 1]
+    return any(line.strip().startswith(("#[pyfunction", "#[pymodule")) or "PyModule>" in line
+               for line in head)
+
+
+def rust_population(tree: Path, items: Sequence[dict[str, Any]],
+                    files: dict[str, tuple[str, ...] | None]) -> list[dict[str, Any]]:
+    """The module's mutants in a stable order (what the seeded sample is drawn from): those of
+    its files (of the kept functions, when named), the glue's left out."""
+    lines: dict[str, list[str]] = {}
+    kept = []
+    for item in items:
+        rel = f"{CRATE}/{item['file']}"
+        if rel not in files:
+            continue
+        function, kept_functions = (item.get("function") or {}).get("function_name"), files[rel]
+        if kept_functions is not None and function not in kept_functions:
+            continue
+        if rel not in lines:
+            lines[rel] = (tree / rel).read_text(encoding="utf-8").splitlines()
+        if not glue(lines[rel], item):
+            kept.append(item)
+    return sorted(kept, key=lambda i: (i["file"], i["span"]["start"]["line"],
+                                       i["span"]["start"]["column"], i["name"]))
+
+
+def _changed(diff: Iterator[str] | Sequence[str]) -> tuple[list[str], list[str]]:
+    """A unified diff's removed and added lines, stripped, cargo-mutants' mark taken out."""
+    lines = [d.replace(MARK, "") for d in diff]
+    return ([d[1:].strip() for d in lines if d[:1] == "-" and d[:3] != "---"],
+            [d[1:].strip() for d in lines if d[:1] == "+" and d[:3] != "+++"])
+
+
+def patched(source: str, diff: str) -> str:
+    """`source` with a unified diff's hunks applied (cargo-mutants' mark taken out); ValueError
+    when a hunk's old lines are not the source's there."""
+    lines = source.splitlines()
+    out: list[str] = []
+    at = 0  # lines of `source` consumed
+    hunks = re.split(r"^@@ -(\d+)(?:,\d+)? \+\d+(?:,\d+)? @@.*$", diff.replace(MARK, ""),
+                     flags=re.M)
+    for start, body in zip(hunks[1::2], hunks[2::2], strict=True):
+        old = [d[1:] for d in body.strip("\n").split("\n") if d[:1] in (" ", "-")]
+        first = max(int(start) - 1, 0) if old else int(start)
+        if first < at or lines[first:first + len(old)] != old:
+            raise ValueError("the diff does not fit the source")
+        out += lines[at:first] + [d[1:] for d in body.strip("\n").split("\n") if d[:1] in " +"]
+        at = first + len(old)
+    return "\n".join(out + lines[at:]) + ("\n" if source.endswith("\n") else "")
+
+
+def apply(source: str, item: dict[str, Any]) -> str:
+    """`source` with the mutant's span (lines from 1, columns from 1 in characters, the end
+    exclusive) replaced by its replacement; checked against cargo-mutants' own diff, so a span
+    read otherwise than cargo-mutants meant is never judged (ValueError: a void mutant)."""
+    lines = source.splitlines(keepends=True)
+
+    def at(pos: dict[str, int]) -> int:
+        if not 1 <= pos["line"] <= len(lines) or pos["column"] < 1:
+            raise ValueError(f"{item['name']}: no such place in the file")
+        return sum(len(line) for line in lines[:pos["line"] - 1]) + pos["column"] - 1
+
+    span = item["span"]
+    mutated = source[:at(span["start"])] + str(item["replacement"]) + source[at(span["end"]):]
+    try:
+        theirs = patched(source, str(item.get("diff") or ""))
+    except ValueError as e:
+        raise ValueError(f"{item['name']}: {e}") from e
+    if theirs != mutated:
+        raise ValueError(f"{item['name']}: the span does not give cargo-mutants' diff")
+    return mutated
+
+
+def rust_mutant(item: dict[str, Any]) -> Mutant:
+    """A listed mutant as the store and the equivalents name it: a function's body replaced whole
+    by the function and the value, any other by the lines before and after."""
+    if item["genre"] == "FnValue" and item.get("function"):
+        function = item["function"]
+        before = f"fn {function['function_name']} {function.get('return_type', '')}".strip()
+        after = str(item["replacement"])
+    else:
+        removed, added = _changed(str(item.get("diff") or "").splitlines())
+        before, after = " | ".join(removed), " | ".join(added)
+    return Mutant(str(item["name"]), f"{CRATE}/{item['file']}", f"cargo-mutants/{item['genre']}",
+                  int(item["span"]["start"]["line"]), before, after)
+
+
+def rust_verdict(built: bool, code: int | None, output: str) -> str:
+    """UNVIABLE when the mutant does not build, SURVIVED when its tests pass, else KILLED or,
+    when the clock ended them (code None: the asker was stopped), TIMEOUT."""
+    if not built:
+        return UNVIABLE
+    if code == 0:
+        return SURVIVED
+    return verdict({"worker_outcome": "normal", "test_outcome": "killed",
+                    "output": "timeout" if code is None else output})
+
+
+def build_core(tree: Path, target: Path) -> tuple[bool, str]:
+    """`cargo build --release` of the copy's crate, as maturin builds it (the extension-module
+    feature), into a target directory kept warm between runs."""
+    proc = subprocess.run(
+        ["cargo", "build", "--release", "--lib", "--locked", "--message-format", "short",
+         "--manifest-path", str(tree / CRATE / "Cargo.toml"), "--features",
+         "pyo3/extension-module"],
+        env={**os.environ, **CARGO_ENV, "CARGO_TARGET_DIR": str(target),
+             "PYO3_PYTHON": sys.executable},
+        capture_output=True, text=True, check=False)
+    return proc.returncode == 0, proc.stderr[-3000:]
+
+
+def install_core(tree: Path, target: Path) -> None:
+    """The built library as the copy's compiled core, replaced by a rename: a fresh inode, so
+    the next forked test run loads it and no running one sees it change."""
+    built = target / "release" / "lib_core.so"
+    for core in (tree / "otel_agentcov").glob("_core*.so"):
+        fresh = core.with_name(core.name + ".new")
+        shutil.copy2(built, fresh)
+        os.replace(fresh, core)
+
+
+def judge(item: dict[str, Any], tree: Path, target: Path, tests: list[str], timeout: float,
+          env: dict[str, str]) -> list[str]:
+    """One mutant: applied to the copy's source, built, its core installed, the tests run; the
+    source put back whatever happens. [verdict, the output's tail]."""
+    path = tree / CRATE / item["file"]
+    original = path.read_text(encoding="utf-8")
+    try:
+        mutated = apply(original, item)
+    except ValueError as e:
+        return [VOID, str(e)]
+    path.write_text(mutated, encoding="utf-8")
+    try:
+        built, log = build_core(tree, target)
+        if not built:
+            return [rust_verdict(False, None, log), log[-1500:]]
+        install_core(tree, target)
+        try:
+            proc = subprocess.run(tests, cwd=tree, env=env, capture_output=True, text=True,
+                                  timeout=1.5 * timeout + 30, check=False)
+        except subprocess.TimeoutExpired:
+            return [rust_verdict(True, None, ""), "timeout"]
+        output = proc.stdout + proc.stderr
+        return [rust_verdict(True, proc.returncode, output), output[-1500:]]
+    finally:
+        path.write_text(original, encoding="utf-8")
+
+
+def run_rust(module: Module, work: Path, sock: str, n: int, seed: int, command: str,
+             again: bool) -> Measurement:
+    """A Rust module: the unmutated core built and its tests timed (the mutants' timeout, as for
+    the Python), then each sampled mutant judged in turn, the session saved after each (an
+    interrupted run keeps its verdicts; `again` runs what was not killed)."""
+    tree = work / "tree"
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    target = BUILD / "cargo" / work.name
+    files = files_of(tree, module)
+    date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    session_path = work / RUST_SESSION
+    if again:
+        session = json.loads(session_path.read_text(encoding="utf-8"))
+        session["verdicts"] = {k: v for k, v in session["verdicts"].items()
+                               if v[0] in (KILLED, UNVIABLE)}
+    else:
+        population = rust_population(tree, cargo_mutants(tree, list(files)), files)
+        chosen = random.Random(seed).sample(population, min(n, len(population)))
+        session = {"population": len(population), "sample": chosen, "verdicts": {}}
+    # the copy keeps the checkout's modification times, older than the warm target's last build
+    # (a mutant's, put back since): cargo would call that build fresh and keep the mutant's core
+    now = time.time()
+    for source in (tree / CRATE).rglob("*.rs"):
+        os.utime(source, (now, now))
+    started = time.perf_counter()
+    built, log = build_core(tree, target)
+    if not built:
+        print(f"mutation: {module.name}: the core does not build unmutated:\n{log}", flush=True)
+        return Measurement(module.name, note="its core does not build unmutated",
+                           run={"date": date, "command": command})
+    install_core(tree, target)
+    print(f"mutation: {module.name}: the core built unmutated in "
+          f"{time.perf_counter() - started:.0f} s", flush=True)
+    started = time.perf_counter()
+    baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
+                              capture_output=True, text=True, check=False)
+    if baseline.returncode != 0:
+        print(f"mutation: {module.name}: the tests fail unmutated:\n"
+              f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
+        return Measurement(module.name, note="its tests fail unmutated",
+                           run={"date": date, "command": command})
+    took = time.perf_counter() - started
+    timeout = max(60.0, 4 * took)
+    print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
+          f"{timeout:.0f} s", flush=True)
+    measured = {"seed": str(seed), "per_module": str(n)}
+    if again and (work / "run.json").exists():
+        kept = json.loads((work / "run.json").read_text(encoding="utf-8"))
+        measured.update({k: kept[k] for k in ("seed", "per_module") if k in kept})
+    measured.update({"date": date, "load": f"{os.getloadavg()[0]:.1f}",
+                     "cores": str(os.cpu_count()), "command": command,
+                     "timeout": f"{timeout:.0f}"})
+    (work / "population").write_text(str(session["population"]))
+    session_path.write_text(json.dumps(session), encoding="utf-8")
+    (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
+    tests = test_command(tree, sock, module, timeout)
+    started = time.perf_counter()
+    for i, item in enumerate(session["sample"], 1):
+        if item["name"] in session["verdicts"]:
+            continue
+        begun = time.perf_counter()
+        session["verdicts"][item["name"]] = judge(item, tree, target, tests, timeout, env)
+        session_path.write_text(json.dumps(session), encoding="utf-8")
+        print(f"mutation: {module.name}: {i}/{len(session['sample'])} "
+              f"{session['verdicts'][item['name']][0]} in {time.perf_counter() - begun:.0f} s: "
+              f"{item['name']}", flush=True)
+    measured["seconds"] = f"{time.perf_counter() - started:.0f}"
+    (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
+    result = collect(work, module.name)
+    assert result is not None  # the session was just written
+    verdicts = [v for v, _ in result.mutants]
+    print(f"mutation: {module.name}: {verdicts.count(KILLED)} killed, "
+          f"{verdicts.count(UNVIABLE)} unviable (killed by the compiler), "
+          f"{verdicts.count(TIMEOUT)} timed out, {verdicts.count(SURVIVED)} survived, "
+          f"{verdicts.count(VOID)} void", flush=True)
+    return result
+
+
 def reopen(session: Path, work: Path) -> dict[str, str]:
     """Forget every verdict of the session but the kills (and the skips outside the sample), so
     `cosmic-ray exec` runs the rest again, kills by the clock too (load may have faked them);
@@ -540,6 +849,17 @@ def collect(work: Path, name: str) -> Measurement | None:
     if (work / "run.json").exists():
         measured.run = json.loads((work / "run.json").read_text(encoding="utf-8"))
     pending = 0
+    if (work / RUST_SESSION).exists():  # a Rust module's: the sample and the verdicts so far
+        rust = json.loads((work / RUST_SESSION).read_text(encoding="utf-8"))
+        for item in rust["sample"]:
+            found = rust["verdicts"].get(item["name"])
+            if found is None:
+                pending += 1
+            else:
+                measured.mutants.append((found[0], rust_mutant(item)))
+        if pending:
+            measured.note = f"interrupted: {pending} of the sample not run"
+        return measured
     for line in cosmic_ray("dump", str(session), cwd=work, env=dict(os.environ)).splitlines():
         item, result = json.loads(line)
         if result is None:  # in the sample, never run: the run was interrupted
@@ -573,11 +893,13 @@ def table(scores: Sequence[Score], listed: dict[tuple[str, str, str, str], str])
     from different runs), then the survivors, the kills by the clock and the equivalents set
     aside with their reasons."""
     lines = [
-        "Mutation score of the fail-safe core (`make mutation`: cosmic-ray, a seeded sample per "
+        "Mutation score of the fail-safe core (`make mutation`: cosmic-ray for the Python, "
+        "cargo-mutants for the Rust core's modules, a seeded sample per "
         f"module; score = killed / (sampled - equivalent - void), target >= {TARGET:.0%} per "
         "module; load = the 1-minute load average when the module's mutants started; "
         "timeouts = kills by the clock, the mutant's tests still running at 4x the module's "
-        "unmutated run, at least 60 s).",
+        "unmutated run, at least 60 s; a Rust mutant that does not build counts as killed, "
+        "listed as killed by the compiler).",
         "",
         "| module | mutants | sampled | equivalent | killed | timeouts | survived | void | score "
         "| status | seed | measured | load | seconds | run |",
@@ -599,7 +921,9 @@ def table(scores: Sequence[Score], listed: dict[tuple[str, str, str, str], str])
     lines += ["", f"Runs ({'/'.join(cores) or '?'} cores, `nice -n 10`):"]
     lines += [f"{i}. `{c}`" for i, c in enumerate(commands, 1)]
     for title, found in (("Survivors", [m for s in scores for m in s.survived]),
-                         ("Killed by the clock", [m for s in scores for m in s.timed_out])):
+                         ("Killed by the clock", [m for s in scores for m in s.timed_out]),
+                         ("Killed by the compiler (cargo-mutants: unviable)",
+                          [m for s in scores for m in s.unviable])):
         if found:
             lines += ["", f"{title}:"]
             lines += [_listed(m) for m in found]

@@ -188,8 +188,29 @@ def test_names_read_alike() -> None:
              "OpenAIClient.request_async", "openai.resources.AsyncCompletions.create",
              "InferenceRouter.openai_chat_completion", "ChatService.send", "ModelStore.create",
              "TaskCompletion.request", "OpenAIClient.build_request_data",
-             "ModelRegistry.register", "OpenRouter::achat", " OllamaClient.stream_raw "]
+             "ModelRegistry.register", "OpenRouter::achat", " OllamaClient.stream_raw ",
+             # a host label not in lower case is no Go import path, though the count of labels
+             # is (each test of the host's words must hold, not one of them)
+             "GitHub.com/acme/kit/agent.Run", "git_hub.com/acme/kit/agent.(*Agent).Run",
+             # a call's parentheses alone after the kind word: the whole name pins it
+             "agent ()", "agent: ()", "tool: ()", "agent: () run",
+             # a Go receiver type is upper case and all word characters: a lower-case one or one
+             # with a `*` inside is the package's function path, not a method
+             "github.com/acme/kit/tool.weather.Run", "github.com/acme/kit/weather.agent.Run",
+             "github.com/acme/kit/agent.A*b.Run",
+             # a method called by name: both the class and the method are identifiers
+             "Agent.run-x()", "weather-x.agent()", "Tool.x y()"]
     assert _differences(names) == []
+
+
+def test_tags_read_alike() -> None:
+    """Tags naming a kind as a method called by name (`Tool.run()`) read it only when both the
+    class and the method are identifiers; otherwise the whole tag is read."""
+    for tags in (["x-y.Agent()"], ["x y.Tool()"], ["Agent.run-x()"], ["Tool.run()"],
+                 ["LLM", "x-y.Tool()"], ("Agent.run()", "agent"),
+                 # two kinds named: no kind (the last found is not taken)
+                 ["LLM", "Tool.run()"], ["agent", "tool"], ("tool", "Agent.run()", "agent")):
+        assert inference._tag_kind(tags) == oracle._tag_kind(tags), tags
 
 
 @pytest.mark.parametrize("value", [None, 3, 2.5, True, b"agent", ("agent",), {"agent": 1}])
@@ -294,6 +315,18 @@ def test_the_attribute_corpus_is_large() -> None:
 
 def test_every_corpus_attribute_set_reads_alike() -> None:
     assert _attribute_differences(attribute_corpus()) == []
+
+
+
+def test_attribute_sets_at_the_edges_read_alike() -> None:
+    """A requested tool's name of the longest length kept (256 code points) and one longer,
+    which is no name (the generated sets reach that key with long values too rarely)."""
+    key = "gen_ai.completion.0.tool_calls.0.name"
+    sets = [({key: "w" * n}, "x") for n in (255, 256, 257, 300)]
+    sets.append(({key: "w" * 300, "llm.output_messages.0.tool_calls.1.name": "lookup"}, "x"))
+    assert _attribute_differences(sets) == []
+    assert inference.requested_in_keys({key: "w" * 256}) == ("w" * 256,)
+    assert inference.requested_in_keys({key: "w" * 257}) == ()
 
 
 _KEY_WORD = st.sampled_from(("error", "Error", "failure", "failed", "exception", "fault", "type",

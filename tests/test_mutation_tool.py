@@ -173,3 +173,155 @@ def test_again_checks_the_source_as_sampled_not_a_tree_left_mutated(tmp_path: Pa
     assert mutation.digests(tmp_path, module) != sampled
     (tmp_path / "pkg" / "a.py").write_text("x = 1\n")  # the copy of the checkout again
     assert mutation.digests(tmp_path, module) == sampled
+
+
+# --- the Rust core's modules (cargo-mutants) ---
+
+RUST = '''/// Glue.
+#[pyfunction(name = "twice")]
+fn twice_py(n: usize) -> PyResult<usize> {
+    door(|| Ok(twice(n)))
+}
+
+/// The code.
+pub fn twice(n: usize) -> usize {
+    n * 2
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(twice_py, m)?)?;
+    Ok(())
+}
+'''
+
+
+def listed(name: str, genre: str, function: tuple[str, int, str], start: tuple[int, int],
+           end: tuple[int, int], replacement: str, diff: str) -> dict[str, object]:
+    """One mutant as `cargo mutants --list --json --diff` lists it."""
+    fn_name, fn_line, returns = function
+    return {"name": name, "genre": genre, "file": "src/x.rs", "replacement": replacement,
+            "function": {"function_name": fn_name, "return_type": returns,
+                         "span": {"start": {"line": fn_line, "column": 1},
+                                  "end": {"line": fn_line + 3, "column": 2}}},
+            "span": {"start": {"line": start[0], "column": start[1]},
+                     "end": {"line": end[0], "column": end[1]}},
+            "diff": diff}
+
+
+TIMES = listed("src/x.rs:9:7: replace * with +", "BinaryOperator", ("twice", 7, "-> usize"),
+               (9, 7), (9, 8), "+", "--- src/x.rs\n+++ replace * with +\n@@ -8,3 +8,3 @@\n"
+               " pub fn twice(n: usize) -> usize {\n-    n * 2\n"
+               "+    n + /* ~ changed by cargo-mutants ~ */ 2\n }\n")
+ZERO = listed("src/x.rs:9:5: replace twice -> usize with 0", "FnValue", ("twice", 7, "-> usize"),
+              (9, 5), (9, 10), "0", "--- src/x.rs\n+++ replace twice -> usize with 0\n"
+              "@@ -9,1 +9,1 @@\n-    n * 2\n+    0 /* ~ changed by cargo-mutants ~ */\n")
+GLUE = listed("src/x.rs:4:5: replace twice_py -> PyResult<usize> with PyResult::new()", "FnValue",
+              ("twice_py", 1, "-> PyResult<usize>"), (4, 5), (4, 26), "PyResult::new()",
+              "--- src/x.rs\n+++ glue\n@@ -4,1 +4,1 @@\n-    door(|| Ok(twice(n)))\n"
+              "+    PyResult::new() /* ~ changed by cargo-mutants ~ */\n")
+REGISTER = listed("src/x.rs:13:5: replace register -> PyResult<()> with Ok(())", "FnValue",
+                  ("register", 12, "-> PyResult<()>"), (13, 5), (14, 10), "Ok(())", "")
+
+
+def test_a_rust_module_is_told_by_its_paths_and_leaves_out_generated_tables(
+        tmp_path: Path) -> None:
+    by_name = {m.name: m for m in mutation.MODULES}
+    assert by_name["inference readers (core)"].rust
+    assert not any(m.rust for m in mutation.MODULES if m.name != "inference readers (core)")
+    (tmp_path / "core" / "src").mkdir(parents=True)
+    for name in ("inference.rs", "pyclass_table.rs", "lib.rs"):
+        (tmp_path / "core" / "src" / name).write_text("fn f() {}\n")
+    assert mutation.files_of(tmp_path, mutation.Module("core", ("core/src",), ())) == {
+        "core/src/inference.rs": None, "core/src/lib.rs": None}
+
+
+def test_the_glue_is_left_out_and_the_sample_is_seeded(tmp_path: Path) -> None:
+    """A #[pyfunction]'s or `register`'s body replaced whole is glue; the code's mutants are the
+    population, in a stable order whatever order cargo-mutants listed them in."""
+    (tmp_path / "core" / "src").mkdir(parents=True)
+    (tmp_path / "core" / "src" / "x.rs").write_text(RUST)
+    lines = RUST.splitlines()
+    assert mutation.glue(lines, GLUE) and mutation.glue(lines, REGISTER)
+    # a body replaced by a value of PyO3's alias of Result (never builds), in any function
+    assert mutation.glue(lines, {**ZERO, "replacement": "PyResult::from(None)"})
+    assert not mutation.glue(lines, ZERO) and not mutation.glue(lines, TIMES)
+    files: dict[str, tuple[str, ...] | None] = {"core/src/x.rs": None}
+    population = mutation.rust_population(tmp_path, [TIMES, GLUE, REGISTER, ZERO], files)
+    assert population == [ZERO, TIMES]  # by place: line 9 column 5, then column 7
+    assert mutation.rust_population(tmp_path, [ZERO, TIMES], files) == population
+    assert mutation.rust_population(tmp_path, [TIMES], {"core/src/x.rs": ("other",)}) == []
+    assert mutation.rust_population(tmp_path, [TIMES], {"core/src/y.rs": None}) == []
+
+
+def test_a_mutant_is_applied_by_its_span_as_cargo_mutants_diff_says() -> None:
+    assert "    n + 2\n" in mutation.apply(RUST, TIMES)
+    assert "    0\n" in mutation.apply(RUST, ZERO)
+    assert mutation.apply(RUST, ZERO).replace("    0\n", "    n * 2\n") == RUST
+    moved = {**TIMES, "span": {"start": {"line": 9, "column": 5}, "end": {"line": 9, "column": 6}}}
+    with pytest.raises(ValueError, match="does not give cargo-mutants' diff"):
+        mutation.apply(RUST, moved)  # `n` replaced, not `*`: never judged (void)
+    with pytest.raises(ValueError, match="does not fit the source"):
+        mutation.apply(RUST.replace("n * 2", "n * 3"), TIMES)
+    with pytest.raises(ValueError, match="no such place"):
+        mutation.apply(RUST, {**TIMES, "span": {"start": {"line": 99, "column": 1},
+                                                "end": {"line": 99, "column": 2}}})
+
+
+def test_a_body_replaced_whole_matches_though_a_line_of_it_is_kept() -> None:
+    """difflib pairs the kept last line (`None`) with the replacement's; the diff's hunks are
+    applied instead of compared line by line."""
+    source = "fn f() -> Option<u8> {\n    if x {\n        return Some(1);\n    }\n    None\n}\n"
+    item = {"name": "f", "replacement": "None",
+            "span": {"start": {"line": 2, "column": 5}, "end": {"line": 5, "column": 9}},
+            "diff": "--- src/x.rs\n+++ replace f with None\n@@ -1,6 +1,3 @@\n"
+                    " fn f() -> Option<u8> {\n-    if x {\n-        return Some(1);\n-    }\n"
+                    "-    None\n+    None /* ~ changed by cargo-mutants ~ */\n }\n"}
+    assert mutation.apply(source, item) == "fn f() -> Option<u8> {\n    None\n}\n"
+
+
+def test_a_rust_mutant_is_named_for_the_store_and_the_equivalents() -> None:
+    assert mutation.rust_mutant(TIMES) == mutation.Mutant(
+        str(TIMES["name"]), "core/src/x.rs", "cargo-mutants/BinaryOperator", 9,
+        "n * 2", "n + 2")
+    assert mutation.rust_mutant(ZERO).key == (
+        "core/src/x.rs", "cargo-mutants/FnValue", "fn twice -> usize", "0")
+
+
+@pytest.mark.parametrize(("built", "code", "output", "expected"), [
+    (False, None, "error[E0599]: no function named `new`", "unviable"),  # killed by the compiler
+    (True, 0, "12 passed", "survived"),
+    (True, 1, "FAILED tests/test_inference_core.py::test_x\n1 failed", "killed"),
+    (True, 1, "...\nmutation: timed out\n", "timeout"),  # the fork's alarm
+    (True, None, "", "timeout"),  # the asker stopped by the clock
+])
+def test_a_rust_mutants_verdict(built: bool, code: int | None, output: str,
+                                expected: str) -> None:
+    assert mutation.rust_verdict(built, code, output) == expected
+
+
+def test_a_mutant_that_does_not_build_counts_as_killed_and_is_listed_apart() -> None:
+    module = mutation.Module("core", ("core/src/x.rs",), ())
+    unviable, survivor = mutation.rust_mutant(GLUE), mutation.rust_mutant(TIMES)
+    measured = mutation.Measurement("core", population=3, run=RUN, mutants=[
+        (mutation.UNVIABLE, unviable), (mutation.KILLED, mutation.rust_mutant(ZERO)),
+        (mutation.SURVIVED, survivor)])
+    s = mutation.score(module, measured, {})
+    assert (s.killed, s.unviable, s.survived) == ([unviable, mutation.rust_mutant(ZERO)],
+                                                  [unviable], [survivor])
+    assert s.rate == 2 / 3
+    text = mutation.table([s], {})
+    assert "Killed by the compiler (cargo-mutants: unviable):\n- core/src/x.rs:4 " \
+           "cargo-mutants/FnValue: `fn twice_py -> PyResult<usize>` -> `PyResult::new()`" in text
+
+
+def test_a_rust_session_is_collected_and_an_interrupted_one_says_so(tmp_path: Path) -> None:
+    (tmp_path / "population").write_text("3")
+    (tmp_path / "run.json").write_text(json.dumps(RUN))
+    session = {"population": 3, "sample": [TIMES, ZERO],
+               "verdicts": {TIMES["name"]: ["survived", "2 passed"]}}
+    (tmp_path / mutation.RUST_SESSION).write_text(json.dumps(session))
+    measured = mutation.collect(tmp_path, "core")
+    assert measured is not None
+    assert measured.mutants == [(mutation.SURVIVED, mutation.rust_mutant(TIMES))]
+    assert (measured.population, measured.run, measured.note) == (
+        3, RUN, "interrupted: 1 of the sample not run")
