@@ -141,6 +141,12 @@ MODULES = (
         "tests/test_inference_core.py", "tests/test_inference.py",
         "tests/test_restricted_names.py",
     )),
+    # the precedence itself (`infer`: lifecycle, endpoint, kind words against the name's affix,
+    # GenAI keys, the name's sources, the closing guards), in the core since issue 42
+    Module("inference precedence (core)", ("core/src/inference_infer.rs",), (
+        "tests/test_inference_core.py", "tests/test_inference.py",
+        "tests/test_restricted_names.py",
+    )),
     # a condition hit with a matching fault is provoked, any other natural; recovered or failed
     Module("fault provenance", ("otel_agentcov/state/faults.py",), (
         "tests/test_faults_coverage.py", "tests/test_faults_openai.py",
