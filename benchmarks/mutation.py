@@ -523,17 +523,10 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int, command
     files = files_of(tree, module)
     started = time.perf_counter()
     date = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
-    baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
-                              capture_output=True, text=True, check=False)
-    if baseline.returncode != 0:  # no score from failing tests: this module is NOT MET
-        print(f"mutation: {module.name}: the tests fail unmutated:\n"
-              f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
+    timeout = _baseline(tree, sock, module, env, started)
+    if timeout is None:  # no score from failing tests: this module is NOT MET
         return Measurement(module.name, note="its tests fail unmutated",
                            run={"date": date, "command": command})
-    took = time.perf_counter() - started
-    timeout = max(60.0, 4 * took)
-    print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
-          f"{timeout:.0f} s", flush=True)
     cfg, session = work / "cosmic-ray.toml", work / "session.sqlite"
     # the fork's own alarm fires first, so a looping mutant never delays the next one's run
     tests = test_command(tree, sock, module, timeout)
@@ -560,6 +553,23 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int, command
           f"{verdicts.count(TIMEOUT)} timed out, {verdicts.count(SURVIVED)} survived, "
           f"{verdicts.count(VOID)} void", flush=True)
     return result
+
+
+def _baseline(tree: Path, sock: str, module: Module, env: dict[str, str], started: float
+              ) -> float | None:
+    """The module's tests on the unmutated copy: a mutant's timeout (four times their time, a
+    minute at least), or None (printed) where they fail, so the module has no score."""
+    baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
+                              capture_output=True, text=True, check=False)
+    if baseline.returncode != 0:
+        print(f"mutation: {module.name}: the tests fail unmutated:\n"
+              f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
+        return None
+    took = time.perf_counter() - started
+    timeout = max(60.0, 4 * took)
+    print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
+          f"{timeout:.0f} s", flush=True)
+    return timeout
 
 
 # --- the Rust core's modules: cargo-mutants lists, this samples, applies, builds and judges ---
@@ -780,18 +790,10 @@ def run_rust(module: Module, work: Path, sock: str, n: int, seed: int, command: 
     install_core(tree, target)
     print(f"mutation: {module.name}: the core built unmutated in "
           f"{time.perf_counter() - started:.0f} s", flush=True)
-    started = time.perf_counter()
-    baseline = subprocess.run(test_command(tree, sock, module, 3600), cwd=tree, env=env,
-                              capture_output=True, text=True, check=False)
-    if baseline.returncode != 0:
-        print(f"mutation: {module.name}: the tests fail unmutated:\n"
-              f"{baseline.stdout[-3000:]}{baseline.stderr[-2000:]}", flush=True)
+    timeout = _baseline(tree, sock, module, env, time.perf_counter())
+    if timeout is None:
         return Measurement(module.name, note="its tests fail unmutated",
                            run={"date": date, "command": command})
-    took = time.perf_counter() - started
-    timeout = max(60.0, 4 * took)
-    print(f"mutation: {module.name}: tests pass unmutated in {took:.0f} s; mutant timeout "
-          f"{timeout:.0f} s", flush=True)
     measured = {"seed": str(seed), "per_module": str(n)}
     if again and (work / "run.json").exists():
         kept = json.loads((work / "run.json").read_text(encoding="utf-8"))
