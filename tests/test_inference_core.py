@@ -210,7 +210,7 @@ def test_tags_read_alike() -> None:
                  ["LLM", "x-y.Tool()"], ("Agent.run()", "agent"),
                  # two kinds named: no kind (the last found is not taken)
                  ["LLM", "Tool.run()"], ["agent", "tool"], ("tool", "Agent.run()", "agent")):
-        assert inference._tag_kind(tags) == oracle._tag_kind(tags), tags
+        assert compiled.tag_kind(tags) == oracle._tag_kind(tags), tags
 
 
 @pytest.mark.parametrize("value", [None, 3, 2.5, True, b"agent", ("agent",), {"agent": 1}])
