@@ -552,5 +552,21 @@ def test_records_of_each_rule_infer_alike() -> None:
         span("step", **{"logfire.tags": ("LLM",)}), span("step", **{"tags": ["Tool.run()"]}),
         span("GET /x", **{"http.method": "GET", "gen_ai.usage.input_tokens": 3}),
         span("x.chat.start-1"), span("function_invocation lookup"),
+        # a query's escapes decoded (`%5F` is `_`), a placeholder's key past its 81 characters
+        span("langchain4j-tools", **{"url.scheme": "langchain4j-tools", "url.path": "users",
+                                     "url.query": "name=Query%5FUser&x=1"}),
+        span("{" + "k" * 82 + "}", **{"k" * 82: "weather"}),
+        span("{" + "k" * 81 + "}", **{"k" * 81: "weather"}),
+        # indexed prompt keys: an index, then a dot; neither alone
+        span("step", **{"gen_ai.prompt.0x": "a"}), span("step", **{"gen_ai.prompt..role": "a"}),
+        span("step", **{"gen_ai.completion.0.role": "a"}),
+        # a subject of 64 characters after the span name, the most `_subject` reads; and one past
+        span("ai.op", **{"operation.name": "ai.op " + "s" * 64, "resource.name": "s" * 64}),
+        span("ai.op", **{"operation.name": "ai.op " + "s" * 65, "resource.name": "s" * 65}),
+        span("ai.op", **{"operation.name": "ai.op " + "s" * 10 + " " * 60,
+                         "resource.name": "s" * 10}),
+        # a code path's app name names an agent or nothing typed, never a workflow
+        span("__main__.Weather.run", **{"x.span.type": "agent", "x.app_name": "billing"}),
+        span("app.flows.weather.run", **{"x.span.type": "workflow", "x.app_name": "billing"}),
     ]
     assert _record_differences(records) == []
