@@ -28,11 +28,13 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from opentelemetry.trace import SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
 from otel_agentcov import AgentCoverageProcessor, offline
+from otel_agentcov.assembler.infer import infer_structure
 from otel_agentcov.cli import main
 from otel_agentcov.engine import EngineCounters
 from otel_agentcov.records import SpanRecord
 from otel_agentcov.semconv import Classifier
 from otel_agentcov.semconv.inference import infer, model_source, name_affix
+from otel_agentcov.semconv.step import Step
 from otel_agentcov.spec import CoverageSpec
 
 CANARY = "secret-prompt-7c1e"  # content on the spans: nothing may show it
@@ -3889,3 +3891,54 @@ def test_a_task_queues_tasks_are_the_run_its_calls_and_tools(tmp_path: Path) -> 
                     "delegations": []},
     }
     assert model_source(SpanRecord(1, 2, None, "run/call_model", scope_name="s")) is None
+
+
+def lone_turn_traffic(tracer: Tracer) -> None:
+    """A span of no evidence, `alpha`, around a turn whose key names the agent `weather`, the
+    turn calling its model."""
+    with tracer.start_as_current_span("alpha"), tracer.start_as_current_span(
+            "step", attributes={"x.turn.agent_name": "weather"}):
+        _typed_llm(tracer)
+
+
+def test_a_turn_is_its_agents_run_under_a_span_of_another_name(tmp_path: Path) -> None:
+    """Only a span of the agent's own name takes its turns' run; one of another name does not."""
+    assert _agents(_report(tmp_path, _spans(lone_turn_traffic))) == {
+        "weather": {"runs": 1, "tools": {}, "models": {"m": 1}, "delegations": []}}
+
+
+def test_an_agent_a_table_names_like_an_operation_keeps_its_name(tmp_path: Path) -> None:
+    """Only a candidate's name is read as an operation and what it ran (`run/weather`); an
+    agent a table names so keeps the name it was given."""
+    def traffic(tracer: Tracer) -> None:
+        with tracer.start_as_current_span("invoke_agent run/weather", attributes={
+                "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "run/weather"}):
+            _typed_llm(tracer)
+
+    assert list(_report(tmp_path, _spans(traffic))["agents"]) == ["run/weather"]
+
+
+def test_steps_restored_with_strings_of_their_own_are_read_alike() -> None:
+    """A step read back from a journal holds its kind and evidence as strings of its own, equal
+    to the package's constants but not them: the structure reads such steps as any other (a
+    lifecycle's call, an idle twin of a busy agent)."""
+    def fresh(text: str) -> str:
+        return "".join(list(text))  # equal, never the same object
+
+    def step(span_id: int, parent: int | None, kind: str, **more: Any) -> Step:
+        return Step(trace_id=1, span_id=span_id, parent_id=parent, kind=fresh(kind),
+                    start_ns=span_id, end_ns=100 - span_id, fallback_agent="svc", **more)
+
+    steps = [step(1, None, "other", inferred=fresh("candidate")),
+             step(2, 1, "other", own_name="x.chat"), step(3, 1, "other", own_name="x.chat"),
+             step(4, None, "agent", agent="weather", inferred=fresh("name")),
+             step(5, None, "agent", agent="weather", inferred=fresh("name")),
+             step(6, 5, "llm", model="m")]
+    by_id = {s.span_id: s for s in steps}
+    children: dict[int, list[Step]] = {}
+    for s in steps:
+        if s.parent_id is not None:
+            children.setdefault(s.parent_id, []).append(s)
+    infer_structure(by_id, children, [s for s in steps if s.parent_id is None],
+                    lambda *_: None)
+    assert [by_id[n].kind for n in (1, 4, 5)] == ["llm", "other", "agent"]
