@@ -544,12 +544,19 @@ def run_module(module: Module, work: Path, sock: str, n: int, seed: int, command
     (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
     started = time.perf_counter()
     cosmic_ray("exec", str(cfg), str(session), cwd=tree, env=env)
+    return _finished(work, module, measured, started)
+
+
+def _finished(work: Path, module: Module, measured: dict[str, str], started: float
+              ) -> Measurement:
+    """The run's time kept with its seed and size, and the module's verdicts, counted aloud."""
     measured["seconds"] = f"{time.perf_counter() - started:.0f}"
     (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
     result = collect(work, module.name)
-    assert result is not None  # the session was just made
+    assert result is not None  # the session was just written
     verdicts = [v for v, _ in result.mutants]
     print(f"mutation: {module.name}: {verdicts.count(KILLED)} killed, "
+          f"{verdicts.count(UNVIABLE)} unviable (killed by the compiler), "
           f"{verdicts.count(TIMEOUT)} timed out, {verdicts.count(SURVIVED)} survived, "
           f"{verdicts.count(VOID)} void", flush=True)
     return result
@@ -815,16 +822,7 @@ def run_rust(module: Module, work: Path, sock: str, n: int, seed: int, command: 
         print(f"mutation: {module.name}: {i}/{len(session['sample'])} "
               f"{session['verdicts'][item['name']][0]} in {time.perf_counter() - begun:.0f} s: "
               f"{item['name']}", flush=True)
-    measured["seconds"] = f"{time.perf_counter() - started:.0f}"
-    (work / "run.json").write_text(json.dumps(measured), encoding="utf-8")
-    result = collect(work, module.name)
-    assert result is not None  # the session was just written
-    verdicts = [v for v, _ in result.mutants]
-    print(f"mutation: {module.name}: {verdicts.count(KILLED)} killed, "
-          f"{verdicts.count(UNVIABLE)} unviable (killed by the compiler), "
-          f"{verdicts.count(TIMEOUT)} timed out, {verdicts.count(SURVIVED)} survived, "
-          f"{verdicts.count(VOID)} void", flush=True)
-    return result
+    return _finished(work, module, measured, started)
 
 
 def reopen(session: Path, work: Path) -> dict[str, str]:
