@@ -667,12 +667,13 @@ def _agents(roots: Sequence[Step], children: Mapping[int, Sequence[Step]], taken
             llm, tool = llm + got[0], tool + got[1]
         owned[step.span_id] = (llm, tool)
         named = step.agent or step.tool  # a function-typed span's name is its tool name
-        classed = step.inferred == CANDIDATE and (own := _class_agent(named)) is not None
-        if step.inferred == CANDIDATE and not classed and named and (ran := _ran(named)):
-            step.agent = named = ran  # what an operation ran names it (`run/weather`)
-        if classed:  # its code path's class names the agent it runs: a run, as one of `lone`
-            step.agent = named = own
-        agent_named = classed or step.span_id in lone
+        # a candidate's code path's agent class names the agent it runs (a run, as one of
+        # `lone`), or what the operation its name gives ran names it (`run/weather`)
+        classed = _class_agent(named) if step.inferred == CANDIDATE else None
+        renamed = classed or (_ran(named) if step.inferred == CANDIDATE and named else None)
+        if renamed:
+            step.agent = named = renamed
+        agent_named = classed is not None or step.span_id in lone
         if _may_be_agent(step) and llm and (
                 ((tool or agent_named) and not under_agent) or in_tool or (  # a child flow
                     under_agent and step.span_id in lone and step.kind == WORKFLOW)) and (
